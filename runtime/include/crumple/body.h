@@ -1,0 +1,78 @@
+/* crumple/body.h — rigid bodies, referred to by generation-checked handles.
+ *
+ * A handle is a small value {index1, generation}; all-zero is null. Destroying
+ * a body bumps its slot's generation, so a stale handle is refused with
+ * CR_ERR_STALE_HANDLE instead of silently reaching the slot's next owner.
+ */
+#ifndef CRUMPLE_BODY_H
+#define CRUMPLE_BODY_H
+
+#include "world.h"
+
+typedef struct cr_body_id {
+    uint32_t index1;     ///< slot index + 1; 0 means null
+    uint32_t generation; ///< must match the slot's generation
+} cr_body_id;
+
+static inline bool cr_body_id_is_null(cr_body_id id) { return id.index1 == 0; }
+
+typedef enum cr_body_type {
+    CR_BODY_STATIC,    ///< never moves; infinite mass
+    CR_BODY_KINEMATIC, ///< moved by its velocity only; infinite mass
+    CR_BODY_DYNAMIC    ///< moved by forces and impulses
+} cr_body_type;
+
+typedef enum cr_shape_type {
+    CR_SHAPE_SPHERE, ///< radius
+    CR_SHAPE_BOX,    ///< half extents
+    CR_SHAPE_PLANE,  ///< the body's local y = 0 plane, solid below (static only)
+    CR_SHAPE_MESH    ///< a cooked asset: triangle mesh + signed distance grid
+} cr_shape_type;
+
+/// Surface and bulk properties.
+typedef struct cr_material {
+    cr_real density;          ///< kg/m^3
+    cr_real restitution;      ///< 0..1; a pair uses the smaller of the two
+    cr_real friction;         ///< Coulomb coefficient
+    cr_real rolling_friction; ///< m; resists relative rolling
+    cr_real spinning_friction;///< m; resists relative spin about the normal
+} cr_material;
+
+typedef struct cr_shape_def {
+    cr_shape_type type;
+    cr_real radius;       ///< sphere radius, m
+    cr_vec3 half_extents; ///< box half extents, m
+    uint32_t asset;       ///< mesh: asset slot from cr_world_add_asset
+} cr_shape_def;
+
+typedef struct cr_body_def {
+    cr_body_type type;
+    cr_vec3 position;          ///< m, of the centre of mass
+    cr_quat orientation;
+    cr_vec3 linear_velocity;   ///< m/s
+    cr_vec3 angular_velocity;  ///< rad/s
+    cr_shape_def shape;
+    cr_material material;
+    uint64_t user_data;
+    uint32_t cookie;           ///< set by cr_default_body_def(); checked by create
+} cr_body_def;
+
+cr_material cr_default_material(void);
+cr_body_def cr_default_body_def(void);
+
+/// Create a body; on failure returns a status and leaves *out null.
+cr_status cr_body_create(cr_world *world, const cr_body_def *def, cr_body_id *out);
+cr_status cr_body_destroy(cr_world *world, cr_body_id id);
+bool cr_body_is_valid(const cr_world *world, cr_body_id id);
+
+cr_transform cr_body_get_transform(const cr_world *world, cr_body_id id);
+cr_status cr_body_set_transform(cr_world *world, cr_body_id id, cr_transform t);
+cr_vec3 cr_body_get_linear_velocity(const cr_world *world, cr_body_id id);
+cr_vec3 cr_body_get_angular_velocity(const cr_world *world, cr_body_id id);
+cr_status cr_body_set_velocity(cr_world *world, cr_body_id id, cr_vec3 linear, cr_vec3 angular);
+/// Apply an impulse (N·s) at a world point.
+cr_status cr_body_apply_impulse(cr_world *world, cr_body_id id, cr_vec3 impulse, cr_vec3 world_point);
+cr_real cr_body_get_mass(const cr_world *world, cr_body_id id);
+uint64_t cr_body_get_user_data(const cr_world *world, cr_body_id id);
+
+#endif

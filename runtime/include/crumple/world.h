@@ -1,0 +1,113 @@
+/* crumple/world.h — the world: one block of host memory holding every body,
+ * contact, joint and event, stepped with a bounded amount of work.
+ *
+ * Usage:
+ *     cr_world_def def = cr_default_world_def();
+ *     def.body_capacity = 256;
+ *     size_t size = cr_world_memory_size(&def);
+ *     void *block = my_aligned_alloc(CR_BLOCK_ALIGN, size);   // the host's memory, not ours
+ *     cr_world *world = NULL;
+ *     cr_status s = cr_world_create(&def, block, size, &world);
+ *     ... cr_world_step(world, CR_R(1.0/60.0)); ...
+ *     // no destroy call: the block is the host's; drop it when done.
+ *
+ * The world never allocates. Every capacity is a def field; when one runs out
+ * the call returns an error (or the step counts an overflow in the stats) and
+ * the world stays valid. State inside the block is addressed by offsets, so a
+ * byte copy of the block is a snapshot.
+ */
+#ifndef CRUMPLE_WORLD_H
+#define CRUMPLE_WORLD_H
+
+#include "base.h"
+#include "vecmath.h"
+
+typedef struct cr_world cr_world;
+
+/// Host clock used only to fill the time fields of the stats; may be null.
+typedef uint64_t cr_clock_ns_fn(void *user);
+
+/// Everything needed to size and create a world. Fill with cr_default_world_def().
+typedef struct cr_world_def {
+    cr_vec3 gravity;              ///< m/s^2
+    uint32_t body_capacity;       ///< live bodies at once
+    uint32_t joint_capacity;      ///< live joints at once
+    uint32_t pair_capacity;       ///< broadphase pairs per step
+    uint32_t points_per_pair;     ///< interference points kept per pair
+    uint32_t contact_capacity;    ///< contact pairs in the solver per step
+    uint32_t event_capacity;      ///< impact events kept per step
+    uint32_t asset_capacity;      ///< cooked assets registered at once
+    uint32_t scratch_bytes;       ///< per-step scratch arena, reset every step
+    uint32_t collision_passes;    ///< seed 002 collision iterations per step
+    uint32_t contact_passes;      ///< seed 002 contact iterations per step
+    bool shock_propagation;       ///< seed 002 shock propagation on the last contact sweep
+    cr_log_fn *log;               ///< optional log sink
+    void *log_user;
+    cr_assert_fn *assert_handler; ///< optional; called when an internal invariant fails
+    void *assert_user;
+    cr_clock_ns_fn *clock_ns;     ///< optional; stats times are 0 without it
+    void *clock_user;
+    uint32_t cookie;              ///< set by cr_default_world_def(); checked by create
+} cr_world_def;
+
+/// Default settings: earth gravity along -y, room for a few hundred bodies.
+cr_world_def cr_default_world_def(void);
+/// Bytes of block needed for `def` (0 if the def is invalid).
+size_t cr_world_memory_size(const cr_world_def *def);
+/// Create a world inside `block` (aligned to CR_BLOCK_ALIGN, at least cr_world_memory_size bytes).
+cr_status cr_world_create(const cr_world_def *def, void *block, size_t block_size, cr_world **out_world);
+
+/// Memory report of the block, in bytes.
+typedef struct cr_memory_stats {
+    size_t capacity;          ///< size of the block
+    size_t used;              ///< bytes taken now (persistent + scratch in use)
+    size_t high_water;        ///< most bytes ever taken
+    size_t scratch_capacity;  ///< per-step scratch size
+    size_t scratch_high_water;
+} cr_memory_stats;
+cr_memory_stats cr_world_memory_stats(const cr_world *world);
+
+/// Work counts (deterministic) and times (not) of the last step, per stage.
+typedef struct cr_stage_stats {
+    uint32_t work;      ///< items processed (pairs, points, bodies, ...)
+    uint32_t overflow;  ///< items that did not fit a capacity and were dropped or deferred
+    uint64_t time_ns;   ///< 0 without a clock hook
+} cr_stage_stats;
+
+#define CR_STAGE_LIST(X) \
+    X(commands)          \
+    X(broadphase)        \
+    X(narrowphase)       \
+    X(collision)         \
+    X(velocity)          \
+    X(contact)           \
+    X(joints)            \
+    X(position)          \
+    X(events)            \
+    X(deform)
+
+typedef enum cr_stage {
+#define CR_X_STAGE_(name) CR_STAGE_##name,
+    CR_STAGE_LIST(CR_X_STAGE_)
+#undef CR_X_STAGE_
+    CR_STAGE_COUNT
+} cr_stage;
+
+/// Name of a stage, e.g. "broadphase".
+const char *cr_stage_name(cr_stage s);
+
+typedef struct cr_world_stats {
+    uint64_t step_count;
+    uint32_t body_count;
+    cr_stage_stats stage[CR_STAGE_COUNT];
+} cr_world_stats;
+cr_world_stats cr_world_get_stats(const cr_world *world);
+
+/// Advance the world by dt seconds.
+cr_status cr_world_step(cr_world *world, cr_real dt);
+
+/// 64-bit hash of the simulation state (bodies, joints, pending work): equal
+/// hashes mean bit-identical state. Independent of pointers and padding.
+uint64_t cr_world_state_hash(const cr_world *world);
+
+#endif

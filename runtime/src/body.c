@@ -1,0 +1,196 @@
+/* body.c — body slots, handles and mass properties.
+ *
+ * Slots live in a fixed array sized by the world def. Free slots form a list
+ * through next_free; the lowest slots are reused last-freed-first, which is
+ * deterministic because the list is part of the state. A slot's generation
+ * grows on every destroy so old handles stop working.
+ */
+#include "world_internal.h"
+
+#include <string.h>
+
+#define CR_BODY_COOKIE 0x626f6479u /* "body" */
+
+cr_material cr_default_material(void) {
+    cr_material m;
+    m.density = CR_R(1000);
+    m.restitution = CR_R(0.2);
+    m.friction = CR_R(0.5);
+    m.rolling_friction = 0;
+    m.spinning_friction = 0;
+    return m;
+}
+
+cr_body_def cr_default_body_def(void) {
+    cr_body_def d;
+    memset(&d, 0, sizeof d);
+    d.type = CR_BODY_DYNAMIC;
+    d.orientation = cr_quat_identity();
+    d.shape.type = CR_SHAPE_SPHERE;
+    d.shape.radius = CR_R(0.5);
+    d.shape.half_extents = cr_v3(CR_R(0.5), CR_R(0.5), CR_R(0.5));
+    d.material = cr_default_material();
+    d.cookie = CR_BODY_COOKIE;
+    return d;
+}
+
+cr_body *cr_world_body(cr_world *w, cr_body_id id) {
+    if (w == NULL || id.index1 == 0 || id.index1 > w->body_high) return NULL;
+    cr_body *b = &cr_world_bodies(w)[id.index1 - 1];
+    return (b->alive && b->generation == id.generation) ? b : NULL;
+}
+
+const cr_body *cr_world_body_c(const cr_world *w, cr_body_id id) {
+    return cr_world_body((cr_world *)w, id);
+}
+
+/* Mass and principal moments of the analytic shapes, for density rho. */
+static void shape_mass(const cr_shape_def *s, cr_real rho, cr_real *mass, cr_vec3 *inertia, cr_real *radius) {
+    if (s->type == CR_SHAPE_SPHERE) {
+        cr_real r = s->radius, r2 = cr_mul(r, r);
+        *mass = cr_mul(cr_mul(rho, CR_R(4.18879020478639098)), cr_mul(r2, r)); /* 4/3 pi r^3 */
+        cr_real i = cr_mul(CR_R(0.4), cr_mul(*mass, r2));
+        *inertia = cr_v3(i, i, i);
+        *radius = r;
+    } else if (s->type == CR_SHAPE_BOX) {
+        cr_vec3 h = s->half_extents;
+        *mass = cr_mul(cr_mul(CR_R(8), rho), cr_mul(cr_mul(h.x, h.y), h.z));
+        cr_real k = cr_div(*mass, CR_R(3));
+        cr_real x2 = cr_sq(h.x), y2 = cr_sq(h.y), z2 = cr_sq(h.z);
+        *inertia = cr_v3(cr_mul(k, y2 + z2), cr_mul(k, x2 + z2), cr_mul(k, x2 + y2));
+        *radius = cr_v3_len(h);
+    } else {
+        *mass = 0;
+        *inertia = cr_v3_zero();
+        *radius = CR_REAL_MAX;
+    }
+}
+
+static cr_status check_body_def(const cr_body_def *def) {
+    if (def->cookie != CR_BODY_COOKIE) return CR_ERR_DEF_NOT_DEFAULTED;
+    if ((unsigned)def->type > CR_BODY_DYNAMIC || (unsigned)def->shape.type > CR_SHAPE_MESH) return CR_ERR_DEF_INVALID;
+    if (def->shape.type == CR_SHAPE_SPHERE && def->shape.radius <= 0) return CR_ERR_DEF_INVALID;
+    if (def->shape.type == CR_SHAPE_BOX &&
+        (def->shape.half_extents.x <= 0 || def->shape.half_extents.y <= 0 || def->shape.half_extents.z <= 0))
+        return CR_ERR_DEF_INVALID;
+    if (def->shape.type == CR_SHAPE_PLANE && def->type != CR_BODY_STATIC) return CR_ERR_DEF_INVALID;
+    if (def->material.density <= 0 && def->type == CR_BODY_DYNAMIC) return CR_ERR_DEF_INVALID;
+    return CR_OK;
+}
+
+cr_status cr_body_create(cr_world *w, const cr_body_def *def, cr_body_id *out) {
+    if (out == NULL) return CR_ERR_NULL_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    if (w == NULL || def == NULL) return CR_ERR_NULL_ARGUMENT;
+    cr_status s = check_body_def(def);
+    if (s != CR_OK) return s;
+
+    uint32_t index;
+    cr_body *bodies = cr_world_bodies(w);
+    if (w->free_body != 0) {
+        index = w->free_body - 1;
+        w->free_body = bodies[index].next_free;
+    } else if (w->body_high < w->def.body_capacity) {
+        index = w->body_high++;
+    } else {
+        cr_world_log(w, CR_LOG_WARN, "cr_body_create: body_capacity reached");
+        return CR_ERR_CAPACITY;
+    }
+
+    cr_body *b = &bodies[index];
+    uint32_t generation = b->generation;
+    memset(b, 0, sizeof *b);
+    b->generation = generation;
+    b->alive = 1;
+    b->type = (uint8_t)def->type;
+    b->xf.p = def->position;
+    b->xf.q = cr_quat_normalize(def->orientation);
+    b->shape = def->shape;
+    b->material = def->material;
+    b->user_data = def->user_data;
+    cr_real mass;
+    cr_vec3 inertia;
+    shape_mass(&def->shape, def->material.density, &mass, &inertia, &b->bound_radius);
+    if (def->type == CR_BODY_DYNAMIC) {
+        b->mass = mass;
+        b->inertia = inertia;
+        b->inv_mass = mass > 0 ? cr_div(CR_R(1), mass) : 0;
+        b->inv_inertia = cr_v3(inertia.x > 0 ? cr_div(CR_R(1), inertia.x) : 0, inertia.y > 0 ? cr_div(CR_R(1), inertia.y) : 0,
+                               inertia.z > 0 ? cr_div(CR_R(1), inertia.z) : 0);
+    }
+    if (def->type != CR_BODY_STATIC) {
+        b->v = def->linear_velocity;
+        b->w = def->angular_velocity;
+    }
+    w->body_count++;
+    out->index1 = index + 1;
+    out->generation = b->generation;
+    return CR_OK;
+}
+
+cr_status cr_body_destroy(cr_world *w, cr_body_id id) {
+    cr_body *b = cr_world_body(w, id);
+    if (b == NULL) return CR_ERR_STALE_HANDLE;
+    b->alive = 0;
+    b->generation++;
+    b->next_free = w->free_body;
+    w->free_body = id.index1;
+    w->body_count--;
+    return CR_OK;
+}
+
+bool cr_body_is_valid(const cr_world *w, cr_body_id id) { return cr_world_body_c(w, id) != NULL; }
+
+cr_transform cr_body_get_transform(const cr_world *w, cr_body_id id) {
+    const cr_body *b = cr_world_body_c(w, id);
+    return b ? b->xf : cr_transform_identity();
+}
+
+cr_status cr_body_set_transform(cr_world *w, cr_body_id id, cr_transform t) {
+    cr_body *b = cr_world_body(w, id);
+    if (b == NULL) return CR_ERR_STALE_HANDLE;
+    b->xf.p = t.p;
+    b->xf.q = cr_quat_normalize(t.q);
+    return CR_OK;
+}
+
+cr_vec3 cr_body_get_linear_velocity(const cr_world *w, cr_body_id id) {
+    const cr_body *b = cr_world_body_c(w, id);
+    return b ? b->v : cr_v3_zero();
+}
+
+cr_vec3 cr_body_get_angular_velocity(const cr_world *w, cr_body_id id) {
+    const cr_body *b = cr_world_body_c(w, id);
+    return b ? b->w : cr_v3_zero();
+}
+
+cr_status cr_body_set_velocity(cr_world *w, cr_body_id id, cr_vec3 linear, cr_vec3 angular) {
+    cr_body *b = cr_world_body(w, id);
+    if (b == NULL) return CR_ERR_STALE_HANDLE;
+    if (b->type == CR_BODY_STATIC) return CR_OK;
+    b->v = linear;
+    b->w = angular;
+    return CR_OK;
+}
+
+cr_status cr_body_apply_impulse(cr_world *w, cr_body_id id, cr_vec3 impulse, cr_vec3 world_point) {
+    cr_body *b = cr_world_body(w, id);
+    if (b == NULL) return CR_ERR_STALE_HANDLE;
+    if (b->type != CR_BODY_DYNAMIC) return CR_OK;
+    b->v = cr_v3_mad(b->v, b->inv_mass, impulse);
+    cr_vec3 r = cr_v3_sub(world_point, b->xf.p);
+    cr_vec3 dl = cr_quat_inv_rotate(b->xf.q, cr_v3_cross(r, impulse));
+    cr_vec3 dw = cr_quat_rotate(b->xf.q, cr_v3_mulv(b->inv_inertia, dl));
+    b->w = cr_v3_add(b->w, dw);
+    return CR_OK;
+}
+
+cr_real cr_body_get_mass(const cr_world *w, cr_body_id id) {
+    const cr_body *b = cr_world_body_c(w, id);
+    return b ? b->mass : 0;
+}
+
+uint64_t cr_body_get_user_data(const cr_world *w, cr_body_id id) {
+    const cr_body *b = cr_world_body_c(w, id);
+    return b ? b->user_data : 0;
+}

@@ -1,0 +1,60 @@
+#!/bin/sh
+# run_all.sh — what `make test` runs: every suite, then the promises nm can see.
+#   1. the full suite, float build (build/) and fixed build (build-fixed/)
+#   2. the determinism tests again at -O0 and with clang (same golden hashes)
+#   3. promises on the libraries: no heap, no writable globals, no libm transcendentals
+# Ends with one line "total: N passed, M failed"; exits non-zero on any failure.
+set -u
+JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
+passed=0
+failed=0
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+
+# Runs one suite and adds its "N passed, M failed" line to the totals.
+suite() {
+    label=$1; shift
+    echo "== $label"
+    if ! make -s -j"$JOBS" "$@" tests cli >"$log" 2>&1; then
+        cat "$log"
+        echo "$label: build failed"
+        failed=$((failed + 1))
+        return
+    fi
+    bin=$(make -s "$@" print-tests)
+    "$bin" $FILTER_ARGS >"$log" 2>&1
+    cat "$log"
+    line=$(tail -n 1 "$log")
+    p=$(echo "$line" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p')
+    f=$(echo "$line" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p')
+    if [ -z "$p" ]; then
+        echo "$label: the suite did not finish (crash?)"
+        failed=$((failed + 1))
+        return
+    fi
+    passed=$((passed + p))
+    failed=$((failed + f))
+}
+
+FILTER_ARGS=""
+suite "float -O2" FIXED=0
+suite "fixed -O2" FIXED=1
+FILTER_ARGS="determinism"
+suite "float -O0 (determinism)" FIXED=0 OPT=-O0 BUILD=build-O0
+suite "fixed -O0 (determinism)" FIXED=1 OPT=-O0 BUILD=build-fixed-O0
+if command -v clang >/dev/null 2>&1; then
+    suite "float clang -O2 (determinism)" FIXED=0 CC=clang BUILD=build-clang
+    suite "fixed clang -O2 (determinism)" FIXED=1 CC=clang BUILD=build-clang-fixed
+fi
+
+echo "== promises (nm)"
+for lib in build/libcrumple.a build-fixed/libcrumple.a; do
+    if sh tests/check_promises.sh "$lib"; then
+        passed=$((passed + 1))
+    else
+        failed=$((failed + 1))
+    fi
+done
+
+echo "total: $passed passed, $failed failed"
+[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]

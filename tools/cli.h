@@ -1,0 +1,20 @@
+/* cli.h — what the crumple command's subcommands share.
+ *
+ * Each subcommand is one file tools/cmd_<name>.c with an entry point
+ * `int cr_cmd_<name>(int argc, char **argv)` (argv[0] is the subcommand name),
+ * listed once in tools/main.c. Errors are printed as "file:line: message" or
+ * "crumple <cmd>: message" and give a non-zero exit status.
+ */
+#ifndef CRUMPLE_CLI_H
+#define CRUMPLE_CLI_H
+
+#include "crumple/crumple.h"
+#include "platform.h"
+
+int cr_cmd_demo(int argc, char **argv);
+
+/// A world in a block from the host heap, aligned as the runtime asks; free with cr_cli_world_free.
+cr_status cr_cli_world_new(const cr_world_def *def, cr_world **out);
+void cr_cli_world_free(cr_world *w);
+
+#endif

@@ -1,0 +1,39 @@
+/* main.c — the `crumple` command: one binary, one subcommand per job. */
+#include "cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+typedef struct cr_command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} cr_command;
+
+static const cr_command commands[] = {
+    {"demo", cr_cmd_demo, "create a world in one block, step it, print memory and state hash"},
+};
+
+static void usage(FILE *out) {
+    fprintf(out, "usage: crumple <command> [options]\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; ++i)
+        fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(out, "  %-10s %s\n", "version", "print the version and scalar mode");
+    fprintf(out, "\n'crumple <command> --help' describes a command.\n");
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
+        usage(stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    if (strcmp(argv[1], "version") == 0 || strcmp(argv[1], "--version") == 0) {
+        printf("%s\n", cr_version_string());
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; ++i)
+        if (strcmp(argv[1], commands[i].name) == 0) return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "crumple: unknown command '%s'\n", argv[1]);
+    usage(stderr);
+    return 2;
+}
