@@ -6,6 +6,8 @@
 # Ends with one line "total: N passed, M failed"; exits non-zero on any failure.
 set -u
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
+# BUILD_PREFIX lets several checkouts or engineers share a tree without sharing build folders.
+P=${BUILD_PREFIX:-build}
 passed=0
 failed=0
 log=$(mktemp)
@@ -37,18 +39,18 @@ suite() {
 }
 
 FILTER_ARGS=""
-suite "float -O2" FIXED=0
-suite "fixed -O2" FIXED=1
+suite "float -O2" FIXED=0 BUILD=$P
+suite "fixed -O2" FIXED=1 BUILD=$P-fixed
 FILTER_ARGS="determinism"
-suite "float -O0 (determinism)" FIXED=0 OPT=-O0 BUILD=build-O0
-suite "fixed -O0 (determinism)" FIXED=1 OPT=-O0 BUILD=build-fixed-O0
+suite "float -O0 (determinism)" FIXED=0 OPT=-O0 BUILD=$P-O0
+suite "fixed -O0 (determinism)" FIXED=1 OPT=-O0 BUILD=$P-fixed-O0
 if command -v clang >/dev/null 2>&1; then
-    suite "float clang -O2 (determinism)" FIXED=0 CC=clang BUILD=build-clang
-    suite "fixed clang -O2 (determinism)" FIXED=1 CC=clang BUILD=build-clang-fixed
+    suite "float clang -O2 (determinism)" FIXED=0 CC=clang BUILD=$P-clang
+    suite "fixed clang -O2 (determinism)" FIXED=1 CC=clang BUILD=$P-clang-fixed
 fi
 
 echo "== promises (nm)"
-for lib in build/libcrumple.a build-fixed/libcrumple.a; do
+for lib in $P/libcrumple.a $P-fixed/libcrumple.a; do
     if sh tests/check_promises.sh "$lib"; then
         passed=$((passed + 1))
     else
