@@ -194,3 +194,35 @@ uint64_t cr_body_get_user_data(const cr_world *w, cr_body_id id) {
     const cr_body *b = cr_world_body_c(w, id);
     return b ? b->user_data : 0;
 }
+
+cr_body_type cr_body_get_type(const cr_world *w, cr_body_id id) {
+    const cr_body *b = cr_world_body_c(w, id);
+    return b ? (cr_body_type)b->type : CR_BODY_STATIC;
+}
+
+cr_shape_def cr_body_get_shape(const cr_world *w, cr_body_id id) {
+    const cr_body *b = cr_world_body_c(w, id);
+    cr_shape_def s;
+    memset(&s, 0, sizeof s);
+    return b ? b->shape : s;
+}
+
+cr_material cr_body_get_material(const cr_world *w, cr_body_id id) {
+    const cr_body *b = cr_world_body_c(w, id);
+    return b ? b->material : cr_default_material();
+}
+
+uint32_t cr_world_get_body_ids(const cr_world *w, cr_body_id *out, uint32_t capacity) {
+    if (w == NULL) return 0;
+    const cr_body *bodies = cr_world_bodies_c(w);
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < w->body_high; ++i) {
+        if (!bodies[i].alive) continue;
+        if (out != NULL && n < capacity) {
+            out[n].index1 = i + 1;
+            out[n].generation = bodies[i].generation;
+        }
+        ++n;
+    }
+    return n;
+}

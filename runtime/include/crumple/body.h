@@ -74,5 +74,13 @@ cr_status cr_body_set_velocity(cr_world *world, cr_body_id id, cr_vec3 linear, c
 cr_status cr_body_apply_impulse(cr_world *world, cr_body_id id, cr_vec3 impulse, cr_vec3 world_point);
 cr_real cr_body_get_mass(const cr_world *world, cr_body_id id);
 uint64_t cr_body_get_user_data(const cr_world *world, cr_body_id id);
+cr_body_type cr_body_get_type(const cr_world *world, cr_body_id id);
+/// The body's shape as created (a null handle gives a zero shape).
+cr_shape_def cr_body_get_shape(const cr_world *world, cr_body_id id);
+cr_material cr_body_get_material(const cr_world *world, cr_body_id id);
+
+/// Handles of the live bodies in slot order (a deterministic order); writes at
+/// most `capacity` and returns how many live bodies there are.
+uint32_t cr_world_get_body_ids(const cr_world *world, cr_body_id *out, uint32_t capacity);
 
 #endif
