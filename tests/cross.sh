@@ -27,7 +27,9 @@ if echo 'int main(void){return 0;}' | gcc -m32 -x c - -o /tmp/crumple_m32_probe 
         dir=build-x86-32; [ $fixed = 1 ] && dir=build-x86-32-fixed
         echo "== 32-bit x86 suite, $( [ $fixed = 1 ] && echo fixed || echo float )"
         make -s -j"$JOBS" tests FIXED=$fixed BUILD=$dir EXTRA_CFLAGS="-m32 -msse2 -mfpmath=sse" EXTRA_LDFLAGS=-m32
-        (cd . && ./$dir/bin/crumple_tests) | tail -n 1 || status=1
+        last=$(./$dir/bin/crumple_tests 2>&1 | tail -n 1)
+        echo "   $last"
+        case "$last" in *" 0 failed") ;; *) status=1 ;; esac
     done
 else
     echo "cross: no 32-bit x86 libc (apt-get install lib32gcc-12-dev libc6-dev-i386)"; status=1
