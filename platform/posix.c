@@ -2,7 +2,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include "platform.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
