@@ -1,0 +1,195 @@
+/* crumple/asset.h — cooked mesh assets: validate once, then use in place.
+ *
+ * A cooked asset (.crb, written by `crumple cook`, format in
+ * docs/asset-format.md) carries everything the runtime needs about one shape:
+ * the triangle mesh in its principal frame, a signed distance grid, mass
+ * properties for unit density, collision sample points, surface adjacency and
+ * geodesic neighbourhoods (seed 001), and an optional skeleton with skinning
+ * weights and example poses (seeds 000/001).
+ *
+ * Usage:
+ *     size_t need = cr_asset_memory_size(bytes, size);      // 0: not an asset
+ *     void *block = my_aligned_alloc(CR_BLOCK_ALIGN, need);  // the host's memory
+ *     cr_asset asset;
+ *     cr_asset_error err;
+ *     if (cr_asset_load(bytes, size, block, need, &asset, &err) != CR_OK)
+ *         printf("bad asset: %s in section %.4s at %u\n",
+ *                cr_asset_check_message(err.check), err.section_tag, err.index);
+ *     cr_vec3 n;
+ *     cr_real d = cr_asset_sdf(&asset, p_local, &n);        // < 0 inside
+ *
+ * Notes
+ *   - cr_asset_load checks the whole file before it touches any value: magic,
+ *     version, size, checksum, section table, every count and offset, every
+ *     index, every float (no NaN/Inf, bounded magnitude). A hostile file gets
+ *     CR_ERR_BAD_ASSET and an error naming the failed check; it never reads
+ *     outside [bytes, bytes+size) nor writes outside the block.
+ *   - The cr_asset is a read-only view. Its arrays point into the file bytes
+ *     (index arrays always; cr_real arrays too in float builds when the bytes
+ *     are 4-byte aligned) or into the block (cr_real arrays in fixed builds,
+ *     converted exactly with cr_from_float; bones and example poses always).
+ *     Keep both the bytes and the block alive, unchanged, while the view is used.
+ *   - cr_asset_memory_size depends on the bytes' address (aligned float data
+ *     can be used in place), so pass the same pointer to both calls.
+ *   - Everything is in the body frame: the principal frame of inertia with the
+ *     centre of mass at the origin. mesh_to_body says where that frame sits in
+ *     the mesh as cooked (after the cooker's --scale/--recentre/--normalise).
+ *   - Lengths are metres if the cooked mesh was in metres; mass properties are
+ *     for density 1 (multiply by the material density for kg and kg m^2).
+ */
+#ifndef CRUMPLE_ASSET_H
+#define CRUMPLE_ASSET_H
+
+#include "base.h"
+#include "vecmath.h"
+
+/// Limits the loader enforces (and the cooker respects).
+#define CR_ASSET_MAX_VERTICES (1u << 22)   ///< vertices per mesh
+#define CR_ASSET_MAX_TRIANGLES (1u << 23)  ///< triangles per mesh
+#define CR_ASSET_MAX_SDF_DIM 1024u         ///< grid nodes along one axis
+#define CR_ASSET_MAX_SDF_NODES (1u << 25)  ///< grid nodes in all
+#define CR_ASSET_MAX_NEIGHBORS (1u << 27)  ///< entries in one CSR neighbour list
+#define CR_ASSET_MAX_BONES 255u            ///< bones (a skin index is one byte)
+#define CR_ASSET_MAX_EXAMPLES 64u          ///< example poses, rest pose included
+#define CR_ASSET_MAX_COORD 1.0e6           ///< |any stored real| is below this (m); keeps Q32.32 safe
+#define CR_ASSET_SKIN_SLOTS 4u             ///< skinning influences per vertex
+
+/* X(name, message): every check the loader makes, so a failure names itself. */
+#define CR_ASSET_CHECK_LIST(X)                                                            \
+    X(CR_ASSET_OK, "ok")                                                                  \
+    X(CR_ASSET_NULL_ARGUMENT, "a required pointer argument is null")                      \
+    X(CR_ASSET_TRUNCATED, "file is shorter than its header says")                         \
+    X(CR_ASSET_BAD_MAGIC, "not a crumple asset (magic)")                                  \
+    X(CR_ASSET_BAD_VERSION, "unsupported format version")                                 \
+    X(CR_ASSET_BAD_HEADER, "header field out of range (header size, flags, reserved)")    \
+    X(CR_ASSET_BAD_FILE_SIZE, "header file size differs from the bytes given")            \
+    X(CR_ASSET_BAD_CHECKSUM, "checksum mismatch: the payload was changed or damaged")     \
+    X(CR_ASSET_BAD_SECTION_TABLE, "section table out of bounds or wrong section count")   \
+    X(CR_ASSET_UNKNOWN_SECTION, "unknown section tag")                                    \
+    X(CR_ASSET_DUPLICATE_SECTION, "section appears twice")                                \
+    X(CR_ASSET_MISSING_SECTION, "required section missing")                               \
+    X(CR_ASSET_SECTION_BOUNDS, "section lies outside the file or overlaps another")       \
+    X(CR_ASSET_SECTION_ALIGN, "section offset not aligned to 16 bytes")                   \
+    X(CR_ASSET_SECTION_SIZE, "section size does not match its element count")             \
+    X(CR_ASSET_COUNT_LIMIT, "a count is zero where it must not be, or over its limit")    \
+    X(CR_ASSET_NOT_FINITE, "a stored float is NaN or infinite")                           \
+    X(CR_ASSET_VALUE_RANGE, "a stored value is out of its allowed range")                 \
+    X(CR_ASSET_INDEX_RANGE, "an index points past the end of its array")                  \
+    X(CR_ASSET_BAD_CSR, "a neighbour list's start offsets are not monotone or wrong")     \
+    X(CR_ASSET_BAD_BONE_PARENT, "a bone's parent is not an earlier bone")                 \
+    X(CR_ASSET_BAD_QUATERNION, "a rotation quaternion is not of unit length")             \
+    X(CR_ASSET_BAD_WEIGHTS, "skinning weights negative or not summing to 1")              \
+    X(CR_ASSET_BLOCK_TOO_SMALL, "block smaller than cr_asset_memory_size()")             \
+    X(CR_ASSET_BLOCK_MISALIGNED, "block not aligned to CR_BLOCK_ALIGN")
+
+typedef enum cr_asset_check {
+#define CR_X_ASSET_ENUM_(name, msg) name,
+    CR_ASSET_CHECK_LIST(CR_X_ASSET_ENUM_)
+#undef CR_X_ASSET_ENUM_
+    CR_ASSET_CHECK_COUNT
+} cr_asset_check;
+
+/// What cr_asset_load found wrong: the check, the section, and where in it.
+typedef struct cr_asset_error {
+    cr_asset_check check;  ///< which check failed (CR_ASSET_OK on success)
+    char section_tag[5];   ///< four-letter section tag ("VPOS", ...), "" for the header
+    uint32_t index;        ///< element index (or byte offset for header/table checks)
+} cr_asset_error;
+
+/// Symbolic name of a check, e.g. "CR_ASSET_BAD_CHECKSUM".
+const char *cr_asset_check_name(cr_asset_check c);
+/// One-line explanation of a check.
+const char *cr_asset_check_message(cr_asset_check c);
+
+/// One bone of the skeleton.
+typedef struct cr_asset_bone {
+    int32_t parent;    ///< index of the parent bone, -1 for a root; always less than the bone's own index
+    cr_transform rest; ///< the bone's frame at rest, in the body frame (m)
+} cr_asset_bone;
+
+/// Mesh quality found by the cooker (reported, not hidden).
+typedef struct cr_asset_topology {
+    uint32_t boundary_edges;     ///< edges with one triangle: holes (0 for a closed mesh)
+    uint32_t nonmanifold_edges;  ///< edges with more than two triangles
+    uint32_t components;         ///< connected pieces of surface
+    uint32_t welded_vertices;    ///< duplicate positions merged by the cooker
+    uint32_t dropped_triangles;  ///< degenerate or duplicate triangles removed
+    bool closed;                 ///< no boundary or non-manifold edge: mass came from the surface, not the grid
+} cr_asset_topology;
+
+/// Read-only view of a loaded asset. Arrays are null when their count is 0.
+typedef struct cr_asset {
+    /* surface, in the body frame */
+    uint32_t vertex_count;
+    uint32_t triangle_count;
+    const cr_vec3 *positions;      ///< [vertex_count] m
+    const cr_vec3 *normals;        ///< [vertex_count] outward unit normals (area weighted)
+    const uint32_t *triangles;     ///< [3 * triangle_count] vertex indices, counter-clockwise seen from outside
+
+    /* collision sample points (seed 002: surface vertices tested against the other body's grid) */
+    uint32_t sample_count;
+    const cr_vec3 *samples;        ///< [sample_count] m; equal to positions[sample_vertex[i]]
+    const uint32_t *sample_vertex; ///< [sample_count] the vertex each sample is
+
+    /* signed distance grid: values at nodes origin + (i, j, k) * cell, x fastest */
+    cr_vec3 sdf_origin;            ///< m, node (0,0,0)
+    cr_real sdf_cell;              ///< m, node spacing
+    cr_real sdf_inv_cell;          ///< 1/m, so sampling needs no division
+    uint32_t sdf_dims[3];          ///< nodes along x, y, z (each >= 2)
+    const cr_real *sdf;            ///< [dims x*y*z] m, negative inside
+
+    /* mass properties for unit density */
+    cr_real volume;                ///< m^3 (= mass at density 1)
+    cr_vec3 inertia;               ///< principal moments about the centre of mass, m^5 (kg m^2 per kg/m^3)
+    cr_transform mesh_to_body;     ///< cooked mesh frame -> body frame (x_body = q * x_mesh + p)
+    cr_real surface_area;          ///< m^2
+
+    /* bounds in the body frame */
+    cr_vec3 bounds_min, bounds_max; ///< m, of the vertices
+    cr_real bound_radius;          ///< m, largest |vertex| (sphere about the centre of mass)
+
+    /* surface neighbourhoods as CSR lists: entries start[v] .. start[v+1]-1 */
+    const uint32_t *adjacency_start;    ///< [vertex_count + 1]
+    const uint32_t *adjacency;          ///< one-ring neighbours, ascending index
+    uint32_t geodesic_count;            ///< total entries of the geodesic lists
+    cr_real geodesic_radius;            ///< m, the lists hold vertices within this edge-path distance
+    const uint32_t *geodesic_start;     ///< [vertex_count + 1]
+    const uint32_t *geodesic_vertex;    ///< nearest first (Dijkstra order), the vertex itself excluded
+    const cr_real *geodesic_distance;   ///< m, edge-path distance of each entry, non-decreasing per list
+
+    /* skeleton (seed 000 bending, seed 001 example-based plasticity); bone_count may be 0 */
+    uint32_t bone_count;
+    const cr_asset_bone *bones;         ///< [bone_count], parents before children
+    const uint8_t *skin_bone;           ///< [4 * vertex_count] bone index per influence
+    const cr_real *skin_weight;         ///< [4 * vertex_count] weights, sum 1 per vertex, unused slots 0
+    uint32_t example_count;             ///< example poses, example 0 is the rest pose (0 without bones)
+    const cr_transform *examples;       ///< [example_count * bone_count] skinning transform of each bone,
+                                        ///< body frame rest -> body frame example; example-major
+
+    cr_asset_topology topology;
+    uint64_t checksum;                  ///< the file's checksum: equal checksums, equal cooked bytes
+} cr_asset;
+
+/// Bytes of block cr_asset_load needs for these bytes (0 if the header or
+/// section table is not valid; the load call then says why).
+size_t cr_asset_memory_size(const void *bytes, size_t size);
+
+/// Validate a cooked asset completely, then fill `out` with a view of it.
+/// `block` (aligned to CR_BLOCK_ALIGN) receives converted arrays. On failure
+/// returns CR_ERR_BAD_ASSET (or CR_ERR_NULL_ARGUMENT / CR_ERR_BLOCK_TOO_SMALL /
+/// CR_ERR_BLOCK_MISALIGNED), zeroes *out, and fills *err if err is not null.
+cr_status cr_asset_load(const void *bytes, size_t size, void *block, size_t block_size, cr_asset *out,
+                        cr_asset_error *err);
+
+/// The checksum the format uses (64-bit, see docs/asset-format.md); the cooker
+/// calls it too, so writer and loader cannot disagree.
+uint64_t cr_asset_checksum(const void *bytes, size_t size);
+
+/// Signed distance (m, negative inside) at a body-frame point, by trilinear
+/// interpolation of the grid. If normal_out is not null it receives the
+/// outward unit normal from the gradient. Outside the grid the value is the
+/// distance to the grid box plus the value at the nearest boundary point, and
+/// the normal points away from the box.
+cr_real cr_asset_sdf(const cr_asset *asset, cr_vec3 p_local, cr_vec3 *normal_out);
+
+#endif
