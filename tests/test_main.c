@@ -61,7 +61,7 @@ int main(int argc, char **argv) {
             ++failed;
         } else {
             ++passed;
-            printf("ok   %-48s %8.1f ms\n", all_tests[i].name, ms);
+            printf("ok   %-56s %8.1f ms\n", all_tests[i].name, ms);
         }
         fflush(stdout);
     }
