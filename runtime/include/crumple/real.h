@@ -35,7 +35,8 @@ typedef int64_t cr_real;
 #define CR_REAL_EPS ((cr_real)1)
 #define CR_MODE_NAME "fixed-q32.32"
 
-#if defined(__SIZEOF_INT128__)
+/* -DCR_NO_INT128 forces the portable path, so a 64-bit host can test it. */
+#if defined(__SIZEOF_INT128__) && !defined(CR_NO_INT128)
 __extension__ typedef __int128 cr_i128_;
 /// a*b, rounded to nearest (ties up).
 static inline cr_real cr_mul(cr_real a, cr_real b) {
