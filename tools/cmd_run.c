@@ -1,0 +1,242 @@
+/* cmd_run.c — `crumple run SCENE [--frames N] [--json]`: step a scene file.
+ *
+ * Loads the scene (tools/scene.c), builds its world, and steps it frame by
+ * frame through cr_scene_step, the same call the scene tests and the bench
+ * use. At the end it prints a short human summary, or with --json one JSON
+ * object whose contract is in docs/scene-format.md.
+ *
+ * Notes
+ *   - Options live in one table (run_options + parse_options). Per-frame
+ *     outputs (replay recording, pictures) are one call each in
+ *     frame_outputs(), after the frame's step; a new output adds its option
+ *     fields and flags there and its call in frame_outputs / run_finish.
+ *   - Errors are `file:line: message` (scene) or `crumple run: message`
+ *     (command line), with a non-zero exit: 2 for usage, 1 for the rest.
+ *   - JSON numbers are printed with %.9g from the exact double of each
+ *     cr_real; a non-finite value (float mode) is printed as null so the
+ *     output stays valid JSON.
+ */
+#include "cli.h"
+#include "scene.h"
+#include "stb_ds.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct run_options {
+    const char *scene;
+    int32_t frames; /* -1: the scene's own `frames` */
+    bool json;
+} run_options;
+
+static void usage(FILE *out) {
+    fprintf(out,
+            "usage: crumple run SCENE [--frames N] [--json]\n"
+            "  Steps a scene file (docs/scene-format.md) and prints a summary.\n"
+            "  --frames N   frames to step (default: the scene's `frames`)\n"
+            "  --json       print one JSON object at the end instead of the summary\n");
+}
+
+/* 0 ok, 1 help printed, 2 usage error */
+static int parse_options(int argc, char **argv, run_options *o) {
+    memset(o, 0, sizeof *o);
+    o->frames = -1;
+    for (int i = 1; i < argc; ++i) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage(stdout);
+            return 1;
+        } else if (strcmp(a, "--frames") == 0) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "crumple run: --frames needs a number\n");
+                return 2;
+            }
+            char *end = NULL;
+            long v = strtol(argv[++i], &end, 10);
+            if (end == argv[i] || *end != '\0' || v < 0 || v > 10000000) {
+                fprintf(stderr, "crumple run: --frames '%s' is not a number in 0..10000000\n", argv[i]);
+                return 2;
+            }
+            o->frames = (int32_t)v;
+        } else if (strcmp(a, "--json") == 0) {
+            o->json = true;
+        } else if (a[0] == '-' && a[1] != '\0') {
+            fprintf(stderr, "crumple run: unknown option '%s'\n", a);
+            usage(stderr);
+            return 2;
+        } else if (o->scene == NULL) {
+            o->scene = a;
+        } else {
+            fprintf(stderr, "crumple run: more than one scene ('%s' and '%s')\n", o->scene, a);
+            return 2;
+        }
+    }
+    if (o->scene == NULL) {
+        fprintf(stderr, "crumple run: no scene file given\n");
+        usage(stderr);
+        return 2;
+    }
+    return 0;
+}
+
+/* Per-frame outputs, after frame `frame` was stepped. Replay recording
+ * (issue 6) and pictures (issue 7) add their call here. 0 ok, else -1 after
+ * printing the reason. */
+static int frame_outputs(const run_options *o, const cr_scene *s, const cr_world *w, int32_t frame) {
+    (void)o;
+    (void)s;
+    (void)w;
+    (void)frame;
+    return 0;
+}
+
+void cr_run_stats_add(cr_run_stats *rs, const cr_world_stats *ws, double step_ms) {
+    for (int k = 0; k < CR_STAGE_COUNT; ++k) {
+        rs->total[k].work += ws->stage[k].work;
+        rs->total[k].overflow += ws->stage[k].overflow;
+        rs->total[k].time_ns += ws->stage[k].time_ns;
+        if (ws->stage[k].work > rs->max_work[k]) rs->max_work[k] = ws->stage[k].work;
+    }
+    rs->frames++;
+    rs->step_ms_total += step_ms;
+    if (step_ms > rs->step_ms_max) rs->step_ms_max = step_ms;
+}
+
+static void json_string(FILE *out, const char *s) {
+    fputc('"', out);
+    for (; *s; ++s) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\')
+            fprintf(out, "\\%c", ch);
+        else if (ch < 0x20)
+            fprintf(out, "\\u%04x", ch);
+        else
+            fputc(ch, out);
+    }
+    fputc('"', out);
+}
+
+static void json_number(FILE *out, double v) {
+    if (isfinite(v))
+        fprintf(out, "%.9g", v);
+    else
+        fputs("null", out);
+}
+
+static void json_reals(FILE *out, const cr_real *v, int n) {
+    fputc('[', out);
+    for (int i = 0; i < n; ++i) {
+        if (i) fputc(',', out);
+        json_number(out, cr_to_double(v[i]));
+    }
+    fputc(']', out);
+}
+
+void cr_run_write_json(FILE *out, const cr_scene *s, const cr_world *w, const cr_run_stats *rs) {
+    cr_memory_stats m = cr_world_memory_stats(w);
+    fprintf(out, "{\n  \"scene\": ");
+    json_string(out, s->path);
+    fprintf(out, ",\n  \"version\": ");
+    json_string(out, cr_version_string());
+    fprintf(out, ",\n  \"mode\": \"%s\",\n  \"frames\": %d,\n  \"dt\": ", CR_MODE_NAME, (int)rs->frames);
+    json_number(out, cr_to_double(s->dt));
+    fprintf(out, ",\n  \"state_hash\": \"%016llx\",\n", (unsigned long long)cr_world_state_hash(w));
+    fprintf(out, "  \"memory\": {\"capacity\": %zu, \"used\": %zu, \"high_water\": %zu, \"scratch_capacity\": %zu, "
+                 "\"scratch_high_water\": %zu},\n",
+            m.capacity, m.used, m.high_water, m.scratch_capacity, m.scratch_high_water);
+    fprintf(out, "  \"step_ms\": {\"mean\": ");
+    json_number(out, rs->frames ? rs->step_ms_total / rs->frames : 0.0);
+    fprintf(out, ", \"max\": ");
+    json_number(out, rs->step_ms_max);
+    fprintf(out, "},\n  \"stats\": {");
+    for (int k = 0; k < CR_STAGE_COUNT; ++k) {
+        fprintf(out, "%s\n    \"%s\": {\"work\": %llu, \"max_work\": %u, \"overflow\": %llu, \"time_ms\": ", k ? "," : "",
+                cr_stage_name((cr_stage)k), (unsigned long long)rs->total[k].work, rs->max_work[k],
+                (unsigned long long)rs->total[k].overflow);
+        json_number(out, (double)rs->total[k].time_ns / 1e6);
+        fputc('}', out);
+    }
+    fprintf(out, "\n  },\n  \"bodies\": [");
+    int first = 1;
+    for (ptrdiff_t i = 0; i < arrlen(s->bodies); ++i) {
+        const cr_scene_body *b = &s->bodies[i];
+        if (!cr_body_is_valid(w, b->id)) continue;
+        cr_transform t = cr_body_get_transform(w, b->id);
+        cr_vec3 v = cr_body_get_linear_velocity(w, b->id), av = cr_body_get_angular_velocity(w, b->id);
+        fprintf(out, "%s\n    {\"name\": ", first ? "" : ",");
+        first = 0;
+        json_string(out, b->name);
+        fprintf(out, ", \"position\": ");
+        json_reals(out, &t.p.x, 3);
+        fprintf(out, ", \"orientation\": ");
+        json_reals(out, &t.q.x, 4);
+        fprintf(out, ", \"linear_velocity\": ");
+        json_reals(out, &v.x, 3);
+        fprintf(out, ", \"angular_velocity\": ");
+        json_reals(out, &av.x, 3);
+        fputc('}', out);
+    }
+    fprintf(out, "%s]\n}\n", first ? "" : "\n  ");
+}
+
+static void print_summary(const cr_scene *s, const cr_world *w, const cr_run_stats *rs) {
+    cr_memory_stats m = cr_world_memory_stats(w);
+    cr_world_stats st = cr_world_get_stats(w);
+    printf("scene        %s (%s)\n", s->path, CR_MODE_NAME);
+    printf("frames       %d at dt %.6g s (%.3f ms total, %.4f ms/step mean, %.4f max)\n", (int)rs->frames,
+           cr_to_double(s->dt), rs->step_ms_total, rs->frames ? rs->step_ms_total / rs->frames : 0.0, rs->step_ms_max);
+    printf("bodies       %u\n", st.body_count);
+    printf("memory       used %zu B, high-water %zu B, capacity %zu B\n", m.used, m.high_water, m.capacity);
+    for (int k = 0; k < CR_STAGE_COUNT; ++k)
+        if (rs->total[k].overflow)
+            printf("overflow     %s: %llu items did not fit a capacity\n", cr_stage_name((cr_stage)k),
+                   (unsigned long long)rs->total[k].overflow);
+    printf("state hash   %016llx\n", (unsigned long long)cr_world_state_hash(w));
+}
+
+int cr_cmd_run(int argc, char **argv) {
+    run_options o;
+    int rc = parse_options(argc, argv, &o);
+    if (rc) return rc == 1 ? 0 : 2;
+    cr_scene *s = NULL;
+    cr_scene_error err;
+    if (cr_scene_load(o.scene, &s, &err)) {
+        cr_scene_error_print(stderr, &err);
+        return 1;
+    }
+    cr_world *w = NULL;
+    if (cr_scene_build(s, &w, &err)) {
+        cr_scene_error_print(stderr, &err);
+        cr_scene_free(s);
+        return 1;
+    }
+    int32_t frames = o.frames >= 0 ? o.frames : s->frames;
+    cr_run_stats rs;
+    memset(&rs, 0, sizeof rs);
+    int status = 0;
+    for (int32_t f = 0; f < frames; ++f) {
+        uint64_t t0 = crp_clock_ns();
+        if (cr_scene_step(s, w, f, &err)) {
+            cr_scene_error_print(stderr, &err);
+            status = 1;
+            break;
+        }
+        double ms = (double)(crp_clock_ns() - t0) / 1e6;
+        cr_world_stats ws = cr_world_get_stats(w);
+        cr_run_stats_add(&rs, &ws, ms);
+        if (frame_outputs(&o, s, w, f)) {
+            status = 1;
+            break;
+        }
+    }
+    if (status == 0) {
+        if (o.json)
+            cr_run_write_json(stdout, s, w, &rs);
+        else
+            print_summary(s, w, &rs);
+    }
+    cr_cli_world_free(w);
+    cr_scene_free(s);
+    return status;
+}

@@ -1,0 +1,1139 @@
+/* scene.c — the scene-file parser, the world builder and the timed inputs.
+ *
+ * The format is documented with a full example in docs/scene-format.md. One
+ * statement per line: a keyword, then words. Attributes are `name values...`
+ * with a fixed number of values, so "wrong argument count" can always name
+ * the attribute and say how many values it wanted.
+ *
+ * Notes
+ *   - Names must be defined before they are used (materials, assets, bodies),
+ *     so every reference error points at the line that made it.
+ *   - Numbers: parse_number reads [+-]digits[.digits][e[+-]digits] and an
+ *     optional "/denominator" of the same form as an exact rational held in a
+ *     small big integer, rounds it once to the nearest double (ties to even),
+ *     and real_from_double applies the one conversion rule of scene.h. No
+ *     strtod: its rounding and locale are the C library's, not ours.
+ *   - Per-instance variation in grids (jitter, tilt) comes from a splitmix64
+ *     hash of (seed, instance, axis) mapped onto a 1/65536 lattice in [-1, 1],
+ *     which is exact in both scalar modes, so a grid is the same everywhere.
+ *   - The parser allocates with stb_ds; everything it allocated is released by
+ *     cr_scene_free, including on every error path.
+ */
+#include "scene.h"
+#include "cli.h"
+#include "stb_ds.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct cr_scene_name_ {
+    char *key;
+    int32_t value;
+};
+
+enum { MAX_TOKENS = 64, MAX_LINE = 4096 };
+
+/* Capacity keys of the `capacity` statement, in cr_world_def order. */
+enum { CAP_BODIES, CAP_JOINTS, CAP_PAIRS, CAP_POINTS, CAP_CONTACTS, CAP_EVENTS, CAP_ASSETS, CAP_SCRATCH_KB, CAP_COUNT };
+static const char *const cap_names[CAP_COUNT] = {"bodies", "joints", "pairs", "points", "contacts", "events", "assets", "scratch_kb"};
+static const uint32_t cap_max[CAP_COUNT] = {CR_SCENE_MAX_BODIES, 1u << 24, 1u << 24, 4096, 1u << 24, 1u << 24, 4096, 1u << 22};
+
+/* ------------------------------------------------------------------ errors */
+
+static void set_error_v(cr_scene_error *e, const char *file, int line, const char *fmt, va_list ap) {
+    if (e == NULL) return;
+    snprintf(e->file, sizeof e->file, "%s", file ? file : "");
+    e->line = line;
+    vsnprintf(e->message, sizeof e->message, fmt, ap);
+}
+
+static int set_error(cr_scene_error *e, const char *file, int line, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    set_error_v(e, file, line, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+void cr_scene_error_format(char *buf, size_t size, const cr_scene_error *e) {
+    if (size == 0) return;
+    if (e->line > 0)
+        snprintf(buf, size, "%s:%d: %s", e->file, e->line, e->message);
+    else
+        snprintf(buf, size, "%s: %s", e->file, e->message);
+}
+
+void cr_scene_error_print(FILE *out, const cr_scene_error *e) {
+    char buf[CR_SCENE_PATH_MAX + 600];
+    cr_scene_error_format(buf, sizeof buf, e);
+    fprintf(out, "%s\n", buf);
+}
+
+/* ------------------------------------------------------- exact numbers */
+
+/* Just enough of a big unsigned integer to divide two of them exactly:
+ * 40 limbs of 32 bits hold every value the bounded grammar can produce
+ * (at most 24 digits times 10^30, scaled by up to 2^420). */
+enum { BIG_LIMBS = 40, MAX_DIGITS = 24, MAX_EXP10 = 30 };
+typedef struct big {
+    uint32_t w[BIG_LIMBS];
+    int n; /* limbs in use; w[n-1] != 0 unless n == 0 */
+} big;
+
+static void big_set(big *b, uint32_t v) {
+    memset(b, 0, sizeof *b);
+    b->w[0] = v;
+    b->n = v ? 1 : 0;
+}
+
+static void big_mul_add(big *b, uint32_t m, uint32_t a) {
+    uint64_t carry = a;
+    for (int i = 0; i < b->n; ++i) {
+        uint64_t t = (uint64_t)b->w[i] * m + carry;
+        b->w[i] = (uint32_t)t;
+        carry = t >> 32;
+    }
+    if (carry && b->n < BIG_LIMBS) b->w[b->n++] = (uint32_t)carry;
+}
+
+static int big_bitlen(const big *b) {
+    if (b->n == 0) return 0;
+    int bits = (b->n - 1) * 32;
+    uint32_t top = b->w[b->n - 1];
+    while (top) {
+        ++bits;
+        top >>= 1;
+    }
+    return bits;
+}
+
+static void big_shl(big *b, int bits) {
+    int limbs = bits / 32, r = bits % 32;
+    if (b->n == 0) return;
+    int n = b->n + limbs + 1;
+    if (n > BIG_LIMBS) n = BIG_LIMBS;
+    for (int i = n - 1; i >= 0; --i) {
+        int src = i - limbs;
+        uint32_t hi = (src >= 0 && src < b->n) ? b->w[src] : 0;
+        uint32_t lo = (src - 1 >= 0 && src - 1 < b->n) ? b->w[src - 1] : 0;
+        b->w[i] = r ? (hi << r) | (lo >> (32 - r)) : hi;
+    }
+    b->n = n;
+    while (b->n > 0 && b->w[b->n - 1] == 0) --b->n;
+}
+
+static void big_shr1(big *b) {
+    for (int i = 0; i < b->n; ++i) b->w[i] = (b->w[i] >> 1) | (i + 1 < b->n ? b->w[i + 1] << 31 : 0);
+    while (b->n > 0 && b->w[b->n - 1] == 0) --b->n;
+}
+
+static int big_cmp(const big *a, const big *b) {
+    if (a->n != b->n) return a->n < b->n ? -1 : 1;
+    for (int i = a->n - 1; i >= 0; --i)
+        if (a->w[i] != b->w[i]) return a->w[i] < b->w[i] ? -1 : 1;
+    return 0;
+}
+
+/* a -= b, with a >= b */
+static void big_sub(big *a, const big *b) {
+    uint64_t borrow = 0;
+    for (int i = 0; i < a->n; ++i) {
+        uint64_t bi = (i < b->n ? b->w[i] : 0) + borrow;
+        borrow = (uint64_t)a->w[i] < bi;
+        a->w[i] = (uint32_t)((uint64_t)a->w[i] - bi);
+    }
+    while (a->n > 0 && a->w[a->n - 1] == 0) --a->n;
+}
+
+/* n/d (both > 0) rounded once to the nearest double, ties to even. The
+ * quotient is scaled to 54 or 55 bits, divided bit by bit, and the bits
+ * below the 53-bit mantissa plus the remainder decide the rounding. */
+static double big_ratio_to_double(big n, big d) {
+    int s = 54 - (big_bitlen(&n) - big_bitlen(&d));
+    if (s > 0)
+        big_shl(&n, s);
+    else if (s < 0)
+        big_shl(&d, -s);
+    big dk = d;
+    big_shl(&dk, 55);
+    uint64_t q = 0;
+    for (int i = 55; i >= 0; --i) {
+        if (big_cmp(&n, &dk) >= 0) {
+            big_sub(&n, &dk);
+            q |= (uint64_t)1 << i;
+        }
+        big_shr1(&dk);
+    }
+    int extra = (q >> 54) ? 2 : 1;
+    uint64_t mant = q >> extra, rest = q & (((uint64_t)1 << extra) - 1), half = (uint64_t)1 << (extra - 1);
+    if (rest > half || (rest == half && (n.n != 0 || (mant & 1)))) ++mant;
+    return ldexp((double)mant, extra - s);
+}
+
+/* One unsigned decimal: digits into a big integer, the point and exponent
+ * into a power of ten. Returns the end of what was read, or NULL. */
+static const char *read_decimal(const char *t, big *m, int *exp10, const char **why) {
+    int digits = 0, any = 0, frac = 0;
+    big_set(m, 0);
+    for (; *t >= '0' && *t <= '9'; ++t, any = 1) {
+        if (digits > 0 || *t != '0') ++digits;
+        big_mul_add(m, 10, (uint32_t)(*t - '0'));
+    }
+    if (*t == '.') {
+        ++t;
+        for (; *t >= '0' && *t <= '9'; ++t, any = 1) {
+            if (digits > 0 || *t != '0') ++digits;
+            big_mul_add(m, 10, (uint32_t)(*t - '0'));
+            ++frac;
+        }
+    }
+    if (!any) {
+        *why = "not a number";
+        return NULL;
+    }
+    if (digits > MAX_DIGITS || frac > MAX_EXP10) {
+        *why = "too many digits";
+        return NULL;
+    }
+    int e = 0;
+    if (*t == 'e' || *t == 'E') {
+        ++t;
+        int neg = 0, edigits = 0;
+        if (*t == '+' || *t == '-') neg = *t++ == '-';
+        for (; *t >= '0' && *t <= '9'; ++t, ++edigits)
+            if (e < 1000) e = e * 10 + (*t - '0');
+        if (edigits == 0) {
+            *why = "exponent has no digits";
+            return NULL;
+        }
+        if (neg) e = -e;
+    }
+    if (e > MAX_EXP10 || e < -MAX_EXP10) {
+        *why = "exponent out of range";
+        return NULL;
+    }
+    *exp10 = e - frac;
+    return t;
+}
+
+/* Parses a whole token as a number; 0 on success, else -1 and *why. */
+static int parse_number(const char *t, double *out, const char **why) {
+    int neg = 0;
+    if (*t == '+' || *t == '-') neg = *t++ == '-';
+    big n, d;
+    int en, ed = 0;
+    t = read_decimal(t, &n, &en, why);
+    if (t == NULL) return -1;
+    big_set(&d, 1);
+    if (*t == '/') {
+        t = read_decimal(t + 1, &d, &ed, why);
+        if (t == NULL) return -1;
+        if (d.n == 0) {
+            *why = "division by zero";
+            return -1;
+        }
+    }
+    if (*t != '\0') {
+        *why = "not a number";
+        return -1;
+    }
+    if (n.n == 0) {
+        *out = 0.0;
+        return 0;
+    }
+    /* n·10^en / (d·10^ed) */
+    int e = en - ed;
+    for (; e > 0; --e) big_mul_add(&n, 10, 0);
+    for (; e < 0; ++e) big_mul_add(&d, 10, 0);
+    double v = big_ratio_to_double(n, d);
+    /* Q32.32 holds about ±2.1e9; keep both modes to one range so a scene
+     * that loads in one mode loads in the other. */
+    if (v > 1e9 || v < 1e-9) {
+        *why = v > 1e9 ? "out of range (|x| <= 1e9)" : "out of range (|x| >= 1e-9 or 0)";
+        return -1;
+    }
+    *out = neg ? -v : v;
+    return 0;
+}
+
+/* The one rule from double to cr_real (scene.h). */
+static cr_real real_from_double(double d) {
+#if CR_FIXED
+    double x = d * 4294967296.0; /* exact: a power of two */
+    /* Below 2^52 adding 0.5 is exact, so floor gives round-half-up; above it
+     * x is already an integer. */
+    double r = (x < 4503599627370496.0 && x > -4503599627370496.0) ? floor(x + 0.5) : x;
+    return (cr_real)r;
+#else
+    return (cr_real)d;
+#endif
+}
+
+/* ------------------------------------------------------------ the parser */
+
+typedef struct pctx {
+    cr_scene *s;
+    cr_scene_error *err;
+    int line;
+    char buf[MAX_LINE + 1];
+    char *tok[MAX_TOKENS];
+    int ntok;
+    int pos;
+    int header_line;
+    uint32_t seq;
+    int cap_line[CAP_COUNT];
+    uint32_t cap_value[CAP_COUNT];
+} pctx;
+
+static int fail(pctx *c, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    set_error_v(c->err, c->s->path, c->line, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static bool at_end(const pctx *c) { return c->pos >= c->ntok; }
+
+static bool looks_numeric(const char *t) {
+    return (*t >= '0' && *t <= '9') || *t == '+' || *t == '-' || *t == '.';
+}
+
+/* Reads `count` numbers for `what`; `names` lists them for the message. */
+static int read_doubles(pctx *c, const char *what, const char *names, int count, double *out) {
+    for (int i = 0; i < count; ++i) {
+        if (at_end(c) || !looks_numeric(c->tok[c->pos]))
+            return fail(c, "'%s' needs %d number%s (%s), got %d", what, count, count == 1 ? "" : "s", names, i);
+        const char *why = NULL;
+        if (parse_number(c->tok[c->pos], &out[i], &why) != 0)
+            return fail(c, "bad number '%s' for '%s': %s", c->tok[c->pos], what, why);
+        ++c->pos;
+    }
+    return 0;
+}
+
+static int read_reals(pctx *c, const char *what, const char *names, int count, cr_real *out) {
+    double d[4];
+    if (read_doubles(c, what, names, count, d)) return -1;
+    for (int i = 0; i < count; ++i) out[i] = real_from_double(d[i]);
+    return 0;
+}
+
+static int read_vec3(pctx *c, const char *what, cr_vec3 *v) {
+    cr_real r[3];
+    if (read_reals(c, what, "x y z", 3, r)) return -1;
+    *v = cr_v3(r[0], r[1], r[2]);
+    return 0;
+}
+
+/* A non-negative integer in [lo, hi]. */
+static int read_uint(pctx *c, const char *what, uint32_t lo, uint32_t hi, uint32_t *out) {
+    if (at_end(c) || !looks_numeric(c->tok[c->pos])) return fail(c, "'%s' needs a whole number", what);
+    const char *t = c->tok[c->pos];
+    uint64_t v = 0;
+    int n = 0;
+    for (; *t >= '0' && *t <= '9'; ++t, ++n)
+        if (v <= 0xffffffffu) v = v * 10 + (uint64_t)(*t - '0');
+    if (*t != '\0' || n == 0) return fail(c, "bad number '%s' for '%s': not a whole number", c->tok[c->pos], what);
+    if (v < lo || v > hi) return fail(c, "'%s' is %s, must be %u..%u", what, c->tok[c->pos], lo, hi);
+    ++c->pos;
+    *out = (uint32_t)v;
+    return 0;
+}
+
+static bool valid_name(const char *t, bool allow_dot) {
+    if (!((*t >= 'A' && *t <= 'Z') || (*t >= 'a' && *t <= 'z') || *t == '_')) return false;
+    for (; *t; ++t) {
+        bool ok = (*t >= 'A' && *t <= 'Z') || (*t >= 'a' && *t <= 'z') || (*t >= '0' && *t <= '9') || *t == '_' ||
+                  *t == '-' || (allow_dot && *t == '.');
+        if (!ok) return false;
+    }
+    return true;
+}
+
+/* A new name for `what`; `room` leaves space for grid suffixes. */
+static int read_new_name(pctx *c, const char *what, size_t room, char *out) {
+    if (at_end(c)) return fail(c, "'%s' needs a name", what);
+    const char *t = c->tok[c->pos];
+    if (!valid_name(t, false))
+        return fail(c, "bad %s name '%s': use letters, digits, '_' and '-', starting with a letter or '_'", what, t);
+    if (strlen(t) + room >= CR_SCENE_NAME_MAX)
+        return fail(c, "%s name '%s' is too long (max %d characters)", what, t, (int)(CR_SCENE_NAME_MAX - 1 - room));
+    strcpy(out, t);
+    ++c->pos;
+    return 0;
+}
+
+static int32_t find_material(const cr_scene *s, const char *name) {
+    for (ptrdiff_t i = 0; i < arrlen(s->materials); ++i)
+        if (strcmp(s->materials[i].name, name) == 0) return (int32_t)i;
+    return -1;
+}
+
+static int32_t find_asset(const cr_scene *s, const char *name) {
+    for (ptrdiff_t i = 0; i < arrlen(s->assets); ++i)
+        if (strcmp(s->assets[i].name, name) == 0) return (int32_t)i;
+    return -1;
+}
+
+int32_t cr_scene_find_body(const cr_scene *s, const char *name) {
+    if (s == NULL || name == NULL) return -1;
+    struct cr_scene_name_ *map = s->names_; /* shgeti writes through its argument */
+    ptrdiff_t i = shgeti(map, name);
+    return i < 0 ? -1 : map[i].value;
+}
+
+/* A body name that must already exist. */
+static int read_body_ref(pctx *c, const char *what, int32_t *out) {
+    if (at_end(c)) return fail(c, "'%s' needs a body name", what);
+    const char *t = c->tok[c->pos];
+    int32_t i = cr_scene_find_body(c->s, t);
+    if (i < 0) return fail(c, "unknown body '%s' in '%s' (bodies must be defined before they are used)", t, what);
+    ++c->pos;
+    *out = i;
+    return 0;
+}
+
+static int end_of_statement(pctx *c, const char *what) {
+    if (!at_end(c)) return fail(c, "unexpected '%s' after '%s'", c->tok[c->pos], what);
+    return 0;
+}
+
+/* Degrees to a rotation about `axis` (any length but zero). */
+static cr_quat axis_degrees(cr_vec3 axis, cr_real degrees) {
+    cr_real rad = cr_mul(degrees, CR_R(0.017453292519943295));
+    return cr_quat_from_axis_angle(cr_v3_normalize(axis), rad);
+}
+
+static int read_rotate(pctx *c, const char *what, cr_quat *q) {
+    cr_real r[4];
+    if (read_reals(c, what, "axis x y z, degrees", 4, r)) return -1;
+    cr_vec3 axis = cr_v3(r[0], r[1], r[2]);
+    if (cr_v3_len_sq(axis) <= 0) return fail(c, "'%s' axis must not be zero", what);
+    *q = cr_quat_normalize(cr_quat_mul(axis_degrees(axis, r[3]), *q));
+    return 0;
+}
+
+static int read_quat(pctx *c, const char *what, cr_quat *q) {
+    cr_real r[4];
+    if (read_reals(c, what, "x y z w", 4, r)) return -1;
+    cr_quat v = {r[0], r[1], r[2], r[3]};
+    if (r[0] == 0 && r[1] == 0 && r[2] == 0 && r[3] == 0) return fail(c, "'%s' must not be the zero quaternion", what);
+    *q = cr_quat_normalize(v);
+    return 0;
+}
+
+/* ---- world settings ---- */
+
+static int st_gravity(pctx *c) {
+    if (read_vec3(c, "gravity", &c->s->def.gravity)) return -1;
+    return end_of_statement(c, "gravity");
+}
+
+static int st_dt(pctx *c) {
+    double d;
+    if (read_doubles(c, "dt", "seconds", 1, &d)) return -1;
+    if (!(d > 0 && d <= 1)) return fail(c, "'dt' must be in (0, 1] seconds, got %s", c->tok[c->pos - 1]);
+    c->s->dt = real_from_double(d);
+    if (c->s->dt <= 0) return fail(c, "'dt' %s is below the scalar's resolution", c->tok[c->pos - 1]);
+    return end_of_statement(c, "dt");
+}
+
+static int st_frames(pctx *c) {
+    uint32_t n;
+    if (read_uint(c, "frames", 0, 10000000, &n)) return -1;
+    c->s->frames = (int32_t)n;
+    return end_of_statement(c, "frames");
+}
+
+static int st_passes(pctx *c) {
+    uint32_t a, b;
+    if (read_uint(c, "passes (collision)", 0, 64, &a)) return -1;
+    if (read_uint(c, "passes (contact)", 0, 256, &b)) return -1;
+    c->s->def.collision_passes = a;
+    c->s->def.contact_passes = b;
+    return end_of_statement(c, "passes");
+}
+
+static int st_shock(pctx *c) {
+    if (at_end(c)) return fail(c, "'shock' needs on or off");
+    const char *t = c->tok[c->pos++];
+    if (strcmp(t, "on") == 0)
+        c->s->def.shock_propagation = true;
+    else if (strcmp(t, "off") == 0)
+        c->s->def.shock_propagation = false;
+    else
+        return fail(c, "'shock' needs on or off, got '%s'", t);
+    return end_of_statement(c, "shock");
+}
+
+static int st_capacity(pctx *c) {
+    if (at_end(c)) return fail(c, "'capacity' needs KEY N pairs (keys: bodies joints pairs points contacts events assets scratch_kb)");
+    while (!at_end(c)) {
+        const char *key = c->tok[c->pos++];
+        int k = 0;
+        while (k < CAP_COUNT && strcmp(cap_names[k], key) != 0) ++k;
+        if (k == CAP_COUNT)
+            return fail(c, "unknown capacity '%s' (keys: bodies joints pairs points contacts events assets scratch_kb)", key);
+        uint32_t v;
+        char what[64];
+        snprintf(what, sizeof what, "capacity %s", key);
+        if (read_uint(c, what, k == CAP_BODIES || k == CAP_POINTS ? 1 : 0, cap_max[k], &v)) return -1;
+        c->cap_value[k] = v;
+        c->cap_line[k] = c->line;
+    }
+    return 0;
+}
+
+static int st_cache(pctx *c) {
+    if (at_end(c)) return fail(c, "'cache' needs a folder");
+    const char *t = c->tok[c->pos++];
+    int n = (t[0] == '/') ? snprintf(c->s->cache_dir, sizeof c->s->cache_dir, "%s", t)
+                          : snprintf(c->s->cache_dir, sizeof c->s->cache_dir, "%s%s", c->s->dir, t);
+    if (n < 0 || (size_t)n >= sizeof c->s->cache_dir) return fail(c, "cache folder path is too long");
+    return end_of_statement(c, "cache");
+}
+
+/* ---- materials and assets ---- */
+
+static int st_material(pctx *c) {
+    cr_scene_material m;
+    memset(&m, 0, sizeof m);
+    if (read_new_name(c, "material", 0, m.name)) return -1;
+    int32_t prev = find_material(c->s, m.name);
+    if (prev >= 0) {
+        if (c->s->materials[prev].line == 0) return fail(c, "material '%s' is built in and cannot be redefined", m.name);
+        return fail(c, "material '%s' already defined at line %d", m.name, c->s->materials[prev].line);
+    }
+    m.material = cr_default_material();
+    m.line = c->line;
+    while (!at_end(c)) {
+        const char *a = c->tok[c->pos++];
+        cr_real v;
+        if (strcmp(a, "density") == 0) {
+            if (read_reals(c, a, "kg/m^3", 1, &v)) return -1;
+            if (v <= 0) return fail(c, "'density' must be > 0");
+            m.material.density = v;
+        } else if (strcmp(a, "restitution") == 0) {
+            if (read_reals(c, a, "0..1", 1, &v)) return -1;
+            if (v < 0 || v > CR_R(1)) return fail(c, "'restitution' must be in 0..1");
+            m.material.restitution = v;
+        } else if (strcmp(a, "friction") == 0) {
+            if (read_reals(c, a, "coefficient", 1, &v)) return -1;
+            if (v < 0) return fail(c, "'friction' must be >= 0");
+            m.material.friction = v;
+        } else if (strcmp(a, "rolling") == 0) {
+            if (read_reals(c, a, "m", 1, &v)) return -1;
+            if (v < 0) return fail(c, "'rolling' must be >= 0");
+            m.material.rolling_friction = v;
+        } else if (strcmp(a, "spinning") == 0) {
+            if (read_reals(c, a, "m", 1, &v)) return -1;
+            if (v < 0) return fail(c, "'spinning' must be >= 0");
+            m.material.spinning_friction = v;
+        } else {
+            return fail(c, "unknown material attribute '%s' (density restitution friction rolling spinning)", a);
+        }
+    }
+    arrput(c->s->materials, m);
+    return 0;
+}
+
+static bool ends_with(const char *s, const char *suffix) {
+    size_t n = strlen(s), k = strlen(suffix);
+    if (n < k) return false;
+    for (size_t i = 0; i < k; ++i) {
+        char a = s[n - k + i], b = suffix[i];
+        if (a >= 'A' && a <= 'Z') a = (char)(a - 'A' + 'a');
+        if (a != b) return false;
+    }
+    return true;
+}
+
+static int st_asset(pctx *c) {
+    cr_scene_asset a;
+    memset(&a, 0, sizeof a);
+    if (read_new_name(c, "asset", 0, a.name)) return -1;
+    int32_t prev = find_asset(c->s, a.name);
+    if (prev >= 0) return fail(c, "asset '%s' already defined at line %d", a.name, c->s->assets[prev].line);
+    if (at_end(c)) return fail(c, "'asset' needs a file path after the name");
+    const char *p = c->tok[c->pos++];
+    if (!ends_with(p, ".crb") && !ends_with(p, ".obj"))
+        return fail(c, "asset '%s': '%s' is neither a cooked .crb nor an .obj file", a.name, p);
+    int n = (p[0] == '/') ? snprintf(a.path, sizeof a.path, "%s", p) : snprintf(a.path, sizeof a.path, "%s%s", c->s->dir, p);
+    if (n < 0 || (size_t)n >= sizeof a.path) return fail(c, "asset path is too long");
+    a.line = c->line;
+    arrput(c->s->assets, a);
+    return end_of_statement(c, "asset");
+}
+
+/* ---- bodies and grids ---- */
+
+static int read_shape(pctx *c, cr_shape_def *shape, int32_t *asset) {
+    if (at_end(c)) return fail(c, "missing shape (sphere R | box HX HY HZ | plane | mesh ASSET)");
+    const char *t = c->tok[c->pos++];
+    *asset = -1;
+    if (strcmp(t, "sphere") == 0) {
+        shape->type = CR_SHAPE_SPHERE;
+        if (read_reals(c, "sphere", "radius", 1, &shape->radius)) return -1;
+        if (shape->radius <= 0) return fail(c, "sphere radius must be > 0");
+    } else if (strcmp(t, "box") == 0) {
+        shape->type = CR_SHAPE_BOX;
+        if (read_reals(c, "box", "half extents x y z", 3, &shape->half_extents.x)) return -1;
+        if (shape->half_extents.x <= 0 || shape->half_extents.y <= 0 || shape->half_extents.z <= 0)
+            return fail(c, "box half extents must be > 0");
+    } else if (strcmp(t, "plane") == 0) {
+        shape->type = CR_SHAPE_PLANE;
+    } else if (strcmp(t, "mesh") == 0) {
+        shape->type = CR_SHAPE_MESH;
+        if (at_end(c)) return fail(c, "'mesh' needs an asset name");
+        const char *n = c->tok[c->pos++];
+        *asset = find_asset(c->s, n);
+        if (*asset < 0) return fail(c, "unknown asset '%s' (assets must be defined before they are used)", n);
+    } else {
+        return fail(c, "unknown shape '%s' (sphere box plane mesh)", t);
+    }
+    return 0;
+}
+
+/* What a grid adds on top of a body. */
+typedef struct grid_spec {
+    uint32_t count[3];
+    cr_vec3 spacing;
+    bool has_alternate;
+    cr_shape_def alternate;
+    int32_t alternate_asset;
+    cr_real jitter;  /* m */
+    cr_real tilt;    /* degrees */
+    uint32_t seed;
+} grid_spec;
+
+static uint64_t splitmix64(uint64_t x) {
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+/* A hashed value in [-1, 1] on a 1/65536 lattice: exact in float and Q32.32. */
+static cr_real hash_unit(uint32_t seed, uint32_t instance, uint32_t salt) {
+    uint64_t h = splitmix64(((uint64_t)seed << 32) ^ splitmix64(((uint64_t)instance << 4) | salt));
+    int32_t k = (int32_t)(h % 131073u) - 65536;
+    return cr_div(cr_from_int(k), cr_from_int(65536));
+}
+
+static int add_body(pctx *c, const cr_scene_body *b) {
+    if (arrlen(c->s->bodies) >= (ptrdiff_t)CR_SCENE_MAX_BODIES)
+        return fail(c, "too many bodies (a scene holds at most %u)", CR_SCENE_MAX_BODIES);
+    ptrdiff_t prev = shgeti(c->s->names_, b->name);
+    if (prev >= 0) return fail(c, "body '%s' already defined at line %d", b->name, c->s->bodies[c->s->names_[prev].value].line);
+    int32_t index = (int32_t)arrlen(c->s->bodies);
+    shput(c->s->names_, b->name, index);
+    arrput(c->s->bodies, *b);
+    c->s->bodies[index].def.user_data = (uint64_t)index + 1;
+    if (b->spawn_frame >= 0) {
+        cr_scene_input in;
+        memset(&in, 0, sizeof in);
+        in.frame = b->spawn_frame;
+        in.kind = CR_SCENE_INPUT_SPAWN;
+        in.body = (uint32_t)index;
+        in.seq = c->seq++;
+        in.line = c->line;
+        in.q = cr_quat_identity();
+        arrput(c->s->inputs, in);
+    }
+    return 0;
+}
+
+static int st_body_or_grid(pctx *c, bool grid) {
+    const char *kw = grid ? "grid" : "body";
+    cr_scene_body b;
+    memset(&b, 0, sizeof b);
+    /* grid instance names get ".k" appended */
+    if (read_new_name(c, kw, grid ? 11 : 0, b.name)) return -1;
+    b.def = cr_default_body_def();
+    b.spawn_frame = -1;
+    b.line = c->line;
+    if (at_end(c)) return fail(c, "'%s' needs a type (static kinematic dynamic)", kw);
+    const char *type = c->tok[c->pos++];
+    if (strcmp(type, "static") == 0)
+        b.def.type = CR_BODY_STATIC;
+    else if (strcmp(type, "kinematic") == 0)
+        b.def.type = CR_BODY_KINEMATIC;
+    else if (strcmp(type, "dynamic") == 0)
+        b.def.type = CR_BODY_DYNAMIC;
+    else
+        return fail(c, "unknown body type '%s' (static kinematic dynamic)", type);
+    if (read_shape(c, &b.def.shape, &b.asset)) return -1;
+    if (b.def.shape.type == CR_SHAPE_PLANE && b.def.type != CR_BODY_STATIC) return fail(c, "a plane must be static");
+
+    grid_spec g;
+    memset(&g, 0, sizeof g);
+    g.spacing = cr_v3(CR_R(1), CR_R(1), CR_R(1));
+    g.seed = 1;
+    bool has_count = false;
+    while (!at_end(c)) {
+        const char *a = c->tok[c->pos++];
+        if (strcmp(a, "material") == 0) {
+            if (at_end(c)) return fail(c, "'material' needs a material name");
+            const char *n = c->tok[c->pos++];
+            int32_t m = find_material(c->s, n);
+            if (m < 0) return fail(c, "unknown material '%s' (materials must be defined before they are used)", n);
+            b.def.material = c->s->materials[m].material;
+        } else if (strcmp(a, "position") == 0) {
+            if (read_vec3(c, a, &b.def.position)) return -1;
+        } else if (strcmp(a, "rotate") == 0) {
+            if (read_rotate(c, a, &b.def.orientation)) return -1;
+        } else if (strcmp(a, "quat") == 0) {
+            if (read_quat(c, a, &b.def.orientation)) return -1;
+        } else if (strcmp(a, "velocity") == 0) {
+            if (read_vec3(c, a, &b.def.linear_velocity)) return -1;
+        } else if (strcmp(a, "spin") == 0) {
+            if (read_vec3(c, a, &b.def.angular_velocity)) return -1;
+        } else if (strcmp(a, "spawn") == 0) {
+            uint32_t f;
+            if (read_uint(c, "spawn", 0, 10000000, &f)) return -1;
+            b.spawn_frame = (int32_t)f;
+        } else if (grid && strcmp(a, "count") == 0) {
+            for (int k = 0; k < 3; ++k) {
+                if (at_end(c) || !looks_numeric(c->tok[c->pos])) return fail(c, "'count' needs 3 numbers (nx ny nz), got %d", k);
+                if (read_uint(c, "count", 1, CR_SCENE_MAX_BODIES, &g.count[k])) return -1;
+            }
+            has_count = true;
+        } else if (grid && strcmp(a, "spacing") == 0) {
+            if (read_vec3(c, a, &g.spacing)) return -1;
+        } else if (grid && strcmp(a, "alternate") == 0) {
+            if (read_shape(c, &g.alternate, &g.alternate_asset)) return -1;
+            if (g.alternate.type == CR_SHAPE_PLANE) return fail(c, "a grid cannot alternate with a plane");
+            g.has_alternate = true;
+        } else if (grid && strcmp(a, "jitter") == 0) {
+            if (read_reals(c, a, "m", 1, &g.jitter)) return -1;
+            if (g.jitter < 0) return fail(c, "'jitter' must be >= 0");
+        } else if (grid && strcmp(a, "tilt") == 0) {
+            if (read_reals(c, a, "degrees", 1, &g.tilt)) return -1;
+        } else if (grid && strcmp(a, "seed") == 0) {
+            if (read_uint(c, "seed", 0, 0xffffffffu, &g.seed)) return -1;
+        } else if (grid) {
+            return fail(c, "unknown grid attribute '%s' (count spacing alternate jitter tilt seed material position "
+                           "rotate quat velocity spin spawn)", a);
+        } else {
+            return fail(c, "unknown body attribute '%s' (material position rotate quat velocity spin spawn)", a);
+        }
+    }
+    if (b.def.type == CR_BODY_STATIC && b.spawn_frame >= 0 && b.def.shape.type == CR_SHAPE_PLANE)
+        return fail(c, "a plane cannot be spawned later");
+    if (!grid) return add_body(c, &b);
+
+    if (!has_count) return fail(c, "'grid' needs 'count NX NY NZ'");
+    if (b.def.shape.type == CR_SHAPE_PLANE) return fail(c, "a grid of planes makes no sense");
+    uint64_t total = (uint64_t)g.count[0] * g.count[1] * g.count[2];
+    if (total + (uint64_t)arrlen(c->s->bodies) > CR_SCENE_MAX_BODIES)
+        return fail(c, "grid of %ux%ux%u bodies is over the limit of %u bodies per scene", g.count[0], g.count[1], g.count[2],
+                    CR_SCENE_MAX_BODIES);
+    /* Layers bottom-up (y outermost), then rows (z), then x: the lower
+     * layers get the lower slots, so the order is the order of a drop. */
+    char base[CR_SCENE_NAME_MAX];
+    strcpy(base, b.name);
+    uint32_t k = 0;
+    for (uint32_t iy = 0; iy < g.count[1]; ++iy)
+        for (uint32_t iz = 0; iz < g.count[2]; ++iz)
+            for (uint32_t ix = 0; ix < g.count[0]; ++ix, ++k) {
+                cr_scene_body inst = b;
+                snprintf(inst.name, sizeof inst.name, "%.52s.%u", base, k);
+                cr_vec3 off = cr_v3(cr_mul(cr_from_int((int32_t)ix), g.spacing.x), cr_mul(cr_from_int((int32_t)iy), g.spacing.y),
+                                    cr_mul(cr_from_int((int32_t)iz), g.spacing.z));
+                if (g.jitter > 0) {
+                    off.x += cr_mul(g.jitter, hash_unit(g.seed, k, 0));
+                    off.y += cr_mul(g.jitter, hash_unit(g.seed, k, 1));
+                    off.z += cr_mul(g.jitter, hash_unit(g.seed, k, 2));
+                }
+                inst.def.position = cr_v3_add(b.def.position, off);
+                if (g.tilt != 0) {
+                    cr_vec3 axis = cr_v3(hash_unit(g.seed, k, 3), hash_unit(g.seed, k, 4), hash_unit(g.seed, k, 5));
+                    if (cr_v3_len_sq(axis) <= CR_R(0.0001)) axis = cr_v3(0, CR_R(1), 0);
+                    cr_quat tq = axis_degrees(axis, cr_mul(g.tilt, hash_unit(g.seed, k, 6)));
+                    inst.def.orientation = cr_quat_normalize(cr_quat_mul(tq, b.def.orientation));
+                }
+                if (g.has_alternate && ((ix + iy + iz) & 1u)) {
+                    inst.def.shape = g.alternate;
+                    inst.asset = g.alternate_asset;
+                }
+                if (add_body(c, &inst)) return -1;
+            }
+    return 0;
+}
+
+/* ---- timed inputs ---- */
+
+static int read_input_head(pctx *c, const char *what, cr_scene_input *in) {
+    memset(in, 0, sizeof *in);
+    uint32_t f;
+    char fw[64];
+    snprintf(fw, sizeof fw, "%s frame", what);
+    if (read_uint(c, fw, 0, 10000000, &f)) return -1;
+    int32_t body = -1;
+    if (read_body_ref(c, what, &body)) return -1;
+    const cr_scene_body *b = &c->s->bodies[body];
+    if (b->spawn_frame > (int32_t)f)
+        return fail(c, "'%s' at frame %u on '%s', which only spawns at frame %d", what, f, b->name, b->spawn_frame);
+    in->frame = (int32_t)f;
+    in->body = (uint32_t)body;
+    in->seq = c->seq++;
+    in->line = c->line;
+    in->frames = 1;
+    in->q = cr_quat_identity();
+    return 0;
+}
+
+static int st_impulse(pctx *c) {
+    cr_scene_input in;
+    if (read_input_head(c, "impulse", &in)) return -1;
+    in.kind = CR_SCENE_INPUT_IMPULSE;
+    if (c->s->bodies[in.body].def.type != CR_BODY_DYNAMIC)
+        return fail(c, "'impulse' needs a dynamic body; '%s' is not", c->s->bodies[in.body].name);
+    if (read_vec3(c, "impulse", &in.v)) return -1;
+    while (!at_end(c)) {
+        const char *a = c->tok[c->pos++];
+        if (strcmp(a, "at") == 0) {
+            if (read_vec3(c, "at", &in.p)) return -1;
+            in.flags |= CR_SCENE_INPUT_HAS_POINT;
+        } else {
+            return fail(c, "unknown impulse attribute '%s' (at)", a);
+        }
+    }
+    arrput(c->s->inputs, in);
+    return 0;
+}
+
+static int st_velocity(pctx *c) {
+    cr_scene_input in;
+    if (read_input_head(c, "velocity", &in)) return -1;
+    in.kind = CR_SCENE_INPUT_VELOCITY;
+    if (c->s->bodies[in.body].def.type == CR_BODY_STATIC)
+        return fail(c, "'velocity' cannot move the static body '%s'", c->s->bodies[in.body].name);
+    if (read_vec3(c, "velocity", &in.v)) return -1;
+    while (!at_end(c)) {
+        const char *a = c->tok[c->pos++];
+        if (strcmp(a, "spin") == 0) {
+            if (read_vec3(c, "spin", &in.w)) return -1;
+        } else {
+            return fail(c, "unknown velocity attribute '%s' (spin)", a);
+        }
+    }
+    arrput(c->s->inputs, in);
+    return 0;
+}
+
+static int st_target(pctx *c) {
+    cr_scene_input in;
+    if (read_input_head(c, "target", &in)) return -1;
+    in.kind = CR_SCENE_INPUT_TARGET;
+    if (c->s->bodies[in.body].def.type != CR_BODY_KINEMATIC)
+        return fail(c, "'target' needs a kinematic body; '%s' is not", c->s->bodies[in.body].name);
+    if (read_vec3(c, "target", &in.p)) return -1;
+    while (!at_end(c)) {
+        const char *a = c->tok[c->pos++];
+        if (strcmp(a, "rotate") == 0) {
+            if (read_rotate(c, a, &in.q)) return -1;
+            in.flags |= CR_SCENE_INPUT_HAS_ORIENTATION;
+        } else if (strcmp(a, "quat") == 0) {
+            if (read_quat(c, a, &in.q)) return -1;
+            in.flags |= CR_SCENE_INPUT_HAS_ORIENTATION;
+        } else if (strcmp(a, "frames") == 0) {
+            uint32_t n;
+            if (read_uint(c, "frames", 1, 10000000, &n)) return -1;
+            in.frames = (int32_t)n;
+        } else {
+            return fail(c, "unknown target attribute '%s' (rotate quat frames)", a);
+        }
+    }
+    arrput(c->s->inputs, in);
+    return 0;
+}
+
+/* ---- the statement table ---- */
+
+typedef struct statement {
+    const char *keyword;
+    int (*parse)(pctx *c);
+} statement;
+
+static int st_body(pctx *c) { return st_body_or_grid(c, false); }
+static int st_grid(pctx *c) { return st_body_or_grid(c, true); }
+
+static const statement statements[] = {
+    {"gravity", st_gravity}, {"dt", st_dt},         {"frames", st_frames},     {"passes", st_passes},
+    {"shock", st_shock},     {"capacity", st_capacity}, {"cache", st_cache},   {"material", st_material},
+    {"asset", st_asset},     {"body", st_body},     {"grid", st_grid},         {"impulse", st_impulse},
+    {"velocity", st_velocity}, {"target", st_target},
+};
+
+/* Splits c->buf into words; '#' starts a comment. */
+static int tokenize(pctx *c) {
+    c->ntok = 0;
+    c->pos = 0;
+    char *p = c->buf;
+    for (;;) {
+        while (*p == ' ' || *p == '\t' || *p == '\r') *p++ = '\0';
+        if (*p == '\0' || *p == '#') {
+            *p = '\0';
+            return 0;
+        }
+        if (c->ntok == MAX_TOKENS) return fail(c, "too many words on one line (max %d)", MAX_TOKENS);
+        c->tok[c->ntok++] = p;
+        while (*p != '\0' && *p != ' ' && *p != '\t' && *p != '\r' && *p != '#') ++p;
+        if (*p == '#') {
+            *p = '\0';
+            return 0;
+        }
+    }
+}
+
+static int parse_line(pctx *c) {
+    if (tokenize(c)) return -1;
+    if (c->ntok == 0) return 0;
+    const char *kw = c->tok[c->pos++];
+    if (c->header_line == 0) {
+        if (strcmp(kw, "crumple-scene") != 0) return fail(c, "expected 'crumple-scene 1' as the first statement, got '%s'", kw);
+        if (at_end(c) || strcmp(c->tok[c->pos], "1") != 0)
+            return fail(c, "unsupported scene version '%s' (this crumple reads version 1)", at_end(c) ? "" : c->tok[c->pos]);
+        ++c->pos;
+        c->header_line = c->line;
+        return end_of_statement(c, "crumple-scene 1");
+    }
+    if (strcmp(kw, "crumple-scene") == 0) return fail(c, "second 'crumple-scene' header (first at line %d)", c->header_line);
+    for (size_t i = 0; i < sizeof statements / sizeof statements[0]; ++i)
+        if (strcmp(kw, statements[i].keyword) == 0) return statements[i].parse(c);
+    return fail(c, "unknown keyword '%s'", kw);
+}
+
+static int cmp_input(const void *a, const void *b) {
+    const cr_scene_input *x = a, *y = b;
+    if (x->frame != y->frame) return x->frame < y->frame ? -1 : 1;
+    return x->seq < y->seq ? -1 : (x->seq > y->seq ? 1 : 0);
+}
+
+/* Capacities given explicitly must hold what the scene declares; the
+ * rest are derived from the counts. */
+static int finish(pctx *c) {
+    cr_scene *s = c->s;
+    uint32_t nbodies = (uint32_t)arrlen(s->bodies), nassets = (uint32_t)arrlen(s->assets);
+    if (c->cap_line[CAP_BODIES] && nbodies > c->cap_value[CAP_BODIES]) {
+        const cr_scene_body *b = &s->bodies[c->cap_value[CAP_BODIES]];
+        c->line = b->line;
+        return fail(c, "body '%s' exceeds capacity bodies %u (set at line %d)", b->name, c->cap_value[CAP_BODIES],
+                    c->cap_line[CAP_BODIES]);
+    }
+    if (c->cap_line[CAP_ASSETS] && nassets > c->cap_value[CAP_ASSETS]) {
+        const cr_scene_asset *a = &s->assets[c->cap_value[CAP_ASSETS]];
+        c->line = a->line;
+        return fail(c, "asset '%s' exceeds capacity assets %u (set at line %d)", a->name, c->cap_value[CAP_ASSETS],
+                    c->cap_line[CAP_ASSETS]);
+    }
+    cr_world_def *d = &s->def;
+    d->body_capacity = c->cap_line[CAP_BODIES] ? c->cap_value[CAP_BODIES] : (nbodies > 0 ? nbodies : 1);
+    if (c->cap_line[CAP_ASSETS]) d->asset_capacity = c->cap_value[CAP_ASSETS];
+    else if (nassets > d->asset_capacity) d->asset_capacity = nassets;
+    /* A resting pile touches about six neighbours per body. */
+    uint32_t pairs = 8u * nbodies;
+    if (c->cap_line[CAP_PAIRS]) d->pair_capacity = c->cap_value[CAP_PAIRS];
+    else if (pairs > d->pair_capacity) d->pair_capacity = pairs;
+    if (c->cap_line[CAP_CONTACTS]) d->contact_capacity = c->cap_value[CAP_CONTACTS];
+    else if (pairs > d->contact_capacity) d->contact_capacity = pairs;
+    if (c->cap_line[CAP_JOINTS]) d->joint_capacity = c->cap_value[CAP_JOINTS];
+    if (c->cap_line[CAP_POINTS]) d->points_per_pair = c->cap_value[CAP_POINTS];
+    if (c->cap_line[CAP_EVENTS]) d->event_capacity = c->cap_value[CAP_EVENTS];
+    uint64_t scratch = (uint64_t)nbodies * 4096u;
+    if (c->cap_line[CAP_SCRATCH_KB]) d->scratch_bytes = c->cap_value[CAP_SCRATCH_KB] * 1024u;
+    else if (scratch > d->scratch_bytes) d->scratch_bytes = (uint32_t)(scratch < (1u << 30) ? scratch : (1u << 30));
+    if (arrlen(s->inputs) > 1) qsort(s->inputs, (size_t)arrlen(s->inputs), sizeof s->inputs[0], cmp_input);
+    return 0;
+}
+
+static void set_paths(cr_scene *s, const char *path) {
+    snprintf(s->path, sizeof s->path, "%s", path ? path : "<scene>");
+    const char *slash = strrchr(s->path, '/');
+    if (slash == NULL) {
+        s->dir[0] = '\0';
+    } else {
+        size_t n = (size_t)(slash - s->path) + 1;
+        memcpy(s->dir, s->path, n);
+        s->dir[n] = '\0';
+    }
+}
+
+int cr_scene_parse(const char *text, size_t size, const char *path, cr_scene **out, cr_scene_error *err) {
+    if (out == NULL) return -1;
+    *out = NULL;
+    cr_scene *s = calloc(1, sizeof *s);
+    pctx *c = calloc(1, sizeof *c);
+    if (s == NULL || c == NULL) {
+        free(s);
+        free(c);
+        return set_error(err, path ? path : "<scene>", 0, "out of memory");
+    }
+    set_paths(s, path);
+    sh_new_strdup(s->names_);
+    s->def = cr_default_world_def();
+    s->dt = real_from_double(1.0 / 60.0);
+    s->frames = 600;
+    cr_scene_material def_mat;
+    memset(&def_mat, 0, sizeof def_mat);
+    strcpy(def_mat.name, "default");
+    def_mat.material = cr_default_material();
+    arrput(s->materials, def_mat);
+    c->s = s;
+    c->err = err;
+
+    int rc = 0;
+    size_t i = 0;
+    if (text == NULL) size = 0;
+    while (rc == 0 && i < size) {
+        ++c->line;
+        size_t n = 0;
+        while (i < size && text[i] != '\n') {
+            if (text[i] == '\0') {
+                rc = fail(c, "NUL byte in the scene text");
+                break;
+            }
+            if (n == MAX_LINE) {
+                rc = fail(c, "line is longer than %d characters", MAX_LINE);
+                break;
+            }
+            c->buf[n++] = text[i++];
+        }
+        if (rc) break;
+        c->buf[n] = '\0';
+        ++i; /* the newline */
+        rc = parse_line(c);
+    }
+    if (rc == 0 && c->header_line == 0) {
+        c->line = 1;
+        rc = fail(c, "empty scene: expected 'crumple-scene 1' as the first statement");
+    }
+    if (rc == 0) rc = finish(c);
+    free(c);
+    if (rc != 0) {
+        cr_scene_free(s);
+        return -1;
+    }
+    *out = s;
+    return 0;
+}
+
+int cr_scene_load(const char *path, cr_scene **out, cr_scene_error *err) {
+    if (out) *out = NULL;
+    uint8_t *data = NULL;
+    size_t size = 0;
+    crp_status ps = crp_read_file(path, &data, &size);
+    if (ps != CRP_OK) return set_error(err, path, 0, "cannot read the scene: %s", crp_status_message(ps));
+    int rc = cr_scene_parse((const char *)data, size, path, out, err);
+    crp_free(data);
+    return rc;
+}
+
+void cr_scene_free(cr_scene *s) {
+    if (s == NULL) return;
+    arrfree(s->materials);
+    arrfree(s->assets);
+    arrfree(s->bodies);
+    arrfree(s->inputs);
+    shfree(s->names_);
+    free(s);
+}
+
+/* -------------------------------------------------------------- building */
+
+static int create_body(cr_scene *s, cr_world *w, uint32_t index, int line, cr_scene_error *err) {
+    cr_scene_body *b = &s->bodies[index];
+    cr_body_def def = b->def;
+    if (b->asset >= 0) def.shape.asset = s->assets[b->asset].slot;
+    cr_status st = cr_body_create(w, &def, &b->id);
+    if (st != CR_OK)
+        return set_error(err, s->path, line, "body '%s': cannot create: %s (%s)", b->name, cr_status_message(st), cr_status_name(st));
+    return 0;
+}
+
+int cr_scene_build(cr_scene *s, cr_world **out, cr_scene_error *err) {
+    *out = NULL;
+    for (ptrdiff_t i = 0; i < arrlen(s->bodies); ++i) memset(&s->bodies[i].id, 0, sizeof s->bodies[i].id);
+    for (ptrdiff_t i = 0; i < arrlen(s->assets); ++i) {
+        /* Mesh assets reach the world through the cooker's library, which this
+         * build does not have yet: say so at the asset's line. */
+        return set_error(err, s->path, s->assets[i].line, "asset '%s': mesh assets are not supported by this build yet",
+                         s->assets[i].name);
+    }
+    cr_world_def def = s->def;
+    def.log = crp_log_hook;
+    def.clock_ns = crp_clock_hook;
+    cr_world *w = NULL;
+    cr_status st = cr_cli_world_new(&def, &w);
+    if (st != CR_OK)
+        return set_error(err, s->path, 0, "cannot create the world (%zu bytes): %s", cr_world_memory_size(&def),
+                         cr_status_message(st));
+    for (ptrdiff_t i = 0; i < arrlen(s->bodies); ++i) {
+        if (s->bodies[i].spawn_frame >= 0) continue;
+        if (create_body(s, w, (uint32_t)i, s->bodies[i].line, err)) {
+            cr_cli_world_free(w);
+            return -1;
+        }
+    }
+    *out = w;
+    return 0;
+}
+
+/* --------------------------------------------------------------- inputs */
+
+static int apply_input(cr_scene *s, cr_world *w, const cr_scene_input *in, cr_scene_error *err) {
+    cr_scene_body *b = &s->bodies[in->body];
+    if (in->kind == CR_SCENE_INPUT_SPAWN) return create_body(s, w, in->body, in->line, err);
+    if (!cr_body_is_valid(w, b->id))
+        return set_error(err, s->path, in->line, "body '%s' is not in the world at frame %d", b->name, in->frame);
+    cr_status st = CR_OK;
+    if (in->kind == CR_SCENE_INPUT_IMPULSE) {
+        cr_vec3 at = (in->flags & CR_SCENE_INPUT_HAS_POINT) ? in->p : cr_body_get_transform(w, b->id).p;
+        st = cr_body_apply_impulse(w, b->id, in->v, at);
+    } else if (in->kind == CR_SCENE_INPUT_VELOCITY) {
+        st = cr_body_set_velocity(w, b->id, in->v, in->w);
+    } else if (in->kind == CR_SCENE_INPUT_TARGET) {
+        /* Velocities that carry the body onto the target in `frames` steps;
+         * they stay until another input changes them. */
+        cr_transform now = cr_body_get_transform(w, b->id);
+        cr_real inv_t = cr_div(CR_R(1), cr_mul(cr_from_int(in->frames), s->dt));
+        cr_vec3 v = cr_v3_scale(cr_v3_sub(in->p, now.p), inv_t);
+        cr_vec3 av = cr_v3_zero();
+        if (in->flags & CR_SCENE_INPUT_HAS_ORIENTATION) {
+            cr_quat dq = cr_quat_mul(in->q, cr_quat_conj(now.q));
+            if (dq.w < 0) dq = (cr_quat){-dq.x, -dq.y, -dq.z, -dq.w};
+            cr_real len;
+            cr_vec3 axis = cr_v3_normalize_len(cr_v3(dq.x, dq.y, dq.z), &len);
+            cr_real angle = cr_mul(CR_R(2), cr_atan2(len, dq.w));
+            av = cr_v3_scale(axis, cr_mul(angle, inv_t));
+        }
+        st = cr_body_set_velocity(w, b->id, v, av);
+    }
+    if (st != CR_OK) return set_error(err, s->path, in->line, "body '%s': %s", b->name, cr_status_message(st));
+    return 0;
+}
+
+int cr_scene_apply_inputs(cr_scene *s, cr_world *w, int32_t frame, cr_scene_error *err) {
+    size_t n = (size_t)arrlen(s->inputs), lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->inputs[mid].frame < frame)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = lo; i < n && s->inputs[i].frame == frame; ++i)
+        if (apply_input(s, w, &s->inputs[i], err)) return -1;
+    return 0;
+}
+
+int cr_scene_step(cr_scene *s, cr_world *w, int32_t frame, cr_scene_error *err) {
+    if (cr_scene_apply_inputs(s, w, frame, err)) return -1;
+    cr_status st = cr_world_step(w, s->dt);
+    if (st != CR_OK) return set_error(err, s->path, 0, "step %d failed: %s", frame, cr_status_message(st));
+    return 0;
+}

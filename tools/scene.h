@@ -1,0 +1,162 @@
+/* scene.h — crumple's text scene files: parse, build a world, feed it its inputs.
+ *
+ * A scene file (docs/scene-format.md) is a line-oriented description of a
+ * world: settings, materials, assets, bodies, grids of bodies, and timed
+ * inputs (spawns, impulses, velocities, kinematic targets). This module turns
+ * it into a cr_scene, builds a world from that through the public API only,
+ * and applies the timed inputs frame by frame. `crumple run`, `crumple bench`
+ * and the scene tests all go through the same three calls:
+ *
+ *     cr_scene *s; cr_scene_error e; cr_world *w;
+ *     if (cr_scene_load("data/scenes/stack.scene", &s, &e)) { cr_scene_error_print(stderr, &e); ... }
+ *     if (cr_scene_build(s, &w, &e)) ...
+ *     for (int32_t f = 0; f < s->frames; ++f) if (cr_scene_step(s, w, f, &e)) ...
+ *     cr_cli_world_free(w); cr_scene_free(s);
+ *
+ * Notes
+ *   - Every error is a `file:line: message` naming what is wrong; the parser
+ *     never crashes on bad input and never reads past its buffer.
+ *   - Numbers are read by our own exact decimal parser (no strtod, no locale):
+ *     the text is rounded once to the nearest double, then converted to
+ *     cr_real by one rule (float: round to nearest float; fixed: round
+ *     value·2^32 to the nearest integer, ties up). A scene therefore gives the
+ *     same bits on every machine. `a/b` fractions are exact rationals rounded
+ *     once, so `dt 1/60` is the double nearest to 1/60.
+ *   - The timed inputs are one frame-sorted list applied by exactly one
+ *     function, cr_scene_apply_inputs, so that a replay log can record and
+ *     re-apply exactly those inputs.
+ *   - The scene owns heap memory (stb_ds arrays); the world it builds lives in
+ *     one block from cr_cli_world_new and never points into the scene.
+ */
+#ifndef CRUMPLE_SCENE_H
+#define CRUMPLE_SCENE_H
+
+#include "crumple/crumple.h"
+
+#include <stdio.h>
+
+#define CR_SCENE_NAME_MAX 64   ///< longest body/material/asset name + 1
+#define CR_SCENE_PATH_MAX 1024 ///< longest path + 1
+/// Most bodies (including grid instances and spawns) one scene may declare.
+#define CR_SCENE_MAX_BODIES (1u << 20)
+
+/// Where and why parsing, building or running a scene failed.
+typedef struct cr_scene_error {
+    char file[CR_SCENE_PATH_MAX]; ///< the scene file (or the asset file that failed)
+    int line;                     ///< 1-based line, 0 if the error has no line
+    char message[512];            ///< what is wrong, naming the offending word
+} cr_scene_error;
+
+/// Print the error as `file:line: message` (or `file: message` without a line).
+void cr_scene_error_print(FILE *out, const cr_scene_error *e);
+/// Same, into a buffer (always terminated).
+void cr_scene_error_format(char *buf, size_t size, const cr_scene_error *e);
+
+/// A named material (`material` line). "default" always exists.
+typedef struct cr_scene_material {
+    char name[CR_SCENE_NAME_MAX];
+    cr_material material;
+    int line;
+} cr_scene_material;
+
+/// A named asset (`asset` line): a cooked .crb file, or an .obj cooked on load.
+typedef struct cr_scene_asset {
+    char name[CR_SCENE_NAME_MAX];
+    char path[CR_SCENE_PATH_MAX]; ///< resolved against the scene file's folder
+    int line;
+    uint32_t slot;                ///< asset slot in the built world
+} cr_scene_asset;
+
+/// One body of the scene (a `body` line, or one instance of a `grid`).
+typedef struct cr_scene_body {
+    char name[CR_SCENE_NAME_MAX]; ///< grid instances are GRID.k, k from 0
+    cr_body_def def;              ///< complete; def.user_data = scene body index + 1
+    int32_t asset;                ///< index into assets for mesh bodies, else -1
+    int32_t spawn_frame;          ///< -1: created by cr_scene_build; else by a spawn input
+    int line;
+    cr_body_id id;                ///< handle in the built world; null until created
+} cr_scene_body;
+
+/// Kinds of timed input.
+typedef enum cr_scene_input_kind {
+    CR_SCENE_INPUT_SPAWN,    ///< create `body` from its def
+    CR_SCENE_INPUT_IMPULSE,  ///< apply impulse `v` (N·s) at world point `p`, or at the centre of mass
+    CR_SCENE_INPUT_VELOCITY, ///< set linear velocity `v` (m/s) and angular velocity `w` (rad/s)
+    CR_SCENE_INPUT_TARGET    ///< kinematic target: set velocities that reach `p`, `q` in `frames` frames
+} cr_scene_input_kind;
+
+#define CR_SCENE_INPUT_HAS_POINT 1u       ///< impulse: `p` is the point of application
+#define CR_SCENE_INPUT_HAS_ORIENTATION 2u ///< target: `q` is a target orientation
+
+/// One timed input. Plain data (no pointers), so a replay log can store it as is.
+typedef struct cr_scene_input {
+    int32_t frame;     ///< applied just before step `frame` (0-based), i.e. at t = frame·dt
+    uint32_t kind;     ///< cr_scene_input_kind
+    uint32_t body;     ///< index into cr_scene.bodies
+    uint32_t flags;    ///< CR_SCENE_INPUT_HAS_POINT, CR_SCENE_INPUT_HAS_ORIENTATION
+    uint32_t seq;      ///< declaration order; ties on `frame` keep this order
+    int32_t frames;    ///< target: frames to reach it (>= 1)
+    int32_t line;      ///< source line, for errors
+    int32_t pad_;
+    cr_vec3 v;         ///< impulse (N·s) or linear velocity (m/s)
+    cr_vec3 w;         ///< angular velocity (rad/s)
+    cr_vec3 p;         ///< impulse point or target position (m)
+    cr_quat q;         ///< target orientation
+} cr_scene_input;
+
+/// A parsed scene. Arrays are stb_ds arrays (arrlen() gives their length).
+typedef struct cr_scene {
+    char path[CR_SCENE_PATH_MAX];  ///< as given to cr_scene_load
+    char dir[CR_SCENE_PATH_MAX];   ///< folder relative paths are resolved against
+    char cache_dir[CR_SCENE_PATH_MAX]; ///< where .obj assets are cooked ("" = default)
+    cr_world_def def;              ///< world settings and capacities for cr_scene_build
+    cr_real dt;                    ///< s per frame
+    int32_t frames;                ///< frames `crumple run` steps by default
+    cr_scene_material *materials;
+    cr_scene_asset *assets;
+    cr_scene_body *bodies;
+    cr_scene_input *inputs;        ///< sorted by (frame, seq)
+    struct cr_scene_name_ *names_; ///< private: body name → index
+} cr_scene;
+
+/// Parse scene text. `path` names it in errors and anchors relative paths.
+/// Returns 0 and a new scene, or -1 with *err filled and *out NULL.
+int cr_scene_parse(const char *text, size_t size, const char *path, cr_scene **out, cr_scene_error *err);
+/// Read and parse a scene file.
+int cr_scene_load(const char *path, cr_scene **out, cr_scene_error *err);
+void cr_scene_free(cr_scene *s);
+
+/// Index of the body called `name`, or -1.
+int32_t cr_scene_find_body(const cr_scene *s, const char *name);
+
+/// Create the world the scene describes (one host block from cr_cli_world_new),
+/// register its assets and create its bodies that do not wait for a spawn.
+/// Returns 0, or -1 with *err naming the scene line that failed.
+int cr_scene_build(cr_scene *s, cr_world **out, cr_scene_error *err);
+
+/// Apply every input of `frame`, in order. The one place inputs reach the world.
+/// Returns 0, or -1 with *err naming the input's line.
+int cr_scene_apply_inputs(cr_scene *s, cr_world *w, int32_t frame, cr_scene_error *err);
+
+/// One frame exactly as `crumple run` does it: the frame's inputs, then one
+/// world step of the scene's dt.
+int cr_scene_step(cr_scene *s, cr_world *w, int32_t frame, cr_scene_error *err);
+
+/* ---- crumple run: what a run measures and prints (tools/cmd_run.c) ---- */
+
+/// Totals over the frames of a run.
+typedef struct cr_run_stats {
+    int32_t frames;                     ///< frames stepped
+    cr_stage_stats total[CR_STAGE_COUNT]; ///< work, overflow and time summed over the frames
+    uint32_t max_work[CR_STAGE_COUNT];  ///< largest per-frame work of each stage
+    double step_ms_total;               ///< wall time of the steps, ms
+    double step_ms_max;                 ///< slowest step, ms
+} cr_run_stats;
+
+/// Add one frame's world stats and measured step time to the totals.
+void cr_run_stats_add(cr_run_stats *rs, const cr_world_stats *ws, double step_ms);
+
+/// The JSON object `crumple run --json` prints (docs/scene-format.md gives the contract).
+void cr_run_write_json(FILE *out, const cr_scene *s, const cr_world *w, const cr_run_stats *rs);
+
+#endif
