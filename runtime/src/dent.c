@@ -1,0 +1,144 @@
+/* dent.c — one dent from impact to displaced vertices (see dent.h). */
+#include "dent.h"
+
+cr_real cr_dent_distance(const cr_dent_params *p, cr_real normal_speed) {
+    if (normal_speed <= p->threshold_speed) return 0;
+    cr_real d = p->speed_scale > 0 ? cr_mul(normal_speed - p->threshold_speed, p->speed_scale) : p->fixed_distance;
+    return cr_min(d, p->max_distance);
+}
+
+/* The impact frame: denting normal n, tangent ex along the tangential part of
+ * the relative velocity, ey, and the angle of incidence. */
+static void impact_frame(const cr_dent_params *p, const cr_dent_impact *imp, cr_dent *d) {
+    d->point = imp->point;
+    d->normal = cr_v3_normalize(imp->normal);
+    d->distance = imp->distance;
+    cr_real speed;
+    cr_vec3 u = cr_v3_normalize_len(imp->velocity, &speed);
+    cr_real c = cr_v3_dot(u, d->normal);
+    cr_vec3 t = cr_v3_sub(u, cr_v3_scale(d->normal, c));
+    cr_real tl;
+    cr_vec3 ex = cr_v3_normalize_len(t, &tl);
+    if (speed <= CR_R(1e-6) || c <= 0 || tl <= CR_R(1e-4)) {
+        /* head-on (or no usable velocity): any tangent will do */
+        cr_vec3 n = d->normal;
+        cr_vec3 a = cr_abs(n.x) < CR_R(0.6) ? cr_v3(CR_R(1), 0, 0) : cr_v3(0, CR_R(1), 0);
+        ex = cr_v3_normalize(cr_v3_sub(a, cr_v3_scale(n, cr_v3_dot(a, n))));
+        c = CR_R(1);
+    }
+    c = cr_clamp(c, p->min_cos, CR_R(1));
+    d->cos_theta = c;
+    d->sin_theta = cr_sqrt(CR_R(1) - cr_mul(c, c));
+    d->ex = ex;
+    d->ey = cr_v3_cross(d->normal, ex);
+}
+
+/* Profile direction (looking along the relative velocity) and its in-plane x axis. */
+static cr_vec3 profile_dir(const cr_dent *d) { return cr_v3_add(cr_v3_scale(d->ex, d->sin_theta), cr_v3_scale(d->normal, d->cos_theta)); }
+static cr_vec3 profile_x(const cr_dent *d) { return cr_v3_sub(cr_v3_scale(d->ex, d->cos_theta), cr_v3_scale(d->normal, d->sin_theta)); }
+
+/* A point of the projectile in profile coordinates: (x', y, height past the plane moved back by d). */
+static cr_vec3 to_profile(const cr_dent *d, cr_vec3 dir, cr_vec3 px, cr_vec3 v) {
+    cr_vec3 r = cr_v3_sub(v, d->point);
+    return cr_v3(cr_v3_dot(r, px), cr_v3_dot(r, d->ey), cr_v3_dot(r, dir) + d->distance);
+}
+
+/* Sphere: a Gaussian matching the cap's curvature at its tip (d - r^2/2R). */
+static cr_real sphere_sigma(const cr_dent_projectile *proj, cr_real distance) {
+    return cr_sqrt(cr_mul(proj->radius, distance));
+}
+
+/* Half width of the profile plane that holds the whole dent, in metres. */
+static cr_real half_width(const cr_dent_params *p, const cr_dent *d, const cr_dent_projectile *proj) {
+    if (proj->is_sphere) return cr_mul(CR_R(3.5), sphere_sigma(proj, d->distance));
+    cr_vec3 dir = profile_dir(d), px = profile_x(d);
+    cr_real r2 = 0;
+    for (uint32_t t = 0; t < 3 * proj->triangle_count; ++t) {
+        cr_vec3 q = to_profile(d, dir, px, proj->vertices[proj->triangles[t]]);
+        if (q.z > 0) r2 = cr_max(r2, cr_mul(q.x, q.x) + cr_mul(q.y, q.y));
+    }
+    /* the footprint, one edge for triangles straddling it, and room for the
+     * Gaussians and the heat kernel to taper to zero before the border */
+    cr_real r = cr_sqrt(r2);
+    return r + cr_mul(CR_R(0.25), r) + proj->edge_length + cr_mul(CR_R(3), p->blur);
+}
+
+uint32_t cr_dent_plan_cells(const cr_dent_params *p, const cr_dent_impact *imp, const cr_dent_projectile *proj,
+                            cr_real target_edge_length, cr_real *cell_out) {
+    cr_dent d;
+    impact_frame(p, imp, &d);
+    cr_real w = half_width(p, &d, proj);
+    /* resolve the finer of the two meshes (seed §3.2), within the cell bounds */
+    cr_real want = cr_half(proj->is_sphere ? target_edge_length : cr_min(target_edge_length, proj->edge_length));
+    if (want <= 0) want = cr_div(w, CR_R(25));
+    int32_t cells = cr_floor_int(cr_div(2 * w, want)) + 1;
+    if (cells < (int32_t)p->min_cells) cells = (int32_t)p->min_cells;
+    if (cells > (int32_t)p->max_cells) cells = (int32_t)p->max_cells;
+    *cell_out = cr_div(2 * w, cr_from_int(cells - 1));
+    return (uint32_t)cells;
+}
+
+uint32_t cr_dent_scratch_bytes(uint32_t cells) {
+    uint32_t grid = (cells * cells * (uint32_t)sizeof(cr_real) + 7u) & ~7u;
+    return 2 * grid + cr_dent_broaden_scratch_bytes(cells);
+}
+
+void cr_dent_build(cr_dent *out, const cr_dent_params *p, const cr_dent_impact *imp, const cr_dent_projectile *proj,
+                   uint32_t cells, cr_real cell, void *scratch) {
+    impact_frame(p, imp, out);
+    uint32_t grid_bytes = (cells * cells * (uint32_t)sizeof(cr_real) + 7u) & ~7u;
+    uint8_t *mem = (uint8_t *)scratch;
+    out->grid.n = cells;
+    out->grid.cell = cell;
+    out->grid.h = (cr_real *)mem;
+    cr_real *tmp = (cr_real *)(mem + grid_bytes);
+    void *broaden = mem + 2 * grid_bytes;
+    out->zbuffer_work = 0;
+    if (proj->is_sphere) {
+        cr_dent_gaussian(&out->grid, out->distance, sphere_sigma(proj, out->distance));
+    } else {
+        for (uint32_t i = 0; i < cells * cells; ++i) out->grid.h[i] = 0;
+        cr_vec3 dir = profile_dir(out), px = profile_x(out);
+        static const uint32_t tri[3] = {0, 1, 2};
+        for (uint32_t t = 0; t < proj->triangle_count; ++t) {
+            cr_vec3 q[3];
+            for (int k = 0; k < 3; ++k) q[k] = to_profile(out, dir, px, proj->vertices[proj->triangles[3 * t + k]]);
+            out->zbuffer_work += cr_dent_zbuffer(&out->grid, q, tri, 1);
+        }
+        cr_dent_broaden(&out->grid, p->blur, broaden);
+        cr_dent_smooth(&out->grid, p->heat_iterations, p->modified_iterations, out->distance, tmp);
+    }
+    /* in the collision plane the profile is stretched by 1/cos(theta) along ex */
+    cr_real half = cr_mul(cr_half(cr_from_int((int32_t)cells - 1)), cell);
+    out->support = cr_div(half, out->cos_theta) + cr_mul(CR_R(2), out->distance);
+}
+
+uint32_t cr_dent_apply(const cr_dent *d, const cr_dent_params *p, cr_vec3 *vertices, uint32_t count, uint32_t *first,
+                       uint32_t *last) {
+    uint32_t moved = 0;
+    *first = count;
+    *last = 0;
+    cr_real support2 = cr_mul(d->support, d->support);
+    cr_real inv_d = d->distance > 0 ? cr_div(CR_R(1), d->distance) : 0;
+    for (uint32_t i = 0; i < count; ++i) {
+        cr_vec3 r = cr_v3_sub(vertices[i], d->point);
+        cr_real x = cr_v3_dot(r, d->ex), y = cr_v3_dot(r, d->ey);
+        if (cr_mul(x, x) + cr_mul(y, y) > support2) continue;
+        /* the map was taken looking along the velocity: plane x maps to x cos(theta) */
+        cr_real h = cr_dent_sample(&d->grid, cr_mul(x, d->cos_theta), y);
+        if (h <= 0) continue;
+        cr_real z = cr_v3_dot(r, d->normal);
+        cr_real a = cr_dent_attenuation(z, d->distance, p->steepness);
+        if (a <= 0) continue;
+        /* seed §3.3 shear: (x, 0) -> (x + 2 sin(theta) D / (1 + e^(-t x/d)), cos(theta) D);
+         * with t = 0 this is the plain shear along the velocity */
+        cr_real spread = cr_div(CR_R(2), CR_R(1) + cr_exp(-cr_mul(p->width_t, cr_mul(x, inv_d))));
+        cr_real shift = cr_mul(cr_mul(d->sin_theta, h), spread);
+        cr_vec3 disp = cr_v3_add(cr_v3_scale(d->ex, shift), cr_v3_scale(d->normal, cr_mul(d->cos_theta, h)));
+        vertices[i] = cr_v3_add(vertices[i], cr_v3_scale(disp, a));
+        if (i < *first) *first = i;
+        *last = i;
+        ++moved;
+    }
+    return moved;
+}
