@@ -433,6 +433,50 @@ CR_TEST(scalar_from_float_exact) {
 #endif
 }
 
+#if CR_FIXED
+/* 128-bit helpers written for the test, independent of the runtime's. */
+typedef struct t_u128 {
+    uint64_t hi, lo;
+} t_u128;
+static t_u128 t_mul(uint64_t a, uint64_t b) {
+    uint64_t a0 = (uint32_t)a, a1 = a >> 32, b0 = (uint32_t)b, b1 = b >> 32;
+    uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
+    uint64_t mid = (p00 >> 32) + (uint32_t)p01 + (uint32_t)p10;
+    t_u128 r = {p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32), (mid << 32) | (uint32_t)p00};
+    return r;
+}
+static t_u128 t_add(t_u128 a, uint64_t b) {
+    t_u128 r = {a.hi + (a.lo + b < a.lo), a.lo + b};
+    return r;
+}
+static int t_le(t_u128 a, t_u128 b) { return a.hi < b.hi || (a.hi == b.hi && a.lo <= b.lo); }
+#endif
+
+CR_TEST(scalar_sqrt_correctly_rounded) {
+    rng r = {UINT64_C(31337)};
+    for (int i = 0; i < 300000; ++i) {
+#if CR_FIXED
+        /* R = round(sqrt(N)), N = raw 2^32, iff R^2 - R < N <= R^2 + R. */
+        uint64_t raw = (rng_next(&r) >> 1) >> (rng_next(&r) % 63);
+        if (i < 64) raw = (UINT64_C(1) << (i % 63)) + (uint64_t)(i / 63) - 1u; /* powers of two and neighbours */
+        if (raw == 0) continue;
+        uint64_t R = (uint64_t)cr_sqrt((cr_real)raw);
+        t_u128 N = {raw >> 32, raw << 32};
+        t_u128 R2 = t_mul(R, R);
+        t_u128 lo = R2.lo >= R ? (t_u128){R2.hi, R2.lo - R} : (t_u128){R2.hi - 1, R2.lo - R}; /* R^2 - R */
+        ENSURE_MSG(!t_le(N, lo) && t_le(N, t_add(R2, R)), "sqrt(raw %llu) = %llu is not correctly rounded",
+                   (unsigned long long)raw, (unsigned long long)R);
+#else
+        uint32_t bits = (uint32_t)(rng_next(&r) >> 33); /* positive floats, NaN/inf included */
+        float f;
+        memcpy(&f, &bits, sizeof f);
+        if (f != f) continue;
+        /* sqrt in double then float is correctly rounded (53 >= 2*24 + 2). */
+        ENSURE(cr_sqrt(f) == (float)sqrt((double)f));
+#endif
+    }
+}
+
 /* ------------------------------------------------------------------------- */
 /* Golden hash: the exact bits of many outputs. A different compiler, CPU,    */
 /* optimisation level or the portable (no __int128) path must not change it. */

@@ -26,9 +26,10 @@
  *          s = (m-1)/(m+1), odd series to s^11, plus e*ln2 as a hi+lo pair.
  *
  * Fixed mode (CR_FIXED=1): integer arithmetic only, no float or double at all.
- *   sqrt   exact digit-by-digit square root of raw*2^32, rounded to nearest.
- *   rsqrt  raw normalised by an even shift, 47-bit square root, then one
- *          power-of-two long division, rounded to nearest (error < 2 raw units).
+ *   sqrt   raw normalised by an even shift to m in [0.5, 2); 1/sqrt(m) from a
+ *          192-entry seed and three Newton steps (multiplies only); sqrt = m/sqrt(m),
+ *          then an exact integer check makes it the correctly rounded sqrt(raw*2^32).
+ *   rsqrt  the same 1/sqrt(m), shifted and rounded to nearest (error < 0.51 units).
  *   sin, cos  |x| times 128 bits of 2/pi (a 192-bit product, so even x = 2^31 is
  *          reduced exactly), r in Q2.62, Taylor to r^15 / r^16 in Q2.62.
  *   atan2  octant reduction, then 40 CORDIC vectoring steps (shifts and adds
@@ -177,54 +178,77 @@ static inline int cr_clz64_(uint64_t v) { /* v != 0 */
 /* Rounded Q2.62 -> Q32.32. */
 static inline cr_real cr_q62_to_real_(int64_t v) { return (v + (INT64_C(1) << 29)) >> 30; }
 
-/* round(sqrt(v * 2^(2*zero_pairs))), digit by digit (two radicand bits per
- * step). rem <= 2*root < 2^50, so 4*rem+3 never overflows 64 bits. */
-static uint64_t cr_isqrt_round_(uint64_t v, int zero_pairs) {
-    uint64_t rem = 0, root = 0;
-    int top = v ? (63 - cr_clz64_(v)) >> 1 : -1;
-    for (int i = top; i >= -zero_pairs; --i) {
-        uint64_t digit = i >= 0 ? (v >> (2 * i)) & 3u : 0u;
-        uint64_t trial = (root << 2) | 1u;
-        rem = (rem << 2) | digit;
-        root <<= 1;
-        if (rem >= trial) {
-            rem -= trial;
-            root |= 1u;
-        }
-    }
-    /* v*4^k >= root^2 + root + 1 <=> rem > root: round half up (no ties). */
-    return rem > root ? root + 1 : root;
+/* (a*b + 2^61) >> 62 for unsigned a, b < 2^63 (so the result is < 2^64). */
+static inline uint64_t cr_umul62_(uint64_t a, uint64_t b) {
+    uint64_t hi, lo;
+    cr_umul128_(a, b, &hi, &lo);
+    uint64_t lo2 = lo + (UINT64_C(1) << 61);
+    hi += lo2 < lo;
+    return (hi << 2) | (lo2 >> 62);
 }
 
-cr_real cr_sqrt(cr_real x) {
-    if (x <= 0) return 0;
-    return (cr_real)cr_isqrt_round_((uint64_t)x, 16);
-}
+/* 2^15 / sqrt((i + 64.5) / 128): first guess of 1/sqrt(m) for m in [0.5, 2),
+ * indexed by the top 8 bits of m in Q2.62, relative error < 2^-8. */
+static const uint16_t cr_rsqrt_seed_[192] = {
+    46161u, 45807u, 45462u, 45124u, 44793u, 44470u, 44153u, 43843u, 43540u, 43243u, 42951u, 42666u,
+    42386u, 42112u, 41843u, 41579u, 41320u, 41065u, 40816u, 40571u, 40330u, 40093u, 39861u, 39632u,
+    39408u, 39187u, 38970u, 38756u, 38546u, 38340u, 38136u, 37936u, 37739u, 37545u, 37354u, 37166u,
+    36980u, 36798u, 36618u, 36441u, 36266u, 36093u, 35924u, 35756u, 35591u, 35428u, 35267u, 35109u,
+    34953u, 34798u, 34646u, 34496u, 34347u, 34201u, 34056u, 33913u, 33772u, 33633u, 33496u, 33360u,
+    33225u, 33093u, 32962u, 32832u, 32704u, 32578u, 32453u, 32329u, 32207u, 32086u, 31966u, 31848u,
+    31731u, 31616u, 31501u, 31388u, 31276u, 31166u, 31056u, 30948u, 30840u, 30734u, 30629u, 30525u,
+    30422u, 30320u, 30219u, 30120u, 30021u, 29923u, 29826u, 29730u, 29635u, 29540u, 29447u, 29354u,
+    29263u, 29172u, 29082u, 28993u, 28905u, 28817u, 28731u, 28645u, 28560u, 28475u, 28392u, 28309u,
+    28227u, 28145u, 28064u, 27984u, 27905u, 27826u, 27748u, 27671u, 27594u, 27518u, 27442u, 27368u,
+    27293u, 27220u, 27147u, 27074u, 27002u, 26931u, 26860u, 26790u, 26720u, 26651u, 26582u, 26514u,
+    26447u, 26380u, 26313u, 26247u, 26182u, 26117u, 26052u, 25988u, 25924u, 25861u, 25799u, 25736u,
+    25674u, 25613u, 25552u, 25492u, 25432u, 25372u, 25313u, 25254u, 25196u, 25138u, 25080u, 25023u,
+    24966u, 24910u, 24854u, 24798u, 24743u, 24688u, 24633u, 24579u, 24525u, 24472u, 24419u, 24366u,
+    24313u, 24261u, 24209u, 24158u, 24107u, 24056u, 24005u, 23955u, 23905u, 23856u, 23807u, 23758u,
+    23709u, 23661u, 23613u, 23565u, 23518u, 23470u, 23423u, 23377u, 23331u, 23284u, 23239u, 23193u,
+};
 
-/* rsqrt raw = 2^48 / sqrt(raw). With M = raw * 4^j in [2^61, 2^63):
- * S = round(sqrt(M) 2^16) has 47 significant bits and the result is
- * 2^(64+j) / S: a power of two over S, a cheap long division. */
-cr_real cr_rsqrt(cr_real x) {
-    if (x <= 0) return CR_REAL_MAX;
-    uint64_t raw = (uint64_t)x;
+/* For raw > 0: M = raw * 4^j in [2^61, 2^63), i.e. m = M / 2^62 in [0.5, 2),
+ * and y = 1/sqrt(m) in Q2.62 to ~2^-59 relative: the table seed (2^-8), then
+ * three Newton steps y += y (1 - m y^2) / 2, each squaring the error. */
+static uint64_t cr_rsqrt_m_(uint64_t raw, int *j, uint64_t *M) {
     int n = 63 - cr_clz64_(raw);
     int twoj = (62 - n) & ~1;
-    uint64_t S = cr_isqrt_round_(raw << twoj, 16);
-    uint64_t q = UINT64_MAX / S, r = UINT64_MAX % S + 1u; /* 2^64 = q S + r */
-    if (r == S) {
-        q += 1u;
-        r = 0;
+    uint64_t m = raw << twoj;
+    uint64_t y = (uint64_t)cr_rsqrt_seed_[(m >> 55) - 64u] << 47;
+    for (int i = 0; i < 3; ++i) {
+        int64_t e = (int64_t)(UINT64_C(1) << 62) - (int64_t)cr_umul62_(m, cr_umul62_(y, y)); /* |e| < 2^55 */
+        y += (uint64_t)cr_qmul_((int64_t)y, e, 63);
     }
-    for (int i = 0; i < twoj / 2; ++i) { /* r < S < 2^48: no overflow */
-        r <<= 1;
-        q <<= 1;
-        if (r >= S) {
-            r -= S;
-            q |= 1u;
-        }
-    }
-    if (2u * r >= S) q += 1u;
-    return (cr_real)q;
+    *j = twoj >> 1;
+    *M = m;
+    return y;
+}
+
+/* raw result = sqrt(raw * 2^32) = sqrt(m) 2^(47-j) = m y 2^(47-j). The Newton
+ * result is within 2^-12 of the exact root, so the candidate is at most one
+ * away from the correctly rounded root; the exact test N - R^2 in (-R, R]
+ * (N = raw 2^32; both sides mod 2^64 since the difference is < 2^50) fixes it. */
+cr_real cr_sqrt(cr_real x) {
+    if (x <= 0) return 0;
+    int j;
+    uint64_t M, y = cr_rsqrt_m_((uint64_t)x, &j, &M);
+    int sh = 15 + j;
+    uint64_t R = (cr_umul62_(M, y) + (UINT64_C(1) << (sh - 1))) >> sh;
+    int64_t D = cr_u2s_(((uint64_t)x << 32) - R * R);
+    if (D > (int64_t)R) R += 1u;
+    else if (D <= -(int64_t)R) R -= 1u;
+    return (cr_real)R;
+}
+
+/* raw result = 2^48 / sqrt(raw) = y 2^(17+j) in Q32.32: y rounded to nearest
+ * after a shift of 45 - j >= 14 bits; y's own error is below 2^-12 units. */
+cr_real cr_rsqrt(cr_real x) {
+    if (x <= 0) return CR_REAL_MAX;
+    int j;
+    uint64_t M, y = cr_rsqrt_m_((uint64_t)x, &j, &M);
+    int sh = 45 - j;
+    return (cr_real)((y + (UINT64_C(1) << (sh - 1))) >> sh);
 }
 
 /* Taylor coefficients (-1)^n / (2n+1)! and (-1)^n / (2n)! in Q2.62. */
