@@ -172,7 +172,7 @@ static sweep_result run_sweep(const sweep *s) {
 #define TOL_EXP 0.0, 1e-6
 #define TOL_LOG 0.0, 1e-6
 #define SINCOS_WIDE 1e30
-#define SINCOS_WIDE_NAME "[-1e30, 1e30] log"
+#define SINCOS_WIDE_NAME "[1, 1e30] log"
 #define EXP_LO -87.0
 #define EXP_HI 88.7
 #define EXP_DOMAIN "[-87, 88.7]"
