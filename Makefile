@@ -24,8 +24,9 @@ STB_INCLUDE ?= /usr/include/stb
 # Determinism flags are not optional: no fused multiply-add, no fast-math.
 CFLAGS_COMMON := -std=c11 -Wall -Wextra -Wpedantic -Werror -ffp-contract=off -fno-math-errno \
                  $(OPT) -DCR_FIXED=$(FIXED) -Iruntime/include $(EXTRA_CFLAGS)
-# stb_ds (tools only) spells GNU's typeof, which strict C11 calls __typeof__.
-CFLAGS_HOST   := $(CFLAGS_COMMON) -Iplatform -I$(STB_INCLUDE) -Itools -MMD -MP -Dtypeof=__typeof__
+# stb_ds (tools only) is a system header (its macros trip -Wextra) and spells
+# GNU's typeof, which strict C11 calls __typeof__.
+CFLAGS_HOST   := $(CFLAGS_COMMON) -Iplatform -isystem $(STB_INCLUDE) -Itools -MMD -MP -Dtypeof=__typeof__
 
 RUNTIME_SRC  := $(sort $(wildcard runtime/src/*.c))
 TOOLS_SRC    := $(filter-out tools/main.c,$(sort $(wildcard tools/*.c)))
