@@ -27,7 +27,7 @@
  *
  * Fixed mode (CR_FIXED=1): integer arithmetic only, no float or double at all.
  *   sqrt   raw normalised by an even shift to m in [0.5, 2); 1/sqrt(m) from a
- *          192-entry seed and three Newton steps (multiplies only); sqrt = m/sqrt(m),
+ *          192-entry seed and three Newton steps (multiplies only); sqrt = m * (1/sqrt m),
  *          then an exact integer check makes it the correctly rounded sqrt(raw*2^32).
  *   rsqrt  the same 1/sqrt(m), shifted and rounded to nearest (error < 0.51 units).
  *   sin, cos  |x| times 128 bits of 2/pi (a 192-bit product, so even x = 2^31 is
@@ -42,7 +42,7 @@
  * Measured errors are in docs/scalar.md and are enforced by tests/test_scalar.c.
  *
  * Notes
- *   - All tables are static const integers (no pointers), so the runtime keeps
+ *   - All tables are static const numbers (no pointers), so the runtime keeps
  *     no writable data. The constants were generated with mpmath at 400 bits
  *     (script in docs/scalar.md).
  *   - Right shifts of negative signed values are arithmetic on every compiler
