@@ -29,8 +29,9 @@
 /// Q32.32 fixed point: value = raw / 2^32.
 typedef int64_t cr_real;
 #define CR_FRAC_BITS 32
-/// A literal constant; only for compile-time constants (the conversion is done by the compiler).
-#define CR_R(x) ((cr_real)((x) * 4294967296.0))
+/// A literal constant, rounded to the nearest 2^-32; only for compile-time
+/// constants (the compiler does the conversion, so it costs nothing).
+#define CR_R(x) ((cr_real)((x) * 4294967296.0 + ((x) >= 0 ? 0.5 : -0.5)))
 #define CR_REAL_MAX INT64_MAX
 #define CR_REAL_EPS ((cr_real)1)
 #define CR_MODE_NAME "fixed-q32.32"
