@@ -8,10 +8,10 @@
  * Notes
  *   - Names must be defined before they are used (materials, assets, bodies),
  *     so every reference error points at the line that made it.
- *   - Numbers: parse_number reads [+-]digits[.digits][e[+-]digits] and an
+ *   - Numbers: cr_scene_parse_number reads [+-]digits[.digits][e[+-]digits] and an
  *     optional "/denominator" of the same form as an exact rational held in a
  *     small big integer, rounds it once to the nearest double (ties to even),
- *     and real_from_double applies the one conversion rule of scene.h. No
+ *     and cr_scene_real_from_double applies the one conversion rule of scene.h. No
  *     strtod: its rounding and locale are the C library's, not ours.
  *   - Per-instance variation in grids (jitter, tilt) comes from a splitmix64
  *     hash of (seed, instance, axis) mapped onto a 1/65536 lattice in [-1, 1],
@@ -218,8 +218,7 @@ static const char *read_decimal(const char *t, big *m, int *exp10, const char **
     return t;
 }
 
-/* Parses a whole token as a number; 0 on success, else -1 and *why. */
-static int parse_number(const char *t, double *out, const char **why) {
+int cr_scene_parse_number(const char *t, double *out, const char **why) {
     int neg = 0;
     if (*t == '+' || *t == '-') neg = *t++ == '-';
     big n, d;
@@ -258,8 +257,7 @@ static int parse_number(const char *t, double *out, const char **why) {
     return 0;
 }
 
-/* The one rule from double to cr_real (scene.h). */
-static cr_real real_from_double(double d) {
+cr_real cr_scene_real_from_double(double d) {
 #if CR_FIXED
     double x = d * 4294967296.0; /* exact: a power of two */
     /* Below 2^52 adding 0.5 is exact, so floor gives round-half-up; above it
@@ -307,7 +305,7 @@ static int read_doubles(pctx *c, const char *what, const char *names, int count,
         if (at_end(c) || !looks_numeric(c->tok[c->pos]))
             return fail(c, "'%s' needs %d number%s (%s), got %d", what, count, count == 1 ? "" : "s", names, i);
         const char *why = NULL;
-        if (parse_number(c->tok[c->pos], &out[i], &why) != 0)
+        if (cr_scene_parse_number(c->tok[c->pos], &out[i], &why) != 0)
             return fail(c, "bad number '%s' for '%s': %s", c->tok[c->pos], what, why);
         ++c->pos;
     }
@@ -317,7 +315,7 @@ static int read_doubles(pctx *c, const char *what, const char *names, int count,
 static int read_reals(pctx *c, const char *what, const char *names, int count, cr_real *out) {
     double d[4];
     if (read_doubles(c, what, names, count, d)) return -1;
-    for (int i = 0; i < count; ++i) out[i] = real_from_double(d[i]);
+    for (int i = 0; i < count; ++i) out[i] = cr_scene_real_from_double(d[i]);
     return 0;
 }
 
@@ -436,7 +434,7 @@ static int st_dt(pctx *c) {
     double d;
     if (read_doubles(c, "dt", "seconds", 1, &d)) return -1;
     if (!(d > 0 && d <= 1)) return fail(c, "'dt' must be in (0, 1] seconds, got %s", c->tok[c->pos - 1]);
-    c->s->dt = real_from_double(d);
+    c->s->dt = cr_scene_real_from_double(d);
     if (c->s->dt <= 0) return fail(c, "'dt' %s is below the scalar's resolution", c->tok[c->pos - 1]);
     return end_of_statement(c, "dt");
 }
@@ -976,7 +974,7 @@ int cr_scene_parse(const char *text, size_t size, const char *path, cr_scene **o
     set_paths(s, path);
     sh_new_strdup(s->names_);
     s->def = cr_default_world_def();
-    s->dt = real_from_double(1.0 / 60.0);
+    s->dt = cr_scene_real_from_double(1.0 / 60.0);
     s->frames = 600;
     cr_scene_material def_mat;
     memset(&def_mat, 0, sizeof def_mat);

@@ -126,6 +126,16 @@ int cr_scene_parse(const char *text, size_t size, const char *path, cr_scene **o
 int cr_scene_load(const char *path, cr_scene **out, cr_scene_error *err);
 void cr_scene_free(cr_scene *s);
 
+/// One number as scenes write it: [+-]digits[.digits][e[+-]digits], optionally
+/// followed by /denominator of the same unsigned form; at most 24 significant
+/// digits, |exponent| <= 30, and 1e-9 <= |value| <= 1e9 or 0. The exact value
+/// is rounded once to the nearest double (ties to even). Returns 0, or -1 with
+/// *why saying what is wrong.
+int cr_scene_parse_number(const char *text, double *out, const char **why);
+/// The one conversion from a parsed double to cr_real: float builds round to
+/// the nearest float; fixed builds round value·2^32 to the nearest integer, ties up.
+cr_real cr_scene_real_from_double(double d);
+
 /// Index of the body called `name`, or -1.
 int32_t cr_scene_find_body(const cr_scene *s, const char *name);
 

@@ -1,0 +1,355 @@
+/* test_scene_run.c — `crumple run`'s frame loop, timed inputs and JSON contract.
+ *
+ * Inputs must reach the world exactly on their frame (that is what a replay
+ * relies on), a scene must give the same state hash every time it runs, and
+ * the JSON that `crumple run --json` prints must be valid JSON holding the
+ * fields docs/scene-format.md promises, with values that match the world.
+ */
+#include "test.h"
+#include "scene.h"
+#include "cli.h"
+#include "stb_ds.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- a small JSON reader, strict enough to reject what a real parser would ---- */
+
+typedef enum jtype { J_NULL, J_BOOL, J_NUM, J_STR, J_ARR, J_OBJ } jtype;
+typedef struct jnode {
+    jtype type;
+    double num;
+    char str[256];
+    char key[64];
+    struct jnode *kids; /* stb_ds */
+} jnode;
+
+typedef struct jreader {
+    const char *p;
+    int ok;
+} jreader;
+
+static void jws(jreader *r) {
+    while (*r->p == ' ' || *r->p == '\n' || *r->p == '\t' || *r->p == '\r') ++r->p;
+}
+
+static void jstring(jreader *r, char *out, size_t cap) {
+    size_t n = 0;
+    if (*r->p != '"') {
+        r->ok = 0;
+        return;
+    }
+    ++r->p;
+    while (*r->p && *r->p != '"') {
+        char ch = *r->p++;
+        if ((unsigned char)ch < 0x20) r->ok = 0;
+        if (ch == '\\') {
+            ch = *r->p++;
+            if (ch == 'u') {
+                for (int i = 0; i < 4; ++i)
+                    if (!strchr("0123456789abcdefABCDEF", *r->p++)) r->ok = 0;
+                ch = '?';
+            } else if (!strchr("\"\\/bfnrt", ch)) {
+                r->ok = 0;
+            }
+        }
+        if (n + 1 < cap) out[n++] = ch;
+    }
+    out[n] = '\0';
+    if (*r->p != '"') r->ok = 0;
+    else ++r->p;
+}
+
+static void jvalue(jreader *r, jnode *n, int depth) {
+    memset(n, 0, sizeof *n);
+    jws(r);
+    if (depth > 20) r->ok = 0;
+    if (!r->ok) return;
+    char c = *r->p;
+    if (c == '{' || c == '[') {
+        n->type = c == '{' ? J_OBJ : J_ARR;
+        ++r->p;
+        jws(r);
+        if (*r->p == (c == '{' ? '}' : ']')) {
+            ++r->p;
+            return;
+        }
+        for (;;) {
+            jnode kid;
+            char key[64] = "";
+            jws(r);
+            if (c == '{') {
+                jstring(r, key, sizeof key);
+                jws(r);
+                if (*r->p != ':') r->ok = 0;
+                ++r->p;
+            }
+            if (!r->ok) return;
+            jvalue(r, &kid, depth + 1);
+            strcpy(kid.key, key);
+            arrput(n->kids, kid);
+            jws(r);
+            if (*r->p == ',') {
+                ++r->p;
+                continue;
+            }
+            if (*r->p == (c == '{' ? '}' : ']')) {
+                ++r->p;
+                return;
+            }
+            r->ok = 0;
+            return;
+        }
+    } else if (c == '"') {
+        n->type = J_STR;
+        jstring(r, n->str, sizeof n->str);
+    } else if (strncmp(r->p, "null", 4) == 0) {
+        n->type = J_NULL;
+        r->p += 4;
+    } else if (strncmp(r->p, "true", 4) == 0 || strncmp(r->p, "false", 5) == 0) {
+        n->type = J_BOOL;
+        r->p += *r->p == 't' ? 4 : 5;
+    } else if (c == '-' || (c >= '0' && c <= '9')) {
+        /* JSON grammar: -?(0|[1-9]d*)(.d+)?([eE][+-]?d+)? */
+        const char *s = r->p;
+        if (*s == '-') ++s;
+        if (*s == '0') ++s;
+        else if (*s >= '1' && *s <= '9') while (*s >= '0' && *s <= '9') ++s;
+        else r->ok = 0;
+        if (*s == '.') {
+            ++s;
+            if (!(*s >= '0' && *s <= '9')) r->ok = 0;
+            while (*s >= '0' && *s <= '9') ++s;
+        }
+        if (*s == 'e' || *s == 'E') {
+            ++s;
+            if (*s == '+' || *s == '-') ++s;
+            if (!(*s >= '0' && *s <= '9')) r->ok = 0;
+            while (*s >= '0' && *s <= '9') ++s;
+        }
+        n->type = J_NUM;
+        n->num = strtod(r->p, NULL);
+        r->p = s;
+    } else {
+        r->ok = 0;
+    }
+}
+
+static void jfree(jnode *n) {
+    for (ptrdiff_t i = 0; i < arrlen(n->kids); ++i) jfree(&n->kids[i]);
+    arrfree(n->kids);
+}
+
+static const jnode *jget(const jnode *n, const char *key) {
+    if (n == NULL || n->type != J_OBJ) return NULL;
+    for (ptrdiff_t i = 0; i < arrlen(n->kids); ++i)
+        if (strcmp(n->kids[i].key, key) == 0) return &n->kids[i];
+    return NULL;
+}
+
+static int jnum_array(const jnode *n, int len) {
+    if (n == NULL || n->type != J_ARR || arrlen(n->kids) != len) return 0;
+    for (int i = 0; i < len; ++i)
+        if (n->kids[i].type != J_NUM) return 0;
+    return 1;
+}
+
+/* ---- helpers ---- */
+
+static cr_scene *scene_from(const char *text) {
+    cr_scene *s = NULL;
+    cr_scene_error e;
+    if (cr_scene_parse(text, strlen(text), "run.scene", &s, &e)) {
+        cr_scene_error_print(stdout, &e);
+        return NULL;
+    }
+    return s;
+}
+
+/* Runs a scene as `crumple run` does and returns the JSON text (malloc'ed). */
+static char *run_json(cr_scene *s, cr_world *w, int frames) {
+    cr_run_stats rs;
+    memset(&rs, 0, sizeof rs);
+    cr_scene_error e;
+    for (int f = 0; f < frames; ++f) {
+        if (cr_scene_step(s, w, f, &e)) return NULL;
+        cr_world_stats ws = cr_world_get_stats(w);
+        cr_run_stats_add(&rs, &ws, 0.25);
+    }
+    FILE *tmp = tmpfile();
+    if (tmp == NULL) return NULL;
+    cr_run_write_json(tmp, s, w, &rs);
+    long n = ftell(tmp);
+    rewind(tmp);
+    char *text = calloc(1, (size_t)n + 1);
+    if (fread(text, 1, (size_t)n, tmp) != (size_t)n) text[0] = '\0';
+    fclose(tmp);
+    return text;
+}
+
+CR_TEST(scene_run_inputs_arrive_on_their_frame) {
+    cr_scene *s = scene_from("crumple-scene 1\ngravity 0 0 0\ndt 1/50\n"
+                             "body ball dynamic sphere 0.5 material default position 0 10 0\n"
+                             "body late dynamic box 0.5 0.5 0.5 position 5 10 0 spawn 5\n"
+                             "body lift kinematic box 1 0.1 1 position -5 0 0\n"
+                             "impulse 10 ball 0 0 100\n"
+                             "velocity 12 late 1 0 0 spin 0 2 0\n"
+                             "target 20 lift -5 3 0 frames 25\n"
+                             "velocity 45 lift 0 0 0\n");
+    ENSURE(s);
+    cr_world *w = NULL;
+    cr_scene_error e;
+    ENSURE(cr_scene_build(s, &w, &e) == 0);
+    cr_body_id ball = s->bodies[0].id, lift = s->bodies[2].id;
+    ENSURE(cr_body_is_valid(w, ball) && cr_body_is_valid(w, lift));
+    ENSURE(!cr_body_is_valid(w, s->bodies[1].id));
+    double mass = cr_to_double(cr_body_get_mass(w, ball));
+    for (int f = 0; f < 60; ++f) {
+        ENSURE(cr_scene_step(s, w, f, &e) == 0);
+        double vz = cr_to_double(cr_body_get_linear_velocity(w, ball).z);
+        if (f < 10) ENSURE(vz == 0);
+        else ENSURE_NEAR(vz, 100.0 / mass, 1e-3 * 100.0 / mass);
+        ENSURE(cr_body_is_valid(w, s->bodies[1].id) == (f >= 5));
+        if (f >= 12) {
+            ENSURE_NEAR(cr_to_double(cr_body_get_linear_velocity(w, s->bodies[1].id).x), 1.0, 1e-6);
+            ENSURE_NEAR(cr_to_double(cr_body_get_angular_velocity(w, s->bodies[1].id).y), 2.0, 1e-6);
+        }
+        if (f == 44) ENSURE_NEAR(cr_to_double(cr_body_get_transform(w, lift).p.y), 3.0, 1e-3);
+    }
+    /* the lift reached its target in 25 frames and stopped there */
+    ENSURE_NEAR(cr_to_double(cr_body_get_transform(w, lift).p.y), 3.0, 1e-3);
+    ENSURE(cr_to_double(cr_body_get_linear_velocity(w, lift).y) == 0);
+    cr_cli_world_free(w);
+    cr_scene_free(s);
+}
+
+CR_TEST(scene_run_target_turns_a_kinematic_body) {
+    cr_scene *s = scene_from("crumple-scene 1\ngravity 0 0 0\n"
+                             "body door kinematic box 1 2 0.1 position 0 2 0\n"
+                             "target 0 door 0 2 0 rotate 0 1 0 90 frames 30\n");
+    ENSURE(s);
+    cr_world *w = NULL;
+    cr_scene_error e;
+    ENSURE(cr_scene_build(s, &w, &e) == 0);
+    for (int f = 0; f < 30; ++f) ENSURE(cr_scene_step(s, w, f, &e) == 0);
+    cr_quat q = cr_body_get_transform(w, s->bodies[0].id).q;
+    /* 90 degrees about y: (0, sin 45, 0, cos 45) */
+    ENSURE_NEAR(cr_to_double(q.y), 0.70710678, 2e-3);
+    ENSURE_NEAR(cr_to_double(q.w), 0.70710678, 2e-3);
+    ENSURE_NEAR(cr_to_double(cr_body_get_angular_velocity(w, s->bodies[0].id).y), 3.14159265 / 2 / 0.5, 1e-3);
+    cr_cli_world_free(w);
+    cr_scene_free(s);
+}
+
+CR_TEST(scene_run_same_scene_same_hash) {
+    uint64_t h[2];
+    for (int k = 0; k < 2; ++k) {
+        cr_scene *s = NULL;
+        cr_scene_error e;
+        ENSURE(cr_scene_load("data/scenes/example.scene", &s, &e) == 0);
+        cr_world *w = NULL;
+        ENSURE(cr_scene_build(s, &w, &e) == 0);
+        for (int f = 0; f < 150; ++f) ENSURE(cr_scene_step(s, w, f, &e) == 0);
+        h[k] = cr_world_state_hash(w);
+        cr_cli_world_free(w);
+        cr_scene_free(s);
+    }
+    ENSURE(h[0] == h[1]);
+}
+
+CR_TEST(scene_run_json_contract) {
+    cr_scene *s = NULL;
+    cr_scene_error e;
+    ENSURE(cr_scene_load("data/scenes/example.scene", &s, &e) == 0);
+    cr_world *w = NULL;
+    ENSURE(cr_scene_build(s, &w, &e) == 0);
+    char *text = run_json(s, w, 75);
+    ENSURE(text != NULL);
+    jreader r = {text, 1};
+    jnode root;
+    jvalue(&r, &root, 0);
+    jws(&r);
+    ENSURE_MSG(r.ok && *r.p == '\0', "invalid JSON near byte %d: %.40s", (int)(r.p - text), r.p);
+    ENSURE(root.type == J_OBJ);
+
+    const jnode *frames = jget(&root, "frames");
+    ENSURE(frames && frames->type == J_NUM && frames->num == 75);
+    const jnode *hash = jget(&root, "state_hash");
+    ENSURE(hash && hash->type == J_STR && strlen(hash->str) == 16 && strspn(hash->str, "0123456789abcdef") == 16);
+    char want[17];
+    snprintf(want, sizeof want, "%016llx", (unsigned long long)cr_world_state_hash(w));
+    ENSURE(strcmp(hash->str, want) == 0);
+
+    const jnode *mem = jget(&root, "memory");
+    const jnode *cap = jget(mem, "capacity"), *used = jget(mem, "used"), *hw = jget(mem, "high_water");
+    ENSURE(cap && used && hw && cap->type == J_NUM && used->type == J_NUM && hw->type == J_NUM);
+    ENSURE(used->num > 0 && used->num <= cap->num && hw->num <= cap->num && hw->num >= used->num);
+    ENSURE(cap->num == (double)cr_world_memory_stats(w).capacity);
+
+    const jnode *stats = jget(&root, "stats");
+    ENSURE(stats && stats->type == J_OBJ && arrlen(stats->kids) == CR_STAGE_COUNT);
+    for (int k = 0; k < CR_STAGE_COUNT; ++k) {
+        const jnode *st = jget(stats, cr_stage_name((cr_stage)k));
+        ENSURE_MSG(st != NULL, "stage '%s' missing from stats", cr_stage_name((cr_stage)k));
+        const jnode *work = jget(st, "work"), *ovf = jget(st, "overflow"), *ms = jget(st, "time_ms");
+        ENSURE(work && ovf && ms && work->type == J_NUM && ovf->type == J_NUM && ms->type == J_NUM);
+        ENSURE(work->num >= 0 && ovf->num >= 0 && ms->num >= 0);
+    }
+    /* at least the position stage works on every moving body every frame */
+    ENSURE(jget(jget(stats, "position"), "work")->num >= 75);
+
+    const jnode *bodies = jget(&root, "bodies");
+    ENSURE(bodies && bodies->type == J_ARR);
+    ENSURE(arrlen(bodies->kids) == (ptrdiff_t)cr_world_get_stats(w).body_count);
+    ENSURE(arrlen(bodies->kids) == 23); /* the late ball spawned at frame 60 */
+    for (ptrdiff_t i = 0; i < arrlen(bodies->kids); ++i) {
+        const jnode *b = &bodies->kids[i];
+        const jnode *name = jget(b, "name");
+        ENSURE(name && name->type == J_STR);
+        ENSURE(jnum_array(jget(b, "position"), 3) && jnum_array(jget(b, "orientation"), 4));
+        ENSURE(jnum_array(jget(b, "linear_velocity"), 3) && jnum_array(jget(b, "angular_velocity"), 3));
+        int32_t k = cr_scene_find_body(s, name->str);
+        ENSURE_MSG(k >= 0, "JSON names an unknown body '%s'", name->str);
+        cr_transform t = cr_body_get_transform(w, s->bodies[k].id);
+        const jnode *p = jget(b, "position");
+        ENSURE_NEAR(p->kids[1].num, cr_to_double(t.p.y), 1e-6 * (1 + fabs(cr_to_double(t.p.y))));
+        const jnode *q = jget(b, "orientation");
+        ENSURE_NEAR(q->kids[3].num, cr_to_double(t.q.w), 1e-6);
+    }
+    jfree(&root);
+    free(text);
+    cr_cli_world_free(w);
+    cr_scene_free(s);
+}
+
+CR_TEST(scene_run_json_escapes_and_stays_valid) {
+    /* a scene path with quotes and a backslash must still give valid JSON */
+    cr_scene *s = NULL;
+    cr_scene_error e;
+    const char *text = "crumple-scene 1\nbody b dynamic sphere 1\n";
+    ENSURE(cr_scene_parse(text, strlen(text), "odd \"name\"\\x.scene", &s, &e) == 0);
+    cr_world *w = NULL;
+    ENSURE(cr_scene_build(s, &w, &e) == 0);
+    char *json = run_json(s, w, 2);
+    jreader r = {json, 1};
+    jnode root;
+    jvalue(&r, &root, 0);
+    jws(&r);
+    ENSURE(r.ok && *r.p == '\0');
+    ENSURE(strcmp(jget(&root, "scene")->str, "odd \"name\"\\x.scene") == 0);
+    jfree(&root);
+    free(json);
+    cr_cli_world_free(w);
+    cr_scene_free(s);
+}
+
+CR_TEST(scene_run_command_exit_codes) {
+    char *a1[] = {"run"};
+    ENSURE(cr_cmd_run(1, a1) == 2);
+    char *a2[] = {"run", "data/scenes/example.scene", "--frames", "ten"};
+    ENSURE(cr_cmd_run(4, a2) == 2);
+    char *a3[] = {"run", "data/scenes/example.scene", "--colour"};
+    ENSURE(cr_cmd_run(3, a3) == 2);
+    char *a4[] = {"run", "data/scenes/no-such.scene"};
+    ENSURE(cr_cmd_run(2, a4) == 1);
+}

@@ -1,0 +1,52 @@
+/* gen_mesh.h — meshes the project generates itself: the nonconvex torus of the
+ * rings scene and the closed bumpy terrain slab of the terrain scene.
+ *
+ * `crumple gen torus|terrain [options] [-o FILE]` writes them as OBJ text; the
+ * files checked into data/meshes/ are exactly what the default options give,
+ * and a test regenerates them and compares byte for byte.
+ *
+ * Notes
+ *   - Output bytes must be the same on every machine, so the generator uses
+ *     its own sine/cosine (a Taylor series in plain IEEE double arithmetic,
+ *     no libm transcendentals) and prints coordinates from integers: each is
+ *     rounded to a whole micrometre and written without printf's %f.
+ *   - Both meshes are closed and consistently oriented (counter-clockwise seen
+ *     from outside), so their signed distance grids have a well-defined inside.
+ */
+#ifndef CRUMPLE_GEN_MESH_H
+#define CRUMPLE_GEN_MESH_H
+
+#include <stddef.h>
+
+/// Torus about the y axis (the hole along y), in the xz plane.
+typedef struct cr_gen_torus {
+    double major_radius; ///< m, centre of the tube to the centre of the torus (default 1)
+    double minor_radius; ///< m, radius of the tube (default 0.25)
+    int segments;        ///< divisions around the ring (default 20)
+    int sides;           ///< divisions around the tube (default 10): 2·segments·sides triangles
+} cr_gen_torus;
+
+/// A solid slab whose top is a bumpy height field over cells x cells squares.
+typedef struct cr_gen_terrain {
+    int cells;        ///< squares along x and z on top (default 64)
+    double size;      ///< m, edge length of the square footprint, centred on the origin (default 32)
+    double height;    ///< m, amplitude of the bumps about y = 0 (default 1)
+    double thickness; ///< m, the flat bottom lies this far below the lowest possible bump (default 2)
+} cr_gen_terrain;
+
+cr_gen_torus cr_gen_default_torus(void);
+cr_gen_terrain cr_gen_default_terrain(void);
+
+/// OBJ text of the mesh as a new malloc'ed, NUL-terminated string (free()),
+/// or NULL if an option is out of range. *size gets the length without the NUL.
+char *cr_gen_torus_obj(const cr_gen_torus *t, size_t *size);
+char *cr_gen_terrain_obj(const cr_gen_terrain *t, size_t *size);
+
+/// Height of the terrain's top surface at (x, z), m (the exact function the
+/// mesh samples at its vertices; between vertices the mesh interpolates linearly).
+double cr_gen_terrain_height(const cr_gen_terrain *t, double x, double z);
+
+/// `crumple gen torus|terrain [options] [-o FILE]`
+int cr_cmd_gen(int argc, char **argv);
+
+#endif
