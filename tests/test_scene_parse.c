@@ -176,12 +176,14 @@ CR_TEST(scene_numbers_convert_by_one_rule) {
     cr_scene *s = parse_ok(HDR "dt 1/60\ngravity 0.1 -9.81 -2.5e-3\n", &e);
     ENSURE(s);
 #if CR_FIXED
-    /* round(x * 2^32), ties up */
+    /* round(x * 2^32), halves away from zero: the same bits as CR_R */
     ENSURE(s->dt == (cr_real)floor(1.0 / 60.0 * 4294967296.0 + 0.5));
-    ENSURE(s->def.gravity.x == (cr_real)429496730);
-    ENSURE(s->def.gravity.y == (cr_real)floor(-9.81 * 4294967296.0 + 0.5));
-    ENSURE(cr_scene_real_from_double(-0.5 / 4294967296.0) == 0);
+    ENSURE(s->def.gravity.x == (cr_real)429496730 && s->def.gravity.x == CR_R(0.1));
+    ENSURE(s->def.gravity.y == -(cr_real)floor(9.81 * 4294967296.0 + 0.5) && s->def.gravity.y == CR_R(-9.81));
+    ENSURE(s->def.gravity.z == CR_R(-2.5e-3));
+    ENSURE(cr_scene_real_from_double(-0.5 / 4294967296.0) == -1);
     ENSURE(cr_scene_real_from_double(0.5 / 4294967296.0) == 1);
+    ENSURE(cr_scene_real_from_double(-0.25 / 4294967296.0) == 0);
 #else
     ENSURE(s->dt == (float)(1.0 / 60.0));
     ENSURE(s->def.gravity.x == 0.1f && s->def.gravity.y == -9.81f && s->def.gravity.z == -2.5e-3f);

@@ -260,10 +260,12 @@ int cr_scene_parse_number(const char *t, double *out, const char **why) {
 cr_real cr_scene_real_from_double(double d) {
 #if CR_FIXED
     double x = d * 4294967296.0; /* exact: a power of two */
-    /* Below 2^52 adding 0.5 is exact, so floor gives round-half-up; above it
-     * x is already an integer. */
-    double r = (x < 4503599627370496.0 && x > -4503599627370496.0) ? floor(x + 0.5) : x;
-    return (cr_real)r;
+    /* Half away from zero, as CR_R rounds literals, so a scene number and
+     * the same literal in C give the same bits. Below 2^52 adding 0.5 is
+     * exact; above it x is already an integer. */
+    double a = x < 0 ? -x : x;
+    double r = a < 4503599627370496.0 ? floor(a + 0.5) : a;
+    return (cr_real)(x < 0 ? -r : r);
 #else
     return (cr_real)d;
 #endif

@@ -19,9 +19,10 @@
  *   - Numbers are read by our own exact decimal parser (no strtod, no locale):
  *     the text is rounded once to the nearest double, then converted to
  *     cr_real by one rule (float: round to nearest float; fixed: round
- *     value·2^32 to the nearest integer, ties up). A scene therefore gives the
- *     same bits on every machine. `a/b` fractions are exact rationals rounded
- *     once, so `dt 1/60` is the double nearest to 1/60.
+ *     value·2^32 to the nearest integer, halves away from zero). A scene
+ *     therefore gives the same bits on every machine, and the same bits as
+ *     CR_R(literal). `a/b` fractions are exact rationals rounded once, so
+ *     `dt 1/60` is the double nearest to 1/60.
  *   - The timed inputs are one frame-sorted list applied by exactly one
  *     function, cr_scene_apply_inputs, so that a replay log can record and
  *     re-apply exactly those inputs.
@@ -133,7 +134,8 @@ void cr_scene_free(cr_scene *s);
 /// *why saying what is wrong.
 int cr_scene_parse_number(const char *text, double *out, const char **why);
 /// The one conversion from a parsed double to cr_real: float builds round to
-/// the nearest float; fixed builds round value·2^32 to the nearest integer, ties up.
+/// the nearest float; fixed builds round value·2^32 to the nearest integer,
+/// halves away from zero (the rounding of CR_R, so `9.81` here equals CR_R(9.81)).
 cr_real cr_scene_real_from_double(double d);
 
 /// Index of the body called `name`, or -1.
