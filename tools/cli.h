@@ -15,6 +15,7 @@ int cr_cmd_demo(int argc, char **argv);
 /// `crumple bench dent`: seed 000 Table 1 (tools/bench_dent.c).
 int cr_bench_dent(int argc, char **argv);
 int cr_cmd_run(int argc, char **argv);
+int cr_cmd_render(int argc, char **argv);
 int cr_cmd_gen(int argc, char **argv);
 
 /// A world in a block from the host heap, aligned as the runtime asks; free with cr_cli_world_free.

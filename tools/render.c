@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "platform.h"
 #include "stb_ds.h"
 
 /* ---- small double vector helpers --------------------------------------- */
@@ -874,6 +875,40 @@ int cr_render_sdf_slice(const cr_asset *asset, int axis, double value, const cr_
         cr_image_text(out, 6 * ts, 6 * ts, opt->label[0] ? opt->label : text, ts, 0x101010);
     }
     return 1;
+}
+
+/* ---- asset files ------------------------------------------------------- */
+
+int cr_render_load_asset(const char *path, cr_render_asset_file *out, char *err, size_t err_size) {
+    memset(out, 0, sizeof *out);
+    crp_status st = crp_read_file(path, &out->bytes, &out->size);
+    if (st != CRP_OK) {
+        snprintf(err, err_size, "%s: %s", path, crp_status_message(st));
+        return 0;
+    }
+    size_t need = cr_asset_memory_size(out->bytes, out->size);
+    if (need == 0) need = CR_BLOCK_ALIGN; /* not an asset: the load call below says why */
+    need = (need + CR_BLOCK_ALIGN - 1) / CR_BLOCK_ALIGN * CR_BLOCK_ALIGN;
+    out->block = aligned_alloc(CR_BLOCK_ALIGN, need);
+    if (out->block == NULL) {
+        snprintf(err, err_size, "%s: out of memory (%zu bytes for the asset view)", path, need);
+        cr_render_free_asset(out);
+        return 0;
+    }
+    cr_asset_error ae;
+    if (cr_asset_load(out->bytes, out->size, out->block, need, &out->asset, &ae) != CR_OK) {
+        snprintf(err, err_size, "%s: not a valid cooked asset: %s (%s, section '%s', index %u)", path,
+                 cr_asset_check_message(ae.check), cr_asset_check_name(ae.check), ae.section_tag, ae.index);
+        cr_render_free_asset(out);
+        return 0;
+    }
+    return 1;
+}
+
+void cr_render_free_asset(cr_render_asset_file *f) {
+    crp_free(f->bytes);
+    free(f->block);
+    memset(f, 0, sizeof *f);
 }
 
 /* ---- contact sheet ------------------------------------------------------ */

@@ -174,6 +174,18 @@ int cr_render_sdf_slice(const cr_asset *asset, int axis, double value, const cr_
 int cr_render_contact_sheet(const cr_image *frames, const char *const *captions, uint32_t count, uint32_t factor,
                             cr_image *out);
 
+/// A cooked asset read from a file and validated, with the memory its view uses.
+typedef struct cr_render_asset_file {
+    uint8_t *bytes; ///< the file (crp_read_file)
+    size_t size;
+    void *block;    ///< the loader's block (aligned_alloc)
+    cr_asset asset; ///< the view; valid while bytes and block live
+} cr_render_asset_file;
+
+/// Read and validate a .crb file. Returns 1, or 0 with "PATH: what is wrong" in err.
+int cr_render_load_asset(const char *path, cr_render_asset_file *out, char *err, size_t err_size);
+void cr_render_free_asset(cr_render_asset_file *f);
+
 /// Palette colour i (0xRRGGBB): bodies, bones, examples.
 uint32_t cr_render_palette(uint32_t i);
 /// Displacement colour map at t in 0..1, linear RGB.
