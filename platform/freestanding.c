@@ -32,6 +32,11 @@ crp_status crp_write_file_atomic(const char *path, const void *data, size_t size
     return CRP_ERR_UNSUPPORTED;
 }
 
+crp_status crp_make_dirs(const char *path) {
+    (void)path;
+    return CRP_ERR_UNSUPPORTED;
+}
+
 /* Cortex-M debug registers (ARMv7-M architecture reference manual, C1.8). */
 #define CRP_DEMCR (*(volatile uint32_t *)0xE000EDFCu)
 #define CRP_DWT_CTRL (*(volatile uint32_t *)0xE0001000u)

@@ -37,6 +37,10 @@ void crp_free(void *p);
 /// one, never half of either.
 crp_status crp_write_file_atomic(const char *path, const void *data, size_t size);
 
+/// Create a folder and any missing parents (like `mkdir -p`); an existing
+/// folder is fine. CRP_ERR_WRITE if a part exists as a file or cannot be made.
+crp_status crp_make_dirs(const char *path);
+
 /// Monotonic clock in nanoseconds (cycle-based on bare metal).
 uint64_t crp_clock_ns(void);
 /// Same, with the signature of the world def's clock hook.

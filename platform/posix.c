@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -80,6 +81,32 @@ crp_status crp_write_file_atomic(const char *path, const void *data, size_t size
     if (!ok) remove(tmp);
     free(tmp);
     return ok ? CRP_OK : CRP_ERR_WRITE;
+}
+
+crp_status crp_make_dirs(const char *path) {
+    size_t n = strlen(path);
+    char *p = malloc(n + 1);
+    if (p == NULL) return CRP_ERR_NO_MEMORY;
+    memcpy(p, path, n + 1);
+    /* each prefix ending at a '/', then the whole path */
+    for (size_t i = 1; i <= n; ++i) {
+        if (p[i] != '/' && p[i] != 0) continue;
+        char saved = p[i];
+        p[i] = 0;
+        struct stat st;
+        if (stat(p, &st) != 0) {
+            if (mkdir(p, 0777) != 0 && (stat(p, &st) != 0 || !S_ISDIR(st.st_mode))) {
+                free(p);
+                return CRP_ERR_WRITE;
+            }
+        } else if (!S_ISDIR(st.st_mode)) {
+            free(p);
+            return CRP_ERR_WRITE;
+        }
+        p[i] = saved;
+    }
+    free(p);
+    return CRP_OK;
 }
 
 uint64_t crp_clock_ns(void) {

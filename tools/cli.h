@@ -17,6 +17,7 @@ int cr_bench_dent(int argc, char **argv);
 int cr_cmd_run(int argc, char **argv);
 int cr_cmd_render(int argc, char **argv);
 int cr_cmd_gen(int argc, char **argv);
+int cr_cmd_bench(int argc, char **argv);
 
 /// A world in a block from the host heap, aligned as the runtime asks; free with cr_cli_world_free.
 cr_status cr_cli_world_new(const cr_world_def *def, cr_world **out);

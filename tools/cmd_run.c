@@ -1,4 +1,4 @@
-/* cmd_run.c — `crumple run SCENE [--frames N] [--json]`: step a scene file.
+/* cmd_run.c — `crumple run SCENE [--frames N] [--json] ...`: step a scene file.
  *
  * Loads the scene (tools/scene.c), builds its world, and steps it frame by
  * frame through cr_scene_step, the same call the scene tests and the bench
@@ -17,6 +17,7 @@
  *     output stays valid JSON.
  */
 #include "cli.h"
+#include "render_run.h"
 #include "scene.h"
 #include "stb_ds.h"
 
@@ -28,22 +29,30 @@ typedef struct run_options {
     const char *scene;
     int32_t frames; /* -1: the scene's own `frames` */
     bool json;
+    cr_run_pictures_options pictures; /* --render, --sheet, --obj, ... (tools/render_run.c) */
+    cr_run_pictures *pics;            /* their state during the run */
 } run_options;
 
 static void usage(FILE *out) {
     fprintf(out,
-            "usage: crumple run SCENE [--frames N] [--json]\n"
+            "usage: crumple run SCENE [--frames N] [--json] [--shock on|off] [--cache DIR]\n"
             "  Steps a scene file (docs/scene-format.md) and prints a summary.\n"
-            "  --frames N   frames to step (default: the scene's `frames`)\n"
-            "  --json       print one JSON object at the end instead of the summary\n");
+            "  --frames N       frames to step (default: the scene's `frames`)\n"
+            "  --json           print one JSON object at the end instead of the summary\n"
+            "  --shock on|off   override the scene's shock propagation setting\n"
+            "  --cache DIR      where .obj assets are cooked (default: the scene's `cache`)\n");
+    cr_run_pictures_usage(out);
 }
 
 /* 0 ok, 1 help printed, 2 usage error */
 static int parse_options(int argc, char **argv, run_options *o) {
     memset(o, 0, sizeof *o);
     o->frames = -1;
+    o->shock = -1;
+    o->pictures = cr_run_pictures_default_options();
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i];
+        int pr;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             usage(stdout);
             return 1;
@@ -61,6 +70,21 @@ static int parse_options(int argc, char **argv, run_options *o) {
             o->frames = (int32_t)v;
         } else if (strcmp(a, "--json") == 0) {
             o->json = true;
+        } else if (strcmp(a, "--shock") == 0) {
+            const char *v = i + 1 < argc ? argv[++i] : "";
+            if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0) {
+                fprintf(stderr, "crumple run: --shock needs on or off\n");
+                return 2;
+            }
+            o->shock = strcmp(v, "on") == 0;
+        } else if (strcmp(a, "--cache") == 0) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "crumple run: --cache needs a folder\n");
+                return 2;
+            }
+            o->cache = argv[++i];
+        } else if ((pr = cr_run_pictures_option(&o->pictures, argc, argv, &i)) != 0) {
+            if (pr < 0) return 2;
         } else if (a[0] == '-' && a[1] != '\0') {
             fprintf(stderr, "crumple run: unknown option '%s'\n", a);
             usage(stderr);
@@ -77,6 +101,7 @@ static int parse_options(int argc, char **argv, run_options *o) {
         usage(stderr);
         return 2;
     }
+    if (cr_run_pictures_check(&o->pictures)) return 2;
     return 0;
 }
 
@@ -84,11 +109,7 @@ static int parse_options(int argc, char **argv, run_options *o) {
  * (issue 6) and pictures (issue 7) add their call here. 0 ok, else -1 after
  * printing the reason. */
 static int frame_outputs(const run_options *o, const cr_scene *s, const cr_world *w, int32_t frame) {
-    (void)o;
-    (void)s;
-    (void)w;
-    (void)frame;
-    return 0;
+    return cr_run_pictures_frame(o->pics, s, w, frame) ? -1 : 0;
 }
 
 void cr_run_stats_add(cr_run_stats *rs, const cr_world_stats *ws, double step_ms) {
@@ -205,6 +226,8 @@ int cr_cmd_run(int argc, char **argv) {
         cr_scene_error_print(stderr, &err);
         return 1;
     }
+    if (o.shock >= 0) s->def.shock_propagation = o.shock == 1;
+    if (o.cache != NULL) snprintf(s->cache_dir, sizeof s->cache_dir, "%s", o.cache);
     cr_world *w = NULL;
     if (cr_scene_build(s, &w, &err)) {
         cr_scene_error_print(stderr, &err);
@@ -215,7 +238,10 @@ int cr_cmd_run(int argc, char **argv) {
     cr_run_stats rs;
     memset(&rs, 0, sizeof rs);
     int status = 0;
-    for (int32_t f = 0; f < frames; ++f) {
+    cr_run_pictures pics;
+    o.pics = &pics;
+    if (cr_run_pictures_begin(&pics, &o.pictures, s, w, frames)) status = 1;
+    for (int32_t f = 0; f < frames && status == 0; ++f) {
         uint64_t t0 = crp_clock_ns();
         if (cr_scene_step(s, w, f, &err)) {
             cr_scene_error_print(stderr, &err);
@@ -235,6 +261,11 @@ int cr_cmd_run(int argc, char **argv) {
             cr_run_write_json(stdout, s, w, &rs);
         else
             print_summary(s, w, &rs);
+    }
+    if (status == 0) {
+        if (cr_run_pictures_finish(&pics, !o.json)) status = 1;
+    } else {
+        cr_run_pictures_free(&pics);
     }
     cr_cli_world_free(w);
     cr_scene_free(s);

@@ -15,6 +15,7 @@ static const cr_command commands[] = {
     {"run", cr_cmd_run, "step a scene file; --json prints state hash, memory, stats, bodies"},
     {"render", cr_cmd_render, "draw a cooked asset to PNG: by body, displacement, bone, weights, or an SDF slice"},
     {"gen", cr_cmd_gen, "generate the torus and terrain meshes the scenes use (OBJ)"},
+    {"bench", cr_cmd_bench, "ms per step of pile, rings and terrain (600 steps), as JSON"},
 };
 
 static void usage(FILE *out) {

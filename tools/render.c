@@ -738,7 +738,8 @@ static void fmt_length(char *buf, size_t n, double m) {
     else snprintf(buf, n, "%.2f M", m);
 }
 
-static int text_scale(uint32_t height) { return height >= 480 ? 2 : 1; }
+/* 3x5 glyphs need at least 2 pixels per dot to be read at a glance */
+static int text_scale(uint32_t height) { return height >= 720 ? 3 : height >= 240 ? 2 : 1; }
 
 static void draw_heat_legend(cr_image *img, double range) {
     int s = text_scale(img->height);

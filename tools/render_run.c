@@ -1,0 +1,272 @@
+/* render_run.c — PNG frames, contact sheet and OBJ frames for `crumple run`.
+ * See render_run.h for the options and the file layout.
+ */
+#include "render_run.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "obj_export.h"
+#include "platform.h"
+#include "png.h"
+#include "stb_ds.h"
+
+cr_run_pictures_options cr_run_pictures_default_options(void) {
+    cr_run_pictures_options o;
+    memset(&o, 0, sizeof o);
+    o.every = 1;
+    o.sheet_frames = 12;
+    o.render = cr_default_render_options();
+    return o;
+}
+
+static int value_of(int argc, char **argv, int *i, const char **out) {
+    if (*i + 1 >= argc) {
+        fprintf(stderr, "crumple run: %s needs a value\n", argv[*i]);
+        return 0;
+    }
+    *out = argv[++*i];
+    return 1;
+}
+
+static int parse_count(const char *opt, const char *text, long lo, long hi, long *out) {
+    char *end;
+    long v = strtol(text, &end, 10);
+    if (end == text || *end != 0 || v < lo || v > hi) {
+        fprintf(stderr, "crumple run: %s '%s' is not a number in %ld..%ld\n", opt, text, lo, hi);
+        return 0;
+    }
+    *out = v;
+    return 1;
+}
+
+int cr_run_pictures_option(cr_run_pictures_options *o, int argc, char **argv, int *i) {
+    const char *a = argv[*i], *v = NULL;
+    char err[256];
+    long n;
+    if (strcmp(a, "--render") == 0) {
+        if (!value_of(argc, argv, i, &v)) return -1;
+        o->render_dir = v;
+    } else if (strcmp(a, "--obj") == 0) {
+        if (!value_of(argc, argv, i, &v)) return -1;
+        o->obj_dir = v;
+    } else if (strcmp(a, "--every") == 0) {
+        if (!value_of(argc, argv, i, &v) || !parse_count(a, v, 1, 1000000, &n)) return -1;
+        o->every = (int32_t)n;
+    } else if (strcmp(a, "--sheet") == 0) {
+        o->sheet = 1;
+    } else if (strcmp(a, "--sheet-frames") == 0) {
+        if (!value_of(argc, argv, i, &v) || !parse_count(a, v, 2, 64, &n)) return -1;
+        o->sheet = 1;
+        o->sheet_frames = (uint32_t)n;
+    } else if (strcmp(a, "--size") == 0) {
+        if (!value_of(argc, argv, i, &v)) return -1;
+        if (!cr_render_size_parse(v, &o->render.width, &o->render.height, err, sizeof err)) {
+            fprintf(stderr, "crumple run: %s\n", err);
+            return -1;
+        }
+    } else if (strcmp(a, "--camera") == 0) {
+        if (!value_of(argc, argv, i, &v)) return -1;
+        if (!cr_camera_spec_parse(v, &o->render.camera, err, sizeof err)) {
+            fprintf(stderr, "crumple run: %s\n", err);
+            return -1;
+        }
+    } else if (strcmp(a, "--mode") == 0) {
+        if (!value_of(argc, argv, i, &v)) return -1;
+        if (!cr_render_mode_parse(v, &o->render.mode) || o->render.mode == CR_RENDER_SDF) {
+            fprintf(stderr, "crumple run: --mode '%s': expected body, displacement, bone or weights\n", v);
+            return -1;
+        }
+    } else if (strcmp(a, "--wireframe") == 0) {
+        o->render.wireframe = 1;
+    } else if (strcmp(a, "--range") == 0) {
+        if (!value_of(argc, argv, i, &v)) return -1;
+        char *end;
+        double mm = strtod(v, &end);
+        if (end == v || *end != 0 || !(mm > 0.0 && mm < 1e9)) {
+            fprintf(stderr, "crumple run: --range '%s' is not a positive length in mm\n", v);
+            return -1;
+        }
+        o->render.range = mm / 1000.0;
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+int cr_run_pictures_check(const cr_run_pictures_options *o) {
+    if (o->sheet && o->render_dir == NULL) {
+        fprintf(stderr, "crumple run: --sheet needs --render DIR (the sheet is written there)\n");
+        return -1;
+    }
+    return 0;
+}
+
+void cr_run_pictures_usage(FILE *out) {
+    fprintf(out,
+            "  --render DIR     write PNG frames DIR/frame_NNNNN.png (frame 0 = the scene as built)\n"
+            "  --every K        draw every K-th frame (and the last)\n"
+            "  --size WxH       picture size in pixels (default 480x360)\n"
+            "  --camera C       iso|front|back|left|right|top[,FOV] or EX,EY,EZ[,TX,TY,TZ[,FOV]]\n"
+            "  --mode M         body | displacement | bone | weights (docs/render.md)\n"
+            "  --wireframe      overlay triangle edges\n"
+            "  --range MM       displacement that gets the hottest colour (default: largest so far)\n"
+            "  --sheet          also write DIR/sheet.png, a contact sheet of the run\n"
+            "  --sheet-frames N frames on the sheet (default 12)\n"
+            "  --obj DIR        write the deformed meshes as DIR/frame_NNNNN.obj\n");
+}
+
+static int drawn(const cr_run_pictures *p, int32_t f) { return f % p->opt.every == 0 || f == p->frames; }
+
+/* Ordinal of frame f among the drawn frames. */
+static uint32_t ordinal(const cr_run_pictures *p, int32_t f) {
+    return (uint32_t)(f / p->opt.every) + (f == p->frames && f % p->opt.every != 0 ? 1u : 0u);
+}
+
+static int on_sheet(const cr_run_pictures *p, int32_t f) {
+    if (!p->opt.sheet) return 0;
+    uint32_t total = ordinal(p, p->frames) + 1, d = ordinal(p, f), n = p->opt.sheet_frames;
+    if (total <= n) return 1;
+    for (uint32_t j = 0; j < n; ++j)
+        if ((uint64_t)j * (total - 1) / (n - 1) == d) return 1;
+    return 0;
+}
+
+static int output(cr_run_pictures *p, const cr_scene *s, const cr_world *w, int32_t f) {
+    uint64_t t0 = crp_clock_ns();
+    double t = (double)f * cr_to_double(s->dt);
+    cr_render_options ro = p->opt.render;
+    snprintf(ro.label, sizeof ro.label, "FRAME %d  T=%.3f S", (int)f, t);
+    cr_render_scene scene;
+    cr_render_scene_init(&scene);
+    if (p->have_camera) {
+        memcpy(scene.ground_center, p->ground_center, sizeof p->ground_center);
+        scene.ground_half = p->ground_half;
+        scene.ground_fixed = 1;
+    }
+    if (!cr_render_scene_add_world(&scene, w, NULL, 0, &ro)) goto oom;
+    if (!p->have_camera) {
+        p->camera = cr_render_fit_camera(&ro.camera, &scene, ro.width, ro.height);
+        memcpy(p->ground_center, scene.ground_center, sizeof p->ground_center);
+        p->ground_half = scene.ground_half;
+        p->have_camera = 1;
+    }
+    if (scene.max_displacement > p->max_displacement) p->max_displacement = scene.max_displacement;
+    if (ro.range <= 0.0) ro.range = p->max_displacement > 1e-6 ? p->max_displacement : 1e-3;
+    char path[1100], err[1300];
+    if (p->opt.render_dir) {
+        cr_image img;
+        if (!cr_render_draw(&scene, &p->camera, &ro, &img)) goto oom;
+        snprintf(path, sizeof path, "%s/frame_%05d.png", p->opt.render_dir, (int)f);
+        cr_png_status ps = cr_png_write_file(path, img.rgb, img.width, img.height, 3, CR_PNG_FIXED);
+        if (ps != CR_PNG_OK) {
+            fprintf(stderr, "%s: cannot write PNG: %s\n", path, cr_png_status_message(ps));
+            cr_image_free(&img);
+            cr_render_scene_free(&scene);
+            return -1;
+        }
+        p->pictures++;
+        if (on_sheet(p, f)) {
+            char caption[64];
+            snprintf(caption, sizeof caption, "%d  %.2f S", (int)f, t);
+            char *c = (char *)malloc(strlen(caption) + 1);
+            if (c == NULL) {
+                cr_image_free(&img);
+                goto oom;
+            }
+            memcpy(c, caption, strlen(caption) + 1);
+            arrput(p->sheet_images, img);
+            arrput(p->sheet_captions, c);
+        } else {
+            cr_image_free(&img);
+        }
+    }
+    if (p->opt.obj_dir) {
+        snprintf(path, sizeof path, "%s/frame_%05d.obj", p->opt.obj_dir, (int)f);
+        char comment[1200];
+        snprintf(comment, sizeof comment, "scene %s, frame %d, t = %.6f s", s->path, (int)f, t);
+        if (!cr_render_export_obj(&scene, path, comment, err, sizeof err)) {
+            fprintf(stderr, "%s\n", err);
+            cr_render_scene_free(&scene);
+            return -1;
+        }
+        p->objs++;
+    }
+    cr_render_scene_free(&scene);
+    p->ms += (double)(crp_clock_ns() - t0) / 1e6;
+    return 0;
+oom:
+    fprintf(stderr, "crumple run: out of memory drawing frame %d\n", (int)f);
+    cr_render_scene_free(&scene);
+    return -1;
+}
+
+static int make_dir(const char *dir) {
+    crp_status st = crp_make_dirs(dir);
+    if (st != CRP_OK) {
+        fprintf(stderr, "%s: cannot create folder: %s\n", dir, crp_status_message(st));
+        return -1;
+    }
+    return 0;
+}
+
+int cr_run_pictures_begin(cr_run_pictures *p, const cr_run_pictures_options *o, const cr_scene *s, const cr_world *w,
+                          int32_t frames) {
+    memset(p, 0, sizeof *p);
+    p->opt = *o;
+    if (p->opt.every < 1) p->opt.every = 1;
+    if (p->opt.sheet_frames < 2) p->opt.sheet_frames = 2;
+    p->frames = frames;
+    p->active = o->render_dir != NULL || o->obj_dir != NULL;
+    if (!p->active) return 0;
+    if (o->render_dir && make_dir(o->render_dir)) return -1;
+    if (o->obj_dir && make_dir(o->obj_dir)) return -1;
+    return output(p, s, w, 0);
+}
+
+int cr_run_pictures_frame(cr_run_pictures *p, const cr_scene *s, const cr_world *w, int32_t step) {
+    if (!p->active || !drawn(p, step + 1)) return 0;
+    return output(p, s, w, step + 1);
+}
+
+void cr_run_pictures_free(cr_run_pictures *p) {
+    for (ptrdiff_t i = 0; i < arrlen(p->sheet_images); ++i) {
+        cr_image_free(&p->sheet_images[i]);
+        free(p->sheet_captions[i]);
+    }
+    arrfree(p->sheet_images);
+    arrfree(p->sheet_captions);
+    p->active = 0;
+}
+
+int cr_run_pictures_finish(cr_run_pictures *p, int print) {
+    int rc = 0;
+    if (p->active && p->opt.sheet && arrlen(p->sheet_images) > 0) {
+        uint64_t t0 = crp_clock_ns();
+        cr_image sheet;
+        uint32_t factor = p->sheet_images[0].width >= 320 ? 2 : 1;
+        if (!cr_render_contact_sheet(p->sheet_images, (const char *const *)p->sheet_captions,
+                                     (uint32_t)arrlen(p->sheet_images), factor, &sheet)) {
+            fprintf(stderr, "crumple run: out of memory making the contact sheet\n");
+            rc = -1;
+        } else {
+            snprintf(p->sheet_path, sizeof p->sheet_path, "%s/sheet.png", p->opt.render_dir);
+            cr_png_status ps = cr_png_write_file(p->sheet_path, sheet.rgb, sheet.width, sheet.height, 3, CR_PNG_FIXED);
+            cr_image_free(&sheet);
+            if (ps != CR_PNG_OK) {
+                fprintf(stderr, "%s: cannot write PNG: %s\n", p->sheet_path, cr_png_status_message(ps));
+                p->sheet_path[0] = 0;
+                rc = -1;
+            }
+        }
+        p->ms += (double)(crp_clock_ns() - t0) / 1e6;
+    }
+    if (print && p->active && rc == 0) {
+        if (p->opt.render_dir)
+            printf("pictures     %u PNG frames in %s/%s%s (%.0f ms drawing)\n", p->pictures, p->opt.render_dir,
+                   p->sheet_path[0] ? ", contact sheet " : "", p->sheet_path, p->ms);
+        if (p->opt.obj_dir) printf("obj          %u OBJ frames in %s/\n", p->objs, p->opt.obj_dir);
+    }
+    cr_run_pictures_free(p);
+    return rc;
+}

@@ -1,0 +1,85 @@
+/* render_run.h — the pictures of `crumple run`: PNG frames, a contact sheet, OBJ frames.
+ *
+ *     crumple run SCENE --render DIR [--every K] [--size WxH] [--camera C]
+ *                       [--mode M] [--wireframe] [--range MM] [--sheet [--sheet-frames N]] [--obj DIR]
+ *
+ * cmd_run.c hands each unknown option to cr_run_pictures_option, calls
+ * cr_run_pictures_begin before the first step, cr_run_pictures_frame after
+ * each step, and cr_run_pictures_finish at the end. Everything else
+ * (rendering, file names, the sheet) lives here, so `crumple demo` uses the
+ * same code.
+ *
+ * Notes
+ *   - Frame f (0-based) is the state after f steps: frame_00000.png is the
+ *     scene as built, before any step. With --every K, frames 0, K, 2K, ...
+ *     and always the last one are drawn.
+ *   - The camera and the floor are fixed from the first picture (the scene as
+ *     built), so frames line up; the displacement colour range is fixed by
+ *     --range or else grows with the largest dent seen so far.
+ *   - The sheet picks up to --sheet-frames (default 12) of the drawn frames,
+ *     evenly spaced including the first and last, and writes DIR/sheet.png.
+ *   - Files are written atomically; the same scene gives the same bytes.
+ */
+#ifndef CRUMPLE_TOOLS_RENDER_RUN_H
+#define CRUMPLE_TOOLS_RENDER_RUN_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "raster.h"
+#include "render.h"
+#include "scene.h"
+
+/// What the picture options asked for.
+typedef struct cr_run_pictures_options {
+    const char *render_dir;   ///< --render DIR: PNG frames go here (null: no pictures)
+    const char *obj_dir;      ///< --obj DIR: OBJ frames go here (null: none)
+    int32_t every;            ///< --every K: draw every K-th frame (>= 1)
+    int sheet;                ///< --sheet: also write DIR/sheet.png
+    uint32_t sheet_frames;    ///< --sheet-frames N: frames on the sheet (2..64)
+    cr_render_options render; ///< --size, --camera, --mode, --wireframe, --range
+} cr_run_pictures_options;
+
+/// Defaults: no output, every frame, 480x360, body colours, 12 frames on a sheet.
+cr_run_pictures_options cr_run_pictures_default_options(void);
+
+/// If argv[*i] is a picture option, consume it (and its value, advancing *i)
+/// and return 1; return 0 if it is not one; return -1 after printing
+/// "crumple run: ..." if its value is bad.
+int cr_run_pictures_option(cr_run_pictures_options *o, int argc, char **argv, int *i);
+/// Check combinations after all options are read (e.g. --sheet without
+/// --render). Returns 0, or -1 after printing the problem.
+int cr_run_pictures_check(const cr_run_pictures_options *o);
+/// The options' lines for a usage text.
+void cr_run_pictures_usage(FILE *out);
+
+/// State of the pictures of one run.
+typedef struct cr_run_pictures {
+    cr_run_pictures_options opt;
+    int32_t frames;           ///< steps the run will take
+    int active;               ///< any output asked for
+    cr_camera camera;         ///< fixed from the first picture
+    int have_camera;
+    double ground_center[3], ground_half; ///< fixed from the first picture
+    double max_displacement;  ///< m, largest seen so far (the colour range without --range)
+    uint32_t pictures;        ///< PNG frames written
+    uint32_t objs;            ///< OBJ frames written
+    double ms;                ///< wall time spent drawing and writing, ms
+    cr_image *sheet_images;   ///< stb_ds: copies of the frames chosen for the sheet
+    char **sheet_captions;    ///< stb_ds: their captions (heap strings)
+    char sheet_path[1100];    ///< where the sheet went ("" if none)
+} cr_run_pictures;
+
+/// Prepare for a run of `frames` steps and draw frame 0 (the scene as built).
+/// Creates the output folders. Returns 0, or -1 after printing the problem.
+int cr_run_pictures_begin(cr_run_pictures *p, const cr_run_pictures_options *o, const cr_scene *s, const cr_world *w,
+                          int32_t frames);
+/// After step `step` (0-based) the world is at frame step+1: draw it if due.
+int cr_run_pictures_frame(cr_run_pictures *p, const cr_scene *s, const cr_world *w, int32_t step);
+/// Write the sheet (if asked) and free everything. `print` non-zero: one
+/// line per output folder on stdout. Returns 0, or -1 after printing the problem.
+int cr_run_pictures_finish(cr_run_pictures *p, int print);
+/// Free without writing anything (after an error).
+void cr_run_pictures_free(cr_run_pictures *p);
+
+#endif
