@@ -29,6 +29,8 @@ typedef struct run_options {
     const char *scene;
     int32_t frames; /* -1: the scene's own `frames` */
     bool json;
+    int shock;                        /* -1: the scene's own `shock`, else 0/1 */
+    const char *cache;                /* --cache DIR, or NULL */
     cr_run_pictures_options pictures; /* --render, --sheet, --obj, ... (tools/render_run.c) */
     cr_run_pictures *pics;            /* their state during the run */
 } run_options;

@@ -1,0 +1,150 @@
+/* cmd_bench.c — `crumple bench`: milliseconds per step of the shipped scenes.
+ *
+ *     crumple bench                     pile, rings and terrain, 600 steps each
+ *     crumple bench stack pile --steps 120
+ *     crumple bench data/scenes/my.scene
+ *
+ * Each scene is loaded and built exactly as `crumple run` does (tools/scene.c),
+ * then stepped at dt = 1/60 s; every cr_scene_step is timed on the host's
+ * monotonic clock. One JSON object per scene, one per line:
+ *
+ *     {"scene":"pile","steps":600,"median_ms":2.1,"max_ms":3.4,"mean_ms":2.2,"bodies":1000,...}
+ *
+ * Notes
+ *   - Building the world (and cooking .obj assets into the cache on first
+ *     use) is not timed: the numbers are the per-frame cost a game pays.
+ *   - The median is the headline (robust to a descheduled step); the max says
+ *     what the worst frame cost, which is what a frame budget cares about.
+ *   - The state hash is printed too, so a faster change that alters the
+ *     simulation is visible next to its timing.
+ */
+#include "cli.h"
+#include "scene.h"
+#include "stb_ds.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const default_scenes[] = {"pile", "rings", "terrain"};
+
+static void bench_usage(FILE *out) {
+    fprintf(out, "usage: crumple bench [SCENE...] [--steps N] [--scenes DIR] [--json]\n"
+                 "  Steps each scene (default: pile rings terrain) N times (default 600) at 1/60 s\n"
+                 "  and prints one JSON object per scene: median and max ms per step.\n"
+                 "  A SCENE is a name in DIR (default data/scenes) or a path to a .scene file.\n");
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Benchmarks one scene; prints its JSON line. 0 ok, 1 error (printed). */
+static int bench_scene(const char *name, const char *path, int32_t steps) {
+    cr_scene *s = NULL;
+    cr_scene_error err;
+    if (cr_scene_load(path, &s, &err)) {
+        cr_scene_error_print(stderr, &err);
+        return 1;
+    }
+    s->dt = cr_scene_real_from_double(1.0 / 60.0);
+    cr_world *w = NULL;
+    if (cr_scene_build(s, &w, &err)) {
+        cr_scene_error_print(stderr, &err);
+        cr_scene_free(s);
+        return 1;
+    }
+    double *ms = malloc(sizeof(double) * (size_t)(steps > 0 ? steps : 1));
+    uint64_t overflow = 0;
+    int rc = 0;
+    for (int32_t f = 0; f < steps; ++f) {
+        uint64_t t0 = crp_clock_ns();
+        if (cr_scene_step(s, w, f, &err)) {
+            cr_scene_error_print(stderr, &err);
+            rc = 1;
+            break;
+        }
+        ms[f] = (double)(crp_clock_ns() - t0) / 1e6;
+        cr_world_stats ws = cr_world_get_stats(w);
+        for (int k = 0; k < CR_STAGE_COUNT; ++k) overflow += ws.stage[k].overflow;
+    }
+    if (rc == 0) {
+        double total = 0;
+        for (int32_t f = 0; f < steps; ++f) total += ms[f];
+        qsort(ms, (size_t)steps, sizeof ms[0], cmp_double);
+        double median = steps == 0 ? 0 : (steps % 2 ? ms[steps / 2] : 0.5 * (ms[steps / 2 - 1] + ms[steps / 2]));
+        double max = steps == 0 ? 0 : ms[steps - 1];
+        cr_memory_stats m = cr_world_memory_stats(w);
+        printf("{\"scene\":\"%s\",\"steps\":%d,\"median_ms\":%.4f,\"max_ms\":%.4f,\"mean_ms\":%.4f,\"bodies\":%u,"
+               "\"overflow\":%llu,\"memory_bytes\":%zu,\"mode\":\"%s\",\"state_hash\":\"%016llx\"}\n",
+               name, (int)steps, median, max, steps ? total / steps : 0.0, cr_world_get_stats(w).body_count,
+               (unsigned long long)overflow, m.capacity, CR_MODE_NAME, (unsigned long long)cr_world_state_hash(w));
+        fflush(stdout);
+    }
+    free(ms);
+    cr_cli_world_free(w);
+    cr_scene_free(s);
+    return rc;
+}
+
+int cr_cmd_bench(int argc, char **argv) {
+    int32_t steps = 600;
+    const char *dir = "data/scenes";
+    const char **names = NULL; /* stb_ds */
+    for (int i = 1; i < argc; ++i) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            bench_usage(stdout);
+            arrfree(names);
+            return 0;
+        } else if (strcmp(a, "--steps") == 0 || strcmp(a, "--frames") == 0) {
+            char *end = NULL;
+            long v = i + 1 < argc ? strtol(argv[i + 1], &end, 10) : -1;
+            if (i + 1 >= argc || end == argv[i + 1] || *end != '\0' || v < 1 || v > 1000000) {
+                fprintf(stderr, "crumple bench: %s needs a number in 1..1000000\n", a);
+                arrfree(names);
+                return 2;
+            }
+            steps = (int32_t)v;
+            ++i;
+        } else if (strcmp(a, "--scenes") == 0) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "crumple bench: --scenes needs a folder\n");
+                arrfree(names);
+                return 2;
+            }
+            dir = argv[++i];
+        } else if (strcmp(a, "--json") == 0) {
+            /* the output is always JSON; accepted so scripts can say so */
+        } else if (a[0] == '-') {
+            fprintf(stderr, "crumple bench: unknown option '%s'\n", a);
+            bench_usage(stderr);
+            arrfree(names);
+            return 2;
+        } else {
+            arrput(names, a);
+        }
+    }
+    if (arrlen(names) == 0)
+        for (size_t i = 0; i < sizeof default_scenes / sizeof default_scenes[0]; ++i) arrput(names, default_scenes[i]);
+    int rc = 0;
+    for (ptrdiff_t i = 0; i < arrlen(names); ++i) {
+        const char *n = names[i];
+        char path[CR_SCENE_PATH_MAX], label[CR_SCENE_NAME_MAX];
+        size_t len = strlen(n);
+        if (len > 6 && strcmp(n + len - 6, ".scene") == 0) {
+            snprintf(path, sizeof path, "%s", n);
+            const char *base = strrchr(n, '/');
+            base = base ? base + 1 : n;
+            snprintf(label, sizeof label, "%.*s", (int)(strlen(base) - 6), base);
+        } else {
+            snprintf(path, sizeof path, "%s/%s.scene", dir, n);
+            snprintf(label, sizeof label, "%s", n);
+        }
+        for (char *c = label; *c; ++c)
+            if (*c == '"' || *c == '\\' || (unsigned char)*c < 0x20) *c = '_'; /* keep the JSON valid */
+        if (bench_scene(label, path, steps)) rc = 1;
+    }
+    arrfree(names);
+    return rc;
+}
