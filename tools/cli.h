@@ -18,6 +18,13 @@ int cr_cmd_run(int argc, char **argv);
 int cr_cmd_render(int argc, char **argv);
 int cr_cmd_gen(int argc, char **argv);
 int cr_cmd_bench(int argc, char **argv);
+int cr_cmd_cook(int argc, char **argv);
+int cr_cmd_info(int argc, char **argv);
+int cr_cmd_query(int argc, char **argv);
+/// `crumple bench cook`: the bunny's cook time by stage (tools/bench_cook.c).
+int cr_bench_cook(int argc, char **argv);
+/// Read and validate a cooked asset with the runtime loader (tools/cmd_info.c); prints "file:0: why" on failure. Caller frees *bytes (crp_free) and *block (free).
+int cr_cli_asset_open(const char *path, uint8_t **bytes, void **block, cr_asset *asset);
 
 /// A world in a block from the host heap, aligned as the runtime asks; free with cr_cli_world_free.
 cr_status cr_cli_world_new(const cr_world_def *def, cr_world **out);

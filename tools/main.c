@@ -16,6 +16,9 @@ static const cr_command commands[] = {
     {"render", cr_cmd_render, "draw a cooked asset to PNG: by body, displacement, bone, weights, or an SDF slice"},
     {"gen", cr_cmd_gen, "generate the torus and terrain meshes the scenes use (OBJ)"},
     {"bench", cr_cmd_bench, "ms per step of pile, rings and terrain (600 steps), as JSON"},
+    {"cook", cr_cmd_cook, "cook an OBJ mesh (+ rig, poses) into a validated binary asset (.crb)"},
+    {"info", cr_cmd_info, "validate a cooked asset and print its contents (--json)"},
+    {"query", cr_cmd_query, "signed distance of points read from stdin, through the runtime's lookup"},
 };
 
 static void usage(FILE *out) {

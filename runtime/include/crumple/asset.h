@@ -51,7 +51,7 @@
 #define CR_ASSET_MAX_NEIGHBORS (1u << 27)  ///< entries in one CSR neighbour list
 #define CR_ASSET_MAX_BONES 255u            ///< bones (a skin index is one byte)
 #define CR_ASSET_MAX_EXAMPLES 64u          ///< example poses, rest pose included
-#define CR_ASSET_MAX_COORD 1.0e6           ///< |any stored real| is below this (m); keeps Q32.32 safe
+#define CR_ASSET_MAX_COORD 1048576.0       ///< 2^20: |any stored real| is below this (m); keeps Q32.32 safe
 #define CR_ASSET_SKIN_SLOTS 4u             ///< skinning influences per vertex
 
 /* X(name, message): every check the loader makes, so a failure names itself. */

@@ -12,5 +12,6 @@
 #include "vecmath.h"
 #include "world.h"
 #include "body.h"
+#include "asset.h"
 
 #endif

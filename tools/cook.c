@@ -1,0 +1,278 @@
+/* cook.c — the cooking pipeline: stages in order, timed, with a progress bar
+ * and a report on stderr (see cook.h for the stage list).
+ *
+ * The body frame is decided before the grid is built, because the grid must
+ * be axis-aligned in the frame the runtime simulates in. For an open mesh the
+ * mass properties need an inside/outside test, so that case builds one BVH in
+ * the mesh frame for the mass stage and another in the body frame for the
+ * grid; a closed mesh needs only the second.
+ */
+#include "cook.h"
+#include "crumple/asset.h"
+#include "platform.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+cr_cook_options cr_cook_default_options(void) {
+    cr_cook_options o;
+    memset(&o, 0, sizeof o);
+    o.scale = 1.0;
+    o.sdf_res = 64;
+    o.sdf_pad = 3;
+    o.max_samples = 2048;
+    o.geodesic_max = 16;
+    return o;
+}
+
+double cr_cook_now(void) { return (double)crp_clock_ns() * 1e-9; }
+
+void cr_cook_progress_begin(cr_cook_progress *p, const char *label, bool quiet) {
+    p->label = label;
+    p->start = cr_cook_now();
+    p->last = p->start;
+    p->quiet = quiet;
+    p->shown = false;
+}
+
+void cr_cook_progress_update(void *pv, double fraction) {
+    cr_cook_progress *p = pv;
+    if (p->quiet) return;
+    double now = cr_cook_now();
+    /* only work that has already taken a second gets a bar, redrawn at most 10 times a second */
+    if (now - p->start < 1.0 || (now - p->last < 0.1 && fraction < 1.0)) return;
+    p->last = now;
+    p->shown = true;
+    int filled = (int)(fraction * 30 + 0.5);
+    char bar[31];
+    for (int i = 0; i < 30; ++i) bar[i] = i < filled ? '#' : '.';
+    bar[30] = 0;
+    fprintf(stderr, "\r  %-10s [%s] %3d%%  %5.1f s", p->label, bar, (int)(fraction * 100 + 0.5), now - p->start);
+    fflush(stderr);
+}
+
+void cr_cook_progress_end(cr_cook_progress *p) {
+    if (p->shown && !p->quiet) fprintf(stderr, "\n");
+    p->shown = false;
+}
+
+static int check_options(const cr_cook_options *opt, char *err, size_t n) {
+    if (opt->sdf_pad < 1 || opt->sdf_pad > 64) {
+        snprintf(err, n, "--sdf-pad must be between 1 and 64");
+        return -1;
+    }
+    if (opt->sdf_res < 2 * opt->sdf_pad + 2 || opt->sdf_res > (int)CR_ASSET_MAX_SDF_DIM - 1) {
+        snprintf(err, n, "--sdf-res must be between %d (twice the padding plus 2) and %u", 2 * opt->sdf_pad + 2,
+                 CR_ASSET_MAX_SDF_DIM - 1);
+        return -1;
+    }
+    if (opt->weld_distance < 0 || !isfinite(opt->weld_distance)) {
+        snprintf(err, n, "--weld must be a distance >= 0");
+        return -1;
+    }
+    if (opt->normalise < 0 || !isfinite(opt->normalise)) {
+        snprintf(err, n, "--normalise must be a length > 0");
+        return -1;
+    }
+    if (opt->geodesic_radius < 0 || !isfinite(opt->geodesic_radius)) {
+        snprintf(err, n, "--geodesic-radius must be >= 0");
+        return -1;
+    }
+    if (opt->geodesic_max > 4096) {
+        snprintf(err, n, "--geodesic-max must be at most 4096");
+        return -1;
+    }
+    if (opt->rig_path && opt->auto_bones) {
+        snprintf(err, n, "give either --rig or --bones auto:N, not both");
+        return -1;
+    }
+    return 0;
+}
+
+int cr_cook_obj(const char *name, const cr_obj *obj, const cr_cook_options *opt, cr_cook_result *out, char *err, size_t en) {
+    double t_start = cr_cook_now();
+    double read_time = out->time.read;
+    memset(out, 0, sizeof *out);
+    out->time.read = read_time;
+    if (check_options(opt, err, en) != 0) return -1;
+
+    /* clean */
+    double t0 = cr_cook_now();
+    cr_cook_mesh mesh;
+    char cerr[512];
+    if (cr_cook_clean(obj, opt, &mesh, cerr, sizeof cerr) != 0) {
+        snprintf(err, en, "%s:0: %s", name, cerr);
+        return -1;
+    }
+    out->time.clean = cr_cook_now() - t0;
+    if (!opt->quiet) {
+        fprintf(stderr, "%s: %u vertices, %u triangles after cleaning (%u welded, %u degenerate or repeated triangles dropped)\n",
+                name, mesh.vertex_count, mesh.triangle_count, mesh.welded_vertices, mesh.dropped_triangles);
+        if (mesh.boundary_edges || mesh.nonmanifold_edges)
+            fprintf(stderr, "%s: warning: not closed: %u boundary edges (holes), %u non-manifold or misoriented edges; "
+                            "sign by winding number, mass from a grid\n",
+                    name, mesh.boundary_edges, mesh.nonmanifold_edges);
+        if (mesh.components > 1) fprintf(stderr, "%s: note: %u separate components\n", name, mesh.components);
+        if (mesh.flipped) fprintf(stderr, "%s: note: triangles faced inwards; all were reversed\n", name);
+    }
+
+    /* mass and the body frame */
+    t0 = cr_cook_now();
+    cr_cook_mass mass;
+    bool closed = mesh.boundary_edges == 0 && mesh.nonmanifold_edges == 0;
+    cr_bvh *bvh = closed ? NULL : cr_bvh_build(mesh.pos, mesh.tri, mesh.triangle_count);
+    int mass_res = opt->sdf_res / 2 < 24 ? 24 : opt->sdf_res / 2;
+    if (bvh == NULL && !closed) {
+        cr_cook_mesh_free(&mesh);
+        snprintf(err, en, "%s:0: out of memory", name);
+        return -1;
+    }
+    if (closed) {
+        cr_cook_mass_properties(&mesh, NULL, mass_res, &mass);
+        if (!mass.from_surface) {
+            /* zero volume inside a closed surface: the grid path needs a BVH after all */
+            bvh = cr_bvh_build(mesh.pos, mesh.tri, mesh.triangle_count);
+            cr_cook_mass_properties(&mesh, bvh, mass_res, &mass);
+        }
+    } else {
+        cr_cook_mass_properties(&mesh, bvh, mass_res, &mass);
+    }
+    cr_bvh_free(bvh);
+    if (!(mass.volume > 0)) {
+        cr_cook_mesh_free(&mesh);
+        snprintf(err, en, "%s:0: the mesh encloses no volume (a flat or open sheet?); it cannot be a rigid body", name);
+        return -1;
+    }
+    cr_cook_frame frame;
+    frame.s = mesh.frame_s;
+    memcpy(frame.o, mesh.frame_o, sizeof frame.o);
+    memcpy(frame.R, mass.axes, sizeof frame.R);
+    memcpy(frame.q, mass.q, sizeof frame.q);
+    for (int r = 0; r < 3; ++r) frame.p[r] = -(frame.R[r][0] * mass.com[0] + frame.R[r][1] * mass.com[1] + frame.R[r][2] * mass.com[2]);
+    for (uint32_t i = 0; i < mesh.vertex_count; ++i) {
+        double *x = mesh.pos + 3 * (size_t)i, y[3];
+        for (int r = 0; r < 3; ++r) y[r] = frame.R[r][0] * x[0] + frame.R[r][1] * x[1] + frame.R[r][2] * x[2] + frame.p[r];
+        memcpy(x, y, sizeof y);
+    }
+    out->time.mass = cr_cook_now() - t0;
+
+    /* signed distance grid in the body frame */
+    cr_cook_grid grid;
+    bvh = cr_bvh_build(mesh.pos, mesh.tri, mesh.triangle_count);
+    cr_cook_grid_layout(mesh.pos, mesh.vertex_count, opt->sdf_res, opt->sdf_pad, &grid);
+    uint64_t nodes = (uint64_t)grid.dims[0] * grid.dims[1] * grid.dims[2];
+    if (nodes > CR_ASSET_MAX_SDF_NODES) {
+        cr_bvh_free(bvh);
+        cr_cook_mesh_free(&mesh);
+        snprintf(err, en, "%s:0: grid of %llu nodes is over the format's limit of %u; lower --sdf-res", name,
+                 (unsigned long long)nodes, CR_ASSET_MAX_SDF_NODES);
+        return -1;
+    }
+    cr_cook_progress prog;
+    cr_cook_progress_begin(&prog, "sdf", opt->quiet);
+    int rc = cr_cook_grid_fill(&grid, bvh, cr_cook_progress_update, &prog, &out->time.sdf_distance, &out->time.sdf_sign);
+    cr_cook_progress_end(&prog);
+    cr_bvh_free(bvh);
+    if (rc != 0) {
+        cr_cook_mesh_free(&mesh);
+        snprintf(err, en, "%s:0: out of memory for the distance grid", name);
+        return -1;
+    }
+
+    /* surface */
+    t0 = cr_cook_now();
+    cr_cook_asset a;
+    memset(&a, 0, sizeof a);
+    double br = 0;
+    for (int k = 0; k < 3; ++k) a.bounds_min[k] = INFINITY, a.bounds_max[k] = -INFINITY;
+    for (uint32_t i = 0; i < mesh.vertex_count; ++i) {
+        double r2 = 0;
+        for (int k = 0; k < 3; ++k) {
+            double x = (double)(float)mesh.pos[3 * (size_t)i + k];
+            a.bounds_min[k] = x < a.bounds_min[k] ? x : a.bounds_min[k];
+            a.bounds_max[k] = x > a.bounds_max[k] ? x : a.bounds_max[k];
+            r2 += x * x;
+        }
+        br = r2 > br ? r2 : br;
+    }
+    a.bound_radius = sqrt(br);
+    cr_cook_surface surf;
+    cr_cook_surface_build(&mesh, opt, a.bound_radius, &surf);
+    out->time.surface = cr_cook_now() - t0;
+
+    /* skeleton */
+    t0 = cr_cook_now();
+    cr_cook_skin skin;
+    if (cr_cook_skin_build(&mesh, &grid, &frame, opt, &skin, err, en) != 0) {
+        cr_cook_surface_free(&surf);
+        cr_cook_grid_free(&grid);
+        cr_cook_mesh_free(&mesh);
+        return -1;
+    }
+    out->time.skin = cr_cook_now() - t0;
+
+    /* write */
+    t0 = cr_cook_now();
+    a.mesh = &mesh;
+    a.surface = &surf;
+    a.grid = &grid;
+    a.skin = &skin;
+    a.mass = &mass;
+    a.frame = &frame;
+    char werr[256];
+    rc = cr_cook_write(&a, &out->bytes, &out->size, out->section_bytes, werr, sizeof werr);
+    if (rc != 0) snprintf(err, en, "%s:0: %s", name, werr);
+    out->time.write = cr_cook_now() - t0;
+
+    out->mass = mass;
+    out->vertex_count = mesh.vertex_count;
+    out->triangle_count = mesh.triangle_count;
+    out->sample_count = surf.sample_count;
+    out->bone_count = skin.bone_count;
+    out->example_count = skin.example_count;
+    memcpy(out->sdf_dims, grid.dims, sizeof grid.dims);
+    out->sdf_cell = grid.cell;
+    out->boundary_edges = mesh.boundary_edges;
+    out->nonmanifold_edges = mesh.nonmanifold_edges;
+    out->components = mesh.components;
+    out->welded_vertices = mesh.welded_vertices;
+    out->dropped_triangles = mesh.dropped_triangles;
+    cr_cook_skin_free(&skin);
+    cr_cook_surface_free(&surf);
+    cr_cook_grid_free(&grid);
+    cr_cook_mesh_free(&mesh);
+    out->time.total = out->time.read + (cr_cook_now() - t_start);
+    return rc;
+}
+
+int cr_cook_file(const char *in_path, const char *out_path, const cr_cook_options *opt, cr_cook_result *out, char *err,
+                 size_t en) {
+    memset(out, 0, sizeof *out);
+    double t0 = cr_cook_now();
+    cr_obj obj;
+    if (cr_obj_load(in_path, &obj, err, en) != 0) return -1;
+    out->time.read = cr_cook_now() - t0;
+    int rc = cr_cook_obj(in_path, &obj, opt, out, err, en);
+    cr_obj_free(&obj);
+    if (rc != 0) return -1;
+    if (out_path != NULL) {
+        double tw = cr_cook_now();
+        crp_status s = crp_write_file_atomic(out_path, out->bytes, out->size);
+        out->time.write += cr_cook_now() - tw;
+        out->time.total += cr_cook_now() - tw;
+        if (s != CRP_OK) {
+            snprintf(err, en, "%s:0: %s", out_path, crp_status_message(s));
+            cr_cook_result_free(out);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+void cr_cook_result_free(cr_cook_result *r) {
+    free(r->bytes);
+    r->bytes = NULL;
+    r->size = 0;
+}

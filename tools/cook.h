@@ -1,0 +1,213 @@
+/* cook.h — the cooker: an OBJ mesh (+ optional rig and example poses) in, one
+ * cooked asset (docs/asset-format.md) out. Tools only: malloc and doubles are
+ * fine here, but every byte written must be the same on every machine.
+ *
+ * Stages, in order (each timed, see cr_cook_timings):
+ *   read      OBJ text -> positions + triangles                   (obj.c)
+ *   clean     scale/recentre/normalise, weld, drop degenerate and
+ *             duplicate triangles, topology report, orientation    (cook_mesh.c)
+ *   mass      volume, centre of mass, inertia, principal frame:
+ *             from the surface if closed, from a winding-number
+ *             occupancy grid if not                                (cook_mass.c)
+ *   sdf       signed distance grid in the body frame: exact
+ *             distance over a BVH, sign from the fast generalised
+ *             winding number                                       (cook_bvh.c, cook_sdf.c)
+ *   surface   normals, sample points, adjacency, geodesic lists    (cook_surface.c)
+ *   skin      rig or automatic bones, voxel-geodesic skinning
+ *             weights, example poses                               (cook_skin.c)
+ *   write     sections, checksum, atomic write                     (cook_write.c)
+ *
+ * Determinism: only + - * / and sqrt on doubles (IEEE, -ffp-contract=off),
+ * the cooker's own atan for solid angles, fixed iteration orders and total
+ * orders in every sort. So one input and one set of options give one file.
+ */
+#ifndef CRUMPLE_TOOLS_COOK_H
+#define CRUMPLE_TOOLS_COOK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "obj.h"
+
+/// Cooking options; fill with cr_cook_default_options().
+typedef struct cr_cook_options {
+    double scale;            ///< multiply every coordinate (applied first); default 1
+    double normalise;        ///< > 0: then scale so the longest bounding-box side is this long; 0 = off
+    bool recentre;           ///< move the bounding-box centre to the origin of the mesh frame
+    double weld_distance;    ///< merge vertices closer than this (after scaling); 0 = identical positions only
+    int sdf_res;             ///< grid cells along the longest axis, padding included; default 64
+    int sdf_pad;             ///< cells of padding on every side; default 3
+    uint32_t max_samples;    ///< cap on collision sample points (farthest-point thinning); 0 = every vertex
+    double geodesic_radius;  ///< edge-path radius of the geodesic lists; 0 = 0.25 x bounding radius
+    uint32_t geodesic_max;   ///< entries kept per vertex, nearest first; default 16
+    uint32_t auto_bones;     ///< > 0: place this many bones inside the shape (when no rig is given)
+    const char *rig_path;    ///< rig text file (docs/asset-format.md), or NULL
+    const char *poses_path;  ///< example poses text file, or NULL (needs bones)
+    bool quiet;              ///< no progress bar or report on stderr
+} cr_cook_options;
+
+cr_cook_options cr_cook_default_options(void);
+
+/// The cooker's working mesh: double precision, indices into pos.
+typedef struct cr_cook_mesh {
+    double *pos;             ///< 3 per vertex
+    uint32_t *tri;           ///< 3 per triangle
+    uint32_t vertex_count, triangle_count;
+    double frame_s, frame_o[3];  ///< mesh frame = frame_s * (OBJ coordinates) + frame_o
+    /* topology report */
+    uint32_t welded_vertices, dropped_triangles, boundary_edges, nonmanifold_edges, components;
+    bool flipped;            ///< triangles were inside-out and were all reversed
+} cr_cook_mesh;
+
+/// Mass properties for unit density.
+typedef struct cr_cook_mass {
+    double volume;           ///< m^3
+    double com[3];           ///< centre of mass in the mesh frame
+    double inertia[3];       ///< principal moments, ascending, about the centre of mass
+    double axes[3][3];       ///< axes[k] = k-th principal axis in the mesh frame (right-handed)
+    double q[4];             ///< mesh -> body rotation as a unit quaternion (x y z w)
+    bool from_surface;       ///< true: exact surface integrals; false: occupancy grid
+} cr_cook_mass;
+
+/// Per-stage wall times in seconds (not part of the cooked bytes).
+typedef struct cr_cook_timings {
+    double read, clean, mass, sdf_distance, sdf_sign, surface, skin, write, total;
+} cr_cook_timings;
+
+/// The cooked file in memory plus what the report needs.
+typedef struct cr_cook_result {
+    uint8_t *bytes;          ///< malloc'd
+    size_t size;
+    cr_cook_timings time;
+    cr_cook_mass mass;
+    uint32_t vertex_count, triangle_count, sample_count, bone_count, example_count;
+    uint32_t sdf_dims[3];
+    double sdf_cell;
+    uint32_t boundary_edges, nonmanifold_edges, components, welded_vertices, dropped_triangles;
+    size_t section_bytes[16];
+} cr_cook_result;
+
+/// Cook a parsed OBJ. Returns 0, or -1 with "file:line: message" in err.
+int cr_cook_obj(const char *name, const cr_obj *obj, const cr_cook_options *opt, cr_cook_result *out, char *err,
+                size_t err_size);
+/// Read, cook and (if out_path) atomically write. Returns 0 or -1 as above.
+int cr_cook_file(const char *in_path, const char *out_path, const cr_cook_options *opt, cr_cook_result *out, char *err,
+                 size_t err_size);
+void cr_cook_result_free(cr_cook_result *r);
+
+/* ---- stages (used by cook.c and by the tests) ------------------------------ */
+
+/// Apply scale/normalise/recentre, weld, drop degenerate/duplicate triangles,
+/// drop unused vertices, count boundary/non-manifold edges and components, and
+/// reverse inside-out meshes. Returns 0 or -1 with a message.
+int cr_cook_clean(const cr_obj *obj, const cr_cook_options *opt, cr_cook_mesh *out, char *err, size_t err_size);
+void cr_cook_mesh_free(cr_cook_mesh *m);
+/// Signed volume of a triangle soup by the divergence theorem (m^3).
+double cr_cook_signed_volume(const double *pos, const uint32_t *tri, uint32_t triangle_count);
+
+/// Bounding volume hierarchy over a triangle soup, with the per-node data
+/// the fast winding number needs (area-weighted normal sum, centre, radius).
+typedef struct cr_bvh cr_bvh;
+cr_bvh *cr_bvh_build(const double *pos, const uint32_t *tri, uint32_t triangle_count);
+void cr_bvh_free(cr_bvh *b);
+/// Exact distance from q to the nearest triangle; *tri_io is a hint in (a
+/// triangle likely to be close, or UINT32_MAX) and the nearest triangle out.
+double cr_bvh_distance(const cr_bvh *b, const double q[3], uint32_t *tri_io);
+/// Generalised winding number at q (about 1 inside, 0 outside, smooth across
+/// holes): exact near q, dipole far-field for clusters seen from far away.
+double cr_bvh_winding(const cr_bvh *b, const double q[3]);
+/// Exact winding number by summing every triangle (for tests).
+double cr_winding_exact(const double *pos, const uint32_t *tri, uint32_t triangle_count, const double q[3]);
+/// Exact point-triangle distance (for tests and the BVH).
+double cr_point_triangle_distance(const double q[3], const double a[3], const double b[3], const double c[3]);
+/// The cooker's own atan2 (deterministic on every libm).
+double cr_cook_atan2(double y, double x);
+
+/// Mass properties of a cleaned mesh in its mesh frame. `res` is the
+/// occupancy grid resolution used when the mesh is not closed.
+void cr_cook_mass_properties(const cr_cook_mesh *m, const cr_bvh *bvh, int res, cr_cook_mass *out);
+/// Eigen-decomposition of a symmetric 3x3 matrix by cyclic Jacobi sweeps:
+/// values ascending, vectors[k] the unit vector of values[k], right-handed.
+void cr_cook_eigen_sym3(double a[3][3], double values[3], double vectors[3][3]);
+
+/// Signed distance grid. `values` is malloc'd, x fastest.
+typedef struct cr_cook_grid {
+    double origin[3];
+    double cell;
+    uint32_t dims[3];
+    float *values;
+} cr_cook_grid;
+/// Lay out the grid around the vertices' bounds (res cells on the longest axis, pad of them padding).
+void cr_cook_grid_layout(const double *pos, uint32_t vertex_count, int res, int pad, cr_cook_grid *g);
+/// Fill grid values: exact unsigned distance, sign from the winding number.
+/// `progress` (may be NULL) is called with fractions in [0,1].
+int cr_cook_grid_fill(cr_cook_grid *g, const cr_bvh *bvh, void (*progress)(void *, double), void *user, double *t_dist,
+                      double *t_sign);
+void cr_cook_grid_free(cr_cook_grid *g);
+
+/// Surface data in the body frame.
+typedef struct cr_cook_surface {
+    float *normals;              ///< 3 per vertex
+    uint32_t *sample_vertex;     ///< sample_count
+    uint32_t sample_count;
+    uint32_t *adj_start, *adj;   ///< CSR one-ring
+    uint32_t adj_count;
+    uint32_t *geo_start, *geo;   ///< CSR geodesic lists
+    float *geo_dist;
+    uint32_t geo_count;
+    double geo_radius;
+    double area;
+} cr_cook_surface;
+int cr_cook_surface_build(const cr_cook_mesh *m, const cr_cook_options *opt, double bound_radius, cr_cook_surface *s);
+void cr_cook_surface_free(cr_cook_surface *s);
+
+/// Skeleton, weights and poses, in the body frame.
+typedef struct cr_cook_skin {
+    uint32_t bone_count, example_count;
+    int32_t *parent;          ///< bone_count
+    double *rest;             ///< 7 per bone: p xyz, q xyzw
+    uint8_t *skin_bone;       ///< 4 per vertex
+    float *skin_weight;       ///< 4 per vertex
+    double *examples;         ///< 7 per (example, bone)
+} cr_cook_skin;
+
+/// How the cooker moved the mesh: body = Q (s x + o) + p for a point x of the OBJ file.
+typedef struct cr_cook_frame {
+    double s, o[3];           ///< cook scale and offset (scale/normalise/recentre)
+    double R[3][3];           ///< rows: mesh -> body rotation (R x)
+    double q[4];              ///< the same rotation as a quaternion
+    double p[3];              ///< translation after rotation
+} cr_cook_frame;
+
+/// Build bones from the rig file or automatically, weights over the grid,
+/// and example poses. Errors name the rig/pose file and line.
+int cr_cook_skin_build(const cr_cook_mesh *body_mesh, const cr_cook_grid *grid, const cr_cook_frame *frame,
+                       const cr_cook_options *opt, cr_cook_skin *out, char *err, size_t err_size);
+void cr_cook_skin_free(cr_cook_skin *s);
+
+/// Everything the writer needs.
+typedef struct cr_cook_asset {
+    const cr_cook_mesh *mesh;      ///< in the body frame
+    const cr_cook_surface *surface;
+    const cr_cook_grid *grid;
+    const cr_cook_skin *skin;
+    const cr_cook_mass *mass;
+    const cr_cook_frame *frame;
+    double bounds_min[3], bounds_max[3], bound_radius;
+} cr_cook_asset;
+/// Serialise to the asset format (malloc'd bytes). Returns 0 or -1.
+int cr_cook_write(const cr_cook_asset *a, uint8_t **bytes, size_t *size, size_t section_bytes[16], char *err, size_t err_size);
+
+/// Progress bar on stderr for work over a second (silent when quiet).
+typedef struct cr_cook_progress {
+    const char *label;
+    double start, last;
+    bool quiet, shown;
+} cr_cook_progress;
+void cr_cook_progress_begin(cr_cook_progress *p, const char *label, bool quiet);
+void cr_cook_progress_update(void *p, double fraction);
+void cr_cook_progress_end(cr_cook_progress *p);
+double cr_cook_now(void);
+
+#endif
