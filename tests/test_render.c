@@ -423,3 +423,35 @@ CR_TEST(render_contact_sheet_tiles_frames_in_order) {
     cr_image_free(&sheet);
     for (int i = 0; i < 5; ++i) cr_image_free(&frames[i]);
 }
+
+CR_TEST(render_weights_mode_shows_rest_white_and_examples_in_colour) {
+    /* seed 001 Figure 8: white where the rest example holds, colour where a
+     * deformed example took over. Vertex 0 (+x) is all example 1. */
+    octa o;
+    octa_init(&o);
+    cr_real w[6 * 2];
+    for (int v = 0; v < 6; ++v) {
+        w[2 * v] = v == 0 ? 0 : CR_R(1);
+        w[2 * v + 1] = v == 0 ? CR_R(1) : 0;
+    }
+    cr_render_body b;
+    memset(&b, 0, sizeof b);
+    b.shape.type = CR_SHAPE_MESH;
+    b.xf = cr_transform_identity();
+    b.asset = &o.asset;
+    b.example_weights = w;
+    b.example_count = 2;
+    cr_render_options opt = cr_default_render_options();
+    opt.width = opt.height = 96;
+    opt.legend = 0;
+    opt.mode = CR_RENDER_WEIGHTS;
+    char err[128];
+    ENSURE(cr_camera_spec_parse("0,0,5,0,0,0", &opt.camera, err, sizeof err));
+    cr_image img;
+    ENSURE(draw_body(&b, &opt, &img, NULL));
+    const uint8_t *right = pixel(&img, 48 + 26, 48), *left = pixel(&img, 48 - 26, 48);
+    cr_test_printf("  right rgb %u,%u,%u  left rgb %u,%u,%u\n", right[0], right[1], right[2], left[0], left[1], left[2]);
+    ENSURE(right[2] > right[0] + 20);                      /* example 1: palette blue */
+    ENSURE(abs((int)left[0] - (int)left[2]) < 12 && left[0] > 90); /* rest: white, shaded grey */
+    cr_image_free(&img);
+}

@@ -261,6 +261,8 @@ void cr_render_heat(double t, double out[3]) {
 }
 
 static const uint32_t static_grey = 0xb4b4b4, neutral_grey = 0xc8c8c8;
+/* seed 001 Figure 8: white vertices are undeformed (weight on the rest example) */
+static const uint32_t rest_white = 0xf4f4f4;
 static const uint32_t checker_a = 0xe2e2e2, checker_b = 0xc6c8cc;
 
 /* ---- scene building ----------------------------------------------------- */
@@ -321,7 +323,8 @@ static void push_tri_facing(cr_render_mesh *m, uint32_t a, uint32_t b, uint32_t 
 
 static void mode_color(const cr_render_options *opt, const cr_render_body *b, double tint, double out[3]) {
     uint32_t rgb = b->is_static ? static_grey : cr_render_palette(b->id);
-    if (opt->mode == CR_RENDER_BONE || opt->mode == CR_RENDER_WEIGHTS) rgb = neutral_grey;
+    if (opt->mode == CR_RENDER_BONE) rgb = neutral_grey;
+    if (opt->mode == CR_RENDER_WEIGHTS) rgb = b->shape.type == CR_SHAPE_MESH ? rest_white : neutral_grey;
     cr_raster_decode_rgb(rgb, out);
     if (opt->mode == CR_RENDER_BODY)
         for (int k = 0; k < 3; ++k) out[k] *= tint;
@@ -447,7 +450,7 @@ static void add_mesh(cr_render_scene *s, const cr_render_body *b, const cr_rende
         } else if (opt->mode == CR_RENDER_WEIGHTS && b->example_weights && b->example_count > 0) {
             for (uint32_t e = 0; e < b->example_count; ++e) {
                 double we = cr_to_double(b->example_weights[(size_t)i * b->example_count + e]);
-                if (we > 0.0) blend_add(col, e == 0 ? neutral_grey : cr_render_palette(e - 1), we);
+                if (we > 0.0) blend_add(col, e == 0 ? rest_white : cr_render_palette(e - 1), we);
             }
         } else {
             mode_color(opt, b, 1.0, col);

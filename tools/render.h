@@ -67,7 +67,7 @@ typedef enum cr_render_mode {
     CR_RENDER_BODY,         ///< one colour per body (palette by body slot); static bodies grey
     CR_RENDER_DISPLACEMENT, ///< distance of each vertex from its rest position: dent depth
     CR_RENDER_BONE,         ///< skinning weights blended over the bones' palette colours
-    CR_RENDER_WEIGHTS,      ///< example-pose weights blended over the examples' colours (rest = grey)
+    CR_RENDER_WEIGHTS,      ///< example-pose weights blended over the examples' colours (rest = white, as seed 001 Figure 8)
     CR_RENDER_SDF           ///< a slice of the signed distance grid (assets only; see cr_render_sdf_slice)
 } cr_render_mode;
 
