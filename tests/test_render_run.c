@@ -142,3 +142,26 @@ CR_TEST(render_run_options_reject_bad_values) {
     i = 1;
     ENSURE(cr_run_pictures_option(&o, 2, other, &i) == 0);
 }
+
+CR_TEST(render_demo_command_writes_its_pictures) {
+    char base[] = "/tmp/crumple_demo_XXXXXX";
+    ENSURE(mkdtemp(base) != NULL);
+    char out[64];
+    snprintf(out, sizeof out, "%s/demo", base);
+    char *argv[] = {"demo", "--frames", "6", "--every", "3", "--size", "160x120", "--out", out};
+    fflush(stdout);
+    ENSURE(cr_cmd_demo(9, argv) == 0);
+    const char *files[] = {"frame_00000.png", "frame_00003.png", "frame_00006.png", "sheet.png"};
+    char path[128], cmd[256];
+    for (int i = 0; i < 4; ++i) {
+        snprintf(path, sizeof path, "%s/%s", out, files[i]);
+        ENSURE_MSG(access(path, F_OK) == 0, "demo did not write %s", path);
+    }
+    snprintf(cmd, sizeof cmd, "pngcheck -q %s/sheet.png", out);
+    ENSURE(system(cmd) == 0);
+    /* a bad option is a usage error, not a crash */
+    char *bad[] = {"demo", "--frames", "many"};
+    ENSURE(cr_cmd_demo(3, bad) == 2);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", base);
+    ENSURE(system(cmd) == 0);
+}
