@@ -655,15 +655,33 @@ cr_camera cr_render_fit_camera(const cr_camera_spec *spec, const cr_render_scene
     if (spec->has_eye) {
         memcpy(cam.eye, spec->eye, sizeof cam.eye);
     } else {
-        /* far enough that the bounding sphere fits the narrower field of view */
-        double t = tan_half_deg(cam.fov_y);
-        double aspect = (double)width / (double)height;
-        if (aspect < 1.0) t *= aspect;
-        double sin_half = t / sqrt(1.0 + t * t);
-        double dist = radius / sin_half * 1.02;
-        double dir[3];
+        /* Just far enough that all eight corners of the bounding box fit, with
+         * an 8% border: corner c (relative to the target) at view offsets
+         * x, y and depth offset z needs |x| <= tan_x (d + z), same for y. */
+        double ty = tan_half_deg(cam.fov_y) * 0.92;
+        double tx = ty * (double)width / (double)height;
+        double dir[3], f[3], r[3], u[3], up[3] = {0, 1, 0};
         memcpy(dir, spec->dir, sizeof dir);
         if (!v3_normalize(dir)) v3_set(dir, 0, 0, 1);
+        v3_set(f, -dir[0], -dir[1], -dir[2]);
+        v3_cross(r, f, up);
+        if (!v3_normalize(r)) {
+            v3_set(up, 0, 0, -1);
+            v3_cross(r, f, up);
+            v3_normalize(r);
+        }
+        v3_cross(u, r, f);
+        double dist = radius * 0.2;
+        for (int k = 0; k < 8; ++k) {
+            double c[3] = {((k & 1) ? bmax[0] : bmin[0]) - cam.target[0], ((k & 2) ? bmax[1] : bmin[1]) - cam.target[1],
+                           ((k & 4) ? bmax[2] : bmin[2]) - cam.target[2]};
+            double x = v3_dot(c, r), y = v3_dot(c, u), z = v3_dot(c, f);
+            double need_x = (x < 0 ? -x : x) / tx - z, need_y = (y < 0 ? -y : y) / ty - z;
+            double need_z = radius * 0.2 - z; /* every corner well in front of the eye */
+            if (need_x > dist) dist = need_x;
+            if (need_y > dist) dist = need_y;
+            if (need_z > dist) dist = need_z;
+        }
         for (int k = 0; k < 3; ++k) cam.eye[k] = cam.target[k] + dir[k] * dist;
     }
     double f[3], r[3];
@@ -840,6 +858,7 @@ int cr_render_sdf_slice(const cr_asset *asset, int axis, double value, const cr_
     double scale = span_u / (double)opt->width > span_v / (double)opt->height ? span_u / (double)opt->width
                                                                               : span_v / (double)opt->height;
     double cu = 0.5 * (lo[ua] + hi[ua]), cv = 0.5 * (lo[va] + hi[va]);
+    double spacing = nice_step((eu > ev ? eu : ev) / 12.0);
     double inside_c[3], outside_c[3];
     cr_raster_decode_rgb(0x3b6fb6, inside_c);
     cr_raster_decode_rgb(0xe8954a, outside_c);
@@ -856,11 +875,12 @@ int cr_render_sdf_slice(const cr_asset *asset, int axis, double value, const cr_
             double d = cr_to_double(cr_asset_sdf(asset, pl, NULL));
             double ad = d < 0 ? -d : d;
             const double *base = d < 0 ? inside_c : outside_c;
-            /* brighter near the surface, darker far away; a thin dark band every grid cell */
+            /* brighter near the surface, darker far away; a one-pixel contour line
+             * every `spacing` metres of distance, like the rings of a height map */
             double fade = 1.0 / (1.0 + ad / (6.0 * cell));
             double k = 0.35 + 0.65 * fade;
-            double band = ad / cell - floor_d(ad / cell);
-            if (band < 0.08) k *= 0.78;
+            double band = ad / spacing - floor_d(ad / spacing);
+            if (band * spacing < scale) k *= 0.72;
             double c[3] = {base[0] * k, base[1] * k, base[2] * k};
             if (ad < 1.2 * scale) c[0] = c[1] = c[2] = 1.0; /* the surface itself */
             int in_grid = pu >= lo[ua] && pu <= hi[ua] && pv >= lo[va] && pv <= hi[va];
@@ -871,11 +891,11 @@ int cr_render_sdf_slice(const cr_asset *asset, int axis, double value, const cr_
         }
     if (opt->legend) {
         int ts = text_scale(opt->height);
-        char text[128], len[48];
+        char text[160], len[48], lines[48];
         const char *names = "XYZ";
         fmt_length(len, sizeof len, cell);
-        snprintf(text, sizeof text, "SDF %c=%.3f M  CELL %s  %ux%ux%u", names[axis], value, len, asset->sdf_dims[0],
-                 asset->sdf_dims[1], asset->sdf_dims[2]);
+        fmt_length(lines, sizeof lines, spacing);
+        snprintf(text, sizeof text, "SDF %c=%.3f M  CELL %s  LINES %s", names[axis], value, len, lines);
         cr_image_text(out, 6 * ts, 6 * ts, opt->label[0] ? opt->label : text, ts, 0x101010);
     }
     return 1;
