@@ -564,8 +564,19 @@ static int st_asset(pctx *c) {
     int n = (p[0] == '/') ? snprintf(a.path, sizeof a.path, "%s", p) : snprintf(a.path, sizeof a.path, "%s%s", c->s->dir, p);
     if (n < 0 || (size_t)n >= sizeof a.path) return fail(c, "asset path is too long");
     a.line = c->line;
+    while (!at_end(c)) {
+        const char *k = c->tok[c->pos++];
+        bool obj = ends_with(a.path, ".obj");
+        if (strcmp(k, "sdf") == 0 && obj) {
+            if (read_uint(c, "sdf", 8, 1024, &a.sdf_res)) return -1;
+        } else if (strcmp(k, "samples") == 0 && obj) {
+            if (read_uint(c, "samples", 1, 1u << 22, &a.max_samples)) return -1;
+        } else {
+            return fail(c, "unknown asset attribute '%s' (%s)", k, obj ? "sdf samples" : "a .crb asset takes none");
+        }
+    }
     arrput(c->s->assets, a);
-    return end_of_statement(c, "asset");
+    return 0;
 }
 
 /* ---- bodies and grids ---- */

@@ -65,7 +65,12 @@ typedef struct cr_scene_asset {
     char name[CR_SCENE_NAME_MAX];
     char path[CR_SCENE_PATH_MAX]; ///< resolved against the scene file's folder
     int line;
+    uint32_t sdf_res;             ///< .obj: cook option `sdf N` (grid cells on the longest axis), 0 = cooker default
+    uint32_t max_samples;         ///< .obj: cook option `samples N` (collision sample points), 0 = cooker default
     uint32_t slot;                ///< asset slot in the built world
+    uint8_t *bytes_;              ///< private: the cooked file (owned; the view may point into it)
+    void *block_;                 ///< private: the view's block (owned)
+    struct cr_asset *view_;       ///< private: the validated view the world keeps a pointer to
 } cr_scene_asset;
 
 /// One body of the scene (a `body` line, or one instance of a `grid`).

@@ -4,8 +4,13 @@
  * through next_free; the lowest slots are reused last-freed-first, which is
  * deterministic because the list is part of the state. A slot's generation
  * grows on every destroy so old handles stop working.
+ *
+ * Mass properties come from shape.c (density x volume; meshes use the cooked
+ * asset's unit-density volume and principal moments). A dynamic body whose
+ * mass or a principal moment rounds to zero in the build's scalar type is
+ * refused with CR_ERR_DEF_INVALID instead of getting an infinite inverse.
  */
-#include "world_internal.h"
+#include "solver.h"
 
 #include <string.h>
 
@@ -44,29 +49,7 @@ const cr_body *cr_world_body_c(const cr_world *w, cr_body_id id) {
     return cr_world_body((cr_world *)w, id);
 }
 
-/* Mass and principal moments of the analytic shapes, for density rho. */
-static void shape_mass(const cr_shape_def *s, cr_real rho, cr_real *mass, cr_vec3 *inertia, cr_real *radius) {
-    if (s->type == CR_SHAPE_SPHERE) {
-        cr_real r = s->radius, r2 = cr_mul(r, r);
-        *mass = cr_mul(cr_mul(rho, CR_R(4.18879020478639098)), cr_mul(r2, r)); /* 4/3 pi r^3 */
-        cr_real i = cr_mul(CR_R(0.4), cr_mul(*mass, r2));
-        *inertia = cr_v3(i, i, i);
-        *radius = r;
-    } else if (s->type == CR_SHAPE_BOX) {
-        cr_vec3 h = s->half_extents;
-        *mass = cr_mul(cr_mul(CR_R(8), rho), cr_mul(cr_mul(h.x, h.y), h.z));
-        cr_real k = cr_div(*mass, CR_R(3));
-        cr_real x2 = cr_sq(h.x), y2 = cr_sq(h.y), z2 = cr_sq(h.z);
-        *inertia = cr_v3(cr_mul(k, y2 + z2), cr_mul(k, x2 + z2), cr_mul(k, x2 + y2));
-        *radius = cr_v3_len(h);
-    } else {
-        *mass = 0;
-        *inertia = cr_v3_zero();
-        *radius = CR_REAL_MAX;
-    }
-}
-
-static cr_status check_body_def(const cr_body_def *def) {
+static cr_status check_body_def(const cr_world *w, const cr_body_def *def) {
     if (def->cookie != CR_BODY_COOKIE) return CR_ERR_DEF_NOT_DEFAULTED;
     if ((unsigned)def->type > CR_BODY_DYNAMIC || (unsigned)def->shape.type > CR_SHAPE_MESH) return CR_ERR_DEF_INVALID;
     if (def->shape.type == CR_SHAPE_SPHERE && def->shape.radius <= 0) return CR_ERR_DEF_INVALID;
@@ -74,7 +57,11 @@ static cr_status check_body_def(const cr_body_def *def) {
         (def->shape.half_extents.x <= 0 || def->shape.half_extents.y <= 0 || def->shape.half_extents.z <= 0))
         return CR_ERR_DEF_INVALID;
     if (def->shape.type == CR_SHAPE_PLANE && def->type != CR_BODY_STATIC) return CR_ERR_DEF_INVALID;
+    if (def->shape.type == CR_SHAPE_MESH && cr_world_asset(w, def->shape.asset) == NULL) return CR_ERR_DEF_INVALID;
     if (def->material.density <= 0 && def->type == CR_BODY_DYNAMIC) return CR_ERR_DEF_INVALID;
+    if (def->material.restitution < 0 || def->material.friction < 0 || def->material.rolling_friction < 0 ||
+        def->material.spinning_friction < 0)
+        return CR_ERR_DEF_INVALID;
     return CR_OK;
 }
 
@@ -82,8 +69,15 @@ cr_status cr_body_create(cr_world *w, const cr_body_def *def, cr_body_id *out) {
     if (out == NULL) return CR_ERR_NULL_ARGUMENT;
     memset(out, 0, sizeof *out);
     if (w == NULL || def == NULL) return CR_ERR_NULL_ARGUMENT;
-    cr_status s = check_body_def(def);
+    cr_status s = check_body_def(w, def);
     if (s != CR_OK) return s;
+
+    cr_real mass, bound_radius;
+    cr_vec3 inertia;
+    cr_shape_mass(w, &def->shape, def->material.density, &mass, &inertia, &bound_radius);
+    /* too small to have a mass in this scalar mode: refuse rather than divide by zero */
+    if (def->type == CR_BODY_DYNAMIC && (mass <= 0 || inertia.x <= 0 || inertia.y <= 0 || inertia.z <= 0))
+        return CR_ERR_DEF_INVALID;
 
     uint32_t index;
     cr_body *bodies = cr_world_bodies(w);
@@ -108,15 +102,12 @@ cr_status cr_body_create(cr_world *w, const cr_body_def *def, cr_body_id *out) {
     b->shape = def->shape;
     b->material = def->material;
     b->user_data = def->user_data;
-    cr_real mass;
-    cr_vec3 inertia;
-    shape_mass(&def->shape, def->material.density, &mass, &inertia, &b->bound_radius);
+    b->bound_radius = bound_radius;
     if (def->type == CR_BODY_DYNAMIC) {
         b->mass = mass;
         b->inertia = inertia;
-        b->inv_mass = mass > 0 ? cr_div(CR_R(1), mass) : 0;
-        b->inv_inertia = cr_v3(inertia.x > 0 ? cr_div(CR_R(1), inertia.x) : 0, inertia.y > 0 ? cr_div(CR_R(1), inertia.y) : 0,
-                               inertia.z > 0 ? cr_div(CR_R(1), inertia.z) : 0);
+        b->inv_mass = cr_div(CR_R(1), mass);
+        b->inv_inertia = cr_v3(cr_div(CR_R(1), inertia.x), cr_div(CR_R(1), inertia.y), cr_div(CR_R(1), inertia.z));
     }
     if (def->type != CR_BODY_STATIC) {
         b->v = def->linear_velocity;
@@ -131,6 +122,7 @@ cr_status cr_body_create(cr_world *w, const cr_body_def *def, cr_body_id *out) {
 cr_status cr_body_destroy(cr_world *w, cr_body_id id) {
     cr_body *b = cr_world_body(w, id);
     if (b == NULL) return CR_ERR_STALE_HANDLE;
+    if (b->joint_count > 0) cr_joints_remove_for_body(w, id.index1);
     b->alive = 0;
     b->generation++;
     b->next_free = w->free_body;
@@ -183,6 +175,39 @@ cr_status cr_body_apply_impulse(cr_world *w, cr_body_id id, cr_vec3 impulse, cr_
     cr_vec3 dw = cr_quat_rotate(b->xf.q, cr_v3_mulv(b->inv_inertia, dl));
     b->w = cr_v3_add(b->w, dw);
     return CR_OK;
+}
+
+cr_status cr_body_apply_force(cr_world *w, cr_body_id id, cr_vec3 force, cr_vec3 world_point) {
+    cr_body *b = cr_world_body(w, id);
+    if (b == NULL) return CR_ERR_STALE_HANDLE;
+    if (b->type != CR_BODY_DYNAMIC) return CR_OK;
+    b->force = cr_v3_add(b->force, force);
+    b->torque = cr_v3_add(b->torque, cr_v3_cross(cr_v3_sub(world_point, b->xf.p), force));
+    return CR_OK;
+}
+
+cr_status cr_body_apply_torque(cr_world *w, cr_body_id id, cr_vec3 torque) {
+    cr_body *b = cr_world_body(w, id);
+    if (b == NULL) return CR_ERR_STALE_HANDLE;
+    if (b->type != CR_BODY_DYNAMIC) return CR_OK;
+    b->torque = cr_v3_add(b->torque, torque);
+    return CR_OK;
+}
+
+cr_vec3 cr_body_get_inertia(const cr_world *w, cr_body_id id) {
+    const cr_body *b = cr_world_body_c(w, id);
+    return b ? b->inertia : cr_v3_zero();
+}
+
+cr_real cr_body_get_bound_radius(const cr_world *w, cr_body_id id) {
+    const cr_body *b = cr_world_body_c(w, id);
+    return b ? b->bound_radius : 0;
+}
+
+cr_vec3 cr_body_get_point_velocity(const cr_world *w, cr_body_id id, cr_vec3 world_point) {
+    const cr_body *b = cr_world_body_c(w, id);
+    if (b == NULL) return cr_v3_zero();
+    return cr_v3_add(b->v, cr_v3_cross(b->w, cr_v3_sub(world_point, b->xf.p)));
 }
 
 cr_real cr_body_get_mass(const cr_world *w, cr_body_id id) {

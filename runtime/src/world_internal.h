@@ -1,14 +1,18 @@
 /* world_internal.h — the layout of a world block (internal to the runtime).
  *
  * The block starts with struct cr_world; after it the persistent arena holds
- * every array sized from the def (bodies, ...), and the block ends with the
- * per-step scratch arena. Arrays are found through offsets stored here, never
- * through stored pointers, so copying the block's bytes copies the world.
+ * every array sized from the def (bodies, joints, events, the asset table),
+ * and the block ends with the per-step scratch arena. Arrays are found through
+ * offsets stored here, never through stored pointers, so copying the block's
+ * bytes copies the world. The one exception is the asset table: it holds the
+ * host's cr_asset view pointers, which are external resources (never hashed).
  */
 #ifndef CRUMPLE_WORLD_INTERNAL_H
 #define CRUMPLE_WORLD_INTERNAL_H
 
 #include "crumple/crumple.h"
+#include "crumple/joint.h"
+#include "crumple/asset.h"
 #include "arena.h"
 
 #define CR_WORLD_MAGIC 0x57524352u /* "CRWR" */
@@ -23,6 +27,7 @@ typedef struct cr_body {
     uint8_t alive;
     uint8_t type;         ///< cr_body_type
     uint8_t pad_[2];
+    uint32_t joint_count; ///< live joints that name this body
     cr_transform xf;      ///< centre of mass frame in world space
     cr_vec3 v;            ///< linear velocity, m/s
     cr_vec3 w;            ///< angular velocity, rad/s
@@ -31,10 +36,29 @@ typedef struct cr_body {
     cr_vec3 inertia;      ///< principal moments, kg m^2 (body frame)
     cr_vec3 inv_inertia;  ///< inverse principal moments (body frame)
     cr_real bound_radius; ///< m, bounding sphere about the centre of mass
+    cr_vec3 force;        ///< N, accumulated for the next velocity update
+    cr_vec3 torque;       ///< N m, world frame, accumulated for the next velocity update
     cr_shape_def shape;
     cr_material material;
     uint64_t user_data;
 } cr_body;
+
+/// Internal joint record. Anchors and axes live in the bodies' frames.
+typedef struct cr_joint {
+    uint32_t generation;
+    uint32_t next_free;   ///< index1 of the next free slot when dead
+    uint8_t alive;
+    uint8_t type;         ///< cr_joint_type
+    uint8_t collide_connected;
+    uint8_t pad_;
+    uint32_t a, b;        ///< body slot index + 1; b == 0 is the world
+    cr_vec3 local_anchor_a, local_anchor_b; ///< m, from each centre of mass, body frame (b: world frame if b == 0)
+    cr_vec3 local_axis_a, local_axis_b;     ///< unit hinge axis in each body frame (b: world frame if b == 0)
+    cr_quat rest;         ///< rest relative orientation conj(q_a) q_b (q_b = identity for the world)
+    cr_vec3 linear_impulse;  ///< N s on body a, last step's pre-stabilisation
+    cr_vec3 angular_impulse; ///< N m s on body a, last step's pre-stabilisation
+    uint64_t user_data;
+} cr_joint;
 
 struct cr_world {
     uint32_t magic;
@@ -46,16 +70,33 @@ struct cr_world {
     uint32_t free_body;     ///< index1 of the first free slot, 0 if none
     uint32_t body_count;    ///< live bodies
     uint32_t body_high;     ///< slots ever used (live or dead): iteration bound
+    uint32_t joints;        ///< offset of cr_joint[def.joint_capacity]
+    uint32_t free_joint;
+    uint32_t joint_count;
+    uint32_t joint_high;
+    uint32_t events;        ///< offset of cr_impact_event[def.event_capacity]
+    uint32_t event_count;   ///< events of the last step
+    uint32_t assets;        ///< offset of (const cr_asset *)[def.asset_capacity]: host pointers, not hashed
+    uint32_t asset_count;
     uint64_t step_count;
     cr_world_stats stats;
 };
 
 static inline cr_body *cr_world_bodies(cr_world *w) { return CR_AT(w, w->bodies, cr_body); }
 static inline const cr_body *cr_world_bodies_c(const cr_world *w) { return CR_AT(w, w->bodies, const cr_body); }
+static inline cr_joint *cr_world_joints(cr_world *w) { return CR_AT(w, w->joints, cr_joint); }
+static inline const cr_joint *cr_world_joints_c(const cr_world *w) { return CR_AT(w, w->joints, const cr_joint); }
+static inline cr_impact_event *cr_world_events(cr_world *w) { return CR_AT(w, w->events, cr_impact_event); }
+static inline const cr_asset *cr_world_asset(const cr_world *w, uint32_t slot) {
+    if (slot >= w->asset_count) return NULL;
+    return CR_AT(w, w->assets, const cr_asset *const)[slot];
+}
 
 /// The live body a handle names, or NULL if the handle is null or stale.
 cr_body *cr_world_body(cr_world *w, cr_body_id id);
 const cr_body *cr_world_body_c(const cr_world *w, cr_body_id id);
+/// Destroy every joint naming body slot index1 (body.c calls it on destroy).
+void cr_joints_remove_for_body(cr_world *w, uint32_t body_index1);
 
 void cr_world_log(const cr_world *w, cr_log_level level, const char *message);
 void cr_world_assert_failed(const cr_world *w, const char *expr, const char *file, int line);

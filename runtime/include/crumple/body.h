@@ -1,8 +1,16 @@
-/* crumple/body.h — rigid bodies, referred to by generation-checked handles.
+/* crumple/body.h — rigid bodies, referred to by generation-checked handles,
+ * and the impact events the solver reports about them.
  *
  * A handle is a small value {index1, generation}; all-zero is null. Destroying
  * a body bumps its slot's generation, so a stale handle is refused with
  * CR_ERR_STALE_HANDLE instead of silently reaching the slot's next owner.
+ *
+ * Shapes (seed 002 represents every body by sample points plus a signed
+ * distance function): spheres and boxes are analytic and exact; planes are
+ * static half-spaces; meshes are cooked assets (triangle mesh + SDF grid in
+ * the principal frame, crumple/asset.h) registered with cr_world_add_asset.
+ * A body's position is its centre of mass; for meshes that is the asset's
+ * body-frame origin.
  */
 #ifndef CRUMPLE_BODY_H
 #define CRUMPLE_BODY_H
@@ -28,14 +36,15 @@ typedef enum cr_shape_type {
     CR_SHAPE_PLANE,  ///< the body's local y = 0 plane, solid below (static only)
     CR_SHAPE_MESH    ///< a cooked asset: triangle mesh + signed distance grid
 } cr_shape_type;
+#define CR_SHAPE_TYPE_COUNT 4
 
 /// Surface and bulk properties.
 typedef struct cr_material {
     cr_real density;          ///< kg/m^3
     cr_real restitution;      ///< 0..1; a pair uses the smaller of the two
-    cr_real friction;         ///< Coulomb coefficient
-    cr_real rolling_friction; ///< m; resists relative rolling
-    cr_real spinning_friction;///< m; resists relative spin about the normal
+    cr_real friction;         ///< Coulomb coefficient; a pair uses the smaller of the two
+    cr_real rolling_friction; ///< m, lever arm of the rolling resistance; a pair uses the larger of the two
+    cr_real spinning_friction;///< m, lever arm of the resistance to spin about the normal; the larger of the two
 } cr_material;
 
 typedef struct cr_shape_def {
@@ -70,8 +79,19 @@ cr_status cr_body_set_transform(cr_world *world, cr_body_id id, cr_transform t);
 cr_vec3 cr_body_get_linear_velocity(const cr_world *world, cr_body_id id);
 cr_vec3 cr_body_get_angular_velocity(const cr_world *world, cr_body_id id);
 cr_status cr_body_set_velocity(cr_world *world, cr_body_id id, cr_vec3 linear, cr_vec3 angular);
-/// Apply an impulse (N·s) at a world point.
+/// Apply an impulse (N·s) at a world point; takes effect at once.
 cr_status cr_body_apply_impulse(cr_world *world, cr_body_id id, cr_vec3 impulse, cr_vec3 world_point);
+/// Add a force (N) at a world point for the next step's velocity update (seed
+/// 002 step 2); forces are cleared after each step.
+cr_status cr_body_apply_force(cr_world *world, cr_body_id id, cr_vec3 force, cr_vec3 world_point);
+/// Add a torque (N m, world frame) for the next step's velocity update.
+cr_status cr_body_apply_torque(cr_world *world, cr_body_id id, cr_vec3 torque);
+/// Principal moments of inertia (kg m^2, body frame); zero for static and kinematic bodies.
+cr_vec3 cr_body_get_inertia(const cr_world *world, cr_body_id id);
+/// Radius (m) of the bounding sphere about the centre of mass (planes: CR_REAL_MAX).
+cr_real cr_body_get_bound_radius(const cr_world *world, cr_body_id id);
+/// Velocity (m/s) of the body's material point at a world position.
+cr_vec3 cr_body_get_point_velocity(const cr_world *world, cr_body_id id, cr_vec3 world_point);
 cr_real cr_body_get_mass(const cr_world *world, cr_body_id id);
 uint64_t cr_body_get_user_data(const cr_world *world, cr_body_id id);
 cr_body_type cr_body_get_type(const cr_world *world, cr_body_id id);
@@ -82,5 +102,23 @@ cr_material cr_body_get_material(const cr_world *world, cr_body_id id);
 /// Handles of the live bodies in slot order (a deterministic order); writes at
 /// most `capacity` and returns how many live bodies there are.
 uint32_t cr_world_get_body_ids(const cr_world *world, cr_body_id *out, uint32_t capacity);
+
+/// One impact of the last step (a pair that needed collision impulses while
+/// approaching faster than def.event_min_speed): for the deformation stage
+/// (dents, plasticity, fracture) and for games (sound, sparks).
+typedef struct cr_impact_event {
+    cr_body_id body_a;      ///< the body the normal points into (pushed along +normal)
+    cr_body_id body_b;      ///< the other body (static bodies too)
+    cr_vec3 point;          ///< m, world position of the deepest interfering point
+    cr_vec3 normal;         ///< unit, from body_b towards body_a
+    cr_real normal_speed;   ///< m/s, relative normal velocity (a minus b) before the impulses; negative = approaching
+    cr_real impulse;        ///< N s, total normal impulse the collision passes applied to body_a
+    cr_vec3 impulse_vector; ///< N s, total impulse (normal + friction) on body_a; body_b got the opposite
+} cr_impact_event;
+
+/// Impact events of the last step, in a fixed order (pair order); writes at
+/// most `capacity` and returns how many there are. Events that did not fit
+/// def.event_capacity are counted in stats.stage[CR_STAGE_events].overflow.
+uint32_t cr_world_get_events(const cr_world *world, cr_impact_event *out, uint32_t capacity);
 
 #endif

@@ -13,5 +13,6 @@
 #include "world.h"
 #include "body.h"
 #include "asset.h"
+#include "joint.h"
 
 #endif

@@ -1,0 +1,243 @@
+/* collision.c — point impulses with restitution and static/kinetic friction,
+ * the seed's "aggressive optimisation" per pair, and the collision stage.
+ *
+ * Seed 002, collisions: for a point with relative velocity u (body a minus
+ * body b), normal N and arms r_a, r_b, an impulse j on a (and -j on b)
+ * changes u by K j with
+ *
+ *     K = K_a + K_b,   K_x = (1/m_x) E - [r_x]x I_x^-1 [r_x]x
+ *
+ * (K_x = 0 for a body that does not move: static, kinematic, or frozen by
+ * shock propagation). The target is u'_n = -e u_n along N.
+ *   - Static friction: assume the point sticks (u'_t = 0) and solve
+ *     K j = u' - u. If j lies in the friction cone |j_t| <= mu j_n, keep it.
+ *   - Otherwise kinetic friction: j = j_n (N - mu T) with T the direction of
+ *     the tangential relative velocity, and j_n from N . (u + K j) = u'_n.
+ *
+ * The aggressive optimisation (seed 002): within a pair, keep the list of
+ * initially interfering points, apply the impulse at the deepest point that
+ * is not separating, drop the points that now separate, and repeat on the
+ * same list until it is empty. A point is "interfering at the predicted
+ * position" when phi + dt u_n < 0, so "not separating" reads u_n < -phi/dt;
+ * each point is processed at most once per pass, which bounds the work and
+ * ends the loop even when a negative restitution (contact ramp) leaves the
+ * point still approaching.
+ *
+ * The collision stage runs def.collision_passes passes over all pairs in pair
+ * order with e = min of the two restitutions, on the velocities of the start
+ * of the step; it stops early when a pass applies no impulse.
+ *
+ * Notes
+ *   - A point with a gap (phi > 0) may approach at -phi/dt and still not
+ *     touch at the predicted position; that is the floor of its target, so a
+ *     body with restitution 0 lands exactly on the surface instead of
+ *     stopping in mid-air. With restitution > 0 it bounces at once, as in the
+ *     seed (the bounce happens up to one step early).
+ *   - In the contact stage a point deeper than CR_PENETRATION_SLOP gets a
+ *     push-out floor of CR_PENETRATION_BETA of the excess per step, capped at
+ *     CR_MAX_PUSH_SPEED; resting contacts never get that deep.
+ *   - K is solved after scaling by 3/trace(K): a 1000 kg body has K ~ 1e-3 and
+ *     det K ~ 1e-9, below the resolution of Q32.32; scaled, K is ~1.
+ */
+#include "solver.h"
+
+cr_mat3 cr_body_k(const cr_sbody *b, cr_vec3 r) {
+    cr_mat3 k = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
+    if (!cr_sbody_moves(b)) return k;
+    cr_mat3 sk = cr_mat3_skew(r);
+    cr_mat3 sis = cr_mat3_mul(cr_mat3_mul(sk, b->inv_i), sk);
+    k = cr_mat3_scale(sis, CR_R(-1));
+    k.cx.x += b->inv_mass;
+    k.cy.y += b->inv_mass;
+    k.cz.z += b->inv_mass;
+    return k;
+}
+
+cr_vec3 cr_solve_k(cr_mat3 k, cr_vec3 rhs) {
+    cr_real trace = k.cx.x + k.cy.y + k.cz.z;
+    if (trace <= CR_REAL_EPS) return cr_v3_zero();
+    cr_real scale = cr_div(CR_R(3), trace);
+    cr_mat3 inv = cr_mat3_inverse(cr_mat3_scale(k, scale));
+    return cr_mat3_mul_v3(inv, cr_v3_scale(rhs, scale));
+}
+
+void cr_apply_pair_impulse(cr_step *s, uint32_t a, uint32_t b, cr_vec3 ra, cr_vec3 rb, cr_vec3 j) {
+    cr_sbody *A = &s->sb[a], *B = &s->sb[b];
+    if (cr_sbody_moves(A)) {
+        A->v = cr_v3_mad(A->v, A->inv_mass, j);
+        A->w = cr_v3_add(A->w, cr_mat3_mul_v3(A->inv_i, cr_v3_cross(ra, j)));
+    }
+    if (cr_sbody_moves(B)) {
+        B->v = cr_v3_mad(B->v, -B->inv_mass, j);
+        B->w = cr_v3_sub(B->w, cr_mat3_mul_v3(B->inv_i, cr_v3_cross(rb, j)));
+    }
+}
+
+static cr_vec3 relative_velocity(const cr_step *s, const cr_manifold *m, const cr_cpoint *p) {
+    const cr_sbody *A = &s->sb[m->a], *B = &s->sb[m->b];
+    cr_vec3 ua = cr_v3_add(A->v, cr_v3_cross(A->w, p->ra));
+    cr_vec3 ub = cr_v3_add(B->v, cr_v3_cross(B->w, p->rb));
+    return cr_v3_sub(ua, ub);
+}
+
+cr_real cr_point_normal_velocity(const cr_step *s, const cr_manifold *m, const cr_cpoint *p) {
+    return cr_v3_dot(relative_velocity(s, m, p), p->n);
+}
+
+cr_real cr_point_floor(const cr_step *s, const cr_cpoint *p, bool contact) {
+    if (p->phi > 0) return -cr_mul(p->phi, s->inv_dt);
+    if (contact && p->phi < -CR_PENETRATION_SLOP) {
+        cr_real push = cr_mul(cr_mul(CR_PENETRATION_BETA, -p->phi - CR_PENETRATION_SLOP), s->inv_dt);
+        return cr_min(push, CR_MAX_PUSH_SPEED);
+    }
+    return 0;
+}
+
+/* One impulse at point p of pair m. Returns the normal impulse (N s), 0 if none. */
+static cr_real point_impulse(cr_step *s, cr_manifold *m, uint32_t pi, cr_impulse_law law, bool record_impact,
+                             bool first_in_pair) {
+    cr_cpoint *p = &s->pts[pi];
+    const cr_sbody *A = &s->sb[m->a], *B = &s->sb[m->b];
+    cr_vec3 u = relative_velocity(s, m, p);
+    cr_real un = cr_v3_dot(u, p->n);
+    cr_real floor_n = cr_point_floor(s, p, law.contact);
+    cr_real target = cr_max(-cr_mul(law.restitution, un), floor_n);
+    if (un >= target) return 0;
+
+    cr_mat3 k = cr_mat3_add(cr_body_k(A, p->ra), cr_body_k(B, p->rb));
+    /* static friction: the point sticks */
+    cr_vec3 du = cr_v3_sub(cr_v3_scale(p->n, target), u);
+    cr_vec3 j = cr_solve_k(k, du);
+    cr_real jn = cr_v3_dot(j, p->n);
+    cr_vec3 jt = cr_v3_mad(j, -jn, p->n);
+    bool sticking;
+    if (law.contact) /* the cone bounds what this point received over the contact passes */
+        sticking = jn > 0 && cr_v3_len(cr_v3_add(p->jt, jt)) <= cr_mul(m->friction, p->jn + jn);
+    else
+        sticking = jn > 0 && cr_v3_len(jt) <= cr_mul(m->friction, jn);
+    if (!sticking) {
+        /* kinetic friction opposing the tangential slip */
+        cr_vec3 ut = cr_v3_mad(u, -un, p->n);
+        cr_vec3 t = cr_v3_normalize(ut);
+        cr_vec3 dir = cr_v3_mad(p->n, -m->friction, t);
+        cr_real denom = cr_v3_dot(p->n, cr_mat3_mul_v3(k, dir));
+        if (denom <= CR_REAL_EPS) return 0;
+        jn = cr_div(target - un, denom);
+        if (jn <= 0) return 0;
+        j = cr_v3_scale(dir, jn);
+        jt = cr_v3_mad(j, -jn, p->n);
+    }
+    cr_apply_pair_impulse(s, m->a, m->b, p->ra, p->rb, j);
+
+    if (record_impact) {
+        if (un < m->impact_speed) {
+            m->impact_speed = un;
+            m->impact_point = pi;
+        }
+        m->impact_jn += jn;
+        m->impact_j = cr_v3_add(m->impact_j, j);
+        m->flags |= CR_MF_IMPACT;
+    } else {
+        p->jn += jn;
+        p->jt = cr_v3_add(p->jt, jt);
+        m->contact_jn += jn;
+        if (first_in_pair) m->contact_point = pi;
+        if (sticking) m->flags |= CR_MF_STICKING;
+        else m->flags &= ~(uint32_t)CR_MF_STICKING;
+    }
+    return jn;
+}
+
+/* The points a contact pass has pressed (total normal impulse > 0), even
+ * those that no longer approach:
+ *   - a point pushed apart by its neighbours' impulses gets part of its own
+ *     normal impulse back (never more than it received), so resting contact
+ *     ends with zero normal velocity instead of a small hop — impulses of
+ *     one-sided contacts on several points of one body only converge if they
+ *     may also be reduced;
+ *   - the tangential impulse that stops its slip is applied, with the point's
+ *     total tangential impulse kept inside mu times its total normal impulse:
+ *     without it the friction of the ramp's last passes, whose normal impulses
+ *     are tiny, could not undo the slip the first passes left. */
+static uint32_t relax_pressed_points(cr_step *s, cr_manifold *m) {
+    const cr_sbody *A = &s->sb[m->a], *B = &s->sb[m->b];
+    uint32_t work = 0;
+    for (uint32_t i = 0; i < m->count; ++i) {
+        cr_cpoint *p = &s->pts[m->first + i];
+        if (p->jn <= 0) continue;
+        cr_mat3 k = cr_mat3_add(cr_body_k(A, p->ra), cr_body_k(B, p->rb));
+        cr_vec3 u = relative_velocity(s, m, p);
+        cr_real un = cr_v3_dot(u, p->n);
+        cr_real target = cr_max(cr_point_floor(s, p, true), 0);
+        if (un > target) {
+            cr_real knn = cr_v3_dot(p->n, cr_mat3_mul_v3(k, p->n));
+            if (knn > CR_REAL_EPS) {
+                cr_real dn = cr_max(cr_div(target - un, knn), -p->jn);
+                p->jn += dn;
+                m->contact_jn += dn;
+                cr_apply_pair_impulse(s, m->a, m->b, p->ra, p->rb, cr_v3_scale(p->n, dn));
+                u = relative_velocity(s, m, p);
+                ++work;
+            }
+        }
+        cr_vec3 ut = cr_v3_mad(u, -cr_v3_dot(u, p->n), p->n);
+        if (ut.x == 0 && ut.y == 0 && ut.z == 0) continue;
+        cr_vec3 j = cr_solve_k(k, cr_v3_neg(ut));
+        cr_vec3 total = cr_v3_add(p->jt, cr_v3_mad(j, -cr_v3_dot(j, p->n), p->n));
+        cr_real limit = cr_mul(m->friction, p->jn), len = cr_v3_len(total);
+        if (len > limit) total = len > 0 ? cr_v3_scale(total, cr_div(limit, len)) : cr_v3_zero();
+        cr_vec3 dj = cr_v3_sub(total, p->jt);
+        p->jt = total;
+        cr_apply_pair_impulse(s, m->a, m->b, p->ra, p->rb, dj);
+        ++work;
+    }
+    return work;
+}
+
+uint32_t cr_process_pair(cr_step *s, cr_manifold *m, cr_impulse_law law, bool record_impact) {
+    uint32_t n = m->count;
+    uint8_t *live = s->active;
+    for (uint32_t i = 0; i < n; ++i) live[i] = 1;
+    uint32_t impulses = 0;
+    for (uint32_t round = 0; round < n; ++round) {
+        uint32_t best = n;
+        cr_real best_depth = 0;
+        for (uint32_t i = 0; i < n; ++i) {
+            if (!live[i]) continue;
+            const cr_cpoint *p = &s->pts[m->first + i];
+            cr_real un = cr_point_normal_velocity(s, m, p);
+            if (un >= cr_point_floor(s, p, law.contact) - CR_RESTING_SPEED_EPS) {
+                live[i] = 0; /* separating, or not interfering at the predicted position */
+                continue;
+            }
+            cr_real depth = p->phi + cr_mul(s->dt, un);
+            if (best == n || depth < best_depth) {
+                best = i;
+                best_depth = depth;
+            }
+        }
+        if (best == n) break;
+        live[best] = 0;
+        if (point_impulse(s, m, m->first + best, law, record_impact, impulses == 0) > 0) ++impulses;
+    }
+    if (law.contact) impulses += relax_pressed_points(s, m);
+    return impulses;
+}
+
+void cr_collisions(cr_step *s) {
+    cr_world *w = s->w;
+    uint32_t total = 0, passes = 0;
+    for (uint32_t pass = 0; pass < w->def.collision_passes; ++pass) {
+        uint32_t applied = 0;
+        for (uint32_t k = 0; k < s->nm; ++k) {
+            cr_manifold *m = &s->m[k];
+            cr_impulse_law law = {m->restitution, false};
+            applied += cr_process_pair(s, m, law, true);
+        }
+        ++passes;
+        total += applied;
+        if (applied == 0) break;
+    }
+    w->stats.stage[CR_STAGE_collision].work = total;
+    w->stats.collision_passes_run = passes;
+}

@@ -1,0 +1,232 @@
+/* solver.h — what the stages of one step share (internal to the runtime).
+ *
+ * A step (world.c) runs seed 002's sequence over data that lives only for
+ * that step, in the world's scratch arena:
+ *
+ *   solver bodies   velocities + world inverse inertia of every body slot
+ *   pairs           broadphase output, sorted by (lower slot, higher slot)
+ *   manifolds       pairs with interference points, in pair order
+ *   points          the interference points of all manifolds (a pool)
+ *   level order     manifolds sorted by contact-graph level
+ *
+ * Every array is sized from the world def, never from what this step happens
+ * to need, so the scratch a step uses is the same every step and
+ * cr_world_scratch_size can say it in advance.
+ *
+ * Solver constants are here with their units; docs/solver.md explains them.
+ */
+#ifndef CRUMPLE_SOLVER_H
+#define CRUMPLE_SOLVER_H
+
+#include "world_internal.h"
+
+/* ---- constants (docs/solver.md) ---- */
+
+/// m: points farther than this (beyond what the motion of the step can close)
+/// are not kept as interference candidates.
+#define CR_CANDIDATE_SLOP CR_R(0.01)
+/// m: penetration tolerated without a push-out velocity (resting contacts sit
+/// between 0 and g dt^2 deep, well inside this).
+#define CR_PENETRATION_SLOP CR_R(0.005)
+/// fraction of the penetration beyond the slop removed per step by contacts.
+#define CR_PENETRATION_BETA CR_R(0.2)
+/// m/s: cap on the push-out velocity, so a deep overlap separates, not explodes.
+#define CR_MAX_PUSH_SPEED CR_R(0.5)
+/// m/s: relative normal speeds within this of a point's floor count as
+/// resting, not approaching. It only absorbs the rounding noise the iterated
+/// impulses leave (a body drifts at most this x 10 s = 0.1 mm by it); it is
+/// no threshold velocity in the seed's sense.
+#define CR_RESTING_SPEED_EPS CR_R(1e-5)
+/// cosine of the largest angle between a contact normal and "up" (against
+/// gravity) for which the contact graph says one body rests on the other;
+/// steeper contacts tie the two bodies into one level.
+#define CR_SUPPORT_COS CR_R(0.5)
+/// m: target spacing of the extra sample points along a box edge.
+#define CR_BOX_SAMPLE_SPACING CR_R(0.6)
+/// samples per box edge at most (segments).
+#define CR_BOX_MAX_SEGMENTS 4
+/// box sample points at most: 8 corners + 12 edges x (segments - 1).
+#define CR_BOX_MAX_SAMPLES (8 + 12 * (CR_BOX_MAX_SEGMENTS - 1))
+/// cells a body may cover in the spatial hash before it goes to the "large" list.
+#define CR_BP_MAX_CELLS 27u
+/// hash entries per body slot reserved for the spatial hash.
+#define CR_BP_ENTRIES_PER_BODY 8u
+
+/* ---- per-step data ---- */
+
+/// A body as the impulse loops see it: velocities and world-frame inverse
+/// inertia at the start-of-step orientation (which the seed's K matrices use).
+typedef struct cr_sbody {
+    cr_vec3 v;          ///< m/s
+    cr_vec3 w;          ///< rad/s
+    cr_mat3 inv_i;      ///< 1/(kg m^2), world frame; zero unless dynamic
+    cr_real inv_mass;   ///< 1/kg; zero unless dynamic
+    uint32_t level;     ///< contact-graph level, CR_NO_LEVEL if in no contact
+    uint8_t dynamic;    ///< receives impulses
+    uint8_t frozen;     ///< shock propagation: infinite mass for the rest of the sweep
+    uint8_t pad_[2];
+} cr_sbody;
+
+#define CR_NO_LEVEL 0xffffffffu
+
+/// One interference point: a sample of one body inside (or near) the other's
+/// signed distance function, at the start-of-step configuration.
+typedef struct cr_cpoint {
+    cr_vec3 ra;   ///< m, from a's centre of mass to the point (world)
+    cr_vec3 rb;   ///< m, from b's centre of mass to the point (world)
+    cr_vec3 n;    ///< unit normal, pushes a away from b
+    cr_real phi;  ///< m, signed separation now; negative = penetrating
+    cr_real jn;   ///< N s, normal impulse the contact passes applied here (the friction budget)
+    cr_vec3 jt;   ///< N s, tangential impulse the contact passes applied here
+} cr_cpoint;
+
+enum {
+    CR_MF_STICKING = 1u,  ///< the last contact impulse was static friction
+    CR_MF_IMPACT = 2u,    ///< the collision passes applied an impulse
+};
+
+/// A pair of bodies with interference points (seed 002's "intersecting pair").
+typedef struct cr_manifold {
+    uint32_t a, b;          ///< body slots, a < b
+    uint32_t first;         ///< first point in the pool
+    uint32_t count;         ///< points
+    uint32_t level;         ///< contact-graph level (the higher of its bodies')
+    uint32_t flags;         ///< CR_MF_*
+    cr_real restitution;    ///< min of the two
+    cr_real friction;       ///< min of the two
+    cr_real rolling;        ///< m, max of the two
+    cr_real spinning;       ///< m, max of the two
+    cr_real contact_jn;     ///< N s, normal impulse the contact passes applied
+    uint32_t contact_point; ///< pool index of the deepest point a contact impulse went to
+    uint32_t impact_point;  ///< pool index of the point that met the fastest approach
+    cr_real impact_speed;   ///< m/s, most negative relative normal velocity met in the collision passes
+    cr_real impact_jn;      ///< N s, normal impulse of the collision passes
+    cr_vec3 impact_j;       ///< N s, impulse of the collision passes on a
+} cr_manifold;
+
+typedef struct cr_step {
+    cr_world *w;
+    cr_body *bodies;
+    cr_real dt;
+    cr_real inv_dt;
+    uint32_t nb;            ///< body slots in use (world body_high)
+    cr_sbody *sb;           ///< [body_capacity]
+    uint64_t *pairs;        ///< [pair_capacity] (a << 32 | b), sorted
+    uint32_t npairs;
+    cr_manifold *m;         ///< [contact_capacity]
+    uint32_t nm;
+    cr_cpoint *pts;         ///< [point_capacity]
+    uint32_t npts;
+    cr_cpoint *tmp_pts;     ///< [points_per_pair] narrowphase scratch for one pair
+    uint8_t *active;        ///< [points_per_pair] the aggressive optimisation's live list
+    uint32_t *order;        ///< [contact_capacity] manifolds by level
+    uint32_t *level_start;  ///< [body_capacity + 2] first entry of each level in order
+    uint32_t nlevels;
+    uint64_t *no_collide;   ///< [joint_capacity] jointed pairs that must not collide, sorted
+    uint32_t nno_collide;
+    uint32_t graph_bytes_at; ///< scratch position where the contact graph's arrays start
+} cr_step;
+
+/* ---- scratch plan ---- */
+
+/// Bytes each per-step array takes for a def (the step pushes them in this order).
+typedef struct cr_scratch_plan {
+    uint64_t sbodies, pairs, manifolds, points, tmp_points, active, order, level_start, no_collide;
+    uint64_t broadphase; ///< transient: freed before the narrowphase
+    uint64_t graph;      ///< transient: freed after the levels are known
+    uint64_t total;
+} cr_scratch_plan;
+void cr_scratch_plan_make(const cr_world_def *def, cr_scratch_plan *plan);
+uint64_t cr_broadphase_scratch(const cr_world_def *def);
+uint64_t cr_contact_graph_scratch(const cr_world_def *def);
+
+/* ---- shape.c ---- */
+
+/// Mass (kg), principal moments (kg m^2) and bounding radius (m) of a shape.
+void cr_shape_mass(const cr_world *w, const cr_shape_def *s, cr_real density, cr_real *mass, cr_vec3 *inertia,
+                   cr_real *radius);
+/// Signed distance (m) and outward normal of a shape at a body-frame point;
+/// `hint` (body frame, any length) points towards the other body and breaks
+/// ties between box faces.
+cr_real cr_shape_sdf(const cr_world *w, const cr_shape_def *s, cr_vec3 p, cr_vec3 hint, cr_vec3 *normal);
+/// Box sample points (body frame): corners first, then points along the edges;
+/// returns the count (<= CR_BOX_MAX_SAMPLES).
+uint32_t cr_box_samples(cr_vec3 half_extents, cr_vec3 *out);
+
+/* ---- broadphase.c ---- */
+
+/// Fill s->pairs with every pair whose swept bounds overlap, sorted.
+void cr_broadphase(cr_step *s);
+
+/* ---- interference.c ---- */
+
+/// Vertex-vs-SDF interference of every pair into manifolds and points.
+void cr_interference(cr_step *s);
+
+/* ---- collision.c ---- */
+
+/// Parameters of one point impulse.
+typedef struct cr_impulse_law {
+    cr_real restitution;   ///< target normal velocity is -restitution * (approach velocity)
+    bool contact;          ///< contact stage: penetration beyond the slop gets a push-out floor
+} cr_impulse_law;
+
+/// Relative normal velocity (m/s) of a point, a minus b.
+cr_real cr_point_normal_velocity(const cr_step *s, const cr_manifold *m, const cr_cpoint *p);
+/// The smallest relative normal velocity at which the point does not
+/// interfere at the predicted position (the seed's "non-separating" test).
+cr_real cr_point_floor(const cr_step *s, const cr_cpoint *p, bool contact);
+/// Process one pair with the seed's aggressive optimisation: impulse at the
+/// deepest non-separating point, drop separating points, repeat on the same
+/// list. Returns the impulses applied.
+uint32_t cr_process_pair(cr_step *s, cr_manifold *m, cr_impulse_law law, bool record_impact);
+/// Collision stage: passes over all pairs on the start-of-step velocities.
+void cr_collisions(cr_step *s);
+/// Apply an impulse j (N s) to a at arm ra and -j to b at rb, honouring frozen bodies.
+void cr_apply_pair_impulse(cr_step *s, uint32_t a, uint32_t b, cr_vec3 ra, cr_vec3 rb, cr_vec3 j);
+/// K = 1/m E - [r]x I^-1 [r]x of one body (zero if it does not move).
+cr_mat3 cr_body_k(const cr_sbody *b, cr_vec3 r);
+/// Solve K x = rhs for a symmetric positive semi-definite K, scaled so fixed
+/// point keeps its precision; a singular K gives x = 0.
+cr_vec3 cr_solve_k(cr_mat3 k, cr_vec3 rhs);
+static inline bool cr_sbody_moves(const cr_sbody *b) { return b->dynamic && !b->frozen; }
+
+/* ---- contact_graph.c ---- */
+
+/// Levels of the contact graph (strongly connected components, lowest first)
+/// and s->order / s->level_start.
+void cr_contact_graph(cr_step *s);
+
+/* ---- contact.c ---- */
+
+/// Contact stage: restitution ramp, level order, shock propagation.
+void cr_contacts(cr_step *s);
+
+/* ---- rolling_friction.c ---- */
+
+/// Rolling and spinning friction on every pair the contact stage pressed together.
+void cr_rolling_friction(cr_step *s);
+
+/* ---- joint.c ---- */
+
+/// Jointed pairs that must not collide, sorted, into s->no_collide.
+void cr_joints_collect_no_collide(cr_step *s);
+bool cr_joints_pair_excluded(const cr_step *s, uint32_t a, uint32_t b);
+/// Pre-stabilisation: impulses that make the predicted positions satisfy the joints.
+void cr_joints_pre_stabilise(cr_step *s);
+/// Post-stabilisation: move the bodies to remove the drift left after the position update.
+void cr_joints_post_stabilise(cr_step *s);
+
+/* ---- impact_events.c ---- */
+
+/// Write the impact events of the collision passes into the world's buffer.
+void cr_impact_events(cr_step *s);
+
+/* ---- small helpers ---- */
+
+static inline uint64_t cr_pair_key(uint32_t a, uint32_t b) { return ((uint64_t)a << 32) | b; }
+
+/// Sort n 64-bit keys ascending (LSD radix sort; tmp has room for n keys).
+void cr_sort_u64(uint64_t *keys, uint64_t *tmp, uint32_t n);
+
+#endif
