@@ -323,3 +323,38 @@ CR_TEST(scene_errors_on_hostile_text) {
     free(copy);
     crp_free(data);
 }
+
+/* The shipped scenes parse and describe what their claims are about. */
+CR_TEST(scene_shipped_scenes_parse) {
+    static const struct {
+        const char *name;
+        int bodies;
+    } scenes[] = {{"example", 23}, {"incline", 2}, {"stack", 11}, {"pile", 1001}, {"rings", 201},
+                  {"terrain", 101}, {"shock", 0}, {"friction_ramp", 8}, {"rolling", 3}};
+    for (size_t i = 0; i < sizeof scenes / sizeof scenes[0]; ++i) {
+        char path[128];
+        snprintf(path, sizeof path, "data/scenes/%s.scene", scenes[i].name);
+        cr_scene *s = NULL;
+        cr_scene_error e;
+        if (cr_scene_load(path, &s, &e)) {
+            char buf[1200];
+            cr_scene_error_format(buf, sizeof buf, &e);
+            ENSURE_MSG(0, "%s", buf);
+        }
+        if (scenes[i].bodies) ENSURE_MSG(arrlen(s->bodies) == scenes[i].bodies, "%s: %d bodies", path, (int)arrlen(s->bodies));
+        if (strcmp(scenes[i].name, "pile") == 0) {
+            int spheres = 0, boxes = 0;
+            for (ptrdiff_t k = 0; k < arrlen(s->bodies); ++k) {
+                spheres += s->bodies[k].def.shape.type == CR_SHAPE_SPHERE;
+                boxes += s->bodies[k].def.shape.type == CR_SHAPE_BOX;
+            }
+            ENSURE(spheres == 500 && boxes == 500);
+        }
+        if (strcmp(scenes[i].name, "rings") == 0) {
+            ENSURE(arrlen(s->assets) == 1 && strstr(s->assets[0].path, "meshes/torus.obj") != NULL);
+            ENSURE(s->bodies[200].def.shape.type == CR_SHAPE_MESH && s->bodies[200].asset == 0);
+        }
+        if (strcmp(scenes[i].name, "terrain") == 0) ENSURE(s->bodies[0].def.type == CR_BODY_STATIC && s->bodies[0].asset == 0);
+        cr_scene_free(s);
+    }
+}
