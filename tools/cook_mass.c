@@ -30,7 +30,7 @@
 
 /* Eigenvalues closer than this (relative) count as equal when ordering, so a
  * symmetric shape keeps the mesh's own axis order instead of a noise-picked one. */
-#define EIGEN_TIE 1e-9
+#define EIGEN_TIE 1e-7
 
 void cr_cook_eigen_sym3(double in[3][3], double values[3], double vectors[3][3]) {
     double a[3][3], v[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
@@ -83,6 +83,32 @@ void cr_cook_eigen_sym3(double in[3][3], double values[3], double vectors[3][3])
             if (fabs(vectors[k][r]) > fabs(vectors[k][big])) big = r;
         if (vectors[k][big] < 0)
             for (int r = 0; r < 3; ++r) vectors[k][r] = -vectors[k][r];
+    }
+    /* Equal moments leave the axes in their plane undetermined, and Jacobi
+     * would pick them from rounding noise. Pin them instead: all three equal
+     * (a cube, a sphere) keeps the mesh axes; two equal (a torus, a cylinder)
+     * keeps the unique axis and takes the mesh axis most nearly in the plane,
+     * so symmetric shapes get the frame a person would draw. */
+    bool tie01 = values[1] - values[0] <= EIGEN_TIE * scale, tie12 = values[2] - values[1] <= EIGEN_TIE * scale;
+    if (tie01 && tie12) {
+        for (int k = 0; k < 3; ++k)
+            for (int r = 0; r < 3; ++r) vectors[k][r] = k == r ? 1.0 : 0.0;
+    } else if (tie01 || tie12) {
+        int unique = tie01 ? 2 : 0, a = tie01 ? 0 : 1, b = tie01 ? 1 : 2;
+        const double *w = vectors[unique];
+        int e = 0;
+        for (int k = 1; k < 3; ++k)
+            if (fabs(w[k]) < fabs(w[e])) e = k;
+        double u[3] = {0, 0, 0};
+        u[e] = 1;
+        double d = w[e];
+        for (int r = 0; r < 3; ++r) u[r] -= d * w[r];
+        double l = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+        for (int r = 0; r < 3; ++r) u[r] /= l;
+        /* right-handed either way: w x u follows u when w is first, precedes it when w is last */
+        double v[3] = {w[1] * u[2] - w[2] * u[1], w[2] * u[0] - w[0] * u[2], w[0] * u[1] - w[1] * u[0]};
+        memcpy(vectors[a], u, sizeof u);
+        memcpy(vectors[b], v, sizeof v);
     }
     double *x = vectors[0], *y = vectors[1], *z = vectors[2];
     double det = x[0] * (y[1] * z[2] - y[2] * z[1]) - x[1] * (y[0] * z[2] - y[2] * z[0]) + x[2] * (y[0] * z[1] - y[1] * z[0]);

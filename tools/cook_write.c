@@ -53,8 +53,10 @@ static uint32_t f32_bits(float f) {
     return u;
 }
 
-static void put_f32(out_buf *o, double v) { put_u32(o, f32_bits((float)v)); }
-static void put_f32f(out_buf *o, float v) { put_u32(o, f32_bits(v)); }
+/* -0 is stored as +0: the two compare equal, and one spelling keeps the
+ * bytes (and so the checksum) independent of how a zero was reached */
+static void put_f32f(out_buf *o, float v) { put_u32(o, v == 0 ? 0u : f32_bits(v)); }
+static void put_f32(out_buf *o, double v) { put_f32f(o, (float)v); }
 
 static void pad_to(out_buf *o, size_t align) {
     while (o->n % align) {

@@ -213,16 +213,24 @@ static cr_asset_check check_layout(parsed *ps, const void *bytes, size_t size, c
     if (table != CR_ASSET_HEADER_SIZE || table_end > file_size)
         return fail(e, CR_ASSET_BAD_SECTION_TABLE, 0, CR_AH_TABLE_OFFSET);
 
+    /* tags first, so a renamed entry is reported as what it is (unknown or
+     * repeated) rather than as a size mismatch of whatever it now claims to be */
+    int ids[CR_ASSET_SECTION_COUNT];
     bool seen[CR_ASSET_SECTION_COUNT] = {false};
     for (uint32_t s = 0; s < CR_ASSET_SECTION_COUNT; ++s) {
-        const uint8_t *en = b + table + (uint64_t)s * CR_ASSET_ENTRY_SIZE;
-        uint32_t tag = rd_u32(en);
+        uint32_t tag = rd_u32(b + table + (uint64_t)s * CR_ASSET_ENTRY_SIZE);
         int id = -1;
         for (int k = 0; k < (int)CR_ASSET_SECTION_COUNT; ++k)
             if (section_tag((cr_asset_section_id)k) == tag) id = k;
         if (id < 0) return fail(e, CR_ASSET_UNKNOWN_SECTION, tag, s);
         if (seen[id]) return fail(e, CR_ASSET_DUPLICATE_SECTION, tag, s);
         seen[id] = true;
+        ids[s] = id;
+    }
+    for (uint32_t s = 0; s < CR_ASSET_SECTION_COUNT; ++s) {
+        const uint8_t *en = b + table + (uint64_t)s * CR_ASSET_ENTRY_SIZE;
+        uint32_t tag = rd_u32(en);
+        int id = ids[s];
         section_ref r = {rd_u32(en + 4), rd_u32(en + 8), rd_u32(en + 12)};
         if (r.offset % CR_ASSET_ALIGN != 0) return fail(e, CR_ASSET_SECTION_ALIGN, tag, r.offset);
         if ((uint64_t)r.offset < table_end || (uint64_t)r.offset + r.size > file_size)
