@@ -46,7 +46,7 @@ CR_TEST(dent_head_on_sphere_depth_and_support) {
     cr_dent_params p = params();
     cr_vec3 *v = plate(), *rest = plate();
     cr_dent_impact imp = {cr_v3_zero(), cr_v3(0, CR_R(-1), 0), cr_v3(0, CR_R(-5), 0), CR_R(0.03)};
-    cr_dent_projectile ball = {true, CR_R(0.1), NULL, NULL, 0, 0};
+    cr_dent_projectile ball = {true, CR_R(0.1), NULL, NULL, 0, 0, {{0, 0, 0}, {0, 0, 0, CR_R(1)}}};
     cr_real cell;
     uint32_t cells = cr_dent_plan_cells(&p, &imp, &ball, CR_R(0.005), &cell);
     ENSURE(cells >= p.min_cells && cells <= p.max_cells);
@@ -78,7 +78,7 @@ CR_TEST(dent_glancing_is_sheared_toward_velocity) {
     cr_vec3 *v = plate(), *rest = plate();
     /* moving +x and down, 60° from the denting normal */
     cr_dent_impact imp = {cr_v3_zero(), cr_v3(0, CR_R(-1), 0), cr_v3(CR_R(4.330127), CR_R(-2.5), 0), CR_R(0.03)};
-    cr_dent_projectile ball = {true, CR_R(0.1), NULL, NULL, 0, 0};
+    cr_dent_projectile ball = {true, CR_R(0.1), NULL, NULL, 0, 0, {{0, 0, 0}, {0, 0, 0, CR_R(1)}}};
     cr_real cell;
     uint32_t cells = cr_dent_plan_cells(&p, &imp, &ball, CR_R(0.005), &cell);
     void *scratch = malloc(cr_dent_scratch_bytes(cells));
@@ -113,7 +113,7 @@ CR_TEST(dent_mesh_projectile_leaves_its_shape) {
     static const uint32_t tris[36] = {0, 1, 5, 0, 5, 4, 2, 6, 7, 2, 7, 3, 0, 4, 6, 0, 6, 2,
                                       1, 3, 7, 1, 7, 5, 0, 2, 3, 0, 3, 1, 4, 5, 7, 4, 7, 6};
     cr_dent_impact imp = {cr_v3_zero(), cr_v3(0, CR_R(-1), 0), cr_v3(0, CR_R(-5), 0), CR_R(0.02)};
-    cr_dent_projectile cube = {false, 0, box, tris, 12, CR_R(0.1)};
+    cr_dent_projectile cube = {false, 0, box, tris, 12, CR_R(0.1), {{0, 0, 0}, {0, 0, 0, CR_R(1)}}};
     p.blur = CR_R(0.004);
     cr_real cell;
     uint32_t cells = cr_dent_plan_cells(&p, &imp, &cube, CR_R(0.005), &cell);

@@ -36,9 +36,10 @@ struct cr_scene_name_ {
 enum { MAX_TOKENS = 64, MAX_LINE = 4096 };
 
 /* Capacity keys of the `capacity` statement, in cr_world_def order. */
-enum { CAP_BODIES, CAP_JOINTS, CAP_PAIRS, CAP_POINTS, CAP_CONTACTS, CAP_EVENTS, CAP_ASSETS, CAP_SCRATCH_KB, CAP_COUNT };
-static const char *const cap_names[CAP_COUNT] = {"bodies", "joints", "pairs", "points", "contacts", "events", "assets", "scratch_kb"};
-static const uint32_t cap_max[CAP_COUNT] = {CR_SCENE_MAX_BODIES, 1u << 24, 1u << 24, 4096, 1u << 24, 1u << 24, 4096, 1u << 22};
+enum { CAP_BODIES, CAP_JOINTS, CAP_PAIRS, CAP_POINTS, CAP_POINTS_TOTAL, CAP_CONTACTS, CAP_EVENTS, CAP_ASSETS, CAP_SCRATCH_KB, CAP_COUNT };
+static const char *const cap_names[CAP_COUNT] = {"bodies", "joints", "pairs", "points", "points_total", "contacts", "events", "assets", "scratch_kb"};
+static const uint32_t cap_max[CAP_COUNT] = {CR_SCENE_MAX_BODIES, 1u << 24, 1u << 24, 4096, 1u << 26, 1u << 24, 1u << 24, 4096, 1u << 22};
+#define CAP_KEYS "bodies joints pairs points points_total contacts events assets scratch_kb"
 
 /* ------------------------------------------------------------------ errors */
 
@@ -470,13 +471,13 @@ static int st_shock(pctx *c) {
 }
 
 static int st_capacity(pctx *c) {
-    if (at_end(c)) return fail(c, "'capacity' needs KEY N pairs (keys: bodies joints pairs points contacts events assets scratch_kb)");
+    if (at_end(c)) return fail(c, "'capacity' needs KEY N pairs (keys: " CAP_KEYS ")");
     while (!at_end(c)) {
         const char *key = c->tok[c->pos++];
         int k = 0;
         while (k < CAP_COUNT && strcmp(cap_names[k], key) != 0) ++k;
         if (k == CAP_COUNT)
-            return fail(c, "unknown capacity '%s' (keys: bodies joints pairs points contacts events assets scratch_kb)", key);
+            return fail(c, "unknown capacity '%s' (keys: " CAP_KEYS ")", key);
         uint32_t v;
         char what[64];
         snprintf(what, sizeof what, "capacity %s", key);
@@ -954,10 +955,13 @@ static int finish(pctx *c) {
     else if (pairs > d->contact_capacity) d->contact_capacity = pairs;
     if (c->cap_line[CAP_JOINTS]) d->joint_capacity = c->cap_value[CAP_JOINTS];
     if (c->cap_line[CAP_POINTS]) d->points_per_pair = c->cap_value[CAP_POINTS];
+    /* Mesh pairs keep many interference points; 16 per pair on average. */
+    uint64_t points = 16u * (uint64_t)d->contact_capacity;
+    if (c->cap_line[CAP_POINTS_TOTAL]) d->point_capacity = c->cap_value[CAP_POINTS_TOTAL];
+    else if (points > d->point_capacity) d->point_capacity = (uint32_t)(points < (1u << 26) ? points : (1u << 26));
     if (c->cap_line[CAP_EVENTS]) d->event_capacity = c->cap_value[CAP_EVENTS];
-    uint64_t scratch = (uint64_t)nbodies * 4096u;
+    /* the world grows its scratch to what its capacities need by itself */
     if (c->cap_line[CAP_SCRATCH_KB]) d->scratch_bytes = c->cap_value[CAP_SCRATCH_KB] * 1024u;
-    else if (scratch > d->scratch_bytes) d->scratch_bytes = (uint32_t)(scratch < (1u << 30) ? scratch : (1u << 30));
     if (arrlen(s->inputs) > 1) qsort(s->inputs, (size_t)arrlen(s->inputs), sizeof s->inputs[0], cmp_input);
     return 0;
 }
@@ -1047,6 +1051,7 @@ int cr_scene_load(const char *path, cr_scene **out, cr_scene_error *err) {
 void cr_scene_free(cr_scene *s) {
     if (s == NULL) return;
     arrfree(s->materials);
+    cr_scene_free_assets(s);
     arrfree(s->assets);
     arrfree(s->bodies);
     arrfree(s->inputs);
@@ -1059,7 +1064,10 @@ void cr_scene_free(cr_scene *s) {
 static int create_body(cr_scene *s, cr_world *w, uint32_t index, int line, cr_scene_error *err) {
     cr_scene_body *b = &s->bodies[index];
     cr_body_def def = b->def;
-    if (b->asset >= 0) def.shape.asset = s->assets[b->asset].slot;
+    if (b->asset >= 0) {
+        def.shape.asset = s->assets[b->asset].slot;
+        cr_scene_mesh_placement(s->assets[b->asset].view_, &def.position, &def.orientation);
+    }
     cr_status st = cr_body_create(w, &def, &b->id);
     if (st != CR_OK)
         return set_error(err, s->path, line, "body '%s': cannot create: %s (%s)", b->name, cr_status_message(st), cr_status_name(st));
@@ -1069,12 +1077,7 @@ static int create_body(cr_scene *s, cr_world *w, uint32_t index, int line, cr_sc
 int cr_scene_build(cr_scene *s, cr_world **out, cr_scene_error *err) {
     *out = NULL;
     for (ptrdiff_t i = 0; i < arrlen(s->bodies); ++i) memset(&s->bodies[i].id, 0, sizeof s->bodies[i].id);
-    for (ptrdiff_t i = 0; i < arrlen(s->assets); ++i) {
-        /* Mesh assets reach the world through the cooker's library, which this
-         * build does not have yet: say so at the asset's line. */
-        return set_error(err, s->path, s->assets[i].line, "asset '%s': mesh assets are not supported by this build yet",
-                         s->assets[i].name);
-    }
+    if (cr_scene_load_assets(s, err)) return -1;
     cr_world_def def = s->def;
     def.log = crp_log_hook;
     def.clock_ns = crp_clock_hook;
@@ -1083,6 +1086,13 @@ int cr_scene_build(cr_scene *s, cr_world **out, cr_scene_error *err) {
     if (st != CR_OK)
         return set_error(err, s->path, 0, "cannot create the world (%zu bytes): %s", cr_world_memory_size(&def),
                          cr_status_message(st));
+    for (ptrdiff_t i = 0; i < arrlen(s->assets); ++i) {
+        st = cr_world_add_asset(w, s->assets[i].view_, &s->assets[i].slot);
+        if (st != CR_OK) {
+            cr_cli_world_free(w);
+            return set_error(err, s->path, s->assets[i].line, "asset '%s': %s", s->assets[i].name, cr_status_message(st));
+        }
+    }
     for (ptrdiff_t i = 0; i < arrlen(s->bodies); ++i) {
         if (s->bodies[i].spawn_frame >= 0) continue;
         if (create_body(s, w, (uint32_t)i, s->bodies[i].line, err)) {

@@ -143,6 +143,15 @@ int cr_scene_parse_number(const char *text, double *out, const char **why);
 /// halves away from zero (the rounding of CR_R, so `9.81` here equals CR_R(9.81)).
 cr_real cr_scene_real_from_double(double d);
 
+/// Load every asset of the scene (tools/scene_asset.c): .crb files as they
+/// are, .obj files cooked into the cache folder first. Called by
+/// cr_scene_build; errors name the asset's line.
+int cr_scene_load_assets(cr_scene *s, cr_scene_error *err);
+void cr_scene_free_assets(cr_scene *s);
+/// Mesh bodies are placed in their file's frame: turn that placement into the
+/// body frame (centre of mass, principal axes) through asset->mesh_to_body.
+void cr_scene_mesh_placement(const struct cr_asset *asset, cr_vec3 *position, cr_quat *orientation);
+
 /// Index of the body called `name`, or -1.
 int32_t cr_scene_find_body(const cr_scene *s, const char *name);
 

@@ -54,7 +54,7 @@ static cr_real half_width(const cr_dent_params *p, const cr_dent *d, const cr_de
     cr_vec3 dir = profile_dir(d), px = profile_x(d);
     cr_real r2 = 0;
     for (uint32_t t = 0; t < 3 * proj->triangle_count; ++t) {
-        cr_vec3 q = to_profile(d, dir, px, proj->vertices[proj->triangles[t]]);
+        cr_vec3 q = to_profile(d, dir, px, cr_transform_point(proj->to_target, proj->vertices[proj->triangles[t]]));
         if (q.z > 0) r2 = cr_max(r2, cr_mul(q.x, q.x) + cr_mul(q.y, q.y));
     }
     /* the footprint, one edge for triangles straddling it, and room for the
@@ -102,7 +102,8 @@ void cr_dent_build(cr_dent *out, const cr_dent_params *p, const cr_dent_impact *
         static const uint32_t tri[3] = {0, 1, 2};
         for (uint32_t t = 0; t < proj->triangle_count; ++t) {
             cr_vec3 q[3];
-            for (int k = 0; k < 3; ++k) q[k] = to_profile(out, dir, px, proj->vertices[proj->triangles[3 * t + k]]);
+            for (int k = 0; k < 3; ++k)
+                q[k] = to_profile(out, dir, px, cr_transform_point(proj->to_target, proj->vertices[proj->triangles[3 * t + k]]));
             out->zbuffer_work += cr_dent_zbuffer(&out->grid, q, tri, 1);
         }
         cr_dent_broaden(&out->grid, p->blur, broaden);
@@ -113,29 +114,44 @@ void cr_dent_build(cr_dent *out, const cr_dent_params *p, const cr_dent_impact *
     out->support = cr_div(half, out->cos_theta) + cr_mul(CR_R(2), out->distance);
 }
 
+/* The displacement at r = point - impact point, or false when it is zero. */
+static bool displacement(const cr_dent *d, const cr_dent_params *p, cr_vec3 r, cr_real support2, cr_real inv_d,
+                         cr_vec3 *out) {
+    cr_real x = cr_v3_dot(r, d->ex), y = cr_v3_dot(r, d->ey);
+    if (cr_mul(x, x) + cr_mul(y, y) > support2) return false;
+    /* the map was taken looking along the velocity: plane x maps to x cos(theta) */
+    cr_real h = cr_dent_sample(&d->grid, cr_mul(x, d->cos_theta), y);
+    if (h <= 0) return false;
+    cr_real a = cr_dent_attenuation(cr_v3_dot(r, d->normal), d->distance, p->steepness);
+    if (a <= 0) return false;
+    /* seed §3.3 shear: (x, 0) -> (x + 2 sin(theta) D / (1 + e^(-t x/d)), cos(theta) D);
+     * with t = 0 this is the plain shear along the velocity */
+    cr_real spread = cr_div(CR_R(2), CR_R(1) + cr_exp(-cr_mul(p->width_t, cr_mul(x, inv_d))));
+    cr_real shift = cr_mul(cr_mul(d->sin_theta, h), spread);
+    cr_vec3 disp = cr_v3_add(cr_v3_scale(d->ex, shift), cr_v3_scale(d->normal, cr_mul(d->cos_theta, h)));
+    *out = cr_v3_scale(disp, a);
+    return true;
+}
+
+static cr_real inverse_distance(const cr_dent *d) { return d->distance > 0 ? cr_div(CR_R(1), d->distance) : 0; }
+
+cr_vec3 cr_dent_displacement(const cr_dent *d, const cr_dent_params *p, cr_vec3 point) {
+    cr_vec3 disp;
+    if (!displacement(d, p, cr_v3_sub(point, d->point), cr_mul(d->support, d->support), inverse_distance(d), &disp))
+        return cr_v3_zero();
+    return disp;
+}
+
 uint32_t cr_dent_apply(const cr_dent *d, const cr_dent_params *p, cr_vec3 *vertices, uint32_t count, uint32_t *first,
                        uint32_t *last) {
     uint32_t moved = 0;
     *first = count;
     *last = 0;
-    cr_real support2 = cr_mul(d->support, d->support);
-    cr_real inv_d = d->distance > 0 ? cr_div(CR_R(1), d->distance) : 0;
+    cr_real support2 = cr_mul(d->support, d->support), inv_d = inverse_distance(d);
     for (uint32_t i = 0; i < count; ++i) {
-        cr_vec3 r = cr_v3_sub(vertices[i], d->point);
-        cr_real x = cr_v3_dot(r, d->ex), y = cr_v3_dot(r, d->ey);
-        if (cr_mul(x, x) + cr_mul(y, y) > support2) continue;
-        /* the map was taken looking along the velocity: plane x maps to x cos(theta) */
-        cr_real h = cr_dent_sample(&d->grid, cr_mul(x, d->cos_theta), y);
-        if (h <= 0) continue;
-        cr_real z = cr_v3_dot(r, d->normal);
-        cr_real a = cr_dent_attenuation(z, d->distance, p->steepness);
-        if (a <= 0) continue;
-        /* seed §3.3 shear: (x, 0) -> (x + 2 sin(theta) D / (1 + e^(-t x/d)), cos(theta) D);
-         * with t = 0 this is the plain shear along the velocity */
-        cr_real spread = cr_div(CR_R(2), CR_R(1) + cr_exp(-cr_mul(p->width_t, cr_mul(x, inv_d))));
-        cr_real shift = cr_mul(cr_mul(d->sin_theta, h), spread);
-        cr_vec3 disp = cr_v3_add(cr_v3_scale(d->ex, shift), cr_v3_scale(d->normal, cr_mul(d->cos_theta, h)));
-        vertices[i] = cr_v3_add(vertices[i], cr_v3_scale(disp, a));
+        cr_vec3 disp;
+        if (!displacement(d, p, cr_v3_sub(vertices[i], d->point), support2, inv_d, &disp)) continue;
+        vertices[i] = cr_v3_add(vertices[i], disp);
         if (i < *first) *first = i;
         *last = i;
         ++moved;

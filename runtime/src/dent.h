@@ -44,15 +44,16 @@ typedef struct cr_dent_impact {
     cr_real distance;     ///< m, dent distance
 } cr_dent_impact;
 
-/// The projectile as the Z-buffer sees it: a sphere, or a mesh already
-/// transformed into the target's frame (its pre-dent vertices).
+/// The projectile as the Z-buffer sees it: a sphere, or a mesh (its pre-dent
+/// vertices in its own frame, placed in the target's frame by to_target).
 typedef struct cr_dent_projectile {
     bool is_sphere;
     cr_real radius;           ///< sphere radius, m
-    const cr_vec3 *vertices;  ///< mesh, target frame
+    const cr_vec3 *vertices;  ///< mesh, projectile frame
     const uint32_t *triangles;
     uint32_t triangle_count;
     cr_real edge_length;      ///< m, typical edge of the projectile mesh
+    cr_transform to_target;   ///< projectile frame -> target frame
 } cr_dent_projectile;
 
 /// A built dent: the map and the frame it lives in.
@@ -74,6 +75,9 @@ uint32_t cr_dent_scratch_bytes(uint32_t cells);
 /// Build the dent map (profile, broaden, smooth) into `scratch` (8-aligned).
 void cr_dent_build(cr_dent *out, const cr_dent_params *p, const cr_dent_impact *imp, const cr_dent_projectile *proj,
                    uint32_t cells, cr_real cell, void *scratch);
+
+/// Displacement the dent gives a point p of the target (body frame, m).
+cr_vec3 cr_dent_displacement(const cr_dent *d, const cr_dent_params *p, cr_vec3 point);
 
 /// Displace target vertices by the dent (with attenuation into the body and
 /// the glancing shear). Returns how many moved; [*first, *last] brackets them.
