@@ -11,6 +11,8 @@
 #include "crumple/crumple.h"
 #include "platform.h"
 
+#include <stdio.h>
+
 int cr_cmd_demo(int argc, char **argv);
 /// `crumple bench dent`: seed 000 Table 1 (tools/bench_dent.c).
 int cr_bench_dent(int argc, char **argv);
@@ -25,6 +27,8 @@ int cr_cmd_query(int argc, char **argv);
 int cr_bench_cook(int argc, char **argv);
 /// Read and validate a cooked asset with the runtime loader (tools/cmd_info.c); prints "file:0: why" on failure. Caller frees *bytes (crp_free) and *block (free).
 int cr_cli_asset_open(const char *path, uint8_t **bytes, void **block, cr_asset *asset);
+/// `crumple query --sdf` on any stream: "x y z" lines in, signed distances out; 1 and "in_name:line:" on a bad line (tools/cmd_query.c).
+int cr_cli_query_sdf(const cr_asset *a, FILE *in, FILE *out, bool normals, const char *in_name);
 
 /// A world in a block from the host heap, aligned as the runtime asks; free with cr_cli_world_free.
 cr_status cr_cli_world_new(const cr_world_def *def, cr_world **out);

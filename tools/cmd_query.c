@@ -14,6 +14,41 @@
 #include <stdlib.h>
 #include <string.h>
 
+int cr_cli_query_sdf(const cr_asset *a, FILE *in, FILE *out, bool normal, const char *in_name) {
+    char line[4096];
+    unsigned long ln = 0;
+    while (fgets(line, sizeof line, in) != NULL) {
+        ++ln;
+        char *hash = strchr(line, '#');
+        if (hash) *hash = 0;
+        char *s = line;
+        while (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n') ++s;
+        if (*s == 0) continue;
+        double v[3];
+        char *end = s;
+        int ok = 1;
+        for (int k = 0; k < 3 && ok; ++k) {
+            char *start = end;
+            errno = 0;
+            v[k] = strtod(start, &end);
+            ok = end != start && errno != ERANGE && isfinite(v[k]) && fabs(v[k]) < CR_ASSET_MAX_COORD;
+        }
+        while (ok && (*end == ' ' || *end == '\t' || *end == '\r' || *end == '\n')) ++end;
+        if (!ok || *end != 0) {
+            fprintf(stderr, "%s:%lu: expected three finite numbers 'x y z' (|x| < %g)\n", in_name, ln, CR_ASSET_MAX_COORD);
+            return 1;
+        }
+        cr_vec3 p = cr_v3(cr_from_float((float)v[0]), cr_from_float((float)v[1]), cr_from_float((float)v[2]));
+        cr_vec3 n;
+        cr_real d = cr_asset_sdf(a, p, normal ? &n : NULL);
+        if (normal)
+            fprintf(out, "%.9g %.6f %.6f %.6f\n", cr_to_double(d), cr_to_double(n.x), cr_to_double(n.y), cr_to_double(n.z));
+        else
+            fprintf(out, "%.9g\n", cr_to_double(d));
+    }
+    return 0;
+}
+
 int cr_cmd_query(int argc, char **argv) {
     const char *path = NULL;
     bool sdf = false, normal = false;
@@ -44,38 +79,7 @@ int cr_cmd_query(int argc, char **argv) {
         free(block);
         return 1;
     }
-    char line[4096];
-    unsigned long ln = 0;
-    int rc = 0;
-    while (fgets(line, sizeof line, stdin) != NULL) {
-        ++ln;
-        char *hash = strchr(line, '#');
-        if (hash) *hash = 0;
-        char *s = line;
-        while (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n') ++s;
-        if (*s == 0) continue;
-        double v[3];
-        char *end = s;
-        int ok = 1;
-        for (int k = 0; k < 3 && ok; ++k) {
-            errno = 0;
-            v[k] = strtod(end, &end);
-            ok = errno != ERANGE && isfinite(v[k]) && fabs(v[k]) < CR_ASSET_MAX_COORD;
-        }
-        while (*end == ' ' || *end == '\t' || *end == '\r' || *end == '\n') ++end;
-        if (!ok || *end != 0 || end == s) {
-            fprintf(stderr, "<stdin>:%lu: expected three finite numbers 'x y z' (|x| < %g)\n", ln, CR_ASSET_MAX_COORD);
-            rc = 1;
-            break;
-        }
-        cr_vec3 p = cr_v3(cr_from_float((float)v[0]), cr_from_float((float)v[1]), cr_from_float((float)v[2]));
-        cr_vec3 n;
-        cr_real d = cr_asset_sdf(&a, p, normal ? &n : NULL);
-        if (normal)
-            printf("%.9g %.6f %.6f %.6f\n", cr_to_double(d), cr_to_double(n.x), cr_to_double(n.y), cr_to_double(n.z));
-        else
-            printf("%.9g\n", cr_to_double(d));
-    }
+    int rc = cr_cli_query_sdf(&a, stdin, stdout, normal, "<stdin>");
     crp_free(bytes);
     free(block);
     return rc;

@@ -11,7 +11,9 @@
  * Weights are geodesic voxel binding (after Dionne & de Lasa 2013): distances
  * from each bone are grown by Dijkstra through the solid nodes of the SDF grid
  * (26 neighbours), so they go around concavities instead of through the air:
- * a bunny's ear is not bound to the bone in the other ear. A vertex reads the
+ * a bunny's ear is not bound to the bone in the other ear. A bone is the
+ * segments from its head to its children's heads (a leaf reaches on to the
+ * surface), so a joint's vertices blend its two bones. A vertex reads the
  * distance through the corners of its cell, and its weights are
  * (1 + d/h)^-4 over the four nearest bones, normalised. The falloff is smooth
  * (seed 001 relies on smooth weights) and local.
@@ -464,13 +466,65 @@ static gheap gpop(gheap *h, size_t *n) {
     return top;
 }
 
-/* Distance from p to the bone: the segments from its head to each child's head,
- * or the head alone for a leaf. */
-static double bone_distance(const bone_def *bones, uint32_t nb, uint32_t b, const double p[3]) {
-    double best = sqrt(dist2_3(p, bones[b].head));
-    for (uint32_t c = 0; c < nb; ++c) {
-        if (bones[c].parent != (int32_t)b) continue;
-        const double *a = bones[b].head, *e = bones[c].head;
+/* A bone's extent: the segments from its head to each child's head; a leaf
+ * bone reaches on from its head, away from its parent, to where that line
+ * leaves the shape (a finger's last bone covers the fingertip). */
+typedef struct bone_shape {
+    double head[3];
+    double tail[CR_ASSET_MAX_BONES + 1][3];
+    uint32_t tails;
+} bone_shape;
+
+static double grid_value(const cr_cook_grid *g, const double p[3]) {
+    double f[3];
+    size_t i[3];
+    for (int k = 0; k < 3; ++k) {
+        double c = (p[k] - g->origin[k]) / g->cell;
+        if (c < 0) c = 0;
+        if (c > g->dims[k] - 1) c = g->dims[k] - 1;
+        size_t ci = (size_t)c;
+        if (ci > g->dims[k] - 2) ci = g->dims[k] - 2;
+        i[k] = ci;
+        f[k] = c - (double)ci;
+    }
+    size_t nx = g->dims[0], ny = g->dims[1];
+    double v = 0;
+    for (int c = 0; c < 8; ++c) {
+        size_t x = i[0] + (c & 1), y = i[1] + ((c >> 1) & 1), z = i[2] + ((c >> 2) & 1);
+        double w = ((c & 1) ? f[0] : 1 - f[0]) * ((c & 2) ? f[1] : 1 - f[1]) * ((c & 4) ? f[2] : 1 - f[2]);
+        v += w * g->values[x + nx * (y + ny * z)];
+    }
+    return v;
+}
+
+static void bone_shapes(const bone_def *bones, uint32_t nb, const cr_cook_grid *g, bone_shape *out) {
+    for (uint32_t b = 0; b < nb; ++b) {
+        bone_shape *s = &out[b];
+        memcpy(s->head, bones[b].head, sizeof s->head);
+        s->tails = 0;
+        for (uint32_t c = 0; c < nb; ++c)
+            if (bones[c].parent == (int32_t)b) memcpy(s->tail[s->tails++], bones[c].head, sizeof s->head);
+        if (s->tails > 0 || bones[b].parent < 0) continue;
+        const double *ph = bones[bones[b].parent].head;
+        double dir[3] = {s->head[0] - ph[0], s->head[1] - ph[1], s->head[2] - ph[2]};
+        double l = sqrt(dir[0] * dir[0] + dir[1] * dir[1] + dir[2] * dir[2]);
+        if (!(l > 0)) continue;
+        double step = 0.25 * g->cell, t = 0, reach = g->cell * (g->dims[0] + g->dims[1] + g->dims[2]);
+        while (t < reach) {
+            double q[3] = {s->head[0] + dir[0] / l * (t + step), s->head[1] + dir[1] / l * (t + step), s->head[2] + dir[2] / l * (t + step)};
+            if (grid_value(g, q) > 0) break;
+            t += step;
+        }
+        for (int k = 0; k < 3; ++k) s->tail[0][k] = s->head[k] + dir[k] / l * t;
+        s->tails = t > 0 ? 1 : 0;
+    }
+}
+
+/* Distance from p to the bone's extent. */
+static double bone_distance(const bone_shape *s, const double p[3]) {
+    double best = sqrt(dist2_3(p, s->head));
+    for (uint32_t c = 0; c < s->tails; ++c) {
+        const double *a = s->head, *e = s->tail[c];
         double ab[3] = {e[0] - a[0], e[1] - a[1], e[2] - a[2]}, ap[3] = {p[0] - a[0], p[1] - a[1], p[2] - a[2]};
         double l2 = ab[0] * ab[0] + ab[1] * ab[1] + ab[2] * ab[2];
         double t = l2 > 0 ? (ab[0] * ap[0] + ab[1] * ap[1] + ab[2] * ap[2]) / l2 : 0;
@@ -488,6 +542,8 @@ static void skin_weights(const cr_cook_mesh *m, const cr_cook_grid *g, const bon
     double h = g->cell;
     /* solid: inside, or within one cell of the surface so that every
      * vertex has solid corners around it */
+    bone_shape *shapes = malloc(sizeof(bone_shape) * nb);
+    bone_shapes(bones, nb, g, shapes);
     uint8_t *solid = malloc(total);
     for (size_t i = 0; i < total; ++i) solid[i] = g->values[i] <= h;
     float *dist = malloc(sizeof(float) * total);
@@ -513,7 +569,7 @@ static void skin_weights(const cr_cook_mesh *m, const cr_cook_grid *g, const bon
             if (!solid[i]) continue;
             double p[3];
             node_pos(g, i, p);
-            double d = bone_distance(bones, nb, b, p);
+            double d = bone_distance(&shapes[b], p);
             if (d < nearest_d) nearest_d = d, nearest = i;
             if (d <= h) {
                 dist[i] = (float)d;
@@ -572,7 +628,7 @@ static void skin_weights(const cr_cook_mesh *m, const cr_cook_grid *g, const bon
         for (uint32_t b = 0; b < nb; ++b) any |= isfinite(d[b]);
         /* a piece no bone's region reaches: fall back to straight-line distance */
         if (!any)
-            for (uint32_t b = 0; b < nb; ++b) d[b] = (float)bone_distance(bones, nb, b, m->pos + 3 * (size_t)v);
+            for (uint32_t b = 0; b < nb; ++b) d[b] = (float)bone_distance(&shapes[b], m->pos + 3 * (size_t)v);
         uint32_t top[CR_ASSET_SKIN_SLOTS];
         double tw[CR_ASSET_SKIN_SLOTS];
         uint32_t nt = 0;
@@ -596,7 +652,7 @@ static void skin_weights(const cr_cook_mesh *m, const cr_cook_grid *g, const bon
             sw[4 * (size_t)v + k] = k < nt ? (float)(sum > 0 ? tw[k] / sum : (k == 0 ? 1.0 : 0.0)) : 0.0f;
         }
     }
-    free(solid), free(dist), free(heap), free(vd);
+    free(solid), free(dist), free(heap), free(vd), free(shapes);
 }
 
 int cr_cook_skin_build(const cr_cook_mesh *m, const cr_cook_grid *g, const cr_cook_frame *f, const cr_cook_options *opt,
