@@ -106,3 +106,29 @@ clean:
 
 print-tests:
 	@echo $(TESTS)
+
+# ---- cooked data (the cooker's block; docs/asset-format.md) ------------------
+# `make -j data` cooks every mesh the project ships (data/meshes/*.obj) and the
+# shared test meshes (../shared/data/meshes/*.obj) into $(BUILD)/cooked/. A
+# mesh NAME also gets data/rigs/NAME.rig and data/poses/NAME.pose when they
+# exist, and the extra `crumple cook` options in data/meshes/NAME.cook (one
+# line) if that exists. Cooking is deterministic: the same files on every
+# machine, so any cache can share them.
+COOKED        := $(BUILD)/cooked
+SHARED_MESHES ?= ../shared/data/meshes
+COOK_FLAGS    ?= --quiet
+DATA_CRB      := $(patsubst data/meshes/%.obj,$(COOKED)/%.crb,$(sort $(wildcard data/meshes/*.obj)))
+SHARED_CRB    := $(patsubst $(SHARED_MESHES)/%.obj,$(COOKED)/shared/%.crb,$(sort $(wildcard $(SHARED_MESHES)/*.obj)))
+
+data: $(DATA_CRB) $(SHARED_CRB)
+
+.SECONDEXPANSION:
+$(COOKED)/shared/%.crb: $(SHARED_MESHES)/%.obj $(CLI)
+	@mkdir -p $(dir $@)
+	$(CLI) cook $< -o $@ $(COOK_FLAGS)
+
+$(COOKED)/%.crb: data/meshes/%.obj $$(wildcard data/rigs/$$*.rig data/poses/$$*.pose data/meshes/$$*.cook) $(CLI)
+	@mkdir -p $(dir $@)
+	$(CLI) cook $< -o $@ $(COOK_FLAGS) $(if $(wildcard data/rigs/$*.rig),--rig data/rigs/$*.rig) \
+	    $(if $(wildcard data/poses/$*.pose),--poses data/poses/$*.pose) \
+	    $(if $(wildcard data/meshes/$*.cook),$(shell cat data/meshes/$*.cook))
