@@ -18,6 +18,7 @@
  */
 #include "cli.h"
 #include "render_run.h"
+#include "replay.h"
 #include "scene.h"
 #include "stb_ds.h"
 
@@ -33,6 +34,8 @@ typedef struct run_options {
     const char *cache;                /* --cache DIR, or NULL */
     cr_run_pictures_options pictures; /* --render, --sheet, --obj, ... (tools/render_run.c) */
     cr_run_pictures *pics;            /* their state during the run */
+    const char *record;               /* --record FILE (a replay, tools/replay.c), or NULL */
+    cr_replay *rec;                   /* the replay being recorded */
 } run_options;
 
 static void usage(FILE *out) {
@@ -42,7 +45,8 @@ static void usage(FILE *out) {
             "  --frames N       frames to step (default: the scene's `frames`)\n"
             "  --json           print one JSON object at the end instead of the summary\n"
             "  --shock on|off   override the scene's shock propagation setting\n"
-            "  --cache DIR      where .obj assets are cooked (default: the scene's `cache`)\n");
+            "  --cache DIR      where .obj assets are cooked (default: the scene's `cache`)\n"
+            "  --record FILE    write a replay (scene text, inputs, hashes per frame) for `crumple replay`\n");
     cr_run_pictures_usage(out);
 }
 
@@ -85,6 +89,12 @@ static int parse_options(int argc, char **argv, run_options *o) {
                 return 2;
             }
             o->cache = argv[++i];
+        } else if (strcmp(a, "--record") == 0) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "crumple run: --record needs a file name\n");
+                return 2;
+            }
+            o->record = argv[++i];
         } else if ((pr = cr_run_pictures_option(&o->pictures, argc, argv, &i)) != 0) {
             if (pr < 0) return 2;
         } else if (a[0] == '-' && a[1] != '\0') {
@@ -104,6 +114,11 @@ static int parse_options(int argc, char **argv, run_options *o) {
         return 2;
     }
     if (cr_run_pictures_check(&o->pictures)) return 2;
+    if (o->record != NULL && o->shock >= 0) {
+        /* a replay rebuilds its world from the scene text alone */
+        fprintf(stderr, "crumple run: --record records the scene as written; drop --shock or edit the scene\n");
+        return 2;
+    }
     return 0;
 }
 
@@ -111,6 +126,7 @@ static int parse_options(int argc, char **argv, run_options *o) {
  * (issue 6) and pictures (issue 7) add their call here. 0 ok, else -1 after
  * printing the reason. */
 static int frame_outputs(const run_options *o, const cr_scene *s, const cr_world *w, int32_t frame) {
+    if (o->rec != NULL) cr_replay_add_frame(o->rec, w, s->frame_inputs, (uint32_t)arrlen(s->frame_inputs));
     return cr_run_pictures_frame(o->pics, s, w, frame) ? -1 : 0;
 }
 
@@ -224,8 +240,18 @@ int cr_cmd_run(int argc, char **argv) {
     if (rc) return rc == 1 ? 0 : 2;
     cr_scene *s = NULL;
     cr_scene_error err;
-    if (cr_scene_load(o.scene, &s, &err)) {
+    uint8_t *text = NULL; /* --record embeds exactly the text that was parsed */
+    size_t text_size = 0;
+    if (o.record != NULL) {
+        crp_status ps = crp_read_file(o.scene, &text, &text_size);
+        if (ps != CRP_OK) {
+            fprintf(stderr, "%s: cannot read the scene: %s\n", o.scene, crp_status_message(ps));
+            return 1;
+        }
+    }
+    if (o.record ? cr_scene_parse((const char *)text, text_size, o.scene, &s, &err) : cr_scene_load(o.scene, &s, &err)) {
         cr_scene_error_print(stderr, &err);
+        crp_free(text);
         return 1;
     }
     if (o.shock >= 0) s->def.shock_propagation = o.shock == 1;
@@ -234,8 +260,15 @@ int cr_cmd_run(int argc, char **argv) {
     if (cr_scene_build(s, &w, &err)) {
         cr_scene_error_print(stderr, &err);
         cr_scene_free(s);
+        crp_free(text);
         return 1;
     }
+    cr_replay rec;
+    if (o.record != NULL) {
+        cr_replay_init(&rec, o.scene, (const char *)text, text_size, w, s->dt);
+        o.rec = &rec;
+    }
+    crp_free(text);
     int32_t frames = o.frames >= 0 ? o.frames : s->frames;
     cr_run_stats rs;
     memset(&rs, 0, sizeof rs);
@@ -258,6 +291,14 @@ int cr_cmd_run(int argc, char **argv) {
             break;
         }
     }
+    if (status == 0 && o.rec != NULL) {
+        cr_replay_error rerr;
+        if (cr_replay_save(o.rec, o.record, &rerr) != CR_REPLAY_OK) {
+            fprintf(stderr, "%s: %s\n", o.record, rerr.message);
+            status = 1;
+        }
+    }
+    if (o.rec != NULL) cr_replay_free(o.rec);
     if (status == 0) {
         if (o.json)
             cr_run_write_json(stdout, s, w, &rs);

@@ -1055,6 +1055,7 @@ void cr_scene_free(cr_scene *s) {
     arrfree(s->assets);
     arrfree(s->bodies);
     arrfree(s->inputs);
+    arrfree(s->frame_inputs);
     shfree(s->names_);
     free(s);
 }
@@ -1106,39 +1107,40 @@ int cr_scene_build(cr_scene *s, cr_world **out, cr_scene_error *err) {
 
 /* --------------------------------------------------------------- inputs */
 
-static int apply_input(cr_scene *s, cr_world *w, const cr_scene_input *in, cr_scene_error *err) {
+/* The scene's timed input as the runtime's plain-data input; spawns are not
+ * runtime inputs (the scene creates them from its body defs). */
+static int convert_input(cr_scene *s, cr_world *w, const cr_scene_input *in, cr_input *out, cr_scene_error *err) {
     cr_scene_body *b = &s->bodies[in->body];
-    if (in->kind == CR_SCENE_INPUT_SPAWN) return create_body(s, w, in->body, in->line, err);
     if (!cr_body_is_valid(w, b->id))
         return set_error(err, s->path, in->line, "body '%s' is not in the world at frame %d", b->name, in->frame);
-    cr_status st = CR_OK;
+    memset(out, 0, sizeof *out);
+    out->frame = in->frame;
+    out->body = b->id;
+    out->seq = in->seq;
     if (in->kind == CR_SCENE_INPUT_IMPULSE) {
-        cr_vec3 at = (in->flags & CR_SCENE_INPUT_HAS_POINT) ? in->p : cr_body_get_transform(w, b->id).p;
-        st = cr_body_apply_impulse(w, b->id, in->v, at);
+        out->type = CR_INPUT_IMPULSE;
+        out->a = in->v;
+        if (in->flags & CR_SCENE_INPUT_HAS_POINT)
+            out->b = in->p;
+        else
+            out->flags = CR_INPUT_AT_CENTER;
     } else if (in->kind == CR_SCENE_INPUT_VELOCITY) {
-        st = cr_body_set_velocity(w, b->id, in->v, in->w);
-    } else if (in->kind == CR_SCENE_INPUT_TARGET) {
-        /* Velocities that carry the body onto the target in `frames` steps;
-         * they stay until another input changes them. */
-        cr_transform now = cr_body_get_transform(w, b->id);
-        cr_real inv_t = cr_div(CR_R(1), cr_mul(cr_from_int(in->frames), s->dt));
-        cr_vec3 v = cr_v3_scale(cr_v3_sub(in->p, now.p), inv_t);
-        cr_vec3 av = cr_v3_zero();
-        if (in->flags & CR_SCENE_INPUT_HAS_ORIENTATION) {
-            cr_quat dq = cr_quat_mul(in->q, cr_quat_conj(now.q));
-            if (dq.w < 0) dq = (cr_quat){-dq.x, -dq.y, -dq.z, -dq.w};
-            cr_real len;
-            cr_vec3 axis = cr_v3_normalize_len(cr_v3(dq.x, dq.y, dq.z), &len);
-            cr_real angle = cr_mul(CR_R(2), cr_atan2(len, dq.w));
-            av = cr_v3_scale(axis, cr_mul(angle, inv_t));
-        }
-        st = cr_body_set_velocity(w, b->id, v, av);
+        out->type = CR_INPUT_SET_VELOCITY;
+        out->a = in->v;
+        out->b = in->w;
+    } else {
+        /* velocities that carry the body onto the target in `frames` steps;
+         * they stay until another input changes them */
+        out->type = CR_INPUT_KINEMATIC_TARGET;
+        out->time = cr_mul(cr_from_int(in->frames), s->dt);
+        out->a = in->p;
+        out->q = in->q;
+        if (in->flags & CR_SCENE_INPUT_HAS_ORIENTATION) out->flags = CR_INPUT_HAS_ORIENTATION;
     }
-    if (st != CR_OK) return set_error(err, s->path, in->line, "body '%s': %s", b->name, cr_status_message(st));
     return 0;
 }
 
-int cr_scene_apply_inputs(cr_scene *s, cr_world *w, int32_t frame, cr_scene_error *err) {
+static size_t first_input_of(const cr_scene *s, int32_t frame) {
     size_t n = (size_t)arrlen(s->inputs), lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
@@ -1147,8 +1149,32 @@ int cr_scene_apply_inputs(cr_scene *s, cr_world *w, int32_t frame, cr_scene_erro
         else
             hi = mid;
     }
-    for (size_t i = lo; i < n && s->inputs[i].frame == frame; ++i)
-        if (apply_input(s, w, &s->inputs[i], err)) return -1;
+    return lo;
+}
+
+int cr_scene_spawn(cr_scene *s, cr_world *w, int32_t frame, cr_scene_error *err) {
+    size_t n = (size_t)arrlen(s->inputs);
+    for (size_t i = first_input_of(s, frame); i < n && s->inputs[i].frame == frame; ++i)
+        if (s->inputs[i].kind == CR_SCENE_INPUT_SPAWN && create_body(s, w, s->inputs[i].body, s->inputs[i].line, err))
+            return -1;
+    return 0;
+}
+
+int cr_scene_apply_inputs(cr_scene *s, cr_world *w, int32_t frame, cr_scene_error *err) {
+    arrsetlen(s->frame_inputs, 0);
+    if (cr_scene_spawn(s, w, frame, err)) return -1;
+    size_t n = (size_t)arrlen(s->inputs), first = first_input_of(s, frame);
+    for (size_t i = first; i < n && s->inputs[i].frame == frame; ++i) {
+        if (s->inputs[i].kind == CR_SCENE_INPUT_SPAWN) continue;
+        cr_input in;
+        if (convert_input(s, w, &s->inputs[i], &in, err)) return -1;
+        arrput(s->frame_inputs, in);
+    }
+    uint32_t count = (uint32_t)arrlen(s->frame_inputs);
+    cr_status st = cr_world_apply_inputs(w, s->frame_inputs, count);
+    if (st != CR_OK)
+        return set_error(err, s->path, count ? s->inputs[first].line : 0, "inputs of frame %d: %s", frame,
+                         cr_status_message(st));
     return 0;
 }
 

@@ -33,6 +33,7 @@
 #define CRUMPLE_SCENE_H
 
 #include "crumple/crumple.h"
+#include "crumple/input.h"
 
 #include <stdio.h>
 
@@ -122,6 +123,7 @@ typedef struct cr_scene {
     cr_scene_asset *assets;
     cr_scene_body *bodies;
     cr_scene_input *inputs;        ///< sorted by (frame, seq)
+    cr_input *frame_inputs;        ///< runtime inputs the last cr_scene_apply_inputs applied (spawns excepted): what a replay records
     struct cr_scene_name_ *names_; ///< private: body name → index
 } cr_scene;
 
@@ -160,9 +162,14 @@ int32_t cr_scene_find_body(const cr_scene *s, const char *name);
 /// Returns 0, or -1 with *err naming the scene line that failed.
 int cr_scene_build(cr_scene *s, cr_world **out, cr_scene_error *err);
 
-/// Apply every input of `frame`, in order. The one place inputs reach the world.
+/// Apply every input of `frame`: spawns first (they are scene structure, which
+/// a replay rebuilds from the scene text), then the rest converted to runtime
+/// inputs (s->frame_inputs, seq = declaration order) and applied by
+/// cr_world_apply_inputs. The one place inputs reach the world.
 /// Returns 0, or -1 with *err naming the input's line.
 int cr_scene_apply_inputs(cr_scene *s, cr_world *w, int32_t frame, cr_scene_error *err);
+/// Only the spawns of `frame` (what a replay applies besides its recorded inputs).
+int cr_scene_spawn(cr_scene *s, cr_world *w, int32_t frame, cr_scene_error *err);
 
 /// One frame exactly as `crumple run` does it: the frame's inputs, then one
 /// world step of the scene's dt.

@@ -1,0 +1,146 @@
+#!/bin/sh
+# matrix.sh — the determinism matrix (docs/determinism.md, "The matrix"):
+# one reference scene, many builds, the same per-frame state hashes.
+#
+#   sh tests/matrix.sh                  run the matrix (what `make matrix` and `make test` run)
+#   sh tests/matrix.sh --update-golden  re-record tests/golden/ from this machine's host build
+#
+# 1. On the host (x86-64, gcc -O2, the normal build folders) `crumple run
+#    data/scenes/reference.scene --record` writes one replay per scalar mode
+#    (float, fixed): the scene text, every input, and the state hash and the
+#    per-body hashes after every frame.
+# 2. Every target builds only the runtime and the tools files the verifier
+#    links (the archive members the host linker pulls in, from its map
+#    file, so the list never goes stale), links tests/matrix/verify_main.c, and runs
+#    `replay REC --verify --golden tests/golden/reference-MODE.hashes`:
+#    the recorded hashes must equal the golden ones, and re-simulating must
+#    give them again, frame by frame. Cross targets are static binaries run
+#    under qemu-user.
+#      x86-64        gcc and clang at -O0, -O2, -O3
+#      x86 32-bit    gcc and clang -O2 -m32 -msse2 -mfpmath=sse (x87 is not supported)
+#      aarch64       aarch64-linux-gnu-gcc -O2, qemu-aarch64
+#      armhf         arm-linux-gnueabihf-gcc -O2 (VFP, hard float), qemu-arm
+#    each in float and in fixed mode.
+# Prints one row per target and mode (target, compiler, options, mode, frames,
+# result, seconds) and ends with "matrix: N passed, M failed"; exits non-zero
+# when anything failed. A missing compiler or qemu is a failure, not a skip:
+# tools/setup-debian.sh installs them all.
+set -u
+cd "$(dirname "$0")/.."
+JOBS=${JOBS:-2}
+P=${BUILD_PREFIX:-build}
+M=$P-matrix
+SCENE=data/scenes/reference.scene
+UPDATE=0
+[ "${1:-}" = "--update-golden" ] && UPDATE=1
+passed=0
+failed=0
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+
+now() { date +%s.%N; }
+elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
+
+row() { # target cc opt mode frames result seconds
+    printf '%-12s %-6s %-4s %-6s %6s  %-8s %6s\n' "$@"
+}
+
+mode_name() { [ "$1" = 1 ] && echo fixed || echo float; }
+
+# ---- 1. host builds (the same folders `make test` uses), recordings, golden
+start_all=$(now)
+echo "== determinism matrix: $SCENE"
+for fixed in 0 1; do
+    mode=$(mode_name $fixed)
+    dir=$P; [ $fixed = 1 ] && dir=$P-fixed
+    rm -f "$M/reference-$mode.crr" # never verify against a recording of an older build
+    if ! make -s -j"$JOBS" FIXED=$fixed BUILD=$dir cli "$dir/libcrumple_tools.a" >"$log" 2>&1; then
+        cat "$log"; echo "matrix: host $mode build failed"; failed=$((failed + 1)); continue
+    fi
+    mkdir -p "$M"
+    rec=$M/reference-$mode.crr
+    if ! "$dir/bin/crumple" run "$SCENE" --record "$rec" >"$log" 2>&1; then
+        cat "$log"; echo "matrix: recording $mode failed"; failed=$((failed + 1)); continue
+    fi
+    if [ $UPDATE = 1 ]; then
+        "$dir/bin/crumple" replay "$rec" --hashes "tests/golden/reference-$mode.hashes" || failed=$((failed + 1))
+        echo "   wrote tests/golden/reference-$mode.hashes"
+    fi
+done
+[ $UPDATE = 1 ] && { [ $failed = 0 ] && echo "golden hashes updated" ; exit $failed; }
+
+# The tools objects the verifier really links, asked of the host linker.
+if ! make -s -j"$JOBS" FIXED=0 BUILD=$P "$P/obj/tests/matrix/verify_main.o" >"$log" 2>&1; then
+    cat "$log"; echo "matrix: verify_main does not build"; exit 1
+fi
+if cc -o "$M/verify-probe" "$P/obj/tests/matrix/verify_main.o" "$P/libcrumple_tools.a" "$P/libcrumple.a" -lm \
+      -Wl,-Map="$M/verify-probe.map" >"$log" 2>&1; then
+    members=$(sed -n 's/^[^ ]*libcrumple_tools\.a(\([^)]*\)\.o)$/\1/p' "$M/verify-probe.map" | sort -u)
+else
+    cat "$log"; members=""
+fi
+if [ -z "$members" ]; then
+    echo "matrix: could not find which tools files the verifier links"; exit 1
+fi
+TOOLS_OBJS=""
+for m in $members; do
+    if [ -f "tools/$m.c" ]; then TOOLS_OBJS="$TOOLS_OBJS obj/tools/$m.o"
+    elif [ -f "platform/$m.c" ]; then TOOLS_OBJS="$TOOLS_OBJS obj/platform/$m.o"
+    else echo "matrix: linked member $m.o has no source in tools/ or platform/"; exit 1; fi
+done
+echo "   verifier links the runtime and:$(echo $members | sed 's/\([^ ]*\)/ \1.c/g')"
+
+# ---- 2. every target
+row target cc opt mode frames result seconds
+
+# target label, compiler label, CC, AR, OPT, EXTRA_CFLAGS, LDFLAGS, runner (or -), folder suffix
+run_target() {
+    label=$1 cclabel=$2 cc=$3 ar=$4 opt=$5 extra=$6 ldflags=$7 runner=$8 suffix=$9
+    for fixed in 0 1; do
+        mode=$(mode_name $fixed)
+        t0=$(now)
+        dir=$M/$suffix-$mode
+        rec=$M/reference-$mode.crr
+        golden=tests/golden/reference-$mode.hashes
+        frames=-
+        result=FAIL
+        if ! command -v "$cc" >/dev/null 2>&1; then
+            result="no-$cc"
+        elif [ "$runner" != - ] && ! command -v "$runner" >/dev/null 2>&1; then
+            result="no-$runner"
+        elif [ ! -f "$rec" ]; then
+            result=no-record
+        else
+            objs=""
+            for o in $TOOLS_OBJS obj/tests/matrix/verify_main.o; do objs="$objs $dir/$o"; done
+            if make -s -j"$JOBS" FIXED=$fixed BUILD="$dir" CC="$cc" AR="$ar" OPT="$opt" EXTRA_CFLAGS="$extra" \
+                   "$dir/libcrumple.a" $objs >"$log" 2>&1 &&
+               $cc $opt $extra $objs "$dir/libcrumple.a" -lm $ldflags -o "$dir/crumple-verify" >>"$log" 2>&1; then
+                if [ "$runner" = - ]; then set -- "$dir/crumple-verify"; else set -- "$runner" "$dir/crumple-verify"; fi
+                if "$@" replay "$rec" --verify --golden "$golden" >>"$log" 2>&1; then
+                    result=pass
+                    frames=$(sed -n 's/.*: \([0-9]*\) frames verified.*/\1/p' "$log" | tail -n 1)
+                fi
+            else
+                result=build-fail
+            fi
+        fi
+        row "$label" "$cclabel" "$opt" "$mode" "$frames" "$result" "$(elapsed "$t0")"
+        if [ "$result" = pass ]; then passed=$((passed + 1)); else failed=$((failed + 1)); sed 's/^/      /' "$log" | tail -n 20; fi
+    done
+}
+
+M32="-m32 -msse2 -mfpmath=sse -idirafter /usr/include/x86_64-linux-gnu"
+for cc in gcc clang; do
+    for opt in -O0 -O2 -O3; do
+        run_target x86-64 $cc $cc ar $opt "" "" - "x86_64-$cc$opt"
+    done
+done
+for cc in gcc clang; do
+    run_target x86-32 $cc $cc ar -O2 "$M32" "-m32" - "x86_32-$cc-O2"
+done
+run_target aarch64 gcc aarch64-linux-gnu-gcc aarch64-linux-gnu-ar -O2 "" "-static" qemu-aarch64 aarch64-gcc-O2
+run_target armhf gcc arm-linux-gnueabihf-gcc arm-linux-gnueabihf-ar -O2 "" "-static" qemu-arm armhf-gcc-O2
+
+echo "matrix: $passed passed, $failed failed ($(elapsed "$start_all") s)"
+[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
