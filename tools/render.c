@@ -574,7 +574,10 @@ int cr_render_scene_add_world(cr_render_scene *s, const cr_world *world, const c
         b.shape = cr_body_get_shape(world, ids[i]);
         b.is_static = cr_body_get_type(world, ids[i]) == CR_BODY_STATIC;
         b.xf = cr_body_get_transform(world, ids[i]);
-        if (b.shape.type == CR_SHAPE_MESH && assets && b.shape.asset < asset_count) b.asset = assets[b.shape.asset];
+        if (b.shape.type == CR_SHAPE_MESH) {
+            if (assets) b.asset = b.shape.asset < asset_count ? assets[b.shape.asset] : NULL;
+            else b.asset = cr_world_get_asset(world, b.shape.asset);
+        }
         if (!cr_render_scene_add_body(s, &b, opt)) {
             free(ids);
             return 0;

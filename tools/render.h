@@ -136,7 +136,8 @@ void cr_render_scene_free(cr_render_scene *s);
 /// Tessellate one body into the scene, coloured by opt->mode. Returns 0 when out of memory.
 int cr_render_scene_add_body(cr_render_scene *s, const cr_render_body *b, const cr_render_options *opt);
 /// Every live body of a world, in slot order. Mesh bodies find their asset
-/// as assets[shape.asset] (null or out of range: left out, counted in missing_assets).
+/// as assets[shape.asset], or with assets null through cr_world_get_asset
+/// (not found: left out, counted in missing_assets).
 /// Calls cr_render_scene_finish. Returns 0 when out of memory.
 int cr_render_scene_add_world(cr_render_scene *s, const cr_world *world, const cr_asset *const *assets,
                               uint32_t asset_count, const cr_render_options *opt);
