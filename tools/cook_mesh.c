@@ -9,9 +9,10 @@
  * "fixed" shape.
  *
  * Notes
- *   - Welding within a distance uses a hash grid of cell = distance; a vertex
- *     joins the first earlier representative within the distance, scanning the
- *     27 cells in a fixed order, so the result depends only on input order.
+ *   - Welding within a distance sorts vertices by grid cell (cell = distance);
+ *     a vertex joins the first earlier representative within the distance,
+ *     scanning the 27 cells around it in a fixed order, so the result depends
+ *     only on the input order.
  *   - A triangle is degenerate when its area is below 1e-12 of the squared
  *     bounding-box diagonal: that is rounding noise, not geometry.
  *   - Edges used twice in the same direction (two faces disagreeing about
@@ -20,7 +21,6 @@
  */
 #include "cook.h"
 #include "crumple/asset.h"
-#include "stb_ds.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -59,14 +59,6 @@ double cr_cook_signed_volume(const double *pos, const uint32_t *tri, uint32_t tr
 
 /* ---- welding ---------------------------------------------------------------- */
 
-typedef struct weld_key {
-    int64_t x, y, z;
-} weld_key;
-typedef struct weld_cell {
-    weld_key key;
-    uint32_t *value; /* stb_ds array of representative vertices */
-} weld_cell;
-
 static const double *vp(const double *pos, uint32_t i) { return pos + 3 * (size_t)i; }
 
 static int cmp_pos_idx(const void *pa, const void *pb, const double *pos) {
@@ -83,6 +75,24 @@ static int cmp_pos_idx(const void *pa, const void *pb, const double *pos) {
  * that needs it (tools are single-threaded). */
 static const double *sort_pos;
 static int cmp_pos_idx_q(const void *a, const void *b) { return cmp_pos_idx(a, b, sort_pos); }
+
+typedef struct weld_cell {
+    int64_t key[3];
+    uint32_t v;
+} weld_cell;
+
+static int cmp_cell(const void *pa, const void *pb) {
+    const weld_cell *a = pa, *b = pb;
+    for (int k = 0; k < 3; ++k)
+        if (a->key[k] != b->key[k]) return a->key[k] < b->key[k] ? -1 : 1;
+    return (a->v > b->v) - (a->v < b->v);
+}
+
+/* Grid cell of a coordinate; clamped so a tiny distance cannot overflow the cast. */
+static int64_t cell_index(double x, double dist) {
+    double c = floor(x / dist);
+    return c > 4e18 ? (int64_t)4e18 : (c < -4e18 ? -(int64_t)4e18 : (int64_t)c);
+}
 
 /* rep[i] = the vertex i is merged into (rep[i] <= i). Returns merges. */
 static uint32_t weld(const double *pos, uint32_t n, double dist, uint32_t *rep) {
@@ -103,45 +113,51 @@ static uint32_t weld(const double *pos, uint32_t n, double dist, uint32_t *rep) 
         free(order);
         return merged;
     }
-    weld_cell *map = NULL;
+    /* Near-duplicates: vertices sorted by grid cell (cell = the distance), so
+     * the candidates of a vertex are found by binary search in the 27 cells
+     * around it. (No hash table: its iteration order and hashing would be
+     * one more thing to keep deterministic.) */
+    weld_cell *cells = malloc(sizeof(weld_cell) * n);
+    for (uint32_t i = 0; i < n; ++i) {
+        const double *p = vp(pos, i);
+        for (int k = 0; k < 3; ++k) cells[i].key[k] = cell_index(p[k], dist);
+        cells[i].v = i;
+    }
+    qsort(cells, n, sizeof(weld_cell), cmp_cell);
     double d2 = dist * dist;
     for (uint32_t i = 0; i < n; ++i) {
         const double *p = vp(pos, i);
-        weld_key k0 = {(int64_t)floor(p[0] / dist), (int64_t)floor(p[1] / dist), (int64_t)floor(p[2] / dist)};
+        int64_t k0[3] = {cell_index(p[0], dist), cell_index(p[1], dist), cell_index(p[2], dist)};
         uint32_t found = UINT32_MAX;
         for (int dz = -1; dz <= 1 && found == UINT32_MAX; ++dz)
             for (int dy = -1; dy <= 1 && found == UINT32_MAX; ++dy)
                 for (int dx = -1; dx <= 1 && found == UINT32_MAX; ++dx) {
-                    weld_key k = {k0.x + dx, k0.y + dy, k0.z + dz};
-                    weld_cell *c = hmgetp_null(map, k);
-                    if (c == NULL) continue;
-                    for (size_t m = 0; m < arrlenu(c->value); ++m) {
-                        const double *q = vp(pos, c->value[m]);
+                    weld_cell probe = {{k0[0] + dx, k0[1] + dy, k0[2] + dz}, 0};
+                    /* first entry of the cell: lower bound on (key, vertex 0) */
+                    size_t lo = 0, hi = n;
+                    while (lo < hi) {
+                        size_t mid = (lo + hi) / 2;
+                        if (cmp_cell(&cells[mid], &probe) < 0)
+                            lo = mid + 1;
+                        else
+                            hi = mid;
+                    }
+                    for (size_t m = lo; m < n && memcmp(cells[m].key, probe.key, sizeof probe.key) == 0; ++m) {
+                        uint32_t j = cells[m].v;
+                        if (j >= i) break; /* entries of a cell are in vertex order: only earlier ones */
+                        if (rep[j] != j) continue;
+                        const double *q = vp(pos, j);
                         double ex = p[0] - q[0], ey = p[1] - q[1], ez = p[2] - q[2];
                         if (ex * ex + ey * ey + ez * ez <= d2) {
-                            found = c->value[m];
+                            found = j;
                             break;
                         }
                     }
                 }
-        if (found != UINT32_MAX) {
-            rep[i] = found;
-            ++merged;
-        } else {
-            rep[i] = i;
-            weld_cell *c = hmgetp_null(map, k0);
-            if (c == NULL) {
-                weld_cell nc;
-                nc.key = k0;
-                nc.value = NULL;
-                hmputs(map, nc);
-                c = hmgetp_null(map, k0);
-            }
-            arrput(c->value, i);
-        }
+        rep[i] = found != UINT32_MAX ? found : i;
+        merged += found != UINT32_MAX;
     }
-    for (ptrdiff_t i = 0; i < hmlen(map); ++i) arrfree(map[i].value);
-    hmfree(map);
+    free(cells);
     return merged;
 }
 
