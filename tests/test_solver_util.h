@@ -81,5 +81,6 @@ static inline double ts_dist(cr_vec3 a, cr_vec3 b) {
 }
 
 #define TS_DT CR_R(1.0 / 60.0)
+#define TS_PI 3.14159265358979323846
 
 #endif

@@ -133,14 +133,16 @@ static cr_real point_impulse(cr_step *s, cr_manifold *m, uint32_t pi, cr_impulse
         if (un < m->impact_speed) {
             m->impact_speed = un;
             m->impact_point = pi;
+            m->impact_velocity = u;
+            m->impact_local = cr_quat_inv_rotate(s->bodies[m->a].xf.q, p->ra);
         }
         m->impact_jn += jn;
         m->impact_j = cr_v3_add(m->impact_j, j);
         m->flags |= CR_MF_IMPACT;
+
     } else {
         p->jn += jn;
         p->jt = cr_v3_add(p->jt, jt);
-        m->contact_jn += jn;
         if (first_in_pair) m->contact_point = pi;
         if (sticking) m->flags |= CR_MF_STICKING;
         else m->flags &= ~(uint32_t)CR_MF_STICKING;
@@ -152,13 +154,14 @@ static cr_real point_impulse(cr_step *s, cr_manifold *m, uint32_t pi, cr_impulse
  * those that no longer approach:
  *   - a point pushed apart by its neighbours' impulses gets part of its own
  *     normal impulse back (never more than it received), so resting contact
- *     ends with zero normal velocity instead of a small hop — impulses of
- *     one-sided contacts on several points of one body only converge if they
- *     may also be reduced;
- *   - the tangential impulse that stops its slip is applied, with the point's
- *     total tangential impulse kept inside mu times its total normal impulse:
- *     without it the friction of the ramp's last passes, whose normal impulses
- *     are tiny, could not undo the slip the first passes left. */
+ *     ends with zero normal velocity instead of a small hop: impulses of
+ *     one-sided contacts at several points of one body only converge if
+ *     they may also be reduced;
+ *   - then each gets the tangential impulse that stops its slip, with its
+ *     total tangential impulse kept inside its share of the pair's friction
+ *     budget. Without this the friction of the ramp's last passes, whose
+ *     normal impulses are tiny, could not undo the slip the first passes
+ *     left, and a resting body would creep. */
 static uint32_t relax_pressed_points(cr_step *s, cr_manifold *m) {
     const cr_sbody *A = &s->sb[m->a], *B = &s->sb[m->b];
     uint32_t work = 0;
@@ -166,26 +169,60 @@ static uint32_t relax_pressed_points(cr_step *s, cr_manifold *m) {
         cr_cpoint *p = &s->pts[m->first + i];
         if (p->jn <= 0) continue;
         cr_mat3 k = cr_mat3_add(cr_body_k(A, p->ra), cr_body_k(B, p->rb));
-        cr_vec3 u = relative_velocity(s, m, p);
-        cr_real un = cr_v3_dot(u, p->n);
+        cr_real un = cr_point_normal_velocity(s, m, p);
         cr_real target = cr_max(cr_point_floor(s, p, true), 0);
-        if (un > target) {
-            cr_real knn = cr_v3_dot(p->n, cr_mat3_mul_v3(k, p->n));
-            if (knn > CR_REAL_EPS) {
-                cr_real dn = cr_max(cr_div(target - un, knn), -p->jn);
-                p->jn += dn;
-                m->contact_jn += dn;
-                cr_apply_pair_impulse(s, m->a, m->b, p->ra, p->rb, cr_v3_scale(p->n, dn));
-                u = relative_velocity(s, m, p);
+        if (un <= target) continue;
+        cr_real knn = cr_v3_dot(p->n, cr_mat3_mul_v3(k, p->n));
+        if (knn <= CR_REAL_EPS) continue;
+        cr_real dn = cr_max(cr_div(target - un, knn), -p->jn);
+        p->jn += dn;
+        cr_apply_pair_impulse(s, m->a, m->b, p->ra, p->rb, cr_v3_scale(p->n, dn));
+        ++work;
+    }
+    /* The split of a pair's normal impulse over coplanar points is not
+     * determined by rigid bodies (any split with the same net force and
+     * moment is a solution), and the order of the sequential impulses makes
+     * it lopsided. Friction shares the pair's budget mu * sum(j_n) evenly
+     * over its pressed points, so a sliding block gets the Coulomb force and
+     * no spurious spin about the normal. */
+    cr_real total_jn = 0;
+    int32_t pressed = 0;
+    for (uint32_t i = 0; i < m->count; ++i) {
+        if (s->pts[m->first + i].jn > 0) {
+            total_jn += s->pts[m->first + i].jn;
+            ++pressed;
+        }
+    }
+    m->contact_jn = total_jn;
+    if (pressed == 0) pressed = 1; /* only releases below */
+    cr_real share = cr_div(cr_mul(m->friction, total_jn), cr_from_int(pressed));
+    for (uint32_t i = 0; i < m->count; ++i) {
+        cr_cpoint *p = &s->pts[m->first + i];
+        if (p->jn <= 0) {
+            /* pressed earlier, released since: no normal impulse, no friction */
+            if (p->jt.x != 0 || p->jt.y != 0 || p->jt.z != 0) {
+                cr_apply_pair_impulse(s, m->a, m->b, p->ra, p->rb, cr_v3_neg(p->jt));
+                p->jt = cr_v3_zero();
                 ++work;
             }
+            continue;
         }
+        cr_vec3 u = relative_velocity(s, m, p);
         cr_vec3 ut = cr_v3_mad(u, -cr_v3_dot(u, p->n), p->n);
-        if (ut.x == 0 && ut.y == 0 && ut.z == 0) continue;
-        cr_vec3 j = cr_solve_k(k, cr_v3_neg(ut));
-        cr_vec3 total = cr_v3_add(p->jt, cr_v3_mad(j, -cr_v3_dot(j, p->n), p->n));
-        cr_real limit = cr_mul(m->friction, p->jn), len = cr_v3_len(total);
-        if (len > limit) total = len > 0 ? cr_v3_scale(total, cr_div(limit, len)) : cr_v3_zero();
+        cr_real slip;
+        cr_vec3 t = cr_v3_normalize_len(ut, &slip);
+        cr_vec3 total = p->jt;
+        if (t.x != 0 || t.y != 0 || t.z != 0) {
+            /* impulse straight against the slip, with the point's effective
+             * mass along it: a sliding point then gets friction exactly
+             * opposite to its slip (Coulomb); the coupling between points is
+             * left to the passes, as for the normal impulses */
+            cr_mat3 k = cr_mat3_add(cr_body_k(A, p->ra), cr_body_k(B, p->rb));
+            cr_real ktt = cr_v3_dot(t, cr_mat3_mul_v3(k, t));
+            if (ktt > CR_REAL_EPS) total = cr_v3_mad(total, -cr_div(slip, ktt), t);
+        }
+        cr_real len = cr_v3_len(total);
+        if (len > share) total = cr_v3_scale(total, cr_div(share, len));
         cr_vec3 dj = cr_v3_sub(total, p->jt);
         p->jt = total;
         cr_apply_pair_impulse(s, m->a, m->b, p->ra, p->rb, dj);
@@ -224,6 +261,52 @@ uint32_t cr_process_pair(cr_step *s, cr_manifold *m, cr_impulse_law law, bool re
     return impulses;
 }
 
+/* Impact time. The seed's collisions act at the start of the step on the
+ * predicted positions, so a point that still had a gap phi > 0 bounces up to
+ * one step early: it never travels the gap, and gravity acts on it for the
+ * whole step after the bounce instead of the part after the impact. Along
+ * the normal of the fastest-approaching point, the pair's relative motion in
+ * the step is redone with the bounce at the impact time (phi + u_n t +
+ * a t^2 / 2 = 0, a the relative acceleration from gravity), and
+ * the difference is handed to the bodies (split by inverse mass) as a
+ * velocity change now and a displacement at the position update. A ball
+ * dropped from h then bounces to e^2 h, as it should, whatever the gap.
+ * Approaches slower than one step of gravity (resting contact) are left
+ * alone: there the seed's scheme is exactly what keeps them from bouncing. */
+static void impact_time(cr_step *s, const cr_manifold *m) {
+    if (!(m->flags & CR_MF_IMPACT) || m->restitution <= 0 || m->impact_speed >= 0) return;
+    const cr_cpoint *p = &s->pts[m->impact_point];
+    if (p->phi <= 0) return;
+    cr_sbody *A = &s->sb[m->a], *B = &s->sb[m->b];
+    cr_real ia = cr_sbody_moves(A) ? A->inv_mass : 0, ib = cr_sbody_moves(B) ? B->inv_mass : 0;
+    if (ia + ib <= 0) return;
+    cr_real u = m->impact_speed, e = m->restitution, dt = s->dt;
+    /* relative normal acceleration from gravity: only a body that is not
+     * dynamic on the other side makes one */
+    cr_real ga = A->dynamic ? cr_v3_dot(s->w->def.gravity, p->n) : 0;
+    cr_real gb = B->dynamic ? cr_v3_dot(s->w->def.gravity, p->n) : 0;
+    cr_real a = ga - gb;
+    /* a resting body's approach is at most one step of gravity: no impact to time */
+    if (-u <= cr_mul(cr_abs(a), dt)) return;
+    /* first root of phi + u t + a t^2 / 2 = 0, in the form without cancellation */
+    cr_real disc = cr_mul(u, u) - cr_mul(a + a, p->phi);
+    if (disc < 0) return;
+    cr_real t_hit = cr_min(cr_div(p->phi + p->phi, -u + cr_sqrt(disc)), dt);
+    cr_real tau = dt - t_hit;
+    cr_real v_bounce = -cr_mul(e, u + cr_mul(a, t_hit));
+    cr_real v_end = v_bounce + cr_mul(a, tau);
+    cr_real phi_end = cr_mul(v_bounce, tau) + cr_mul(cr_half(a), cr_mul(tau, tau));
+    /* what the scheme does by itself: bounce to -e u now, gravity for dt */
+    cr_real v_scheme = -cr_mul(e, u) + cr_mul(a, dt);
+    cr_real dv = v_end - v_scheme;
+    cr_real dx = phi_end - p->phi - cr_mul(dt, v_end);
+    cr_real fa = cr_div(ia, ia + ib), fb = CR_R(1) - fa;
+    A->v = cr_v3_mad(A->v, cr_mul(dv, fa), p->n);
+    B->v = cr_v3_mad(B->v, -cr_mul(dv, fb), p->n);
+    A->dx = cr_v3_mad(A->dx, cr_mul(dx, fa), p->n);
+    B->dx = cr_v3_mad(B->dx, -cr_mul(dx, fb), p->n);
+}
+
 void cr_collisions(cr_step *s) {
     cr_world *w = s->w;
     uint32_t total = 0, passes = 0;
@@ -238,6 +321,7 @@ void cr_collisions(cr_step *s) {
         total += applied;
         if (applied == 0) break;
     }
+    for (uint32_t k = 0; k < s->nm; ++k) impact_time(s, &s->m[k]);
     w->stats.stage[CR_STAGE_collision].work = total;
     w->stats.collision_passes_run = passes;
 }

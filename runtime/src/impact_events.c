@@ -3,7 +3,9 @@
  *
  * Every pair that received collision impulses while approaching faster than
  * def.event_min_speed gives one event per step: the point that met the
- * fastest approach, its normal, that relative normal velocity (negative,
+ * fastest approach (where body a carries it at the end of the step, so a
+ * consumer can take it into a's frame with a's current transform), its
+ * normal, the relative velocity there (and its normal part, negative when
  * approaching) and the total impulse the collision passes applied. Events go
  * into the world's buffer of def.event_capacity in pair order, which is
  * deterministic; the rest are counted as overflow, never written.
@@ -26,13 +28,15 @@ void cr_impact_events(cr_step *s) {
         }
         const cr_cpoint *p = &s->pts[m->impact_point];
         const cr_body *a = &s->bodies[m->a], *b = &s->bodies[m->b];
+        /* runs after the position update: the point moves with body a */
         cr_impact_event *e = &ev[n++];
         e->body_a.index1 = m->a + 1;
         e->body_a.generation = a->generation;
         e->body_b.index1 = m->b + 1;
         e->body_b.generation = b->generation;
-        e->point = cr_v3_add(a->xf.p, p->ra);
+        e->point = cr_transform_point(a->xf, m->impact_local);
         e->normal = p->n;
+        e->relative_velocity = m->impact_velocity;
         e->normal_speed = m->impact_speed;
         e->impulse = m->impact_jn;
         e->impulse_vector = m->impact_j;

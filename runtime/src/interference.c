@@ -44,6 +44,7 @@ typedef struct np_pair {
 } np_pair;
 
 static void add_point(np_pair *c, cr_vec3 p, cr_vec3 n, cr_real phi) {
+    if (n.x == 0 && n.y == 0 && n.z == 0) return; /* no direction to push along */
     cr_cpoint cp;
     cp.ra = cr_v3_sub(p, c->A->xf.p);
     cp.rb = cr_v3_sub(p, c->B->xf.p);

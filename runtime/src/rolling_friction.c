@@ -19,8 +19,12 @@
  *     [ B^T M ] [ L ] = [ dw ],     B = -sum [r]x I^-1,  M = sum I^-1
  *
  * Decision (docs/solver.md): the coefficients are lever arms in metres, so
- * the angular impulse they may remove is mu_r * j_n (N m s); as a reduction
- * of angular velocity that is mu_r * j_n * (t . M t) along the unit axis t.
+ * the angular impulse they may remove in a step is mu_r * j_n (N m s), the
+ * moment of the normal impulse displaced by mu_r, as in the usual rolling
+ * resistance model. As a reduction of relative angular velocity about the
+ * unit axis t that is mu_r * j_n * (t . Ic^-1 t), with Ic the inertia about
+ * the contact point, about which a rolling body turns. A ball of radius R
+ * rolling on the ground then slows at mu_r g / (1.4 R) (solid sphere).
  */
 #include "solver.h"
 
@@ -70,6 +74,25 @@ static cr_real shrink(cr_real x, cr_real d) {
     return -x > d ? x + d : 0;
 }
 
+/* Inverse of the inertia about the contact point, I + m (|r|^2 E - r r^T)
+ * (world frame), of a dynamic body; zero otherwise. Rolling turns a body
+ * about its contact point, so that is the inertia a rolling torque meets. */
+static cr_mat3 contact_inv_inertia(const cr_step *s, uint32_t i, cr_vec3 r) {
+    cr_mat3 zero = cr_mat3_scale(cr_mat3_identity(), 0);
+    const cr_body *b = &s->bodies[i];
+    if (!s->sb[i].dynamic) return zero;
+    cr_mat3 ic = cr_mat3_rotate_diag(b->xf.q, b->inertia);
+    cr_real r2 = cr_v3_len_sq(r);
+    cr_mat3 rr = {cr_v3_scale(r, r.x), cr_v3_scale(r, r.y), cr_v3_scale(r, r.z)};
+    cr_mat3 shift = cr_mat3_add(cr_mat3_scale(cr_mat3_identity(), r2), cr_mat3_scale(rr, CR_R(-1)));
+    ic = cr_mat3_add(ic, cr_mat3_scale(shift, b->mass));
+    /* scaled to ~1 before the inverse: kg m^2 entries cube into the determinant */
+    cr_real trace = ic.cx.x + ic.cy.y + ic.cz.z;
+    if (trace <= CR_REAL_EPS) return zero;
+    cr_real sc = cr_div(CR_R(3), trace);
+    return cr_mat3_scale(cr_mat3_inverse(cr_mat3_scale(ic, sc)), sc);
+}
+
 static void roll_pair(cr_step *s, cr_manifold *m) {
     const cr_cpoint *p = &s->pts[m->contact_point];
     cr_sbody *A = &s->sb[m->a], *B = &s->sb[m->b];
@@ -83,8 +106,9 @@ static void roll_pair(cr_step *s, cr_manifold *m) {
     cr_real wt_len;
     cr_vec3 t = cr_v3_normalize_len(wt, &wt_len);
 
-    cr_real kt = cr_v3_dot(t, cr_mat3_mul_v3(msum, t));
-    cr_real kn = cr_v3_dot(n, cr_mat3_mul_v3(msum, n));
+    cr_mat3 mc = cr_mat3_add(contact_inv_inertia(s, m->a, p->ra), contact_inv_inertia(s, m->b, p->rb));
+    cr_real kt = cr_v3_dot(t, cr_mat3_mul_v3(mc, t));
+    cr_real kn = cr_v3_dot(n, cr_mat3_mul_v3(mc, n));
     cr_real wt_new = shrink(wt_len, cr_mul(cr_mul(m->rolling, m->contact_jn), kt));
     cr_real wn_new = shrink(wn, cr_mul(cr_mul(m->spinning, m->contact_jn), kn));
     if (wt_new == wt_len && wn_new == wn) return;

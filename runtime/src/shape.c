@@ -40,8 +40,12 @@ static cr_real box_sdf(cr_vec3 h, cr_vec3 p, cr_vec3 hint, cr_vec3 *n) {
                           q.z > 0 ? (p.z < 0 ? -q.z : q.z) : 0);
         cr_real len;
         cr_vec3 dir = cr_v3_normalize_len(o, &len);
-        if (n != NULL) *n = dir;
-        return len;
+        /* a hair outside (fixed point rounds a touching point there) has no
+         * usable direction: it is on the surface, so it takes a face normal */
+        if (len > CR_R(1e-6)) {
+            if (n != NULL) *n = dir;
+            return len;
+        }
     }
     cr_real qs[3] = {q.x, q.y, q.z}, ps[3] = {p.x, p.y, p.z}, hs[3] = {hint.x, hint.y, hint.z};
     int best = 0;

@@ -59,6 +59,7 @@
 typedef struct cr_sbody {
     cr_vec3 v;          ///< m/s
     cr_vec3 w;          ///< rad/s
+    cr_vec3 dx;         ///< m, impact-time correction added by the position update
     cr_mat3 inv_i;      ///< 1/(kg m^2), world frame; zero unless dynamic
     cr_real inv_mass;   ///< 1/kg; zero unless dynamic
     uint32_t level;     ///< contact-graph level, CR_NO_LEVEL if in no contact
@@ -100,6 +101,8 @@ typedef struct cr_manifold {
     uint32_t contact_point; ///< pool index of the deepest point a contact impulse went to
     uint32_t impact_point;  ///< pool index of the point that met the fastest approach
     cr_real impact_speed;   ///< m/s, most negative relative normal velocity met in the collision passes
+    cr_vec3 impact_velocity; ///< m/s, relative velocity (a minus b) at that point then
+    cr_vec3 impact_local;   ///< m, that point in a's body frame
     cr_real impact_jn;      ///< N s, normal impulse of the collision passes
     cr_vec3 impact_j;       ///< N s, impulse of the collision passes on a
 } cr_manifold;

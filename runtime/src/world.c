@@ -313,13 +313,14 @@ static void write_back_velocities(cr_step *s) {
 /* Seed 002 step 4 (equation 1): positions and orientations advance with the
  * velocities the collision, contact and joint stages left. Kinematic bodies
  * move by the velocity the host gave them. */
-static void position_update(cr_world *w, cr_real dt) {
+static void position_update(cr_world *w, cr_real dt, const cr_sbody *sb) {
     cr_body *bodies = cr_world_bodies(w);
     uint32_t work = 0;
     for (uint32_t i = 0; i < w->body_high; ++i) {
         cr_body *b = &bodies[i];
         if (!b->alive || b->type == CR_BODY_STATIC) continue;
         b->xf.p = cr_v3_mad(b->xf.p, dt, b->v);
+        if (sb != NULL) b->xf.p = cr_v3_add(b->xf.p, sb[i].dx); /* impact-time correction (collision.c) */
         b->xf.q = cr_quat_integrate(b->xf.q, b->w, dt);
         ++work;
     }
@@ -339,7 +340,7 @@ static void degraded_step(cr_world *w, cr_real dt) {
         b->torque = cr_v3_zero();
     }
     w->stats.stage[CR_STAGE_commands].overflow = 1;
-    position_update(w, dt);
+    position_update(w, dt, NULL);
 }
 
 #define CR_TIMED(w, which, call)                                         \
@@ -378,10 +379,10 @@ cr_status cr_world_step(cr_world *w, cr_real dt) {
         CR_TIMED(w, CR_STAGE_contact, (cr_contact_graph(&s), cr_contacts(&s), cr_rolling_friction(&s)));
         CR_TIMED(w, CR_STAGE_joints, cr_joints_pre_stabilise(&s));
         write_back_velocities(&s);
-        /* events read the start-of-step points, so they are written before the bodies move */
-        CR_TIMED(w, CR_STAGE_events, cr_impact_events(&s));
-        CR_TIMED(w, CR_STAGE_position, position_update(w, dt));
+        CR_TIMED(w, CR_STAGE_position, position_update(w, dt, s.sb));
         CR_TIMED(w, CR_STAGE_joints, cr_joints_post_stabilise(&s));
+        /* event points are carried by body a to its end-of-step pose */
+        CR_TIMED(w, CR_STAGE_events, cr_impact_events(&s));
         w->stats.pairs = s.npairs;
         w->stats.manifolds = s.nm;
         w->stats.points = s.npts;
@@ -437,6 +438,7 @@ uint64_t cr_world_state_hash(const cr_world *w) {
         h = cr_hash_u32(h, ev[i].body_b.index1);
         h = cr_hash_vec3(h, ev[i].point);
         h = cr_hash_vec3(h, ev[i].normal);
+        h = cr_hash_vec3(h, ev[i].relative_velocity);
         h = cr_hash_real(h, ev[i].normal_speed);
         h = cr_hash_real(h, ev[i].impulse);
     }

@@ -105,13 +105,15 @@ uint32_t cr_world_get_body_ids(const cr_world *world, cr_body_id *out, uint32_t 
 
 /// One impact of the last step (a pair that needed collision impulses while
 /// approaching faster than def.event_min_speed): for the deformation stage
-/// (dents, plasticity, fracture) and for games (sound, sparks).
+/// (dents, plasticity, fracture) and for games (sound, sparks). The point is
+/// the interfering point that met the fastest approach.
 typedef struct cr_impact_event {
     cr_body_id body_a;      ///< the body the normal points into (pushed along +normal)
     cr_body_id body_b;      ///< the other body (static bodies too)
-    cr_vec3 point;          ///< m, world position of the deepest interfering point
-    cr_vec3 normal;         ///< unit, from body_b towards body_a
-    cr_real normal_speed;   ///< m/s, relative normal velocity (a minus b) before the impulses; negative = approaching
+    cr_vec3 point;          ///< m, world position of the impact point as carried by body_a, at the end of the step
+    cr_vec3 normal;         ///< unit, from body_b towards body_a (world, at the impact)
+    cr_vec3 relative_velocity; ///< m/s, velocity of body_a's point minus body_b's before the impulses
+    cr_real normal_speed;   ///< m/s, relative_velocity . normal; negative = approaching
     cr_real impulse;        ///< N s, total normal impulse the collision passes applied to body_a
     cr_vec3 impulse_vector; ///< N s, total impulse (normal + friction) on body_a; body_b got the opposite
 } cr_impact_event;
