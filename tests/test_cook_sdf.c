@@ -210,3 +210,37 @@ CR_TEST(cook_winding_number_fast_matches_exact) {
     cr_cook_mesh_free(&m);
     cr_obj_free(&obj);
 }
+
+/* The distance routine everything above leans on, against an independent
+ * reference: the nearest of a dense barycentric sampling of the triangle,
+ * which can only be farther than the truth, by at most the sampling step. */
+CR_TEST(cook_point_triangle_distance_against_dense_sampling) {
+    uint64_t seed = 77;
+    const int n = 120;
+    for (int c = 0; c < 300; ++c) {
+        double t[3][3], q[3];
+        for (int v = 0; v < 3; ++v)
+            for (int k = 0; k < 3; ++k) t[v][k] = tc_rand(&seed) * 2 - 1;
+        if (c % 10 == 0) /* a few slivers */
+            for (int k = 0; k < 3; ++k) t[2][k] = t[0][k] + (t[1][k] - t[0][k]) * 0.3 + 1e-9 * k;
+        for (int k = 0; k < 3; ++k) q[k] = tc_rand(&seed) * 4 - 2;
+        double d = cr_point_triangle_distance(q, t[0], t[1], t[2]);
+        double best = INFINITY, edge = 0;
+        for (int v = 0; v < 3; ++v) {
+            double e = 0;
+            for (int k = 0; k < 3; ++k) e += (t[(v + 1) % 3][k] - t[v][k]) * (t[(v + 1) % 3][k] - t[v][k]);
+            edge = fmax(edge, sqrt(e));
+        }
+        for (int i = 0; i <= n; ++i)
+            for (int j = 0; i + j <= n; ++j) {
+                double u = (double)i / n, v = (double)j / n, w = 1 - u - v, e2 = 0;
+                for (int k = 0; k < 3; ++k) {
+                    double x = u * t[0][k] + v * t[1][k] + w * t[2][k] - q[k];
+                    e2 += x * x;
+                }
+                best = fmin(best, sqrt(e2));
+            }
+        ENSURE_MSG(d <= best + 1e-12, "case %d: %.17g is farther than a sample at %.17g", c, d, best);
+        ENSURE_MSG(best - d <= edge / n + 1e-12, "case %d: %.17g is nearer than any sample allows (%.17g)", c, d, best);
+    }
+}

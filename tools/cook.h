@@ -114,6 +114,8 @@ void cr_bvh_free(cr_bvh *b);
 /// Exact distance from q to the nearest triangle; *tri_io is a hint in (a
 /// triangle likely to be close, or UINT32_MAX) and the nearest triangle out.
 double cr_bvh_distance(const cr_bvh *b, const double q[3], uint32_t *tri_io);
+/// min(exact distance from q to the mesh, limit): cheap when nothing is that near.
+double cr_bvh_distance_bounded(const cr_bvh *b, const double q[3], double limit);
 /// Generalised winding number at q (about 1 inside, 0 outside, smooth across
 /// holes): exact near q, dipole far-field for clusters seen from far away.
 double cr_bvh_winding(const cr_bvh *b, const double q[3]);

@@ -43,11 +43,23 @@ typedef struct bvh_node {
     uint32_t count;  /* leaf: triangle count; inner: 0 */
 } bvh_node;
 
+/* What the distance query needs of a triangle, computed once: the edges,
+ * the unnormalised normal, and the reciprocals that make the query free of
+ * divisions. */
+typedef struct tri_pre {
+    double a[3], ab[3], ac[3], bc[3], n[3];
+    double inv_n2;                  /* 1/|n|^2 */
+    double d00, d01, d11, inv_den;  /* barycentric solve; inv_den 0 for a sliver */
+    double inv_ab2, inv_ac2, inv_bc2;
+} tri_pre;
+
 struct cr_bvh {
     bvh_node *nodes;
+    double *box;       /* 6 per node (lo, hi), apart from the winding data so the distance walk stays in cache */
     uint32_t node_count;
     uint32_t tri_count;
     double *tv;        /* 9 per slot: corners a, b, c */
+    tri_pre *pre;      /* per slot */
     uint32_t *order;   /* slot -> original triangle */
     uint32_t *slot_of; /* original triangle -> slot */
 };
@@ -75,49 +87,80 @@ double cr_cook_atan2(double y, double x) {
     return y < 0 ? -a : a;
 }
 
-/* ---- point-triangle distance (Ericson, Real-Time Collision Detection 5.1.5) ---- */
+/* ---- point-triangle distance ------------------------------------------------------ */
 
 static double dot3(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
 
-static double tri_dist2(const double *p, const double *a, const double *b, const double *c) {
-    double ab[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
-    double ac[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
-    double ap[3] = {p[0] - a[0], p[1] - a[1], p[2] - a[2]};
-    double d1 = dot3(ab, ap), d2 = dot3(ac, ap);
-    double q[3];
-    if (d1 <= 0 && d2 <= 0) {
-        memcpy(q, a, sizeof q);
-    } else {
-        double bp[3] = {p[0] - b[0], p[1] - b[1], p[2] - b[2]};
-        double d3 = dot3(ab, bp), d4 = dot3(ac, bp);
-        double cp[3] = {p[0] - c[0], p[1] - c[1], p[2] - c[2]};
-        double d5 = dot3(ab, cp), d6 = dot3(ac, cp);
-        double vc = d1 * d4 - d3 * d2, vb = d5 * d2 - d1 * d6, va = d3 * d6 - d5 * d4;
-        if (d3 >= 0 && d4 <= d3) {
-            memcpy(q, b, sizeof q);
-        } else if (vc <= 0 && d1 >= 0 && d3 <= 0) {
-            double v = d1 / (d1 - d3);
-            for (int k = 0; k < 3; ++k) q[k] = a[k] + v * ab[k];
-        } else if (d6 >= 0 && d5 <= d6) {
-            memcpy(q, c, sizeof q);
-        } else if (vb <= 0 && d2 >= 0 && d6 <= 0) {
-            double w = d2 / (d2 - d6);
-            for (int k = 0; k < 3; ++k) q[k] = a[k] + w * ac[k];
-        } else if (va <= 0 && (d4 - d3) >= 0 && (d5 - d6) >= 0) {
-            double w = (d4 - d3) / ((d4 - d3) + (d5 - d6));
-            for (int k = 0; k < 3; ++k) q[k] = b[k] + w * (c[k] - b[k]);
-        } else {
-            double denom = 1.0 / (va + vb + vc);
-            double v = vb * denom, w = vc * denom;
-            for (int k = 0; k < 3; ++k) q[k] = a[k] + ab[k] * v + ac[k] * w;
-        }
+static void tri_prepare(tri_pre *t, const double *A, const double *B, const double *C) {
+    for (int k = 0; k < 3; ++k) {
+        t->a[k] = A[k];
+        t->ab[k] = B[k] - A[k];
+        t->ac[k] = C[k] - A[k];
+        t->bc[k] = C[k] - B[k];
     }
-    double d[3] = {p[0] - q[0], p[1] - q[1], p[2] - q[2]};
+    t->n[0] = t->ab[1] * t->ac[2] - t->ab[2] * t->ac[1];
+    t->n[1] = t->ab[2] * t->ac[0] - t->ab[0] * t->ac[2];
+    t->n[2] = t->ab[0] * t->ac[1] - t->ab[1] * t->ac[0];
+    double n2 = dot3(t->n, t->n);
+    t->d00 = dot3(t->ab, t->ab);
+    t->d01 = dot3(t->ab, t->ac);
+    t->d11 = dot3(t->ac, t->ac);
+    double den = t->d00 * t->d11 - t->d01 * t->d01;
+    /* a sliver has no usable plane: its distance is that of its edges */
+    t->inv_n2 = n2 > 0 ? 1.0 / n2 : 0;
+    t->inv_den = den > 0 && n2 > 0 ? 1.0 / den : 0;
+    double bc2 = dot3(t->bc, t->bc);
+    t->inv_ab2 = t->d00 > 0 ? 1.0 / t->d00 : 0;
+    t->inv_ac2 = t->d11 > 0 ? 1.0 / t->d11 : 0;
+    t->inv_bc2 = bc2 > 0 ? 1.0 / bc2 : 0;
+}
+
+/* squared distance from p to the segment s + t e, t in [0, 1] */
+static double seg_dist2(const double *p, const double *s, const double *e, double inv_e2) {
+    double sp[3] = {p[0] - s[0], p[1] - s[1], p[2] - s[2]};
+    double t = dot3(sp, e) * inv_e2;
+    t = t < 0 ? 0 : (t > 1 ? 1 : t);
+    double d[3] = {sp[0] - t * e[0], sp[1] - t * e[1], sp[2] - t * e[2]};
     return dot3(d, d);
 }
 
+/* Squared distance from p to the triangle, or any value >= `best` when the
+ * triangle cannot be nearer than best (its plane is already too far). */
+static double tri_dist2(const tri_pre *t, const double *p, double best) {
+    double ap[3] = {p[0] - t->a[0], p[1] - t->a[1], p[2] - t->a[2]};
+    double pn = dot3(ap, t->n);
+    double plane2 = pn * pn * t->inv_n2;
+    if (plane2 >= best) return plane2;
+    /* in-plane barycentric coordinates of the projection: inside, the plane
+     * distance is the distance; outside, the nearest point is on an edge
+     * whose outer side the projection is on (for a sliver: any edge) */
+    bool out_ab = true, out_ac = true, out_bc = true;
+    if (t->inv_den > 0) {
+        double d20 = dot3(ap, t->ab), d21 = dot3(ap, t->ac);
+        double v = (t->d11 * d20 - t->d01 * d21) * t->inv_den, w = (t->d00 * d21 - t->d01 * d20) * t->inv_den;
+        if (v >= 0 && w >= 0 && v + w <= 1) return plane2;
+        out_ab = w < 0;
+        out_ac = v < 0;
+        out_bc = v + w > 1;
+    }
+    double d = INFINITY;
+    if (out_ab) d = seg_dist2(p, t->a, t->ab, t->inv_ab2);
+    if (out_ac) {
+        double e = seg_dist2(p, t->a, t->ac, t->inv_ac2);
+        d = e < d ? e : d;
+    }
+    if (out_bc) {
+        double b[3] = {t->a[0] + t->ab[0], t->a[1] + t->ab[1], t->a[2] + t->ab[2]};
+        double e = seg_dist2(p, b, t->bc, t->inv_bc2);
+        d = e < d ? e : d;
+    }
+    return d;
+}
+
 double cr_point_triangle_distance(const double q[3], const double a[3], const double b[3], const double c[3]) {
-    return sqrt(tri_dist2(q, a, b, c));
+    tri_pre t;
+    tri_prepare(&t, a, b, c);
+    return sqrt(tri_dist2(&t, q, INFINITY));
 }
 
 /* Solid angle of triangle (a, b, c) seen from q, over 4 pi. */
@@ -150,6 +193,35 @@ static int cmp_item(const void *pa, const void *pb) {
     if (a->key < b->key) return -1;
     if (a->key > b->key) return 1;
     return (a->tri > b->tri) - (a->tri < b->tri);
+}
+
+static void swap_item(sort_item *a, sort_item *b) {
+    sort_item t = *a;
+    *a = *b;
+    *b = t;
+}
+
+/* Puts the element of rank `nth` (in the total order of cmp_item) at a[nth],
+ * smaller ones before it and larger after: a median split in linear time.
+ * The pivot is the median of three fixed positions, so the result does not
+ * depend on anything but the input. */
+static void select_nth(sort_item *a, size_t lo, size_t hi, size_t nth) {
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2, last = hi - 1;
+        if (cmp_item(&a[mid], &a[lo]) < 0) swap_item(&a[mid], &a[lo]);
+        if (cmp_item(&a[last], &a[lo]) < 0) swap_item(&a[last], &a[lo]);
+        if (cmp_item(&a[mid], &a[last]) < 0) swap_item(&a[mid], &a[last]);
+        /* now a[last] is the median of the three: partition around it */
+        size_t store = lo;
+        for (size_t i = lo; i < last; ++i)
+            if (cmp_item(&a[i], &a[last]) < 0) swap_item(&a[i], &a[store++]);
+        swap_item(&a[store], &a[last]);
+        if (nth == store) return;
+        if (nth < store)
+            hi = store;
+        else
+            lo = store + 1;
+    }
 }
 
 typedef struct build_job {
@@ -212,9 +284,9 @@ cr_bvh *cr_bvh_build(const double *pos, const uint32_t *tri, uint32_t nt) {
             items[i].tri = b->order[i];
             items[i].key = cen[3 * (size_t)b->order[i] + axis];
         }
-        qsort(items + j.begin, n, sizeof(sort_item), cmp_item);
-        for (uint32_t i = j.begin; i < j.end; ++i) b->order[i] = items[i].tri;
         uint32_t mid = j.begin + n / 2;
+        select_nth(items, j.begin, j.end, mid);
+        for (uint32_t i = j.begin; i < j.end; ++i) b->order[i] = items[i].tri;
         nd->first = b->node_count;
         nd->count = 0;
         b->node_count += 2;
@@ -222,11 +294,19 @@ cr_bvh *cr_bvh_build(const double *pos, const uint32_t *tri, uint32_t nt) {
         stack[sp++] = right;
         stack[sp++] = left;
     }
+    b->pre = malloc(sizeof(tri_pre) * nt);
+    b->box = malloc(sizeof(double) * 6 * b->node_count);
     for (uint32_t i = 0; i < nt; ++i) {
         uint32_t t = b->order[i];
         b->slot_of[t] = i;
         for (int v = 0; v < 3; ++v)
             for (int k = 0; k < 3; ++k) b->tv[9 * (size_t)i + 3 * v + k] = pos[3 * (size_t)tri[3 * t + v] + k];
+        const double *T = b->tv + 9 * (size_t)i;
+        tri_prepare(&b->pre[i], T, T + 3, T + 6);
+    }
+    for (uint32_t ni = 0; ni < b->node_count; ++ni) {
+        memcpy(b->box + 6 * (size_t)ni, b->nodes[ni].lo, sizeof(double) * 3);
+        memcpy(b->box + 6 * (size_t)ni + 3, b->nodes[ni].hi, sizeof(double) * 3);
     }
     /* winding data bottom-up: children always have larger indices than parents */
     double *area = malloc(sizeof(double) * b->node_count);
@@ -277,6 +357,8 @@ void cr_bvh_free(cr_bvh *b) {
     if (b == NULL) return;
     free(b->nodes);
     free(b->tv);
+    free(b->pre);
+    free(b->box);
     free(b->order);
     free(b->slot_of);
     free(b);
@@ -284,46 +366,40 @@ void cr_bvh_free(cr_bvh *b) {
 
 /* ---- queries -------------------------------------------------------------------- */
 
-static double box_dist2(const bvh_node *nd, const double *q) {
+static double box_dist2(const double *box, const double *q) {
     double d2 = 0;
     for (int k = 0; k < 3; ++k) {
-        double d = q[k] < nd->lo[k] ? nd->lo[k] - q[k] : (q[k] > nd->hi[k] ? q[k] - nd->hi[k] : 0);
+        double d = q[k] < box[k] ? box[k] - q[k] : (q[k] > box[3 + k] ? q[k] - box[3 + k] : 0);
         d2 += d * d;
     }
     return d2;
 }
 
-double cr_bvh_distance(const cr_bvh *b, const double q[3], uint32_t *tri_io) {
-    double best = INFINITY;
-    uint32_t best_slot = UINT32_MAX;
-    if (tri_io != NULL && *tri_io < b->tri_count) {
-        best_slot = b->slot_of[*tri_io];
-        const double *t = b->tv + 9 * (size_t)best_slot;
-        best = tri_dist2(q, t, t + 3, t + 6);
-    }
+/* The nearest triangle within sqrt(best2); returns its squared distance
+ * (best2 if none is nearer) and its slot in *slot. */
+static double nearest(const cr_bvh *b, const double q[3], double best, uint32_t *slot) {
     /* depth is at most ~2 log2(n) for median splits; 128 covers 2^64 triangles */
     uint32_t stack[128];
     double stack_d[128];
     int sp = 0;
     stack[sp] = 0;
-    stack_d[sp++] = box_dist2(&b->nodes[0], q);
+    stack_d[sp++] = box_dist2(b->box, q);
     while (sp > 0) {
         --sp;
         if (stack_d[sp] >= best) continue;
         const bvh_node *nd = &b->nodes[stack[sp]];
         if (nd->count > 0) {
             for (uint32_t i = nd->first; i < nd->first + nd->count; ++i) {
-                const double *t = b->tv + 9 * (size_t)i;
-                double d2 = tri_dist2(q, t, t + 3, t + 6);
-                if (d2 < best || (d2 == best && i < best_slot)) {
+                double d2 = tri_dist2(&b->pre[i], q, best);
+                if (d2 < best) {
                     best = d2;
-                    best_slot = i;
+                    *slot = i;
                 }
             }
             continue;
         }
         uint32_t l = nd->first, r = nd->first + 1;
-        double dl = box_dist2(&b->nodes[l], q), dr = box_dist2(&b->nodes[r], q);
+        double dl = box_dist2(b->box + 6 * (size_t)l, q), dr = box_dist2(b->box + 6 * (size_t)r, q);
         /* push the farther child first so the nearer one is opened first */
         if (dl <= dr) {
             if (dr < best) stack[sp] = r, stack_d[sp++] = dr;
@@ -333,8 +409,26 @@ double cr_bvh_distance(const cr_bvh *b, const double q[3], uint32_t *tri_io) {
             if (dr < best) stack[sp] = r, stack_d[sp++] = dr;
         }
     }
-    if (tri_io != NULL) *tri_io = best_slot == UINT32_MAX ? UINT32_MAX : b->order[best_slot];
+    return best;
+}
+
+double cr_bvh_distance(const cr_bvh *b, const double q[3], uint32_t *tri_io) {
+    double best = INFINITY;
+    uint32_t slot = UINT32_MAX;
+    if (tri_io != NULL && *tri_io < b->tri_count) {
+        slot = b->slot_of[*tri_io];
+        best = tri_dist2(&b->pre[slot], q, INFINITY);
+    }
+    /* the hint only tightens the first bound: the minimum is the same without it */
+    best = nearest(b, q, best, &slot);
+    if (tri_io != NULL) *tri_io = slot == UINT32_MAX ? UINT32_MAX : b->order[slot];
     return sqrt(best);
+}
+
+double cr_bvh_distance_bounded(const cr_bvh *b, const double q[3], double limit) {
+    uint32_t slot = UINT32_MAX;
+    double best = nearest(b, q, limit * limit, &slot);
+    return slot == UINT32_MAX ? limit : sqrt(best);
 }
 
 double cr_bvh_winding(const cr_bvh *b, const double q[3]) {

@@ -185,13 +185,14 @@ static void grid_moments(const cr_cook_mesh *m, const cr_bvh *bvh, int res, cons
     *V = 0;
     memset(M1, 0, 3 * sizeof(double));
     memset(M2, 0, 9 * sizeof(double));
-    uint32_t hint = UINT32_MAX;
     /* cell centres: dims - 1 cells per axis */
     for (uint32_t z = 0; z + 1 < g.dims[2]; ++z)
         for (uint32_t y = 0; y + 1 < g.dims[1]; ++y)
             for (uint32_t x = 0; x + 1 < g.dims[0]; ++x) {
                 double q[3] = {g.origin[0] + (x + 0.5) * h, g.origin[1] + (y + 0.5) * h, g.origin[2] + (z + 0.5) * h};
-                double d = cr_bvh_distance(bvh, q, &hint);
+                /* beyond half a cell the smoothed step is 0 or 1 whatever the
+                 * exact distance, so the query may stop there */
+                double d = cr_bvh_distance_bounded(bvh, q, 0.5 * h);
                 double w = cr_bvh_winding(bvh, q);
                 double sd = w > 0.5 ? -d : d;
                 double occ = 0.5 - sd / h;
