@@ -222,6 +222,31 @@ void cr_broadphase(cr_step *s) {
     /* bucket k now spans [k == 0 ? 0 : start[k-1], start[k]) */
 
     bp_out out = {s->pairs, 0, def->pair_capacity, 0};
+    /* planes first, then the large list, then the hash: when pair_capacity
+     * runs out, the pairs dropped are the hashed ones of the highest slots */
+    for (uint32_t p = 0; p < nplanes; ++p) {
+        uint32_t i = planes[p];
+        const cr_body *pb = &s->bodies[i];
+        cr_vec3 n = cr_quat_rotate(pb->xf.q, cr_v3(0, CR_R(1), 0));
+        for (uint32_t j = 0; j < s->nb; ++j) {
+            const cr_body *b = &s->bodies[j];
+            if (!b->alive || range[j].kind == BP_PLANE || range[j].kind == BP_NONE) continue;
+            cr_real d = cr_v3_dot(n, cr_v3_sub(b->xf.p, pb->xf.p));
+            cr_real approach = cr_mul(s->dt, cr_v3_dot(n, b->v));
+            if (approach > 0) approach = 0;
+            if (d + approach - b->bound_radius - grow < 0) emit(s, &out, i, j);
+        }
+    }
+
+    for (uint32_t l = 0; l < nlarge; ++l) {
+        uint32_t i = large[l];
+        for (uint32_t j = 0; j < s->nb; ++j) {
+            const bp_range *rj = &range[j];
+            if (j == i || (rj->kind != BP_HASHED && rj->kind != BP_LARGE)) continue;
+            if (rj->kind == BP_LARGE && j < i) continue; /* that pair came from j's turn */
+            if (boxes_overlap(&range[i], rj)) emit(s, &out, i, j);
+        }
+    }
     for (uint32_t i = 0; i < s->nb; ++i) {
         const bp_range *ri = &range[i];
         if (ri->kind != BP_HASHED) continue;
@@ -244,29 +269,6 @@ void cr_broadphase(cr_step *s) {
                     }
                 }
     }
-    for (uint32_t l = 0; l < nlarge; ++l) {
-        uint32_t i = large[l];
-        for (uint32_t j = 0; j < s->nb; ++j) {
-            const bp_range *rj = &range[j];
-            if (j == i || (rj->kind != BP_HASHED && rj->kind != BP_LARGE)) continue;
-            if (rj->kind == BP_LARGE && j < i) continue; /* that pair came from j's turn */
-            if (boxes_overlap(&range[i], rj)) emit(s, &out, i, j);
-        }
-    }
-    for (uint32_t p = 0; p < nplanes; ++p) {
-        uint32_t i = planes[p];
-        const cr_body *pb = &s->bodies[i];
-        cr_vec3 n = cr_quat_rotate(pb->xf.q, cr_v3(0, CR_R(1), 0));
-        for (uint32_t j = 0; j < s->nb; ++j) {
-            const cr_body *b = &s->bodies[j];
-            if (!b->alive || range[j].kind == BP_PLANE || range[j].kind == BP_NONE) continue;
-            cr_real d = cr_v3_dot(n, cr_v3_sub(b->xf.p, pb->xf.p));
-            cr_real approach = cr_mul(s->dt, cr_v3_dot(n, b->v));
-            if (approach > 0) approach = 0;
-            if (d + approach - b->bound_radius - grow < 0) emit(s, &out, i, j);
-        }
-    }
-
     cr_sort_u64(out.pairs, CR_AT(w, off_t, uint64_t), out.n);
     s->npairs = out.n;
     w->stats.stage[CR_STAGE_broadphase].work = out.n;

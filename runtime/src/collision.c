@@ -134,7 +134,9 @@ static cr_real point_impulse(cr_step *s, cr_manifold *m, uint32_t pi, cr_impulse
             m->impact_speed = un;
             m->impact_point = pi;
             m->impact_velocity = u;
-            m->impact_local = cr_quat_inv_rotate(s->bodies[m->a].xf.q, p->ra);
+            /* where the surfaces meet: the sample moved onto the other body's surface */
+            cr_real to_surface = p->of_b ? p->phi : -p->phi;
+            m->impact_local = cr_quat_inv_rotate(s->bodies[m->a].xf.q, cr_v3_mad(p->ra, to_surface, p->n));
         }
         m->impact_jn += jn;
         m->impact_j = cr_v3_add(m->impact_j, j);

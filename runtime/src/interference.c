@@ -43,9 +43,10 @@ typedef struct np_pair {
     uint32_t n, cap, overflow;
 } np_pair;
 
-static void add_point(np_pair *c, cr_vec3 p, cr_vec3 n, cr_real phi) {
+static void add_point(np_pair *c, cr_vec3 p, cr_vec3 n, cr_real phi, bool of_a) {
     if (n.x == 0 && n.y == 0 && n.z == 0) return; /* no direction to push along */
     cr_cpoint cp;
+    cp.of_b = of_a ? 0u : 1u;
     cp.ra = cr_v3_sub(p, c->A->xf.p);
     cp.rb = cr_v3_sub(p, c->B->xf.p);
     cp.n = n;
@@ -76,7 +77,7 @@ static void points_against(np_pair *c, const cr_body *X, const cr_body *Y, bool 
         if (phi >= margin) return;
         cr_vec3 n = cr_quat_rotate(Y->xf.q, nl);
         cr_vec3 p = cr_v3_mad(X->xf.p, -X->shape.radius, n);
-        add_point(c, p, x_is_a ? n : cr_v3_neg(n), phi);
+        add_point(c, p, x_is_a ? n : cr_v3_neg(n), phi, x_is_a);
         return;
     }
 
@@ -127,7 +128,7 @@ static void points_against(np_pair *c, const cr_body *X, const cr_body *Y, bool 
         cr_real phi = cr_shape_sdf(w, &Y->shape, q, hint, &nl);
         if (phi >= margin) continue;
         cr_vec3 n = cr_quat_rotate(Y->xf.q, nl);
-        add_point(c, p, x_is_a ? n : cr_v3_neg(n), phi);
+        add_point(c, p, x_is_a ? n : cr_v3_neg(n), phi, x_is_a);
     }
 }
 

@@ -20,7 +20,7 @@
  * the same idea for joints, and it means a pendulum swings without the drift
  * that velocity-level joints accumulate.
  *
- * Post-stabilisation (after the position update), def.joint_iterations / 2
+ * Post-stabilisation (after the position update), def.joint_iterations
  * times: what error remains (the prediction is linearised; contacts may have
  * pushed afterwards) is removed by moving the bodies with position-level
  * impulses (dx = P/m, dtheta = I^-1 (r x P)); velocities are not touched, so
@@ -411,7 +411,7 @@ static void apply_position(cr_body *ba, cr_body *bb, const jside *a, const jside
 void cr_joints_post_stabilise(cr_step *s) {
     cr_world *w = s->w;
     cr_joint *joints = cr_world_joints(w);
-    uint32_t iterations = (w->def.joint_iterations + 1u) / 2u, work = 0;
+    uint32_t iterations = w->def.joint_iterations, work = 0;
     for (uint32_t it = 0; it < iterations; ++it) {
         for (uint32_t i = 0; i < w->joint_high; ++i) {
             cr_joint *jt = &joints[i];

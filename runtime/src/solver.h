@@ -77,6 +77,7 @@ typedef struct cr_cpoint {
     cr_vec3 rb;   ///< m, from b's centre of mass to the point (world)
     cr_vec3 n;    ///< unit normal, pushes a away from b
     cr_real phi;  ///< m, signed separation now; negative = penetrating
+    uint32_t of_b; ///< 1 if the sample is b's (inside a's SDF), 0 if a's
     cr_real jn;   ///< N s, normal impulse the contact passes applied here (the friction budget)
     cr_vec3 jt;   ///< N s, tangential impulse the contact passes applied here
 } cr_cpoint;

@@ -110,7 +110,7 @@ uint32_t cr_world_get_body_ids(const cr_world *world, cr_body_id *out, uint32_t 
 typedef struct cr_impact_event {
     cr_body_id body_a;      ///< the body the normal points into (pushed along +normal)
     cr_body_id body_b;      ///< the other body (static bodies too)
-    cr_vec3 point;          ///< m, world position of the impact point as carried by body_a, at the end of the step
+    cr_vec3 point;          ///< m, world position where the surfaces met, as carried by body_a to the end of the step
     cr_vec3 normal;         ///< unit, from body_b towards body_a (world, at the impact)
     cr_vec3 relative_velocity; ///< m/s, velocity of body_a's point minus body_b's before the impulses
     cr_real normal_speed;   ///< m/s, relative_velocity . normal; negative = approaching

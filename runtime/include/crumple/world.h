@@ -50,7 +50,7 @@ typedef struct cr_world_def {
     uint32_t collision_passes;    ///< seed 002 collision iterations per step (5 in the paper)
     uint32_t contact_passes;      ///< seed 002 contact iterations per step (10 in the paper), the last is the shock sweep
     uint32_t level_iterations;    ///< times each contact-graph level's pairs are swept in the last contact pass (the others sweep once)
-    uint32_t joint_iterations;    ///< joint pre-stabilisation iterations per step (post-stabilisation does half)
+    uint32_t joint_iterations;    ///< joint pre- and post-stabilisation iterations per step
     bool shock_propagation;       ///< seed 002 shock propagation on the last contact sweep
     cr_real broadphase_cell;      ///< m, spatial hash cell edge; 0 = from the mean body size each step
     cr_real event_min_speed;      ///< m/s, collisions approaching slower than this make no impact event

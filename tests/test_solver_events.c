@@ -1,0 +1,119 @@
+/* test_solver_events.c — impact events and the capacities of the solver: a
+ * game reads the events for sound and sparks; a console host relies on
+ * every capacity being a hard bound that is counted, never overrun. */
+#include "test_solver_util.h"
+
+CR_TEST(solver_impact_event_has_point_normal_and_speed) {
+    cr_world_def def = cr_default_world_def();
+    cr_world *w = ts_world(&def);
+    ENSURE(w != NULL);
+    cr_material m = ts_material(0.5, 0.5);
+    cr_body_id ground = ts_ground(w, m);
+    cr_body_id ball = ts_sphere(w, ts_v(0.3, 2.25, -0.2), 0.25, m);
+    int events_seen = 0, impact_step = -1;
+    cr_impact_event ev;
+    memset(&ev, 0, sizeof ev);
+    for (int s = 0; s < 60; ++s) {
+        ENSURE(cr_world_step(w, TS_DT) == CR_OK);
+        uint32_t n = cr_world_get_events(w, NULL, 0);
+        ENSURE(cr_world_get_stats(w).stage[CR_STAGE_events].work == n);
+        if (n > 0) {
+            ENSURE(n == 1);
+            ENSURE(cr_world_get_events(w, &ev, 1) == 1);
+            if (impact_step < 0) impact_step = s;
+            ++events_seen;
+        }
+    }
+    /* falling 2 m: one impact, approach ~ sqrt(2 g h) */
+    ENSURE(events_seen == 1);
+    int ball_is_a = ev.body_a.index1 == ball.index1;
+    ENSURE(ball_is_a || ev.body_b.index1 == ball.index1);
+    ENSURE((ball_is_a ? ev.body_b.index1 : ev.body_a.index1) == ground.index1);
+    /* the normal points from b into a; for the ball that is up */
+    double ny = ts_d(ev.normal.y) * (ball_is_a ? 1 : -1);
+    cr_test_printf("    impact at step %d: normal_speed %.3f m/s, normal (%.2f %.2f %.2f), point (%.3f %.3f %.3f), impulse %.2f N s\n",
+                   impact_step, ts_d(ev.normal_speed), ts_d(ev.normal.x), ts_d(ev.normal.y), ts_d(ev.normal.z), ts_d(ev.point.x),
+                   ts_d(ev.point.y), ts_d(ev.point.z), ts_d(ev.impulse));
+    ENSURE_NEAR(ny, 1.0, 1e-4);
+    ENSURE(ts_d(ev.normal_speed) < 0);
+    ENSURE_NEAR(ts_d(ev.normal_speed), -sqrt(2 * 9.81 * 2.0), 0.25);
+    ENSURE_NEAR(ts_d(cr_v3_dot(ev.relative_velocity, ev.normal)), ts_d(ev.normal_speed), 1e-4);
+    /* the contact point, where the ball touches the ground */
+    ENSURE_NEAR(ts_d(ev.point.x), 0.3, 1e-3);
+    ENSURE_NEAR(ts_d(ev.point.z), -0.2, 1e-3);
+    ENSURE(fabs(ts_d(ev.point.y)) < 0.12);
+    /* impulse = m (1 + e) v */
+    double mass = ts_d(cr_body_get_mass(w, ball));
+    ENSURE_NEAR(ts_d(ev.impulse), mass * 1.5 * -ts_d(ev.normal_speed), 0.1 * mass * 1.5 * -ts_d(ev.normal_speed));
+    /* resting afterwards makes no more events: contact is not collision */
+    for (int s = 0; s < 120; ++s) cr_world_step(w, TS_DT);
+    ENSURE(cr_world_get_events(w, NULL, 0) == 0);
+    ts_free(w);
+}
+
+/* Twenty spheres in a heap with every solver capacity far too small: every
+ * step completes, what did not fit is counted, and nothing is written out of
+ * bounds (the sanitizer build checks that part). */
+CR_TEST(solver_capacity_overflow_is_counted_and_the_step_completes) {
+    cr_world_def def = cr_default_world_def();
+    def.body_capacity = 32;
+    def.pair_capacity = 6;
+    def.contact_capacity = 4;
+    def.points_per_pair = 2;
+    def.point_capacity = 5;
+    def.event_capacity = 1;
+    cr_world *w = ts_world(&def);
+    ENSURE(w != NULL);
+    cr_material m = ts_material(0.3, 0.5);
+    ts_ground(w, m);
+    for (int i = 0; i < 20; ++i) {
+        ENSURE(!cr_body_id_is_null(ts_sphere(w, ts_v(0.3 * (i % 3), 0.5 + 0.45 * i, 0.3 * (i % 2)), 0.25, m)));
+    }
+    /* boxes too, so points per pair overflow (a box has 20 samples) */
+    ts_box(w, ts_v(3, 0.5, 0), cr_quat_identity(), ts_v(0.5, 0.5, 0.5), m);
+    ts_box(w, ts_v(3, 1.5, 0), cr_quat_identity(), ts_v(0.5, 0.5, 0.5), m);
+    uint32_t over_bp = 0, over_np = 0, over_ev = 0, max_pairs = 0, max_mf = 0, max_pts = 0;
+    for (int s = 0; s < 240; ++s) {
+        ENSURE(cr_world_step(w, TS_DT) == CR_OK);
+        cr_world_stats st = cr_world_get_stats(w);
+        over_bp += st.stage[CR_STAGE_broadphase].overflow;
+        over_np += st.stage[CR_STAGE_narrowphase].overflow;
+        over_ev += st.stage[CR_STAGE_events].overflow;
+        if (st.pairs > max_pairs) max_pairs = st.pairs;
+        if (st.manifolds > max_mf) max_mf = st.manifolds;
+        if (st.points > max_pts) max_pts = st.points;
+        ENSURE(cr_world_get_events(w, NULL, 0) <= 1);
+    }
+    cr_memory_stats mem = cr_world_memory_stats(w);
+    cr_test_printf("    overflow counted: broadphase %u, narrowphase %u, events %u; most pairs %u/6, manifolds %u/4, points %u/5; "
+                   "scratch high water %zu of %zu B\n",
+                   over_bp, over_np, over_ev, max_pairs, max_mf, max_pts, mem.scratch_high_water, mem.scratch_capacity);
+    ENSURE(over_bp > 0 && over_np > 0 && over_ev > 0);
+    ENSURE(max_pairs <= 6 && max_mf <= 4 && max_pts <= 5);
+    ENSURE(mem.scratch_high_water <= mem.scratch_capacity && mem.high_water <= mem.capacity);
+    ts_free(w);
+}
+
+/* The scratch arena is sized from the capacities: a world never runs short,
+ * and the report says how much a step took. */
+CR_TEST(solver_scratch_is_sized_from_the_def) {
+    cr_world_def def = cr_default_world_def();
+    def.body_capacity = 1000;
+    def.pair_capacity = 8000;
+    def.contact_capacity = 6000;
+    def.point_capacity = 40000;
+    def.scratch_bytes = 1024; /* far too small: the world takes what the capacities need */
+    size_t need = cr_world_scratch_size(&def);
+    ENSURE(need > 1024);
+    cr_world *w = ts_world(&def);
+    ENSURE(w != NULL);
+    cr_memory_stats m0 = cr_world_memory_stats(w);
+    ENSURE(m0.scratch_capacity >= need);
+    ts_ground(w, ts_material(0, 0.5));
+    for (int i = 0; i < 50; ++i) ts_box(w, ts_v(0, 0.5 + 1.01 * i, 0), cr_quat_identity(), ts_v(0.5, 0.5, 0.5), ts_material(0, 0.5));
+    ENSURE(cr_world_step(w, TS_DT) == CR_OK);
+    cr_memory_stats m1 = cr_world_memory_stats(w);
+    ENSURE(m1.scratch_high_water > 0 && m1.scratch_high_water <= m1.scratch_capacity);
+    ENSURE(cr_world_get_stats(w).stage[CR_STAGE_commands].overflow == 0);
+    ts_free(w);
+}
