@@ -34,6 +34,7 @@ static void usage(FILE *out) {
             "  --slice AXIS=VALUE   sdf mode: the plane to cut, e.g. y=0.1 (m, body frame; default: grid centre, z)\n"
             "  --range MM           displacement that gets the hottest colour (default: the largest)\n"
             "  --wireframe          overlay the triangle edges\n"
+            "  --supersample N      draw N times larger and average down, 1..4 (default 2)\n"
             "  --label TEXT         caption in the top-left corner\n"
             "  --no-legend          no caption or colour legend\n"
             "  --obj FILE.obj       also write the (posed) mesh as OBJ\n"
@@ -101,6 +102,15 @@ int cr_cmd_render(int argc, char **argv) {
             opt.range = mm / 1000.0;
         } else if (strcmp(a, "--wireframe") == 0) {
             opt.wireframe = 1;
+        } else if (strcmp(a, "--supersample") == 0) {
+            if (!need_value(i, argc, a)) return 2;
+            char *end;
+            long n = strtol(argv[++i], &end, 10);
+            if (*end != 0 || end == argv[i] || n < 1 || n > 4) {
+                fprintf(stderr, "crumple render: --supersample '%s' is not a number in 1..4\n", argv[i]);
+                return 2;
+            }
+            opt.supersample = (int)n;
         } else if (strcmp(a, "--label") == 0) {
             if (!need_value(i, argc, a)) return 2;
             snprintf(opt.label, sizeof opt.label, "%s", argv[++i]);

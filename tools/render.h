@@ -81,6 +81,7 @@ typedef struct cr_render_options {
     cr_render_mode mode;
     cr_camera_spec camera;
     int wireframe;            ///< overlay triangle edges
+    int supersample;          ///< draw at this many times the size and average down (1..4; default 2)
     double range;             ///< m: displacement that gets the hottest colour; 0 = the largest in the scene
     int legend;               ///< draw the colour legend for the mode (and the label)
     char label[96];           ///< text in the top-left corner ("" for none)

@@ -79,6 +79,9 @@ int cr_run_pictures_option(cr_run_pictures_options *o, int argc, char **argv, in
         }
     } else if (strcmp(a, "--wireframe") == 0) {
         o->render.wireframe = 1;
+    } else if (strcmp(a, "--supersample") == 0) {
+        if (!value_of(argc, argv, i, &v) || !parse_count(a, v, 1, 4, &n)) return -1;
+        o->render.supersample = (int)n;
     } else if (strcmp(a, "--range") == 0) {
         if (!value_of(argc, argv, i, &v)) return -1;
         char *end;
@@ -110,6 +113,7 @@ void cr_run_pictures_usage(FILE *out) {
             "  --camera C       iso|front|back|left|right|top[,FOV] or EX,EY,EZ[,TX,TY,TZ[,FOV]]\n"
             "  --mode M         body | displacement | bone | weights (docs/render.md)\n"
             "  --wireframe      overlay triangle edges\n"
+            "  --supersample N  draw N times larger and average down, 1..4 (default 2)\n"
             "  --range MM       displacement that gets the hottest colour (default: largest so far)\n"
             "  --sheet          also write DIR/sheet.png, a contact sheet of the run\n"
             "  --sheet-frames N frames on the sheet (default 12)\n"
