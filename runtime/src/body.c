@@ -11,6 +11,7 @@
  * refused with CR_ERR_DEF_INVALID instead of getting an infinite inverse.
  */
 #include "solver.h"
+#include "deform.h"
 
 #include <string.h>
 
@@ -35,6 +36,7 @@ cr_body_def cr_default_body_def(void) {
     d.shape.radius = CR_R(0.5);
     d.shape.half_extents = cr_v3(CR_R(0.5), CR_R(0.5), CR_R(0.5));
     d.material = cr_default_material();
+    d.dent = cr_default_dent_material();
     d.cookie = CR_BODY_COOKIE;
     return d;
 }
@@ -114,6 +116,14 @@ cr_status cr_body_create(cr_world *w, const cr_body_def *def, cr_body_id *out) {
         b->w = def->angular_velocity;
     }
     w->body_count++;
+    if (def->dent.enabled) {
+        s = cr_deform_attach(w, index + 1, &def->dent);
+        if (s != CR_OK) {
+            cr_body_id undo = {index + 1, b->generation};
+            cr_body_destroy(w, undo);
+            return s;
+        }
+    }
     out->index1 = index + 1;
     out->generation = b->generation;
     return CR_OK;
@@ -123,6 +133,7 @@ cr_status cr_body_destroy(cr_world *w, cr_body_id id) {
     cr_body *b = cr_world_body(w, id);
     if (b == NULL) return CR_ERR_STALE_HANDLE;
     if (b->joint_count > 0) cr_joints_remove_for_body(w, id.index1);
+    if (b->shape.type == CR_SHAPE_MESH && (b->shape.asset & CR_DEFORM_SLOT_FLAG)) cr_deform_detach(w, id.index1);
     b->alive = 0;
     b->generation++;
     b->next_free = w->free_body;

@@ -8,6 +8,7 @@
 #include "world_internal.h"
 #include "hash.h"
 #include "crumple/snapshot.h"
+#include "deform.h"
 
 #include <string.h>
 
@@ -93,6 +94,7 @@ cr_status cr_world_snapshot_restore(cr_world *w, const void *buffer, size_t size
     memcpy((uint8_t *)w + skip_end, in + CR_SNAPSHOT_HEADER + skip_end, n - skip_end);
     w->block_size = live_block_size;
     w->asset_count = live_asset_count;
+    cr_deform_rebind(w); /* the copied dent views point into the block they were saved from */
     w->def.log = live_def.log;
     w->def.log_user = live_def.log_user;
     w->def.assert_handler = live_def.assert_handler;

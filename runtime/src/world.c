@@ -24,6 +24,7 @@
  * gravity adds is removed by the contact passes (restitution 0 at the end).
  */
 #include "solver.h"
+#include "deform.h"
 #include "hash.h"
 
 #include <string.h>
@@ -48,6 +49,7 @@ cr_world_def cr_default_world_def(void) {
     d.shock_propagation = true;
     d.broadphase_cell = 0;
     d.event_min_speed = CR_R(0.1);
+    d.deform = cr_default_deform_def();
     d.cookie = CR_DEF_COOKIE;
     /* room for what these capacities need, rounded to 64 KiB */
     cr_scratch_plan p;
@@ -69,6 +71,11 @@ static cr_status check_def(const cr_world_def *def) {
     if (def->level_iterations == 0 || def->level_iterations > 64 || def->joint_iterations > 256)
         return CR_ERR_DEF_INVALID;
     if (def->broadphase_cell < 0 || def->event_min_speed < 0) return CR_ERR_DEF_INVALID;
+    const cr_deform_def *dd = &def->deform;
+    if (dd->body_capacity > 4096 || dd->queue_capacity > (1u << 20) || dd->max_cells > 1024) return CR_ERR_DEF_INVALID;
+    if (dd->body_capacity > 0 && (dd->max_cells < 5 || dd->queue_capacity == 0 || dd->dents_per_step == 0 ||
+                                  dd->cells_per_step < dd->max_cells * dd->max_cells))
+        return CR_ERR_DEF_INVALID;
     return CR_OK;
 }
 
@@ -115,7 +122,7 @@ static uint64_t layout(const cr_world_def *def, uint8_t *block, uint64_t block_s
     uint64_t joints = align16((uint64_t)def->joint_capacity * sizeof(cr_joint));
     uint64_t events = align16((uint64_t)def->event_capacity * sizeof(cr_impact_event));
     uint64_t assets = align16((uint64_t)def->asset_capacity * sizeof(const cr_asset *));
-    uint64_t persistent_bytes = bodies + joints + events + assets + 16u;
+    uint64_t persistent_bytes = bodies + joints + events + assets + cr_deform_region_bytes(def) + 16u;
     uint64_t scratch = scratch_bytes_of(def);
     uint64_t total = header + persistent_bytes + scratch + 16u;
     if (total > CR_MAX_BLOCK_BYTES || scratch > 0xffffffffu) return 0;
@@ -135,7 +142,7 @@ static uint64_t layout(const cr_world_def *def, uint8_t *block, uint64_t block_s
     uint32_t scratch_begin = (uint32_t)align16(w->persistent.end);
     cr_arena_init(&w->scratch, scratch_begin, scratch_begin + (uint32_t)scratch);
     bool ok = w->bodies != CR_NO_OFFSET && w->joints != CR_NO_OFFSET && w->events != CR_NO_OFFSET &&
-              w->assets != CR_NO_OFFSET;
+              w->assets != CR_NO_OFFSET && cr_deform_layout(w, block);
     return ok ? total : 0;
 }
 
@@ -383,6 +390,9 @@ cr_status cr_world_step(cr_world *w, cr_real dt) {
         CR_TIMED(w, CR_STAGE_joints, cr_joints_post_stabilise(&s));
         /* event points are carried by body a to its end-of-step pose */
         CR_TIMED(w, CR_STAGE_events, cr_impact_events(&s));
+        /* impacts are turned into dent jobs in the bodies' frames of the same moment */
+        CR_TIMED(w, CR_STAGE_deform, cr_deform_enqueue(w));
+        CR_TIMED(w, CR_STAGE_deform, cr_deform_step(w));
         w->stats.pairs = s.npairs;
         w->stats.manifolds = s.nm;
         w->stats.points = s.npts;
@@ -431,6 +441,7 @@ uint64_t cr_world_state_hash(const cr_world *w) {
         h = cr_hash_vec3(h, j->linear_impulse);
         h = cr_hash_vec3(h, j->angular_impulse);
     }
+    h = cr_deform_hash(w, h);
     h = cr_hash_u32(h, w->event_count);
     const cr_impact_event *ev = CR_AT(w, w->events, const cr_impact_event);
     for (uint32_t i = 0; i < w->event_count; ++i) {

@@ -60,6 +60,20 @@ typedef struct cr_joint {
     uint64_t user_data;
 } cr_joint;
 
+/// Shape asset slots with this bit name a dentable body's own copy (deform.c).
+#define CR_DEFORM_SLOT_FLAG 0x80000000u
+
+/// The deformation stage's part of the block (deform.c, dent_stage.c).
+typedef struct cr_deform_region {
+    uint32_t records;     ///< offset of cr_deform_body[def.deform.body_capacity]
+    cr_arena memory;      ///< the bodies' surface and grid copies
+    uint32_t queue;       ///< offset of cr_dent_job[def.deform.queue_capacity], a ring
+    uint32_t queue_head, queue_count;
+    uint32_t scratch;     ///< offset of the dent-map build scratch
+    uint32_t scratch_bytes;
+    uint32_t dropped;     ///< impacts dropped this step for a full queue
+} cr_deform_region;
+
 struct cr_world {
     uint32_t magic;
     uint32_t block_size;
@@ -78,6 +92,7 @@ struct cr_world {
     uint32_t event_count;   ///< events of the last step
     uint32_t assets;        ///< offset of (const cr_asset *)[def.asset_capacity]: host pointers, not hashed
     uint32_t asset_count;
+    cr_deform_region deform;
     uint64_t step_count;
     cr_world_stats stats;
 };
@@ -87,7 +102,9 @@ static inline const cr_body *cr_world_bodies_c(const cr_world *w) { return CR_AT
 static inline cr_joint *cr_world_joints(cr_world *w) { return CR_AT(w, w->joints, cr_joint); }
 static inline const cr_joint *cr_world_joints_c(const cr_world *w) { return CR_AT(w, w->joints, const cr_joint); }
 static inline cr_impact_event *cr_world_events(cr_world *w) { return CR_AT(w, w->events, cr_impact_event); }
+const cr_asset *cr_deform_view(const cr_world *w, uint32_t slot);
 static inline const cr_asset *cr_world_asset(const cr_world *w, uint32_t slot) {
+    if (slot & CR_DEFORM_SLOT_FLAG) return cr_deform_view(w, slot);
     if (slot >= w->asset_count) return NULL;
     return CR_AT(w, w->assets, const cr_asset *const)[slot];
 }

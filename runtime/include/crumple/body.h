@@ -16,6 +16,7 @@
 #define CRUMPLE_BODY_H
 
 #include "world.h"
+#include "dent.h"
 
 typedef struct cr_body_id {
     uint32_t index1;     ///< slot index + 1; 0 means null
@@ -62,6 +63,7 @@ typedef struct cr_body_def {
     cr_vec3 angular_velocity;  ///< rad/s
     cr_shape_def shape;
     cr_material material;
+    cr_dent_material dent;     ///< mesh bodies only: how the body dents (off by default)
     uint64_t user_data;
     uint32_t cookie;           ///< set by cr_default_body_def(); checked by create
 } cr_body_def;
@@ -122,5 +124,11 @@ typedef struct cr_impact_event {
 /// most `capacity` and returns how many there are. Events that did not fit
 /// def.event_capacity are counted in stats.stage[CR_STAGE_events].overflow.
 uint32_t cr_world_get_events(const cr_world *world, cr_impact_event *out, uint32_t capacity);
+
+/// The body's current surface (crumple/dent.h): a dentable body's dented copy,
+/// or the cooked asset's for other mesh bodies. CR_ERR_DEF_INVALID for analytic shapes.
+cr_status cr_body_get_mesh(const cr_world *world, cr_body_id id, cr_body_mesh *out);
+/// Forget the dirty vertex range once the host has uploaded it.
+cr_status cr_body_clear_dirty(cr_world *world, cr_body_id id);
 
 #endif

@@ -28,6 +28,7 @@
 
 #include "base.h"
 #include "vecmath.h"
+#include "dent.h"
 
 typedef struct cr_world cr_world;
 struct cr_asset;
@@ -54,6 +55,7 @@ typedef struct cr_world_def {
     bool shock_propagation;       ///< seed 002 shock propagation on the last contact sweep
     cr_real broadphase_cell;      ///< m, spatial hash cell edge; 0 = from the mean body size each step
     cr_real event_min_speed;      ///< m/s, collisions approaching slower than this make no impact event
+    cr_deform_def deform;         ///< budgets of the deformation stage (crumple/dent.h)
     cr_log_fn *log;               ///< optional log sink
     void *log_user;
     cr_assert_fn *assert_handler; ///< optional; called when an internal invariant fails
@@ -116,7 +118,7 @@ typedef struct cr_stage_stats {
  *   joints       joint impulses (pre- and post-stabilisation)
  *   position     bodies moved
  *   events       impact events written (overflow: events over event_capacity)
- *   deform       (reserved for the deformation stage)                     */
+ *   deform       dents applied (overflow: impacts still queued or dropped)  */
 #define CR_STAGE_LIST(X) \
     X(commands)          \
     X(broadphase)        \
@@ -149,6 +151,7 @@ typedef struct cr_world_stats {
     uint32_t contact_levels;   ///< levels of the contact graph
     uint32_t largest_level;    ///< bodies in the largest strongly connected component
     uint32_t collision_passes_run; ///< collision passes until no impulse was needed
+    uint32_t dent_cells;       ///< dent-map and grid-patch cells the deformation stage used
     cr_stage_stats stage[CR_STAGE_COUNT];
 } cr_world_stats;
 cr_world_stats cr_world_get_stats(const cr_world *world);
