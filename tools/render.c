@@ -759,8 +759,8 @@ static void clip_and_draw(cr_raster *r, const view *v, const clip_vertex t[3]) {
 
 static void fmt_length(char *buf, size_t n, double m) {
     if (m < 0.01) snprintf(buf, n, "%.2f MM", m * 1000.0);
-    else if (m < 1.0) snprintf(buf, n, "%.1f MM", m * 1000.0);
-    else snprintf(buf, n, "%.2f M", m);
+    else if (m < 0.1) snprintf(buf, n, "%.1f MM", m * 1000.0);
+    else snprintf(buf, n, "%.3f M", m);
 }
 
 /* 3x5 glyphs need at least 2 pixels per dot to be read at a glance */
