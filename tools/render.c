@@ -806,6 +806,11 @@ static void draw_mesh(cr_raster *r, const view *v, const cr_render_mesh *m, cons
     }
 }
 
+void cr_render_label(cr_image *img, const char *label) {
+    int ts = text_scale(img->height);
+    if (label && label[0]) cr_image_text(img, 6 * ts, 6 * ts, label, ts, 0x202020);
+}
+
 int cr_render_draw(const cr_render_scene *s, const cr_camera *cam, const cr_render_options *opt, cr_image *out) {
     /* Supersampling: draw at ss times the size, then average ss x ss blocks.
      * Edges and the far checker stop crawling, at ss^2 times the fill cost. */
@@ -845,10 +850,9 @@ int cr_render_draw(const cr_render_scene *s, const cr_camera *cam, const cr_rend
         free(r.depth);
     }
     /* text last, at the final size, so it stays sharp */
-    int ts = text_scale(opt->height);
     if (opt->legend) {
         if (opt->mode == CR_RENDER_DISPLACEMENT) draw_heat_legend(&r.image, range);
-        if (opt->label[0]) cr_image_text(&r.image, 6 * ts, 6 * ts, opt->label, ts, 0x202020);
+        cr_render_label(&r.image, opt->label);
     }
     *out = r.image;
     return 1;

@@ -159,6 +159,9 @@ cr_camera cr_render_fit_camera(const cr_camera_spec *spec, const cr_render_scene
 /// Draw the scene into a new image (free with cr_image_free). Returns 0 when out of memory.
 int cr_render_draw(const cr_render_scene *s, const cr_camera *cam, const cr_render_options *opt, cr_image *out);
 
+/// Write `label` in the top-left corner as cr_render_draw does (legend on).
+void cr_render_label(cr_image *img, const char *label);
+
 /// Project a world point: pixel coordinates and view depth (m). Returns 0 behind the camera.
 int cr_render_project(const cr_camera *cam, uint32_t width, uint32_t height, const double p[3], double *px,
                       double *py, double *depth);

@@ -140,7 +140,10 @@ static int output(cr_run_pictures *p, const cr_scene *s, const cr_world *w, int3
     uint64_t t0 = crp_clock_ns();
     double t = (double)f * cr_to_double(s->dt);
     cr_render_options ro = p->opt.render;
-    snprintf(ro.label, sizeof ro.label, "FRAME %d  T=%.3f S", (int)f, t);
+    /* the label goes on after the sheet's copy is taken: the sheet has captions */
+    char label[96];
+    snprintf(label, sizeof label, "FRAME %d  T=%.3f S", (int)f, t);
+    ro.label[0] = 0;
     cr_render_scene scene;
     cr_render_scene_init(&scene);
     if (p->have_camera) {
@@ -150,7 +153,14 @@ static int output(cr_run_pictures *p, const cr_scene *s, const cr_world *w, int3
     }
     if (!cr_render_scene_add_world(&scene, w, NULL, 0, &ro)) goto oom;
     if (!p->have_camera) {
-        p->camera = cr_render_fit_camera(&ro.camera, &scene, ro.width, ro.height);
+        /* frame a box 30% larger than the bodies as built: piles spread and balls bounce */
+        cr_render_scene grown = scene;
+        for (int k = 0; k < 3; ++k) {
+            double c = 0.5 * (scene.bmin[k] + scene.bmax[k]), h = 0.65 * (scene.bmax[k] - scene.bmin[k]);
+            grown.bmin[k] = c - h;
+            grown.bmax[k] = c + h;
+        }
+        p->camera = cr_render_fit_camera(&ro.camera, &grown, ro.width, ro.height);
         memcpy(p->ground_center, scene.ground_center, sizeof p->ground_center);
         p->ground_half = scene.ground_half;
         p->have_camera = 1;
@@ -161,15 +171,6 @@ static int output(cr_run_pictures *p, const cr_scene *s, const cr_world *w, int3
     if (p->opt.render_dir) {
         cr_image img;
         if (!cr_render_draw(&scene, &p->camera, &ro, &img)) goto oom;
-        snprintf(path, sizeof path, "%s/frame_%05d.png", p->opt.render_dir, (int)f);
-        cr_png_status ps = cr_png_write_file(path, img.rgb, img.width, img.height, 3, CR_PNG_FIXED);
-        if (ps != CR_PNG_OK) {
-            fprintf(stderr, "%s: cannot write PNG: %s\n", path, cr_png_status_message(ps));
-            cr_image_free(&img);
-            cr_render_scene_free(&scene);
-            return -1;
-        }
-        p->pictures++;
         if (on_sheet(p, f)) {
             char caption[64];
             snprintf(caption, sizeof caption, "%d  %.2f S", (int)f, t);
@@ -179,11 +180,26 @@ static int output(cr_run_pictures *p, const cr_scene *s, const cr_world *w, int3
                 goto oom;
             }
             memcpy(c, caption, strlen(caption) + 1);
-            arrput(p->sheet_images, img);
+            cr_image copy;
+            if (!cr_image_init(&copy, img.width, img.height, 0)) {
+                free(c);
+                cr_image_free(&img);
+                goto oom;
+            }
+            memcpy(copy.rgb, img.rgb, (size_t)img.width * img.height * 3);
+            arrput(p->sheet_images, copy);
             arrput(p->sheet_captions, c);
-        } else {
-            cr_image_free(&img);
         }
+        if (p->opt.render.legend) cr_render_label(&img, label);
+        snprintf(path, sizeof path, "%s/frame_%05d.png", p->opt.render_dir, (int)f);
+        cr_png_status ps = cr_png_write_file(path, img.rgb, img.width, img.height, 3, CR_PNG_FIXED);
+        cr_image_free(&img);
+        if (ps != CR_PNG_OK) {
+            fprintf(stderr, "%s: cannot write PNG: %s\n", path, cr_png_status_message(ps));
+            cr_render_scene_free(&scene);
+            return -1;
+        }
+        p->pictures++;
     }
     if (p->opt.obj_dir) {
         snprintf(path, sizeof path, "%s/frame_%05d.obj", p->opt.obj_dir, (int)f);
