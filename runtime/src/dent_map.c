@@ -6,6 +6,8 @@
 #define CR_DENT_NONE 0xffffffffu
 /* Explicit heat step size; 2D five-point stencil is stable up to 1/4. */
 #define CR_DENT_HEAT_RATE CR_R(0.2)
+/* Barycentric slack of the Z-buffer's inside test. */
+#define CR_DENT_EDGE_SLACK CR_R(1e-5)
 
 static cr_real half_span(const cr_dent_grid *g) { return cr_half(cr_from_int((int32_t)g->n - 1)); }
 
@@ -45,7 +47,10 @@ uint32_t cr_dent_zbuffer(cr_dent_grid *g, const cr_vec3 *pts, const uint32_t *tr
                 cr_real w0 = cr_mul(edge(bx, by, cx, cy, px, py), inv_area);
                 cr_real w1 = cr_mul(edge(cx, cy, ax, ay, px, py), inv_area);
                 cr_real w2 = CR_R(1) - w0 - w1;
-                if (w0 < 0 || w1 < 0 || w2 < 0) continue;
+                /* a cell centre on a shared edge must land in one of the two
+                 * triangles whatever the rounding: a hole in a max Z-buffer
+                 * is a notch in the dent, an overlap is harmless */
+                if (w0 < -CR_DENT_EDGE_SLACK || w1 < -CR_DENT_EDGE_SLACK || w2 < -CR_DENT_EDGE_SLACK) continue;
                 cr_real z = cr_mul(w0, a.z) + cr_mul(w1, b.z) + cr_mul(w2, c.z);
                 cr_real *cell = &g->h[(uint32_t)j * g->n + (uint32_t)i];
                 if (z > *cell) *cell = z;

@@ -243,12 +243,18 @@ static void side_setup(cr_world *w, dent_side *s, cr_deform_body *rec, cr_body *
                        cr_vec3 normal, cr_vec3 velocity, cr_transform proj_to_target, cr_real speed) {
     s->rec = rec, s->target = target, s->proj = proj;
     s->params = params_of(&rec->material, w->def.deform.max_cells);
+    /* The event's point is where the deepest sample was, a little inside one
+     * body and outside the other: put each dent's origin on its own surface,
+     * or the two sides of one impact would not dent alike. */
+    const cr_asset *ta = cr_world_asset(w, target->shape.asset);
+    cr_vec3 grad;
+    cr_real phi = cr_asset_sdf(ta, point, &grad);
+    point = cr_v3_mad(point, -phi, grad);
     s->impact.point = point;
     s->impact.normal = normal;
     s->impact.velocity = velocity;
     s->impact.distance = cr_dent_distance(&s->params, speed);
     s->projectile = projectile_of(w, proj, target, proj_to_target, s->corners);
-    const cr_asset *ta = cr_world_asset(w, target->shape.asset);
     s->cells = cr_dent_plan_cells(&s->params, &s->impact, &s->projectile, mean_edge(ta), &s->cell);
     s->world_normal = cr_quat_rotate(target->xf.q, normal);
 }
