@@ -52,12 +52,14 @@ CR_TEST(scene_parse_example_gives_what_it_describes) {
     cr_scene *s = NULL;
     cr_scene_error e;
     ENSURE(cr_scene_load("data/scenes/example.scene", &s, &e) == 0);
-    /* 4 bodies, 3x2x3 grid, 1 spawned ball */
-    ENSURE(arrlen(s->bodies) == 4 + 18 + 1);
+    /* 5 bodies, 3x2x3 grid, 1 spawned ball; one joint */
+    ENSURE(arrlen(s->bodies) == 5 + 18 + 1);
+    ENSURE(arrlen(s->joints) == 1 && s->joints[0].def.type == CR_JOINT_POINT && s->joints[0].body_b == -1);
+    ENSURE(s->joints[0].body_a == cr_scene_find_body(s, "bob"));
     ENSURE(arrlen(s->materials) == 3); /* default, wood, rubber */
     ENSURE(s->frames == 240);
     ENSURE(s->def.collision_passes == 5 && s->def.contact_passes == 10 && s->def.shock_propagation);
-    ENSURE(s->def.body_capacity >= 23);
+    ENSURE(s->def.body_capacity >= 24);
     int32_t crate = cr_scene_find_body(s, "crate"), ball = cr_scene_find_body(s, "ball");
     ENSURE(crate >= 0 && ball >= 0 && cr_scene_find_body(s, "nobody") < 0);
     ENSURE(s->bodies[crate].def.shape.type == CR_SHAPE_BOX);
@@ -268,6 +270,18 @@ CR_TEST(scene_errors_name_file_line_and_word) {
     ENSURE_ERROR(HDR "grid g dynamic sphere 1\n", "t.scene:2: 'grid' needs 'count NX NY NZ'");
     ENSURE_ERROR(HDR "grid g dynamic sphere 1 count 1000 1000 1000\n",
                  "t.scene:2: grid of 1000x1000x1000 bodies is over the limit of 1048576 bodies per scene");
+    /* joints */
+    ENSURE_ERROR(HDR "body a dynamic sphere 1\njoint j rope a world anchor 0 0 0\n", "t.scene:3: unknown joint type 'rope' (point hinge fixed)");
+    ENSURE_ERROR(HDR "body a dynamic sphere 1\njoint j point a world\n", "t.scene:3: joint 'j' needs 'anchor X Y Z' (a world point)");
+    ENSURE_ERROR(HDR "body a dynamic sphere 1\njoint j hinge a world anchor 0 0 0\n", "t.scene:3: hinge 'j' needs 'axis X Y Z'");
+    ENSURE_ERROR(HDR "body a dynamic sphere 1\njoint j point a a anchor 0 0 0\n", "t.scene:3: joint 'j' joins 'a' to itself");
+    ENSURE_ERROR(HDR "body a dynamic sphere 1\njoint j point a b anchor 0 0 0\n",
+                 "t.scene:3: unknown body 'b' in 'joint' (bodies must be defined before they are used)");
+    ENSURE_ERROR(HDR "body a dynamic sphere 1\njoint j point a world anchor 0 0\n", "t.scene:3: 'anchor' needs 3 numbers (x y z), got 2");
+    ENSURE_ERROR(HDR "body a dynamic sphere 1 spawn 5\njoint j point a world anchor 0 0 0\n",
+                 "t.scene:3: joint 'j' needs 'a' at the start, but it spawns at frame 5");
+    ENSURE_ERROR(HDR "capacity joints 1\nbody a dynamic sphere 1\njoint j point a world anchor 0 0 0\njoint k point a world anchor 0 1 0\n",
+                 "t.scene:5: joint 'k' exceeds capacity joints 1 (set at line 2)");
     /* capacity exceeded: reported at the first body that does not fit */
     ENSURE_ERROR(HDR "capacity bodies 2\nbody a dynamic sphere 1\nbody b dynamic sphere 1\nbody c dynamic sphere 1\n",
                  "t.scene:5: body 'c' exceeds capacity bodies 2 (set at line 2)");
@@ -329,7 +343,7 @@ CR_TEST(scene_shipped_scenes_parse) {
     static const struct {
         const char *name;
         int bodies;
-    } scenes[] = {{"example", 23}, {"incline", 2}, {"stack", 11}, {"pile", 1001}, {"rings", 201},
+    } scenes[] = {{"example", 24}, {"incline", 2}, {"stack", 11}, {"pile", 1001}, {"rings", 201},
                   {"terrain", 101}, {"shock", 0}, {"friction_ramp", 8}, {"rolling", 3}};
     for (size_t i = 0; i < sizeof scenes / sizeof scenes[0]; ++i) {
         char path[128];

@@ -301,7 +301,7 @@ CR_TEST(scene_run_json_contract) {
     const jnode *bodies = jget(&root, "bodies");
     ENSURE(bodies && bodies->type == J_ARR);
     ENSURE(arrlen(bodies->kids) == (ptrdiff_t)cr_world_get_stats(w).body_count);
-    ENSURE(arrlen(bodies->kids) == 23); /* the late ball spawned at frame 60 */
+    ENSURE(arrlen(bodies->kids) == 24); /* the late ball spawned at frame 60 */
     for (ptrdiff_t i = 0; i < arrlen(bodies->kids); ++i) {
         const jnode *b = &bodies->kids[i];
         const jnode *name = jget(b, "name");
@@ -352,4 +352,28 @@ CR_TEST(scene_run_command_exit_codes) {
     ENSURE(cr_cmd_run(3, a3) == 2);
     char *a4[] = {"run", "data/scenes/no-such.scene"};
     ENSURE(cr_cmd_run(2, a4) == 1);
+}
+
+CR_TEST(scene_run_joint_reaches_the_world) {
+    /* the example's pendulum: a point joint keeps the bob 1.5 m from its anchor while it swings */
+    cr_scene *s = NULL;
+    cr_scene_error e;
+    ENSURE(cr_scene_load("data/scenes/example.scene", &s, &e) == 0);
+    cr_world *w = NULL;
+    ENSURE(cr_scene_build(s, &w, &e) == 0);
+    ENSURE(cr_world_get_joint_count(w) == 1 && cr_joint_is_valid(w, s->joints[0].id));
+    cr_body_id bob = s->bodies[cr_scene_find_body(s, "bob")].id;
+    double worst = 0, lowest = 1e9;
+    for (int f = 0; f < 120; ++f) {
+        ENSURE(cr_scene_step(s, w, f, &e) == 0);
+        cr_vec3 p = cr_body_get_transform(w, bob).p;
+        double dx = cr_to_double(p.x) - 3, dy = cr_to_double(p.y) - 3, dz = cr_to_double(p.z) - 2;
+        worst = fmax(worst, fabs(sqrt(dx * dx + dy * dy + dz * dz) - 1.5));
+        lowest = fmin(lowest, cr_to_double(p.y));
+    }
+    cr_test_printf("  pendulum: length held to %.3g m, swung down to y = %.3f m\n", worst, lowest);
+    ENSURE(worst < 0.01);
+    ENSURE(lowest < 1.6); /* it swung: the bottom of the arc is y = 1.5 */
+    cr_cli_world_free(w);
+    cr_scene_free(s);
 }

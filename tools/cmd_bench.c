@@ -3,6 +3,7 @@
  *     crumple bench                     pile, rings and terrain, 600 steps each
  *     crumple bench stack pile --steps 120
  *     crumple bench data/scenes/my.scene
+ *     crumple bench cook | dent         the cooker's and the dent stage's own benchmarks
  *
  * Each scene is loaded and built exactly as `crumple run` does (tools/scene.c),
  * then stepped at dt = 1/60 s; every cr_scene_step is timed on the host's
@@ -29,6 +30,7 @@ static const char *const default_scenes[] = {"pile", "rings", "terrain"};
 
 static void bench_usage(FILE *out) {
     fprintf(out, "usage: crumple bench [SCENE...] [--steps N] [--scenes DIR] [--json]\n"
+                 "       crumple bench cook|dent [options]   (the cooker's and dent stage's benchmarks)\n"
                  "  Steps each scene (default: pile rings terrain) N times (default 600) at 1/60 s\n"
                  "  and prints one JSON object per scene: median and max ms per step.\n"
                  "  A SCENE is a name in DIR (default data/scenes) or a path to a .scene file.\n");
@@ -87,7 +89,19 @@ static int bench_scene(const char *name, const char *path, int32_t steps) {
     return rc;
 }
 
+/* Benchmarks of other parts, by name: `crumple bench cook` and so on. */
+static const struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+} sub_benches[] = {
+    {"cook", cr_bench_cook}, /* tools/bench_cook.c */
+    {"dent", cr_bench_dent}, /* tools/bench_dent.c */
+};
+
 int cr_cmd_bench(int argc, char **argv) {
+    if (argc >= 2)
+        for (size_t i = 0; i < sizeof sub_benches / sizeof sub_benches[0]; ++i)
+            if (strcmp(argv[1], sub_benches[i].name) == 0) return sub_benches[i].run(argc - 1, argv + 1);
     int32_t steps = 600;
     const char *dir = "data/scenes";
     const char **names = NULL; /* stb_ds */

@@ -443,14 +443,14 @@ static int st_dt(pctx *c) {
 }
 
 static int st_frames(pctx *c) {
-    uint32_t n;
+    uint32_t n = 0; /* gcc -O3 cannot see that read_uint sets it on success */
     if (read_uint(c, "frames", 0, 10000000, &n)) return -1;
     c->s->frames = (int32_t)n;
     return end_of_statement(c, "frames");
 }
 
 static int st_passes(pctx *c) {
-    uint32_t a, b;
+    uint32_t a = 0, b = 0;
     if (read_uint(c, "passes (collision)", 0, 64, &a)) return -1;
     if (read_uint(c, "passes (contact)", 0, 256, &b)) return -1;
     c->s->def.collision_passes = a;
@@ -776,6 +776,66 @@ static int st_body_or_grid(pctx *c, bool grid) {
     return 0;
 }
 
+/* ---- joints ---- */
+
+static int st_joint(pctx *c) {
+    cr_scene_joint j;
+    memset(&j, 0, sizeof j);
+    if (read_new_name(c, "joint", 0, j.name)) return -1;
+    for (ptrdiff_t i = 0; i < arrlen(c->s->joints); ++i)
+        if (strcmp(c->s->joints[i].name, j.name) == 0)
+            return fail(c, "joint '%s' already defined at line %d", j.name, c->s->joints[i].line);
+    j.def = cr_default_joint_def();
+    j.line = c->line;
+    if (at_end(c)) return fail(c, "'joint' needs a type (point hinge fixed)");
+    const char *type = c->tok[c->pos++];
+    if (strcmp(type, "point") == 0)
+        j.def.type = CR_JOINT_POINT;
+    else if (strcmp(type, "hinge") == 0)
+        j.def.type = CR_JOINT_HINGE;
+    else if (strcmp(type, "fixed") == 0)
+        j.def.type = CR_JOINT_FIXED;
+    else
+        return fail(c, "unknown joint type '%s' (point hinge fixed)", type);
+    if (read_body_ref(c, "joint", &j.body_a)) return -1;
+    if (at_end(c)) return fail(c, "'joint' needs a second body (or 'world')");
+    if (strcmp(c->tok[c->pos], "world") == 0) {
+        j.body_b = -1;
+        ++c->pos;
+    } else if (read_body_ref(c, "joint", &j.body_b)) {
+        return -1;
+    }
+    if (j.body_a == j.body_b) return fail(c, "joint '%s' joins '%s' to itself", j.name, c->s->bodies[j.body_a].name);
+    for (int k = 0; k < 2; ++k) {
+        int32_t b = k == 0 ? j.body_a : j.body_b;
+        if (b >= 0 && c->s->bodies[b].spawn_frame >= 0)
+            return fail(c, "joint '%s' needs '%s' at the start, but it spawns at frame %d", j.name, c->s->bodies[b].name,
+                        c->s->bodies[b].spawn_frame);
+    }
+    bool has_anchor = false, has_axis = false;
+    while (!at_end(c)) {
+        const char *a = c->tok[c->pos++];
+        if (strcmp(a, "anchor") == 0) {
+            if (read_vec3(c, a, &j.def.anchor)) return -1;
+            has_anchor = true;
+        } else if (strcmp(a, "axis") == 0) {
+            if (read_vec3(c, a, &j.def.axis)) return -1;
+            if (cr_v3_len_sq(j.def.axis) <= 0) return fail(c, "'axis' must not be zero");
+            has_axis = true;
+        } else if (strcmp(a, "collide") == 0) {
+            j.def.collide_connected = true;
+        } else {
+            return fail(c, "unknown joint attribute '%s' (anchor axis collide)", a);
+        }
+    }
+    if (!has_anchor) return fail(c, "joint '%s' needs 'anchor X Y Z' (a world point)", j.name);
+    if (j.def.type == CR_JOINT_HINGE && !has_axis) return fail(c, "hinge '%s' needs 'axis X Y Z'", j.name);
+    if (j.def.type != CR_JOINT_HINGE && has_axis) return fail(c, "only a hinge takes an 'axis'");
+    j.def.user_data = (uint64_t)arrlen(c->s->joints) + 1;
+    arrput(c->s->joints, j);
+    return 0;
+}
+
 /* ---- timed inputs ---- */
 
 static int read_input_head(pctx *c, const char *what, cr_scene_input *in) {
@@ -877,7 +937,8 @@ static int st_grid(pctx *c) { return st_body_or_grid(c, true); }
 static const statement statements[] = {
     {"gravity", st_gravity}, {"dt", st_dt},         {"frames", st_frames},     {"passes", st_passes},
     {"shock", st_shock},     {"capacity", st_capacity}, {"cache", st_cache},   {"material", st_material},
-    {"asset", st_asset},     {"body", st_body},     {"grid", st_grid},         {"impulse", st_impulse},
+    {"asset", st_asset},     {"body", st_body},     {"grid", st_grid},         {"joint", st_joint},
+    {"impulse", st_impulse},
     {"velocity", st_velocity}, {"target", st_target},
 };
 
@@ -953,7 +1014,15 @@ static int finish(pctx *c) {
     else if (pairs > d->pair_capacity) d->pair_capacity = pairs;
     if (c->cap_line[CAP_CONTACTS]) d->contact_capacity = c->cap_value[CAP_CONTACTS];
     else if (pairs > d->contact_capacity) d->contact_capacity = pairs;
+    uint32_t njoints = (uint32_t)arrlen(s->joints);
+    if (c->cap_line[CAP_JOINTS] && njoints > c->cap_value[CAP_JOINTS]) {
+        const cr_scene_joint *j = &s->joints[c->cap_value[CAP_JOINTS]];
+        c->line = j->line;
+        return fail(c, "joint '%s' exceeds capacity joints %u (set at line %d)", j->name, c->cap_value[CAP_JOINTS],
+                    c->cap_line[CAP_JOINTS]);
+    }
     if (c->cap_line[CAP_JOINTS]) d->joint_capacity = c->cap_value[CAP_JOINTS];
+    else if (njoints > d->joint_capacity) d->joint_capacity = njoints;
     if (c->cap_line[CAP_POINTS]) d->points_per_pair = c->cap_value[CAP_POINTS];
     /* Mesh pairs keep many interference points; 16 per pair on average. */
     uint64_t points = 16u * (uint64_t)d->contact_capacity;
@@ -1054,6 +1123,7 @@ void cr_scene_free(cr_scene *s) {
     cr_scene_free_assets(s);
     arrfree(s->assets);
     arrfree(s->bodies);
+    arrfree(s->joints);
     arrfree(s->inputs);
     arrfree(s->frame_inputs);
     shfree(s->names_);
@@ -1078,6 +1148,7 @@ static int create_body(cr_scene *s, cr_world *w, uint32_t index, int line, cr_sc
 int cr_scene_build(cr_scene *s, cr_world **out, cr_scene_error *err) {
     *out = NULL;
     for (ptrdiff_t i = 0; i < arrlen(s->bodies); ++i) memset(&s->bodies[i].id, 0, sizeof s->bodies[i].id);
+    for (ptrdiff_t i = 0; i < arrlen(s->joints); ++i) memset(&s->joints[i].id, 0, sizeof s->joints[i].id);
     if (cr_scene_load_assets(s, err)) return -1;
     cr_world_def def = s->def;
     def.log = crp_log_hook;
@@ -1099,6 +1170,18 @@ int cr_scene_build(cr_scene *s, cr_world **out, cr_scene_error *err) {
         if (create_body(s, w, (uint32_t)i, s->bodies[i].line, err)) {
             cr_cli_world_free(w);
             return -1;
+        }
+    }
+    for (ptrdiff_t i = 0; i < arrlen(s->joints); ++i) {
+        cr_scene_joint *j = &s->joints[i];
+        cr_joint_def def = j->def;
+        def.body_a = s->bodies[j->body_a].id;
+        if (j->body_b >= 0) def.body_b = s->bodies[j->body_b].id;
+        st = cr_joint_create(w, &def, &j->id);
+        if (st != CR_OK) {
+            cr_cli_world_free(w);
+            return set_error(err, s->path, j->line, "joint '%s': cannot create: %s (%s)", j->name, cr_status_message(st),
+                             cr_status_name(st));
         }
     }
     *out = w;

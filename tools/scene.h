@@ -84,6 +84,16 @@ typedef struct cr_scene_body {
     cr_body_id id;                ///< handle in the built world; null until created
 } cr_scene_body;
 
+/// A joint between two bodies (`joint` line), created by cr_scene_build.
+typedef struct cr_scene_joint {
+    char name[CR_SCENE_NAME_MAX];
+    cr_joint_def def;             ///< complete except the body handles
+    int32_t body_a;               ///< index into bodies
+    int32_t body_b;               ///< index into bodies, or -1 for the world
+    int line;
+    cr_joint_id id;               ///< handle in the built world; null until built
+} cr_scene_joint;
+
 /// Kinds of timed input.
 typedef enum cr_scene_input_kind {
     CR_SCENE_INPUT_SPAWN,    ///< create `body` from its def
@@ -122,6 +132,7 @@ typedef struct cr_scene {
     cr_scene_material *materials;
     cr_scene_asset *assets;
     cr_scene_body *bodies;
+    cr_scene_joint *joints;
     cr_scene_input *inputs;        ///< sorted by (frame, seq)
     cr_input *frame_inputs;        ///< runtime inputs the last cr_scene_apply_inputs applied (spawns excepted): what a replay records
     struct cr_scene_name_ *names_; ///< private: body name → index
