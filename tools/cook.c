@@ -37,14 +37,7 @@ void cr_cook_progress_begin(cr_cook_progress *p, const char *label, bool quiet) 
     p->shown = false;
 }
 
-void cr_cook_progress_update(void *pv, double fraction) {
-    cr_cook_progress *p = pv;
-    if (p->quiet) return;
-    double now = cr_cook_now();
-    /* only work that has already taken a second gets a bar, redrawn at most 10 times a second */
-    if (now - p->start < 1.0 || (now - p->last < 0.1 && fraction < 1.0)) return;
-    p->last = now;
-    p->shown = true;
+static void progress_draw(cr_cook_progress *p, double fraction, double now) {
     int filled = (int)(fraction * 30 + 0.5);
     char bar[31];
     for (int i = 0; i < 30; ++i) bar[i] = i < filled ? '#' : '.';
@@ -53,8 +46,22 @@ void cr_cook_progress_update(void *pv, double fraction) {
     fflush(stderr);
 }
 
+void cr_cook_progress_update(void *pv, double fraction) {
+    cr_cook_progress *p = pv;
+    if (p->quiet) return;
+    double now = cr_cook_now();
+    /* only work that has already taken a second gets a bar, redrawn at most 10 times a second */
+    if (now - p->start < 1.0 || (now - p->last < 0.1 && fraction < 1.0)) return;
+    p->last = now;
+    p->shown = true;
+    progress_draw(p, fraction, now);
+}
+
 void cr_cook_progress_end(cr_cook_progress *p) {
-    if (p->shown && !p->quiet) fprintf(stderr, "\n");
+    if (p->shown && !p->quiet) {
+        progress_draw(p, 1.0, cr_cook_now());
+        fprintf(stderr, "\n");
+    }
     p->shown = false;
 }
 
@@ -120,6 +127,8 @@ int cr_cook_obj(const char *name, const cr_obj *obj, const cr_cook_options *opt,
 
     /* mass and the body frame */
     t0 = cr_cook_now();
+    cr_cook_progress prog;
+    cr_cook_progress_begin(&prog, "mass", opt->quiet);
     cr_cook_mass mass;
     bool closed = mesh.boundary_edges == 0 && mesh.nonmanifold_edges == 0;
     cr_bvh *bvh = closed ? NULL : cr_bvh_build(mesh.pos, mesh.tri, mesh.triangle_count);
@@ -130,16 +139,17 @@ int cr_cook_obj(const char *name, const cr_obj *obj, const cr_cook_options *opt,
         return -1;
     }
     if (closed) {
-        cr_cook_mass_properties(&mesh, NULL, mass_res, &mass);
+        cr_cook_mass_properties(&mesh, NULL, mass_res, &mass, &prog);
         if (!mass.from_surface) {
             /* zero volume inside a closed surface: the grid path needs a BVH after all */
             bvh = cr_bvh_build(mesh.pos, mesh.tri, mesh.triangle_count);
-            cr_cook_mass_properties(&mesh, bvh, mass_res, &mass);
+            cr_cook_mass_properties(&mesh, bvh, mass_res, &mass, &prog);
         }
     } else {
-        cr_cook_mass_properties(&mesh, bvh, mass_res, &mass);
+        cr_cook_mass_properties(&mesh, bvh, mass_res, &mass, &prog);
     }
     cr_bvh_free(bvh);
+    cr_cook_progress_end(&prog);
     if (!(mass.volume > 0)) {
         cr_cook_mesh_free(&mesh);
         snprintf(err, en, "%s:0: the mesh encloses no volume (a flat or open sheet?); it cannot be a rigid body", name);
@@ -170,7 +180,6 @@ int cr_cook_obj(const char *name, const cr_obj *obj, const cr_cook_options *opt,
                  (unsigned long long)nodes, CR_ASSET_MAX_SDF_NODES);
         return -1;
     }
-    cr_cook_progress prog;
     cr_cook_progress_begin(&prog, "sdf", opt->quiet);
     int rc = cr_cook_grid_fill(&grid, bvh, cr_cook_progress_update, &prog, &out->time.sdf_distance, &out->time.sdf_sign);
     cr_cook_progress_end(&prog);
@@ -199,13 +208,18 @@ int cr_cook_obj(const char *name, const cr_obj *obj, const cr_cook_options *opt,
     }
     a.bound_radius = sqrt(br);
     cr_cook_surface surf;
-    cr_cook_surface_build(&mesh, opt, a.bound_radius, &surf);
+    cr_cook_progress_begin(&prog, "surface", opt->quiet);
+    cr_cook_surface_build(&mesh, opt, a.bound_radius, &surf, &prog);
+    cr_cook_progress_end(&prog);
     out->time.surface = cr_cook_now() - t0;
 
     /* skeleton */
     t0 = cr_cook_now();
     cr_cook_skin skin;
-    if (cr_cook_skin_build(&mesh, &grid, &frame, opt, &skin, err, en) != 0) {
+    cr_cook_progress_begin(&prog, "skin", opt->quiet);
+    rc = cr_cook_skin_build(&mesh, &grid, &frame, opt, &skin, err, en, &prog);
+    cr_cook_progress_end(&prog);
+    if (rc != 0) {
         cr_cook_surface_free(&surf);
         cr_cook_grid_free(&grid);
         cr_cook_mesh_free(&mesh);

@@ -49,6 +49,17 @@ typedef struct cr_cook_options {
 
 cr_cook_options cr_cook_default_options(void);
 
+/// Progress bar on stderr for work over a second (silent when quiet).
+typedef struct cr_cook_progress {
+    const char *label;
+    double start, last;
+    bool quiet, shown;
+} cr_cook_progress;
+void cr_cook_progress_begin(cr_cook_progress *p, const char *label, bool quiet);
+void cr_cook_progress_update(void *p, double fraction);
+void cr_cook_progress_end(cr_cook_progress *p);
+double cr_cook_now(void);
+
 /// The cooker's working mesh: double precision, indices into pos.
 typedef struct cr_cook_mesh {
     double *pos;             ///< 3 per vertex
@@ -127,8 +138,8 @@ double cr_point_triangle_distance(const double q[3], const double a[3], const do
 double cr_cook_atan2(double y, double x);
 
 /// Mass properties of a cleaned mesh in its mesh frame. `res` is the
-/// occupancy grid resolution used when the mesh is not closed.
-void cr_cook_mass_properties(const cr_cook_mesh *m, const cr_bvh *bvh, int res, cr_cook_mass *out);
+/// occupancy grid resolution used when the mesh is not closed; prog may be NULL.
+void cr_cook_mass_properties(const cr_cook_mesh *m, const cr_bvh *bvh, int res, cr_cook_mass *out, cr_cook_progress *prog);
 /// Eigen-decomposition of a symmetric 3x3 matrix by cyclic Jacobi sweeps:
 /// values ascending, vectors[k] the unit vector of values[k], right-handed.
 void cr_cook_eigen_sym3(double a[3][3], double values[3], double vectors[3][3]);
@@ -161,7 +172,8 @@ typedef struct cr_cook_surface {
     double geo_radius;
     double area;
 } cr_cook_surface;
-int cr_cook_surface_build(const cr_cook_mesh *m, const cr_cook_options *opt, double bound_radius, cr_cook_surface *s);
+int cr_cook_surface_build(const cr_cook_mesh *m, const cr_cook_options *opt, double bound_radius, cr_cook_surface *s,
+                          cr_cook_progress *prog);
 void cr_cook_surface_free(cr_cook_surface *s);
 
 /// Skeleton, weights and poses, in the body frame.
@@ -185,7 +197,7 @@ typedef struct cr_cook_frame {
 /// Build bones from the rig file or automatically, weights over the grid,
 /// and example poses. Errors name the rig/pose file and line.
 int cr_cook_skin_build(const cr_cook_mesh *body_mesh, const cr_cook_grid *grid, const cr_cook_frame *frame,
-                       const cr_cook_options *opt, cr_cook_skin *out, char *err, size_t err_size);
+                       const cr_cook_options *opt, cr_cook_skin *out, char *err, size_t err_size, cr_cook_progress *prog);
 void cr_cook_skin_free(cr_cook_skin *s);
 
 /// Everything the writer needs.
@@ -201,15 +213,5 @@ typedef struct cr_cook_asset {
 /// Serialise to the asset format (malloc'd bytes). Returns 0 or -1.
 int cr_cook_write(const cr_cook_asset *a, uint8_t **bytes, size_t *size, size_t section_bytes[16], char *err, size_t err_size);
 
-/// Progress bar on stderr for work over a second (silent when quiet).
-typedef struct cr_cook_progress {
-    const char *label;
-    double start, last;
-    bool quiet, shown;
-} cr_cook_progress;
-void cr_cook_progress_begin(cr_cook_progress *p, const char *label, bool quiet);
-void cr_cook_progress_update(void *p, double fraction);
-void cr_cook_progress_end(cr_cook_progress *p);
-double cr_cook_now(void);
 
 #endif

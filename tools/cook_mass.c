@@ -178,7 +178,7 @@ static void surface_moments(const cr_cook_mesh *m, const double o[3], double *V,
 
 /* Grid integrals about `o` with a smoothed occupancy (see the file header). */
 static void grid_moments(const cr_cook_mesh *m, const cr_bvh *bvh, int res, const double o[3], double *V, double M1[3],
-                         double M2[3][3]) {
+                         double M2[3][3], cr_cook_progress *prog) {
     cr_cook_grid g;
     cr_cook_grid_layout(m->pos, m->vertex_count, res, 1, &g);
     double h = g.cell, h3 = h * h * h;
@@ -186,7 +186,8 @@ static void grid_moments(const cr_cook_mesh *m, const cr_bvh *bvh, int res, cons
     memset(M1, 0, 3 * sizeof(double));
     memset(M2, 0, 9 * sizeof(double));
     /* cell centres: dims - 1 cells per axis */
-    for (uint32_t z = 0; z + 1 < g.dims[2]; ++z)
+    for (uint32_t z = 0; z + 1 < g.dims[2]; ++z) {
+        if (prog) cr_cook_progress_update(prog, (double)z / (g.dims[2] - 1));
         for (uint32_t y = 0; y + 1 < g.dims[1]; ++y)
             for (uint32_t x = 0; x + 1 < g.dims[0]; ++x) {
                 double q[3] = {g.origin[0] + (x + 0.5) * h, g.origin[1] + (y + 0.5) * h, g.origin[2] + (z + 0.5) * h};
@@ -207,9 +208,10 @@ static void grid_moments(const cr_cook_mesh *m, const cr_bvh *bvh, int res, cons
                     for (int j = 0; j < 3; ++j) M2[i][j] += dv * (r[i] * r[j] + (i == j ? h * h / 12 : 0));
                 }
             }
+    }
 }
 
-void cr_cook_mass_properties(const cr_cook_mesh *m, const cr_bvh *bvh, int res, cr_cook_mass *out) {
+void cr_cook_mass_properties(const cr_cook_mesh *m, const cr_bvh *bvh, int res, cr_cook_mass *out, cr_cook_progress *prog) {
     memset(out, 0, sizeof *out);
     double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
     for (uint32_t i = 0; i < m->vertex_count; ++i)
@@ -224,11 +226,11 @@ void cr_cook_mass_properties(const cr_cook_mesh *m, const cr_bvh *bvh, int res, 
     if (out->from_surface)
         surface_moments(m, o, &V, M1, M2);
     else
-        grid_moments(m, bvh, res, o, &V, M1, M2);
+        grid_moments(m, bvh, res, o, &V, M1, M2, prog);
     if (!(V > 0)) {
         /* a closed surface with no volume (e.g. two coincident sheets): fall back to the grid */
         out->from_surface = false;
-        grid_moments(m, bvh, res, o, &V, M1, M2);
+        grid_moments(m, bvh, res, o, &V, M1, M2, prog);
     }
     out->volume = V;
     double c[3];

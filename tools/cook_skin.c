@@ -537,7 +537,7 @@ static double bone_distance(const bone_shape *s, const double p[3]) {
 }
 
 static void skin_weights(const cr_cook_mesh *m, const cr_cook_grid *g, const bone_def *bones, uint32_t nb, uint8_t *sb,
-                         float *sw) {
+                         float *sw, cr_cook_progress *prog) {
     size_t nx = g->dims[0], ny = g->dims[1], nz = g->dims[2], total = nx * ny * nz;
     double h = g->cell;
     /* solid: inside, or within one cell of the surface so that every
@@ -561,6 +561,7 @@ static void skin_weights(const cr_cook_mesh *m, const cr_cook_grid *g, const bon
                 ++no;
             }
     for (uint32_t b = 0; b < nb; ++b) {
+        if (prog) cr_cook_progress_update(prog, (double)b / nb);
         size_t hn = 0;
         size_t nearest = SIZE_MAX;
         double nearest_d = INFINITY;
@@ -656,7 +657,7 @@ static void skin_weights(const cr_cook_mesh *m, const cr_cook_grid *g, const bon
 }
 
 int cr_cook_skin_build(const cr_cook_mesh *m, const cr_cook_grid *g, const cr_cook_frame *f, const cr_cook_options *opt,
-                       cr_cook_skin *out, char *err, size_t en) {
+                       cr_cook_skin *out, char *err, size_t en, cr_cook_progress *prog) {
     memset(out, 0, sizeof *out);
     bone_def *bones = NULL;
     uint32_t nb = 0;
@@ -680,7 +681,7 @@ int cr_cook_skin_build(const cr_cook_mesh *m, const cr_cook_grid *g, const cr_co
     }
     out->skin_bone = malloc(4 * (size_t)m->vertex_count);
     out->skin_weight = malloc(sizeof(float) * 4 * (size_t)m->vertex_count);
-    skin_weights(m, g, bones, nb, out->skin_bone, out->skin_weight);
+    skin_weights(m, g, bones, nb, out->skin_bone, out->skin_weight, prog);
     if (opt->poses_path != NULL) {
         if (read_poses(opt->poses_path, f, bones, nb, &out->examples, &out->example_count, err, en) != 0) {
             free(bones);

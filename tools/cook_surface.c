@@ -69,7 +69,8 @@ static heap_item heap_pop(heap_item *h, size_t *n) {
     return top;
 }
 
-int cr_cook_surface_build(const cr_cook_mesh *m, const cr_cook_options *opt, double bound_radius, cr_cook_surface *s) {
+int cr_cook_surface_build(const cr_cook_mesh *m, const cr_cook_options *opt, double bound_radius, cr_cook_surface *s,
+                          cr_cook_progress *prog) {
     memset(s, 0, sizeof *s);
     uint32_t nv = m->vertex_count, nt = m->triangle_count;
     const double *pos = m->pos;
@@ -120,6 +121,7 @@ int cr_cook_surface_build(const cr_cook_mesh *m, const cr_cook_options *opt, dou
             d2[i] = INFINITY;
         }
         for (uint32_t k = 0; k < cap; ++k) {
+            if (prog && (k & 63) == 0) cr_cook_progress_update(prog, 0.5 * k / cap);
             s->sample_vertex[k] = cur;
             const double *c = pos + 3 * (size_t)cur;
             uint32_t next = 0;
@@ -176,6 +178,7 @@ int cr_cook_surface_build(const cr_cook_mesh *m, const cr_cook_options *opt, dou
     heap_item *heap = malloc(sizeof(heap_item) * ((size_t)s->adj_count + 1));
     uint32_t g = 0;
     for (uint32_t src = 0; src < nv; ++src) {
+        if (prog && (src & 1023) == 0) cr_cook_progress_update(prog, 0.5 + 0.5 * src / nv);
         s->geo_start[src] = g;
         if (maxn == 0) continue;
         size_t hn = 0;
