@@ -244,3 +244,24 @@ CR_TEST(cook_point_triangle_distance_against_dense_sampling) {
         ENSURE_MSG(best - d <= edge / n + 1e-12, "case %d: %.17g is nearer than any sample allows (%.17g)", c, d, best);
     }
 }
+
+CR_TEST(cook_sdf_far_points_stay_far) {
+    cr_cook_result r;
+    ENSURE(cook_torus(&r, 12) != NULL);
+    cr_asset a;
+    void *block = tc_load(r.bytes, r.size, &a);
+    ENSURE(block != NULL);
+    /* far enough that |p|^2 would overflow Q32.32 (about 46 km) */
+    const double far[] = {10.0, 5000.0, 60000.0, 1.0e6};
+    for (size_t i = 0; i < sizeof far / sizeof far[0]; ++i)
+        for (int axis = 0; axis < 3; ++axis) {
+            cr_real x = cr_from_float((float)far[i]);
+            cr_vec3 p = cr_v3(axis == 0 ? x : CR_R(0.5), axis == 1 ? -x : CR_R(0.25), axis == 2 ? x : 0), n;
+            double d = cr_to_double(cr_asset_sdf(&a, p, &n));
+            ENSURE_MSG(d > far[i] / 1.8 - 2, "point %g m away along axis %d: distance %g", far[i], axis, d);
+            double nc = cr_to_double(axis == 0 ? n.x : (axis == 1 ? -n.y : n.z));
+            ENSURE(nc > 0.9);
+        }
+    free(block);
+    cr_cook_result_free(&r);
+}

@@ -18,6 +18,8 @@
  *     boundary value plus the distance to the box, which by the triangle
  *     inequality never underestimates the true distance by more than the
  *     boundary's own error, so a far point is never reported as touching.
+ *     Beyond 4 km from the box the largest coordinate difference stands in
+ *     for the distance, because its square would overflow Q32.32.
  */
 #include "crumple/asset.h"
 
@@ -58,6 +60,18 @@ cr_real cr_asset_sdf(const cr_asset *a, cr_vec3 p, cr_vec3 *normal_out) {
 
     const bool is_outside = outside.x != 0 || outside.y != 0 || outside.z != 0;
     if (is_outside) {
+        const cr_real far = CR_R(4096.0);
+        const cr_real m = cr_max(cr_abs(outside.x), cr_max(cr_abs(outside.y), cr_abs(outside.z)));
+        if (m > far) {
+            /* kilometres away: the squared length would overflow Q32.32, so
+             * use the largest component, which is never more than the length:
+             * still kilometres, never a phantom contact */
+            if (normal_out != NULL)
+                *normal_out = m == cr_abs(outside.x) ? cr_v3(outside.x > 0 ? CR_R(1) : CR_R(-1), 0, 0)
+                              : m == cr_abs(outside.y) ? cr_v3(0, outside.y > 0 ? CR_R(1) : CR_R(-1), 0)
+                                                       : cr_v3(0, 0, outside.z > 0 ? CR_R(1) : CR_R(-1));
+            return d + m;
+        }
         cr_real dist;
         cr_vec3 dir = cr_v3_normalize_len(outside, &dist);
         d += dist;

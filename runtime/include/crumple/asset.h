@@ -110,7 +110,7 @@ typedef struct cr_asset_bone {
 /// Mesh quality found by the cooker (reported, not hidden).
 typedef struct cr_asset_topology {
     uint32_t boundary_edges;     ///< edges with one triangle: holes (0 for a closed mesh)
-    uint32_t nonmanifold_edges;  ///< edges with more than two triangles
+    uint32_t nonmanifold_edges;  ///< edges with more than two triangles, or two that disagree on orientation
     uint32_t components;         ///< connected pieces of surface
     uint32_t welded_vertices;    ///< duplicate positions merged by the cooker
     uint32_t dropped_triangles;  ///< degenerate or duplicate triangles removed
