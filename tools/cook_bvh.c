@@ -2,9 +2,11 @@
  * distance to the nearest triangle, and the generalised winding number.
  *
  * Distance: depth-first, nearer child first, pruned by the box distance
- * against the best so far. The caller passes the previous grid node's
- * nearest triangle as a hint; neighbouring nodes usually share it, so the
- * first bound is already tight and most of the tree is never opened.
+ * against the best so far; a triangle whose plane is already farther than
+ * the best is skipped before its edges are looked at. The caller passes the
+ * previous grid node's nearest triangle as a hint; neighbouring nodes usually
+ * share it, so the first bound is already tight and most of the tree is never
+ * opened. The hint changes the work, never the result.
  *
  * Winding number (Jacobson et al. 2013; fast version after Barill et al.
  * 2018, "Fast winding numbers for soups and clouds"): w(q) is the solid
@@ -19,8 +21,9 @@
  * w - 1/2, which is far from ambiguous off the surface.
  *
  * Notes
- *   - Splits are median splits of centroids on the longest axis, ordered by
- *     (coordinate, triangle index): the tree is the same on every machine.
+ *   - Splits are median splits of centroids on the longest axis, found by a
+ *     linear-time selection in the total order (coordinate, triangle index):
+ *     the tree is the same on every machine.
  *   - atan2 is the cooker's own series, not libm's, so the winding numbers
  *     (and so the cooked bytes) cannot depend on a libm's last-bit choices.
  */
@@ -375,8 +378,8 @@ static double box_dist2(const double *box, const double *q) {
     return d2;
 }
 
-/* The nearest triangle within sqrt(best2); returns its squared distance
- * (best2 if none is nearer) and its slot in *slot. */
+/* The nearest triangle nearer than sqrt(best); returns its squared distance
+ * (best if none is nearer) and its slot in *slot. */
 static double nearest(const cr_bvh *b, const double q[3], double best, uint32_t *slot) {
     /* depth is at most ~2 log2(n) for median splits; 128 covers 2^64 triangles */
     uint32_t stack[128];
