@@ -180,8 +180,10 @@ CR_TEST(dent_symmetric_equal_spheres_mirror) {
         bd.linear_velocity = cr_v3(k ? CR_R(-3) : CR_R(3), 0, 0);
         bd.dent = cr_default_dent_material();
         bd.dent.enabled = true;
+        bd.dent.refresh_mass = true;
         ENSURE(cr_body_create(d.w, &bd, &id[k]) == CR_OK);
     }
+    double mass0 = cr_to_double(cr_body_get_mass(d.w, id[0]));
     cr_body_mesh m[2];
     for (int f = 0; f < 30; ++f) cr_world_step(d.w, CR_R(1.0 / 60.0));
     double depth[2] = {0, 0}, total[2] = {0, 0};
@@ -199,6 +201,11 @@ CR_TEST(dent_symmetric_equal_spheres_mirror) {
     ENSURE(depth[0] > 0.01);
     ENSURE_NEAR(depth[0], depth[1], 0.01 * depth[0]);
     ENSURE_NEAR(total[0], total[1], 0.02 * total[0]);
+    /* the dents took volume, and with it mass, equally from both */
+    double mass1[2] = {cr_to_double(cr_body_get_mass(d.w, id[0])), cr_to_double(cr_body_get_mass(d.w, id[1]))};
+    cr_test_printf("     mass %.3f kg -> %.3f and %.3f kg\n", mass0, mass1[0], mass1[1]);
+    ENSURE(mass1[0] < mass0 && mass1[0] > 0.95 * mass0);
+    ENSURE_NEAR(mass1[0], mass1[1], 1e-3 * mass0);
     free_world(&d, 1);
 }
 

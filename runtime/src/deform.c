@@ -18,19 +18,21 @@ cr_dent_material cr_default_dent_material(void) {
     m.steepness = CR_R(1);
     m.width_t = 0;
     m.min_cos = CR_R(0.2);
-    m.min_cells = 25;
-    m.max_cells = 100;
+    m.min_cells = 50; /* the seed's range: 50x50 to 200x200 */
+    m.max_cells = 200;
     return m;
 }
 
 cr_deform_def cr_default_deform_def(void) {
     cr_deform_def d;
-    d.body_capacity = 2;
-    d.bytes = 2u << 20;
+    /* no dentable bodies unless the host makes room: a world without dents
+     * should not pay megabytes for them */
+    d.body_capacity = 0;
+    d.bytes = 8u << 20;
     d.dents_per_step = 4;
-    d.cells_per_step = 100000;
+    d.cells_per_step = 200000;
     d.queue_capacity = 64;
-    d.max_cells = 100;
+    d.max_cells = 200;
     return d;
 }
 
@@ -43,8 +45,9 @@ static uint64_t scratch_bytes(const cr_deform_def *d) {
 
 uint64_t cr_deform_region_bytes(const cr_world_def *def) {
     const cr_deform_def *d = &def->deform;
+    if (d->body_capacity == 0) return 0;
     return al16((uint64_t)d->body_capacity * sizeof(cr_deform_body)) + al16(d->bytes) +
-           al16((uint64_t)d->queue_capacity * sizeof(cr_dent_job)) + (d->body_capacity ? scratch_bytes(d) : 0) + 64u;
+           al16((uint64_t)d->queue_capacity * sizeof(cr_dent_job)) + scratch_bytes(d) + 64u;
 }
 
 bool cr_deform_layout(cr_world *w, uint8_t *block) {

@@ -146,6 +146,32 @@ static void refresh_surface(cr_world *w, cr_deform_body *r, cr_body *body) {
     body->bound_radius = view->bound_radius;
 }
 
+/* Volume of the closed surface (divergence theorem), m^3. */
+static cr_real surface_volume(const cr_vec3 *pos, const uint32_t *tri, uint32_t count) {
+    cr_real six_v = 0;
+    for (uint32_t t = 0; t < count; ++t)
+        six_v += cr_v3_dot(pos[tri[3 * t]], cr_v3_cross(pos[tri[3 * t + 1]], pos[tri[3 * t + 2]]));
+    return cr_div(six_v, CR_R(6));
+}
+
+/* Mass and inertia follow the volume a dent took away; the principal frame is
+ * kept (a dent is small next to the body), so inertia scales with the mass. */
+static void refresh_mass(cr_world *w, cr_deform_body *r, cr_body *b) {
+    const cr_asset *rest = cr_world_asset(w, r->rest_slot);
+    const cr_asset *view = CR_AT(w, r->view, const cr_asset);
+    cr_real v0 = surface_volume(rest->positions, rest->triangles, rest->triangle_count);
+    cr_real v1 = surface_volume(view->positions, view->triangles, view->triangle_count);
+    if (v0 <= 0 || v1 <= 0) return;
+    cr_real ratio = cr_div(v1, v0);
+    cr_real mass = cr_mul(cr_mul(b->material.density, rest->volume), ratio);
+    cr_vec3 inertia = cr_v3_scale(cr_v3_scale(rest->inertia, b->material.density), ratio);
+    if (mass <= 0 || inertia.x <= 0 || inertia.y <= 0 || inertia.z <= 0) return;
+    b->mass = mass;
+    b->inv_mass = cr_div(CR_R(1), mass);
+    b->inertia = inertia;
+    b->inv_inertia = cr_v3(cr_div(CR_R(1), inertia.x), cr_div(CR_R(1), inertia.y), cr_div(CR_R(1), inertia.z));
+}
+
 /* Trilinear sample of the saved patch (nodes c0..c0+size-1 per axis), clamped to it. */
 static cr_real sample_saved(const cr_real *old, const int32_t c0[3], const int32_t size[3], cr_vec3 u) {
     cr_real uu[3] = {u.x - cr_from_int(c0[0]), u.y - cr_from_int(c0[1]), u.z - cr_from_int(c0[2])};
@@ -281,6 +307,7 @@ static void apply_side(cr_world *w, dent_side *s, uint32_t *cells_used, uint32_t
     }
     *cells_used += patch_grid(w, s->rec, &s->dent, &s->params, patch_budget);
     s->rec->dent_count++;
+    if (s->rec->material.refresh_mass && s->target->type == CR_BODY_DYNAMIC) refresh_mass(w, s->rec, s->target);
     if (s->rec->material.move_projectile && s->proj->type == CR_BODY_DYNAMIC)
         s->proj->xf.p = cr_v3_mad(s->proj->xf.p, s->dent.distance, s->world_normal);
 }

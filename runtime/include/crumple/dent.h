@@ -45,12 +45,14 @@ typedef struct cr_dent_material {
     uint32_t min_cells;           ///< dent-map grid cells per side, at least
     uint32_t max_cells;           ///< and at most (the world's deform.max_cells caps it too)
     bool move_projectile;         ///< push a dynamic projectile into the dent it made
+    bool refresh_mass;            ///< rescale mass and inertia by the dented volume (dynamic bodies)
 } cr_dent_material;
 
 /// A dent material with the seed's defaults, not enabled.
 cr_dent_material cr_default_dent_material(void);
 
 /// World-wide budgets of the deformation stage (a field of cr_world_def).
+/// The default has body_capacity 0: set it (and bytes) to have dentable bodies.
 typedef struct cr_deform_def {
     uint32_t body_capacity;       ///< dentable bodies at once
     uint32_t bytes;               ///< memory for their surface and grid copies
@@ -60,7 +62,7 @@ typedef struct cr_deform_def {
     uint32_t max_cells;           ///< largest dent-map grid side
 } cr_deform_def;
 
-/// Budgets that suit a handful of dentable bodies.
+/// Budgets that suit a handful of dentable bodies, once body_capacity is set.
 cr_deform_def cr_default_deform_def(void);
 
 /// A body's current surface: the dented copy for a dentable body, else its asset's.
