@@ -217,9 +217,17 @@ int cr_cook_obj(const char *name, const cr_obj *obj, const cr_cook_options *opt,
     t0 = cr_cook_now();
     cr_cook_skin skin;
     cr_cook_progress_begin(&prog, "skin", opt->quiet);
-    rc = cr_cook_skin_build(&mesh, &grid, &frame, opt, &skin, err, en, &prog);
+    char serr[768];
+    rc = cr_cook_skin_build(&mesh, &grid, &frame, opt, &skin, serr, sizeof serr, &prog);
     cr_cook_progress_end(&prog);
     if (rc != 0) {
+        /* rig and pose errors already name their file and line; the rest is about this mesh */
+        bool located = (opt->rig_path && strncmp(serr, opt->rig_path, strlen(opt->rig_path)) == 0) ||
+                       (opt->poses_path && strncmp(serr, opt->poses_path, strlen(opt->poses_path)) == 0);
+        if (located)
+            snprintf(err, en, "%s", serr);
+        else
+            snprintf(err, en, "%s:0: %s", name, serr);
         cr_cook_surface_free(&surf);
         cr_cook_grid_free(&grid);
         cr_cook_mesh_free(&mesh);
