@@ -35,6 +35,7 @@ void cr_cook_progress_begin(cr_cook_progress *p, const char *label, bool quiet) 
     p->last = p->start;
     p->quiet = quiet;
     p->shown = false;
+    p->done = false;
 }
 
 static void progress_draw(cr_cook_progress *p, double fraction, double now) {
@@ -54,12 +55,13 @@ void cr_cook_progress_update(void *pv, double fraction) {
     if (now - p->start < 1.0 || (now - p->last < 0.1 && fraction < 1.0)) return;
     p->last = now;
     p->shown = true;
+    p->done = fraction >= 1.0;
     progress_draw(p, fraction, now);
 }
 
 void cr_cook_progress_end(cr_cook_progress *p) {
     if (p->shown && !p->quiet) {
-        progress_draw(p, 1.0, cr_cook_now());
+        if (!p->done) progress_draw(p, 1.0, cr_cook_now());
         fprintf(stderr, "\n");
     }
     p->shown = false;

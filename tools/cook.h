@@ -53,7 +53,7 @@ cr_cook_options cr_cook_default_options(void);
 typedef struct cr_cook_progress {
     const char *label;
     double start, last;
-    bool quiet, shown;
+    bool quiet, shown, done;
 } cr_cook_progress;
 void cr_cook_progress_begin(cr_cook_progress *p, const char *label, bool quiet);
 void cr_cook_progress_update(void *p, double fraction);
