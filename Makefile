@@ -99,6 +99,11 @@ bench: $(CLI)
 cross:
 	@sh tests/cross.sh
 
+# The determinism matrix (docs/determinism.md): the reference scene's hashes on gcc/clang -O0/-O2/-O3, x86-32, aarch64, armhf.
+.PHONY: matrix
+matrix:
+	@sh tests/matrix.sh
+
 clean:
 	rm -rf build build-* 
 

@@ -16,13 +16,17 @@
 #    the recorded hashes must equal the golden ones, and re-simulating must
 #    give them again, frame by frame. Cross targets are static binaries run
 #    under qemu-user.
-#      x86-64        gcc and clang at -O0, -O2, -O3
-#      x86 32-bit    gcc and clang -O2 -m32 -msse2 -mfpmath=sse (x87 is not supported)
+#      x86-64        gcc and clang, the runtime at -O0, -O2, -O3
+#      x86 32-bit    gcc -O2 -m32 -msse2 -mfpmath=sse (x87 is not supported)
 #      aarch64       aarch64-linux-gnu-gcc -O2, qemu-aarch64
 #      armhf         arm-linux-gnueabihf-gcc -O2 (VFP, hard float), qemu-arm
 #    each in float and in fixed mode.
-# Prints one row per target and mode (target, compiler, options, mode, frames,
-# result, seconds) and ends with "matrix: N passed, M failed"; exits non-zero
+# The verifier's tools part (scene parser, replay reader; never linked into a
+# game) is built at -O2 once per compiler and CPU; folders that
+# tests/run_all.sh already built are reused, so inside `make test` the
+# matrix only builds what is new.
+# Prints one row per target and mode (target, compiler, optimisation, mode,
+# frames, result, build and run seconds) and ends with "matrix: N passed, M failed"; exits non-zero
 # when anything failed. A missing compiler or qemu is a failure, not a skip:
 # tools/setup-debian.sh installs them all.
 set -u
@@ -41,8 +45,8 @@ trap 'rm -f "$log"' EXIT
 now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 
-row() { # target cc opt mode frames result seconds
-    printf '%-12s %-6s %-4s %-6s %6s  %-8s %6s\n' "$@"
+row() { # target cc opt mode frames result build-seconds run-seconds
+    printf '%-8s %-6s %-4s %-6s %6s  %-10s %7s %6s\n' "$@"
 }
 
 mode_name() { [ "$1" = 1 ] && echo fixed || echo float; }
@@ -91,19 +95,29 @@ done
 echo "   verifier links the runtime and:$(echo $members | sed 's/\([^ ]*\)/ \1.c/g')"
 
 # ---- 2. every target
-row target cc opt mode frames result seconds
+row target cc opt mode frames result build-s run-s
 
-# target label, compiler label, CC, AR, OPT, EXTRA_CFLAGS, LDFLAGS, runner (or -), folder suffix
+# Builds what a target needs and runs the verifier on both modes' replays.
+#   label cclabel CC AR OPT EXTRA_CFLAGS LDFLAGS RUNNER RUNTIME_DIR TOOLS_DIR TOOLS_OPT
+# RUNTIME_DIR/TOOLS_DIR contain MODE, replaced by the mode's folder suffix.
+# The runtime is built at OPT; the tools part of the verifier (scene parser,
+# replay reader: not linked into games) at TOOLS_OPT in TOOLS_DIR, which is
+# shared by the rows of one compiler and CPU. Folders named like the ones
+# tests/run_all.sh builds are reused as they are.
 run_target() {
-    label=$1 cclabel=$2 cc=$3 ar=$4 opt=$5 extra=$6 ldflags=$7 runner=$8 suffix=$9
+    label=$1 cclabel=$2 cc=$3 ar=$4 opt=$5 extra=$6 ldflags=$7 runner=$8 rt_pat=$9
+    shift 9
+    tools_pat=$1 tools_opt=$2
     for fixed in 0 1; do
         mode=$(mode_name $fixed)
+        suffix=; [ $fixed = 1 ] && suffix=-fixed
+        rt=$(echo "$rt_pat" | sed "s/MODE/$suffix/")
+        td=$(echo "$tools_pat" | sed "s/MODE/$suffix/")
         t0=$(now)
-        dir=$M/$suffix-$mode
         rec=$M/reference-$mode.crr
         golden=tests/golden/reference-$mode.hashes
-        frames=-
-        result=FAIL
+        frames=- result=FAIL build_s=- run_s=-
+        : >"$log"
         if ! command -v "$cc" >/dev/null 2>&1; then
             result="no-$cc"
         elif [ "$runner" != - ] && ! command -v "$runner" >/dev/null 2>&1; then
@@ -112,35 +126,44 @@ run_target() {
             result=no-record
         else
             objs=""
-            for o in $TOOLS_OBJS obj/tests/matrix/verify_main.o; do objs="$objs $dir/$o"; done
-            if make -s -j"$JOBS" FIXED=$fixed BUILD="$dir" CC="$cc" AR="$ar" OPT="$opt" EXTRA_CFLAGS="$extra" \
-                   "$dir/libcrumple.a" $objs >"$log" 2>&1 &&
-               $cc $opt $extra $objs "$dir/libcrumple.a" -lm $ldflags -o "$dir/crumple-verify" >>"$log" 2>&1; then
-                if [ "$runner" = - ]; then set -- "$dir/crumple-verify"; else set -- "$runner" "$dir/crumple-verify"; fi
+            for o in $TOOLS_OBJS obj/tests/matrix/verify_main.o; do objs="$objs $td/$o"; done
+            bin=$rt/crumple-verify
+            if make -s -j"$JOBS" FIXED=$fixed BUILD="$td" CC="$cc" AR="$ar" OPT="$tools_opt" EXTRA_CFLAGS="$extra" \
+                   $objs >>"$log" 2>&1 &&
+               make -s -j"$JOBS" FIXED=$fixed BUILD="$rt" CC="$cc" AR="$ar" OPT="$opt" EXTRA_CFLAGS="$extra" \
+                   "$rt/libcrumple.a" >>"$log" 2>&1 &&
+               $cc $opt $extra $objs "$rt/libcrumple.a" -lm $ldflags -o "$bin" >>"$log" 2>&1; then
+                build_s=$(elapsed "$t0")
+                t1=$(now)
+                if [ "$runner" = - ]; then set -- "$bin"; else set -- "$runner" "$bin"; fi
                 if "$@" replay "$rec" --verify --golden "$golden" >>"$log" 2>&1; then
                     result=pass
                     frames=$(sed -n 's/.*: \([0-9]*\) frames verified.*/\1/p' "$log" | tail -n 1)
                 fi
+                run_s=$(elapsed "$t1")
             else
                 result=build-fail
+                build_s=$(elapsed "$t0")
             fi
         fi
-        row "$label" "$cclabel" "$opt" "$mode" "$frames" "$result" "$(elapsed "$t0")"
+        row "$label" "$cclabel" "$opt" "$mode" "$frames" "$result" "$build_s" "$run_s"
         if [ "$result" = pass ]; then passed=$((passed + 1)); else failed=$((failed + 1)); sed 's/^/      /' "$log" | tail -n 20; fi
     done
 }
 
 M32="-m32 -msse2 -mfpmath=sse -idirafter /usr/include/x86_64-linux-gnu"
-for cc in gcc clang; do
-    for opt in -O0 -O2 -O3; do
-        run_target x86-64 $cc $cc ar $opt "" "" - "x86_64-$cc$opt"
-    done
-done
-for cc in gcc clang; do
-    run_target x86-32 $cc $cc ar -O2 "$M32" "-m32" - "x86_32-$cc-O2"
-done
-run_target aarch64 gcc aarch64-linux-gnu-gcc aarch64-linux-gnu-ar -O2 "" "-static" qemu-aarch64 aarch64-gcc-O2
-run_target armhf gcc arm-linux-gnueabihf-gcc arm-linux-gnueabihf-ar -O2 "" "-static" qemu-arm armhf-gcc-O2
+#          target  cc    CC    AR  OPT  EXTRA  LD  RUNNER  RUNTIME_DIR              TOOLS_DIR        TOOLS_OPT
+run_target x86-64  gcc   cc    ar  -O2  ""     ""  -       "${P}MODE"               "${P}MODE"       -O2
+run_target x86-64  gcc   cc    ar  -O0  ""     ""  -       "${P}MODE-O0"            "${P}MODE"       -O2
+run_target x86-64  gcc   cc    ar  -O3  ""     ""  -       "$M/x86_64-gcc-O3MODE"   "${P}MODE"       -O2
+run_target x86-64  clang clang ar  -O2  ""     ""  -       "$P-clangMODE"           "$P-clangMODE"   -O2
+run_target x86-64  clang clang ar  -O0  ""     ""  -       "$M/x86_64-clang-O0MODE" "$P-clangMODE"   -O2
+run_target x86-64  clang clang ar  -O3  ""     ""  -       "$M/x86_64-clang-O3MODE" "$P-clangMODE"   -O2
+run_target x86-32  gcc   gcc   ar  -O2  "$M32" -m32 -      "$M/x86_32-gccMODE"      "$M/x86_32-gccMODE" -O2
+run_target aarch64 gcc   aarch64-linux-gnu-gcc aarch64-linux-gnu-ar -O2 "" -static qemu-aarch64 \
+                                                           "$M/aarch64-gccMODE"     "$M/aarch64-gccMODE" -O2
+run_target armhf   gcc   arm-linux-gnueabihf-gcc arm-linux-gnueabihf-ar -O2 "" -static qemu-arm \
+                                                           "$M/armhf-gccMODE"       "$M/armhf-gccMODE" -O2
 
 echo "matrix: $passed passed, $failed failed ($(elapsed "$start_all") s)"
 [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]

@@ -389,3 +389,28 @@ CR_TEST(determinism_reference_scene_matches_golden_hashes) {
     cr_cli_world_free(w);
     cr_scene_free(s);
 }
+
+/* `crumple run SCENE --record FILE` and `crumple replay FILE --verify`, as a
+ * user runs them: the replay holds the scene text and verifies. */
+CR_TEST(replay_run_record_then_verify) {
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/crumple_record_XXXXXX");
+    int fd = mkstemp(path);
+    ENSURE(fd >= 0);
+    close(fd);
+    char *run_args[] = {"run", "data/scenes/example.scene", "--frames", "130", "--record", path, "--json"};
+    ENSURE(cr_cmd_run(7, run_args) == 0);
+    cr_replay r;
+    cr_replay_error err;
+    ENSURE_MSG(cr_replay_load(path, &r, &err) == CR_REPLAY_OK, "%s", err.message);
+    ENSURE(arrlen(r.frames) == 130);
+    ENSURE(strstr(r.scene_text, "crumple-scene 1") == r.scene_text);
+    ENSURE(strcmp(r.scene_path, "data/scenes/example.scene") == 0);
+    ENSURE(arrlen(r.inputs) == 4); /* example.scene's target, impulse and two velocities; the spawn is not one */
+    cr_replay_free(&r);
+    char *verify_args[] = {"replay", path, "--verify", "--quiet"};
+    ENSURE(cr_cmd_replay(4, verify_args) == 0);
+    char *shock_args[] = {"run", "data/scenes/example.scene", "--shock", "off", "--record", path};
+    ENSURE(cr_cmd_run(6, shock_args) == 2); /* the replay could not reproduce an override */
+    remove(path);
+}
