@@ -8,7 +8,6 @@
 #include "cli.h"
 #include "cook.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,18 +34,21 @@ static void usage(FILE *f) {
 
 static int parse_double_arg(const char *s, double *out) {
     char *end;
-    errno = 0;
     double v = strtod(s, &end);
-    if (end == s || *end != 0 || !isfinite(v) || errno == ERANGE) return -1;
+    if (end == s || *end != 0 || !isfinite(v)) return -1;
     *out = v;
     return 0;
 }
 
+/* Decimal digits only, overflow checked (strtoul would need errno, and accepts "-1"). */
 static int parse_u32_arg(const char *s, uint32_t *out) {
-    char *end;
-    errno = 0;
-    unsigned long v = strtoul(s, &end, 10);
-    if (end == s || *end != 0 || errno == ERANGE || v > 0xffffffffu || s[0] == '-') return -1;
+    uint64_t v = 0;
+    if (*s == 0) return -1;
+    for (; *s; ++s) {
+        if (*s < '0' || *s > '9') return -1;
+        v = v * 10 + (uint64_t)(*s - '0');
+        if (v > 0xffffffffu) return -1;
+    }
     *out = (uint32_t)v;
     return 0;
 }
@@ -69,7 +71,7 @@ int cr_cmd_cook(int argc, char **argv) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         int bad = 0;
-        uint32_t u;
+        uint32_t u = 0;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             usage(stdout);
             return 0;

@@ -8,7 +8,6 @@
  */
 #include "cli.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,9 +28,8 @@ int cr_cli_query_sdf(const cr_asset *a, FILE *in, FILE *out, bool normal, const 
         int ok = 1;
         for (int k = 0; k < 3 && ok; ++k) {
             char *start = end;
-            errno = 0;
             v[k] = strtod(start, &end);
-            ok = end != start && errno != ERANGE && isfinite(v[k]) && fabs(v[k]) < CR_ASSET_MAX_COORD;
+            ok = end != start && isfinite(v[k]) && fabs(v[k]) < CR_ASSET_MAX_COORD;
         }
         while (ok && (*end == ' ' || *end == '\t' || *end == '\r' || *end == '\n')) ++end;
         if (!ok || *end != 0) {

@@ -33,7 +33,6 @@
 #include "crumple/asset.h"
 #include "platform.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -150,9 +149,8 @@ static int lines_next(text_lines *t, char *tok[16]) {
 
 static int parse_num(const char *s, double *out) {
     char *end;
-    errno = 0;
     double v = strtod(s, &end);
-    if (end == s || *end != 0 || !isfinite(v) || (errno == ERANGE && fabs(v) >= 1.0)) return -1;
+    if (end == s || *end != 0 || !isfinite(v)) return -1;
     *out = v;
     return 0;
 }

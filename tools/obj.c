@@ -11,7 +11,6 @@
 #include "stb_ds.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -71,11 +70,11 @@ static int parse_double(char *tok, size_t n, double *out) {
     char save = tok[n];
     tok[n] = 0;
     char *endp = NULL;
-    errno = 0;
     double v = strtod(tok, &endp);
-    int ok = endp == tok + n && n > 0 && isfinite(v) && errno != ERANGE;
-    /* underflow to a tiny or zero value is harmless for coordinates */
-    if (!ok && endp == tok + n && n > 0 && errno == ERANGE && fabs(v) < 1.0) ok = 1;
+    /* overflow gives an infinity, caught here; underflow to a tiny or zero
+     * value is harmless for coordinates (errno is not consulted: <errno.h>
+     * is missing from some hosts' 32-bit headers) */
+    int ok = endp == tok + n && n > 0 && isfinite(v);
     tok[n] = save;
     *out = v;
     return ok;
