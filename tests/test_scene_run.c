@@ -377,3 +377,34 @@ CR_TEST(scene_run_joint_reaches_the_world) {
     cr_cli_world_free(w);
     cr_scene_free(s);
 }
+
+CR_TEST(scene_bench_prints_its_json_line) {
+    FILE *tmp = tmpfile();
+    ENSURE(tmp != NULL);
+    ENSURE(cr_bench_scene(tmp, "stack", "data/scenes/stack.scene", 30) == 0);
+    long n = ftell(tmp);
+    rewind(tmp);
+    char *text = calloc(1, (size_t)n + 1);
+    ENSURE(fread(text, 1, (size_t)n, tmp) == (size_t)n);
+    fclose(tmp);
+    ENSURE(n > 0 && text[n - 1] == '\n' && strchr(text, '\n') == text + n - 1); /* one line */
+    jreader r = {text, 1};
+    jnode root;
+    jvalue(&r, &root, 0);
+    jws(&r);
+    ENSURE(r.ok && *r.p == '\0' && root.type == J_OBJ);
+    const jnode *sc = jget(&root, "scene"), *steps = jget(&root, "steps"), *bodies = jget(&root, "bodies");
+    ENSURE(sc && steps && bodies && sc->type == J_STR && strcmp(sc->str, "stack") == 0);
+    ENSURE(steps->num == 30 && bodies->num == 11);
+    const jnode *median = jget(&root, "median_ms"), *max = jget(&root, "max_ms");
+    ENSURE(median && max && median->type == J_NUM && max->type == J_NUM);
+    ENSURE(median->num > 0 && max->num >= median->num);
+    const jnode *hash = jget(&root, "state_hash");
+    ENSURE(hash && hash->type == J_STR && strlen(hash->str) == 16);
+    jfree(&root);
+    free(text);
+    /* a missing scene is an error, not a line of zeros */
+    tmp = tmpfile();
+    ENSURE(cr_bench_scene(tmp, "none", "data/scenes/none.scene", 5) == 1 && ftell(tmp) == 0);
+    fclose(tmp);
+}

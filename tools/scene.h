@@ -203,4 +203,12 @@ void cr_run_stats_add(cr_run_stats *rs, const cr_world_stats *ws, double step_ms
 /// The JSON object `crumple run --json` prints (docs/scene-format.md gives the contract).
 void cr_run_write_json(FILE *out, const cr_scene *s, const cr_world *w, const cr_run_stats *rs);
 
+/* ---- crumple bench (tools/cmd_bench.c) ---- */
+
+/// Load, build and step one scene `steps` times at 1/60 s, timing every step,
+/// and write one JSON line to `out`: scene (= `name`), steps, median_ms,
+/// max_ms, mean_ms, cpu_median_ms, cpu_max_ms, bodies, overflow,
+/// memory_bytes, mode, state_hash. Returns 0, or 1 after printing the error.
+int cr_bench_scene(FILE *out, const char *name, const char *path, int32_t steps);
+
 #endif
