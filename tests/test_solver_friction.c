@@ -6,6 +6,7 @@
  * the slope in `seconds`. */
 static double ramp_slide(double degrees, double mu, double seconds) {
     cr_world_def def = cr_default_world_def();
+    def.sleep = false;
     cr_world *w = ts_world(&def);
     if (w == NULL) return -1;
     cr_material m = ts_material(0.0, mu);
@@ -41,6 +42,7 @@ CR_TEST(solver_friction_ramp_slides_iff_tan_exceeds_mu) {
 
 static void roll(double rolling_friction, double seconds, double *speed, double *distance) {
     cr_world_def def = cr_default_world_def();
+    def.sleep = false;
     cr_world *w = ts_world(&def);
     cr_material m = ts_material(0.0, 0.8);
     m.rolling_friction = cr_from_float((float)rolling_friction);
@@ -75,6 +77,7 @@ CR_TEST(solver_rolling_friction_stops_a_rolling_ball) {
 /* Apex height of the first bounce of a ball dropped from h onto the ground. */
 static double bounce_apex(double e, double h) {
     cr_world_def def = cr_default_world_def();
+    def.sleep = false;
     cr_world *w = ts_world(&def);
     cr_material m = ts_material(e, 0.5);
     ts_ground(w, m);

@@ -1,11 +1,13 @@
 /* test_solver_stacking.c — seed 002's two headline claims about resting
  * contact: a block with restitution 1 on an incline neither bounces nor creeps
  * (the collision / velocity / contact / position sequencing), and a stack of
- * ten cubes stands still (contact graph + shock propagation). */
+ * ten cubes stands still (contact graph + shock propagation). Sleeping is off
+ * in these tests: they measure the solver, not bodies taken out of it. */
 #include "test_solver_util.h"
 
 CR_TEST(solver_incline_restitution_one_does_not_bounce) {
     cr_world_def def = cr_default_world_def();
+    def.sleep = false;
     cr_world *w = ts_world(&def);
     ENSURE(w != NULL);
     cr_material m = ts_material(1.0, 1.0);
@@ -34,6 +36,7 @@ CR_TEST(solver_incline_restitution_one_does_not_bounce) {
  * bounces back up, then settles once the contact stage catches it. */
 CR_TEST(solver_incline_small_drop_is_caught) {
     cr_world_def def = cr_default_world_def();
+    def.sleep = false;
     cr_world *w = ts_world(&def);
     ENSURE(w != NULL);
     cr_material m = ts_material(0.0, 1.0);
@@ -70,6 +73,7 @@ static void stack_run(cr_world *w, int count, double *top_drift, double *min_hei
 
 CR_TEST(solver_stack_of_ten_stands_for_ten_seconds) {
     cr_world_def def = cr_default_world_def();
+    def.sleep = false;
     cr_world *w = ts_world(&def);
     ENSURE(w != NULL);
     double drift, ratio;
@@ -87,6 +91,7 @@ CR_TEST(solver_shock_propagation_holds_a_tall_stack) {
     double drift[2], ratio[2], jitter[2];
     for (int on = 0; on < 2; ++on) {
         cr_world_def def = cr_default_world_def();
+        def.sleep = false;
         def.shock_propagation = on != 0;
         cr_world *w = ts_world(&def);
         ENSURE(w != NULL);

@@ -26,6 +26,19 @@ uint32_t cr_arena_push(cr_arena *a, uint8_t *block, uint32_t size, uint32_t alig
     return (uint32_t)start;
 }
 
+uint32_t cr_arena_push_uninit(cr_arena *a, uint32_t size, uint32_t align) {
+    if (align == 0 || align > CR_ARENA_MAX_ALIGN || (align & (align - 1)) != 0) align = CR_ARENA_MAX_ALIGN;
+    uint64_t start = ((uint64_t)a->pos + (align - 1)) & ~(uint64_t)(align - 1);
+    uint64_t stop = start + size;
+    if (stop > a->end) {
+        a->failures++;
+        return CR_NO_OFFSET;
+    }
+    a->pos = (uint32_t)stop;
+    if (a->pos - a->begin > a->high_water) a->high_water = a->pos - a->begin;
+    return (uint32_t)start;
+}
+
 void cr_arena_pop_to(cr_arena *a, uint32_t pos) {
     if (pos < a->begin) pos = a->begin;
     if (pos < a->pos) a->pos = pos;

@@ -32,6 +32,9 @@ typedef struct cr_arena {
 void cr_arena_init(cr_arena *a, uint32_t begin, uint32_t end);
 /// Push `size` zeroed bytes aligned to `align` (power of two, <= 16); CR_NO_OFFSET when full.
 uint32_t cr_arena_push(cr_arena *a, uint8_t *block, uint32_t size, uint32_t align);
+/// Like cr_arena_push, but the bytes are not zeroed: only for per-step
+/// scratch that is always written before it is read (large solver arrays).
+uint32_t cr_arena_push_uninit(cr_arena *a, uint32_t size, uint32_t align);
 static inline uint32_t cr_arena_pos(const cr_arena *a) { return a->pos; }
 /// Free everything pushed after `pos` (a value from cr_arena_pos).
 void cr_arena_pop_to(cr_arena *a, uint32_t pos);

@@ -133,6 +133,7 @@ cr_status cr_body_destroy(cr_world *w, cr_body_id id) {
     cr_body *b = cr_world_body(w, id);
     if (b == NULL) return CR_ERR_STALE_HANDLE;
     if (b->joint_count > 0) cr_joints_remove_for_body(w, id.index1);
+    cr_world_wake(w, id.index1 - 1); /* what rested on it must fall */
     if (b->shape.type == CR_SHAPE_MESH && (b->shape.asset & CR_DEFORM_SLOT_FLAG)) cr_deform_detach(w, id.index1);
     b->alive = 0;
     b->generation++;
@@ -154,6 +155,7 @@ cr_status cr_body_set_transform(cr_world *w, cr_body_id id, cr_transform t) {
     if (b == NULL) return CR_ERR_STALE_HANDLE;
     b->xf.p = t.p;
     b->xf.q = cr_quat_normalize(t.q);
+    cr_world_wake(w, id.index1 - 1);
     return CR_OK;
 }
 
@@ -173,6 +175,7 @@ cr_status cr_body_set_velocity(cr_world *w, cr_body_id id, cr_vec3 linear, cr_ve
     if (b->type == CR_BODY_STATIC) return CR_OK;
     b->v = linear;
     b->w = angular;
+    cr_world_wake(w, id.index1 - 1);
     return CR_OK;
 }
 
@@ -180,6 +183,7 @@ cr_status cr_body_apply_impulse(cr_world *w, cr_body_id id, cr_vec3 impulse, cr_
     cr_body *b = cr_world_body(w, id);
     if (b == NULL) return CR_ERR_STALE_HANDLE;
     if (b->type != CR_BODY_DYNAMIC) return CR_OK;
+    cr_world_wake(w, id.index1 - 1);
     b->v = cr_v3_mad(b->v, b->inv_mass, impulse);
     cr_vec3 r = cr_v3_sub(world_point, b->xf.p);
     cr_vec3 dl = cr_quat_inv_rotate(b->xf.q, cr_v3_cross(r, impulse));
@@ -192,6 +196,7 @@ cr_status cr_body_apply_force(cr_world *w, cr_body_id id, cr_vec3 force, cr_vec3
     cr_body *b = cr_world_body(w, id);
     if (b == NULL) return CR_ERR_STALE_HANDLE;
     if (b->type != CR_BODY_DYNAMIC) return CR_OK;
+    cr_world_wake(w, id.index1 - 1);
     b->force = cr_v3_add(b->force, force);
     b->torque = cr_v3_add(b->torque, cr_v3_cross(cr_v3_sub(world_point, b->xf.p), force));
     return CR_OK;
@@ -201,7 +206,19 @@ cr_status cr_body_apply_torque(cr_world *w, cr_body_id id, cr_vec3 torque) {
     cr_body *b = cr_world_body(w, id);
     if (b == NULL) return CR_ERR_STALE_HANDLE;
     if (b->type != CR_BODY_DYNAMIC) return CR_OK;
+    cr_world_wake(w, id.index1 - 1);
     b->torque = cr_v3_add(b->torque, torque);
+    return CR_OK;
+}
+
+bool cr_body_is_sleeping(const cr_world *w, cr_body_id id) {
+    const cr_body *b = cr_world_body_c(w, id);
+    return b != NULL && b->asleep;
+}
+
+cr_status cr_body_wake(cr_world *w, cr_body_id id) {
+    if (cr_world_body(w, id) == NULL) return CR_ERR_STALE_HANDLE;
+    cr_world_wake(w, id.index1 - 1);
     return CR_OK;
 }
 

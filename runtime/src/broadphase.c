@@ -9,8 +9,9 @@
  *   1. count the entries of each bucket, 2. prefix sums, 3. fill the buckets
  *      in body-slot order (a counting sort, so a bucket lists bodies in
  *      ascending slot order on every machine),
- *   4. for each body, look up the cells it covers; a pair is reported only
- *      from the first cell the two boxes share, so it is reported once,
+ *   4. for each bucket, every two entries of the same cell; a pair is
+ *      reported only from the first cell the two boxes share, so it is
+ *      reported once,
  *   5. sort the pairs by (lower slot, higher slot).
  *
  * Notes
@@ -136,12 +137,12 @@ void cr_broadphase(cr_step *s) {
     uint32_t mark = cr_arena_pos(&w->scratch);
     uint32_t entry_cap = def->body_capacity * CR_BP_ENTRIES_PER_BODY;
     uint32_t buckets = bucket_count_for(entry_cap);
-    uint32_t off_r = cr_arena_push(&w->scratch, (uint8_t *)w, def->body_capacity * (uint32_t)sizeof(bp_range), 16);
-    uint32_t off_e = cr_arena_push(&w->scratch, (uint8_t *)w, entry_cap * (uint32_t)sizeof(bp_entry), 16);
-    uint32_t off_b = cr_arena_push(&w->scratch, (uint8_t *)w, (buckets + 1u) * (uint32_t)sizeof(uint32_t), 16);
-    uint32_t off_l = cr_arena_push(&w->scratch, (uint8_t *)w, def->body_capacity * (uint32_t)sizeof(uint32_t), 16);
-    uint32_t off_p = cr_arena_push(&w->scratch, (uint8_t *)w, def->body_capacity * (uint32_t)sizeof(uint32_t), 16);
-    uint32_t off_t = cr_arena_push(&w->scratch, (uint8_t *)w, def->pair_capacity * (uint32_t)sizeof(uint64_t), 16);
+    uint32_t off_r = cr_arena_push_uninit(&w->scratch, def->body_capacity * (uint32_t)sizeof(bp_range), 16);
+    uint32_t off_e = cr_arena_push_uninit(&w->scratch, entry_cap * (uint32_t)sizeof(bp_entry), 16);
+    uint32_t off_b = cr_arena_push_uninit(&w->scratch, (buckets + 1u) * (uint32_t)sizeof(uint32_t), 16);
+    uint32_t off_l = cr_arena_push_uninit(&w->scratch, def->body_capacity * (uint32_t)sizeof(uint32_t), 16);
+    uint32_t off_p = cr_arena_push_uninit(&w->scratch, def->body_capacity * (uint32_t)sizeof(uint32_t), 16);
+    uint32_t off_t = cr_arena_push_uninit(&w->scratch, def->pair_capacity * (uint32_t)sizeof(uint64_t), 16);
     s->npairs = 0;
     if (off_r == CR_NO_OFFSET || off_e == CR_NO_OFFSET || off_b == CR_NO_OFFSET || off_l == CR_NO_OFFSET ||
         off_p == CR_NO_OFFSET || off_t == CR_NO_OFFSET) {
@@ -247,27 +248,24 @@ void cr_broadphase(cr_step *s) {
             if (boxes_overlap(&range[i], rj)) emit(s, &out, i, j);
         }
     }
-    for (uint32_t i = 0; i < s->nb; ++i) {
-        const bp_range *ri = &range[i];
-        if (ri->kind != BP_HASHED) continue;
-        for (int32_t z = ri->lo[2]; z <= ri->hi[2]; ++z)
-            for (int32_t y = ri->lo[1]; y <= ri->hi[1]; ++y)
-                for (int32_t x = ri->lo[0]; x <= ri->hi[0]; ++x) {
-                    uint32_t k = cell_hash(x, y, z, mask);
-                    uint32_t e0 = k == 0 ? 0 : start[k - 1], e1 = start[k];
-                    for (uint32_t e = e0; e < e1; ++e) {
-                        const bp_entry *en = &entry[e];
-                        uint32_t j = en->body;
-                        if (j <= i || en->c[0] != x || en->c[1] != y || en->c[2] != z) continue;
-                        const bp_range *rj = &range[j];
-                        /* report from the first shared cell only */
-                        int32_t fx = ri->lo[0] > rj->lo[0] ? ri->lo[0] : rj->lo[0];
-                        int32_t fy = ri->lo[1] > rj->lo[1] ? ri->lo[1] : rj->lo[1];
-                        int32_t fz = ri->lo[2] > rj->lo[2] ? ri->lo[2] : rj->lo[2];
-                        if (fx != x || fy != y || fz != z) continue;
-                        if (boxes_overlap(ri, rj)) emit(s, &out, i, j);
-                    }
-                }
+    /* each bucket: every two entries of the same cell, reported from the
+     * first cell the two boxes share so a pair is reported once */
+    for (uint32_t k = 0; k < buckets; ++k) {
+        uint32_t e0 = k == 0 ? 0 : start[k - 1], e1 = start[k];
+        for (uint32_t e = e0; e + 1 < e1; ++e) {
+            const bp_entry *ea = &entry[e];
+            const bp_range *ri = &range[ea->body];
+            for (uint32_t f = e + 1; f < e1; ++f) {
+                const bp_entry *eb = &entry[f];
+                if (eb->c[0] != ea->c[0] || eb->c[1] != ea->c[1] || eb->c[2] != ea->c[2]) continue;
+                const bp_range *rj = &range[eb->body];
+                int32_t fx = ri->lo[0] > rj->lo[0] ? ri->lo[0] : rj->lo[0];
+                int32_t fy = ri->lo[1] > rj->lo[1] ? ri->lo[1] : rj->lo[1];
+                int32_t fz = ri->lo[2] > rj->lo[2] ? ri->lo[2] : rj->lo[2];
+                if (fx != ea->c[0] || fy != ea->c[1] || fz != ea->c[2]) continue;
+                if (boxes_overlap(ri, rj)) emit(s, &out, ea->body, eb->body);
+            }
+        }
     }
     cr_sort_u64(out.pairs, CR_AT(w, off_t, uint64_t), out.n);
     s->npairs = out.n;

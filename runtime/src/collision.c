@@ -27,12 +27,23 @@
  * order with e = min of the two restitutions, on the velocities of the start
  * of the step; it stops early when a pass applies no impulse.
  *
+ * Contacts (contact.c) use the same loop and law with the ramped
+ * restitution, but the friction cone bounds what a point received over all
+ * contact passes rather than one impulse, and relax_pressed_points then
+ * keeps the friction of every pressed point inside its share of the pair's
+ * cone. The seed's per-impulse cone cannot hold a resting body: the ramp's
+ * last passes carry almost no normal impulse, so they could not remove the
+ * slip the first passes leave (docs/solver.md).
+ *
  * Notes
  *   - A point with a gap (phi > 0) may approach at -phi/dt and still not
  *     touch at the predicted position; that is the floor of its target, so a
  *     body with restitution 0 lands exactly on the surface instead of
  *     stopping in mid-air. With restitution > 0 it bounces at once, as in the
- *     seed (the bounce happens up to one step early).
+ *     seed, and impact_time() puts the bounce at the moment of impact.
+ *   - The normal direction's response (r x n, I^-1 (r x n), n . K n) and
+ *     K^-1 are cached per point at detection (the step's K matrices use the
+ *     start-of-step configuration), so the loops cost a few dot products.
  *   - In the contact stage a point deeper than CR_PENETRATION_SLOP gets a
  *     push-out floor of CR_PENETRATION_BETA of the excess per step, capped at
  *     CR_MAX_PUSH_SPEED; resting contacts never get that deep.
@@ -51,6 +62,13 @@ cr_mat3 cr_body_k(const cr_sbody *b, cr_vec3 r) {
     k.cy.y += b->inv_mass;
     k.cz.z += b->inv_mass;
     return k;
+}
+
+cr_mat3 cr_inverse_k(cr_mat3 k) {
+    cr_real trace = k.cx.x + k.cy.y + k.cz.z;
+    if (trace <= CR_REAL_EPS) return cr_mat3_scale(k, 0);
+    cr_real scale = cr_div(CR_R(3), trace);
+    return cr_mat3_scale(cr_mat3_inverse(cr_mat3_scale(k, scale)), scale);
 }
 
 cr_vec3 cr_solve_k(cr_mat3 k, cr_vec3 rhs) {
@@ -80,8 +98,42 @@ static cr_vec3 relative_velocity(const cr_step *s, const cr_manifold *m, const c
     return cr_v3_sub(ua, ub);
 }
 
+/* (w x r) . n = w . (r x n): the normal velocity from the cached r x n */
 cr_real cr_point_normal_velocity(const cr_step *s, const cr_manifold *m, const cr_cpoint *p) {
-    return cr_v3_dot(relative_velocity(s, m, p), p->n);
+    const cr_sbody *A = &s->sb[m->a], *B = &s->sb[m->b];
+    return cr_v3_dot(cr_v3_sub(A->v, B->v), p->n) + cr_v3_dot(A->w, p->na) - cr_v3_dot(B->w, p->nb);
+}
+
+/* n . K n, honouring bodies frozen by shock propagation */
+static cr_real point_knn(const cr_step *s, const cr_manifold *m, const cr_cpoint *p) {
+    return (cr_sbody_moves(&s->sb[m->a]) ? p->ka : 0) + (cr_sbody_moves(&s->sb[m->b]) ? p->kb : 0);
+}
+
+static void apply_normal(cr_step *s, const cr_manifold *m, const cr_cpoint *p, cr_real jn) {
+    cr_sbody *A = &s->sb[m->a], *B = &s->sb[m->b];
+    if (cr_sbody_moves(A)) {
+        A->v = cr_v3_mad(A->v, cr_mul(A->inv_mass, jn), p->n);
+        A->w = cr_v3_mad(A->w, jn, p->wa);
+    }
+    if (cr_sbody_moves(B)) {
+        B->v = cr_v3_mad(B->v, -cr_mul(B->inv_mass, jn), p->n);
+        B->w = cr_v3_mad(B->w, -jn, p->wb);
+    }
+}
+
+/* t . K t for a unit direction t (friction along the slip) */
+static cr_real point_ktt(const cr_step *s, const cr_manifold *m, const cr_cpoint *p, cr_vec3 t) {
+    const cr_sbody *A = &s->sb[m->a], *B = &s->sb[m->b];
+    cr_real k = 0;
+    if (cr_sbody_moves(A)) {
+        cr_vec3 rt = cr_v3_cross(p->ra, t);
+        k += A->inv_mass + cr_v3_dot(rt, cr_mat3_mul_v3(A->inv_i, rt));
+    }
+    if (cr_sbody_moves(B)) {
+        cr_vec3 rt = cr_v3_cross(p->rb, t);
+        k += B->inv_mass + cr_v3_dot(rt, cr_mat3_mul_v3(B->inv_i, rt));
+    }
+    return k;
 }
 
 cr_real cr_point_floor(const cr_step *s, const cr_cpoint *p, bool contact) {
@@ -93,15 +145,14 @@ cr_real cr_point_floor(const cr_step *s, const cr_cpoint *p, bool contact) {
     return 0;
 }
 
-/* One impulse at point p of pair m. Returns the normal impulse (N s), 0 if none. */
-static cr_real point_impulse(cr_step *s, cr_manifold *m, uint32_t pi, cr_impulse_law law, bool record_impact,
-                             bool first_in_pair) {
+/* A collision impulse at point pi of pair m, seed 002's law with static and
+ * kinetic friction. Returns the normal impulse (N s), 0 if none. */
+static cr_real collision_impulse(cr_step *s, cr_manifold *m, uint32_t pi, cr_real e) {
     cr_cpoint *p = &s->pts[pi];
     const cr_sbody *A = &s->sb[m->a], *B = &s->sb[m->b];
     cr_vec3 u = relative_velocity(s, m, p);
     cr_real un = cr_v3_dot(u, p->n);
-    cr_real floor_n = cr_point_floor(s, p, law.contact);
-    cr_real target = cr_max(-cr_mul(law.restitution, un), floor_n);
+    cr_real target = cr_max(-cr_mul(e, un), cr_point_floor(s, p, false));
     if (un >= target) return 0;
 
     cr_mat3 k = cr_mat3_add(cr_body_k(A, p->ra), cr_body_k(B, p->rb));
@@ -110,45 +161,67 @@ static cr_real point_impulse(cr_step *s, cr_manifold *m, uint32_t pi, cr_impulse
     cr_vec3 j = cr_solve_k(k, du);
     cr_real jn = cr_v3_dot(j, p->n);
     cr_vec3 jt = cr_v3_mad(j, -jn, p->n);
-    bool sticking;
-    if (law.contact) /* the cone bounds what this point received over the contact passes */
-        sticking = jn > 0 && cr_v3_len(cr_v3_add(p->jt, jt)) <= cr_mul(m->friction, p->jn + jn);
-    else
-        sticking = jn > 0 && cr_v3_len(jt) <= cr_mul(m->friction, jn);
-    if (!sticking) {
-        /* kinetic friction opposing the tangential slip */
-        cr_vec3 ut = cr_v3_mad(u, -un, p->n);
-        cr_vec3 t = cr_v3_normalize(ut);
+    if (!(jn > 0 && cr_v3_len(jt) <= cr_mul(m->friction, jn))) {
+        /* outside the friction cone: kinetic friction opposing the tangential slip */
+        cr_vec3 t = cr_v3_normalize(cr_v3_mad(u, -un, p->n));
         cr_vec3 dir = cr_v3_mad(p->n, -m->friction, t);
         cr_real denom = cr_v3_dot(p->n, cr_mat3_mul_v3(k, dir));
         if (denom <= CR_REAL_EPS) return 0;
         jn = cr_div(target - un, denom);
         if (jn <= 0) return 0;
         j = cr_v3_scale(dir, jn);
-        jt = cr_v3_mad(j, -jn, p->n);
     }
     cr_apply_pair_impulse(s, m->a, m->b, p->ra, p->rb, j);
 
-    if (record_impact) {
-        if (un < m->impact_speed) {
-            m->impact_speed = un;
-            m->impact_point = pi;
-            m->impact_velocity = u;
-            /* where the surfaces meet: the sample moved onto the other body's surface */
-            cr_real to_surface = p->of_b ? p->phi : -p->phi;
-            m->impact_local = cr_quat_inv_rotate(s->bodies[m->a].xf.q, cr_v3_mad(p->ra, to_surface, p->n));
-        }
-        m->impact_jn += jn;
-        m->impact_j = cr_v3_add(m->impact_j, j);
-        m->flags |= CR_MF_IMPACT;
-
-    } else {
-        p->jn += jn;
-        p->jt = cr_v3_add(p->jt, jt);
-        if (first_in_pair) m->contact_point = pi;
-        if (sticking) m->flags |= CR_MF_STICKING;
-        else m->flags &= ~(uint32_t)CR_MF_STICKING;
+    if (un < m->impact_speed) {
+        m->impact_speed = un;
+        m->impact_point = pi;
+        m->impact_velocity = u;
+        /* where the surfaces meet: the sample moved onto the other body's surface */
+        cr_real to_surface = p->of_b ? p->phi : -p->phi;
+        m->impact_local = cr_quat_inv_rotate(s->bodies[m->a].xf.q, cr_v3_mad(p->ra, to_surface, p->n));
     }
+    m->impact_jn += jn;
+    m->impact_j = cr_v3_add(m->impact_j, j);
+    m->flags |= CR_MF_IMPACT;
+    return jn;
+}
+
+/* A contact impulse at point pi: seed 002's law with the ramped restitution,
+ * static friction if the point's total impulse over the contact passes stays
+ * inside its friction cone, kinetic friction otherwise. */
+static cr_real contact_impulse(cr_step *s, cr_manifold *m, uint32_t pi, cr_real e, bool first_in_pair) {
+    cr_cpoint *p = &s->pts[pi];
+    const cr_sbody *A = &s->sb[m->a], *B = &s->sb[m->b];
+    cr_vec3 u = relative_velocity(s, m, p);
+    cr_real un = cr_v3_dot(u, p->n);
+    cr_real target = cr_max(-cr_mul(e, un), cr_point_floor(s, p, true));
+    if (un >= target) return 0;
+    cr_real knn = point_knn(s, m, p);
+    if (knn <= CR_REAL_EPS) return 0;
+    /* the cached K^-1 holds unless shock propagation froze one side */
+    bool as_created = cr_sbody_moves(A) == (A->dynamic != 0) && cr_sbody_moves(B) == (B->dynamic != 0);
+    cr_mat3 kinv = as_created ? p->kinv : cr_inverse_k(cr_mat3_add(cr_body_k(A, p->ra), cr_body_k(B, p->rb)));
+    cr_vec3 j = cr_mat3_mul_v3(kinv, cr_v3_sub(cr_v3_scale(p->n, target), u));
+    cr_real jn = cr_v3_dot(j, p->n);
+    cr_vec3 jt = cr_v3_mad(j, -jn, p->n);
+    if (!(jn > 0 && cr_v3_len(cr_v3_add(p->jt, jt)) <= cr_mul(m->friction, p->jn + jn))) {
+        /* kinetic: j = jn (n - mu t); n . K t = (r_a x n) . I_a^-1 (r_a x t) + the same for b */
+        cr_vec3 t = cr_v3_normalize(cr_v3_mad(u, -un, p->n));
+        cr_real knt = 0;
+        if (cr_sbody_moves(A)) knt += cr_v3_dot(p->wa, cr_v3_cross(p->ra, t));
+        if (cr_sbody_moves(B)) knt += cr_v3_dot(p->wb, cr_v3_cross(p->rb, t));
+        cr_real denom = knn - cr_mul(m->friction, knt);
+        if (denom <= CR_REAL_EPS) return 0;
+        jn = cr_div(target - un, denom);
+        if (jn <= 0) return 0;
+        jt = cr_v3_scale(t, -cr_mul(m->friction, jn));
+        j = cr_v3_mad(jt, jn, p->n);
+    }
+    cr_apply_pair_impulse(s, m->a, m->b, p->ra, p->rb, j);
+    p->jn += jn;
+    p->jt = cr_v3_add(p->jt, jt);
+    if (first_in_pair) m->contact_point = pi;
     return jn;
 }
 
@@ -159,45 +232,41 @@ static cr_real point_impulse(cr_step *s, cr_manifold *m, uint32_t pi, cr_impulse
  *     ends with zero normal velocity instead of a small hop: impulses of
  *     one-sided contacts at several points of one body only converge if
  *     they may also be reduced;
- *   - then each gets the tangential impulse that stops its slip, with its
- *     total tangential impulse kept inside its share of the pair's friction
- *     budget. Without this the friction of the ramp's last passes, whose
- *     normal impulses are tiny, could not undo the slip the first passes
- *     left, and a resting body would creep. */
+ *   - then each gets the tangential impulse that stops its slip, applied
+ *     straight against the slip with the point's effective mass along it,
+ *     and its total tangential impulse is kept inside its share of the
+ *     pair's friction budget mu * sum(j_n). A point inside its share sticks
+ *     (static friction); one at the edge slides with friction opposing its
+ *     slip (kinetic friction). The split of a pair's normal impulse over
+ *     coplanar points is not determined by rigid bodies, and the order of
+ *     sequential impulses makes it lopsided; sharing the budget evenly gives
+ *     a sliding block the Coulomb force and no spurious spin. */
 static uint32_t relax_pressed_points(cr_step *s, cr_manifold *m) {
-    const cr_sbody *A = &s->sb[m->a], *B = &s->sb[m->b];
     uint32_t work = 0;
-    for (uint32_t i = 0; i < m->count; ++i) {
-        cr_cpoint *p = &s->pts[m->first + i];
-        if (p->jn <= 0) continue;
-        cr_mat3 k = cr_mat3_add(cr_body_k(A, p->ra), cr_body_k(B, p->rb));
-        cr_real un = cr_point_normal_velocity(s, m, p);
-        cr_real target = cr_max(cr_point_floor(s, p, true), 0);
-        if (un <= target) continue;
-        cr_real knn = cr_v3_dot(p->n, cr_mat3_mul_v3(k, p->n));
-        if (knn <= CR_REAL_EPS) continue;
-        cr_real dn = cr_max(cr_div(target - un, knn), -p->jn);
-        p->jn += dn;
-        cr_apply_pair_impulse(s, m->a, m->b, p->ra, p->rb, cr_v3_scale(p->n, dn));
-        ++work;
-    }
-    /* The split of a pair's normal impulse over coplanar points is not
-     * determined by rigid bodies (any split with the same net force and
-     * moment is a solution), and the order of the sequential impulses makes
-     * it lopsided. Friction shares the pair's budget mu * sum(j_n) evenly
-     * over its pressed points, so a sliding block gets the Coulomb force and
-     * no spurious spin about the normal. */
     cr_real total_jn = 0;
     int32_t pressed = 0;
     for (uint32_t i = 0; i < m->count; ++i) {
-        if (s->pts[m->first + i].jn > 0) {
-            total_jn += s->pts[m->first + i].jn;
+        cr_cpoint *p = &s->pts[m->first + i];
+        if (p->jn <= 0) continue;
+        cr_real un = cr_point_normal_velocity(s, m, p);
+        cr_real target = cr_max(cr_point_floor(s, p, true), 0);
+        if (un > target) {
+            cr_real knn = point_knn(s, m, p);
+            if (knn > CR_REAL_EPS) {
+                cr_real dn = cr_max(cr_div(target - un, knn), -p->jn);
+                p->jn += dn;
+                apply_normal(s, m, p, dn);
+                ++work;
+            }
+        }
+        if (p->jn > 0) {
+            total_jn += p->jn;
             ++pressed;
         }
     }
     m->contact_jn = total_jn;
-    if (pressed == 0) pressed = 1; /* only releases below */
-    cr_real share = cr_div(cr_mul(m->friction, total_jn), cr_from_int(pressed));
+    cr_real share = pressed > 0 ? cr_div(cr_mul(m->friction, total_jn), cr_from_int(pressed)) : 0;
+    bool sticking = true;
     for (uint32_t i = 0; i < m->count; ++i) {
         cr_cpoint *p = &s->pts[m->first + i];
         if (p->jn <= 0) {
@@ -215,25 +284,26 @@ static uint32_t relax_pressed_points(cr_step *s, cr_manifold *m) {
         cr_vec3 t = cr_v3_normalize_len(ut, &slip);
         cr_vec3 total = p->jt;
         if (t.x != 0 || t.y != 0 || t.z != 0) {
-            /* impulse straight against the slip, with the point's effective
-             * mass along it: a sliding point then gets friction exactly
-             * opposite to its slip (Coulomb); the coupling between points is
-             * left to the passes, as for the normal impulses */
-            cr_mat3 k = cr_mat3_add(cr_body_k(A, p->ra), cr_body_k(B, p->rb));
-            cr_real ktt = cr_v3_dot(t, cr_mat3_mul_v3(k, t));
+            cr_real ktt = point_ktt(s, m, p, t);
             if (ktt > CR_REAL_EPS) total = cr_v3_mad(total, -cr_div(slip, ktt), t);
         }
         cr_real len = cr_v3_len(total);
-        if (len > share) total = cr_v3_scale(total, cr_div(share, len));
+        if (len > share) {
+            total = cr_v3_scale(total, cr_div(share, len));
+            sticking = false;
+        }
         cr_vec3 dj = cr_v3_sub(total, p->jt);
+        if (dj.x == 0 && dj.y == 0 && dj.z == 0) continue;
         p->jt = total;
         cr_apply_pair_impulse(s, m->a, m->b, p->ra, p->rb, dj);
         ++work;
     }
+    if (sticking) m->flags |= CR_MF_STICKING;
+    else m->flags &= ~(uint32_t)CR_MF_STICKING;
     return work;
 }
 
-uint32_t cr_process_pair(cr_step *s, cr_manifold *m, cr_impulse_law law, bool record_impact) {
+uint32_t cr_process_pair(cr_step *s, cr_manifold *m, cr_impulse_law law) {
     uint32_t n = m->count;
     uint8_t *live = s->active;
     for (uint32_t i = 0; i < n; ++i) live[i] = 1;
@@ -257,7 +327,9 @@ uint32_t cr_process_pair(cr_step *s, cr_manifold *m, cr_impulse_law law, bool re
         }
         if (best == n) break;
         live[best] = 0;
-        if (point_impulse(s, m, m->first + best, law, record_impact, impulses == 0) > 0) ++impulses;
+        cr_real jn = law.contact ? contact_impulse(s, m, m->first + best, law.restitution, impulses == 0)
+                                 : collision_impulse(s, m, m->first + best, law.restitution);
+        if (jn > 0) ++impulses;
     }
     if (law.contact) impulses += relax_pressed_points(s, m);
     return impulses;
@@ -317,7 +389,7 @@ void cr_collisions(cr_step *s) {
         for (uint32_t k = 0; k < s->nm; ++k) {
             cr_manifold *m = &s->m[k];
             cr_impulse_law law = {m->restitution, false};
-            applied += cr_process_pair(s, m, law, true);
+            applied += cr_process_pair(s, m, law);
         }
         ++passes;
         total += applied;

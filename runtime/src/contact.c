@@ -39,7 +39,7 @@ void cr_contacts(cr_step *s) {
             uint32_t k0 = s->level_start[level], k1 = s->level_start[level + 1];
             uint32_t iters = (pass + 1 == passes) ? w->def.level_iterations : 1;
             for (uint32_t it = 0; it < iters; ++it)
-                for (uint32_t k = k0; k < k1; ++k) total += cr_process_pair(s, &s->m[s->order[k]], law, false);
+                for (uint32_t k = k0; k < k1; ++k) total += cr_process_pair(s, &s->m[s->order[k]], law);
             if (!shock) continue;
             for (uint32_t i = 0; i < s->nb; ++i)
                 if (s->sb[i].level == level) s->sb[i].frozen = 1;

@@ -57,7 +57,7 @@ typedef struct graph {
 } graph;
 
 static void *gpush(cr_world *w, uint64_t bytes, bool *ok) {
-    uint32_t off = bytes > 0xffffffffu ? CR_NO_OFFSET : cr_arena_push(&w->scratch, (uint8_t *)w, (uint32_t)bytes, 16);
+    uint32_t off = bytes > 0xffffffffu ? CR_NO_OFFSET : cr_arena_push_uninit(&w->scratch, (uint32_t)bytes, 16);
     if (off == CR_NO_OFFSET) {
         *ok = false;
         return NULL;

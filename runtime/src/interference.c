@@ -46,10 +46,18 @@ typedef struct np_pair {
 static void add_point(np_pair *c, cr_vec3 p, cr_vec3 n, cr_real phi, bool of_a) {
     if (n.x == 0 && n.y == 0 && n.z == 0) return; /* no direction to push along */
     cr_cpoint cp;
+    const cr_sbody *sa = &c->s->sb[c->a], *sb = &c->s->sb[c->b];
     cp.of_b = of_a ? 0u : 1u;
     cp.ra = cr_v3_sub(p, c->A->xf.p);
     cp.rb = cr_v3_sub(p, c->B->xf.p);
     cp.n = n;
+    cp.na = cr_v3_cross(cp.ra, n);
+    cp.nb = cr_v3_cross(cp.rb, n);
+    cp.wa = sa->dynamic ? cr_mat3_mul_v3(sa->inv_i, cp.na) : cr_v3_zero();
+    cp.wb = sb->dynamic ? cr_mat3_mul_v3(sb->inv_i, cp.nb) : cr_v3_zero();
+    cp.ka = sa->dynamic ? sa->inv_mass + cr_v3_dot(cp.na, cp.wa) : 0;
+    cp.kb = sb->dynamic ? sb->inv_mass + cr_v3_dot(cp.nb, cp.wb) : 0;
+    cp.kinv = cr_inverse_k(cr_mat3_add(cr_body_k(sa, cp.ra), cr_body_k(sb, cp.rb)));
     cp.phi = phi;
     cp.jn = 0;
     cp.jt = cr_v3_zero();

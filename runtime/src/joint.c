@@ -106,6 +106,8 @@ cr_status cr_joint_create(cr_world *w, const cr_joint_def *def, cr_joint_id *out
     j->rest = cr_quat_normalize(cr_quat_mul(cr_quat_conj(xa.q), xb.q));
     a->joint_count++;
     if (b) b->joint_count++;
+    cr_world_wake(w, def->body_a.index1 - 1);
+    if (b) cr_world_wake(w, def->body_b.index1 - 1);
     w->joint_count++;
     out->index1 = index + 1;
     out->generation = j->generation;

@@ -76,6 +76,16 @@ typedef struct cr_cpoint {
     cr_vec3 ra;   ///< m, from a's centre of mass to the point (world)
     cr_vec3 rb;   ///< m, from b's centre of mass to the point (world)
     cr_vec3 n;    ///< unit normal, pushes a away from b
+    /* the normal direction's response, fixed for the step (the K matrices
+     * use the start-of-step configuration): a normal impulse jn changes w_a
+     * by jn * wa and u_n by jn * (ka + kb) */
+    cr_vec3 na;   ///< m, ra x n
+    cr_vec3 nb;   ///< m, rb x n
+    cr_vec3 wa;   ///< I_a^-1 (ra x n), zero unless a is dynamic
+    cr_vec3 wb;   ///< I_b^-1 (rb x n), zero unless b is dynamic
+    cr_real ka;   ///< 1/kg, 1/m_a + (ra x n) . I_a^-1 (ra x n); zero unless a is dynamic
+    cr_real kb;   ///< 1/kg, the same for b
+    cr_mat3 kinv; ///< kg, K^-1 of the point with both bodies as created (static friction)
     cr_real phi;  ///< m, signed separation now; negative = penetrating
     uint32_t of_b; ///< 1 if the sample is b's (inside a's SDF), 0 if a's
     cr_real jn;   ///< N s, normal impulse the contact passes applied here (the friction budget)
@@ -172,7 +182,7 @@ void cr_interference(cr_step *s);
 /// Parameters of one point impulse.
 typedef struct cr_impulse_law {
     cr_real restitution;   ///< target normal velocity is -restitution * (approach velocity)
-    bool contact;          ///< contact stage: penetration beyond the slop gets a push-out floor
+    bool contact;          ///< contact stage: normal impulses + pair-budget friction, push-out floor
 } cr_impulse_law;
 
 /// Relative normal velocity (m/s) of a point, a minus b.
@@ -183,7 +193,7 @@ cr_real cr_point_floor(const cr_step *s, const cr_cpoint *p, bool contact);
 /// Process one pair with the seed's aggressive optimisation: impulse at the
 /// deepest non-separating point, drop separating points, repeat on the same
 /// list. Returns the impulses applied.
-uint32_t cr_process_pair(cr_step *s, cr_manifold *m, cr_impulse_law law, bool record_impact);
+uint32_t cr_process_pair(cr_step *s, cr_manifold *m, cr_impulse_law law);
 /// Collision stage: passes over all pairs on the start-of-step velocities.
 void cr_collisions(cr_step *s);
 /// Apply an impulse j (N s) to a at arm ra and -j to b at rb, honouring frozen bodies.
@@ -193,6 +203,8 @@ cr_mat3 cr_body_k(const cr_sbody *b, cr_vec3 r);
 /// Solve K x = rhs for a symmetric positive semi-definite K, scaled so fixed
 /// point keeps its precision; a singular K gives x = 0.
 cr_vec3 cr_solve_k(cr_mat3 k, cr_vec3 rhs);
+/// K^-1 with the same scaling (zero for a singular K).
+cr_mat3 cr_inverse_k(cr_mat3 k);
 static inline bool cr_sbody_moves(const cr_sbody *b) { return b->dynamic && !b->frozen; }
 
 /* ---- contact_graph.c ---- */
@@ -220,6 +232,15 @@ bool cr_joints_pair_excluded(const cr_step *s, uint32_t a, uint32_t b);
 void cr_joints_pre_stabilise(cr_step *s);
 /// Post-stabilisation: move the bodies to remove the drift left after the position update.
 void cr_joints_post_stabilise(cr_step *s);
+
+/* ---- sleep.c ---- */
+
+/// Wake the islands of sleeping bodies that an awake body or a moving
+/// kinematic body pairs with (or is jointed to). Returns bodies woken.
+uint32_t cr_sleep_wake_touched(cr_step *s);
+/// Islands, rest timers, and falling asleep, after the position update.
+void cr_sleep_update(cr_step *s);
+uint64_t cr_sleep_scratch(const cr_world_def *def);
 
 /* ---- impact_events.c ---- */
 

@@ -16,7 +16,7 @@
  *   4. rolling and spinning friction
  *   5. joints: pre-stabilisation
  *   6. position update, then joint post-stabilisation
- *   7. impact events
+ *   7. impact events, then islands at rest fall asleep (sleep.c)
  *
  * Collisions come before the velocity update and contacts after it, which is
  * what keeps a resting body with restitution 1 from bouncing: at rest its
@@ -49,6 +49,10 @@ cr_world_def cr_default_world_def(void) {
     d.shock_propagation = true;
     d.broadphase_cell = 0;
     d.event_min_speed = CR_R(0.1);
+    d.sleep = true;
+    d.sleep_time = CR_R(0.5);
+    d.sleep_linear = CR_R(0.05);
+    d.sleep_angular = CR_R(0.05);
     d.deform = cr_default_deform_def();
     d.cookie = CR_DEF_COOKIE;
     /* room for what these capacities need, rounded to 64 KiB */
@@ -71,6 +75,7 @@ static cr_status check_def(const cr_world_def *def) {
     if (def->level_iterations == 0 || def->level_iterations > 64 || def->joint_iterations > 256)
         return CR_ERR_DEF_INVALID;
     if (def->broadphase_cell < 0 || def->event_min_speed < 0) return CR_ERR_DEF_INVALID;
+    if (def->sleep_time < 0 || def->sleep_linear < 0 || def->sleep_angular < 0) return CR_ERR_DEF_INVALID;
     const cr_deform_def *dd = &def->deform;
     if (dd->body_capacity > 4096 || dd->queue_capacity > (1u << 20) || dd->max_cells > 1024) return CR_ERR_DEF_INVALID;
     if (dd->body_capacity > 0 && (dd->max_cells < 5 || dd->queue_capacity == 0 || dd->dents_per_step == 0 ||
@@ -95,6 +100,8 @@ void cr_scratch_plan_make(const cr_world_def *def, cr_scratch_plan *p) {
     p->broadphase = cr_broadphase_scratch(def);
     p->graph = cr_contact_graph_scratch(def);
     uint64_t transient = p->broadphase > p->graph ? p->broadphase : p->graph;
+    uint64_t sleep = cr_sleep_scratch(def) + 32u;
+    if (sleep > transient) transient = sleep;
     p->total = p->sbodies + p->pairs + p->manifolds + p->points + p->tmp_points + p->active + p->order +
                p->level_start + p->no_collide + transient + 64u;
 }
@@ -245,7 +252,9 @@ uint64_t cr_world_now(const cr_world *w) {
  * the host gets CR_NO_OFFSET here and the step degrades (counted). */
 static void *push(cr_world *w, uint64_t bytes) {
     if (bytes > 0xffffffffu) return NULL;
-    uint32_t off = cr_arena_push(&w->scratch, (uint8_t *)w, (uint32_t)bytes, 16);
+    /* not zeroed: every per-step array is written before it is read, and
+     * zeroing arrays sized by the capacities would cost more than the step */
+    uint32_t off = cr_arena_push_uninit(&w->scratch, (uint32_t)bytes, 16);
     return off == CR_NO_OFFSET ? NULL : CR_AT(w, off, void);
 }
 
@@ -277,7 +286,7 @@ static void init_solver_bodies(cr_step *s) {
         if (!b->alive) continue;
         sb->v = b->v;
         sb->w = b->w;
-        if (b->type == CR_BODY_DYNAMIC) {
+        if (b->type == CR_BODY_DYNAMIC && !b->asleep) {
             sb->dynamic = 1;
             sb->inv_mass = b->inv_mass;
             sb->inv_i = cr_mat3_rotate_diag(b->xf.q, b->inv_inertia);
@@ -325,7 +334,7 @@ static void position_update(cr_world *w, cr_real dt, const cr_sbody *sb) {
     uint32_t work = 0;
     for (uint32_t i = 0; i < w->body_high; ++i) {
         cr_body *b = &bodies[i];
-        if (!b->alive || b->type == CR_BODY_STATIC) continue;
+        if (!b->alive || b->type == CR_BODY_STATIC || b->asleep) continue;
         b->xf.p = cr_v3_mad(b->xf.p, dt, b->v);
         if (sb != NULL) b->xf.p = cr_v3_add(b->xf.p, sb[i].dx); /* impact-time correction (collision.c) */
         b->xf.q = cr_quat_integrate(b->xf.q, b->w, dt);
@@ -364,6 +373,7 @@ cr_status cr_world_step(cr_world *w, cr_real dt) {
     memset(w->stats.stage, 0, sizeof w->stats.stage);
     w->stats.pairs = w->stats.manifolds = w->stats.points = 0;
     w->stats.contact_levels = w->stats.largest_level = w->stats.collision_passes_run = 0;
+    w->stats.woken = 0;
     cr_arena_clear(&w->scratch);
     w->event_count = 0;
 
@@ -380,6 +390,11 @@ cr_status cr_world_step(cr_world *w, cr_real dt) {
     } else {
         CR_TIMED(w, CR_STAGE_commands, (init_solver_bodies(&s), cr_joints_collect_no_collide(&s)));
         CR_TIMED(w, CR_STAGE_broadphase, cr_broadphase(&s));
+        if (cr_sleep_wake_touched(&s) > 0) {
+            /* the woken bodies enter the solver, with their pairs against the ground too */
+            init_solver_bodies(&s);
+            CR_TIMED(w, CR_STAGE_broadphase, cr_broadphase(&s));
+        }
         CR_TIMED(w, CR_STAGE_narrowphase, cr_interference(&s));
         CR_TIMED(w, CR_STAGE_collision, cr_collisions(&s));
         CR_TIMED(w, CR_STAGE_velocity, velocity_update(&s));
@@ -390,6 +405,7 @@ cr_status cr_world_step(cr_world *w, cr_real dt) {
         CR_TIMED(w, CR_STAGE_joints, cr_joints_post_stabilise(&s));
         /* event points are carried by body a to its end-of-step pose */
         CR_TIMED(w, CR_STAGE_events, cr_impact_events(&s));
+        CR_TIMED(w, CR_STAGE_position, cr_sleep_update(&s));
         /* impacts are turned into dent jobs in the bodies' frames of the same moment */
         CR_TIMED(w, CR_STAGE_deform, cr_deform_enqueue(w));
         CR_TIMED(w, CR_STAGE_deform, cr_deform_step(w));
@@ -424,6 +440,9 @@ uint64_t cr_world_state_hash(const cr_world *w) {
         h = cr_hash_vec3(h, b->force);
         h = cr_hash_vec3(h, b->torque);
         h = cr_hash_real(h, b->mass);
+        h = cr_hash_u32(h, b->asleep);
+        h = cr_hash_u32(h, b->asleep ? b->island : 0);
+        h = cr_hash_real(h, b->sleep_time);
     }
     h = cr_hash_u32(h, w->joint_count);
     const cr_joint *joints = cr_world_joints_c(w);

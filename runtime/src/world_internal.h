@@ -26,8 +26,11 @@ typedef struct cr_body {
     uint32_t next_free;   ///< index1 of the next free slot when dead
     uint8_t alive;
     uint8_t type;         ///< cr_body_type
-    uint8_t pad_[2];
+    uint8_t asleep;       ///< resting with its island: out of the solver until woken (sleep.c)
+    uint8_t pad_;
     uint32_t joint_count; ///< live joints that name this body
+    uint32_t island;      ///< while asleep: the island it fell asleep with (lowest slot in it)
+    cr_real sleep_time;   ///< s, how long the body has moved slower than the sleep thresholds
     cr_transform xf;      ///< centre of mass frame in world space
     cr_vec3 v;            ///< linear velocity, m/s
     cr_vec3 w;            ///< angular velocity, rad/s
@@ -114,6 +117,9 @@ cr_body *cr_world_body(cr_world *w, cr_body_id id);
 const cr_body *cr_world_body_c(const cr_world *w, cr_body_id id);
 /// Destroy every joint naming body slot index1 (body.c calls it on destroy).
 void cr_joints_remove_for_body(cr_world *w, uint32_t body_index1);
+/// Wake a sleeping body and the island it fell asleep with (sleep.c); a
+/// no-op for an awake body. Returns how many bodies woke.
+uint32_t cr_world_wake(cr_world *w, uint32_t slot);
 
 void cr_world_log(const cr_world *w, cr_log_level level, const char *message);
 void cr_world_assert_failed(const cr_world *w, const char *expr, const char *file, int line);

@@ -92,6 +92,11 @@ cr_status cr_body_apply_torque(cr_world *world, cr_body_id id, cr_vec3 torque);
 cr_vec3 cr_body_get_inertia(const cr_world *world, cr_body_id id);
 /// Radius (m) of the bounding sphere about the centre of mass (planes: CR_REAL_MAX).
 cr_real cr_body_get_bound_radius(const cr_world *world, cr_body_id id);
+/// True while the body sleeps (its island rested for def.sleep_time): it is
+/// out of the solver until an awake body touches it or the API moves it.
+bool cr_body_is_sleeping(const cr_world *world, cr_body_id id);
+/// Wake a sleeping body and its island.
+cr_status cr_body_wake(cr_world *world, cr_body_id id);
 /// Velocity (m/s) of the body's material point at a world position.
 cr_vec3 cr_body_get_point_velocity(const cr_world *world, cr_body_id id, cr_vec3 world_point);
 cr_real cr_body_get_mass(const cr_world *world, cr_body_id id);

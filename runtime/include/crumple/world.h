@@ -55,6 +55,10 @@ typedef struct cr_world_def {
     bool shock_propagation;       ///< seed 002 shock propagation on the last contact sweep
     cr_real broadphase_cell;      ///< m, spatial hash cell edge; 0 = from the mean body size each step
     cr_real event_min_speed;      ///< m/s, collisions approaching slower than this make no impact event
+    bool sleep;                   ///< let resting islands of bodies sleep (leave the solver) until something touches them
+    cr_real sleep_time;           ///< s, an island sleeps once all its bodies were this long below both thresholds
+    cr_real sleep_linear;         ///< m/s, linear speed threshold for sleeping
+    cr_real sleep_angular;        ///< rad/s, angular speed threshold for sleeping
     cr_deform_def deform;         ///< budgets of the deformation stage (crumple/dent.h)
     cr_log_fn *log;               ///< optional log sink
     void *log_user;
@@ -151,6 +155,8 @@ typedef struct cr_world_stats {
     uint32_t contact_levels;   ///< levels of the contact graph
     uint32_t largest_level;    ///< bodies in the largest strongly connected component
     uint32_t collision_passes_run; ///< collision passes until no impulse was needed
+    uint32_t sleeping;         ///< bodies asleep after the step
+    uint32_t woken;            ///< bodies woken during the step
     uint32_t dent_cells;       ///< dent-map and grid-patch cells the deformation stage used
     cr_stage_stats stage[CR_STAGE_COUNT];
 } cr_world_stats;
