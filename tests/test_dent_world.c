@@ -88,6 +88,20 @@ static cr_transform modelled_pose(const cr_asset *a, cr_vec3 at) {
     return t;
 }
 
+/* A static dentable block from asset 0, placed as modelled. */
+static cr_status add_dentable_block(dent_world *d, cr_body_id *out) {
+    cr_body_def block = cr_default_body_def();
+    block.type = CR_BODY_STATIC;
+    block.shape.type = CR_SHAPE_MESH;
+    block.shape.asset = d->slot[0];
+    cr_transform pose = modelled_pose(&d->asset[0], cr_v3_zero());
+    block.position = pose.p;
+    block.orientation = pose.q;
+    block.dent = cr_default_dent_material();
+    block.dent.enabled = true;
+    return cr_body_create(d->w, &block, out);
+}
+
 /* Seed 000 Figure 2: a ball hits a block head on. */
 CR_TEST(dent_ball_block_depth_support_and_grid) {
     dent_world d;
@@ -96,19 +110,8 @@ CR_TEST(dent_ball_block_depth_support_and_grid) {
     ENSURE(cook_into(&d, 0, obj, 40));
     ENSURE(make_world(&d, 1, cr_v3_zero(), roomy_deform()));
 
-    cr_body_def block = cr_default_body_def();
-    block.type = CR_BODY_STATIC;
-    block.shape.type = CR_SHAPE_MESH;
-    block.shape.asset = d.slot[0];
-    cr_transform pose = modelled_pose(&d.asset[0], cr_v3_zero());
-    block.position = pose.p;
-    block.orientation = pose.q;
-    block.dent = cr_default_dent_material();
-    block.dent.enabled = true;
-    block.dent.threshold_speed = CR_R(1);
-    block.dent.speed_scale = CR_R(0.01);
     cr_body_id bid, ball;
-    ENSURE(cr_body_create(d.w, &block, &bid) == CR_OK);
+    ENSURE(add_dentable_block(&d, &bid) == CR_OK); /* default dent: 1 cm per m/s above 1 m/s */
 
     cr_body_def bd = cr_default_body_def();
     bd.shape.radius = CR_R(0.1);
@@ -219,16 +222,8 @@ CR_TEST(dent_budget_queues_and_drains) {
     cr_deform_def dd = roomy_deform();
     dd.dents_per_step = 1;
     ENSURE(make_world(&d, 1, cr_v3_zero(), dd));
-    cr_body_def block = cr_default_body_def();
-    block.type = CR_BODY_STATIC;
-    block.shape.type = CR_SHAPE_MESH;
-    block.shape.asset = d.slot[0];
-    cr_transform pose = modelled_pose(&d.asset[0], cr_v3_zero());
-    block.position = pose.p, block.orientation = pose.q;
-    block.dent = cr_default_dent_material();
-    block.dent.enabled = true;
     cr_body_id bid, ball;
-    ENSURE(cr_body_create(d.w, &block, &bid) == CR_OK);
+    ENSURE(add_dentable_block(&d, &bid) == CR_OK);
     for (int i = 0; i < 6; ++i) {
         cr_body_def bd = cr_default_body_def();
         bd.shape.radius = CR_R(0.05);
@@ -264,16 +259,8 @@ CR_TEST(dent_survives_snapshot_restore) {
     tess_box(&obj, 0.5, 0.2, 0.5, 24);
     ENSURE(cook_into(&d, 0, obj, 32));
     ENSURE(make_world(&d, 1, cr_v3_zero(), roomy_deform()));
-    cr_body_def block = cr_default_body_def();
-    block.type = CR_BODY_STATIC;
-    block.shape.type = CR_SHAPE_MESH;
-    block.shape.asset = d.slot[0];
-    cr_transform pose = modelled_pose(&d.asset[0], cr_v3_zero());
-    block.position = pose.p, block.orientation = pose.q;
-    block.dent = cr_default_dent_material();
-    block.dent.enabled = true;
     cr_body_id bid, ball;
-    ENSURE(cr_body_create(d.w, &block, &bid) == CR_OK);
+    ENSURE(add_dentable_block(&d, &bid) == CR_OK);
     cr_body_def bd = cr_default_body_def();
     bd.shape.radius = CR_R(0.1);
     bd.position = cr_v3(0, CR_R(0.4), 0);
