@@ -458,8 +458,8 @@ static void add_mesh(cr_render_scene *s, const cr_render_body *b, const cr_rende
         }
         push3(&m->color, col);
         if (m->disp) {
-            double d[3] = {local[0] - cr_to_double(as->positions[i].x), local[1] - cr_to_double(as->positions[i].y),
-                           local[2] - cr_to_double(as->positions[i].z)};
+            cr_vec3 r = b->rest_positions ? b->rest_positions[i] : as->positions[i];
+            double d[3] = {local[0] - cr_to_double(r.x), local[1] - cr_to_double(r.y), local[2] - cr_to_double(r.z)};
             double len = v3_len(d);
             arrput(m->disp, len);
             if (len > s->max_displacement) s->max_displacement = len;
@@ -578,6 +578,13 @@ int cr_render_scene_add_world(cr_render_scene *s, const cr_world *world, const c
         if (b.shape.type == CR_SHAPE_MESH) {
             if (assets) b.asset = b.shape.asset < asset_count ? assets[b.shape.asset] : NULL;
             else b.asset = cr_world_get_asset(world, b.shape.asset);
+            /* a dentable body's surface is its own dented copy, not the asset's */
+            cr_body_mesh bm;
+            if (b.asset && cr_body_get_mesh(world, ids[i], &bm) == CR_OK && bm.vertex_count == b.asset->vertex_count &&
+                bm.triangle_count == b.asset->triangle_count) {
+                b.positions = bm.positions;
+                b.rest_positions = bm.rest_positions;
+            }
         }
         if (!cr_render_scene_add_body(s, &b, opt)) {
             free(ids);

@@ -128,6 +128,7 @@ typedef struct cr_render_body {
     cr_transform xf;               ///< body frame -> world
     const cr_asset *asset;         ///< mesh bodies: the cooked asset (null for analytic shapes)
     const cr_vec3 *positions;      ///< mesh: current vertex positions in the body frame; null = asset rest shape
+    const cr_vec3 *rest_positions; ///< mesh: what displacement is measured against; null = the asset's positions
     const cr_real *example_weights;///< mesh: [vertex * example_count + e]; null = none (rest)
     uint32_t example_count;
 } cr_render_body;
@@ -138,7 +139,8 @@ void cr_render_scene_free(cr_render_scene *s);
 int cr_render_scene_add_body(cr_render_scene *s, const cr_render_body *b, const cr_render_options *opt);
 /// Every live body of a world, in slot order. Mesh bodies find their asset
 /// as assets[shape.asset], or with assets null through cr_world_get_asset
-/// (not found: left out, counted in missing_assets).
+/// (not found: left out, counted in missing_assets), and their current
+/// (dented) surface through cr_body_get_mesh.
 /// Calls cr_render_scene_finish. Returns 0 when out of memory.
 int cr_render_scene_add_world(cr_render_scene *s, const cr_world *world, const cr_asset *const *assets,
                               uint32_t asset_count, const cr_render_options *opt);
