@@ -383,7 +383,10 @@ CR_TEST(determinism_reference_scene_matches_golden_hashes) {
         ENSURE(cr_scene_step(s, w, (int32_t)f, &e) == 0);
         if (cr_world_state_hash(w) != want[f]) first_bad = (int)f;
     }
-    ENSURE_MSG(first_bad < 0, "reference scene differs from %s from frame %d on (%s)", golden, first_bad, CR_MODE_NAME);
+    ENSURE_MSG(first_bad < 0,
+               "reference scene differs from %s from frame %d on (%s); if the change is meant to alter results, "
+               "update the golden hashes on purpose: sh tests/matrix.sh --update-golden",
+               golden, first_bad, CR_MODE_NAME);
     cr_test_printf("reference scene: %u frames match %s\n", count, golden);
     free(want);
     cr_cli_world_free(w);
