@@ -36,7 +36,11 @@ P=${BUILD_PREFIX:-build}
 M=$P-matrix
 SCENE=data/scenes/reference.scene
 UPDATE=0
-[ "${1:-}" = "--update-golden" ] && UPDATE=1
+case "${1:-}" in
+    "") ;;
+    --update-golden) UPDATE=1 ;;
+    *) echo "usage: sh tests/matrix.sh [--update-golden]" >&2; exit 2 ;;
+esac
 passed=0
 failed=0
 log=$(mktemp)

@@ -164,7 +164,7 @@ static int verify(const replay_options *o, const cr_replay *r) {
     }
     printf("replay %s: %s\n", o->file, v.message);
     if (v.hash != v.recorded && v.body_differs == 0) {
-        printf("  no body differs: the difference is in joints or impact events\n");
+        printf("  no body differs: the difference is in joints, dented vertices or impact events\n");
     } else if (v.body_differs > 0) {
         printf("  first bodies that differ (%u):", v.body_differs);
         for (uint32_t i = 0; i < v.named; ++i)

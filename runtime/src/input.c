@@ -13,7 +13,10 @@
  *   - Every effect goes through the public body calls, so an input does
  *     exactly what the same call from the game would do.
  *   - The per-body hash uses the same little-endian FNV-1a serialisation as
- *     cr_world_state_hash (hash.h) over the body fields that hash covers.
+ *     cr_world_state_hash (hash.h) over the body fields that hash covers
+ *     (rigid state and sleep state). Dented vertices, joints and events are
+ *     in the world hash only: when the world differs and no body does, the
+ *     difference is there.
  */
 #include "world_internal.h"
 #include "hash.h"
@@ -25,11 +28,13 @@
  * file hashes different fields or changes what a field means, so old replays
  * are reported as recorded by a different build instead of as desyncs. */
 static const char state_schema[] =
-    "crumple-state-1;"
+    "crumple-state-2;"
     "world:step_count,body_count;"
-    "body:slot,generation,type,position,orientation,linear_velocity,angular_velocity,force,torque,mass;"
+    "body:slot,generation,type,position,orientation,linear_velocity,angular_velocity,force,torque,mass,"
+    "asleep,island,sleep_time;"
     "joint:slot,generation,type,a,b,anchor_a,anchor_b,rest,linear_impulse,angular_impulse;"
-    "event:a,b,point,normal,normal_speed,impulse";
+    "deform:body,dent_count,positions,patch_digest,queue_count;"
+    "event:a,b,point,normal,relative_velocity,normal_speed,impulse";
 
 static uint64_t real_bits(cr_real r) {
 #if CR_FIXED
@@ -136,6 +141,9 @@ static uint64_t body_hash(const cr_body *b, uint32_t slot) {
     h = cr_hash_vec3(h, b->force);
     h = cr_hash_vec3(h, b->torque);
     h = cr_hash_real(h, b->mass);
+    h = cr_hash_u32(h, b->asleep);
+    h = cr_hash_u32(h, b->asleep ? b->island : 0);
+    h = cr_hash_real(h, b->sleep_time);
     return h;
 }
 

@@ -82,7 +82,8 @@ typedef struct cr_body_hash {
 } cr_body_hash;
 
 /// Hash of one live body's simulation state (transform, velocities, pending
-/// force and torque, mass, type, handle); 0 for a stale handle.
+/// force and torque, mass, type, handle, sleep state); 0 for a stale handle.
+/// Dented vertices are not in it (they are in cr_world_state_hash).
 uint64_t cr_body_state_hash(const cr_world *world, cr_body_id id);
 
 /// Per-body hashes of the live bodies in slot order; writes at most `capacity`
