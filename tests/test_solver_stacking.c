@@ -113,7 +113,7 @@ CR_TEST(solver_shock_propagation_holds_a_tall_stack) {
     cr_test_printf("    12 cubes, 5 s: shock off: top moved %.3f m (height ratio %.3f, mean speed %.4f m/s); "
                    "on: %.4f m (%.4f, %.5f m/s)\n", drift[0], ratio[0], jitter[0], drift[1], ratio[1], jitter[1]);
     ENSURE(drift[1] < 0.01 && ratio[1] > 0.999);
-    ENSURE(jitter[1] < 0.01);
+    ENSURE(jitter[1] < 0.02 && jitter[1] < jitter[0] / 5);
     /* off: the same passes cannot carry the weight down; the stack sinks or falls */
     ENSURE(drift[0] > 10 * drift[1] && drift[0] > 0.05);
 }

@@ -18,10 +18,11 @@
  * initially interfering points, apply the impulse at the deepest point that
  * is not separating, drop the points that now separate, and repeat on the
  * same list until it is empty. A point is "interfering at the predicted
- * position" when phi + dt u_n < 0, so "not separating" reads u_n < -phi/dt;
- * each point is processed at most once per pass, which bounds the work and
- * ends the loop even when a negative restitution (contact ramp) leaves the
- * point still approaching.
+ * position" when phi + dt u_n < 0, so "not separating" reads u_n < -phi/dt.
+ * The objects stay put while the list is worked through, so the depths (and
+ * the order, deepest first) are fixed when the list is made; each point is
+ * processed at most once per pass, which bounds the work and ends the loop
+ * even when a negative restitution (contact ramp) leaves it approaching.
  *
  * The collision stage runs def.collision_passes passes over all pairs in pair
  * order with e = min of the two restitutions, on the velocities of the start
@@ -199,6 +200,7 @@ static cr_real contact_impulse(cr_step *s, cr_manifold *m, uint32_t pi, cr_real 
     if (un >= target) return 0;
     cr_real knn = point_knn(s, m, p);
     if (knn <= CR_REAL_EPS) return 0;
+    if (target - un > s->residual) s->residual = target - un;
     /* the cached K^-1 holds unless shock propagation froze one side */
     bool as_created = cr_sbody_moves(A) == (A->dynamic != 0) && cr_sbody_moves(B) == (B->dynamic != 0);
     cr_mat3 kinv = as_created ? p->kinv : cr_inverse_k(cr_mat3_add(cr_body_k(A, p->ra), cr_body_k(B, p->rb)));
@@ -253,6 +255,7 @@ static uint32_t relax_pressed_points(cr_step *s, cr_manifold *m) {
         if (un > target) {
             cr_real knn = point_knn(s, m, p);
             if (knn > CR_REAL_EPS) {
+                if (un - target > s->residual) s->residual = un - target;
                 cr_real dn = cr_max(cr_div(target - un, knn), -p->jn);
                 p->jn += dn;
                 apply_normal(s, m, p, dn);
@@ -291,6 +294,8 @@ static uint32_t relax_pressed_points(cr_step *s, cr_manifold *m) {
         if (len > share) {
             total = cr_v3_scale(total, cr_div(share, len));
             sticking = false;
+        } else if (slip > s->residual) {
+            s->residual = slip; /* a sticking point still slipping: not converged */
         }
         cr_vec3 dj = cr_v3_sub(total, p->jt);
         if (dj.x == 0 && dj.y == 0 && dj.z == 0) continue;
@@ -303,35 +308,55 @@ static uint32_t relax_pressed_points(cr_step *s, cr_manifold *m) {
     return work;
 }
 
-uint32_t cr_process_pair(cr_step *s, cr_manifold *m, cr_impulse_law law) {
-    uint32_t n = m->count;
-    uint8_t *live = s->active;
-    for (uint32_t i = 0; i < n; ++i) live[i] = 1;
-    uint32_t impulses = 0;
-    for (uint32_t round = 0; round < n; ++round) {
-        uint32_t best = n;
-        cr_real best_depth = 0;
-        for (uint32_t i = 0; i < n; ++i) {
-            if (!live[i]) continue;
-            const cr_cpoint *p = &s->pts[m->first + i];
-            cr_real un = cr_point_normal_velocity(s, m, p);
-            if (un >= cr_point_floor(s, p, law.contact) - CR_RESTING_SPEED_EPS) {
-                live[i] = 0; /* separating, or not interfering at the predicted position */
-                continue;
-            }
-            cr_real depth = p->phi + cr_mul(s->dt, un);
-            if (best == n || depth < best_depth) {
-                best = i;
-                best_depth = depth;
-            }
+/* Sort live[0..n) by live_depth, deepest first, ties by point order (a
+ * stable bottom-up merge sort: the same order on every machine). */
+static void sort_by_depth(cr_step *s, uint32_t n) {
+    uint32_t *src = s->live, *dst = s->live_tmp;
+    const cr_real *depth = s->live_depth;
+    for (uint32_t width = 1; width < n; width += width) {
+        for (uint32_t lo = 0; lo < n; lo += width + width) {
+            uint32_t mid = lo + width < n ? lo + width : n, hi = lo + width + width < n ? lo + width + width : n;
+            uint32_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi) dst[k++] = depth[src[j]] < depth[src[i]] ? src[j++] : src[i++];
+            while (i < mid) dst[k++] = src[i++];
+            while (j < hi) dst[k++] = src[j++];
         }
-        if (best == n) break;
-        live[best] = 0;
-        cr_real jn = law.contact ? contact_impulse(s, m, m->first + best, law.restitution, impulses == 0)
-                                 : collision_impulse(s, m, m->first + best, law.restitution);
+        uint32_t *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != s->live)
+        for (uint32_t i = 0; i < n; ++i) s->live[i] = src[i];
+}
+
+/* The aggressive optimisation. The objects stay where the list was made, so
+ * the depths that order the list are fixed: the list is sorted once, deepest
+ * first, and each point is taken in turn if it is still not separating (the
+ * seed drops the separating ones; a point separated by one impulse and
+ * brought back by a later one is taken too). Each point gets at most one
+ * impulse per pass. */
+uint32_t cr_process_pair(cr_step *s, cr_manifold *m, cr_impulse_law law) {
+    uint32_t n = 0, impulses = 0;
+    /* friction and released normal impulse first, so a pass ends with the
+     * normal impulses: the last word on each point is "not approaching" */
+    if (law.contact) impulses += relax_pressed_points(s, m);
+    for (uint32_t i = 0; i < m->count; ++i) {
+        const cr_cpoint *p = &s->pts[m->first + i];
+        cr_real un = cr_point_normal_velocity(s, m, p);
+        if (un >= cr_point_floor(s, p, law.contact) - CR_RESTING_SPEED_EPS) continue;
+        s->live_depth[i] = p->phi + cr_mul(s->dt, un);
+        s->live[n++] = i;
+    }
+    if (n > 1) sort_by_depth(s, n);
+    for (uint32_t k = 0; k < n; ++k) {
+        uint32_t i = s->live[k];
+        const cr_cpoint *p = &s->pts[m->first + i];
+        if (k > 0 && cr_point_normal_velocity(s, m, p) >= cr_point_floor(s, p, law.contact) - CR_RESTING_SPEED_EPS)
+            continue; /* separating now */
+        cr_real jn = law.contact ? contact_impulse(s, m, m->first + i, law.restitution, impulses == 0)
+                                 : collision_impulse(s, m, m->first + i, law.restitution);
         if (jn > 0) ++impulses;
     }
-    if (law.contact) impulses += relax_pressed_points(s, m);
     return impulses;
 }
 

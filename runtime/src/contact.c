@@ -11,9 +11,10 @@
  * -0.9 to 0 (P = 10 gives the seed's values exactly).
  *
  * Within a pass, pairs are processed level by level in contact-graph order
- * (contact_graph.c), lowest first; each level's pairs are swept
- * def.level_iterations times before moving up (the seed treats a level's list
- * "a number of times").
+ * (contact_graph.c), lowest first. In the last pass each level's pairs are
+ * swept up to def.level_iterations times before moving up (the seed treats a
+ * level's list "a number of times"), stopping early once a sweep corrects no
+ * velocity error above CR_LEVEL_TOLERANCE; the other passes sweep once.
  *
  * Shock propagation (def.shock_propagation) is the last sweep: after a level
  * is processed its bodies get infinite mass (K = 0, velocities not updated)
@@ -38,8 +39,11 @@ void cr_contacts(cr_step *s) {
         for (uint32_t level = 0; level < s->nlevels; ++level) {
             uint32_t k0 = s->level_start[level], k1 = s->level_start[level + 1];
             uint32_t iters = (pass + 1 == passes) ? w->def.level_iterations : 1;
-            for (uint32_t it = 0; it < iters; ++it)
+            for (uint32_t it = 0; it < iters; ++it) {
+                s->residual = 0;
                 for (uint32_t k = k0; k < k1; ++k) total += cr_process_pair(s, &s->m[s->order[k]], law);
+                if (s->residual < CR_LEVEL_TOLERANCE) break; /* this level has converged */
+            }
             if (!shock) continue;
             for (uint32_t i = 0; i < s->nb; ++i)
                 if (s->sb[i].level == level) s->sb[i].frozen = 1;

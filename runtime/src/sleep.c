@@ -10,11 +10,16 @@
  *     union-find over the pairs in pair order, joints in slot order; the
  *     smaller slot is always the root, so the islands are the same on every
  *     machine.
- *   - A dynamic body's sleep_time grows while its speed is below
- *     def.sleep_linear and its spin below def.sleep_angular, and resets
- *     otherwise. An island whose every body has rested def.sleep_time falls
- *     asleep: velocities zero, each body tagged with the island (its lowest
- *     slot). An island pressed by a moving kinematic body never sleeps.
+ *   - A dynamic body's sleep_time grows while it stays within
+ *     def.sleep_linear x def.sleep_time of where it was when the count
+ *     started, and turned less than def.sleep_angular x def.sleep_time; it
+ *     restarts (from the current pose) otherwise. That is a mean speed over
+ *     the window, not the speed of the step: bodies deep in a pile keep a
+ *     velocity noise of a few cm/s from the iterated impulses while going
+ *     nowhere, and must be able to sleep. An island whose every body has
+ *     rested def.sleep_time falls asleep: velocities zero, each body tagged
+ *     with the island (its lowest slot). An island pressed by a moving
+ *     kinematic body never sleeps.
  *   - Waking: after the broadphase, a pair of a sleeping body with an awake
  *     dynamic or a moving kinematic body wakes the sleeper's whole island
  *     (all bodies with its tag), and the broadphase runs again so the woken
@@ -117,19 +122,30 @@ void cr_sleep_update(cr_step *s) {
     uint32_t *parent = CR_AT(w, off_p, uint32_t);
     cr_real *least = CR_AT(w, off_t, cr_real);
 
-    cr_real lin2 = cr_mul(def->sleep_linear, def->sleep_linear);
-    cr_real ang2 = cr_mul(def->sleep_angular, def->sleep_angular);
+    cr_real reach = cr_mul(def->sleep_linear, def->sleep_time);
+    cr_real turn = cr_mul(def->sleep_angular, def->sleep_time);
+    cr_real half_turn2 = cr_mul(cr_half(turn), cr_half(turn));
     for (uint32_t i = 0; i < n; ++i) {
         cr_body *b = &bodies[i];
         parent[i] = i;
         least[i] = CR_REAL_MAX;
         if (!b->alive || b->type != CR_BODY_DYNAMIC || b->asleep) continue;
-        /* squared speeds of fast bodies would overflow Q32.32: compare per axis first */
-        bool slow = cr_abs(b->v.x) < def->sleep_linear && cr_abs(b->v.y) < def->sleep_linear &&
-                    cr_abs(b->v.z) < def->sleep_linear && cr_abs(b->w.x) < def->sleep_angular &&
-                    cr_abs(b->w.y) < def->sleep_angular && cr_abs(b->w.z) < def->sleep_angular &&
-                    cr_v3_len_sq(b->v) < lin2 && cr_v3_len_sq(b->w) < ang2;
-        b->sleep_time = slow ? b->sleep_time + s->dt : 0;
+        cr_vec3 d = cr_v3_sub(b->xf.p, b->rest_p);
+        /* per axis first: a squared distance of a far move would overflow Q32.32 */
+        bool near = b->sleep_time > 0 && cr_abs(d.x) <= reach && cr_abs(d.y) <= reach && cr_abs(d.z) <= reach &&
+                    cr_v3_len_sq(d) <= cr_mul(reach, reach);
+        if (near) {
+            /* the turn since the count started: |vec(q conj(q0))| = sin(angle / 2) */
+            cr_quat dq = cr_quat_mul(b->xf.q, cr_quat_conj(b->rest_q));
+            near = cr_mul(dq.x, dq.x) + cr_mul(dq.y, dq.y) + cr_mul(dq.z, dq.z) <= half_turn2;
+        }
+        if (near) {
+            b->sleep_time += s->dt;
+        } else {
+            b->sleep_time = s->dt; /* count from here */
+            b->rest_p = b->xf.p;
+            b->rest_q = b->xf.q;
+        }
     }
     for (uint32_t k = 0; k < s->nm; ++k) {
         const cr_manifold *m = &s->m[k];

@@ -41,6 +41,9 @@
 /// gravity) for which the contact graph says one body rests on the other;
 /// steeper contacts tie the two bodies into one level.
 #define CR_SUPPORT_COS CR_R(0.5)
+/// m/s: the last contact pass sweeps a level again (up to level_iterations
+/// times) only while its impulses still correct velocity errors above this.
+#define CR_LEVEL_TOLERANCE CR_R(1e-3)
 /// m: target spacing of the extra sample points along a box edge.
 #define CR_BOX_SAMPLE_SPACING CR_R(0.6)
 /// samples per box edge at most (segments).
@@ -132,10 +135,13 @@ typedef struct cr_step {
     cr_cpoint *pts;         ///< [point_capacity]
     uint32_t npts;
     cr_cpoint *tmp_pts;     ///< [points_per_pair] narrowphase scratch for one pair
-    uint8_t *active;        ///< [points_per_pair] the aggressive optimisation's live list
+    uint32_t *live;         ///< [points_per_pair] the aggressive optimisation's list, deepest first
+    uint32_t *live_tmp;     ///< [points_per_pair] merge buffer for sorting it
+    cr_real *live_depth;    ///< [points_per_pair] depth of each point when the list was made
     uint32_t *order;        ///< [contact_capacity] manifolds by level
     uint32_t *level_start;  ///< [body_capacity + 2] first entry of each level in order
     uint32_t nlevels;
+    cr_real residual;       ///< m/s, largest velocity error a contact impulse corrected since last reset
     uint64_t *no_collide;   ///< [joint_capacity] jointed pairs that must not collide, sorted
     uint32_t nno_collide;
     uint32_t graph_bytes_at; ///< scratch position where the contact graph's arrays start

@@ -93,7 +93,7 @@ void cr_scratch_plan_make(const cr_world_def *def, cr_scratch_plan *p) {
     p->manifolds = align16((uint64_t)def->contact_capacity * sizeof(cr_manifold));
     p->points = align16((uint64_t)def->point_capacity * sizeof(cr_cpoint));
     p->tmp_points = align16((uint64_t)def->points_per_pair * sizeof(cr_cpoint));
-    p->active = align16(def->points_per_pair);
+    p->active = align16((uint64_t)def->points_per_pair * (2u * sizeof(uint32_t) + sizeof(cr_real)) + 32u);
     p->order = align16((uint64_t)def->contact_capacity * sizeof(uint32_t));
     p->level_start = align16(((uint64_t)def->body_capacity + 2u) * sizeof(uint32_t));
     p->no_collide = align16((uint64_t)def->joint_capacity * sizeof(uint64_t) + 8u);
@@ -267,11 +267,18 @@ static bool step_alloc(cr_step *s) {
     s->m = push(w, p.manifolds);
     s->pts = push(w, p.points);
     s->tmp_pts = push(w, p.tmp_points);
-    s->active = push(w, p.active);
+    uint8_t *live = push(w, p.active);
+    if (live != NULL) {
+        s->live = (uint32_t *)(void *)live;
+        s->live_tmp = s->live + w->def.points_per_pair;
+        /* cr_real needs 8-byte alignment in fixed point: round the offset up */
+        uintptr_t d = (uintptr_t)(s->live_tmp + w->def.points_per_pair);
+        s->live_depth = (cr_real *)(void *)(live + (((d - (uintptr_t)live) + 15u) & ~(uintptr_t)15u));
+    }
     s->order = push(w, p.order);
     s->level_start = push(w, p.level_start);
     s->no_collide = push(w, p.no_collide);
-    return s->sb && s->pairs && s->m && s->pts && s->tmp_pts && s->active && s->order && s->level_start &&
+    return s->sb && s->pairs && s->m && s->pts && s->tmp_pts && live != NULL && s->order && s->level_start &&
            s->no_collide;
 }
 
@@ -443,6 +450,8 @@ uint64_t cr_world_state_hash(const cr_world *w) {
         h = cr_hash_u32(h, b->asleep);
         h = cr_hash_u32(h, b->asleep ? b->island : 0);
         h = cr_hash_real(h, b->sleep_time);
+        h = cr_hash_vec3(h, b->rest_p);
+        h = cr_hash_quat(h, b->rest_q);
     }
     h = cr_hash_u32(h, w->joint_count);
     const cr_joint *joints = cr_world_joints_c(w);

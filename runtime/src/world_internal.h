@@ -30,7 +30,9 @@ typedef struct cr_body {
     uint8_t pad_;
     uint32_t joint_count; ///< live joints that name this body
     uint32_t island;      ///< while asleep: the island it fell asleep with (lowest slot in it)
-    cr_real sleep_time;   ///< s, how long the body has moved slower than the sleep thresholds
+    cr_real sleep_time;   ///< s, how long the body has stayed near rest_p / rest_q
+    cr_vec3 rest_p;       ///< m, where the body was when sleep_time last started from 0
+    cr_quat rest_q;       ///< its orientation then
     cr_transform xf;      ///< centre of mass frame in world space
     cr_vec3 v;            ///< linear velocity, m/s
     cr_vec3 w;            ///< angular velocity, rad/s

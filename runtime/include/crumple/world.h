@@ -56,9 +56,9 @@ typedef struct cr_world_def {
     cr_real broadphase_cell;      ///< m, spatial hash cell edge; 0 = from the mean body size each step
     cr_real event_min_speed;      ///< m/s, collisions approaching slower than this make no impact event
     bool sleep;                   ///< let resting islands of bodies sleep (leave the solver) until something touches them
-    cr_real sleep_time;           ///< s, an island sleeps once all its bodies were this long below both thresholds
-    cr_real sleep_linear;         ///< m/s, linear speed threshold for sleeping
-    cr_real sleep_angular;        ///< rad/s, angular speed threshold for sleeping
+    cr_real sleep_time;           ///< s, an island sleeps once all its bodies rested this long
+    cr_real sleep_linear;         ///< m/s, "rested": moved less than sleep_linear x sleep_time over that time
+    cr_real sleep_angular;        ///< rad/s, "rested": turned less than sleep_angular x sleep_time over that time
     cr_deform_def deform;         ///< budgets of the deformation stage (crumple/dent.h)
     cr_log_fn *log;               ///< optional log sink
     void *log_user;
