@@ -20,6 +20,9 @@
 #      x86 32-bit    gcc -O2 -m32 -msse2 -mfpmath=sse (x87 is not supported)
 #      aarch64       aarch64-linux-gnu-gcc -O2, qemu-aarch64
 #      armhf         arm-linux-gnueabihf-gcc -O2 (VFP, hard float), qemu-arm
+#      cortex-m4     arm-none-eabi-gcc -O2 (FPv4-SP), bare metal on qemu-system-arm's
+#                    mps2-an386 board with semihosting (tests/m4/); run when
+#                    qemu-system-arm is installed, MATRIX_M4=0 leaves it out
 #    each in float and in fixed mode.
 # The verifier's tools part (scene parser, replay reader; never linked into a
 # game) is built at -O2 once per compiler and CPU; folders that
@@ -50,7 +53,7 @@ now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 
 row() { # target cc opt mode frames result build-seconds run-seconds
-    printf '%-8s %-6s %-4s %-6s %6s  %-10s %7s %6s\n' "$@"
+    printf '%-9s %-6s %-4s %-6s %6s  %-10s %7s %6s\n' "$@"
 }
 
 mode_name() { [ "$1" = 1 ] && echo fixed || echo float; }
@@ -168,6 +171,57 @@ run_target aarch64 gcc   aarch64-linux-gnu-gcc aarch64-linux-gnu-ar -O2 "" -stat
                                                            "$M/aarch64-gccMODE"     "$M/aarch64-gccMODE" -O2
 run_target armhf   gcc   arm-linux-gnueabihf-gcc arm-linux-gnueabihf-ar -O2 "" -static qemu-arm \
                                                            "$M/armhf-gccMODE"       "$M/armhf-gccMODE" -O2
+
+# Cortex-M4F, bare metal: qemu-system-arm's MPS2 AN386 board, newlib with
+# semihosting (the verifier reads the replay and golden files from the host
+# through it), our own reset code and linker script (tests/m4/). The tools
+# part is built with -Wno-format: on arm-none-eabi uint32_t is `long`, so
+# printf("%u", u32) in tools warns although it prints the same.
+run_m4() {
+    m4flags="-mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16"
+    for fixed in 0 1; do
+        mode=$(mode_name $fixed)
+        t0=$(now)
+        dir=$M/cortex-m4-$mode
+        rec=$M/reference-$mode.crr
+        golden=tests/golden/reference-$mode.hashes
+        frames=- result=FAIL build_s=- run_s=-
+        : >"$log"
+        objs=""
+        for o in $TOOLS_OBJS obj/tests/matrix/verify_main.o obj/tests/m4/startup.o obj/tests/m4/platform_semihost.o; do
+            case $o in obj/platform/*) continue ;; esac # the host file layer; tests/m4 has the semihosting one
+            objs="$objs $dir/$o"
+        done
+        if [ ! -f "$rec" ]; then
+            result=no-record
+        elif make -s -j"$JOBS" FIXED=$fixed BUILD="$dir" CC=arm-none-eabi-gcc AR=arm-none-eabi-ar OPT=-O2 \
+                 EXTRA_CFLAGS="$m4flags -Wno-format" "$dir/libcrumple.a" $objs >>"$log" 2>&1 &&
+             arm-none-eabi-gcc $m4flags -O2 -nostartfiles -T tests/m4/mps2_an386.ld --specs=rdimon.specs \
+                 $objs "$dir/libcrumple.a" -lm -o "$dir/crumple-verify.elf" >>"$log" 2>&1; then
+            build_s=$(elapsed "$t0")
+            t1=$(now)
+            if timeout 600 qemu-system-arm -M mps2-an386 -nographic -monitor none -serial none \
+                   -semihosting-config "enable=on,target=native,arg=crumple-verify,arg=replay,arg=$rec,arg=--verify,arg=--golden,arg=$golden" \
+                   -kernel "$dir/crumple-verify.elf" >>"$log" 2>&1; then
+                result=pass
+                frames=$(sed -n 's/.*: \([0-9]*\) frames verified.*/\1/p' "$log" | tail -n 1)
+            fi
+            run_s=$(elapsed "$t1")
+        else
+            result=build-fail
+            build_s=$(elapsed "$t0")
+        fi
+        row cortex-m4 gcc -O2 "$mode" "$frames" "$result" "$build_s" "$run_s"
+        if [ "$result" = pass ]; then passed=$((passed + 1)); else failed=$((failed + 1)); sed 's/^/      /' "$log" | tail -n 20; fi
+    done
+}
+if [ "${MATRIX_M4:-1}" = 0 ]; then
+    echo "   cortex-m4 rows not run (MATRIX_M4=0)"
+elif command -v qemu-system-arm >/dev/null 2>&1 && command -v arm-none-eabi-gcc >/dev/null 2>&1; then
+    run_m4
+else
+    echo "   cortex-m4 rows not run: needs arm-none-eabi-gcc and qemu-system-arm (apt-get install qemu-system-arm)"
+fi
 
 echo "matrix: $passed passed, $failed failed ($(elapsed "$start_all") s)"
 [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]

@@ -96,8 +96,9 @@ static int parse_options(int argc, char **argv, replay_options *o) {
 static const char *mode_name(uint32_t fixed) { return fixed ? "fixed-q32.32" : "float32"; }
 
 static void print_info(const char *file, const cr_replay *r) {
-    printf("replay       %s (format %u, crumple %u.%u.%u, %s)\n", file, r->version, r->crumple_version >> 16,
-           (r->crumple_version >> 8) & 0xffu, r->crumple_version & 0xffu, mode_name(r->fixed));
+    printf("replay       %s (format %u, crumple %u.%u.%u, %s)\n", file, (unsigned)r->version,
+           (unsigned)(r->crumple_version >> 16), (unsigned)((r->crumple_version >> 8) & 0xffu),
+           (unsigned)(r->crumple_version & 0xffu), mode_name(r->fixed));
     printf("scene        %s (%zu bytes embedded)\n", r->scene_path, r->scene_size);
     printf("frames       %d\n", (int)arrlen(r->frames));
     printf("inputs       %d\n", (int)arrlen(r->inputs));
@@ -121,13 +122,13 @@ static int check_golden(const replay_options *o, const cr_replay *r) {
     for (uint32_t f = 0; f < count && f < frames; ++f) {
         if (golden[f] != r->frames[f].state_hash) {
             printf("replay %s: differs from golden %s at frame %u: recorded %016llx, golden %016llx\n", o->file,
-                   o->golden, f, (unsigned long long)r->frames[f].state_hash, (unsigned long long)golden[f]);
+                   o->golden, (unsigned)f, (unsigned long long)r->frames[f].state_hash, (unsigned long long)golden[f]);
             rc = 1;
             break;
         }
     }
     if (rc == 0 && count != frames) {
-        printf("replay %s: %u frames, golden %s has %u\n", o->file, frames, o->golden, count);
+        printf("replay %s: %u frames, golden %s has %u\n", o->file, (unsigned)frames, o->golden, (unsigned)count);
         rc = 1;
     }
     free(golden);
@@ -166,9 +167,9 @@ static int verify(const replay_options *o, const cr_replay *r) {
     if (v.hash != v.recorded && v.body_differs == 0) {
         printf("  no body differs: the difference is in joints, dented vertices or impact events\n");
     } else if (v.body_differs > 0) {
-        printf("  first bodies that differ (%u):", v.body_differs);
+        printf("  first bodies that differ (%u):", (unsigned)v.body_differs);
         for (uint32_t i = 0; i < v.named; ++i)
-            printf("%s %s (slot %u)", i ? "," : "", v.names[i], v.bodies[i].index1 - 1);
+            printf("%s %s (slot %u)", i ? "," : "", v.names[i], (unsigned)(v.bodies[i].index1 - 1));
         printf("\n");
     }
     return 1;
@@ -199,8 +200,9 @@ int cr_cmd_replay(int argc, char **argv) {
         status = EXIT_BAD;
     }
     if (status == EXIT_PASS && r.crumple_version != cr_replay_build_version() && !o.quiet)
-        fprintf(stderr, "%s: note: recorded by crumple %u.%u.%u, this is %s\n", o.file, r.crumple_version >> 16,
-                (r.crumple_version >> 8) & 0xffu, r.crumple_version & 0xffu, CR_VERSION_STRING);
+        fprintf(stderr, "%s: note: recorded by crumple %u.%u.%u, this is %s\n", o.file,
+                (unsigned)(r.crumple_version >> 16), (unsigned)((r.crumple_version >> 8) & 0xffu),
+                (unsigned)(r.crumple_version & 0xffu), CR_VERSION_STRING);
     if (status == EXIT_PASS && o.hashes_out && write_hashes(o.hashes_out, &r)) status = EXIT_BAD;
     if (status == EXIT_PASS && o.golden) {
         int g = check_golden(&o, &r);

@@ -87,6 +87,13 @@ uint64_t cr_replay_def_hash(const cr_world_def *d) {
     return h;
 }
 
+#if defined(__GNUC__)
+#define CR_PRINTF_(f, a) __attribute__((format(printf, f, a)))
+#else
+#define CR_PRINTF_(f, a)
+#endif
+
+static void set_err(cr_replay_error *e, const char *fmt, ...) CR_PRINTF_(2, 3);
 static void set_err(cr_replay_error *e, const char *fmt, ...) {
     if (e == NULL) return;
     va_list ap;
@@ -303,7 +310,7 @@ static int read_string(cursor *c, const char *what, uint32_t max, char **out, si
     size_t at = c->pos;
     if (get_u32(c, what, &n)) return -1;
     if (n > max) {
-        set_err(c->err, "byte %zu: %s is %u bytes, more than the %u allowed", at, what, n, max);
+        set_err(c->err, "byte %zu: %s is %u bytes, more than the %u allowed", at, what, (unsigned)n, (unsigned)max);
         return -1;
     }
     const uint8_t *p;
@@ -329,20 +336,20 @@ static int read_input(cursor *c, uint32_t fixed, uint32_t frames, int32_t prev_f
     uint32_t frame = le32(p), type = le32(p + 4), flags = le32(p + 20);
     memset(in, 0, sizeof *in);
     if (frame >= frames || (int32_t)frame < prev_frame) {
-        set_err(c->err, "byte %zu: input %u: frame %u is %s", at, index, frame,
+        set_err(c->err, "byte %zu: input %u: frame %u is %s", at, (unsigned)index, (unsigned)frame,
                 frame >= frames ? "past the recorded frames" : "before the previous input's (inputs must be sorted)");
         return -1;
     }
     if (type < CR_INPUT_TYPE_MIN || type > CR_INPUT_TYPE_MAX) {
-        set_err(c->err, "byte %zu: input %u: unknown type %u", at + 4, index, type);
+        set_err(c->err, "byte %zu: input %u: unknown type %u", at + 4, (unsigned)index, (unsigned)type);
         return -1;
     }
     if (le32(p + 8) == 0) {
-        set_err(c->err, "byte %zu: input %u: null body handle", at + 8, index);
+        set_err(c->err, "byte %zu: input %u: null body handle", at + 8, (unsigned)index);
         return -1;
     }
     if ((flags & ~CR_INPUT_FLAGS_ALL) != 0) {
-        set_err(c->err, "byte %zu: input %u: unknown flags 0x%x", at + 20, index, flags);
+        set_err(c->err, "byte %zu: input %u: unknown flags 0x%x", at + 20, (unsigned)index, (unsigned)flags);
         return -1;
     }
     uint64_t bits[11];
@@ -363,7 +370,7 @@ static int read_input(cursor *c, uint32_t fixed, uint32_t frames, int32_t prev_f
     in->q.x = real_from_bits(bits[7]), in->q.y = real_from_bits(bits[8]);
     in->q.z = real_from_bits(bits[9]), in->q.w = real_from_bits(bits[10]);
     if (type == CR_INPUT_KINEMATIC_TARGET && !(in->time > 0)) {
-        set_err(c->err, "byte %zu: input %u: kinematic target time is not positive", at + 24, index);
+        set_err(c->err, "byte %zu: input %u: kinematic target time is not positive", at + 24, (unsigned)index);
         return -1;
     }
     return 0;
@@ -382,11 +389,11 @@ static cr_replay_status decode(cursor *c, cr_replay *r) {
     }
     r->version = le32(h + 4);
     if (r->version != CR_REPLAY_VERSION) {
-        set_err(c->err, "byte 4: replay format version %u; this build reads version %u", r->version, CR_REPLAY_VERSION);
+        set_err(c->err, "byte 4: replay format version %u; this build reads version %u", (unsigned)r->version, (unsigned)CR_REPLAY_VERSION);
         return CR_REPLAY_BAD_FILE;
     }
     if (le32(h + 8) != CR_REPLAY_HEADER_BYTES) {
-        set_err(c->err, "byte 8: header size %u, expected %u", le32(h + 8), CR_REPLAY_HEADER_BYTES);
+        set_err(c->err, "byte 8: header size %u, expected %u", (unsigned)le32(h + 8), (unsigned)CR_REPLAY_HEADER_BYTES);
         return CR_REPLAY_BAD_FILE;
     }
     uint64_t stored = le64(h + OFF_CHECKSUM);
@@ -400,11 +407,11 @@ static cr_replay_status decode(cursor *c, cr_replay *r) {
     }
     r->fixed = le32(h + 12);
     if (r->fixed > 1) {
-        set_err(c->err, "byte 12: unknown scalar mode %u", r->fixed);
+        set_err(c->err, "byte 12: unknown scalar mode %u", (unsigned)r->fixed);
         return CR_REPLAY_BAD_FILE;
     }
     if (le32(h + 16) != (r->fixed ? 8u : 4u)) {
-        set_err(c->err, "byte 16: real size %u does not match the scalar mode", le32(h + 16));
+        set_err(c->err, "byte 16: real size %u does not match the scalar mode", (unsigned)le32(h + 16));
         return CR_REPLAY_BAD_FILE;
     }
     r->crumple_version = le32(h + 20);
@@ -418,11 +425,11 @@ static cr_replay_status decode(cursor *c, cr_replay *r) {
     }
     uint32_t frames = le32(h + 48);
     if (frames > CR_REPLAY_MAX_FRAMES) {
-        set_err(c->err, "byte 48: %u frames, more than the %u allowed", frames, CR_REPLAY_MAX_FRAMES);
+        set_err(c->err, "byte 48: %u frames, more than the %u allowed", (unsigned)frames, (unsigned)CR_REPLAY_MAX_FRAMES);
         return CR_REPLAY_BAD_FILE;
     }
     if (le32(h + 52) != 0) {
-        set_err(c->err, "byte 52: unknown flags 0x%x", le32(h + 52));
+        set_err(c->err, "byte 52: unknown flags 0x%x", (unsigned)le32(h + 52));
         return CR_REPLAY_BAD_FILE;
     }
 
@@ -434,7 +441,7 @@ static cr_replay_status decode(cursor *c, cr_replay *r) {
     size_t at = c->pos;
     if (get_u32(c, "the input count", &ninputs)) return CR_REPLAY_BAD_FILE;
     if ((uint64_t)ninputs * CR_REPLAY_INPUT_BYTES > left(c)) {
-        set_err(c->err, "byte %zu: truncated: %u inputs need %llu bytes, %zu left", at, ninputs,
+        set_err(c->err, "byte %zu: truncated: %u inputs need %llu bytes, %zu left", at, (unsigned)ninputs,
                 (unsigned long long)ninputs * CR_REPLAY_INPUT_BYTES, left(c));
         return CR_REPLAY_BAD_FILE;
     }
@@ -448,7 +455,7 @@ static cr_replay_status decode(cursor *c, cr_replay *r) {
     }
 
     if ((uint64_t)frames * FRAME_MIN_BYTES > left(c)) {
-        set_err(c->err, "byte %zu: truncated: %u frames need at least %llu bytes, %zu left", c->pos, frames,
+        set_err(c->err, "byte %zu: truncated: %u frames need at least %llu bytes, %zu left", c->pos, (unsigned)frames,
                 (unsigned long long)frames * FRAME_MIN_BYTES, left(c));
         return CR_REPLAY_BAD_FILE;
     }
@@ -461,8 +468,8 @@ static cr_replay_status decode(cursor *c, cr_replay *r) {
         /* what the remaining frames need at least must stay available */
         uint64_t need = (uint64_t)fr.body_count * BODY_HASH_BYTES + (uint64_t)(frames - 1 - f) * FRAME_MIN_BYTES;
         if (need > left(c)) {
-            set_err(c->err, "byte %zu: truncated: frame %u has %u body hashes, the file ends first", at, f,
-                    fr.body_count);
+            set_err(c->err, "byte %zu: truncated: frame %u has %u body hashes, the file ends first", at, (unsigned)f,
+                    (unsigned)fr.body_count);
             return CR_REPLAY_BAD_FILE;
         }
         fr.first_body = (uint32_t)arrlen(r->body_hashes);
@@ -476,7 +483,7 @@ static cr_replay_status decode(cursor *c, cr_replay *r) {
             bh.id.generation = le32(p + 4);
             bh.hash = le64(p + 8);
             if (bh.id.index1 <= prev_index) {
-                set_err(c->err, "byte %zu: frame %u: body slot %u is not after the previous one", at, f, bh.id.index1);
+                set_err(c->err, "byte %zu: frame %u: body slot %u is not after the previous one", at, (unsigned)f, (unsigned)bh.id.index1);
                 return CR_REPLAY_BAD_FILE;
             }
             prev_index = bh.id.index1;
@@ -520,6 +527,7 @@ cr_replay_status cr_replay_load(const char *path, cr_replay *r, cr_replay_error 
 
 static const char *mode_name(uint32_t fixed) { return fixed ? "fixed-q32.32" : "float32"; }
 
+static void verdict(cr_replay_verdict *v, cr_replay_outcome o, const char *fmt, ...) CR_PRINTF_(3, 4);
 static void verdict(cr_replay_verdict *v, cr_replay_outcome o, const char *fmt, ...) {
     v->outcome = o;
     va_list ap;
@@ -625,11 +633,11 @@ int cr_golden_write(const char *path, const char *title, uint32_t fixed, const u
     char *text = NULL; /* stb_ds array */
     char line[512];
     int n = snprintf(line, sizeof line, "# %s\n# per-frame state hashes, after each frame's step\nmode %s\nframes %u\n",
-                     title ? title : "crumple", mode_name(fixed), count);
+                     title ? title : "crumple", mode_name(fixed), (unsigned)count);
     size_t len = n < 0 ? 0 : ((size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
     memcpy(arraddnptr(text, len), line, len);
     for (uint32_t f = 0; f < count; ++f) {
-        n = snprintf(line, sizeof line, "%u %016llx\n", f, (unsigned long long)hashes[f]);
+        n = snprintf(line, sizeof line, "%u %016llx\n", (unsigned)f, (unsigned long long)hashes[f]);
         memcpy(arraddnptr(text, (size_t)n), line, (size_t)n);
     }
     crp_status ps = crp_write_file_atomic(path, text, (size_t)arrlen(text));
@@ -718,7 +726,7 @@ int cr_golden_read(const char *path, uint32_t fixed, uint64_t **out, uint32_t *c
                 set_err(err, "%s:%d: hash lines must follow 'mode' and 'frames'", path, line_no);
                 rc = -1;
             } else if (frame != next || frame >= frames) {
-                set_err(err, "%s:%d: expected frame %u of %u here, got %u", path, line_no, next, frames, frame);
+                set_err(err, "%s:%d: expected frame %u of %u here, got %u", path, line_no, (unsigned)next, (unsigned)frames, (unsigned)frame);
                 rc = -1;
             } else if (parse_hex64(word[1], &h)) {
                 set_err(err, "%s:%d: '%s' is not a 16-digit lowercase hex hash", path, line_no, word[1]);
@@ -733,7 +741,7 @@ int cr_golden_read(const char *path, uint32_t fixed, uint64_t **out, uint32_t *c
         line = nl + 1;
     }
     if (rc == 0 && (!have_frames || next != frames)) {
-        set_err(err, "%s:%d: %u frame hashes, 'frames' says %u", path, line_no, next, frames);
+        set_err(err, "%s:%d: %u frame hashes, 'frames' says %u", path, line_no, (unsigned)next, (unsigned)frames);
         rc = -1;
     }
     crp_free(data);
