@@ -248,7 +248,18 @@ CR_TEST(scene_errors_name_file_line_and_word) {
     ENSURE_ERROR(HDR "impulse 10 ghost 0 1 0\n",
                  "t.scene:2: unknown body 'ghost' in 'impulse' (bodies must be defined before they are used)");
     ENSURE_ERROR(HDR "body a dynamic sphere 1 colour red\n",
-                 "t.scene:2: unknown body attribute 'colour' (material position rotate quat velocity spin spawn)");
+                 "t.scene:2: unknown body attribute 'colour' (material dent position rotate quat velocity spin spawn)");
+    /* dents */
+    ENSURE_ERROR(HDR "body a dynamic sphere 1 dent soft\n",
+                 "t.scene:2: unknown dent 'soft' (dents must be defined before they are used)");
+    ENSURE_ERROR(HDR "dent soft\nbody a dynamic sphere 1 dent soft\n", "t.scene:3: only mesh bodies dent ('a' is not a mesh)");
+    ENSURE_ERROR(HDR "dent soft hardness 3\n",
+                 "t.scene:2: unknown dent attribute 'hardness' (threshold scale fixed max blur heat modified steepness "
+                 "width min-cos cells move-projectile refresh-mass)");
+    ENSURE_ERROR(HDR "dent soft cells 90 60\n", "t.scene:2: 'cells MIN MAX' needs MIN <= MAX");
+    ENSURE_ERROR(HDR "dent soft\ndent soft\n", "t.scene:3: dent 'soft' already defined at line 2");
+    ENSURE_ERROR(HDR "deform max_cells 300 cells 1000\n", "t.scene:2: deform cells 1000 is less than max_cells^2 = 90000");
+    ENSURE_ERROR(HDR "deform sparkle 3\n", "t.scene:2: unknown deform key 'sparkle' (bodies memory_kb dents cells queue max_cells)");
     ENSURE_ERROR(HDR "material m hardness 3\n",
                  "t.scene:2: unknown material attribute 'hardness' (density restitution friction rolling spinning)");
     ENSURE_ERROR(HDR "body a dynamic cone 1\n", "t.scene:2: unknown shape 'cone' (sphere box plane mesh)");

@@ -239,11 +239,115 @@ char *cr_gen_terrain_obj(const cr_gen_terrain *t, size_t *size) {
     return text;
 }
 
+cr_gen_box cr_gen_default_box(void) {
+    cr_gen_box b = {{1.0, 0.4, 1.0}, 40};
+    return b;
+}
+
+cr_gen_sphere cr_gen_default_sphere(void) {
+    cr_gen_sphere s = {0.3, 48, 24};
+    return s;
+}
+
+/* Cells along an edge of length `len` when the longest edge has `cells`. */
+static int edge_cells(double len, double longest, int cells) {
+    int n = (int)floor(len / longest * cells + 0.5);
+    return n < 1 ? 1 : n;
+}
+
+char *cr_gen_box_obj(const cr_gen_box *b, size_t *size) {
+    for (int k = 0; k < 3; ++k)
+        if (!(b->size[k] > 0 && b->size[k] < 1e4)) return NULL;
+    if (b->cells < 1 || b->cells > 1024) return NULL;
+    double longest = fmax(b->size[0], fmax(b->size[1], b->size[2]));
+    int n[3];
+    for (int k = 0; k < 3; ++k) n[k] = edge_cells(b->size[k], longest, b->cells);
+    gmesh m = {NULL, NULL};
+    /* one lattice of (n+1)^3 positions, of which only the surface ones exist:
+     * faces share their edge vertices, so the box is closed without welding */
+    int *id = malloc(sizeof(int) * (size_t)(n[0] + 1) * (size_t)(n[1] + 1) * (size_t)(n[2] + 1));
+    if (id == NULL) return NULL;
+#define GEN_ID(i, j, k) id[((k) * (n[1] + 1) + (j)) * (n[0] + 1) + (i)]
+    for (int k = 0; k <= n[2]; ++k)
+        for (int j = 0; j <= n[1]; ++j)
+            for (int i = 0; i <= n[0]; ++i) {
+                bool surface = i == 0 || j == 0 || k == 0 || i == n[0] || j == n[1] || k == n[2];
+                GEN_ID(i, j, k) = surface ? add_vertex(&m, b->size[0] * ((double)i / n[0] - 0.5),
+                                                       b->size[1] * ((double)j / n[1] - 0.5),
+                                                       b->size[2] * ((double)k / n[2] - 0.5))
+                                          : -1;
+            }
+    /* each face: the axis it faces along and the side */
+    for (int axis = 0; axis < 3; ++axis) {
+        int u = (axis + 1) % 3, v = (axis + 2) % 3;
+        for (int side = 0; side < 2; ++side) {
+            gvec out = {axis == 0 ? (side ? 1.0 : -1.0) : 0, axis == 1 ? (side ? 1.0 : -1.0) : 0,
+                        axis == 2 ? (side ? 1.0 : -1.0) : 0};
+            for (int a = 0; a < n[u]; ++a)
+                for (int c = 0; c < n[v]; ++c) {
+                    int q[4][3];
+                    for (int corner = 0; corner < 4; ++corner) {
+                        q[corner][axis] = side ? n[axis] : 0;
+                        q[corner][u] = a + (corner == 1 || corner == 2);
+                        q[corner][v] = c + (corner >= 2);
+                    }
+                    int p[4];
+                    for (int corner = 0; corner < 4; ++corner) p[corner] = GEN_ID(q[corner][0], q[corner][1], q[corner][2]);
+                    add_triangle(&m, p[0], p[1], p[2], out);
+                    add_triangle(&m, p[0], p[2], p[3], out);
+                }
+        }
+    }
+#undef GEN_ID
+    free(id);
+    char comment[256];
+    snprintf(comment, sizeof comment, "# box %g x %g x %g m, %d x %d x %d cells per face edge (crumple gen box)\n",
+             b->size[0], b->size[1], b->size[2], n[0], n[1], n[2]);
+    char *text = mesh_to_obj(&m, comment, size);
+    arrfree(m.v);
+    arrfree(m.tri);
+    return text;
+}
+
+char *cr_gen_sphere_obj(const cr_gen_sphere *s, size_t *size) {
+    if (!(s->radius > 0 && s->radius < 1e4) || s->segments < 3 || s->rings < 2 || s->segments > 4096 || s->rings > 4096)
+        return NULL;
+    gmesh m = {NULL, NULL};
+    int north = add_vertex(&m, 0, s->radius, 0);
+    for (int r = 1; r < s->rings; ++r) {
+        double th = 0.5 * GEN_TWO_PI * r / s->rings;
+        for (int j = 0; j < s->segments; ++j) {
+            double ph = GEN_TWO_PI * j / s->segments;
+            add_vertex(&m, s->radius * gen_sin(th) * gen_cos(ph), s->radius * gen_cos(th), s->radius * gen_sin(th) * gen_sin(ph));
+        }
+    }
+    int south = add_vertex(&m, 0, -s->radius, 0);
+    for (int r = 0; r < s->rings; ++r)
+        for (int j = 0; j < s->segments; ++j) {
+            int j1 = (j + 1) % s->segments;
+            int a = r == 0 ? north : 1 + (r - 1) * s->segments + j, b = r == 0 ? north : 1 + (r - 1) * s->segments + j1;
+            int c = r == s->rings - 1 ? south : 1 + r * s->segments + j1, d = r == s->rings - 1 ? south : 1 + r * s->segments + j;
+            /* outward: the quad's centre seen from the sphere's centre */
+            gvec mid = {(m.v[a].x + m.v[c].x) * 0.5, (m.v[a].y + m.v[c].y) * 0.5, (m.v[a].z + m.v[c].z) * 0.5};
+            if (a != b) add_triangle(&m, a, b, c, mid);
+            if (c != d) add_triangle(&m, a, c, d, mid);
+        }
+    char comment[256];
+    snprintf(comment, sizeof comment, "# sphere: radius %g m, %d segments x %d rings (crumple gen sphere)\n", s->radius,
+             s->segments, s->rings);
+    char *text = mesh_to_obj(&m, comment, size);
+    arrfree(m.v);
+    arrfree(m.tri);
+    return text;
+}
+
 /* ------------------------------------------------------------ the command */
 
 static void gen_usage(FILE *out) {
     fprintf(out, "usage: crumple gen torus   [--major R] [--minor r] [--segments N] [--sides M] [-o FILE]\n"
                  "       crumple gen terrain [--cells N] [--size S] [--height H] [--thickness T] [-o FILE]\n"
+                 "       crumple gen box     [--sx X] [--sy Y] [--sz Z] [--cells N] [-o FILE]\n"
+                 "       crumple gen sphere  [--radius R] [--segments N] [--rings M] [-o FILE]\n"
                  "  Writes the mesh as OBJ to FILE (atomically) or to standard output. The defaults\n"
                  "  give data/meshes/torus.obj and data/meshes/terrain.obj exactly.\n");
 }
@@ -265,12 +369,15 @@ int cr_cmd_gen(int argc, char **argv) {
         return argc < 2 ? 2 : 0;
     }
     bool torus = strcmp(argv[1], "torus") == 0, terrain = strcmp(argv[1], "terrain") == 0;
-    if (!torus && !terrain) {
-        fprintf(stderr, "crumple gen: unknown mesh '%s' (torus terrain)\n", argv[1]);
+    bool box = strcmp(argv[1], "box") == 0, sphere = strcmp(argv[1], "sphere") == 0;
+    if (!torus && !terrain && !box && !sphere) {
+        fprintf(stderr, "crumple gen: unknown mesh '%s' (torus terrain box sphere)\n", argv[1]);
         return 2;
     }
     cr_gen_torus to = cr_gen_default_torus();
     cr_gen_terrain te = cr_gen_default_terrain();
+    cr_gen_box bo = cr_gen_default_box();
+    cr_gen_sphere sp = cr_gen_default_sphere();
     const char *path = NULL;
     for (int i = 2; i < argc; ++i) {
         const char *a = argv[i];
@@ -297,6 +404,13 @@ int cr_cmd_gen(int argc, char **argv) {
         else if (terrain && strcmp(a, "--size") == 0) te.size = v;
         else if (terrain && strcmp(a, "--height") == 0) te.height = v;
         else if (terrain && strcmp(a, "--thickness") == 0) te.thickness = v;
+        else if (box && strcmp(a, "--sx") == 0) bo.size[0] = v;
+        else if (box && strcmp(a, "--sy") == 0) bo.size[1] = v;
+        else if (box && strcmp(a, "--sz") == 0) bo.size[2] = v;
+        else if (box && strcmp(a, "--cells") == 0) bo.cells = (int)v;
+        else if (sphere && strcmp(a, "--radius") == 0) sp.radius = v;
+        else if (sphere && strcmp(a, "--segments") == 0) sp.segments = (int)v;
+        else if (sphere && strcmp(a, "--rings") == 0) sp.rings = (int)v;
         else {
             fprintf(stderr, "crumple gen: unknown %s option '%s'\n", argv[1], a);
             gen_usage(stderr);
@@ -304,7 +418,10 @@ int cr_cmd_gen(int argc, char **argv) {
         }
     }
     size_t size = 0;
-    char *text = torus ? cr_gen_torus_obj(&to, &size) : cr_gen_terrain_obj(&te, &size);
+    char *text = torus     ? cr_gen_torus_obj(&to, &size)
+                 : terrain ? cr_gen_terrain_obj(&te, &size)
+                 : box     ? cr_gen_box_obj(&bo, &size)
+                           : cr_gen_sphere_obj(&sp, &size);
     if (text == NULL) {
         fprintf(stderr, "crumple gen: %s options out of range\n", argv[1]);
         return 2;

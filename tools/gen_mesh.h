@@ -1,5 +1,6 @@
 /* gen_mesh.h — meshes the project generates itself: the nonconvex torus of the
- * rings scene and the closed bumpy terrain slab of the terrain scene.
+ * rings scene, the closed bumpy terrain slab of the terrain scene, and the
+ * finely tessellated blocks and spheres the dent scenes dent.
  *
  * `crumple gen torus|terrain [options] [-o FILE]` writes them as OBJ text; the
  * files checked into data/meshes/ are exactly what the default options give,
@@ -34,19 +35,36 @@ typedef struct cr_gen_terrain {
     double thickness; ///< m, the flat bottom lies this far below the lowest possible bump (default 2)
 } cr_gen_terrain;
 
+/// A box whose faces are split into square-ish cells, so a dent has vertices to move.
+typedef struct cr_gen_box {
+    double size[3]; ///< m, edge lengths along x, y, z, centred on the origin (default 1 0.4 1)
+    int cells;      ///< cells along the longest edge; other edges get as many as keep cells square (default 40)
+} cr_gen_box;
+
+/// A UV sphere about the origin.
+typedef struct cr_gen_sphere {
+    double radius; ///< m (default 0.3)
+    int segments;  ///< divisions around the y axis (default 48)
+    int rings;     ///< divisions from pole to pole (default 24)
+} cr_gen_sphere;
+
 cr_gen_torus cr_gen_default_torus(void);
 cr_gen_terrain cr_gen_default_terrain(void);
+cr_gen_box cr_gen_default_box(void);
+cr_gen_sphere cr_gen_default_sphere(void);
 
 /// OBJ text of the mesh as a new malloc'ed, NUL-terminated string (free()),
 /// or NULL if an option is out of range. *size gets the length without the NUL.
 char *cr_gen_torus_obj(const cr_gen_torus *t, size_t *size);
 char *cr_gen_terrain_obj(const cr_gen_terrain *t, size_t *size);
+char *cr_gen_box_obj(const cr_gen_box *b, size_t *size);
+char *cr_gen_sphere_obj(const cr_gen_sphere *s, size_t *size);
 
 /// Height of the terrain's top surface at (x, z), m (the exact function the
 /// mesh samples at its vertices; between vertices the mesh interpolates linearly).
 double cr_gen_terrain_height(const cr_gen_terrain *t, double x, double z);
 
-/// `crumple gen torus|terrain [options] [-o FILE]`
+/// `crumple gen torus|terrain|box|sphere [options] [-o FILE]`
 int cr_cmd_gen(int argc, char **argv);
 
 #endif

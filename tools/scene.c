@@ -286,6 +286,7 @@ typedef struct pctx {
     uint32_t seq;
     int cap_line[CAP_COUNT];
     uint32_t cap_value[CAP_COUNT];
+    int deform_bodies_line;        ///< line of `deform bodies N`, 0 if not given
 } pctx;
 
 static int fail(pctx *c, const char *fmt, ...) {
@@ -541,6 +542,113 @@ static int st_material(pctx *c) {
     return 0;
 }
 
+/* ---- dents (seed 000 §3, docs/denting.md) ---- */
+
+static int32_t find_dent(const cr_scene *s, const char *name) {
+    for (ptrdiff_t i = 0; i < arrlen(s->dents); ++i)
+        if (strcmp(s->dents[i].name, name) == 0) return (int32_t)i;
+    return -1;
+}
+
+static int st_dent(pctx *c) {
+    cr_scene_dent d;
+    memset(&d, 0, sizeof d);
+    if (read_new_name(c, "dent", 0, d.name)) return -1;
+    int32_t prev = find_dent(c->s, d.name);
+    if (prev >= 0) return fail(c, "dent '%s' already defined at line %d", d.name, c->s->dents[prev].line);
+    d.dent = cr_default_dent_material();
+    d.dent.enabled = true;
+    d.line = c->line;
+    cr_dent_material *m = &d.dent;
+    while (!at_end(c)) {
+        const char *a = c->tok[c->pos++];
+        cr_real v;
+        if (strcmp(a, "threshold") == 0) {
+            if (read_reals(c, a, "m/s", 1, &v)) return -1;
+            if (v < 0) return fail(c, "'threshold' must be >= 0");
+            m->threshold_speed = v;
+        } else if (strcmp(a, "scale") == 0) {
+            if (read_reals(c, a, "s", 1, &v)) return -1;
+            if (v <= 0) return fail(c, "'scale' must be > 0");
+            m->speed_scale = v;
+        } else if (strcmp(a, "fixed") == 0) {
+            if (read_reals(c, a, "m", 1, &v)) return -1;
+            if (v <= 0) return fail(c, "'fixed' must be > 0");
+            m->fixed_distance = v;
+            m->speed_scale = 0;
+        } else if (strcmp(a, "max") == 0) {
+            if (read_reals(c, a, "m", 1, &v)) return -1;
+            if (v <= 0) return fail(c, "'max' must be > 0");
+            m->max_distance = v;
+        } else if (strcmp(a, "blur") == 0) {
+            if (read_reals(c, a, "m", 1, &v)) return -1;
+            if (v <= 0) return fail(c, "'blur' must be > 0");
+            m->blur = v;
+        } else if (strcmp(a, "heat") == 0) {
+            if (read_uint(c, a, 0, 1000, &m->heat_iterations)) return -1;
+        } else if (strcmp(a, "modified") == 0) {
+            if (read_uint(c, a, 0, 1000, &m->modified_iterations)) return -1;
+        } else if (strcmp(a, "steepness") == 0) {
+            if (read_reals(c, a, "k", 1, &v)) return -1;
+            if (v <= 0) return fail(c, "'steepness' must be > 0");
+            m->steepness = v;
+        } else if (strcmp(a, "width") == 0) {
+            if (read_reals(c, a, "t", 1, &v)) return -1;
+            if (v < 0) return fail(c, "'width' must be >= 0");
+            m->width_t = v;
+        } else if (strcmp(a, "min-cos") == 0) {
+            if (read_reals(c, a, "0..1", 1, &v)) return -1;
+            if (v <= 0 || v > CR_R(1)) return fail(c, "'min-cos' must be in (0, 1]");
+            m->min_cos = v;
+        } else if (strcmp(a, "cells") == 0) {
+            if (read_uint(c, a, 5, 1024, &m->min_cells) || read_uint(c, a, 5, 1024, &m->max_cells)) return -1;
+            if (m->min_cells > m->max_cells) return fail(c, "'cells MIN MAX' needs MIN <= MAX");
+        } else if (strcmp(a, "move-projectile") == 0) {
+            m->move_projectile = true;
+        } else if (strcmp(a, "refresh-mass") == 0) {
+            m->refresh_mass = true;
+        } else {
+            return fail(c, "unknown dent attribute '%s' (threshold scale fixed max blur heat modified steepness width "
+                           "min-cos cells move-projectile refresh-mass)", a);
+        }
+    }
+    arrput(c->s->dents, d);
+    return 0;
+}
+
+/* `deform KEY N ...`: the world's dent budgets (crumple/dent.h). */
+static int st_deform(pctx *c) {
+    static const char *const keys = "bodies memory_kb dents cells queue max_cells";
+    cr_deform_def *d = &c->s->def.deform;
+    if (at_end(c)) return fail(c, "'deform' needs KEY N pairs (%s)", keys);
+    while (!at_end(c)) {
+        const char *k = c->tok[c->pos++];
+        uint32_t v;
+        if (strcmp(k, "bodies") == 0) {
+            if (read_uint(c, k, 0, 4096, &v)) return -1;
+            d->body_capacity = v;
+            c->deform_bodies_line = c->line;
+        } else if (strcmp(k, "memory_kb") == 0) {
+            if (read_uint(c, k, 1, 1u << 22, &v)) return -1;
+            d->bytes = v * 1024u;
+            c->s->deform_bytes_given = true;
+        } else if (strcmp(k, "dents") == 0) {
+            if (read_uint(c, k, 1, 1u << 16, &d->dents_per_step)) return -1;
+        } else if (strcmp(k, "cells") == 0) {
+            if (read_uint(c, k, 25, 1u << 26, &d->cells_per_step)) return -1;
+        } else if (strcmp(k, "queue") == 0) {
+            if (read_uint(c, k, 1, 1u << 20, &d->queue_capacity)) return -1;
+        } else if (strcmp(k, "max_cells") == 0) {
+            if (read_uint(c, k, 5, 1024, &d->max_cells)) return -1;
+        } else {
+            return fail(c, "unknown deform key '%s' (%s)", k, keys);
+        }
+    }
+    if (d->cells_per_step < d->max_cells * d->max_cells)
+        return fail(c, "deform cells %u is less than max_cells^2 = %u", d->cells_per_step, d->max_cells * d->max_cells);
+    return 0;
+}
+
 static bool ends_with(const char *s, const char *suffix) {
     size_t n = strlen(s), k = strlen(suffix);
     if (n < k) return false;
@@ -693,6 +801,13 @@ static int st_body_or_grid(pctx *c, bool grid) {
             int32_t m = find_material(c->s, n);
             if (m < 0) return fail(c, "unknown material '%s' (materials must be defined before they are used)", n);
             b.def.material = c->s->materials[m].material;
+        } else if (strcmp(a, "dent") == 0) {
+            if (at_end(c)) return fail(c, "'dent' needs a dent name");
+            const char *n = c->tok[c->pos++];
+            int32_t d = find_dent(c->s, n);
+            if (d < 0) return fail(c, "unknown dent '%s' (dents must be defined before they are used)", n);
+            if (b.def.shape.type != CR_SHAPE_MESH) return fail(c, "only mesh bodies dent ('%s' is not a mesh)", b.name);
+            b.def.dent = c->s->dents[d].dent;
         } else if (strcmp(a, "position") == 0) {
             if (read_vec3(c, a, &b.def.position)) return -1;
         } else if (strcmp(a, "rotate") == 0) {
@@ -727,10 +842,10 @@ static int st_body_or_grid(pctx *c, bool grid) {
         } else if (grid && strcmp(a, "seed") == 0) {
             if (read_uint(c, "seed", 0, 0xffffffffu, &g.seed)) return -1;
         } else if (grid) {
-            return fail(c, "unknown grid attribute '%s' (count spacing alternate jitter tilt seed material position "
+            return fail(c, "unknown grid attribute '%s' (count spacing alternate jitter tilt seed material dent position "
                            "rotate quat velocity spin spawn)", a);
         } else {
-            return fail(c, "unknown body attribute '%s' (material position rotate quat velocity spin spawn)", a);
+            return fail(c, "unknown body attribute '%s' (material dent position rotate quat velocity spin spawn)", a);
         }
     }
     if (b.def.type == CR_BODY_STATIC && b.spawn_frame >= 0 && b.def.shape.type == CR_SHAPE_PLANE)
@@ -938,7 +1053,7 @@ static const statement statements[] = {
     {"gravity", st_gravity}, {"dt", st_dt},         {"frames", st_frames},     {"passes", st_passes},
     {"shock", st_shock},     {"capacity", st_capacity}, {"cache", st_cache},   {"material", st_material},
     {"asset", st_asset},     {"body", st_body},     {"grid", st_grid},         {"joint", st_joint},
-    {"impulse", st_impulse},
+    {"impulse", st_impulse}, {"dent", st_dent},     {"deform", st_deform},
     {"velocity", st_velocity}, {"target", st_target},
 };
 
@@ -1006,6 +1121,13 @@ static int finish(pctx *c) {
     }
     cr_world_def *d = &s->def;
     d->body_capacity = c->cap_line[CAP_BODIES] ? c->cap_value[CAP_BODIES] : (nbodies > 0 ? nbodies : 1);
+    uint32_t ndent = 0;
+    for (uint32_t i = 0; i < nbodies; ++i) ndent += s->bodies[i].def.dent.enabled;
+    if (!c->deform_bodies_line) d->deform.body_capacity = ndent;
+    else if (ndent > d->deform.body_capacity) {
+        c->line = c->deform_bodies_line;
+        return fail(c, "the scene has %u dentable bodies, more than 'deform bodies %u'", ndent, d->deform.body_capacity);
+    }
     if (c->cap_line[CAP_ASSETS]) d->asset_capacity = c->cap_value[CAP_ASSETS];
     else if (nassets > d->asset_capacity) d->asset_capacity = nassets;
     /* A resting pile touches about six neighbours per body. */
@@ -1120,6 +1242,7 @@ int cr_scene_load(const char *path, cr_scene **out, cr_scene_error *err) {
 void cr_scene_free(cr_scene *s) {
     if (s == NULL) return;
     arrfree(s->materials);
+    arrfree(s->dents);
     cr_scene_free_assets(s);
     arrfree(s->assets);
     arrfree(s->bodies);
@@ -1145,12 +1268,28 @@ static int create_body(cr_scene *s, cr_world *w, uint32_t index, int line, cr_sc
     return 0;
 }
 
+/* Room for every dentable body's copy of its surface and grid (deform.c keeps
+ * a view, positions, normals, samples and the grid, each 16-aligned). */
+static uint32_t dent_copy_bytes(const cr_scene *s) {
+    uint64_t total = 0;
+    for (ptrdiff_t i = 0; i < arrlen(s->bodies); ++i) {
+        const cr_scene_body *b = &s->bodies[i];
+        if (!b->def.dent.enabled || b->asset < 0) continue;
+        const cr_asset *a = s->assets[b->asset].view_;
+        uint64_t nodes = (uint64_t)a->sdf_dims[0] * a->sdf_dims[1] * a->sdf_dims[2];
+        total += 16 + sizeof(cr_asset) + 2 * (16 + (uint64_t)a->vertex_count * sizeof(cr_vec3)) +
+                 (16 + (uint64_t)a->sample_count * sizeof(cr_vec3)) + (16 + nodes * sizeof(cr_real)) + 64;
+    }
+    return total > 0xfff00000u ? 0xfff00000u : (uint32_t)total;
+}
+
 int cr_scene_build(cr_scene *s, cr_world **out, cr_scene_error *err) {
     *out = NULL;
     for (ptrdiff_t i = 0; i < arrlen(s->bodies); ++i) memset(&s->bodies[i].id, 0, sizeof s->bodies[i].id);
     for (ptrdiff_t i = 0; i < arrlen(s->joints); ++i) memset(&s->joints[i].id, 0, sizeof s->joints[i].id);
     if (cr_scene_load_assets(s, err)) return -1;
     cr_world_def def = s->def;
+    if (!s->deform_bytes_given) def.deform.bytes = dent_copy_bytes(s);
     def.log = crp_log_hook;
     def.clock_ns = crp_clock_hook;
     cr_world *w = NULL;

@@ -61,6 +61,13 @@ typedef struct cr_scene_material {
     int line;
 } cr_scene_material;
 
+/// A named dent material (`dent` line): how bodies that name it dent.
+typedef struct cr_scene_dent {
+    char name[CR_SCENE_NAME_MAX];
+    cr_dent_material dent;        ///< enabled
+    int line;
+} cr_scene_dent;
+
 /// A named asset (`asset` line): a cooked .crb file, or an .obj cooked on load.
 typedef struct cr_scene_asset {
     char name[CR_SCENE_NAME_MAX];
@@ -130,6 +137,8 @@ typedef struct cr_scene {
     cr_real dt;                    ///< s per frame
     int32_t frames;                ///< frames `crumple run` steps by default
     cr_scene_material *materials;
+    cr_scene_dent *dents;
+    bool deform_bytes_given;       ///< `deform memory_kb` was set; else cr_scene_build sizes it from the assets
     cr_scene_asset *assets;
     cr_scene_body *bodies;
     cr_scene_joint *joints;

@@ -65,7 +65,10 @@ const cr_asset *cr_deform_view(const cr_world *w, uint32_t slot);
 const cr_asset *cr_deform_rest_asset(const cr_world *w, uint32_t slot);
 /// Mix the dented geometry into the state hash.
 uint64_t cr_deform_hash(const cr_world *w, uint64_t h);
-/// Queue this step's impact events as dent jobs (before bodies move).
+/// Remember where every body was when the step began (scratch memory): a dent
+/// is made by the projectile as it arrived, not as it bounced away.
+void cr_deform_begin(cr_world *w);
+/// Queue this step's impact events as dent jobs.
 void cr_deform_enqueue(cr_world *w);
 /// The deformation stage: apply queued dents within the step's budget.
 void cr_deform_step(cr_world *w);

@@ -43,6 +43,25 @@ static cr_vec3 to_profile(const cr_dent *d, cr_vec3 dir, cr_vec3 px, cr_vec3 v) 
     return cr_v3(cr_v3_dot(r, px), cr_v3_dot(r, d->ey), cr_v3_dot(r, dir) + d->distance);
 }
 
+/* The projectile just touching: moved along the profile direction so that its
+ * foremost point is at the impact point, whether the pose it came with was a
+ * little short of the contact (start of step) or a little past it. */
+static cr_vec3 touch_shift(const cr_dent *d, cr_vec3 dir, const cr_dent_projectile *proj) {
+    cr_real ahead = -CR_REAL_MAX;
+    for (uint32_t t = 0; t < 3 * proj->triangle_count; ++t) {
+        cr_vec3 v = cr_transform_point(proj->to_target, proj->vertices[proj->triangles[t]]);
+        ahead = cr_max(ahead, cr_v3_dot(cr_v3_sub(v, d->point), dir));
+    }
+    return cr_v3_scale(dir, -ahead);
+}
+
+/* Corner k of triangle t in profile coordinates. */
+static cr_vec3 profile_corner(const cr_dent *d, const cr_dent_projectile *proj, cr_vec3 dir, cr_vec3 px, cr_vec3 shift,
+                              uint32_t t, int k) {
+    cr_vec3 v = cr_transform_point(proj->to_target, proj->vertices[proj->triangles[3 * t + (uint32_t)k]]);
+    return to_profile(d, dir, px, cr_v3_add(v, shift));
+}
+
 /* Sphere: a Gaussian matching the cap's curvature at its tip (d - r^2/2R). */
 static cr_real sphere_sigma(const cr_dent_projectile *proj, cr_real distance) {
     return cr_sqrt(cr_mul(proj->radius, distance));
@@ -51,12 +70,13 @@ static cr_real sphere_sigma(const cr_dent_projectile *proj, cr_real distance) {
 /* Half width of the profile plane that holds the whole dent, in metres. */
 static cr_real half_width(const cr_dent_params *p, const cr_dent *d, const cr_dent_projectile *proj) {
     if (proj->is_sphere) return cr_mul(CR_R(3.5), sphere_sigma(proj, d->distance));
-    cr_vec3 dir = profile_dir(d), px = profile_x(d);
+    cr_vec3 dir = profile_dir(d), px = profile_x(d), shift = touch_shift(d, dir, proj);
     cr_real r2 = 0;
-    for (uint32_t t = 0; t < 3 * proj->triangle_count; ++t) {
-        cr_vec3 q = to_profile(d, dir, px, cr_transform_point(proj->to_target, proj->vertices[proj->triangles[t]]));
-        if (q.z > 0) r2 = cr_max(r2, cr_mul(q.x, q.x) + cr_mul(q.y, q.y));
-    }
+    for (uint32_t t = 0; t < proj->triangle_count; ++t)
+        for (int k = 0; k < 3; ++k) {
+            cr_vec3 q = profile_corner(d, proj, dir, px, shift, t, k);
+            if (q.z > 0) r2 = cr_max(r2, cr_mul(q.x, q.x) + cr_mul(q.y, q.y));
+        }
     /* the footprint, one edge for triangles straddling it, and room for the
      * Gaussians and the heat kernel to taper to zero before the border */
     cr_real r = cr_sqrt(r2);
@@ -98,12 +118,11 @@ void cr_dent_build(cr_dent *out, const cr_dent_params *p, const cr_dent_impact *
         cr_dent_gaussian(&out->grid, out->distance, sphere_sigma(proj, out->distance));
     } else {
         for (uint32_t i = 0; i < cells * cells; ++i) out->grid.h[i] = 0;
-        cr_vec3 dir = profile_dir(out), px = profile_x(out);
+        cr_vec3 dir = profile_dir(out), px = profile_x(out), shift = touch_shift(out, dir, proj);
         static const uint32_t tri[3] = {0, 1, 2};
         for (uint32_t t = 0; t < proj->triangle_count; ++t) {
             cr_vec3 q[3];
-            for (int k = 0; k < 3; ++k)
-                q[k] = to_profile(out, dir, px, cr_transform_point(proj->to_target, proj->vertices[proj->triangles[3 * t + k]]));
+            for (int k = 0; k < 3; ++k) q[k] = profile_corner(out, proj, dir, px, shift, t, k);
             out->zbuffer_work += cr_dent_zbuffer(&out->grid, q, tri, 1);
         }
         cr_dent_broaden(&out->grid, p->blur, broaden);

@@ -47,6 +47,17 @@ static cr_real mean_edge(const cr_asset *a) {
     return cr_sqrt(cr_mul(area, CR_R(2.309401076758503)));
 }
 
+void cr_deform_begin(cr_world *w) {
+    w->deform.start_poses = CR_NO_OFFSET;
+    if (w->def.deform.body_capacity == 0 || w->body_high == 0) return;
+    uint32_t off = cr_arena_push(&w->scratch, (uint8_t *)w, w->body_high * (uint32_t)sizeof(cr_transform), 16);
+    if (off == CR_NO_OFFSET) return; /* dents then use the end-of-step poses */
+    cr_transform *poses = CR_AT(w, off, cr_transform);
+    const cr_body *b = cr_world_bodies_c(w);
+    for (uint32_t i = 0; i < w->body_high; ++i) poses[i] = b[i].xf;
+    w->deform.start_poses = off;
+}
+
 void cr_deform_enqueue(cr_world *w) {
     if (w->def.deform.body_capacity == 0) return;
     const cr_impact_event *ev = cr_world_events(w);
@@ -73,7 +84,13 @@ void cr_deform_enqueue(cr_world *w) {
         j->point = cr_transform_inv_point(a->xf, ev[e].point);
         j->normal = cr_quat_inv_rotate(a->xf.q, ev[e].normal); /* from b into a: a's denting normal */
         j->velocity = cr_quat_inv_rotate(a->xf.q, cr_v3_neg(ev[e].relative_velocity));
-        j->b_in_a = cr_transform_mul(cr_transform_inverse(a->xf), b->xf);
+        /* the projectile as it arrived: start-of-step poses (the point is carried by a, any pose of a will do) */
+        cr_transform xa = a->xf, xb = b->xf;
+        if (w->deform.start_poses != CR_NO_OFFSET && ev[e].body_a.index1 <= w->body_high && ev[e].body_b.index1 <= w->body_high) {
+            xa = CR_AT(w, w->deform.start_poses, cr_transform)[ev[e].body_a.index1 - 1];
+            xb = CR_AT(w, w->deform.start_poses, cr_transform)[ev[e].body_b.index1 - 1];
+        }
+        j->b_in_a = cr_transform_mul(cr_transform_inverse(xa), xb);
         j->normal_speed = speed;
         w->deform.queue_count++;
     }

@@ -382,6 +382,7 @@ cr_status cr_world_step(cr_world *w, cr_real dt) {
     w->stats.contact_levels = w->stats.largest_level = w->stats.collision_passes_run = 0;
     w->stats.woken = 0;
     cr_arena_clear(&w->scratch);
+    cr_deform_begin(w);
     w->event_count = 0;
 
     cr_step s;

@@ -77,6 +77,7 @@ typedef struct cr_deform_region {
     uint32_t scratch;     ///< offset of the dent-map build scratch
     uint32_t scratch_bytes;
     uint32_t dropped;     ///< impacts dropped this step for a full queue
+    uint32_t start_poses; ///< scratch offset of the bodies' transforms at the start of this step, or 0
 } cr_deform_region;
 
 struct cr_world {

@@ -1,0 +1,219 @@
+/* test_dent_scenes.c — the shipped dent scenes show what they claim (issue 5).
+ *
+ * Each scene in data/scenes/dent_*.scene runs as `crumple run` runs it, and
+ * its claim is measured on the dented body's mesh against its cooked rest
+ * shape, in both scalar modes. Every number a claim depends on is printed.
+ */
+#include "test_scene_util.h"
+
+#include <stdlib.h>
+
+typedef struct dent_probe {
+    double deepest;     /* m, largest vertex displacement */
+    uint32_t deepest_vertex;
+    uint32_t moved;     /* vertices displaced at all */
+} dent_probe;
+
+static double disp_len(const cr_body_mesh *m, uint32_t i) {
+    return cr_to_double(cr_v3_len(cr_v3_sub(m->positions[i], m->rest_positions[i])));
+}
+
+static dent_probe probe_dent(const cr_body_mesh *m) {
+    dent_probe p = {0, 0, 0};
+    for (uint32_t i = 0; i < m->vertex_count; ++i) {
+        double len = disp_len(m, i);
+        p.moved += len > 0;
+        if (len > p.deepest) p.deepest = len, p.deepest_vertex = i;
+    }
+    return p;
+}
+
+/* Runs a scene to its end; remembers the first impact event's point and speed. */
+static int run_scene(scene_run *r, cr_vec3 *first_point, double *first_speed) {
+    *first_speed = 0;
+    for (int32_t f = 0; f < r->s->frames; ++f) {
+        if (step(r, f)) return -1;
+        cr_impact_event ev;
+        if (*first_speed == 0 && cr_world_get_events(r->w, &ev, 1) > 0) {
+            *first_point = ev.point;
+            *first_speed = -cr_to_double(ev.normal_speed);
+        }
+    }
+    return 0;
+}
+
+CR_TEST(dent_scene_ball_block_depth_and_support) {
+    scene_run r;
+    ENSURE(open_scene("dent_ball_block", &r) == 0);
+    cr_vec3 hit;
+    double speed;
+    ENSURE(run_scene(&r, &hit, &speed) == 0);
+    cr_body_id block = body(&r, "block");
+    cr_body_mesh m;
+    ENSURE(cr_body_get_mesh(r.w, block, &m) == CR_OK);
+    dent_probe p = probe_dent(&m);
+    double expect = 0.01 * (speed - 1.0);
+    cr_transform xf = cr_body_get_transform(r.w, block);
+    uint32_t outside = 0, outside_moved = 0;
+    for (uint32_t i = 0; i < m.vertex_count; ++i) {
+        cr_vec3 wp = cr_transform_point(xf, m.rest_positions[i]);
+        double dx = cr_to_double(wp.x - hit.x), dz = cr_to_double(wp.z - hit.z);
+        if (dx * dx + dz * dz < 0.4 * 0.4) continue; /* the dent's support is 0.35 m here */
+        ++outside;
+        outside_moved += memcmp(&m.positions[i], &m.rest_positions[i], sizeof(cr_vec3)) != 0;
+    }
+    cr_test_printf("     impact %.3f m/s: dent %.4f m (expected %.4f), %u dent(s), %u of %u far vertices moved\n", speed,
+                   p.deepest, expect, m.dent_count, outside_moved, outside);
+    ENSURE(m.dent_count >= 1);
+    ENSURE_NEAR(p.deepest, expect, 0.05 * expect);
+    ENSURE(outside > 1000 && outside_moved == 0);
+    close_scene(&r);
+}
+
+CR_TEST(dent_scene_symmetric_dents_mirror) {
+    scene_run r;
+    ENSURE(open_scene("dent_symmetric", &r) == 0);
+    cr_vec3 hit;
+    double speed;
+    ENSURE(run_scene(&r, &hit, &speed) == 0);
+    const char *names[2] = {"left", "right"};
+    double depth[2], area[2];
+    for (int k = 0; k < 2; ++k) {
+        cr_body_mesh m;
+        ENSURE(cr_body_get_mesh(r.w, body(&r, names[k]), &m) == CR_OK);
+        ENSURE(m.dent_count == 1);
+        dent_probe p = probe_dent(&m);
+        depth[k] = p.deepest;
+        area[k] = 0;
+        for (uint32_t i = 0; i < m.vertex_count; ++i) area[k] += disp_len(&m, i) > 0.1 * p.deepest;
+    }
+    cr_test_printf("     two spheres at %.2f m/s: dents %.5f / %.5f m over %.0f / %.0f vertices\n", speed, depth[0], depth[1],
+                   area[0], area[1]);
+    ENSURE(depth[0] > 0.01);
+    ENSURE_NEAR(depth[0], depth[1], 0.01 * depth[0]);
+    ENSURE_NEAR(area[0], area[1], 0.02 * area[0] + 1);
+    close_scene(&r);
+}
+
+CR_TEST(dent_scene_glancing_is_sheared_forward) {
+    scene_run r;
+    ENSURE(open_scene("dent_glancing", &r) == 0);
+    cr_vec3 hit;
+    double speed;
+    ENSURE(run_scene(&r, &hit, &speed) == 0);
+    cr_body_id block = body(&r, "block");
+    cr_body_mesh m;
+    ENSURE(cr_body_get_mesh(r.w, block, &m) == CR_OK);
+    ENSURE(m.dent_count >= 1);
+    dent_probe p = probe_dent(&m);
+    cr_transform xf = cr_body_get_transform(r.w, block);
+    /* The top face (y = 0.2). The map is symmetric about the impact point in
+     * rest coordinates, so the depth-weighted mean of the rest x is where the
+     * ball hit; the shear shows in where the surface went from there. */
+    double sum_x = 0, sum_push = 0, weight = 0;
+    for (uint32_t i = 0; i < m.vertex_count; ++i) {
+        cr_vec3 rest = cr_transform_point(xf, m.rest_positions[i]), now = cr_transform_point(xf, m.positions[i]);
+        double depth = 0.2 - cr_to_double(now.y);
+        if (cr_to_double(rest.y) < 0.199 || depth <= 0) continue;
+        sum_x += depth * cr_to_double(rest.x);
+        sum_push += depth * cr_to_double(now.x - rest.x);
+        weight += depth;
+    }
+    ENSURE(weight > 0);
+    double centre = sum_x / weight, lead = 0, trail = 0, deepest = 0, deepest_x = 0;
+    for (uint32_t i = 0; i < m.vertex_count; ++i) {
+        cr_vec3 rest = cr_transform_point(xf, m.rest_positions[i]), now = cr_transform_point(xf, m.positions[i]);
+        if (cr_to_double(rest.y) < 0.199 || fabs(cr_to_double(rest.z - hit.z)) > 0.02) continue;
+        double x = cr_to_double(now.x) - centre, depth = 0.2 - cr_to_double(now.y);
+        if (depth > deepest) deepest = depth, deepest_x = x;
+        if (x > 0.05 && x < 0.09 && depth > lead) lead = depth;
+        if (x < -0.05 && x > -0.09 && depth > trail) trail = depth;
+    }
+    cr_test_printf("     60 deg hit at %.2f m/s normal speed: dent %.4f m, bottom %+.4f m from the impact; 5-9 cm ahead %.4f m, "
+                   "behind %.4f m; mean push %+.4f m\n",
+                   speed, p.deepest, deepest_x, lead, trail, sum_push / weight);
+    ENSURE(sum_push > 0);
+    ENSURE(deepest_x > 0.005);
+    ENSURE_MSG(lead > 1.2 * trail, "leading side %.4f not deeper than trailing %.4f", lead, trail);
+    close_scene(&r);
+}
+
+/* Connected groups of plate vertices sunk by more than `level` (m), through
+ * the mesh's own one-ring adjacency. */
+static uint32_t hollows(const cr_asset *view, const cr_body_mesh *m, double level) {
+    uint32_t n = m->vertex_count, groups = 0;
+    uint8_t *seen = calloc(n, 1);
+    uint32_t *stack = malloc(sizeof(uint32_t) * n);
+    for (uint32_t s = 0; s < n; ++s) {
+        if (seen[s] || disp_len(m, s) <= level) continue;
+        ++groups;
+        uint32_t top = 0;
+        stack[top++] = s;
+        seen[s] = 1;
+        while (top > 0) {
+            uint32_t v = stack[--top];
+            for (uint32_t k = view->adjacency_start[v]; k < view->adjacency_start[v + 1]; ++k) {
+                uint32_t u = view->adjacency[k];
+                if (!seen[u] && disp_len(m, u) > level) seen[u] = 1, stack[top++] = u;
+            }
+        }
+    }
+    free(seen);
+    free(stack);
+    return groups;
+}
+
+CR_TEST(dent_scene_bunny_ears_show) {
+    scene_run r;
+    ENSURE(open_scene("dent_bunny", &r) == 0);
+    cr_vec3 hit;
+    double speed;
+    ENSURE(run_scene(&r, &hit, &speed) == 0);
+    cr_body_id plate = body(&r, "plate");
+    cr_body_mesh m;
+    ENSURE(cr_body_get_mesh(r.w, plate, &m) == CR_OK);
+    const cr_asset *view = cr_world_get_asset(r.w, cr_body_get_shape(r.w, plate).asset);
+    ENSURE(view != NULL && view->adjacency_start != NULL);
+    dent_probe p = probe_dent(&m);
+    uint32_t deep = hollows(view, &m, 0.5 * p.deepest), shallow = hollows(view, &m, 0.1 * p.deepest);
+    cr_test_printf("     bunny at %.2f m/s, ears first: %u dent(s), deepest %.4f m, %u hollows below half depth, %u below 10%%\n",
+                   speed, m.dent_count, p.deepest, deep, shallow);
+    ENSURE(m.dent_count == 1);
+    ENSURE_NEAR(p.deepest, 0.02, 0.002);
+    ENSURE_MSG(deep == 2, "expected the two ears as two hollows, found %u", deep);
+    close_scene(&r);
+}
+
+CR_TEST(dent_scene_rain_caps_queue_and_no_nan) {
+    scene_run r;
+    ENSURE(open_scene("dent_rain", &r) == 0);
+    cr_world_def def = cr_world_get_def(r.w);
+    uint32_t applied = 0, most_waiting = 0, busiest = 0;
+    for (int32_t f = 0; f < r.s->frames; ++f) {
+        ENSURE(step(&r, f) == 0);
+        cr_world_stats st = cr_world_get_stats(r.w);
+        uint32_t work = st.stage[CR_STAGE_deform].work;
+        ENSURE_MSG(work <= def.deform.dents_per_step, "frame %d: %u dents > cap %u", f, work, def.deform.dents_per_step);
+        ENSURE(st.dent_cells <= def.deform.cells_per_step);
+        applied += work;
+        if (work > busiest) busiest = work;
+        if (st.stage[CR_STAGE_deform].overflow > most_waiting) most_waiting = st.stage[CR_STAGE_deform].overflow;
+    }
+    cr_world_stats st = cr_world_get_stats(r.w);
+    cr_body_mesh m;
+    ENSURE(cr_body_get_mesh(r.w, body(&r, "spot"), &m) == CR_OK);
+    uint32_t bad = 0;
+    for (uint32_t i = 0; i < m.vertex_count; ++i) {
+        double x = cr_to_double(m.positions[i].x), y = cr_to_double(m.positions[i].y), z = cr_to_double(m.positions[i].z);
+        bad += !(x == x && y == y && z == z) || fabs(x) > 10 || fabs(y) > 10 || fabs(z) > 10;
+    }
+    dent_probe p = probe_dent(&m);
+    cr_test_printf("     %u dents (at most %u a step), up to %u waiting, %u left; deepest %.4f m; %u bad coordinates\n",
+                   applied, busiest, most_waiting, st.stage[CR_STAGE_deform].overflow, p.deepest, bad);
+    ENSURE(applied == m.dent_count);
+    ENSURE(applied >= 30);
+    ENSURE(most_waiting >= 4);                        /* the caps made impacts wait */
+    ENSURE(st.stage[CR_STAGE_deform].overflow == 0);  /* and the queue drained */
+    ENSURE(bad == 0 && p.deepest > 0.002 && p.deepest < 0.1);
+    close_scene(&r);
+}
