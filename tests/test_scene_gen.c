@@ -169,3 +169,28 @@ CR_TEST(scene_gen_command_refuses_bad_options) {
     char *a4[] = {"gen", "terrain", "--cells", "0"};
     ENSURE(cr_cmd_gen(4, a4) == 2);
 }
+
+/* The dent scenes' block, plate and ball: closed, outward, exactly the files. */
+CR_TEST(scene_gen_dent_meshes_are_reproduced_and_closed) {
+    cr_gen_box block = cr_gen_default_box(), plate = {{0.3, 0.04, 0.3}, 60};
+    cr_gen_sphere ball = cr_gen_default_sphere();
+    const char *paths[3] = {"data/meshes/block.obj", "data/meshes/plate.obj", "data/meshes/ball.obj"};
+    const double volume[3] = {0.4, 0.3 * 0.04 * 0.3, 4.0 / 3.0 * 3.14159265358979 * 0.027};
+    for (int k = 0; k < 3; ++k) {
+        size_t size = 0;
+        char *text = k == 0 ? cr_gen_box_obj(&block, &size) : k == 1 ? cr_gen_box_obj(&plate, &size) : cr_gen_sphere_obj(&ball, &size);
+        ENSURE(text != NULL);
+        ENSURE(same_as_file(text, size, paths[k]));
+        mesh m;
+        ENSURE(read_obj(text, &m) == 0);
+        ENSURE(open_edges(&m) == 0);
+        double vol = signed_volume(&m);
+        cr_test_printf("  %s: %d vertices, %d triangles, volume %.5f m^3\n", paths[k], m.nv, m.nt, vol);
+        ENSURE(vol > 0.98 * volume[k] && vol <= volume[k] * (1 + 1e-9));
+        free_mesh(&m);
+        free(text);
+    }
+    block.cells = 0;
+    size_t size;
+    ENSURE(cr_gen_box_obj(&block, &size) == NULL);
+}
