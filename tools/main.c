@@ -11,11 +11,11 @@ typedef struct cr_command {
 } cr_command;
 
 static const cr_command commands[] = {
-    {"demo", cr_cmd_demo, "create a world in one block, step it, print memory and state hash"},
+    {"demo", cr_cmd_demo, "run the demo scene: pictures, contact sheet, memory, per-stage time, state hash"},
     {"run", cr_cmd_run, "step a scene file; --json prints state hash, memory, stats, bodies"},
     {"replay", cr_cmd_replay, "inspect a replay (crumple run --record); --verify re-simulates it, exit 1 on a desync"},
     {"render", cr_cmd_render, "draw a cooked asset to PNG: by body, displacement, bone, weights, or an SDF slice"},
-    {"gen", cr_cmd_gen, "generate the torus and terrain meshes the scenes use (OBJ)"},
+    {"gen", cr_cmd_gen, "generate the meshes the scenes use (torus, terrain, box, sphere) as OBJ"},
     {"bench", cr_cmd_bench, "ms per step of pile, rings and terrain (600 steps), as JSON"},
     {"cook", cr_cmd_cook, "cook an OBJ mesh (+ rig, poses) into a validated binary asset (.crb)"},
     {"info", cr_cmd_info, "validate a cooked asset and print its contents (--json)"},
