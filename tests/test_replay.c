@@ -348,6 +348,10 @@ CR_TEST(replay_command_exit_codes) {
     ENSURE(cr_replay_save(&r, path, &err) == CR_REPLAY_OK);
     char *ok_args[] = {"replay", path, "--verify", "--quiet"};
     ENSURE(cr_cmd_replay(4, ok_args) == 0);
+    char *rollback_args[] = {"replay", path, "--verify", "--rollback", "8", "--quiet"};
+    ENSURE(cr_cmd_replay(6, rollback_args) == 0);
+    char *bad_rollback[] = {"replay", path, "--verify", "--rollback", "0"};
+    ENSURE(cr_cmd_replay(5, bad_rollback) == 2);
     r.frames[17].state_hash ^= 0x8000; /* recorded by a "different machine" */
     ENSURE(cr_replay_save(&r, bad, &err) == CR_REPLAY_OK);
     char *desync_args[] = {"replay", bad, "--verify", "--quiet"};
@@ -409,6 +413,12 @@ CR_TEST(replay_rollback_from_snapshots_reproduces_recorded_hashes) {
         }
     }
     ENSURE(rewinds > 0);
+    /* the library's rollback verifier agrees, and still finds a planted desync */
+    cr_replay_verdict v;
+    ENSURE_MSG(cr_replay_verify_rollback(&r, BACK, &v) == CR_REPLAY_PASS, "%s", v.message);
+    r.frames[30].state_hash ^= 1;
+    ENSURE(cr_replay_verify_rollback(&r, BACK, &v) == CR_REPLAY_DESYNC && v.frame == 30);
+    r.frames[30].state_hash ^= 1;
     free(ring), free(first_input);
     cr_cli_world_free(w);
     cr_scene_free(s);

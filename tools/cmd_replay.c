@@ -6,7 +6,9 @@
  * inputs through cr_world_apply_inputs, steps, and compares the state hash
  * with the recorded one. It stops at the first frame that differs and names
  * the first bodies whose hashes differ, so a desync points at a frame and a
- * body rather than at "the end result is wrong".
+ * body rather than at "the end result is wrong". --rollback N also restores a
+ * snapshot N frames back after every frame and re-simulates those frames, so
+ * snapshots and rollback are checked against the recording from the CLI too.
  *
  * Notes
  *   - Exit status: 0 the replay verified (and matched the golden hashes), 1 a
@@ -39,14 +41,17 @@ typedef struct replay_options {
     const char *hashes_out;
     bool verify;
     bool quiet;
+    uint32_t rollback; /* --rollback N: rewind N frames every frame while verifying */
 } replay_options;
 
 static void usage(FILE *out) {
     fprintf(out,
-            "usage: crumple replay FILE [--verify] [--golden HASHES] [--hashes OUT] [--quiet]\n"
+            "usage: crumple replay FILE [--verify [--rollback N]] [--golden HASHES] [--hashes OUT] [--quiet]\n"
             "  Without options, prints what the replay holds.\n"
             "  --verify         re-simulate from the embedded scene and recorded inputs; stop at the\n"
             "                   first frame whose state hash differs and name the bodies that differ\n"
+            "  --rollback N     while verifying, restore a snapshot N frames back after every frame\n"
+            "                   and re-simulate those frames (as rollback netcode does), 1..600\n"
             "  --golden HASHES  check the recorded per-frame hashes against a golden hash file\n"
             "  --hashes OUT     write the recorded per-frame hashes as a golden hash file\n"
             "  --quiet          print only failures\n"
@@ -65,6 +70,14 @@ static int parse_options(int argc, char **argv, replay_options *o) {
             o->verify = true;
         } else if (strcmp(a, "--quiet") == 0) {
             o->quiet = true;
+        } else if (strcmp(a, "--rollback") == 0) {
+            char *end = NULL;
+            long n = i + 1 < argc ? strtol(argv[++i], &end, 10) : 0;
+            if (end == NULL || end == argv[i] || *end != '\0' || n < 1 || n > 600) {
+                fprintf(stderr, "crumple replay: --rollback needs a frame count in 1..600\n");
+                return 2;
+            }
+            o->rollback = (uint32_t)n;
         } else if (strcmp(a, "--golden") == 0 || strcmp(a, "--hashes") == 0) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "crumple replay: %s needs a file name\n", a);
@@ -152,7 +165,7 @@ static int write_hashes(const char *path, const cr_replay *r) {
 /* 0 pass, 1 desync, 2 mismatched build */
 static int verify(const replay_options *o, const cr_replay *r) {
     cr_replay_verdict v;
-    cr_replay_outcome out = cr_replay_verify(r, &v);
+    cr_replay_outcome out = cr_replay_verify_rollback(r, o->rollback, &v);
     if (out == CR_REPLAY_MISMATCH) {
         fprintf(stderr, "%s: %s\n", o->file, v.message);
         return 2;

@@ -17,6 +17,7 @@
 #include "cli.h"
 #include "platform.h"
 #include "scene.h"
+#include "crumple/snapshot.h"
 #include "stb_ds.h"
 
 #include <stdarg.h>
@@ -554,7 +555,43 @@ static void name_bodies(const cr_scene *s, const cr_world *w, const cr_replay *r
     free(now);
 }
 
-cr_replay_outcome cr_replay_verify(const cr_replay *r, cr_replay_verdict *v) {
+/* One recorded frame on the world: the scene's spawns, the frame's recorded
+ * inputs [first, end), one step, and the comparison. 0 matched, 1 desync
+ * (v filled; `rewound` names the rollback that led here, -1 for none). */
+static int run_frame(const cr_replay *r, cr_scene *s, cr_world *w, int32_t f, ptrdiff_t first, ptrdiff_t end,
+                     int32_t rewound, cr_replay_verdict *v) {
+    cr_scene_error e;
+    char why[600], after[64] = "";
+    if (rewound >= 0) snprintf(after, sizeof after, ", re-run after rolling back at frame %d", (int)rewound);
+    const cr_replay_frame *fr = &r->frames[f];
+    if (cr_scene_spawn(s, w, f, &e)) {
+        cr_scene_error_format(why, sizeof why, &e);
+        v->frame = f;
+        verdict(v, CR_REPLAY_DESYNC, "desync at frame %d%s: a spawn failed: %s", (int)f, after, why);
+        return 1;
+    }
+    cr_status st = cr_world_apply_inputs(w, r->inputs + first, (uint32_t)(end - first));
+    if (st != CR_OK) {
+        v->frame = f;
+        verdict(v, CR_REPLAY_DESYNC, "desync at frame %d%s: a recorded input does not apply: %s", (int)f, after,
+                cr_status_message(st));
+        return 1;
+    }
+    st = cr_world_step(w, s->dt);
+    uint64_t h = cr_world_state_hash(w);
+    if (st == CR_OK && h == fr->state_hash) return 0;
+    v->frame = f;
+    v->hash = h;
+    v->recorded = fr->state_hash;
+    name_bodies(s, w, r, fr, v);
+    verdict(v, CR_REPLAY_DESYNC, "desync at frame %d (t = %.4f s)%s: state hash %016llx, recorded %016llx", (int)f,
+            cr_to_double(s->dt) * (double)(f + 1), after, (unsigned long long)h, (unsigned long long)fr->state_hash);
+    return 1;
+}
+
+cr_replay_outcome cr_replay_verify(const cr_replay *r, cr_replay_verdict *v) { return cr_replay_verify_rollback(r, 0, v); }
+
+cr_replay_outcome cr_replay_verify_rollback(const cr_replay *r, uint32_t depth, cr_replay_verdict *v) {
     memset(v, 0, sizeof *v);
     v->frame = -1;
     if (r->fixed != (uint32_t)CR_FIXED) {
@@ -589,38 +626,47 @@ cr_replay_outcome cr_replay_verify(const cr_replay *r, cr_replay_verdict *v) {
         cr_scene_free(s);
         return v->outcome;
     }
-    ptrdiff_t next = 0, ninputs = arrlen(r->inputs);
-    verdict(v, CR_REPLAY_PASS, "%d frames verified (%s)", (int)arrlen(r->frames), CR_MODE_NAME);
-    for (ptrdiff_t f = 0; f < arrlen(r->frames); ++f) {
-        const cr_replay_frame *fr = &r->frames[f];
-        if (cr_scene_spawn(s, w, (int32_t)f, &e)) {
-            cr_scene_error_format(why, sizeof why, &e);
-            v->frame = (int32_t)f;
-            verdict(v, CR_REPLAY_DESYNC, "desync at frame %d: a spawn failed: %s", (int)f, why);
-            break;
+    /* where each frame's inputs start (inputs are sorted by frame) */
+    ptrdiff_t frames = arrlen(r->frames), ninputs = arrlen(r->inputs);
+    ptrdiff_t *first = malloc(sizeof *first * (size_t)(frames + 1));
+    size_t snap = depth ? cr_world_snapshot_size(w) : 0;
+    uint8_t *ring = depth ? malloc(snap * (depth + 1u)) : NULL;
+    if (first == NULL || (depth && ring == NULL)) {
+        verdict(v, CR_REPLAY_MISMATCH, "out of memory");
+    } else {
+        ptrdiff_t k = 0;
+        for (ptrdiff_t f = 0; f <= frames; ++f) {
+            first[f] = k;
+            while (k < ninputs && r->inputs[k].frame == (int32_t)f) ++k;
         }
-        ptrdiff_t first = next;
-        while (next < ninputs && r->inputs[next].frame == (int32_t)f) ++next;
-        cr_status st = cr_world_apply_inputs(w, r->inputs + first, (uint32_t)(next - first));
-        if (st != CR_OK) {
-            v->frame = (int32_t)f;
-            verdict(v, CR_REPLAY_DESYNC, "desync at frame %d: a recorded input does not apply: %s", (int)f,
-                    cr_status_message(st));
-            break;
-        }
-        st = cr_world_step(w, s->dt);
-        uint64_t h = cr_world_state_hash(w);
-        if (st != CR_OK || h != fr->state_hash) {
-            v->frame = (int32_t)f;
-            v->hash = h;
-            v->recorded = fr->state_hash;
-            name_bodies(s, w, r, fr, v);
-            verdict(v, CR_REPLAY_DESYNC, "desync at frame %d (t = %.4f s): state hash %016llx, recorded %016llx",
-                    (int)f, cr_to_double(s->dt) * (double)(f + 1), (unsigned long long)h,
-                    (unsigned long long)fr->state_hash);
-            break;
+        if (depth)
+            verdict(v, CR_REPLAY_PASS, "%d frames verified (%s), rolling back %u frames every frame", (int)frames,
+                    CR_MODE_NAME, (unsigned)depth);
+        else
+            verdict(v, CR_REPLAY_PASS, "%d frames verified (%s)", (int)frames, CR_MODE_NAME);
+        for (ptrdiff_t f = 0; f < frames; ++f) {
+            if (depth && cr_world_snapshot_save(w, ring + snap * (size_t)(f % (depth + 1u)), snap) != CR_OK) {
+                verdict(v, CR_REPLAY_MISMATCH, "snapshot failed at frame %d", (int)f);
+                break;
+            }
+            if (run_frame(r, s, w, (int32_t)f, first[f], first[f + 1], -1, v)) break;
+            /* rollback as a network layer does on late input: back to the
+             * start of frame f - depth + 1 and the same frames again */
+            if (depth == 0 || f + 1 < (ptrdiff_t)depth) continue;
+            ptrdiff_t from = f + 1 - (ptrdiff_t)depth;
+            if (cr_world_snapshot_restore(w, ring + snap * (size_t)(from % (depth + 1u)), snap) != CR_OK) {
+                verdict(v, CR_REPLAY_DESYNC, "the snapshot of frame %d does not restore", (int)from);
+                v->frame = (int32_t)from;
+                break;
+            }
+            int bad = 0;
+            for (ptrdiff_t g = from; g <= f && !bad; ++g)
+                bad = run_frame(r, s, w, (int32_t)g, first[g], first[g + 1], (int32_t)f, v);
+            if (bad) break;
         }
     }
+    free(ring);
+    free(first);
     cr_cli_world_free(w);
     cr_scene_free(s);
     return v->outcome;

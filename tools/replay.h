@@ -126,6 +126,11 @@ typedef struct cr_replay_verdict {
 /// cr_world_apply_inputs, step, and compare the state hash. Stops at the
 /// first differing frame and names the first differing bodies.
 cr_replay_outcome cr_replay_verify(const cr_replay *r, cr_replay_verdict *v);
+/// The same, rolling back as a rollback-networking layer does: after each
+/// frame f (from frame depth - 1 on) restore the snapshot taken before frame
+/// f - depth + 1 and re-simulate those depth frames, each compared with the
+/// recording again. depth 0 is cr_replay_verify.
+cr_replay_outcome cr_replay_verify_rollback(const cr_replay *r, uint32_t depth, cr_replay_verdict *v);
 
 /// Write per-frame state hashes as a golden hash file (text: `mode NAME`,
 /// `frames N`, then `FRAME HASH` lines, # comments).
