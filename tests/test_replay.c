@@ -165,7 +165,8 @@ static layout_ find_layout(const uint8_t *p) {
     layout_ l;
     size_t path = get32(p + 64);
     size_t text = get32(p + 68 + path);
-    l.inputs_count = 72 + path + text;
+    size_t assets = get32(p + 72 + path + text);
+    l.inputs_count = 76 + path + text + 8 * assets;
     l.first_input = l.inputs_count + 4;
     l.first_frame = l.first_input + (size_t)get32(p + l.inputs_count) * CR_REPLAY_INPUT_BYTES;
     return l;
@@ -209,6 +210,8 @@ CR_TEST(replay_reader_refuses_hostile_fields_behind_a_valid_checksum) {
     ENSURE(refuses(b, n, 64, 0x7fffffffu, 0, "scene path"));
     ENSURE(refuses(b, n, 68 + get32(b + 64), 0xffffff, 0, "truncated")); /* scene text longer than the file */
     ENSURE(refuses(b, n, l.inputs_count, 0xffffffffu, 0, "inputs need"));
+    ENSURE(refuses(b, n, l.inputs_count - 4, 5000, 0, "asset checksums"));
+    ENSURE(refuses(b, n, l.inputs_count - 4, 1000, 0, "asset checksums")); /* more than the file holds */
     ENSURE(refuses(b, n, in0 + 4, 99, 0, "unknown type"));
     ENSURE(refuses(b, n, in0 + 8, 0, 0, "null body"));
     ENSURE(refuses(b, n, in0 + 20, 0x100, 0, "unknown flags"));
@@ -330,6 +333,12 @@ CR_TEST(replay_verify_passes_and_pins_a_desync_to_its_frame_and_body) {
     r.def_hash ^= 1;
     ENSURE(cr_replay_verify(&r, &v) == CR_REPLAY_MISMATCH && strstr(v.message, "world def"));
     r.def_hash ^= 1;
+    ENSURE(cr_replay_verify(&r, &v) == CR_REPLAY_PASS);
+    /* a replay that names a cooked asset this build did not load */
+    ENSURE(arrlen(r.asset_checksums) == 0);
+    arrput(r.asset_checksums, 0x1234);
+    ENSURE(cr_replay_verify(&r, &v) == CR_REPLAY_MISMATCH && strstr(v.message, "asset slot 0"));
+    arrsetlen(r.asset_checksums, 0);
     ENSURE(cr_replay_verify(&r, &v) == CR_REPLAY_PASS);
     cr_replay_free(&r);
 }

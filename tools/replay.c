@@ -12,11 +12,15 @@
  *     bijection of the running state.
  *   - Counts are checked against the bytes left before anything is
  *     allocated by them.
+ *   - Cooked assets are not embedded (they are big and the game ships them);
+ *     their checksums are, so a verifier that loaded other files says so
+ *     instead of reporting a desync.
  */
 #include "replay.h"
 #include "cli.h"
 #include "platform.h"
 #include "scene.h"
+#include "crumple/asset.h"
 #include "crumple/snapshot.h"
 #include "stb_ds.h"
 
@@ -127,6 +131,11 @@ void cr_replay_init(cr_replay *r, const char *scene_path, const char *scene_text
     r->scene_path = dup_bytes(scene_path, strlen(scene_path));
     r->scene_text = dup_bytes(scene_text ? scene_text : "", scene_text ? scene_size : 0);
     r->scene_size = scene_text ? scene_size : 0;
+    for (uint32_t slot = 0; slot < CR_REPLAY_MAX_ASSETS; ++slot) {
+        const cr_asset *a = cr_world_get_asset(world, slot);
+        if (a == NULL) break;
+        arrput(r->asset_checksums, a->checksum);
+    }
 }
 
 void cr_replay_add_frame(cr_replay *r, const cr_world *world, const cr_input *inputs, uint32_t count) {
@@ -144,6 +153,7 @@ void cr_replay_free(cr_replay *r) {
     if (r == NULL) return;
     free(r->scene_path);
     free(r->scene_text);
+    arrfree(r->asset_checksums);
     arrfree(r->inputs);
     arrfree(r->frames);
     arrfree(r->body_hashes);
@@ -175,7 +185,7 @@ cr_replay_status cr_replay_encode(const cr_replay *r, uint8_t **out, size_t *siz
     *size = 0;
     size_t path_len = r->scene_path ? strlen(r->scene_path) : 0;
     if (path_len > CR_REPLAY_MAX_PATH || r->scene_size > CR_REPLAY_MAX_SCENE ||
-        (size_t)arrlen(r->frames) > CR_REPLAY_MAX_FRAMES)
+        (size_t)arrlen(r->frames) > CR_REPLAY_MAX_FRAMES || (size_t)arrlen(r->asset_checksums) > CR_REPLAY_MAX_ASSETS)
         return CR_REPLAY_WRITE_FAILED;
     wbuf b = {NULL};
     const uint8_t magic[4] = {MAGIC0, MAGIC1, MAGIC2, MAGIC3};
@@ -196,6 +206,8 @@ cr_replay_status cr_replay_encode(const cr_replay *r, uint8_t **out, size_t *siz
     put_bytes(&b, r->scene_path, path_len);
     put_u32(&b, (uint32_t)r->scene_size);
     put_bytes(&b, r->scene_text, r->scene_size);
+    put_u32(&b, (uint32_t)arrlen(r->asset_checksums));
+    for (ptrdiff_t i = 0; i < arrlen(r->asset_checksums); ++i) put_u64(&b, r->asset_checksums[i]);
 
     put_u32(&b, (uint32_t)arrlen(r->inputs));
     for (ptrdiff_t i = 0; i < arrlen(r->inputs); ++i) {
@@ -438,8 +450,22 @@ static cr_replay_status decode(cursor *c, cr_replay *r) {
     if (read_string(c, "the scene text", CR_REPLAY_MAX_SCENE, &r->scene_text, &r->scene_size))
         return CR_REPLAY_BAD_FILE;
 
-    uint32_t ninputs;
+    uint32_t nassets;
     size_t at = c->pos;
+    if (get_u32(c, "the asset count", &nassets)) return CR_REPLAY_BAD_FILE;
+    if (nassets > CR_REPLAY_MAX_ASSETS || (uint64_t)nassets * 8u > left(c)) {
+        set_err(c->err, "byte %zu: %u asset checksums: more than %u or past the end of the file", at,
+                (unsigned)nassets, (unsigned)CR_REPLAY_MAX_ASSETS);
+        return CR_REPLAY_BAD_FILE;
+    }
+    for (uint32_t i = 0; i < nassets; ++i) {
+        uint64_t sum;
+        if (get_u64(c, "an asset checksum", &sum)) return CR_REPLAY_BAD_FILE;
+        arrput(r->asset_checksums, sum);
+    }
+
+    uint32_t ninputs;
+    at = c->pos;
     if (get_u32(c, "the input count", &ninputs)) return CR_REPLAY_BAD_FILE;
     if ((uint64_t)ninputs * CR_REPLAY_INPUT_BYTES > left(c)) {
         set_err(c->err, "byte %zu: truncated: %u inputs need %llu bytes, %zu left", at, (unsigned)ninputs,
@@ -622,6 +648,21 @@ cr_replay_outcome cr_replay_verify_rollback(const cr_replay *r, uint32_t depth, 
     cr_world_def def = cr_world_get_def(w);
     if (cr_replay_def_hash(&def) != r->def_hash || cr_replay_real_bits(s->dt) != r->dt_bits) {
         verdict(v, CR_REPLAY_MISMATCH, "mismatched build: the embedded scene builds a different world def or dt here");
+        cr_cli_world_free(w);
+        cr_scene_free(s);
+        return v->outcome;
+    }
+    for (uint32_t slot = 0; slot <= (uint32_t)arrlen(r->asset_checksums); ++slot) {
+        const cr_asset *a = cr_world_get_asset(w, slot);
+        bool recorded = slot < (uint32_t)arrlen(r->asset_checksums);
+        if (a == NULL && !recorded) break;
+        if (a != NULL && recorded && a->checksum == r->asset_checksums[slot]) continue;
+        const char *name = "?";
+        for (ptrdiff_t i = 0; i < arrlen(s->assets); ++i)
+            if (s->assets[i].slot == slot) name = s->assets[i].name;
+        verdict(v, CR_REPLAY_MISMATCH,
+                "mismatched assets: asset slot %u (%s) %s the recording (other mesh files, cook options or cooker)",
+                (unsigned)slot, name, a == NULL ? "is missing here but in" : (recorded ? "differs from" : "is not in"));
         cr_cli_world_free(w);
         cr_scene_free(s);
         return v->outcome;

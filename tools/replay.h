@@ -2,8 +2,9 @@
  * that a build reproduces it bit for bit (docs/determinism.md).
  *
  * A replay holds the scene text (embedded, so the file is all a verifier
- * needs), what identifies the build that recorded it (scalar mode, crumple
- * version, state-layout id, a hash of the world def), every runtime input
+ * needs besides the scene's mesh files), what identifies the build that
+ * recorded it (scalar mode, crumple version, state-layout id, a hash of the
+ * world def, the checksum of every cooked asset), every runtime input
  * with its frame, the world state hash after every frame and every live
  * body's hash after every frame, so a verifier can name the first bodies
  * that differ.
@@ -43,6 +44,7 @@
 #define CR_REPLAY_MAX_PATH 4096u         ///< longest recorded scene path, bytes
 #define CR_REPLAY_MAX_SCENE (16u << 20)  ///< largest embedded scene text, bytes
 #define CR_REPLAY_MAX_FRAMES 10000000u
+#define CR_REPLAY_MAX_ASSETS 4096u
 
 typedef enum cr_replay_status {
     CR_REPLAY_OK = 0,
@@ -75,13 +77,15 @@ typedef struct cr_replay {
     char *scene_path;         ///< as recorded, NUL-terminated (malloc)
     char *scene_text;         ///< embedded scene, NUL-terminated (malloc)
     size_t scene_size;        ///< bytes of scene_text without the NUL
+    uint64_t *asset_checksums;///< checksum of the cooked asset in each world asset slot (stb_ds array)
     cr_input *inputs;         ///< every applied input, sorted by frame
     cr_replay_frame *frames;  ///< one per frame
     cr_body_hash *body_hashes;///< all frames' per-body hashes, frame after frame
 } cr_replay;
 
 /// Start recording: the scene (path for messages, and its exact text), the
-/// world built from it (before any step) and the frame time step.
+/// world built from it (before any step: its def and the checksums of the
+/// cooked assets it registered are recorded) and the frame time step.
 void cr_replay_init(cr_replay *r, const char *scene_path, const char *scene_text, size_t scene_size,
                     const cr_world *world, cr_real dt);
 /// Record one frame after its step: the inputs applied before the step and
