@@ -124,11 +124,16 @@ CR_TEST(render_run_writes_frames_sheet_and_obj_identically_twice) {
 
 CR_TEST(render_run_options_reject_bad_values) {
     cr_run_pictures_options o = cr_run_pictures_default_options();
-    char *ok_args[] = {"run", "--every", "5", "--size", "320x200", "--mode", "dent", "--sheet-frames", "6", "--wireframe"};
-    for (int i = 1; i < 10; ++i) ENSURE(cr_run_pictures_option(&o, 10, ok_args, &i) == 1);
+    char *ok_args[] = {"run", "--every", "5", "--size", "320x200", "--mode", "dent", "--sheet-frames", "6", "--wireframe",
+                       "--dents", "--supersample", "3"};
+    for (int i = 1; i < 13; ++i) ENSURE(cr_run_pictures_option(&o, 13, ok_args, &i) == 1);
     ENSURE(o.every == 5 && o.render.width == 320 && o.render.mode == CR_RENDER_DISPLACEMENT);
-    ENSURE(o.sheet && o.sheet_frames == 6 && o.render.wireframe);
-    ENSURE(cr_run_pictures_check(&o) == -1); /* a sheet needs --render DIR */
+    ENSURE(o.sheet && o.sheet_frames == 6 && o.render.wireframe && o.dents && o.render.supersample == 3);
+    ENSURE(cr_run_pictures_check(&o) == -1); /* a sheet and close-ups need --render DIR */
+    o.sheet = 0;
+    ENSURE(cr_run_pictures_check(&o) == -1);
+    o.dents = 0;
+    ENSURE(cr_run_pictures_check(&o) == 0);
     char *bad[][2] = {{"--every", "0"}, {"--size", "10"}, {"--mode", "sdf"}, {"--camera", "nowhere"}, {"--range", "-1"}};
     for (int k = 0; k < 5; ++k) {
         char *args[3] = {"run", bad[k][0], bad[k][1]};
@@ -148,10 +153,10 @@ CR_TEST(render_demo_command_writes_its_pictures) {
     ENSURE(mkdtemp(base) != NULL);
     char out[64];
     snprintf(out, sizeof out, "%s/demo", base);
-    char *argv[] = {"demo", "--frames", "6", "--every", "3", "--size", "160x120", "--out", out};
+    char *argv[] = {"demo", "--frames", "40", "--every", "20", "--size", "160x120", "--out", out};
     fflush(stdout);
     ENSURE(cr_cmd_demo(9, argv) == 0);
-    const char *files[] = {"frame_00000.png", "frame_00003.png", "frame_00006.png", "sheet.png"};
+    const char *files[] = {"frame_00000.png", "frame_00020.png", "frame_00040.png", "sheet.png"};
     char path[128], cmd[256];
     for (int i = 0; i < 4; ++i) {
         snprintf(path, sizeof path, "%s/%s", out, files[i]);
@@ -159,6 +164,11 @@ CR_TEST(render_demo_command_writes_its_pictures) {
     }
     snprintf(cmd, sizeof cmd, "pngcheck -q %s/sheet.png", out);
     ENSURE(system(cmd) == 0);
+    /* the demo's dents: the ball's block and the bunny's plate, drawn alone */
+    for (int i = 0; i < 2; ++i) {
+        snprintf(path, sizeof path, "%s/%s", out, i ? "dent_plate.png" : "dent_anvil.png");
+        ENSURE_MSG(access(path, F_OK) == 0, "demo did not draw the dent %s", path);
+    }
     /* a bad option is a usage error, not a crash */
     char *bad[] = {"demo", "--frames", "many"};
     ENSURE(cr_cmd_demo(3, bad) == 2);

@@ -19,7 +19,6 @@
  *     non-zero exit.
  */
 #include "cli.h"
-#include "png.h"
 #include "render_run.h"
 #include "scene.h"
 #include "stb_ds.h"
@@ -37,72 +36,6 @@ static void usage(FILE *out) {
             "  --frames N    frames to step (default: the scene's)\n"
             "  --every K     draw every K-th frame (default 3)\n"
             "  --size WxH    picture size (default 480x360)\n");
-}
-
-/* Each body that dented, drawn alone from above and coloured by dent depth
- * (seed 000 Figures 5 and 10): in the run's pictures the projectile sits in
- * its dent and the dent is a few pixels wide. Returns pictures written, or
- * -1 after printing the problem. */
-static int dent_closeups(const cr_scene *s, const cr_world *w, const char *dir, const cr_render_options *base) {
-    uint32_t n = cr_world_get_body_ids(w, NULL, 0);
-    cr_body_id *ids = (cr_body_id *)malloc(sizeof(cr_body_id) * (n ? n : 1));
-    if (ids == NULL) return -1;
-    n = cr_world_get_body_ids(w, ids, n);
-    int written = 0;
-    for (uint32_t i = 0; i < n; ++i) {
-        cr_shape_def shape = cr_body_get_shape(w, ids[i]);
-        cr_body_mesh bm;
-        if (shape.type != CR_SHAPE_MESH || cr_body_get_mesh(w, ids[i], &bm) != CR_OK || bm.dent_count == 0) continue;
-        const cr_asset *as = cr_world_get_asset(w, shape.asset);
-        if (as == NULL || as->vertex_count != bm.vertex_count) continue;
-        uint64_t ud = cr_body_get_user_data(w, ids[i]);
-        const char *name = ud >= 1 && ud <= (uint64_t)arrlen(s->bodies) ? s->bodies[ud - 1].name : "body";
-        cr_render_options opt = *base;
-        opt.mode = CR_RENDER_DISPLACEMENT;
-        opt.range = 0;
-        /* from above and in front, framed on the dented body */
-        opt.camera = cr_default_camera_spec();
-        opt.camera.dir[0] = 0.35;
-        opt.camera.dir[1] = 1.0;
-        opt.camera.dir[2] = 0.75;
-        cr_render_body b;
-        memset(&b, 0, sizeof b);
-        b.id = ids[i].index1 - 1;
-        b.shape = shape;
-        b.xf = cr_body_get_transform(w, ids[i]);
-        b.asset = as;
-        b.positions = bm.positions;
-        b.rest_positions = bm.rest_positions;
-        cr_render_scene scene;
-        cr_render_scene_init(&scene);
-        cr_image img;
-        int ok = cr_render_scene_add_body(&scene, &b, &opt) && cr_render_scene_finish(&scene);
-        snprintf(opt.label, sizeof opt.label, "%s: %u DENT%s, DEEPEST %.1f MM", name, bm.dent_count,
-                 bm.dent_count == 1 ? "" : "S", scene.max_displacement * 1000.0);
-        cr_camera cam = cr_render_fit_camera(&opt.camera, &scene, opt.width, opt.height);
-        ok = ok && cr_render_draw(&scene, &cam, &opt, &img);
-        double deepest = scene.max_displacement;
-        cr_render_scene_free(&scene);
-        if (!ok) {
-            fprintf(stderr, "crumple demo: out of memory drawing the dent of '%s'\n", name);
-            free(ids);
-            return -1;
-        }
-        char path[1200];
-        snprintf(path, sizeof path, "%s/dent_%s.png", dir, name);
-        cr_png_status ps = cr_png_write_file(path, img.rgb, img.width, img.height, 3, CR_PNG_FIXED);
-        cr_image_free(&img);
-        if (ps != CR_PNG_OK) {
-            fprintf(stderr, "%s: cannot write PNG: %s\n", path, cr_png_status_message(ps));
-            free(ids);
-            return -1;
-        }
-        printf("dent         %s: %u dent%s, deepest %.1f mm -> %s\n", name, bm.dent_count, bm.dent_count == 1 ? "" : "s",
-               deepest * 1000.0, path);
-        ++written;
-    }
-    free(ids);
-    return written;
 }
 
 int cr_cmd_demo(int argc, char **argv) {
@@ -201,7 +134,7 @@ int cr_cmd_demo(int argc, char **argv) {
     if (status == 0)
         printf("pictures     %u frames in %s/ (%.0f ms drawing); contact sheet %s\n", pictures, po.render_dir,
                draw_ms, pics.sheet_path);
-    if (status == 0 && dent_closeups(s, w, po.render_dir, &po.render) < 0) status = 1;
+    if (status == 0 && cr_run_pictures_dents(s, w, po.render_dir, &po.render, 1) < 0) status = 1;
     printf("total        %.2f s\n", (double)(crp_clock_ns() - t_start) / 1e9);
     cr_cli_world_free(w);
     cr_scene_free(s);

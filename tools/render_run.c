@@ -77,6 +77,8 @@ int cr_run_pictures_option(cr_run_pictures_options *o, int argc, char **argv, in
             fprintf(stderr, "crumple run: --mode '%s': expected body, displacement, bone or weights\n", v);
             return -1;
         }
+    } else if (strcmp(a, "--dents") == 0) {
+        o->dents = 1;
     } else if (strcmp(a, "--wireframe") == 0) {
         o->render.wireframe = 1;
     } else if (strcmp(a, "--supersample") == 0) {
@@ -102,6 +104,10 @@ int cr_run_pictures_check(const cr_run_pictures_options *o) {
         fprintf(stderr, "crumple run: --sheet needs --render DIR (the sheet is written there)\n");
         return -1;
     }
+    if (o->dents && o->render_dir == NULL) {
+        fprintf(stderr, "crumple run: --dents needs --render DIR (the close-ups are written there)\n");
+        return -1;
+    }
     return 0;
 }
 
@@ -117,6 +123,7 @@ void cr_run_pictures_usage(FILE *out) {
             "  --range MM       displacement that gets the hottest colour (default: largest so far)\n"
             "  --sheet          also write DIR/sheet.png, a contact sheet of the run\n"
             "  --sheet-frames N frames on the sheet (default 12)\n"
+            "  --dents          at the end, each dented body alone by dent depth: DIR/dent_NAME.png\n"
             "  --obj DIR        write the deformed meshes as DIR/frame_NNNNN.obj\n");
 }
 
@@ -221,6 +228,72 @@ oom:
     return -1;
 }
 
+/* Close-ups: in the run's pictures the projectile sits in its dent and the
+ * dent is a few pixels wide, so each dented body is also drawn alone. */
+int cr_run_pictures_dents(const cr_scene *s, const cr_world *w, const char *dir, const cr_render_options *base,
+                          int print) {
+    uint32_t n = cr_world_get_body_ids(w, NULL, 0);
+    cr_body_id *ids = (cr_body_id *)malloc(sizeof(cr_body_id) * (n ? n : 1));
+    if (ids == NULL) return -1;
+    n = cr_world_get_body_ids(w, ids, n);
+    int written = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+        cr_shape_def shape = cr_body_get_shape(w, ids[i]);
+        cr_body_mesh bm;
+        if (shape.type != CR_SHAPE_MESH || cr_body_get_mesh(w, ids[i], &bm) != CR_OK || bm.dent_count == 0) continue;
+        const cr_asset *as = cr_world_get_asset(w, shape.asset);
+        if (as == NULL || as->vertex_count != bm.vertex_count) continue;
+        uint64_t ud = cr_body_get_user_data(w, ids[i]);
+        const char *name = ud >= 1 && ud <= (uint64_t)arrlen(s->bodies) ? s->bodies[ud - 1].name : "body";
+        cr_render_options opt = *base;
+        opt.mode = CR_RENDER_DISPLACEMENT;
+        opt.range = 0;
+        /* from above and in front, framed on the dented body */
+        opt.camera = cr_default_camera_spec();
+        opt.camera.dir[0] = 0.35;
+        opt.camera.dir[1] = 1.0;
+        opt.camera.dir[2] = 0.75;
+        cr_render_body b;
+        memset(&b, 0, sizeof b);
+        b.id = ids[i].index1 - 1;
+        b.shape = shape;
+        b.xf = cr_body_get_transform(w, ids[i]);
+        b.asset = as;
+        b.positions = bm.positions;
+        b.rest_positions = bm.rest_positions;
+        cr_render_scene scene;
+        cr_render_scene_init(&scene);
+        cr_image img;
+        int ok = cr_render_scene_add_body(&scene, &b, &opt) && cr_render_scene_finish(&scene);
+        snprintf(opt.label, sizeof opt.label, "%s: %u DENT%s, DEEPEST %.1f MM", name, bm.dent_count,
+                 bm.dent_count == 1 ? "" : "S", scene.max_displacement * 1000.0);
+        cr_camera cam = cr_render_fit_camera(&opt.camera, &scene, opt.width, opt.height);
+        ok = ok && cr_render_draw(&scene, &cam, &opt, &img);
+        double deepest = scene.max_displacement;
+        cr_render_scene_free(&scene);
+        if (!ok) {
+            fprintf(stderr, "crumple: out of memory drawing the dent of '%s'\n", name);
+            free(ids);
+            return -1;
+        }
+        char path[1200];
+        snprintf(path, sizeof path, "%s/dent_%s.png", dir, name);
+        cr_png_status ps = cr_png_write_file(path, img.rgb, img.width, img.height, 3, CR_PNG_FIXED);
+        cr_image_free(&img);
+        if (ps != CR_PNG_OK) {
+            fprintf(stderr, "%s: cannot write PNG: %s\n", path, cr_png_status_message(ps));
+            free(ids);
+            return -1;
+        }
+        if (print)
+            printf("dent         %s: %u dent%s, deepest %.1f mm -> %s\n", name, bm.dent_count, bm.dent_count == 1 ? "" : "s",
+               deepest * 1000.0, path);
+        ++written;
+    }
+    free(ids);
+    return written;
+}
+
 static int make_dir(const char *dir) {
     crp_status st = crp_make_dirs(dir);
     if (st != CRP_OK) {
@@ -237,6 +310,8 @@ int cr_run_pictures_begin(cr_run_pictures *p, const cr_run_pictures_options *o, 
     if (p->opt.every < 1) p->opt.every = 1;
     if (p->opt.sheet_frames < 2) p->opt.sheet_frames = 2;
     p->frames = frames;
+    p->scene = s;
+    p->world = w;
     p->active = o->render_dir != NULL || o->obj_dir != NULL;
     if (!p->active) return 0;
     if (o->render_dir && make_dir(o->render_dir)) return -1;
@@ -280,6 +355,11 @@ int cr_run_pictures_finish(cr_run_pictures *p, int print) {
             }
         }
         p->ms += (double)(crp_clock_ns() - t0) / 1e6;
+    }
+    if (p->active && rc == 0 && p->opt.dents) {
+        int n = cr_run_pictures_dents(p->scene, p->world, p->opt.render_dir, &p->opt.render, print);
+        if (n < 0) rc = -1;
+        else p->dent_pictures = (uint32_t)n;
     }
     if (print && p->active && rc == 0) {
         if (p->opt.render_dir)

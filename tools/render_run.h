@@ -1,7 +1,8 @@
 /* render_run.h — the pictures of `crumple run`: PNG frames, a contact sheet, OBJ frames.
  *
  *     crumple run SCENE --render DIR [--every K] [--size WxH] [--camera C]
- *                       [--mode M] [--wireframe] [--range MM] [--sheet [--sheet-frames N]] [--obj DIR]
+ *                       [--mode M] [--wireframe] [--range MM] [--sheet [--sheet-frames N]] [--dents]
+ *                       [--obj DIR]
  *
  * cmd_run.c hands each unknown option to cr_run_pictures_option, calls
  * cr_run_pictures_begin before the first step, cr_run_pictures_frame after
@@ -36,6 +37,7 @@ typedef struct cr_run_pictures_options {
     const char *obj_dir;      ///< --obj DIR: OBJ frames go here (null: none)
     int32_t every;            ///< --every K: draw every K-th frame (>= 1)
     int sheet;                ///< --sheet: also write DIR/sheet.png
+    int dents;                ///< --dents: at the end, DIR/dent_NAME.png for each dented body
     uint32_t sheet_frames;    ///< --sheet-frames N: frames on the sheet (2..64)
     cr_render_options render; ///< --size, --camera, --mode, --wireframe, --range
 } cr_run_pictures_options;
@@ -64,6 +66,9 @@ typedef struct cr_run_pictures {
     double max_displacement;  ///< m, largest seen so far (the colour range without --range)
     uint32_t pictures;        ///< PNG frames written
     uint32_t objs;            ///< OBJ frames written
+    uint32_t dent_pictures;   ///< dent close-ups written
+    const cr_scene *scene;    ///< the run's scene and world, kept from begin to finish
+    const cr_world *world;
     double ms;                ///< wall time spent drawing and writing, ms
     cr_image *sheet_images;   ///< stb_ds: copies of the frames chosen for the sheet
     char **sheet_captions;    ///< stb_ds: their captions (heap strings)
@@ -81,5 +86,12 @@ int cr_run_pictures_frame(cr_run_pictures *p, const cr_scene *s, const cr_world 
 int cr_run_pictures_finish(cr_run_pictures *p, int print);
 /// Free without writing anything (after an error).
 void cr_run_pictures_free(cr_run_pictures *p);
+
+/// Each mesh body that has dented, drawn alone from above and coloured by
+/// dent depth (seed 000 Figures 5 and 10), into DIR/dent_NAME.png (NAME from
+/// the scene). `print`: one line per picture on stdout. Returns the number
+/// of pictures, or -1 after printing the problem.
+int cr_run_pictures_dents(const cr_scene *s, const cr_world *w, const char *dir, const cr_render_options *base,
+                          int print);
 
 #endif
