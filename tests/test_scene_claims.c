@@ -79,7 +79,7 @@ CR_TEST(scene_stack_of_ten_stands) {
     dvec p0[10];
     cr_body_id cube[10];
     for (int i = 0; i < 10; ++i) {
-        char name[16];
+        char name[32];
         snprintf(name, sizeof name, "cube.%d", i);
         cube[i] = body(&r, name);
         ENSURE(cr_body_is_valid(r.w, cube[i]));
@@ -158,7 +158,7 @@ CR_TEST(scene_friction_ramp_slides_iff_tan_exceeds_mu) {
     cr_body_id b[4];
     dvec p0[4];
     for (int k = 0; k < 4; ++k) {
-        char name[16];
+        char name[32];
         snprintf(name, sizeof name, "block%d", angles[k]);
         b[k] = body(&r, name);
         ENSURE(cr_body_is_valid(r.w, b[k]));
@@ -373,7 +373,7 @@ static int run_shock(int on, double *top_moved, int *standing, double *ms) {
     cr_body_id cube[20];
     dvec p0[20];
     for (int i = 0; i < 20; ++i) {
-        char name[16];
+        char name[32];
         snprintf(name, sizeof name, "cube.%d", i);
         cube[i] = body(&r, name);
         p0[i] = pos(&r, cube[i]);
