@@ -29,19 +29,44 @@ static cr_real ramp(uint32_t pass, uint32_t passes) {
     return cr_div(cr_mul(CR_R(-0.9), cr_from_int((int32_t)(passes - 1 - pass))), cr_from_int((int32_t)(passes - 1)));
 }
 
+/* A pair with a single point none of whose moving bodies touches anything
+ * else (a ball on the ground, two balls meeting in the air) gains nothing
+ * from the ramp, which exists to share impulses between coupled points and
+ * pairs: it is resolved in the last pass only. */
+static void mark_isolated(cr_step *s) {
+    for (uint32_t i = 0; i < s->nb; ++i) s->sb[i].manifolds = 0;
+    for (uint32_t k = 0; k < s->nm; ++k) {
+        s->sb[s->m[k].a].manifolds++;
+        s->sb[s->m[k].b].manifolds++;
+    }
+    for (uint32_t k = 0; k < s->nm; ++k) {
+        cr_manifold *m = &s->m[k];
+        const cr_sbody *A = &s->sb[m->a], *B = &s->sb[m->b];
+        bool alone = m->count == 1 && (!A->dynamic || A->manifolds == 1) && (!B->dynamic || B->manifolds == 1);
+        if (alone) m->flags |= CR_MF_ISOLATED;
+        else m->flags &= ~(uint32_t)CR_MF_ISOLATED;
+    }
+}
+
 void cr_contacts(cr_step *s) {
     cr_world *w = s->w;
     const uint32_t passes = w->def.contact_passes;
     uint32_t total = 0;
+    mark_isolated(s);
     for (uint32_t pass = 0; pass < passes; ++pass) {
         cr_impulse_law law = {ramp(pass, passes), true};
-        bool shock = w->def.shock_propagation && pass + 1 == passes;
+        bool last = pass + 1 == passes;
+        bool shock = w->def.shock_propagation && last;
         for (uint32_t level = 0; level < s->nlevels; ++level) {
             uint32_t k0 = s->level_start[level], k1 = s->level_start[level + 1];
-            uint32_t iters = (pass + 1 == passes) ? w->def.level_iterations : 1;
+            uint32_t iters = last ? w->def.level_iterations : 1;
             for (uint32_t it = 0; it < iters; ++it) {
                 s->residual = 0;
-                for (uint32_t k = k0; k < k1; ++k) total += cr_process_pair(s, &s->m[s->order[k]], law);
+                for (uint32_t k = k0; k < k1; ++k) {
+                    cr_manifold *m = &s->m[s->order[k]];
+                    if (!last && (m->flags & CR_MF_ISOLATED)) continue;
+                    total += cr_process_pair(s, m, law);
+                }
                 if (s->residual < CR_LEVEL_TOLERANCE) break; /* this level has converged */
             }
             if (!shock) continue;

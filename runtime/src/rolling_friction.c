@@ -118,6 +118,22 @@ static void roll_pair(cr_step *s, cr_manifold *m) {
     cr_vec3 du = cr_v3_zero();
     if (m->flags & CR_MF_STICKING) du = cr_v3_neg(cr_v3_mad(u, -cr_v3_dot(u, n), n));
 
+    if (A->dynamic != B->dynamic) {
+        /* one moving body: (j, L) gives it dv = j / m and dw = I^-1 (r x j + L),
+         * so the impulse follows from the velocities directly, no 6x6 solve.
+         * Relative velocities are a minus b, so b's changes are the negated ones. */
+        cr_sbody *X = A->dynamic ? A : B;
+        const cr_body *bx = &s->bodies[A->dynamic ? m->a : m->b];
+        cr_vec3 r = A->dynamic ? p->ra : p->rb;
+        cr_real sign = A->dynamic ? CR_R(1) : CR_R(-1);
+        cr_vec3 dwx = cr_v3_scale(dw, sign), dux = cr_v3_scale(du, sign);
+        cr_vec3 dvx = cr_v3_sub(dux, cr_v3_cross(dwx, r)); /* du = dv + dw x r */
+        cr_vec3 j = cr_v3_scale(dvx, bx->mass);
+        cr_vec3 l = cr_v3_sub(cr_mat3_mul_v3(cr_mat3_rotate_diag(bx->xf.q, bx->inertia), dwx), cr_v3_cross(r, j));
+        X->v = cr_v3_mad(X->v, X->inv_mass, j);
+        X->w = cr_v3_add(X->w, cr_mat3_mul_v3(X->inv_i, cr_v3_add(cr_v3_cross(r, j), l)));
+        return;
+    }
     cr_mat3 k = cr_mat3_add(cr_body_k(A, p->ra), cr_body_k(B, p->rb));
     cr_mat3 zero = cr_mat3_scale(cr_mat3_identity(), 0);
     cr_mat3 bm = cr_mat3_scale(cr_mat3_add(A->dynamic ? cr_mat3_mul(cr_mat3_skew(p->ra), ia) : zero,

@@ -69,6 +69,7 @@ typedef struct cr_sbody {
     uint8_t dynamic;    ///< receives impulses
     uint8_t frozen;     ///< shock propagation: infinite mass for the rest of the sweep
     uint8_t pad_[2];
+    uint32_t manifolds; ///< contact pairs the body is in this step
 } cr_sbody;
 
 #define CR_NO_LEVEL 0xffffffffu
@@ -98,6 +99,7 @@ typedef struct cr_cpoint {
 enum {
     CR_MF_STICKING = 1u,  ///< the last contact impulse was static friction
     CR_MF_IMPACT = 2u,    ///< the collision passes applied an impulse
+    CR_MF_ISOLATED = 4u,  ///< one point, and no other pair shares a moving body with it (contact.c)
 };
 
 /// A pair of bodies with interference points (seed 002's "intersecting pair").
