@@ -205,6 +205,7 @@ CR_TEST(png_same_pixels_same_bytes_and_compressed_is_smaller) {
     ENSURE(an < sn / 4);
     /* one changed pixel changes the file */
     img[(75 * w + 100) * 3] ^= 0x55;
+    free(b);
     ENSURE(cr_png_encode(img, w, h, 3, CR_PNG_FIXED, &b, &bn) == CR_PNG_OK);
     ENSURE(!(an == bn && memcmp(a, b, an) == 0));
     free(a);
