@@ -814,8 +814,16 @@ static void draw_mesh(cr_raster *r, const view *v, const cr_render_mesh *m, cons
 }
 
 void cr_render_label(cr_image *img, const char *label) {
+    if (label == NULL || label[0] == 0) return;
     int ts = text_scale(img->height);
-    if (label && label[0]) cr_image_text(img, 6 * ts, 6 * ts, label, ts, 0x202020);
+    /* a pale backing keeps dark text readable over dark floors and bodies */
+    int x0 = 4 * ts, y0 = 4 * ts, x1 = x0 + cr_image_text_width(label, ts) + 4 * ts, y1 = y0 + 9 * ts;
+    for (int y = y0; y < y1 && y < (int)img->height; ++y)
+        for (int x = x0; x < x1 && x < (int)img->width; ++x) {
+            uint8_t *p = img->rgb + ((size_t)y * img->width + (size_t)x) * 3;
+            for (int k = 0; k < 3; ++k) p[k] = (uint8_t)((p[k] * 2u + 255u * 3u + 2u) / 5u);
+        }
+    cr_image_text(img, 6 * ts, 6 * ts, label, ts, 0x202020);
 }
 
 int cr_render_draw(const cr_render_scene *s, const cr_camera *cam, const cr_render_options *opt, cr_image *out) {
