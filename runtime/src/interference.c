@@ -27,7 +27,9 @@
  *   - Pruning before any SDF query: bounding spheres of the pair, their
  *     oriented bounding boxes (separating axes), then each
  *     sample, taken into the other body's frame with one 3x3 matrix, against
- *     that body's local bounding box grown by the margin.
+ *     that body's local bounding box grown by the margin, and for a mesh the
+ *     minimum of the SDF over the block of cells around the sample (the
+ *     seed's "labeling the minimum value of phi in each voxel").
  *   - At most points_per_pair points per pair: when full, a deeper point
  *     replaces the shallowest one (overflow counted). Manifolds beyond
  *     contact_capacity and points beyond point_capacity are counted too.
@@ -147,16 +149,36 @@ static void points_against(np_pair *c, const cr_body *X, const cr_body *Y, bool 
     cr_vec3 grow = cr_v3(margin, margin, margin);
     lo = cr_v3_sub(lo, grow);
     hi = cr_v3_add(hi, grow);
-    for (uint32_t i = 0; i < count; ++i) {
+    const cr_asset *grid = Y->shape.type == CR_SHAPE_MESH ? cr_world_asset(w, Y->shape.asset) : NULL;
+    const cr_coarse_grid *coarse = grid != NULL ? cr_world_coarse(w, Y->shape.asset) : NULL;
+    /* X's sample clusters (meshes): a cluster whose sphere misses Y's grown
+     * bounds is skipped whole */
+    const cr_coarse_grid *xc = X->shape.type == CR_SHAPE_MESH ? cr_world_coarse(w, X->shape.asset) : NULL;
+    uint32_t nclusters = (xc != NULL && xc->clusters > 0) ? xc->clusters : 1;
+    for (uint32_t ci = 0; ci < nclusters; ++ci) {
+        uint32_t i0 = 0, i1 = count;
+        if (xc != NULL && xc->clusters > 0) {
+            cr_vec3 qc = cr_v3_add(cr_mat3_mul_v3(rel, xc->centre[ci]), trel);
+            cr_real r = xc->radius[ci];
+            if (qc.x + r < lo.x || qc.x - r > hi.x || qc.y + r < lo.y || qc.y - r > hi.y || qc.z + r < lo.z ||
+                qc.z - r > hi.z)
+                continue;
+            i0 = ci * CR_CLUSTER_SIZE;
+            i1 = i0 + CR_CLUSTER_SIZE < count ? i0 + CR_CLUSTER_SIZE : count;
+        }
+    for (uint32_t k = i0; k < i1; ++k) {
+        uint32_t i = (xc != NULL && xc->clusters > 0) ? xc->order[k] : k;
         cr_vec3 sl = samples[i];
         cr_vec3 q = cr_v3_add(cr_mat3_mul_v3(rel, sl), trel);
         if (q.x < lo.x || q.x > hi.x || q.y < lo.y || q.y > hi.y || q.z < lo.z || q.z > hi.z) continue;
+        if (coarse != NULL && cr_coarse_lower_bound(coarse, grid, q) >= margin) continue;
         cr_vec3 nl;
         cr_real phi = cr_shape_sdf(w, &Y->shape, q, hint, &nl);
         if (phi >= margin) continue;
         cr_vec3 n = cr_mat3_mul_v3(cr_mat3_transpose(ryt), nl);
         cr_vec3 p = cr_v3_add(cr_mat3_mul_v3(rx, sl), X->xf.p);
         add_point(c, p, x_is_a ? n : cr_v3_neg(n), phi, x_is_a);
+    }
     }
 }
 

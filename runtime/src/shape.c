@@ -151,3 +151,122 @@ void cr_shape_mass(const cr_world *w, const cr_shape_def *s, cr_real rho, cr_rea
         *radius = a->bound_radius;
     }
 }
+
+/* ---- coarse minimum grid (seed 002: label the minimum phi of each voxel) ---- */
+
+/* Cell index of a grid coordinate, clamped like the trilinear lookup's. */
+static int32_t coarse_cell(cr_real g, uint32_t nodes) {
+    int32_t i = cr_floor_int(cr_clamp(g, CR_R(-1.0e6), CR_R(1.0e6)));
+    int32_t last = (int32_t)nodes - 2;
+    return i < 0 ? 0 : (i > last ? last : i);
+}
+
+/* Interleave the low 10 bits of x, y, z (Morton order keeps neighbours near). */
+static uint32_t spread10(uint32_t v) {
+    v &= 0x3ffu;
+    v = (v | (v << 16)) & 0x030000ffu;
+    v = (v | (v << 8)) & 0x0300f00fu;
+    v = (v | (v << 4)) & 0x030c30c3u;
+    v = (v | (v << 2)) & 0x09249249u;
+    return v;
+}
+
+static uint32_t morton_key(cr_vec3 p, cr_vec3 lo, cr_vec3 scale) {
+    cr_vec3 d = cr_v3_sub(p, lo);
+    uint32_t x = (uint32_t)cr_floor_int(cr_clamp(cr_mul(d.x, scale.x), 0, CR_R(1023)));
+    uint32_t y = (uint32_t)cr_floor_int(cr_clamp(cr_mul(d.y, scale.y), 0, CR_R(1023)));
+    uint32_t z = (uint32_t)cr_floor_int(cr_clamp(cr_mul(d.z, scale.z), 0, CR_R(1023)));
+    return spread10(x) | spread10(y) << 1 | spread10(z) << 2;
+}
+
+/* Samples sorted by Morton key (stable bottom-up merge sort, keys and a
+ * buffer in `tmp`, 3 n words), then cut into clusters of CR_CLUSTER_SIZE. */
+static void build_clusters(cr_coarse_grid *g, const cr_asset *a, uint32_t *tmp) {
+    g->clusters = 0;
+    const cr_vec3 *pts = a->samples != NULL ? a->samples : a->positions;
+    uint32_t n = a->samples != NULL ? a->sample_count : a->vertex_count;
+    if (pts == NULL || n == 0 || n > CR_CLUSTER_MAX_SAMPLES || tmp == NULL) return;
+    cr_vec3 lo = a->bounds_min, ext = cr_v3_sub(a->bounds_max, a->bounds_min);
+    cr_vec3 scale = cr_v3(ext.x > 0 ? cr_div(CR_R(1023), ext.x) : 0, ext.y > 0 ? cr_div(CR_R(1023), ext.y) : 0,
+                          ext.z > 0 ? cr_div(CR_R(1023), ext.z) : 0);
+    uint32_t *key = tmp, *buf = tmp + n;
+    for (uint32_t i = 0; i < n; ++i) {
+        g->order[i] = i;
+        key[i] = morton_key(pts[i], lo, scale);
+    }
+    uint32_t *src = g->order, *dst = buf;
+    for (uint32_t width = 1; width < n; width += width) {
+        for (uint32_t l = 0; l < n; l += width + width) {
+            uint32_t m = l + width < n ? l + width : n, h = l + width + width < n ? l + width + width : n;
+            uint32_t i = l, j = m, k = l;
+            while (i < m && j < h) dst[k++] = key[src[j]] < key[src[i]] ? src[j++] : src[i++];
+            while (i < m) dst[k++] = src[i++];
+            while (j < h) dst[k++] = src[j++];
+        }
+        uint32_t *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != g->order)
+        for (uint32_t i = 0; i < n; ++i) g->order[i] = src[i];
+    uint32_t count = (n + CR_CLUSTER_SIZE - 1) / CR_CLUSTER_SIZE;
+    for (uint32_t c = 0; c < count; ++c) {
+        uint32_t i0 = c * CR_CLUSTER_SIZE, i1 = i0 + CR_CLUSTER_SIZE < n ? i0 + CR_CLUSTER_SIZE : n;
+        cr_vec3 bmin = pts[g->order[i0]], bmax = bmin;
+        for (uint32_t i = i0 + 1; i < i1; ++i) {
+            bmin = cr_v3_min(bmin, pts[g->order[i]]);
+            bmax = cr_v3_max(bmax, pts[g->order[i]]);
+        }
+        cr_vec3 centre = cr_v3_scale(cr_v3_add(bmin, bmax), CR_R(0.5));
+        cr_real r = 0;
+        for (uint32_t i = i0; i < i1; ++i) r = cr_max(r, cr_v3_len(cr_v3_sub(pts[g->order[i]], centre)));
+        g->centre[c] = centre;
+        g->radius[c] = r + CR_R(1e-6);
+    }
+    g->clusters = count;
+}
+
+void cr_coarse_build(cr_coarse_grid *g, const cr_asset *a, uint32_t *tmp) {
+    g->dims[0] = g->dims[1] = g->dims[2] = 0;
+    g->block = 0;
+    uint32_t cx = a->sdf_dims[0] - 1, cy = a->sdf_dims[1] - 1, cz = a->sdf_dims[2] - 1; /* cells */
+    uint32_t b = 2;
+    while (((cx + b - 1) / b) * ((cy + b - 1) / b) * ((cz + b - 1) / b) > CR_COARSE_MAX) ++b;
+    uint32_t bx = (cx + b - 1) / b, by = (cy + b - 1) / b, bz = (cz + b - 1) / b;
+    const uint32_t nx = a->sdf_dims[0], ny = a->sdf_dims[1], nz = a->sdf_dims[2];
+    for (uint32_t k = 0; k < bz; ++k)
+        for (uint32_t j = 0; j < by; ++j)
+            for (uint32_t i = 0; i < bx; ++i) {
+                /* nodes of the block's cells: [i b, (i + 1) b], the far corners included */
+                uint32_t x1 = (i + 1) * b < nx - 1 ? (i + 1) * b : nx - 1;
+                uint32_t y1 = (j + 1) * b < ny - 1 ? (j + 1) * b : ny - 1;
+                uint32_t z1 = (k + 1) * b < nz - 1 ? (k + 1) * b : nz - 1;
+                cr_real m = CR_REAL_MAX;
+                for (uint32_t z = k * b; z <= z1; ++z)
+                    for (uint32_t y = j * b; y <= y1; ++y)
+                        for (uint32_t x = i * b; x <= x1; ++x) m = cr_min(m, a->sdf[x + nx * (y + ny * z)]);
+                g->min[i + bx * (j + by * k)] = m;
+            }
+    g->dims[0] = bx;
+    g->dims[1] = by;
+    g->dims[2] = bz;
+    g->block = b;
+    build_clusters(g, a, tmp);
+}
+
+/* The trilinear value at p is a blend of its cell's eight nodes, all inside
+ * one block's node range, so it is at least that block's minimum; outside the
+ * grid the lookup adds a non-negative distance to the boundary value. */
+cr_real cr_coarse_lower_bound(const cr_coarse_grid *g, const cr_asset *a, cr_vec3 p) {
+    if (g == NULL || g->block == 0) return -CR_REAL_MAX;
+    int32_t ix = coarse_cell(cr_mul(p.x - a->sdf_origin.x, a->sdf_inv_cell), a->sdf_dims[0]);
+    int32_t iy = coarse_cell(cr_mul(p.y - a->sdf_origin.y, a->sdf_inv_cell), a->sdf_dims[1]);
+    int32_t iz = coarse_cell(cr_mul(p.z - a->sdf_origin.z, a->sdf_inv_cell), a->sdf_dims[2]);
+    uint32_t bi = (uint32_t)ix / g->block, bj = (uint32_t)iy / g->block, bk = (uint32_t)iz / g->block;
+    return g->min[bi + g->dims[0] * (bj + g->dims[1] * bk)];
+}
+
+const cr_coarse_grid *cr_world_coarse(const cr_world *w, uint32_t slot) {
+    if (slot >= w->asset_count) return NULL; /* dented copies (flagged slots) have none */
+    return &CR_AT(w, w->coarse, const cr_coarse_grid)[slot];
+}

@@ -171,6 +171,15 @@ void cr_shape_mass(const cr_world *w, const cr_shape_def *s, cr_real density, cr
 /// `hint` (body frame, any length) points towards the other body and breaks
 /// ties between box faces.
 cr_real cr_shape_sdf(const cr_world *w, const cr_shape_def *s, cr_vec3 p, cr_vec3 hint, cr_vec3 *normal);
+/// Fill a coarse minimum grid and the sample clusters from an asset (world.c
+/// calls it when an asset is registered); tmp holds 3 x CR_CLUSTER_MAX_SAMPLES
+/// words, or is NULL (no clusters).
+void cr_coarse_build(cr_coarse_grid *g, const cr_asset *a, uint32_t *tmp);
+/// A lower bound (m) of the asset's interpolated signed distance at a
+/// body-frame point; -CR_REAL_MAX when there is no table.
+cr_real cr_coarse_lower_bound(const cr_coarse_grid *g, const cr_asset *a, cr_vec3 p);
+/// The coarse grid of a registered (not dented) asset slot, or NULL.
+const cr_coarse_grid *cr_world_coarse(const cr_world *w, uint32_t slot);
 /// Box sample points (body frame): corners first, then points along the edges;
 /// returns the count (<= CR_BOX_MAX_SAMPLES).
 uint32_t cr_box_samples(cr_vec3 half_extents, cr_vec3 *out);

@@ -40,7 +40,7 @@ cr_world_def cr_default_world_def(void) {
     d.point_capacity = 16384;
     d.contact_capacity = 2048;
     d.event_capacity = 256;
-    d.asset_capacity = 16;
+    d.asset_capacity = 8;
     d.scratch_bytes = 0;
     d.collision_passes = 5;
     d.contact_passes = 10;
@@ -129,7 +129,8 @@ static uint64_t layout(const cr_world_def *def, uint8_t *block, uint64_t block_s
     uint64_t joints = align16((uint64_t)def->joint_capacity * sizeof(cr_joint));
     uint64_t events = align16((uint64_t)def->event_capacity * sizeof(cr_impact_event));
     uint64_t assets = align16((uint64_t)def->asset_capacity * sizeof(const cr_asset *));
-    uint64_t persistent_bytes = bodies + joints + events + assets + cr_deform_region_bytes(def) + 16u;
+    uint64_t coarse = align16((uint64_t)def->asset_capacity * sizeof(cr_coarse_grid));
+    uint64_t persistent_bytes = bodies + joints + events + assets + coarse + cr_deform_region_bytes(def) + 16u;
     uint64_t scratch = scratch_bytes_of(def);
     uint64_t total = header + persistent_bytes + scratch + 16u;
     if (total > CR_MAX_BLOCK_BYTES || scratch > 0xffffffffu) return 0;
@@ -146,10 +147,11 @@ static uint64_t layout(const cr_world_def *def, uint8_t *block, uint64_t block_s
     w->joints = cr_arena_push(&w->persistent, block, (uint32_t)joints, 16);
     w->events = cr_arena_push(&w->persistent, block, (uint32_t)events, 16);
     w->assets = cr_arena_push(&w->persistent, block, (uint32_t)assets, 16);
+    w->coarse = cr_arena_push(&w->persistent, block, (uint32_t)coarse, 16);
     uint32_t scratch_begin = (uint32_t)align16(w->persistent.end);
     cr_arena_init(&w->scratch, scratch_begin, scratch_begin + (uint32_t)scratch);
     bool ok = w->bodies != CR_NO_OFFSET && w->joints != CR_NO_OFFSET && w->events != CR_NO_OFFSET &&
-              w->assets != CR_NO_OFFSET && cr_deform_layout(w, block);
+              w->assets != CR_NO_OFFSET && w->coarse != CR_NO_OFFSET && cr_deform_layout(w, block);
     return ok ? total : 0;
 }
 
@@ -200,6 +202,12 @@ cr_status cr_world_add_asset(cr_world *w, const cr_asset *asset, uint32_t *slot)
         return CR_ERR_BAD_ASSET;
     if (w->asset_count >= w->def.asset_capacity) return CR_ERR_CAPACITY;
     CR_AT(w, w->assets, const cr_asset *)[w->asset_count] = asset;
+    /* the scratch arena is free between steps: it sorts the samples into clusters */
+    uint32_t mark = cr_arena_pos(&w->scratch);
+    uint32_t tmp = cr_arena_push_uninit(&w->scratch, 3u * CR_CLUSTER_MAX_SAMPLES * (uint32_t)sizeof(uint32_t), 16);
+    cr_coarse_build(&CR_AT(w, w->coarse, cr_coarse_grid)[w->asset_count], asset,
+                    tmp == CR_NO_OFFSET ? NULL : CR_AT(w, tmp, uint32_t));
+    cr_arena_pop_to(&w->scratch, mark);
     *slot = w->asset_count++;
     return CR_OK;
 }

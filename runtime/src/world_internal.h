@@ -65,6 +65,29 @@ typedef struct cr_joint {
     uint64_t user_data;
 } cr_joint;
 
+/// Blocks of a coarse minimum grid at most (shape.c).
+#define CR_COARSE_MAX 2048u
+/// Samples per cluster, and samples an asset may have to be clustered.
+#define CR_CLUSTER_SIZE 16u
+#define CR_CLUSTER_MAX_SAMPLES 4096u
+
+/// Seed 002's "labeling the minimum ... values of phi in each voxel": per
+/// registered asset, the minimum of the SDF nodes of each block of cells, so
+/// most samples that cannot touch are rejected with one lookup in a small
+/// table instead of a trilinear lookup in a large grid.
+typedef struct cr_coarse_grid {
+    uint32_t dims[3];          ///< blocks along x, y, z (0: no table)
+    uint32_t block;            ///< cells per block edge
+    cr_real min[CR_COARSE_MAX]; ///< m, minimum node value of each block (its far nodes included)
+    /* the sample points in clusters of CR_CLUSTER_SIZE neighbours (Morton
+     * order), each with a bounding sphere: a pair tests a cluster's sphere
+     * before any of its samples */
+    uint32_t clusters;         ///< 0: the asset has more than CR_CLUSTER_MAX_SAMPLES samples, no clusters
+    uint32_t order[CR_CLUSTER_MAX_SAMPLES]; ///< sample indices, cluster after cluster
+    cr_vec3 centre[CR_CLUSTER_MAX_SAMPLES / CR_CLUSTER_SIZE];  ///< m, body frame
+    cr_real radius[CR_CLUSTER_MAX_SAMPLES / CR_CLUSTER_SIZE];  ///< m
+} cr_coarse_grid;
+
 /// Shape asset slots with this bit name a dentable body's own copy (deform.c).
 #define CR_DEFORM_SLOT_FLAG 0x80000000u
 
@@ -98,6 +121,7 @@ struct cr_world {
     uint32_t event_count;   ///< events of the last step
     uint32_t assets;        ///< offset of (const cr_asset *)[def.asset_capacity]: host pointers, not hashed
     uint32_t asset_count;
+    uint32_t coarse;        ///< offset of cr_coarse_grid[def.asset_capacity] (shape.c), derived from the assets, not hashed
     cr_deform_region deform;
     uint64_t step_count;
     cr_world_stats stats;
