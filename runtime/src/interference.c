@@ -114,7 +114,7 @@ static void points_against(np_pair *c, const cr_body *X, const cr_body *Y, bool 
         }
     }
 
-    cr_mat3 rx = cr_mat3_from_quat(X->xf.q);
+    cr_mat3 rx = c->s->sb[X - c->s->bodies].rot;
     cr_vec3 hint = cr_transform_inv_point(Y->xf, X->xf.p); /* X's centre in Y's frame */
     if (Y->shape.type == CR_SHAPE_PLANE) {
         /* height over the plane, a dot product per sample, before any SDF call */
@@ -131,7 +131,7 @@ static void points_against(np_pair *c, const cr_body *X, const cr_body *Y, bool 
     }
     /* X's frame to Y's as one matrix, and Y's local bounds grown by the
      * margin: most samples are rejected for a mat-vec and six compares */
-    cr_mat3 ryt = cr_mat3_transpose(cr_mat3_from_quat(Y->xf.q));
+    cr_mat3 ryt = cr_mat3_transpose(c->s->sb[Y - c->s->bodies].rot);
     cr_mat3 rel = cr_mat3_mul(ryt, rx);
     cr_vec3 trel = cr_mat3_mul_v3(ryt, cr_v3_sub(X->xf.p, Y->xf.p));
     cr_vec3 lo, hi;
@@ -211,11 +211,11 @@ static bool local_box(const cr_world *w, const cr_body *b, cr_vec3 *centre, cr_v
 /* Separating-axis test of the two oriented bounding boxes, one grown by the
  * margin: a pair of rings whose bounding spheres overlap is often far apart
  * box-wise, and this costs less than taking 400 samples across. */
-static bool boxes_apart(const cr_world *w, const cr_body *A, const cr_body *B, cr_real margin) {
+static bool boxes_apart(const cr_step *s, const cr_body *A, const cr_body *B, cr_real margin) {
     cr_vec3 ca, ha, cb, hb;
-    if (!local_box(w, A, &ca, &ha) || !local_box(w, B, &cb, &hb)) return false;
+    if (!local_box(s->w, A, &ca, &ha) || !local_box(s->w, B, &cb, &hb)) return false;
     ha = cr_v3_add(ha, cr_v3(margin, margin, margin));
-    cr_mat3 ra = cr_mat3_from_quat(A->xf.q), rb = cr_mat3_from_quat(B->xf.q);
+    cr_mat3 ra = s->sb[A - s->bodies].rot, rb = s->sb[B - s->bodies].rot;
     cr_vec3 d = cr_v3_sub(cr_v3_add(B->xf.p, cr_mat3_mul_v3(rb, cb)), cr_v3_add(A->xf.p, cr_mat3_mul_v3(ra, ca)));
     const cr_vec3 ax[3] = {ra.cx, ra.cy, ra.cz}, bx[3] = {rb.cx, rb.cy, rb.cz};
     const cr_real ea[3] = {ha.x, ha.y, ha.z}, eb[3] = {hb.x, hb.y, hb.z};
@@ -253,11 +253,7 @@ static bool boxes_apart(const cr_world *w, const cr_body *A, const cr_body *B, c
  * start-of-step velocities plus the gravity of the velocity update. */
 static cr_real pair_margin(const cr_step *s, uint32_t a, uint32_t b, cr_real g_dt) {
     const cr_body *A = &s->bodies[a], *B = &s->bodies[b];
-    cr_real speed = cr_v3_len(cr_v3_sub(A->v, B->v)) + g_dt + g_dt;
-    if (A->type != CR_BODY_STATIC && A->shape.type != CR_SHAPE_PLANE)
-        speed += cr_mul(cr_v3_len(A->w), A->bound_radius);
-    if (B->type != CR_BODY_STATIC && B->shape.type != CR_SHAPE_PLANE)
-        speed += cr_mul(cr_v3_len(B->w), B->bound_radius);
+    cr_real speed = cr_v3_len(cr_v3_sub(A->v, B->v)) + g_dt + g_dt + s->sb[a].spin_reach + s->sb[b].spin_reach;
     /* other pairs' collisions may speed a body up within the step: a quarter more */
     speed += cr_mul(speed, CR_R(0.25));
     return cr_mul(speed, s->dt) + CR_CANDIDATE_SLOP;
@@ -281,7 +277,7 @@ void cr_interference(cr_step *s) {
         c.B = &s->bodies[b];
         c.cap = def->points_per_pair;
         c.margin = pair_margin(s, a, b, g_dt);
-        if (spheres_apart(c.A, c.B, c.margin) || boxes_apart(w, c.A, c.B, c.margin)) continue;
+        if (spheres_apart(c.A, c.B, c.margin) || boxes_apart(s, c.A, c.B, c.margin)) continue;
 
         cr_shape_type ta = c.A->shape.type, tb = c.B->shape.type;
         if (ta == CR_SHAPE_SPHERE) {

@@ -64,6 +64,8 @@ typedef struct cr_sbody {
     cr_vec3 w;          ///< rad/s
     cr_vec3 dx;         ///< m, impact-time correction added by the position update
     cr_mat3 inv_i;      ///< 1/(kg m^2), world frame; zero unless dynamic
+    cr_mat3 rot;        ///< the start-of-step orientation as a matrix (body to world)
+    cr_real spin_reach; ///< m/s, |w| x bounding radius at the start of the step (0 for planes and static bodies)
     cr_real inv_mass;   ///< 1/kg; zero unless dynamic
     uint32_t level;     ///< contact-graph level, CR_NO_LEVEL if in no contact
     uint8_t dynamic;    ///< receives impulses

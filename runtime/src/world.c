@@ -301,10 +301,14 @@ static void init_solver_bodies(cr_step *s) {
         if (!b->alive) continue;
         sb->v = b->v;
         sb->w = b->w;
+        sb->rot = cr_mat3_from_quat(b->xf.q);
+        if (b->type != CR_BODY_STATIC && b->shape.type != CR_SHAPE_PLANE && (b->w.x != 0 || b->w.y != 0 || b->w.z != 0))
+            sb->spin_reach = cr_mul(cr_v3_len(b->w), b->bound_radius);
         if (b->type == CR_BODY_DYNAMIC && !b->asleep) {
             sb->dynamic = 1;
             sb->inv_mass = b->inv_mass;
-            sb->inv_i = cr_mat3_rotate_diag(b->xf.q, b->inv_inertia);
+            /* R D^-1 R^T */
+            sb->inv_i = cr_mat3_mul(cr_mat3_mul(sb->rot, cr_mat3_diag(b->inv_inertia)), cr_mat3_transpose(sb->rot));
         }
     }
 }
