@@ -28,8 +28,10 @@
 # game) is built at -O2 once per compiler and CPU; folders that
 # tests/run_all.sh already built are reused, so inside `make test` the
 # matrix only builds what is new.
-# Prints one row per target and mode (target, compiler, optimisation, mode,
-# frames, result, build and run seconds) and ends with "matrix: N passed, M failed"; exits non-zero
+# Builds run one after another; each target's verification runs in the
+# background while the next one builds. Prints one row per target and mode
+# (target, compiler, optimisation, mode, frames, result, build and run
+# seconds; run seconds overlap other work) and ends with "matrix: N passed, M failed"; exits non-zero
 # when anything failed. A missing compiler or qemu is a failure, not a skip:
 # tools/setup-debian.sh installs them all.
 set -u
@@ -102,9 +104,37 @@ done
 echo "   verifier links the runtime and:$(echo $members | sed 's/\([^ ]*\)/ \1.c/g')"
 
 # ---- 2. every target
-row target cc opt mode frames result build-s run-s
+# Builds run one after another (each with make -j$JOBS); each verification
+# runs in the background while the next target builds, so the emulated runs
+# overlap the compiles. Rows are printed in order once all have finished.
+ROWS=$M/rows
+rm -rf "$ROWS"
+mkdir -p "$ROWS"
+nrow=0
 
-# Builds what a target needs and runs the verifier on both modes' replays.
+# record_row N target cc opt mode frames result build-s run-s: the row's line and a pass/fail mark
+record_row() {
+    n=$1; shift
+    row "$@" >"$ROWS/$n.row"
+    [ "$6" = pass ] && : >"$ROWS/$n.pass"
+}
+
+# verify_async N target cc opt mode build-s command...: runs the verifier, then records the row
+verify_async() {
+    n=$1 vlabel=$2 vcc=$3 vopt=$4 vmode=$5 vbuild=$6
+    shift 6
+    (
+        t1=$(now)
+        result=FAIL frames=-
+        if "$@" >>"$ROWS/$n.log" 2>&1; then
+            result=pass
+            frames=$(sed -n 's/.*: \([0-9]*\) frames verified.*/\1/p' "$ROWS/$n.log" | tail -n 1)
+        fi
+        record_row "$n" "$vlabel" "$vcc" "$vopt" "$vmode" "$frames" "$result" "$vbuild" "$(elapsed "$t1")"
+    ) &
+}
+
+# Builds what a target needs and starts the verifier on both modes' replays.
 #   label cclabel CC AR OPT EXTRA_CFLAGS LDFLAGS RUNNER RUNTIME_DIR TOOLS_DIR TOOLS_OPT
 # RUNTIME_DIR/TOOLS_DIR contain MODE, replaced by the mode's folder suffix.
 # The runtime is built at OPT; the tools part of the verifier (scene parser,
@@ -116,6 +146,8 @@ run_target() {
     shift 9
     tools_pat=$1 tools_opt=$2
     for fixed in 0 1; do
+        nrow=$((nrow + 1))
+        n=$(printf '%02d' $nrow)
         mode=$(mode_name $fixed)
         suffix=; [ $fixed = 1 ] && suffix=-fixed
         rt=$(echo "$rt_pat" | sed "s/MODE/$suffix/")
@@ -123,38 +155,29 @@ run_target() {
         t0=$(now)
         rec=$M/reference-$mode.crr
         golden=tests/golden/reference-$mode.hashes
-        frames=- result=FAIL build_s=- run_s=-
-        : >"$log"
+        : >"$ROWS/$n.log"
         if ! command -v "$cc" >/dev/null 2>&1; then
-            result="no-$cc"
+            record_row "$n" "$label" "$cclabel" "$opt" "$mode" - "no-$cc" - -
         elif [ "$runner" != - ] && ! command -v "$runner" >/dev/null 2>&1; then
-            result="no-$runner"
+            record_row "$n" "$label" "$cclabel" "$opt" "$mode" - "no-$runner" - -
         elif [ ! -f "$rec" ]; then
-            result=no-record
+            record_row "$n" "$label" "$cclabel" "$opt" "$mode" - no-record - -
         else
             objs=""
             for o in $TOOLS_OBJS obj/tests/matrix/verify_main.o; do objs="$objs $td/$o"; done
             bin=$rt/crumple-verify
             if make -s -j"$JOBS" FIXED=$fixed BUILD="$td" CC="$cc" AR="$ar" OPT="$tools_opt" EXTRA_CFLAGS="$extra" \
-                   $objs >>"$log" 2>&1 &&
+                   $objs >>"$ROWS/$n.log" 2>&1 &&
                make -s -j"$JOBS" FIXED=$fixed BUILD="$rt" CC="$cc" AR="$ar" OPT="$opt" EXTRA_CFLAGS="$extra" \
-                   "$rt/libcrumple.a" >>"$log" 2>&1 &&
-               $cc $opt $extra $objs "$rt/libcrumple.a" -lm $ldflags -o "$bin" >>"$log" 2>&1; then
-                build_s=$(elapsed "$t0")
-                t1=$(now)
+                   "$rt/libcrumple.a" >>"$ROWS/$n.log" 2>&1 &&
+               $cc $opt $extra $objs "$rt/libcrumple.a" -lm $ldflags -o "$bin" >>"$ROWS/$n.log" 2>&1; then
                 if [ "$runner" = - ]; then set -- "$bin"; else set -- "$runner" "$bin"; fi
-                if "$@" replay "$rec" --verify --golden "$golden" >>"$log" 2>&1; then
-                    result=pass
-                    frames=$(sed -n 's/.*: \([0-9]*\) frames verified.*/\1/p' "$log" | tail -n 1)
-                fi
-                run_s=$(elapsed "$t1")
+                verify_async "$n" "$label" "$cclabel" "$opt" "$mode" "$(elapsed "$t0")" \
+                    "$@" replay "$rec" --verify --golden "$golden"
             else
-                result=build-fail
-                build_s=$(elapsed "$t0")
+                record_row "$n" "$label" "$cclabel" "$opt" "$mode" - build-fail "$(elapsed "$t0")" -
             fi
         fi
-        row "$label" "$cclabel" "$opt" "$mode" "$frames" "$result" "$build_s" "$run_s"
-        if [ "$result" = pass ]; then passed=$((passed + 1)); else failed=$((failed + 1)); sed 's/^/      /' "$log" | tail -n 20; fi
     done
 }
 
@@ -180,48 +203,55 @@ run_target armhf   gcc   arm-linux-gnueabihf-gcc arm-linux-gnueabihf-ar -O2 "" -
 run_m4() {
     m4flags="-mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16"
     for fixed in 0 1; do
+        nrow=$((nrow + 1))
+        n=$(printf '%02d' $nrow)
         mode=$(mode_name $fixed)
         t0=$(now)
         dir=$M/cortex-m4-$mode
         rec=$M/reference-$mode.crr
         golden=tests/golden/reference-$mode.hashes
-        frames=- result=FAIL build_s=- run_s=-
-        : >"$log"
+        : >"$ROWS/$n.log"
         objs=""
         for o in $TOOLS_OBJS obj/tests/matrix/verify_main.o obj/tests/m4/startup.o obj/tests/m4/platform_semihost.o; do
             case $o in obj/platform/*) continue ;; esac # the host file layer; tests/m4 has the semihosting one
             objs="$objs $dir/$o"
         done
         if [ ! -f "$rec" ]; then
-            result=no-record
+            record_row "$n" cortex-m4 gcc -O2 "$mode" - no-record - -
         elif make -s -j"$JOBS" FIXED=$fixed BUILD="$dir" CC=arm-none-eabi-gcc AR=arm-none-eabi-ar OPT=-O2 \
-                 EXTRA_CFLAGS="$m4flags -Wno-format" "$dir/libcrumple.a" $objs >>"$log" 2>&1 &&
+                 EXTRA_CFLAGS="$m4flags -Wno-format" "$dir/libcrumple.a" $objs >>"$ROWS/$n.log" 2>&1 &&
              arm-none-eabi-gcc $m4flags -O2 -nostartfiles -T tests/m4/mps2_an386.ld --specs=rdimon.specs \
-                 $objs "$dir/libcrumple.a" -lm -o "$dir/crumple-verify.elf" >>"$log" 2>&1; then
-            build_s=$(elapsed "$t0")
-            t1=$(now)
-            if timeout 600 qemu-system-arm -M mps2-an386 -nographic -monitor none -serial none \
-                   -semihosting-config "enable=on,target=native,arg=crumple-verify,arg=replay,arg=$rec,arg=--verify,arg=--golden,arg=$golden" \
-                   -kernel "$dir/crumple-verify.elf" >>"$log" 2>&1; then
-                result=pass
-                frames=$(sed -n 's/.*: \([0-9]*\) frames verified.*/\1/p' "$log" | tail -n 1)
-            fi
-            run_s=$(elapsed "$t1")
+                 $objs "$dir/libcrumple.a" -lm -o "$dir/crumple-verify.elf" >>"$ROWS/$n.log" 2>&1; then
+            verify_async "$n" cortex-m4 gcc -O2 "$mode" "$(elapsed "$t0")" \
+                timeout 600 qemu-system-arm -M mps2-an386 -nographic -monitor none -serial none \
+                -semihosting-config "enable=on,target=native,arg=crumple-verify,arg=replay,arg=$rec,arg=--verify,arg=--golden,arg=$golden" \
+                -kernel "$dir/crumple-verify.elf"
         else
-            result=build-fail
-            build_s=$(elapsed "$t0")
+            record_row "$n" cortex-m4 gcc -O2 "$mode" - build-fail "$(elapsed "$t0")" -
         fi
-        row cortex-m4 gcc -O2 "$mode" "$frames" "$result" "$build_s" "$run_s"
-        if [ "$result" = pass ]; then passed=$((passed + 1)); else failed=$((failed + 1)); sed 's/^/      /' "$log" | tail -n 20; fi
     done
 }
+m4_note=""
 if [ "${MATRIX_M4:-1}" = 0 ]; then
-    echo "   cortex-m4 rows not run (MATRIX_M4=0)"
+    m4_note="   cortex-m4 rows not run (MATRIX_M4=0)"
 elif command -v qemu-system-arm >/dev/null 2>&1 && command -v arm-none-eabi-gcc >/dev/null 2>&1; then
     run_m4
 else
-    echo "   cortex-m4 rows not run: needs arm-none-eabi-gcc and qemu-system-arm (apt-get install qemu-system-arm)"
+    m4_note="   cortex-m4 rows not run: needs arm-none-eabi-gcc and qemu-system-arm (apt-get install qemu-system-arm)"
 fi
 
+wait
+row target cc opt mode frames result build-s run-s
+for f in "$ROWS"/*.row; do
+    cat "$f"
+    n=$(basename "$f" .row)
+    if [ -f "$ROWS/$n.pass" ]; then
+        passed=$((passed + 1))
+    else
+        failed=$((failed + 1))
+        sed 's/^/      /' "$ROWS/$n.log" | tail -n 20
+    fi
+done
+[ -n "$m4_note" ] && echo "$m4_note"
 echo "matrix: $passed passed, $failed failed ($(elapsed "$start_all") s)"
 [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
