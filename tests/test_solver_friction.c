@@ -103,3 +103,29 @@ CR_TEST(solver_restitution_bounces_to_e_squared_height) {
         ENSURE_NEAR(apex, es[i] * es[i] * 2.0, 0.1 * es[i] * es[i] * 2.0 + 0.02);
     }
 }
+
+/* Spinning friction: a ball spinning on the spot about the vertical has no
+ * slip at its contact point, so only spinning friction can stop it: torque
+ * mu_s N about the normal against I = 0.4 m r^2 (about the contact point too,
+ * for the vertical axis), i.e. dw/dt = mu_s g / (0.4 r^2). */
+CR_TEST(solver_spinning_friction_slows_a_spinning_ball) {
+    double spin[2];
+    for (int with = 0; with < 2; ++with) {
+        cr_world_def def = cr_default_world_def();
+        def.sleep = false;
+        cr_world *w = ts_world(&def);
+        cr_material m = ts_material(0.0, 0.8);
+        m.spinning_friction = with ? CR_R(0.01) : 0;
+        ts_ground(w, m);
+        cr_body_id ball = ts_sphere(w, ts_v(0, 0.5, 0), 0.5, m);
+        cr_body_set_velocity(w, ball, cr_v3_zero(), ts_v(0, 10.0, 0));
+        for (int s = 0; s < 60; ++s) cr_world_step(w, TS_DT);
+        spin[with] = ts_d(cr_body_get_angular_velocity(w, ball).y);
+        ts_free(w);
+    }
+    double expect = 10.0 - 0.01 * 9.81 / (0.4 * 0.25) * 1.0;
+    cr_test_printf("    ball spinning at 10 rad/s, 1 s: without spinning friction %.3f rad/s, with 0.01 m: %.3f (model %.3f)\n",
+                   spin[0], spin[1], expect);
+    ENSURE_NEAR(spin[0], 10.0, 0.01);
+    ENSURE_NEAR(spin[1], expect, 0.05 * (10.0 - expect) + 0.01);
+}
