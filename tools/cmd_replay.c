@@ -115,6 +115,7 @@ static void print_info(const char *file, const cr_replay *r) {
     printf("scene        %s (%zu bytes embedded)\n", r->scene_path, r->scene_size);
     printf("frames       %d\n", (int)arrlen(r->frames));
     printf("inputs       %d\n", (int)arrlen(r->inputs));
+    printf("assets       %d cooked (checksums recorded)\n", (int)arrlen(r->asset_checksums));
     printf("layout id    %016llx%s\n", (unsigned long long)r->layout_id,
            r->layout_id == cr_state_layout_id() ? "" : " (this build: different)");
     if (arrlen(r->frames) > 0)
