@@ -2,7 +2,9 @@
 # run_all.sh — what `make test` runs: every suite, then the promises nm can see.
 #   1. the full suite, float build (build/) and fixed build (build-fixed/)
 #   2. the determinism tests again at -O0 and with clang (same golden hashes)
-#   3. promises on the libraries: no heap, no writable globals, no libm transcendentals
+#   3. the determinism matrix (tests/matrix.sh): the reference scene's per-frame
+#      hashes on gcc/clang -O0/-O2/-O3, 32-bit x86, aarch64, armhf, Cortex-M4F
+#   4. promises on the libraries: no heap, no writable globals, no libm transcendentals
 # Ends with one line "total: N passed, M failed"; exits non-zero on any failure.
 set -u
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
@@ -47,6 +49,20 @@ suite "fixed -O0 (determinism)" FIXED=1 OPT=-O0 BUILD=$P-fixed-O0
 if command -v clang >/dev/null 2>&1; then
     suite "float clang -O2 (determinism)" FIXED=0 CC=clang BUILD=$P-clang
     suite "fixed clang -O2 (determinism)" FIXED=1 CC=clang BUILD=$P-clang-fixed
+fi
+
+echo "== determinism matrix"
+sh tests/matrix.sh >"$log" 2>&1
+cat "$log"
+line=$(tail -n 1 "$log")
+p=$(echo "$line" | sed -n 's/^matrix: \([0-9]*\) passed, \([0-9]*\) failed$/\1/p')
+f=$(echo "$line" | sed -n 's/^matrix: \([0-9]*\) passed, \([0-9]*\) failed$/\2/p')
+if [ -z "$p" ]; then
+    echo "matrix: did not finish"
+    failed=$((failed + 1))
+else
+    passed=$((passed + p))
+    failed=$((failed + f))
 fi
 
 echo "== promises (nm)"

@@ -9,7 +9,7 @@ set -eu
 need="make gcc clang libstb-dev python3 pngcheck binutils
       lib32gcc-12-dev libc6-dev-i386
       gcc-arm-none-eabi libnewlib-arm-none-eabi
-      gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf qemu-user"
+      gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf qemu-user qemu-system-arm"
 missing=""
 for p in $need; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing="$missing $p"
