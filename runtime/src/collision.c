@@ -99,12 +99,6 @@ static cr_vec3 relative_velocity(const cr_step *s, const cr_manifold *m, const c
     return cr_v3_sub(ua, ub);
 }
 
-/* (w x r) . n = w . (r x n): the normal velocity from the cached r x n */
-cr_real cr_point_normal_velocity(const cr_step *s, const cr_manifold *m, const cr_cpoint *p) {
-    const cr_sbody *A = &s->sb[m->a], *B = &s->sb[m->b];
-    return cr_v3_dot(cr_v3_sub(A->v, B->v), p->n) + cr_v3_dot(A->w, p->na) - cr_v3_dot(B->w, p->nb);
-}
-
 /* n . K n, honouring bodies frozen by shock propagation */
 static cr_real point_knn(const cr_step *s, const cr_manifold *m, const cr_cpoint *p) {
     return (cr_sbody_moves(&s->sb[m->a]) ? p->ka : 0) + (cr_sbody_moves(&s->sb[m->b]) ? p->kb : 0);
@@ -125,6 +119,8 @@ static void apply_normal(cr_step *s, const cr_manifold *m, const cr_cpoint *p, c
 /* t . K t for a unit direction t (friction along the slip) */
 static cr_real point_ktt(const cr_step *s, const cr_manifold *m, const cr_cpoint *p, cr_vec3 t) {
     const cr_sbody *A = &s->sb[m->a], *B = &s->sb[m->b];
+    if (cr_sbody_moves(A) == (A->dynamic != 0) && cr_sbody_moves(B) == (B->dynamic != 0))
+        return cr_v3_dot(t, cr_mat3_mul_v3(p->k, t)); /* the cached K holds */
     cr_real k = 0;
     if (cr_sbody_moves(A)) {
         cr_vec3 rt = cr_v3_cross(p->ra, t);
@@ -135,15 +131,6 @@ static cr_real point_ktt(const cr_step *s, const cr_manifold *m, const cr_cpoint
         k += B->inv_mass + cr_v3_dot(rt, cr_mat3_mul_v3(B->inv_i, rt));
     }
     return k;
-}
-
-cr_real cr_point_floor(const cr_step *s, const cr_cpoint *p, bool contact) {
-    if (p->phi > 0) return -cr_mul(p->phi, s->inv_dt);
-    if (contact && p->phi < -CR_PENETRATION_SLOP) {
-        cr_real push = cr_mul(cr_mul(CR_PENETRATION_BETA, -p->phi - CR_PENETRATION_SLOP), s->inv_dt);
-        return cr_min(push, CR_MAX_PUSH_SPEED);
-    }
-    return 0;
 }
 
 /* A collision impulse at point pi of pair m, seed 002's law with static and

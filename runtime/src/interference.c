@@ -60,7 +60,8 @@ static void add_point(np_pair *c, cr_vec3 p, cr_vec3 n, cr_real phi, bool of_a) 
     cp.wb = sb->dynamic ? cr_mat3_mul_v3(sb->inv_i, cp.nb) : cr_v3_zero();
     cp.ka = sa->dynamic ? sa->inv_mass + cr_v3_dot(cp.na, cp.wa) : 0;
     cp.kb = sb->dynamic ? sb->inv_mass + cr_v3_dot(cp.nb, cp.wb) : 0;
-    cp.kinv = cr_inverse_k(cr_mat3_add(cr_body_k(sa, cp.ra), cr_body_k(sb, cp.rb)));
+    cp.k = cr_mat3_add(cr_body_k(sa, cp.ra), cr_body_k(sb, cp.rb));
+    cp.kinv = cr_inverse_k(cp.k);
     cp.phi = phi;
     cp.jn = 0;
     cp.jt = cr_v3_zero();

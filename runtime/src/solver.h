@@ -91,7 +91,8 @@ typedef struct cr_cpoint {
     cr_vec3 wb;   ///< I_b^-1 (rb x n), zero unless b is dynamic
     cr_real ka;   ///< 1/kg, 1/m_a + (ra x n) . I_a^-1 (ra x n); zero unless a is dynamic
     cr_real kb;   ///< 1/kg, the same for b
-    cr_mat3 kinv; ///< kg, K^-1 of the point with both bodies as created (static friction)
+    cr_mat3 k;    ///< 1/kg, K of the point with both bodies as created (friction along the slip)
+    cr_mat3 kinv; ///< kg, K^-1 of the same (static friction)
     cr_real phi;  ///< m, signed separation now; negative = penetrating
     uint32_t of_b; ///< 1 if the sample is b's (inside a's SDF), 0 if a's
     cr_real jn;   ///< N s, normal impulse the contact passes applied here (the friction budget)
@@ -204,11 +205,22 @@ typedef struct cr_impulse_law {
     bool contact;          ///< contact stage: normal impulses + pair-budget friction, push-out floor
 } cr_impulse_law;
 
-/// Relative normal velocity (m/s) of a point, a minus b.
-cr_real cr_point_normal_velocity(const cr_step *s, const cr_manifold *m, const cr_cpoint *p);
+/// Relative normal velocity (m/s) of a point, a minus b: (w x r) . n = w . (r x n)
+/// with the cached r x n.
+static inline cr_real cr_point_normal_velocity(const cr_step *s, const cr_manifold *m, const cr_cpoint *p) {
+    const cr_sbody *A = &s->sb[m->a], *B = &s->sb[m->b];
+    return cr_v3_dot(cr_v3_sub(A->v, B->v), p->n) + cr_v3_dot(A->w, p->na) - cr_v3_dot(B->w, p->nb);
+}
 /// The smallest relative normal velocity at which the point does not
 /// interfere at the predicted position (the seed's "non-separating" test).
-cr_real cr_point_floor(const cr_step *s, const cr_cpoint *p, bool contact);
+static inline cr_real cr_point_floor(const cr_step *s, const cr_cpoint *p, bool contact) {
+    if (p->phi > 0) return -cr_mul(p->phi, s->inv_dt);
+    if (contact && p->phi < -CR_PENETRATION_SLOP) {
+        cr_real push = cr_mul(cr_mul(CR_PENETRATION_BETA, -p->phi - CR_PENETRATION_SLOP), s->inv_dt);
+        return cr_min(push, CR_MAX_PUSH_SPEED);
+    }
+    return 0;
+}
 /// Process one pair with the seed's aggressive optimisation: impulse at the
 /// deepest non-separating point, drop separating points, repeat on the same
 /// list. Returns the impulses applied.
