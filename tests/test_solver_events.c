@@ -164,3 +164,33 @@ CR_TEST(solver_sleeping_islands_rest_and_wake) {
     ENSURE_NEAR(ts_d(ts_pos(w, top).y), 0.5, 0.01);
     ts_free(w);
 }
+
+/* A kinematic body moves by the velocity the host gives it, whatever it
+ * touches, and pushes dynamic bodies out of its way. */
+CR_TEST(solver_kinematic_body_moves_by_its_velocity_and_pushes) {
+    cr_world_def def = cr_default_world_def();
+    cr_world *w = ts_world(&def);
+    cr_material m = ts_material(0.0, 0.5);
+    ts_ground(w, m);
+    cr_body_def kd = cr_default_body_def();
+    kd.type = CR_BODY_KINEMATIC;
+    kd.shape.type = CR_SHAPE_BOX;
+    kd.shape.half_extents = ts_v(0.2, 0.5, 1.0);
+    kd.position = ts_v(-2, 0.55, 0);
+    kd.linear_velocity = ts_v(1.0, 0, 0);
+    kd.material = m;
+    cr_body_id pusher;
+    ENSURE(cr_body_create(w, &kd, &pusher) == CR_OK);
+    cr_body_id box = ts_box(w, ts_v(0, 0.5, 0), cr_quat_identity(), ts_v(0.5, 0.5, 0.5), m);
+    for (int s = 0; s < 180; ++s) ENSURE(cr_world_step(w, TS_DT) == CR_OK);
+    /* 3 s at 1 m/s: exactly 3 m (the kinematic body ignores the box's weight) */
+    ENSURE_NEAR(ts_d(ts_pos(w, pusher).x), 1.0, 1e-3);
+    ENSURE_NEAR(ts_d(ts_pos(w, pusher).y), 0.55, 1e-6);
+    /* the box was pushed ahead of it and is not inside it */
+    double gap = ts_d(ts_pos(w, box).x) - ts_d(ts_pos(w, pusher).x);
+    cr_test_printf("    kinematic pusher at x %.3f, box at x %.3f (gap %.3f, touching at 0.7)\n", ts_d(ts_pos(w, pusher).x),
+                   ts_d(ts_pos(w, box).x), gap);
+    ENSURE(gap > 0.69);
+    ENSURE(ts_d(ts_pos(w, box).x) > 1.5);
+    ts_free(w);
+}

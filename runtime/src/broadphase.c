@@ -21,8 +21,9 @@
  *     that no longer fits the entry array goes to a short "large" list that is
  *     tested against every body; planes are never hashed and are paired with
  *     every moving body whose swept sphere reaches them.
- *   - Pairs without a dynamic body, and jointed pairs that must not collide,
- *     are never reported. Pairs beyond pair_capacity are counted as overflow.
+ *   - Pairs without an awake dynamic body (except a sleeper next to a moving
+ *     kinematic body, which must wake), and jointed pairs that must not
+ *     collide, are never reported. Pairs beyond pair_capacity are counted as overflow.
  *   - The cell edge is def.broadphase_cell, or 1.5 x the mean bounding
  *     diameter of the moving bodies, so a typical body covers at most 2 cells
  *     per axis.
@@ -105,9 +106,19 @@ typedef struct bp_out {
     uint32_t n, cap, overflow;
 } bp_out;
 
+static bool moving_kinematic(const cr_body *b) {
+    return b->type == CR_BODY_KINEMATIC &&
+           (b->v.x != 0 || b->v.y != 0 || b->v.z != 0 || b->w.x != 0 || b->w.y != 0 || b->w.z != 0);
+}
+
 static void emit(cr_step *s, bp_out *o, uint32_t i, uint32_t j) {
     uint32_t a = i < j ? i : j, b = i < j ? j : i;
-    if (!s->sb[a].dynamic && !s->sb[b].dynamic) return;
+    if (!s->sb[a].dynamic && !s->sb[b].dynamic) {
+        /* neither moves in the solver; only a sleeper about to be hit by a
+         * moving kinematic body matters (sleep.c wakes it) */
+        const cr_body *A = &s->bodies[a], *B = &s->bodies[b];
+        if (!(A->asleep && moving_kinematic(B)) && !(B->asleep && moving_kinematic(A))) return;
+    }
     if (s->nno_collide > 0 && cr_joints_pair_excluded(s, a, b)) return;
     if (o->n >= o->cap) {
         o->overflow++;
