@@ -19,8 +19,8 @@
  * is not separating, drop the points that now separate, and repeat on the
  * same list until it is empty. A point is "interfering at the predicted
  * position" when phi + dt u_n < 0, so "not separating" reads u_n < -phi/dt.
- * The objects stay put while the list is worked through, so the depths (and
- * the order, deepest first) are fixed when the list is made; each point is
+ * The objects stay put while the list is worked through, so the order,
+ * deepest first, is fixed when the list is made (at detection); each point is
  * processed at most once per pass, which bounds the work and ends the loop
  * even when a negative restitution (contact ramp) leaves it approaching.
  *
@@ -295,54 +295,28 @@ static uint32_t relax_pressed_points(cr_step *s, cr_manifold *m) {
     return work;
 }
 
-/* Sort live[0..n) by live_depth, deepest first, ties by point order (a
- * stable bottom-up merge sort: the same order on every machine). */
-static void sort_by_depth(cr_step *s, uint32_t n) {
-    uint32_t *src = s->live, *dst = s->live_tmp;
-    const cr_real *depth = s->live_depth;
-    for (uint32_t width = 1; width < n; width += width) {
-        for (uint32_t lo = 0; lo < n; lo += width + width) {
-            uint32_t mid = lo + width < n ? lo + width : n, hi = lo + width + width < n ? lo + width + width : n;
-            uint32_t i = lo, j = mid, k = lo;
-            while (i < mid && j < hi) dst[k++] = depth[src[j]] < depth[src[i]] ? src[j++] : src[i++];
-            while (i < mid) dst[k++] = src[i++];
-            while (j < hi) dst[k++] = src[j++];
-        }
-        uint32_t *t = src;
-        src = dst;
-        dst = t;
-    }
-    if (src != s->live)
-        for (uint32_t i = 0; i < n; ++i) s->live[i] = src[i];
-}
-
 /* The aggressive optimisation. The objects stay where the list was made, so
- * the depths that order the list are fixed: the list is sorted once, deepest
- * first, and each point is taken in turn if it is still not separating (the
- * seed drops the separating ones; a point separated by one impulse and
- * brought back by a later one is taken too). Each point gets at most one
- * impulse per pass. */
+ * the order of the list, deepest first, is fixed: interference.c stores each
+ * pair's points sorted by depth, and each point is taken in turn if it is
+ * still not separating (the seed drops the separating ones; a point separated
+ * by one impulse and brought back by a later one is taken too). Each point
+ * gets at most one impulse per pass. */
 uint32_t cr_process_pair(cr_step *s, cr_manifold *m, cr_impulse_law law) {
-    uint32_t n = 0, impulses = 0;
+    uint32_t impulses = 0;
+    bool first = true;
     /* friction and released normal impulse first, so a pass ends with the
      * normal impulses: the last word on each point is "not approaching" */
     if (law.contact) impulses += relax_pressed_points(s, m);
     for (uint32_t i = 0; i < m->count; ++i) {
         const cr_cpoint *p = &s->pts[m->first + i];
-        cr_real un = cr_point_normal_velocity(s, m, p);
-        if (un >= cr_point_floor(s, p, law.contact) - CR_RESTING_SPEED_EPS) continue;
-        s->live_depth[i] = p->phi + cr_mul(s->dt, un);
-        s->live[n++] = i;
-    }
-    if (n > 1) sort_by_depth(s, n);
-    for (uint32_t k = 0; k < n; ++k) {
-        uint32_t i = s->live[k];
-        const cr_cpoint *p = &s->pts[m->first + i];
-        if (k > 0 && cr_point_normal_velocity(s, m, p) >= cr_point_floor(s, p, law.contact) - CR_RESTING_SPEED_EPS)
-            continue; /* separating now */
-        cr_real jn = law.contact ? contact_impulse(s, m, m->first + i, law.restitution, impulses == 0)
+        if (cr_point_normal_velocity(s, m, p) >= cr_point_floor(s, p, law.contact) - CR_RESTING_SPEED_EPS)
+            continue; /* separating, or not interfering at the predicted position */
+        cr_real jn = law.contact ? contact_impulse(s, m, m->first + i, law.restitution, first)
                                  : collision_impulse(s, m, m->first + i, law.restitution);
-        if (jn > 0) ++impulses;
+        if (jn > 0) {
+            ++impulses;
+            first = false;
+        }
     }
     return impulses;
 }

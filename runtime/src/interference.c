@@ -183,6 +183,28 @@ static void points_against(np_pair *c, const cr_body *X, const cr_body *Y, bool 
     }
 }
 
+/* s->live[0..n) = indices of s->tmp_pts by depth, deepest first, ties in
+ * detection order (a stable bottom-up merge sort: the same on every machine). */
+static void sort_by_depth(cr_step *s, uint32_t n) {
+    uint32_t *src = s->live, *dst = s->live_tmp;
+    for (uint32_t i = 0; i < n; ++i) src[i] = i;
+    const cr_cpoint *pt = s->tmp_pts;
+    for (uint32_t width = 1; width < n; width += width) {
+        for (uint32_t lo = 0; lo < n; lo += width + width) {
+            uint32_t mid = lo + width < n ? lo + width : n, hi = lo + width + width < n ? lo + width + width : n;
+            uint32_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi) dst[k++] = pt[src[j]].phi < pt[src[i]].phi ? src[j++] : src[i++];
+            while (i < mid) dst[k++] = src[i++];
+            while (j < hi) dst[k++] = src[j++];
+        }
+        uint32_t *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != s->live)
+        for (uint32_t i = 0; i < n; ++i) s->live[i] = src[i];
+}
+
 /* Bodies farther apart than their bounding spheres plus the margin cannot touch. */
 static bool spheres_apart(const cr_body *A, const cr_body *B, cr_real margin) {
     if (A->shape.type == CR_SHAPE_PLANE || B->shape.type == CR_SHAPE_PLANE) return false;
@@ -308,7 +330,9 @@ void cr_interference(cr_step *s) {
         m->spinning = cr_max(c.A->material.spinning_friction, c.B->material.spinning_friction);
         m->contact_point = m->first;
         m->impact_point = m->first;
-        memcpy(&s->pts[s->npts], s->tmp_pts, (size_t)c.n * sizeof(cr_cpoint));
+        /* deepest first: the order the aggressive optimisation works the list in */
+        sort_by_depth(s, c.n);
+        for (uint32_t i = 0; i < c.n; ++i) s->pts[s->npts + i] = s->tmp_pts[s->live[i]];
         s->npts += c.n;
     }
     w->stats.stage[CR_STAGE_narrowphase].work = s->npts;

@@ -140,9 +140,8 @@ typedef struct cr_step {
     cr_cpoint *pts;         ///< [point_capacity]
     uint32_t npts;
     cr_cpoint *tmp_pts;     ///< [points_per_pair] narrowphase scratch for one pair
-    uint32_t *live;         ///< [points_per_pair] the aggressive optimisation's list, deepest first
-    uint32_t *live_tmp;     ///< [points_per_pair] merge buffer for sorting it
-    cr_real *live_depth;    ///< [points_per_pair] depth of each point when the list was made
+    uint32_t *live;         ///< [points_per_pair] a pair's points by depth, deepest first (interference.c)
+    uint32_t *live_tmp;     ///< [points_per_pair] merge buffer for sorting them
     uint32_t *order;        ///< [contact_capacity] manifolds by level
     uint32_t *level_start;  ///< [body_capacity + 2] first entry of each level in order
     uint32_t nlevels;

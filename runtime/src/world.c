@@ -93,7 +93,7 @@ void cr_scratch_plan_make(const cr_world_def *def, cr_scratch_plan *p) {
     p->manifolds = align16((uint64_t)def->contact_capacity * sizeof(cr_manifold));
     p->points = align16((uint64_t)def->point_capacity * sizeof(cr_cpoint));
     p->tmp_points = align16((uint64_t)def->points_per_pair * sizeof(cr_cpoint));
-    p->active = align16((uint64_t)def->points_per_pair * (2u * sizeof(uint32_t) + sizeof(cr_real)) + 32u);
+    p->active = align16((uint64_t)def->points_per_pair * 2u * sizeof(uint32_t));
     p->order = align16((uint64_t)def->contact_capacity * sizeof(uint32_t));
     p->level_start = align16(((uint64_t)def->body_capacity + 2u) * sizeof(uint32_t));
     p->no_collide = align16((uint64_t)def->joint_capacity * sizeof(uint64_t) + 8u);
@@ -275,13 +275,10 @@ static bool step_alloc(cr_step *s) {
     s->m = push(w, p.manifolds);
     s->pts = push(w, p.points);
     s->tmp_pts = push(w, p.tmp_points);
-    uint8_t *live = push(w, p.active);
+    uint32_t *live = push(w, p.active);
     if (live != NULL) {
-        s->live = (uint32_t *)(void *)live;
-        s->live_tmp = s->live + w->def.points_per_pair;
-        /* cr_real needs 8-byte alignment in fixed point: round the offset up */
-        uintptr_t d = (uintptr_t)(s->live_tmp + w->def.points_per_pair);
-        s->live_depth = (cr_real *)(void *)(live + (((d - (uintptr_t)live) + 15u) & ~(uintptr_t)15u));
+        s->live = live;
+        s->live_tmp = live + w->def.points_per_pair;
     }
     s->order = push(w, p.order);
     s->level_start = push(w, p.level_start);
