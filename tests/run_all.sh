@@ -55,8 +55,8 @@ echo "== determinism matrix"
 sh tests/matrix.sh >"$log" 2>&1
 cat "$log"
 line=$(tail -n 1 "$log")
-p=$(echo "$line" | sed -n 's/^matrix: \([0-9]*\) passed, \([0-9]*\) failed$/\1/p')
-f=$(echo "$line" | sed -n 's/^matrix: \([0-9]*\) passed, \([0-9]*\) failed$/\2/p')
+p=$(echo "$line" | sed -n 's/^matrix: \([0-9]*\) passed, \([0-9]*\) failed.*$/\1/p')
+f=$(echo "$line" | sed -n 's/^matrix: \([0-9]*\) passed, \([0-9]*\) failed.*$/\2/p')
 if [ -z "$p" ]; then
     echo "matrix: did not finish"
     failed=$((failed + 1))
