@@ -28,6 +28,17 @@ static dent_probe probe_dent(const cr_body_mesh *m) {
     return p;
 }
 
+/* A dent scene run to its end: the first impact's point and speed, and the
+ * dented body's mesh and pose. */
+typedef struct dent_run {
+    scene_run r;
+    cr_vec3 hit;
+    double speed;
+    cr_body_id target;
+    cr_body_mesh mesh;
+    cr_transform xf;
+} dent_run;
+
 /* Runs a scene to its end; remembers the first impact event's point and speed. */
 static int run_scene(scene_run *r, cr_vec3 *first_point, double *first_speed) {
     *first_speed = 0;
@@ -42,18 +53,22 @@ static int run_scene(scene_run *r, cr_vec3 *first_point, double *first_speed) {
     return 0;
 }
 
+static int run_dent_scene(const char *scene, const char *target, dent_run *d) {
+    if (open_scene(scene, &d->r) != 0 || run_scene(&d->r, &d->hit, &d->speed) != 0) return -1;
+    d->target = body(&d->r, target);
+    d->xf = cr_body_get_transform(d->r.w, d->target);
+    return cr_body_get_mesh(d->r.w, d->target, &d->mesh) == CR_OK ? 0 : -1;
+}
+
 CR_TEST(dent_scene_ball_block_depth_and_support) {
-    scene_run r;
-    ENSURE(open_scene("dent_ball_block", &r) == 0);
-    cr_vec3 hit;
-    double speed;
-    ENSURE(run_scene(&r, &hit, &speed) == 0);
-    cr_body_id block = body(&r, "block");
-    cr_body_mesh m;
-    ENSURE(cr_body_get_mesh(r.w, block, &m) == CR_OK);
+    dent_run d;
+    ENSURE(run_dent_scene("dent_ball_block", "block", &d) == 0);
+    const cr_body_mesh m = d.mesh;
+    const cr_transform xf = d.xf;
+    const cr_vec3 hit = d.hit;
+    const double speed = d.speed;
     dent_probe p = probe_dent(&m);
     double expect = 0.01 * (speed - 1.0);
-    cr_transform xf = cr_body_get_transform(r.w, block);
     uint32_t outside = 0, outside_moved = 0;
     for (uint32_t i = 0; i < m.vertex_count; ++i) {
         cr_vec3 wp = cr_transform_point(xf, m.rest_positions[i]);
@@ -67,7 +82,7 @@ CR_TEST(dent_scene_ball_block_depth_and_support) {
     ENSURE(m.dent_count >= 1);
     ENSURE_NEAR(p.deepest, expect, 0.05 * expect);
     ENSURE(outside > 1000 && outside_moved == 0);
-    close_scene(&r);
+    close_scene(&d.r);
 }
 
 CR_TEST(dent_scene_symmetric_dents_mirror) {
@@ -96,17 +111,14 @@ CR_TEST(dent_scene_symmetric_dents_mirror) {
 }
 
 CR_TEST(dent_scene_glancing_is_sheared_forward) {
-    scene_run r;
-    ENSURE(open_scene("dent_glancing", &r) == 0);
-    cr_vec3 hit;
-    double speed;
-    ENSURE(run_scene(&r, &hit, &speed) == 0);
-    cr_body_id block = body(&r, "block");
-    cr_body_mesh m;
-    ENSURE(cr_body_get_mesh(r.w, block, &m) == CR_OK);
+    dent_run d;
+    ENSURE(run_dent_scene("dent_glancing", "block", &d) == 0);
+    const cr_body_mesh m = d.mesh;
+    const cr_transform xf = d.xf;
+    const cr_vec3 hit = d.hit;
+    const double speed = d.speed;
     ENSURE(m.dent_count >= 1);
     dent_probe p = probe_dent(&m);
-    cr_transform xf = cr_body_get_transform(r.w, block);
     /* The top face (y = 0.2). The map is symmetric about the impact point in
      * rest coordinates, so the depth-weighted mean of the rest x is where the
      * ball hit; the shear shows in where the surface went from there. */
@@ -135,7 +147,7 @@ CR_TEST(dent_scene_glancing_is_sheared_forward) {
     ENSURE(sum_push > 0);
     ENSURE(deepest_x > 0.005);
     ENSURE_MSG(lead > 1.2 * trail, "leading side %.4f not deeper than trailing %.4f", lead, trail);
-    close_scene(&r);
+    close_scene(&d.r);
 }
 
 /* Connected groups of plate vertices sunk by more than `level` (m), through
@@ -164,15 +176,11 @@ static uint32_t hollows(const cr_asset *view, const cr_body_mesh *m, double leve
 }
 
 CR_TEST(dent_scene_bunny_ears_show) {
-    scene_run r;
-    ENSURE(open_scene("dent_bunny", &r) == 0);
-    cr_vec3 hit;
-    double speed;
-    ENSURE(run_scene(&r, &hit, &speed) == 0);
-    cr_body_id plate = body(&r, "plate");
-    cr_body_mesh m;
-    ENSURE(cr_body_get_mesh(r.w, plate, &m) == CR_OK);
-    const cr_asset *view = cr_world_get_asset(r.w, cr_body_get_shape(r.w, plate).asset);
+    dent_run d;
+    ENSURE(run_dent_scene("dent_bunny", "plate", &d) == 0);
+    const cr_body_mesh m = d.mesh;
+    const double speed = d.speed;
+    const cr_asset *view = cr_world_get_asset(d.r.w, cr_body_get_shape(d.r.w, d.target).asset);
     ENSURE(view != NULL && view->adjacency_start != NULL);
     dent_probe p = probe_dent(&m);
     uint32_t deep = hollows(view, &m, 0.5 * p.deepest), shallow = hollows(view, &m, 0.1 * p.deepest);
@@ -181,7 +189,7 @@ CR_TEST(dent_scene_bunny_ears_show) {
     ENSURE(m.dent_count == 1);
     ENSURE_NEAR(p.deepest, 0.02, 0.002);
     ENSURE_MSG(deep == 2, "expected the two ears as two hollows, found %u", deep);
-    close_scene(&r);
+    close_scene(&d.r);
 }
 
 CR_TEST(dent_scene_rain_caps_queue_and_no_nan) {
