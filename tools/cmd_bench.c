@@ -157,14 +157,20 @@ int cr_cmd_bench(int argc, char **argv) {
         const char *n = names[i];
         char path[CR_SCENE_PATH_MAX], label[CR_SCENE_NAME_MAX];
         size_t len = strlen(n);
+        int written;
         if (len > 6 && strcmp(n + len - 6, ".scene") == 0) {
-            snprintf(path, sizeof path, "%s", n);
+            written = snprintf(path, sizeof path, "%s", n);
             const char *base = strrchr(n, '/');
             base = base ? base + 1 : n;
             snprintf(label, sizeof label, "%.*s", (int)(strlen(base) - 6), base);
         } else {
-            snprintf(path, sizeof path, "%s/%s.scene", dir, n);
+            written = snprintf(path, sizeof path, "%s/%s.scene", dir, n);
             snprintf(label, sizeof label, "%s", n);
+        }
+        if (written < 0 || (size_t)written >= sizeof path) {
+            fprintf(stderr, "crumple bench: scene path too long: %s\n", n);
+            rc = 2;
+            continue;
         }
         for (char *c = label; *c; ++c)
             if (*c == '"' || *c == '\\' || (unsigned char)*c < 0x20) *c = '_'; /* keep the JSON valid */
