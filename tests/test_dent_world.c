@@ -285,3 +285,43 @@ CR_TEST(dent_survives_snapshot_restore) {
     free(snap);
     free_world(&d, 1);
 }
+
+/* The seed moves the projectile into the dent it made (Algorithm 1 lines
+ * 16, 19) when asked: the ball ends up lower by the dent distance. */
+CR_TEST(dent_moves_projectile_into_its_dent_on_request) {
+    double ball_y[2];
+    for (int move = 0; move < 2; ++move) {
+        dent_world d;
+        char *obj = NULL;
+        tess_box(&obj, 0.5, 0.2, 0.5, 24);
+        ENSURE(cook_into(&d, 0, obj, 32));
+        ENSURE(make_world(&d, 1, cr_v3_zero(), roomy_deform()));
+        cr_body_def block = cr_default_body_def();
+        block.type = CR_BODY_STATIC;
+        block.shape.type = CR_SHAPE_MESH;
+        block.shape.asset = d.slot[0];
+        cr_transform pose = modelled_pose(&d.asset[0], cr_v3_zero());
+        block.position = pose.p, block.orientation = pose.q;
+        block.dent = cr_default_dent_material();
+        block.dent.enabled = true;
+        block.dent.move_projectile = move;
+        cr_body_id bid, ball;
+        ENSURE(cr_body_create(d.w, &block, &bid) == CR_OK);
+        cr_body_def bd = cr_default_body_def();
+        bd.shape.radius = CR_R(0.1);
+        bd.material.restitution = 0;
+        bd.position = cr_v3(0, CR_R(0.4), 0);
+        bd.linear_velocity = cr_v3(0, CR_R(-4), 0);
+        ENSURE(cr_body_create(d.w, &bd, &ball) == CR_OK);
+        cr_body_mesh m = {0};
+        for (int f = 0; f < 30 && m.dent_count == 0; ++f) {
+            cr_world_step(d.w, CR_R(1.0 / 60.0));
+            ENSURE(cr_body_get_mesh(d.w, bid, &m) == CR_OK);
+        }
+        ENSURE(m.dent_count == 1);
+        ball_y[move] = cr_to_double(cr_body_get_transform(d.w, ball).p.y);
+        free_world(&d, 1);
+    }
+    cr_test_printf("     ball after the dent: y %.4f m as it was, %.4f m moved into the dent\n", ball_y[0], ball_y[1]);
+    ENSURE_NEAR(ball_y[0] - ball_y[1], 0.03, 0.002); /* the dent distance: 1 cm per m/s over 1 m/s */
+}
