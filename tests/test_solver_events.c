@@ -194,3 +194,27 @@ CR_TEST(solver_kinematic_body_moves_by_its_velocity_and_pushes) {
     ENSURE(ts_d(ts_pos(w, box).x) > 1.5);
     ts_free(w);
 }
+
+/* A sleeping body on a static platform falls when the platform is removed. */
+CR_TEST(solver_sleeping_body_falls_when_its_static_support_goes) {
+    cr_world_def def = cr_default_world_def();
+    cr_world *w = ts_world(&def);
+    cr_material m = ts_material(0.0, 0.6);
+    ts_ground(w, m);
+    cr_body_def pd = cr_default_body_def();
+    pd.type = CR_BODY_STATIC;
+    pd.shape.type = CR_SHAPE_BOX;
+    pd.shape.half_extents = ts_v(1, 0.1, 1);
+    pd.position = ts_v(0, 2, 0);
+    pd.material = m;
+    cr_body_id platform;
+    ENSURE(cr_body_create(w, &pd, &platform) == CR_OK);
+    cr_body_id box = ts_box(w, ts_v(0, 2.6, 0), cr_quat_identity(), ts_v(0.5, 0.5, 0.5), m);
+    for (int s = 0; s < 90; ++s) cr_world_step(w, TS_DT);
+    ENSURE(cr_body_is_sleeping(w, box));
+    ENSURE(cr_body_destroy(w, platform) == CR_OK);
+    ENSURE(!cr_body_is_sleeping(w, box));
+    for (int s = 0; s < 90; ++s) cr_world_step(w, TS_DT);
+    ENSURE_NEAR(ts_d(ts_pos(w, box).y), 0.5, 0.01);
+    ts_free(w);
+}

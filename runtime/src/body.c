@@ -133,7 +133,14 @@ cr_status cr_body_destroy(cr_world *w, cr_body_id id) {
     cr_body *b = cr_world_body(w, id);
     if (b == NULL) return CR_ERR_STALE_HANDLE;
     if (b->joint_count > 0) cr_joints_remove_for_body(w, id.index1);
-    cr_world_wake(w, id.index1 - 1); /* what rested on it must fall */
+    /* what rested on it must fall: its island, or everything asleep if it
+     * was static or kinematic (those are in no island) */
+    cr_world_wake(w, id.index1 - 1);
+    if (b->type != CR_BODY_DYNAMIC) {
+        cr_body *bodies = cr_world_bodies(w);
+        for (uint32_t i = 0; i < w->body_high; ++i)
+            if (bodies[i].alive && bodies[i].asleep) cr_world_wake(w, i);
+    }
     if (b->shape.type == CR_SHAPE_MESH && (b->shape.asset & CR_DEFORM_SLOT_FLAG)) cr_deform_detach(w, id.index1);
     b->alive = 0;
     b->generation++;
@@ -156,6 +163,13 @@ cr_status cr_body_set_transform(cr_world *w, cr_body_id id, cr_transform t) {
     b->xf.p = t.p;
     b->xf.q = cr_quat_normalize(t.q);
     cr_world_wake(w, id.index1 - 1);
+    if (b->type != CR_BODY_DYNAMIC) {
+        /* a teleported static or kinematic body may leave sleepers hanging in
+         * the air: wake every island (rare, and simpler than asking who rested on it) */
+        cr_body *bodies = cr_world_bodies(w);
+        for (uint32_t i = 0; i < w->body_high; ++i)
+            if (bodies[i].alive && bodies[i].asleep) cr_world_wake(w, i);
+    }
     return CR_OK;
 }
 
