@@ -50,15 +50,15 @@ typedef struct cr_world_def {
     uint32_t scratch_bytes;       ///< per-step scratch arena, reset every step; the world takes more if its capacities need more (cr_world_scratch_size)
     uint32_t collision_passes;    ///< seed 002 collision iterations per step (5 in the paper)
     uint32_t contact_passes;      ///< seed 002 contact iterations per step (10 in the paper), the last is the shock sweep
-    uint32_t level_iterations;    ///< times each contact-graph level's pairs are swept in the last contact pass (the others sweep once)
-    uint32_t joint_iterations;    ///< joint pre- and post-stabilisation iterations per step
+    uint32_t level_iterations;    ///< at most this many sweeps of each contact-graph level in the last contact pass (default 8; the others sweep once)
+    uint32_t joint_iterations;    ///< joint pre- and post-stabilisation iterations per step (default 8)
     bool shock_propagation;       ///< seed 002 shock propagation on the last contact sweep
     cr_real broadphase_cell;      ///< m, spatial hash cell edge; 0 = from the mean body size each step
-    cr_real event_min_speed;      ///< m/s, collisions approaching slower than this make no impact event
-    bool sleep;                   ///< let resting islands of bodies sleep (leave the solver) until something touches them
-    cr_real sleep_time;           ///< s, an island sleeps once all its bodies rested this long
-    cr_real sleep_linear;         ///< m/s, "rested": moved less than sleep_linear x sleep_time over that time
-    cr_real sleep_angular;        ///< rad/s, "rested": turned less than sleep_angular x sleep_time over that time
+    cr_real event_min_speed;      ///< m/s, collisions approaching slower than this make no impact event (default 0.1)
+    bool sleep;                   ///< let resting islands of bodies sleep (leave the solver) until something touches them (default on)
+    cr_real sleep_time;           ///< s, an island sleeps once all its bodies rested this long (default 0.5)
+    cr_real sleep_linear;         ///< m/s, "rested": moved less than sleep_linear x sleep_time over that time (default 0.05)
+    cr_real sleep_angular;        ///< rad/s, "rested": turned less than sleep_angular x sleep_time over that time (default 0.05)
     cr_deform_def deform;         ///< budgets of the deformation stage (crumple/dent.h)
     cr_log_fn *log;               ///< optional log sink
     void *log_user;
