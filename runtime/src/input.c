@@ -28,10 +28,10 @@
  * file hashes different fields or changes what a field means, so old replays
  * are reported as recorded by a different build instead of as desyncs. */
 static const char state_schema[] =
-    "crumple-state-2;"
+    "crumple-state-3;"
     "world:step_count,body_count;"
     "body:slot,generation,type,position,orientation,linear_velocity,angular_velocity,force,torque,mass,"
-    "asleep,island,sleep_time;"
+    "asleep,island,sleep_time,rest_position,rest_orientation;"
     "joint:slot,generation,type,a,b,anchor_a,anchor_b,rest,linear_impulse,angular_impulse;"
     "deform:body,dent_count,positions,patch_digest,queue_count;"
     "event:a,b,point,normal,relative_velocity,normal_speed,impulse";
@@ -129,23 +129,8 @@ cr_status cr_world_apply_inputs(cr_world *w, const cr_input *inputs, uint32_t co
     return first;
 }
 
-static uint64_t body_hash(const cr_body *b, uint32_t slot) {
-    uint64_t h = CR_HASH_SEED;
-    h = cr_hash_u32(h, slot);
-    h = cr_hash_u32(h, b->generation);
-    h = cr_hash_u32(h, b->type);
-    h = cr_hash_vec3(h, b->xf.p);
-    h = cr_hash_quat(h, b->xf.q);
-    h = cr_hash_vec3(h, b->v);
-    h = cr_hash_vec3(h, b->w);
-    h = cr_hash_vec3(h, b->force);
-    h = cr_hash_vec3(h, b->torque);
-    h = cr_hash_real(h, b->mass);
-    h = cr_hash_u32(h, b->asleep);
-    h = cr_hash_u32(h, b->asleep ? b->island : 0);
-    h = cr_hash_real(h, b->sleep_time);
-    return h;
-}
+/* A body's part of the world state hash, on its own. */
+static uint64_t body_hash(const cr_body *b, uint32_t slot) { return cr_body_hash_into(CR_HASH_SEED, b, slot); }
 
 uint64_t cr_body_state_hash(const cr_world *w, cr_body_id id) {
     const cr_body *b = cr_world_body_c(w, id);

@@ -438,6 +438,24 @@ cr_status cr_world_step(cr_world *w, cr_real dt) {
     return CR_OK;
 }
 
+uint64_t cr_body_hash_into(uint64_t h, const cr_body *b, uint32_t slot) {
+    h = cr_hash_u32(h, slot);
+    h = cr_hash_u32(h, b->generation);
+    h = cr_hash_u32(h, b->type);
+    h = cr_hash_vec3(h, b->xf.p);
+    h = cr_hash_quat(h, b->xf.q);
+    h = cr_hash_vec3(h, b->v);
+    h = cr_hash_vec3(h, b->w);
+    h = cr_hash_vec3(h, b->force);
+    h = cr_hash_vec3(h, b->torque);
+    h = cr_hash_real(h, b->mass);
+    h = cr_hash_u32(h, b->asleep);
+    h = cr_hash_u32(h, b->asleep ? b->island : 0);
+    h = cr_hash_real(h, b->sleep_time);
+    h = cr_hash_vec3(h, b->rest_p);
+    return cr_hash_quat(h, b->rest_q);
+}
+
 uint64_t cr_world_state_hash(const cr_world *w) {
     uint64_t h = CR_HASH_SEED;
     if (w == NULL) return h;
@@ -446,22 +464,7 @@ uint64_t cr_world_state_hash(const cr_world *w) {
     const cr_body *bodies = cr_world_bodies_c(w);
     for (uint32_t i = 0; i < w->body_high; ++i) {
         const cr_body *b = &bodies[i];
-        if (!b->alive) continue;
-        h = cr_hash_u32(h, i);
-        h = cr_hash_u32(h, b->generation);
-        h = cr_hash_u32(h, b->type);
-        h = cr_hash_vec3(h, b->xf.p);
-        h = cr_hash_quat(h, b->xf.q);
-        h = cr_hash_vec3(h, b->v);
-        h = cr_hash_vec3(h, b->w);
-        h = cr_hash_vec3(h, b->force);
-        h = cr_hash_vec3(h, b->torque);
-        h = cr_hash_real(h, b->mass);
-        h = cr_hash_u32(h, b->asleep);
-        h = cr_hash_u32(h, b->asleep ? b->island : 0);
-        h = cr_hash_real(h, b->sleep_time);
-        h = cr_hash_vec3(h, b->rest_p);
-        h = cr_hash_quat(h, b->rest_q);
+        if (b->alive) h = cr_body_hash_into(h, b, i);
     }
     h = cr_hash_u32(h, w->joint_count);
     const cr_joint *joints = cr_world_joints_c(w);

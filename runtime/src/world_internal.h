@@ -139,6 +139,10 @@ static inline const cr_asset *cr_world_asset(const cr_world *w, uint32_t slot) {
     return CR_AT(w, w->assets, const cr_asset *const)[slot];
 }
 
+/// Mix one body's state into a hash (the world state hash and the per-body
+/// hashes of replays use this one list, so they can never disagree).
+uint64_t cr_body_hash_into(uint64_t h, const cr_body *b, uint32_t slot);
+
 /// The live body a handle names, or NULL if the handle is null or stale.
 cr_body *cr_world_body(cr_world *w, cr_body_id id);
 const cr_body *cr_world_body_c(const cr_world *w, cr_body_id id);
