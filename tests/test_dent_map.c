@@ -133,3 +133,13 @@ CR_TEST(dent_attenuation_never_inverts_thin_walls) {
         prev = a1;
     }
 }
+
+/* Far behind a thin dent (z/d in the hundreds) the falloff is 0, not an
+ * overflow: fixed point's e^x saturates long before that. */
+CR_TEST(dent_attenuation_far_behind_is_zero) {
+    ENSURE(cr_dent_attenuation(CR_R(10), CR_R(0.001), CR_R(1)) == 0);
+    ENSURE(cr_dent_attenuation(CR_R(1000), CR_R(0.01), CR_R(8)) == 0);
+    ENSURE_NEAR(cr_to_double(cr_dent_logistic2(0)), 1.0, 1e-6);
+    ENSURE_NEAR(cr_to_double(cr_dent_logistic2(CR_R(-50))), 2.0, 1e-6);
+    ENSURE(cr_dent_logistic2(CR_R(1e6)) == 0);
+}

@@ -145,7 +145,7 @@ static bool displacement(const cr_dent *d, const cr_dent_params *p, cr_vec3 r, c
     if (a <= 0) return false;
     /* seed §3.3 shear: (x, 0) -> (x + 2 sin(theta) D / (1 + e^(-t x/d)), cos(theta) D);
      * with t = 0 this is the plain shear along the velocity */
-    cr_real spread = cr_div(CR_R(2), CR_R(1) + cr_exp(-cr_mul(p->width_t, cr_mul(x, inv_d))));
+    cr_real spread = cr_dent_logistic2(-cr_mul(p->width_t, cr_mul(x, inv_d)));
     cr_real shift = cr_mul(cr_mul(d->sin_theta, h), spread);
     cr_vec3 disp = cr_v3_add(cr_v3_scale(d->ex, shift), cr_v3_scale(d->normal, cr_mul(d->cos_theta, h)));
     *out = cr_v3_scale(disp, a);

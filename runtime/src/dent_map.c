@@ -257,11 +257,16 @@ cr_real cr_dent_sample(const cr_dent_grid *g, cr_real x, cr_real y) {
     return a + cr_mul(fv, b - a);
 }
 
+cr_real cr_dent_logistic2(cr_real x) {
+    if (x > CR_R(21)) return 0; /* below 2e-9, and past e^21.4 Q32.32 saturates: 1 + e^x would overflow */
+    return cr_div(CR_R(2), CR_R(1) + cr_exp(x));
+}
+
 cr_real cr_dent_attenuation(cr_real z, cr_real dent_distance, cr_real steepness) {
     if (z <= 0) return CR_R(1);
     if (dent_distance <= 0) return 0;
     cr_real r = cr_div(z, dent_distance);
-    cr_real a = cr_div(CR_R(2), CR_R(1) + cr_exp(cr_mul(steepness, r)));
+    cr_real a = cr_dent_logistic2(cr_mul(steepness, r));
     cr_real floor_line = CR_R(1) - r; /* the steepest falloff that cannot invert a thin wall */
     return a < floor_line ? floor_line : a;
 }

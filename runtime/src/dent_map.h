@@ -61,6 +61,10 @@ void cr_dent_broaden_brute(const cr_dent_grid *in, cr_real sigma, cr_real *out);
 /// `tmp` holds n*n reals.
 void cr_dent_smooth(cr_dent_grid *g, uint32_t heat, uint32_t modified, cr_real dent_distance, cr_real *tmp);
 
+/// 2 / (1 + e^x), the logistic falloff of attenuation and the glancing width
+/// correction; 0 where e^x would overflow (fixed point saturates there).
+cr_real cr_dent_logistic2(cr_real x);
+
 /// Largest height in the grid.
 cr_real cr_dent_peak(const cr_dent_grid *g);
 
