@@ -81,14 +81,9 @@ cr_status cr_body_create(cr_world *w, const cr_body_def *def, cr_body_id *out) {
     if (def->type == CR_BODY_DYNAMIC && (mass <= 0 || inertia.x <= 0 || inertia.y <= 0 || inertia.z <= 0))
         return CR_ERR_DEF_INVALID;
 
-    uint32_t index;
     cr_body *bodies = cr_world_bodies(w);
-    if (w->free_body != 0) {
-        index = w->free_body - 1;
-        w->free_body = bodies[index].next_free;
-    } else if (w->body_high < w->def.body_capacity) {
-        index = w->body_high++;
-    } else {
+    uint32_t index = cr_slot_take(bodies, sizeof *bodies, &w->free_body, &w->body_high, w->def.body_capacity);
+    if (index == UINT32_MAX) {
         cr_world_log(w, CR_LOG_WARN, "cr_body_create: body_capacity reached");
         return CR_ERR_CAPACITY;
     }
@@ -143,9 +138,7 @@ cr_status cr_body_destroy(cr_world *w, cr_body_id id) {
     }
     if (b->shape.type == CR_SHAPE_MESH && (b->shape.asset & CR_DEFORM_SLOT_FLAG)) cr_deform_detach(w, id.index1);
     b->alive = 0;
-    b->generation++;
-    b->next_free = w->free_body;
-    w->free_body = id.index1;
+    cr_slot_release(cr_world_bodies(w), sizeof *b, &w->free_body, id.index1 - 1);
     w->body_count--;
     return CR_OK;
 }

@@ -76,14 +76,9 @@ cr_status cr_joint_create(cr_world *w, const cr_joint_def *def, cr_joint_id *out
     cr_vec3 axis = cr_v3_normalize(def->axis);
     if (def->type == CR_JOINT_HINGE && axis.x == 0 && axis.y == 0 && axis.z == 0) return CR_ERR_DEF_INVALID;
 
-    uint32_t index;
     cr_joint *joints = cr_world_joints(w);
-    if (w->free_joint != 0) {
-        index = w->free_joint - 1;
-        w->free_joint = joints[index].next_free;
-    } else if (w->joint_high < w->def.joint_capacity) {
-        index = w->joint_high++;
-    } else {
+    uint32_t index = cr_slot_take(joints, sizeof *joints, &w->free_joint, &w->joint_high, w->def.joint_capacity);
+    if (index == UINT32_MAX) {
         cr_world_log(w, CR_LOG_WARN, "cr_joint_create: joint_capacity reached");
         return CR_ERR_CAPACITY;
     }
@@ -120,9 +115,7 @@ static void joint_free(cr_world *w, uint32_t index) {
     if (j->a) bodies[j->a - 1].joint_count--;
     if (j->b) bodies[j->b - 1].joint_count--;
     j->alive = 0;
-    j->generation++;
-    j->next_free = w->free_joint;
-    w->free_joint = index + 1;
+    cr_slot_release(cr_world_joints(w), sizeof *j, &w->free_joint, index);
     w->joint_count--;
 }
 

@@ -15,6 +15,8 @@
 #include "crumple/asset.h"
 #include "arena.h"
 
+#include <stddef.h>
+
 #define CR_WORLD_MAGIC 0x57524352u /* "CRWR" */
 #define CR_DEF_COOKIE 0x63726d70u  /* "crmp" */
 /* Largest block a world may use: offsets are 32-bit. */
@@ -137,6 +139,32 @@ static inline const cr_asset *cr_world_asset(const cr_world *w, uint32_t slot) {
     if (slot & CR_DEFORM_SLOT_FLAG) return cr_deform_view(w, slot);
     if (slot >= w->asset_count) return NULL;
     return CR_AT(w, w->assets, const cr_asset *const)[slot];
+}
+
+/* Slots of generation-checked records (cr_body, cr_joint): every such record
+ * begins with {uint32_t generation; uint32_t next_free;}, dead slots are
+ * chained through next_free (index1, 0 ends the list) and the last freed slot
+ * is reused first, so reuse order is part of the state and deterministic. */
+_Static_assert(offsetof(cr_body, generation) == 0 && offsetof(cr_body, next_free) == 4, "cr_body slot header");
+_Static_assert(offsetof(cr_joint, generation) == 0 && offsetof(cr_joint, next_free) == 4, "cr_joint slot header");
+
+static inline uint32_t *cr_slot_word_(void *records, size_t stride, uint32_t index, uint32_t word) {
+    return (uint32_t *)((uint8_t *)records + stride * index) + word;
+}
+/// A slot to fill: the last freed one, else a never-used one; UINT32_MAX when all are live.
+static inline uint32_t cr_slot_take(void *records, size_t stride, uint32_t *free_head, uint32_t *high, uint32_t capacity) {
+    if (*free_head != 0) {
+        uint32_t index = *free_head - 1;
+        *free_head = *cr_slot_word_(records, stride, index, 1);
+        return index;
+    }
+    return *high < capacity ? (*high)++ : UINT32_MAX;
+}
+/// Give a slot back; its generation grows so old handles to it stop working.
+static inline void cr_slot_release(void *records, size_t stride, uint32_t *free_head, uint32_t index) {
+    ++*cr_slot_word_(records, stride, index, 0);
+    *cr_slot_word_(records, stride, index, 1) = *free_head;
+    *free_head = index + 1;
 }
 
 /// Mix one body's state into a hash (the world state hash and the per-body
