@@ -155,6 +155,19 @@ static int parse_num(const char *s, double *out) {
     return 0;
 }
 
+/* A point and an optional rotation from text, as rig and pose lines write
+ * them: "X Y Z [QX QY QZ QW]". Errors as "path:line: ..." in err. */
+static int parse_pose(const char *const *tok, bool has_q, double p[3], double q[4], const char *path, uint32_t line,
+                      char *err, size_t en) {
+    int bad = 0;
+    q[0] = q[1] = q[2] = 0, q[3] = 1;
+    for (int i = 0; i < 3; ++i) bad |= parse_num(tok[i], &p[i]);
+    for (int i = 0; i < 4 && has_q; ++i) bad |= parse_num(tok[3 + i], &q[i]);
+    if (bad) return msg(err, en, "%s:%u: a number is malformed or not finite", path, line);
+    if (qnormalise(q) != 0) return msg(err, en, "%s:%u: rotation quaternion has zero length", path, line);
+    return 0;
+}
+
 static int find_bone(const bone_def *b, uint32_t n, const char *name) {
     for (uint32_t i = 0; i < n; ++i)
         if (strcmp(b[i].name, name) == 0) return (int)i;
@@ -196,18 +209,8 @@ static int read_rig(const char *path, const cr_cook_frame *f, bone_def **out, ui
                 break;
             }
         }
-        double head[3], q[4] = {0, 0, 0, 1};
-        int bad = 0;
-        for (int i = 0; i < 3; ++i) bad |= parse_num(tok[3 + i], &head[i]);
-        for (int i = 0; i < 4 && k == 10; ++i) bad |= parse_num(tok[6 + i], &q[i]);
-        if (bad) {
-            rc = msg(err, en, "%s:%u: a number is malformed or not finite", path, t.line);
-            break;
-        }
-        if (qnormalise(q) != 0) {
-            rc = msg(err, en, "%s:%u: rotation quaternion has zero length", path, t.line);
-            break;
-        }
+        double head[3], q[4];
+        if ((rc = parse_pose((const char *const *)tok + 3, k == 10, head, q, path, t.line, err, en)) != 0) break;
         to_body(f, head, b->head);
         qmul(f->q, q, b->q);
         qnormalise(b->q);
@@ -267,18 +270,8 @@ static int read_poses(const char *path, const cr_cook_frame *f, const bone_def *
             rc = msg(err, en, "%s:%u: expected 'BONE TX TY TZ [QX QY QZ QW]'", path, t.line);
             break;
         }
-        double tr[3], q[4] = {0, 0, 0, 1};
-        int bad = 0;
-        for (int i = 0; i < 3; ++i) bad |= parse_num(tok[1 + i], &tr[i]);
-        for (int i = 0; i < 4 && k == 8; ++i) bad |= parse_num(tok[4 + i], &q[i]);
-        if (bad) {
-            rc = msg(err, en, "%s:%u: a number is malformed or not finite", path, t.line);
-            break;
-        }
-        if (qnormalise(q) != 0) {
-            rc = msg(err, en, "%s:%u: rotation quaternion has zero length", path, t.line);
-            break;
-        }
+        double tr[3], q[4];
+        if ((rc = parse_pose((const char *const *)tok + 1, k == 8, tr, q, path, t.line, err, en)) != 0) break;
         /* In the file: x -> q (x - h) + h + t. In the body frame (y = Q(s x + o) + p):
          * y -> (Q q Q^-1)(y - h_b) + h_b + s Q t. */
         double qc[4] = {-f->q[0], -f->q[1], -f->q[2], f->q[3]}, tmp[4], qb[4], st[3], rt[3], rh[3];
