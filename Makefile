@@ -2,9 +2,12 @@
 #   make                 build/libcrumple.a and build/bin/crumple (float)
 #   make FIXED=1         the same in Q32.32 fixed point, in build-fixed/
 #   make test            float and fixed suites, -O0 determinism, promise checks (nm)
-#   make test-sanitize   the suites under ASan + UBSan
+#   make test-sanitize   the suites under ASan + UBSan, with gcc and with clang (float-cast-overflow)
+#   make fuzz            each libFuzzer harness of tests/fuzz/ for FUZZ_SECONDS, both scalar modes
+#   make soak            the pile and the demo for SOAK_FRAMES frames, twice, both modes (not in make test)
 #   make demo            the README's first command
 #   make bench           benchmarks, printed as JSON
+#   make bench-peers     crumple next to Bullet and ODE on the five peer scenes (docs/peers.md)
 #   make cross           Cortex-M4F libraries (both modes, sizes) and the suite as 32-bit x86
 # Settings below are ?= so that a user can override any of them.
 
@@ -28,7 +31,7 @@ CFLAGS_COMMON := -std=c11 -Wall -Wextra -Wpedantic -Werror -ffp-contract=off -fn
 # GNU's typeof, which strict C11 calls __typeof__.
 CFLAGS_HOST   := $(CFLAGS_COMMON) -Iplatform -isystem $(STB_INCLUDE) -Itools -MMD -MP -Dtypeof=__typeof__
 
-RUNTIME_SRC  := $(sort $(wildcard runtime/src/*.c))
+RUNTIME_SRC  := $(sort $(wildcard runtime/src/*/*.c))
 TOOLS_SRC    := $(filter-out tools/main.c,$(sort $(wildcard tools/*.c)))
 TEST_SRC     := $(sort $(wildcard tests/*.c))
 PLATFORM_SRC := platform/posix.c
@@ -86,15 +89,80 @@ test-one: $(TESTS) $(CLI)
 test:
 	@sh tests/run_all.sh
 
+SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 test-sanitize:
-	$(MAKE) BUILD=build-asan OPT="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" test-one
-	$(MAKE) FIXED=1 BUILD=build-asan-fixed OPT="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" test-one
+	$(MAKE) BUILD=build-asan OPT="-O1 -g $(SANITIZE)" test-one
+	$(MAKE) FIXED=1 BUILD=build-asan-fixed OPT="-O1 -g $(SANITIZE)" test-one
+	@# gcc's UBSan has no float-cast-overflow (a NaN or huge float cast to int): clang's has
+	$(MAKE) CC=clang BUILD=build-asan-clang OPT="-O1 -g $(SANITIZE) -fsanitize=float-cast-overflow" test-one
+	$(MAKE) CC=clang FIXED=1 BUILD=build-asan-clang-fixed OPT="-O1 -g $(SANITIZE) -fsanitize=float-cast-overflow" test-one
+
+# ---- soak (tests/soak/soak.c; last result in docs/soak.md) --------------------
+SOAK_FRAMES ?= 100000
+SOAK_SCENES ?= data/scenes/pile.scene data/scenes/demo.scene
+.PHONY: soak soak-bin
+soak-bin: $(BUILD)/bin/crumple_soak
+$(BUILD)/bin/crumple_soak: tests/soak/soak.c $(TOOLS_LIB) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_HOST) -Iruntime/src $< $(TOOLS_LIB) $(LIB) -o $@ -lm $(EXTRA_LDFLAGS)
+soak:
+	$(MAKE) FIXED=0 soak-bin
+	$(MAKE) FIXED=1 soak-bin
+	build/bin/crumple_soak $(SOAK_FRAMES) $(SOAK_SCENES)
+	build-fixed/bin/crumple_soak $(SOAK_FRAMES) $(SOAK_SCENES)
+
+# ---- fuzzing (tests/fuzz/README.md) ------------------------------------------
+# libFuzzer harnesses, built with clang in both scalar modes into
+# build-fuzz/fuzz/ and build-fuzz-fixed/fuzz/. `make fuzz` runs each for
+# FUZZ_SECONDS; `make fuzz-burst` (what `make test` runs) each over its corpus
+# plus a fixed-seed burst of a fixed count of executions (tests/fuzz/run.sh).
+FUZZ_CC       ?= clang
+FUZZ_SECONDS  ?= 180
+FUZZ_HARNESSES := asset obj scene replay
+FUZZ_OPT      := -O1 -g -fsanitize=fuzzer-no-link $(SANITIZE) -fsanitize=float-cast-overflow
+.PHONY: fuzz fuzz-bins fuzz-harnesses fuzz-burst
+fuzz-harnesses: $(FUZZ_HARNESSES:%=$(BUILD)/fuzz/fuzz_%)
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(TOOLS_LIB) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_HOST) -Iruntime/src -fsanitize=fuzzer $< $(TOOLS_LIB) $(LIB) -o $@ -lm
+fuzz-bins:
+	$(MAKE) CC=$(FUZZ_CC) FIXED=0 BUILD=build-fuzz OPT="$(FUZZ_OPT)" fuzz-harnesses
+	$(MAKE) CC=$(FUZZ_CC) FIXED=1 BUILD=build-fuzz-fixed OPT="$(FUZZ_OPT)" fuzz-harnesses
+fuzz: fuzz-bins
+	sh tests/fuzz/run.sh $(FUZZ_SECONDS) build-fuzz build-fuzz-fixed
+fuzz-burst: fuzz-bins
+	FUZZ_FRESH=1 FUZZ_FIXED=1 sh tests/fuzz/run.sh 0 build-fuzz build-fuzz-fixed
 
 demo: $(CLI)
 	$(CLI) demo
 
 bench: $(CLI)
 	$(CLI) bench
+
+# ---- the peer table (docs/peers.md) -------------------------------------------
+# Bullet and ODE on the peers' own scenes (../shared/peer-scenes.md), interleaved
+# with crumple in one run. Needs g++, pkg-config, libbullet-dev and libode-dev
+# (tools/setup-debian.sh): benchmark dependencies only, never the runtime's.
+# PEER_ROUNDS runs of each (default 3); PEER_SCENES narrows the scenes.
+PEER_DIR    := $(BUILD)/peers
+PEER_ROUNDS ?= 3
+PEER_SCENES ?=
+PEER_CXX    ?= g++
+PEER_FLAGS  := -O2 -Wall -Wextra -Werror
+PEER_SCENE_FILES := $(foreach s,pile stack incline rings terrain,data/scenes/peer_$(s).scene)
+.PHONY: bench-peers
+$(PEER_DIR)/bullet_peer: tests/peers/bullet_peer.cpp tests/peers/peer_common.h
+	@mkdir -p $(dir $@)
+	$(PEER_CXX) $(PEER_FLAGS) $$(pkg-config --cflags-only-I bullet | sed 's/-I/-isystem /g') $< -o $@ $$(pkg-config --libs bullet)
+$(PEER_DIR)/ode_peer: tests/peers/ode_peer.c tests/peers/peer_common.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L $(PEER_FLAGS) $$(pkg-config --cflags ode) $< -o $@ $$(pkg-config --libs ode) -lm
+# The scene files and terrain meshes are committed; this writes them again (unchanged
+# unless the generator changed) and the peers' layouts next to the programs.
+$(PEER_DIR)/layout/pile.txt: tests/peers/peer_scenes.py
+	python3 tests/peers/peer_scenes.py data/scenes data/meshes $(PEER_DIR)/layout
+bench-peers: $(CLI) $(PEER_DIR)/bullet_peer $(PEER_DIR)/ode_peer $(PEER_DIR)/layout/pile.txt
+	python3 tests/peers/bench_peers.py $(CLI) $(PEER_DIR)/bullet_peer $(PEER_DIR)/ode_peer $(PEER_DIR)/layout data/scenes $(PEER_ROUNDS) $(PEER_SCENES)
 
 cross:
 	@sh tests/cross.sh
@@ -113,25 +181,19 @@ print-tests:
 	@echo $(TESTS)
 
 # ---- cooked data (the cooker's block; docs/asset-format.md) ------------------
-# `make -j data` cooks every mesh the project ships (data/meshes/*.obj) and the
-# shared test meshes (../shared/data/meshes/*.obj) into $(BUILD)/cooked/. A
+# `make -j data` cooks every mesh the project ships (data/meshes/*.obj, the
+# public test meshes among them: data/meshes/README.md) into $(BUILD)/cooked/. A
 # mesh NAME also gets data/rigs/NAME.rig and data/poses/NAME.pose when they
 # exist, and the extra `crumple cook` options in data/meshes/NAME.cook (one
 # line) if that exists. Cooking is deterministic: the same files on every
 # machine, so any cache can share them.
 COOKED        := $(BUILD)/cooked
-SHARED_MESHES ?= ../shared/data/meshes
 COOK_FLAGS    ?= --quiet
 DATA_CRB      := $(patsubst data/meshes/%.obj,$(COOKED)/%.crb,$(sort $(wildcard data/meshes/*.obj)))
-SHARED_CRB    := $(patsubst $(SHARED_MESHES)/%.obj,$(COOKED)/shared/%.crb,$(sort $(wildcard $(SHARED_MESHES)/*.obj)))
 
-data: $(DATA_CRB) $(SHARED_CRB)
+data: $(DATA_CRB)
 
 .SECONDEXPANSION:
-$(COOKED)/shared/%.crb: $(SHARED_MESHES)/%.obj $(CLI)
-	@mkdir -p $(dir $@)
-	$(CLI) cook $< -o $@ $(COOK_FLAGS)
-
 $(COOKED)/%.crb: data/meshes/%.obj $$(wildcard data/rigs/$$*.rig data/poses/$$*.pose data/meshes/$$*.cook) $(CLI)
 	@mkdir -p $(dir $@)
 	$(CLI) cook $< -o $@ $(COOK_FLAGS) $(if $(wildcard data/rigs/$*.rig),--rig data/rigs/$*.rig) \

@@ -2,6 +2,10 @@
 #define _POSIX_C_SOURCE 200809L
 #include "platform.h"
 
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,24 +67,100 @@ crp_status crp_read_file(const char *path, uint8_t **data, size_t *size) {
 
 void crp_free(void *p) { free(p); }
 
-crp_status crp_write_file_atomic(const char *path, const void *data, size_t size) {
-    size_t n = strlen(path);
-    char *tmp = malloc(n + 32);
-    if (tmp == NULL) return CRP_ERR_NO_MEMORY;
-    snprintf(tmp, n + 32, "%s.tmp.%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "wb");
-    if (f == NULL) {
-        free(tmp);
-        return CRP_ERR_OPEN;
+/* ---- atomic writes ----------------------------------------------------------
+ *
+ * A file appears whole or not at all: the bytes go to PATH.tmp.PID, are
+ * synced, renamed over PATH, and then the folder is synced so the rename
+ * itself survives a power cut. Nothing half-written is ever left behind:
+ *   - SIGINT, SIGTERM and SIGHUP during the write remove the temporary file
+ *     (unlink is async-signal-safe) and then end the process as the signal
+ *     would have;
+ *   - a process killed outright (SIGKILL, a crash) leaves PATH.tmp.PID; the
+ *     next write of PATH removes every such file whose process is gone. */
+
+static char g_tmp_path[4096];          /* the temporary file being written, for the handler */
+static volatile sig_atomic_t g_tmp_live;
+
+static void on_signal(int sig) {
+    if (g_tmp_live) unlink(g_tmp_path);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void split_dir(const char *path, char *dir, size_t n, const char **base) {
+    const char *slash = strrchr(path, '/');
+    if (slash == NULL) {
+        snprintf(dir, n, ".");
+        *base = path;
+    } else {
+        size_t k = (size_t)(slash - path);
+        snprintf(dir, n, "%.*s", (int)(k == 0 ? 1 : k), path);
+        *base = slash + 1;
     }
-    int ok = fwrite(data, 1, size, f) == size;
-    ok = (fflush(f) == 0) && ok;
-    ok = (fsync(fileno(f)) == 0) && ok;
-    ok = (fclose(f) == 0) && ok;
-    if (ok) ok = rename(tmp, path) == 0;
-    if (!ok) remove(tmp);
-    free(tmp);
-    return ok ? CRP_OK : CRP_ERR_WRITE;
+}
+
+/* PATH.tmp.PID files of processes that no longer exist. */
+static void remove_stale_temps(const char *dir, const char *base) {
+    DIR *d = opendir(dir);
+    if (d == NULL) return;
+    size_t bn = strlen(base);
+    struct dirent *ent;
+    while ((ent = readdir(d)) != NULL) {
+        const char *nm = ent->d_name;
+        if (strncmp(nm, base, bn) != 0 || strncmp(nm + bn, ".tmp.", 5) != 0) continue;
+        char *end = NULL;
+        long pid = strtol(nm + bn + 5, &end, 10);
+        if (end == nm + bn + 5 || *end != '\0' || pid <= 0) continue;
+        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue; /* alive, or not ours to judge */
+        char full[4096];
+        if (snprintf(full, sizeof full, "%s/%s", dir, nm) < (int)sizeof full) unlink(full);
+    }
+    closedir(d);
+}
+
+static void sync_dir(const char *dir) {
+    int fd = open(dir, O_RDONLY);
+    if (fd < 0) return;
+    fsync(fd); /* some file systems refuse to sync a folder; the rename is done either way */
+    close(fd);
+}
+
+crp_status crp_write_file_atomic(const char *path, const void *data, size_t size) {
+    char dir[4096];
+    const char *base;
+    split_dir(path, dir, sizeof dir, &base);
+    remove_stale_temps(dir, base);
+    if (snprintf(g_tmp_path, sizeof g_tmp_path, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof g_tmp_path)
+        return CRP_ERR_OPEN;
+    struct sigaction sa, old_int, old_term, old_hup;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    sigaction(SIGHUP, &sa, &old_hup);
+    /* a signal the process ignores (nohup) stays ignored */
+    if (old_int.sa_handler == SIG_IGN) sigaction(SIGINT, &old_int, NULL);
+    if (old_term.sa_handler == SIG_IGN) sigaction(SIGTERM, &old_term, NULL);
+    if (old_hup.sa_handler == SIG_IGN) sigaction(SIGHUP, &old_hup, NULL);
+    crp_status st = CRP_ERR_OPEN;
+    FILE *f = fopen(g_tmp_path, "wb");
+    if (f != NULL) {
+        g_tmp_live = 1;
+        int ok = fwrite(data, 1, size, f) == size;
+        ok = (fflush(f) == 0) && ok;
+        ok = (fsync(fileno(f)) == 0) && ok;
+        ok = (fclose(f) == 0) && ok;
+        if (ok) ok = rename(g_tmp_path, path) == 0;
+        if (!ok) unlink(g_tmp_path);
+        g_tmp_live = 0;
+        if (ok) sync_dir(dir);
+        st = ok ? CRP_OK : CRP_ERR_WRITE;
+    }
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    sigaction(SIGHUP, &old_hup, NULL);
+    return st;
 }
 
 crp_status crp_make_dirs(const char *path) {

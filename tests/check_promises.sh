@@ -1,7 +1,9 @@
 #!/bin/sh
 # check_promises.sh LIB — what nm can prove about the runtime library:
 #   no heap (malloc/calloc/realloc/free/...), no writable global or static data
-#   (B/b/D/d symbols), no libm transcendentals (determinism across CPUs).
+#   (B/b/D/d symbols), no libm transcendentals (determinism across CPUs),
+#   and every defined external symbol is either declared in a public header
+#   (runtime/include/crumple/) or carries the internal prefix cri_.
 set -u
 lib=$1
 [ -f "$lib" ] || { echo "check_promises: $lib is missing"; exit 1; }
@@ -12,6 +14,11 @@ data=$(nm -A "$lib" | grep -E ' [BbDdGgSs] ')
 [ -z "$data" ] || { echo "FAIL $lib has writable global/static data:"; echo "$data"; bad=1; }
 libm=$(nm -A "$lib" | grep -E ' U (sin|cos|tan|asin|acos|atan|atan2|exp|exp2|log|log2|log10|pow|sinh|cosh|tanh)f?$')
 [ -z "$libm" ] || { echo "FAIL $lib calls libm transcendentals:"; echo "$libm"; bad=1; }
+inc=$(dirname "$0")/../runtime/include/crumple
+public=$(grep -ohE '\bcr_[A-Za-z0-9_]+[[:space:]]*\(' "$inc"/*.h | sed 's/[[:space:]]*($//' | sort -u)
+stray=$(nm -g --defined-only "$lib" | awk 'NF == 3 {print $3}' | sort -u | grep -v '^cri_' |
+        grep -vxF "$public")
+[ -z "$stray" ] || { echo "FAIL $lib defines external symbols neither in a public header nor named cri_:"; echo "$stray"; bad=1; }
 undef=$(nm "$lib" | grep ' U ' | awk '{print $2}' | sort -u | grep -v '^cr_' | tr '\n' ' ')
 [ $bad -eq 0 ] && echo "ok   $lib: no heap, no writable data, no libm; external symbols: ${undef:-none}"
 exit $bad

@@ -57,7 +57,7 @@ void cr_test_fail(cr_test_ctx *ctx, const char *file, int line, const char *fmt,
         }                                                                                               \
     } while (0)
 
-/// Path to the shared test meshes; tests that need them fail loudly if missing.
-#define CR_SHARED_MESHES "../shared/data/meshes/"
+/// Path to the public test meshes (data/meshes/README.md); tests that need them fail loudly if missing.
+#define CR_SHARED_MESHES "data/meshes/"
 
 #endif

@@ -11,7 +11,7 @@
  */
 #include "test.h"
 #include "test_cook_util.h"
-#include "asset_format.h"
+#include "geometry/asset_format.h"
 
 /* The bar with its rig and poses at a coarse grid: every section non-empty, ~9 KB. */
 static int cook_bar(cr_cook_result *r) {

@@ -105,15 +105,15 @@ CR_TEST(cook_sdf_is_conservative_outside_the_grid) {
     cr_cook_result_free(&r);
 }
 
-/* The four shared meshes, three of them not watertight. At grid nodes clearly
+/* The four public meshes (data/meshes/README.md), three of them not watertight. At grid nodes clearly
  * off the surface the sign must agree with the exact winding number summed
  * over every triangle (the cooker uses a tree approximation of it). */
-static void check_shared_sign(cr_test_ctx *cr_test_ctx_, const char *file, int points) {
+static void check_public_sign(cr_test_ctx *cr_test_ctx_, const char *file, int points) {
     char path[256];
     snprintf(path, sizeof path, "%s%s", CR_SHARED_MESHES, file);
     cr_obj obj;
     char err[512];
-    ENSURE_MSG(cr_obj_load(path, &obj, err, sizeof err) == 0, "shared mesh missing or unreadable (run from the project root): %s", err);
+    ENSURE_MSG(cr_obj_load(path, &obj, err, sizeof err) == 0, "public mesh missing or unreadable (run from the project root): %s", err);
     cr_cook_options opt = cr_cook_default_options();
     opt.quiet = true;
     opt.sdf_res = 20;
@@ -167,10 +167,10 @@ static void check_shared_sign(cr_test_ctx *cr_test_ctx_, const char *file, int p
     cr_cook_result_free(&r);
 }
 
-CR_TEST(cook_sdf_sign_bunny) { check_shared_sign(cr_test_ctx_, "stanford-bunny.obj", 40); }
-CR_TEST(cook_sdf_sign_spot) { check_shared_sign(cr_test_ctx_, "spot.obj", 200); }
-CR_TEST(cook_sdf_sign_teapot) { check_shared_sign(cr_test_ctx_, "teapot.obj", 200); }
-CR_TEST(cook_sdf_sign_suzanne) { check_shared_sign(cr_test_ctx_, "suzanne.obj", 200); }
+CR_TEST(cook_sdf_sign_bunny) { check_public_sign(cr_test_ctx_, "stanford-bunny.obj", 40); }
+CR_TEST(cook_sdf_sign_spot) { check_public_sign(cr_test_ctx_, "spot.obj", 200); }
+CR_TEST(cook_sdf_sign_teapot) { check_public_sign(cr_test_ctx_, "teapot.obj", 200); }
+CR_TEST(cook_sdf_sign_suzanne) { check_public_sign(cr_test_ctx_, "suzanne.obj", 200); }
 
 CR_TEST(cook_winding_number_fast_matches_exact) {
     /* the tree approximation against the exact sum, on an open mesh (suzanne
@@ -179,7 +179,7 @@ CR_TEST(cook_winding_number_fast_matches_exact) {
     snprintf(path, sizeof path, "%s%s", CR_SHARED_MESHES, "suzanne.obj");
     cr_obj obj;
     char err[512];
-    ENSURE_MSG(cr_obj_load(path, &obj, err, sizeof err) == 0, "shared mesh missing: %s", err);
+    ENSURE_MSG(cr_obj_load(path, &obj, err, sizeof err) == 0, "public mesh missing: %s", err);
     cr_cook_options opt = cr_cook_default_options();
     cr_cook_mesh m;
     ENSURE(cr_cook_clean(&obj, &opt, &m, err, sizeof err) == 0);

@@ -310,7 +310,7 @@ CR_TEST(cook_determinism_same_input_same_bytes) {
     opt.sdf_res = 16;
     opt.auto_bones = 3;
     char err[512];
-    ENSURE_MSG(cr_cook_file(path, NULL, &opt, &r1, err, sizeof err) == 0, "%s (shared meshes are needed)", err);
+    ENSURE_MSG(cr_cook_file(path, NULL, &opt, &r1, err, sizeof err) == 0, "%s (the public meshes in data/meshes/ are needed)", err);
     ENSURE(cr_cook_file(path, NULL, &opt, &r2, err, sizeof err) == 0);
     ENSURE(r1.size == r2.size && memcmp(r1.bytes, r2.bytes, r1.size) == 0);
     uint64_t suzanne = cr_asset_checksum(r1.bytes + 16, r1.size - 16);

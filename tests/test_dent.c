@@ -1,12 +1,12 @@
 /* test_dent.c — whole dents on a plate of vertices: depth, support, glancing shear. */
 #include "test.h"
-#include "dent.h"
+#include "damage/dent.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static cr_dent_params params(void) {
-    cr_dent_params p;
+static cr_dent_def params(void) {
+    cr_dent_def p;
     memset(&p, 0, sizeof p);
     p.threshold_speed = CR_R(1);
     p.speed_scale = CR_R(0.01);
@@ -33,28 +33,28 @@ static cr_vec3 *plate(void) {
 }
 
 CR_TEST(dent_distance_from_normal_speed) {
-    cr_dent_params p = params();
-    ENSURE(cr_dent_distance(&p, CR_R(0.5)) == 0);
-    ENSURE_NEAR(cr_to_double(cr_dent_distance(&p, CR_R(4))), 0.03, 1e-6);
-    ENSURE_NEAR(cr_to_double(cr_dent_distance(&p, CR_R(400))), 0.1, 1e-7);
+    cr_dent_def p = params();
+    ENSURE(cri_dent_distance(&p, CR_R(0.5)) == 0);
+    ENSURE_NEAR(cr_to_double(cri_dent_distance(&p, CR_R(4))), 0.03, 1e-6);
+    ENSURE_NEAR(cr_to_double(cri_dent_distance(&p, CR_R(400))), 0.1, 1e-7);
     p.speed_scale = 0;
     p.fixed_distance = CR_R(0.02);
-    ENSURE_NEAR(cr_to_double(cr_dent_distance(&p, CR_R(2))), 0.02, 1e-7);
+    ENSURE_NEAR(cr_to_double(cri_dent_distance(&p, CR_R(2))), 0.02, 1e-7);
 }
 
 CR_TEST(dent_head_on_sphere_depth_and_support) {
-    cr_dent_params p = params();
+    cr_dent_def p = params();
     cr_vec3 *v = plate(), *rest = plate();
     cr_dent_impact imp = {cr_v3_zero(), cr_v3(0, CR_R(-1), 0), cr_v3(0, CR_R(-5), 0), CR_R(0.03)};
-    cr_dent_projectile ball = {true, CR_R(0.1), NULL, NULL, 0, 0, {{0, 0, 0}, {0, 0, 0, CR_R(1)}}};
+    cr_dent_projectile ball = {true, CR_R(0.1), NULL, NULL, 0, 0, {{0, 0, 0}, {0, 0, 0, CR_R(1)}}, false};
     cr_real cell;
-    uint32_t cells = cr_dent_plan_cells(&p, &imp, &ball, CR_R(0.005), &cell);
+    uint32_t cells = cri_dent_plan_cells(&p, &imp, &ball, CR_R(0.005), &cell);
     ENSURE(cells >= p.min_cells && cells <= p.max_cells);
-    void *scratch = malloc(cr_dent_scratch_bytes(cells));
+    void *scratch = malloc(cri_dent_scratch_bytes(cells));
     cr_dent d;
-    cr_dent_build(&d, &p, &imp, &ball, cells, cell, scratch);
+    cri_dent_build(&d, &p, &imp, &ball, cells, cell, scratch);
     uint32_t first, last;
-    uint32_t moved = cr_dent_apply(&d, &p, v, PLATE * PLATE, &first, &last);
+    uint32_t moved = cri_dent_apply(&d, &p, v, PLATE * PLATE, &first, &last);
     ENSURE(moved > 0 && first <= last);
     double deepest = 0;
     for (int i = 0; i < PLATE * PLATE; ++i) {
@@ -74,19 +74,19 @@ CR_TEST(dent_head_on_sphere_depth_and_support) {
 /* Seed §3.3: at 60° the dent leans toward the velocity and is deepest ahead
  * of the impact point. */
 CR_TEST(dent_glancing_is_sheared_toward_velocity) {
-    cr_dent_params p = params();
+    cr_dent_def p = params();
     cr_vec3 *v = plate(), *rest = plate();
     /* moving +x and down, 60° from the denting normal */
     cr_dent_impact imp = {cr_v3_zero(), cr_v3(0, CR_R(-1), 0), cr_v3(CR_R(4.330127), CR_R(-2.5), 0), CR_R(0.03)};
-    cr_dent_projectile ball = {true, CR_R(0.1), NULL, NULL, 0, 0, {{0, 0, 0}, {0, 0, 0, CR_R(1)}}};
+    cr_dent_projectile ball = {true, CR_R(0.1), NULL, NULL, 0, 0, {{0, 0, 0}, {0, 0, 0, CR_R(1)}}, false};
     cr_real cell;
-    uint32_t cells = cr_dent_plan_cells(&p, &imp, &ball, CR_R(0.005), &cell);
-    void *scratch = malloc(cr_dent_scratch_bytes(cells));
+    uint32_t cells = cri_dent_plan_cells(&p, &imp, &ball, CR_R(0.005), &cell);
+    void *scratch = malloc(cri_dent_scratch_bytes(cells));
     cr_dent d;
-    cr_dent_build(&d, &p, &imp, &ball, cells, cell, scratch);
+    cri_dent_build(&d, &p, &imp, &ball, cells, cell, scratch);
     ENSURE_NEAR(cr_to_double(d.cos_theta), 0.5, 1e-4);
     uint32_t first, last;
-    cr_dent_apply(&d, &p, v, PLATE * PLATE, &first, &last);
+    cri_dent_apply(&d, &p, v, PLATE * PLATE, &first, &last);
     double lead = 0, trail = 0, sum_dx = 0;
     int row = PLATE / 2;
     for (int i = 0; i < PLATE; ++i) {
@@ -104,7 +104,7 @@ CR_TEST(dent_glancing_is_sheared_toward_velocity) {
 /* A flat-ended box projectile through the Z-buffer path: the dent takes its
  * square footprint, not a round one. */
 CR_TEST(dent_mesh_projectile_leaves_its_shape) {
-    cr_dent_params p = params();
+    cr_dent_def p = params();
     cr_vec3 *v = plate();
     /* a 10 cm cube just above the plate, bottom face at y = 0 */
     cr_vec3 box[8];
@@ -113,16 +113,16 @@ CR_TEST(dent_mesh_projectile_leaves_its_shape) {
     static const uint32_t tris[36] = {0, 1, 5, 0, 5, 4, 2, 6, 7, 2, 7, 3, 0, 4, 6, 0, 6, 2,
                                       1, 3, 7, 1, 7, 5, 0, 2, 3, 0, 3, 1, 4, 5, 7, 4, 7, 6};
     cr_dent_impact imp = {cr_v3_zero(), cr_v3(0, CR_R(-1), 0), cr_v3(0, CR_R(-5), 0), CR_R(0.02)};
-    cr_dent_projectile cube = {false, 0, box, tris, 12, CR_R(0.1), {{0, 0, 0}, {0, 0, 0, CR_R(1)}}};
+    cr_dent_projectile cube = {false, 0, box, tris, 12, CR_R(0.1), {{0, 0, 0}, {0, 0, 0, CR_R(1)}}, false};
     p.blur = CR_R(0.004);
     cr_real cell;
-    uint32_t cells = cr_dent_plan_cells(&p, &imp, &cube, CR_R(0.005), &cell);
-    void *scratch = malloc(cr_dent_scratch_bytes(cells));
+    uint32_t cells = cri_dent_plan_cells(&p, &imp, &cube, CR_R(0.005), &cell);
+    void *scratch = malloc(cri_dent_scratch_bytes(cells));
     cr_dent d;
-    cr_dent_build(&d, &p, &imp, &cube, cells, cell, scratch);
+    cri_dent_build(&d, &p, &imp, &cube, cells, cell, scratch);
     ENSURE(d.zbuffer_work > 0);
     uint32_t first, last;
-    cr_dent_apply(&d, &p, v, PLATE * PLATE, &first, &last);
+    cri_dent_apply(&d, &p, v, PLATE * PLATE, &first, &last);
     int c = PLATE / 2;
     /* inside the square footprint: close to full depth at the corner region too */
     double centre = -cr_to_double(v[c * PLATE + c].y);

@@ -3,6 +3,9 @@
  * grid follows the surface, equal bodies dent equally, budgets queue work. */
 #include "test_cook_util.h"
 #include "crumple/snapshot.h"
+#include <math.h>
+#include <stddef.h>
+#include <string.h>
 
 /* A box with every face split into n x n quads, so a dent has vertices to move. */
 static void tess_box(char **s, double hx, double hy, double hz, int n) {
@@ -49,11 +52,12 @@ static int cook_into(dent_world *d, int k, char *obj, int res) {
     return d->asset_block[k] != NULL;
 }
 
-static int make_world(dent_world *d, int assets, cr_vec3 gravity, cr_deform_def deform) {
+static int make_world(dent_world *d, int assets, cr_vec3 gravity, cr_dent_budget dent) {
     cr_world_def def = cr_default_world_def();
     def.body_capacity = 64;
     def.gravity = gravity;
-    def.deform = deform;
+    def.damage.dent = dent;
+    def.damage.surface_bytes = 8u << 20;
     size_t size = cr_world_memory_size(&def);
     if (size == 0) return 0;
     d->block = aligned_alloc(CR_BLOCK_ALIGN, (size + 15) / 16 * 16);
@@ -71,13 +75,18 @@ static void free_world(dent_world *d, int assets) {
     free(d->block);
 }
 
-static cr_deform_def roomy_deform(void) {
-    cr_deform_def dd = cr_default_deform_def();
+static cr_dent_budget roomy_deform(void) {
+    cr_dent_budget dd = cr_default_dent_budget();
     dd.body_capacity = 4;
-    dd.bytes = 8u << 20;
     dd.max_cells = 100;
-    dd.cells_per_step = 200000;
+    dd.work_per_step = 400000;
     return dd;
+}
+
+/* Create a body and make it dent with `dd`. */
+static cr_status create_dentable(cr_world *w, const cr_body_def *bd, const cr_dent_def *dd, cr_body_id *out) {
+    cr_status s = cr_body_create(w, bd, out);
+    return s != CR_OK ? s : cr_dent_attach(w, *out, dd);
 }
 
 /* The cooked frame is the principal frame; place the body so the mesh sits
@@ -97,9 +106,8 @@ static cr_status add_dentable_block(dent_world *d, cr_body_id *out) {
     cr_transform pose = modelled_pose(&d->asset[0], cr_v3_zero());
     block.position = pose.p;
     block.orientation = pose.q;
-    block.dent = cr_default_dent_material();
-    block.dent.enabled = true;
-    return cr_body_create(d->w, &block, out);
+    cr_dent_def dd = cr_default_dent_def();
+    return create_dentable(d->w, &block, &dd, out);
 }
 
 /* Seed 000 Figure 2: a ball hits a block head on. */
@@ -154,7 +162,7 @@ CR_TEST(dent_ball_block_depth_support_and_grid) {
     ENSURE(cr_body_get_mesh(d.w, bid, &m) == CR_OK && m.dirty_first > m.dirty_last);
 
     /* the grid follows: just under the old surface at the centre is now outside */
-    const cr_asset *view = cr_world_get_asset(d.w, cr_body_get_shape(d.w, bid).asset);
+    const cr_asset *view = cr_body_get_asset(d.w, bid);
     ENSURE(view != NULL && view != &d.asset[0]);
     cr_vec3 probe = cr_transform_inv_point(xf, cr_v3(0, CR_R(0.2) - cr_mul(CR_R(0.5), cr_from_float((float)expect)), 0));
     cr_vec3 nrm;
@@ -181,10 +189,9 @@ CR_TEST(dent_symmetric_equal_spheres_mirror) {
         bd.shape.asset = d.slot[0];
         bd.position = cr_v3(k ? CR_R(0.35) : CR_R(-0.35), 0, 0);
         bd.linear_velocity = cr_v3(k ? CR_R(-3) : CR_R(3), 0, 0);
-        bd.dent = cr_default_dent_material();
-        bd.dent.enabled = true;
-        bd.dent.refresh_mass = true;
-        ENSURE(cr_body_create(d.w, &bd, &id[k]) == CR_OK);
+        cr_dent_def dd = cr_default_dent_def();
+        dd.refresh_mass = true;
+        ENSURE(create_dentable(d.w, &bd, &dd, &id[k]) == CR_OK);
     }
     double mass0 = cr_to_double(cr_body_get_mass(d.w, id[0]));
     cr_body_mesh m[2];
@@ -219,7 +226,7 @@ CR_TEST(dent_budget_queues_and_drains) {
     char *obj = NULL;
     tess_box(&obj, 1.0, 0.2, 1.0, 32);
     ENSURE(cook_into(&d, 0, obj, 40));
-    cr_deform_def dd = roomy_deform();
+    cr_dent_budget dd = roomy_deform();
     dd.dents_per_step = 1;
     ENSURE(make_world(&d, 1, cr_v3_zero(), dd));
     cr_body_id bid, ball;
@@ -235,16 +242,16 @@ CR_TEST(dent_budget_queues_and_drains) {
     for (int f = 0; f < 40; ++f) {
         cr_world_step(d.w, CR_R(1.0 / 60.0));
         cr_world_stats st = cr_world_get_stats(d.w);
-        ENSURE(st.stage[CR_STAGE_deform].work <= 1);
-        dents += st.stage[CR_STAGE_deform].work;
-        if (st.stage[CR_STAGE_deform].overflow > max_queued) max_queued = st.stage[CR_STAGE_deform].overflow;
+        ENSURE(st.dent.done <= 1);
+        dents += st.dent.done;
+        if (st.dent.waiting > max_queued) max_queued = st.dent.waiting;
     }
     cr_body_mesh m;
     ENSURE(cr_body_get_mesh(d.w, bid, &m) == CR_OK);
     cr_test_printf("     6 simultaneous impacts, 1 dent per step: %u queued at most, %u dents\n", max_queued, dents);
     ENSURE(max_queued >= 4);
     ENSURE(m.dent_count == 6 && dents == 6);
-    ENSURE(cr_world_get_stats(d.w).stage[CR_STAGE_deform].overflow == 0);
+    ENSURE(cr_world_get_stats(d.w).dent.waiting == 0);
     for (uint32_t i = 0; i < m.vertex_count; ++i) {
         double x = cr_to_double(m.positions[i].x);
         ENSURE(x == x);
@@ -302,11 +309,10 @@ CR_TEST(dent_moves_projectile_into_its_dent_on_request) {
         block.shape.asset = d.slot[0];
         cr_transform pose = modelled_pose(&d.asset[0], cr_v3_zero());
         block.position = pose.p, block.orientation = pose.q;
-        block.dent = cr_default_dent_material();
-        block.dent.enabled = true;
-        block.dent.move_projectile = move;
+        cr_dent_def dd = cr_default_dent_def();
+        dd.move_projectile = move;
         cr_body_id bid, ball;
-        ENSURE(cr_body_create(d.w, &block, &bid) == CR_OK);
+        ENSURE(create_dentable(d.w, &block, &dd, &bid) == CR_OK);
         cr_body_def bd = cr_default_body_def();
         bd.shape.radius = CR_R(0.1);
         bd.material.restitution = 0;
@@ -324,4 +330,287 @@ CR_TEST(dent_moves_projectile_into_its_dent_on_request) {
     }
     cr_test_printf("     ball after the dent: y %.4f m as it was, %.4f m moved into the dent\n", ball_y[0], ball_y[1]);
     ENSURE_NEAR(ball_y[0] - ball_y[1], 0.03, 0.002); /* the dent distance: 1 cm per m/s over 1 m/s */
+}
+
+/* Issue 11: a block resting on the floor, hit from above by a heavy ball,
+ * touches two bodies in the same step: the ball's impact dents its top and
+ * the floor's (the block slammed down) flattens its bottom; neither is lost
+ * to the other. Each dent reaches the game as a dent event whose vertex range
+ * holds every vertex that dent moved; the ball's is far smaller than the
+ * mesh (the floor's flattening reaches the lower edge of all four sides, so
+ * its one range spans those faces). */
+CR_TEST(dent_block_on_floor_dented_from_above_with_tight_events) {
+    dent_world d;
+    char *obj = NULL;
+    tess_box(&obj, 0.5, 0.2, 0.5, 32);
+    ENSURE(cook_into(&d, 0, obj, 40));
+    ENSURE(make_world(&d, 1, cr_v3(0, CR_R(-9.81), 0), roomy_deform()));
+    cr_body_def g = cr_default_body_def();
+    g.type = CR_BODY_STATIC;
+    g.shape.type = CR_SHAPE_PLANE;
+    cr_body_id ground, block, ball;
+    ENSURE(cr_body_create(d.w, &g, &ground) == CR_OK);
+    cr_body_def bd = cr_default_body_def();
+    bd.shape.type = CR_SHAPE_MESH;
+    bd.shape.asset = d.slot[0];
+    cr_transform pose = modelled_pose(&d.asset[0], cr_v3(0, CR_R(0.2), 0));
+    bd.position = pose.p, bd.orientation = pose.q;
+    cr_dent_def dd = cr_default_dent_def();
+    ENSURE(create_dentable(d.w, &bd, &dd, &block) == CR_OK);
+    for (int f = 0; f < 20; ++f) ENSURE(cr_world_step(d.w, CR_R(1.0 / 60.0)) == CR_OK);
+    cr_body_mesh m;
+    ENSURE(cr_body_get_mesh(d.w, block, &m) == CR_OK && m.dent_count == 0); /* resting makes no dent */
+    cr_body_def b = cr_default_body_def();
+    b.shape.radius = CR_R(0.1);
+    b.material.density = CR_R(40000); /* 168 kg against the block's 400: the block slams into the floor */
+    b.material.restitution = 0;
+    b.position = cr_v3(CR_R(0.1), CR_R(0.55), CR_R(-0.05));
+    b.linear_velocity = cr_v3(0, CR_R(-6), 0);
+    ENSURE(cr_body_create(d.w, &b, &ball) == CR_OK);
+    uint32_t nv = m.vertex_count;
+    cr_vec3 *before = malloc(nv * sizeof(cr_vec3));
+    double top_depth = 0, bottom_depth = 0;
+    uint32_t top_range = 0, bottom_range = 0, outside_moved = 0, events = 0, ball_events = 0;
+    for (int f = 0; f < 20; ++f) {
+        ENSURE(cr_body_get_mesh(d.w, block, &m) == CR_OK);
+        memcpy(before, m.positions, nv * sizeof(cr_vec3));
+        ENSURE(cr_world_step(d.w, CR_R(1.0 / 60.0)) == CR_OK);
+        cr_dent_event ev[8];
+        uint32_t n = cr_world_get_dent_events(d.w, ev, 8);
+        ENSURE(n <= 8);
+        ENSURE(cr_body_get_mesh(d.w, block, &m) == CR_OK);
+        uint32_t lo = nv, hi = 0;
+        for (uint32_t k = 0; k < n; ++k) {
+            ENSURE(ev[k].body.index1 == block.index1);
+            ++events;
+            uint32_t range = ev[k].last_vertex >= ev[k].first_vertex ? ev[k].last_vertex - ev[k].first_vertex + 1 : 0;
+            double depth = cr_to_double(ev[k].depth);
+            ball_events += ev[k].other.index1 == ball.index1;
+            if (ev[k].other.index1 == ball.index1 && depth > top_depth) top_depth = depth, top_range = range;
+            if (ev[k].other.index1 == ground.index1 && depth > bottom_depth) bottom_depth = depth, bottom_range = range;
+            if (ev[k].first_vertex < lo) lo = ev[k].first_vertex;
+            if (ev[k].last_vertex > hi && ev[k].last_vertex < nv) hi = ev[k].last_vertex;
+        }
+        for (uint32_t i = 0; i < nv; ++i)
+            if ((i < lo || i > hi) && memcmp(&before[i], &m.positions[i], sizeof(cr_vec3)) != 0) ++outside_moved;
+    }
+    cr_test_printf("     %u dent events (%u from the ball): ball %.4f m over %u vertices' range, floor %.4f m over %u (of %u); "
+                   "%u vertices moved outside their event's range\n",
+                   events, ball_events, top_depth, top_range, bottom_depth, bottom_range, nv, outside_moved);
+    ENSURE(top_depth > 0.03);              /* the ball's dent was not lost to the floor's */
+    /* and the floor's impact dented the bottom. The block rests on the floor,
+     * so the blow reaches the floor as a push through a resting contact, not
+     * as a fast approach: since the collision passes land a pair as one block
+     * (docs/solver.md) the block meets the floor barely over the dent
+     * threshold, and its dent is millimetres (2.6 mm), where the old
+     * sequential passes let it gain speed first and dented 2 cm. */
+    ENSURE(bottom_depth > 0.001);
+    ENSURE(outside_moved == 0);
+    /* 9.2 cm deep (the ball hits again as it settles and progressive denting
+     * deepens the one dent), it reaches the side faces: half the index range */
+    ENSURE(top_range > 0 && top_range < nv * 3 / 5);
+    ENSURE(bottom_range > 0);
+    free(before);
+    free_world(&d, 1);
+}
+
+/* Seed 000 §1 and Figure 3: repeated hits at one place deepen one dent. Three
+ * hits of 2 cm by the same ball leave the dent one hit of 6 cm leaves in the
+ * undented block, not three 2 cm dents stacked on each other; each hit's
+ * dent event reports the dent's depth so far. */
+static int hammer(cr_dent_def dd, int hits, cr_vec3 *out, uint32_t *nv, double depths[4]) {
+    dent_world d;
+    char *obj = NULL;
+    tess_box(&obj, 0.5, 0.2, 0.5, 40);
+    if (!cook_into(&d, 0, obj, 40) || !make_world(&d, 1, cr_v3_zero(), roomy_deform())) return 0;
+    cr_body_def block = cr_default_body_def();
+    block.type = CR_BODY_STATIC;
+    block.shape.type = CR_SHAPE_MESH;
+    block.shape.asset = d.slot[0];
+    cr_transform pose = modelled_pose(&d.asset[0], cr_v3_zero());
+    block.position = pose.p, block.orientation = pose.q;
+    cr_body_id bid, ball;
+    if (create_dentable(d.w, &block, &dd, &bid) != CR_OK) return 0;
+    cr_body_def bd = cr_default_body_def();
+    bd.shape.radius = CR_R(0.1);
+    bd.material.restitution = 0;
+    if (cr_body_create(d.w, &bd, &ball) != CR_OK) return 0;
+    cr_body_mesh m = {0};
+    for (int h = 0; h < hits; ++h) {
+        cr_transform t = {cr_v3(0, CR_R(0.45), 0), cr_quat_identity()};
+        cr_body_set_transform(d.w, ball, t);
+        cr_body_set_velocity(d.w, ball, cr_v3(0, CR_R(-3), 0), cr_v3_zero());
+        for (int f = 0; f < 40 && m.dent_count == (uint32_t)h; ++f) {
+            cr_world_step(d.w, CR_R(1.0 / 60.0));
+            cr_dent_event ev;
+            if (cr_world_get_dent_events(d.w, &ev, 1) == 1) depths[h] = cr_to_double(ev.depth);
+            cr_body_get_mesh(d.w, bid, &m);
+        }
+        if (m.dent_count != (uint32_t)h + 1) return 0;
+    }
+    *nv = m.vertex_count;
+    memcpy(out, m.positions, m.vertex_count * sizeof(cr_vec3));
+    free_world(&d, 1);
+    return 1;
+}
+
+/* How far below the 0.2 m face a point of the top face is, along the block's
+ * short axis (the principal frame of a 1 x 0.4 x 1 box has it on z). */
+static double rest_top_depth(cr_vec3 p) { return 0.2 - cr_to_double(p.z); }
+
+CR_TEST(dent_progressive_hits_deepen_one_dent) {
+    static cr_vec3 three[12000], one[12000];
+    uint32_t n3 = 0, n1 = 0;
+    double d3[4] = {0}, d1[4] = {0};
+    cr_dent_def dd = cr_default_dent_def();
+    dd.speed_scale = 0; /* every hit the same distance */
+    dd.fixed_distance = CR_R(0.02);
+    ENSURE(hammer(dd, 3, three, &n3, d3));
+    dd.fixed_distance = CR_R(0.06);
+    ENSURE(hammer(dd, 1, one, &n1, d1));
+    ENSURE(n3 == n1 && n3 <= 12000);
+    double deepest3 = 0, deepest1 = 0, worst = 0;
+    for (uint32_t i = 0; i < n3; ++i) {
+        /* the deepest point below the top face, wherever the principal frame put its axis */
+        if (fabs(cr_to_double(one[i].x)) < 0.45 && fabs(cr_to_double(one[i].y)) < 0.45 && cr_to_double(one[i].z) > 0) {
+            deepest3 = fmax(deepest3, rest_top_depth(three[i]));
+            deepest1 = fmax(deepest1, rest_top_depth(one[i]));
+        }
+        worst = fmax(worst, cr_to_double(cr_v3_len(cr_v3_sub(three[i], one[i]))));
+    }
+    cr_test_printf("     three 2 cm hits: events %.4f %.4f %.4f m, crater %.4f m; one 6 cm hit: %.4f m; "
+                   "largest vertex difference %.5f m\n", d3[0], d3[1], d3[2], deepest3, deepest1, worst);
+    ENSURE_NEAR(d3[0], 0.02, 1e-4);
+    ENSURE_NEAR(d3[1], 0.04, 1e-4);
+    ENSURE_NEAR(d3[2], 0.06, 1e-4);
+    ENSURE_NEAR(deepest3, 0.06, 0.003);
+    ENSURE(worst < 0.05 * 0.06); /* the same dent, to 5 % of its depth */
+}
+
+/* A budget smaller than one dent: the dent still happens (the first of a step
+ * always runs), its map and its grid patch are cut to fit, and the stats
+ * count every cut: no patch is skipped without a trace. */
+CR_TEST(dent_over_budget_is_shrunk_and_counted) {
+    dent_world d;
+    char *obj = NULL;
+    tess_box(&obj, 0.5, 0.2, 0.5, 40);
+    ENSURE(cook_into(&d, 0, obj, 40));
+    cr_dent_budget tight = roomy_deform();
+    tight.max_cells = 50;
+    tight.work_per_step = 2500; /* max_cells^2, the least a def may give; the block alone has 10086 vertices */
+    ENSURE(make_world(&d, 1, cr_v3_zero(), tight));
+    cr_body_id bid, ball;
+    ENSURE(add_dentable_block(&d, &bid) == CR_OK);
+    cr_body_def bd = cr_default_body_def();
+    bd.shape.radius = CR_R(0.1);
+    bd.position = cr_v3(0, CR_R(0.35), 0);
+    bd.linear_velocity = cr_v3(0, CR_R(-5), 0);
+    ENSURE(cr_body_create(d.w, &bd, &ball) == CR_OK);
+    uint32_t shrunk = 0, work = 0;
+    cr_body_mesh m = {0};
+    for (int f = 0; f < 30 && m.dent_count == 0; ++f) {
+        ENSURE(cr_world_step(d.w, CR_R(1.0 / 60.0)) == CR_OK);
+        cr_world_stats st = cr_world_get_stats(d.w);
+        shrunk += st.dent.shrunk;
+        if (st.dent.work > work) work = st.dent.work;
+        ENSURE(cr_body_get_mesh(d.w, bid, &m) == CR_OK);
+    }
+    cr_test_printf("     budget 2500 units: %u dent(s), %u cut(s) counted, %u units spent by the one dent\n", m.dent_count,
+                   shrunk, work);
+    ENSURE(m.dent_count == 1);
+    ENSURE(shrunk >= 2); /* the map and the patch */
+    free_world(&d, 1);
+}
+
+/* The public side of attaching: a def must come from cr_default_dent_def, only
+ * meshes dent, capacity is a def field, and the internal slot of a body's own
+ * surface copy never reaches the host. */
+CR_TEST(dent_attach_checks_and_hides_the_copy) {
+    dent_world d;
+    char *obj = NULL;
+    tess_box(&obj, 0.5, 0.2, 0.5, 8);
+    ENSURE(cook_into(&d, 0, obj, 16));
+    cr_dent_budget one = roomy_deform();
+    one.body_capacity = 1;
+    ENSURE(make_world(&d, 1, cr_v3_zero(), one));
+    cr_body_def bd = cr_default_body_def();
+    bd.shape.type = CR_SHAPE_MESH;
+    bd.shape.asset = d.slot[0];
+    cr_body_id a, b, ball;
+    ENSURE(cr_body_create(d.w, &bd, &a) == CR_OK);
+    bd.position = cr_v3(CR_R(3), 0, 0);
+    ENSURE(cr_body_create(d.w, &bd, &b) == CR_OK);
+    cr_body_def sd = cr_default_body_def();
+    ENSURE(cr_body_create(d.w, &sd, &ball) == CR_OK);
+    cr_dent_def raw;
+    memset(&raw, 0, sizeof raw);
+    cr_dent_def dd = cr_default_dent_def();
+    ENSURE(cr_dent_attach(d.w, a, &raw) == CR_ERR_DEF_NOT_DEFAULTED);
+    ENSURE(cr_dent_attach(d.w, ball, &dd) == CR_ERR_DEF_INVALID);   /* a sphere has no mesh to dent */
+    ENSURE(cr_dent_attach(d.w, a, &dd) == CR_OK);
+    ENSURE(cr_dent_attach(d.w, a, &dd) == CR_ERR_DEF_INVALID);      /* already dents */
+    ENSURE(cr_dent_attach(d.w, b, &dd) == CR_ERR_CAPACITY);         /* body_capacity 1 */
+    /* the host sees its own slot and asset; the dented view only through cr_body_get_asset */
+    ENSURE(cr_body_get_shape(d.w, a).asset == d.slot[0]);
+    ENSURE(cr_world_get_asset(d.w, cr_body_get_shape(d.w, a).asset) == &d.asset[0]);
+    ENSURE(cr_world_get_asset(d.w, 0x80000000u) == NULL);
+    const cr_asset *view = cr_body_get_asset(d.w, a);
+    ENSURE(view != NULL && view != &d.asset[0] && view->vertex_count == d.asset[0].vertex_count);
+    ENSURE(cr_body_get_asset(d.w, b) == &d.asset[0]);
+    /* destroying the dented body frees its place for another */
+    ENSURE(cr_body_destroy(d.w, a) == CR_OK);
+    ENSURE(cr_dent_attach(d.w, b, &dd) == CR_OK);
+    ENSURE(cr_body_get_shape(d.w, b).asset == d.slot[0]);
+    free_world(&d, 1);
+}
+
+/* Every real of a cr_dent_def: a non-finite value (float NaN/±Inf, fixed
+ * saturated) is CR_ERR_NOT_FINITE, an out-of-range one CR_ERR_DEF_INVALID, and
+ * cr_world_refused_field names it; the body stays attachable afterwards. */
+CR_TEST(hostile_dent_def_names_the_field) {
+#if CR_FIXED
+    static const cr_real bad[] = {CR_REAL_MAX, -CR_REAL_MAX, INT64_MIN};
+#else
+    static const cr_real bad[] = {NAN, INFINITY, -INFINITY};
+#endif
+    dent_world d;
+    char *obj = NULL;
+    tess_box(&obj, 0.5, 0.2, 0.5, 8);
+    ENSURE(cook_into(&d, 0, obj, 16));
+    ENSURE(make_world(&d, 1, cr_v3_zero(), roomy_deform()));
+    cr_body_def bd = cr_default_body_def();
+    bd.shape.type = CR_SHAPE_MESH;
+    bd.shape.asset = d.slot[0];
+    cr_body_id a;
+    ENSURE(cr_body_create(d.w, &bd, &a) == CR_OK);
+    const struct { size_t off; cr_field f; cr_real out_of_range; } fields[] = {
+        {offsetof(cr_dent_def, threshold_speed), CR_FIELD_DENT_THRESHOLD_SPEED, CR_R(-1)},
+        {offsetof(cr_dent_def, speed_scale), CR_FIELD_DENT_SPEED_SCALE, CR_R(-1)},
+        {offsetof(cr_dent_def, fixed_distance), CR_FIELD_DENT_FIXED_DISTANCE, CR_R(-1)},
+        {offsetof(cr_dent_def, max_distance), CR_FIELD_DENT_MAX_DISTANCE, CR_R(-1)},
+        {offsetof(cr_dent_def, blur), CR_FIELD_DENT_BLUR, CR_R(-1)},
+        {offsetof(cr_dent_def, steepness), CR_FIELD_DENT_STEEPNESS, 0},
+        {offsetof(cr_dent_def, width_t), CR_FIELD_DENT_WIDTH_T, 1}, /* finite only: no range */
+        {offsetof(cr_dent_def, min_cos), CR_FIELD_DENT_MIN_COS, CR_R(2)},
+    };
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; ++i) {
+        for (size_t k = 0; k < sizeof bad / sizeof bad[0]; ++k) {
+            cr_dent_def dd = cr_default_dent_def();
+            memcpy((char *)&dd + fields[i].off, &bad[k], sizeof(cr_real));
+            ENSURE(cr_dent_attach(d.w, a, &dd) == CR_ERR_NOT_FINITE);
+            ENSURE(cr_world_refused_field(d.w) == fields[i].f);
+        }
+        if (fields[i].f == CR_FIELD_DENT_WIDTH_T) continue;
+        cr_dent_def dd = cr_default_dent_def();
+        memcpy((char *)&dd + fields[i].off, &fields[i].out_of_range, sizeof(cr_real));
+        ENSURE(cr_dent_attach(d.w, a, &dd) == CR_ERR_DEF_INVALID);
+        ENSURE(cr_world_refused_field(d.w) == fields[i].f);
+    }
+    cr_dent_def dd = cr_default_dent_def();
+    dd.min_cells = 2;
+    ENSURE(cr_dent_attach(d.w, a, &dd) == CR_ERR_DEF_INVALID);
+    ENSURE(cr_world_refused_field(d.w) == CR_FIELD_DENT_CELLS);
+    dd = cr_default_dent_def();
+    ENSURE(cr_dent_attach(d.w, a, &dd) == CR_OK);
+    free_world(&d, 1);
 }

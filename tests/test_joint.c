@@ -155,3 +155,83 @@ CR_TEST(joint_handles_are_checked_and_die_with_their_bodies) {
     for (int s = 0; s < 10; ++s) ENSURE(cr_world_step(w, TS_DT) == CR_OK);
     ts_free(w);
 }
+
+/* Angle (rad) of a pendulum from hanging straight down, in the xy plane. */
+static double swing_angle(cr_vec3 pivot, cr_vec3 p) {
+    return atan2(ts_d(p.x) - ts_d(pivot.x), ts_d(pivot.y) - ts_d(p.y));
+}
+
+/* Swing a frictionless pendulum released at theta0 for 10 s at 60 Hz:
+ * the amplitude kept (mean of the last two turning points over theta0) and
+ * the period (mean time between upward zero crossings, interpolated). */
+static void swing(cr_world *w, cr_body_id bob, cr_vec3 pivot, double theta0, double *kept, double *period) {
+    double prev = swing_angle(pivot, ts_pos(w, bob)), t_first = -1, t_last = -1, peaks[64];
+    int crossings = 0, npeaks = 0;
+    double prev2 = prev;
+    for (int s = 1; s <= 600; ++s) {
+        cr_world_step(w, TS_DT);
+        double a = swing_angle(pivot, ts_pos(w, bob));
+        if (prev < 0 && a >= 0) {
+            double t = (s - 1 + (-prev) / (a - prev)) / 60.0;
+            if (t_first < 0) t_first = t;
+            t_last = t;
+            ++crossings;
+        }
+        /* a turning point: the step before was an extreme; fit a parabola through three samples */
+        if (s >= 2 && fabs(prev) >= fabs(prev2) && fabs(prev) >= fabs(a) && npeaks < 64) {
+            double den = prev2 - 2 * prev + a;
+            double peak = den != 0 ? prev - 0.125 * (a - prev2) * (a - prev2) / den : prev;
+            peaks[npeaks++] = fabs(peak);
+        }
+        prev2 = prev;
+        prev = a;
+    }
+    *kept = npeaks >= 2 ? 0.5 * (peaks[npeaks - 1] + peaks[npeaks - 2]) / theta0 : 0;
+    *period = crossings >= 2 ? (t_last - t_first) / (crossings - 1) : 0;
+}
+
+/* The period of a physical pendulum at amplitude theta0 (the series in
+ * theta0 to the 4th power; the next term is below 1e-6 at 20 degrees). */
+static double pendulum_period(double i_pivot, double m, double g, double d, double theta0) {
+    double t0 = 2 * TS_PI * sqrt(i_pivot / (m * g * d));
+    double s = theta0 * theta0;
+    return t0 * (1 + s / 16 + 11 * s * s / 3072);
+}
+
+CR_TEST(joint_frictionless_pendulum_keeps_amplitude_and_period) {
+    const double theta0 = 20 * TS_PI / 180;
+    for (int kind = 0; kind < 2; ++kind) {
+        cr_world_def def = cr_default_world_def();
+        def.sleep = false;
+        cr_world *w = ts_world(&def);
+        ENSURE(w != NULL);
+        double g = ts_d(cr_v3_len(def.gravity));
+        cr_material m = ts_material(0, 0);
+        cr_vec3 pivot = ts_v(0, 5, 0);
+        cr_body_id none = {0, 0}, bob;
+        double len, i_pivot, mass;
+        if (kind == 0) {
+            /* a ball of radius 0.1 m on a 1.3 m point joint */
+            len = 1.3;
+            bob = ts_sphere(w, ts_v(len * sin(theta0), 5 - len * cos(theta0), 0), 0.1, m);
+        } else {
+            /* a 0.1 x 0.8 x 0.06 m bar hinged about z at its top end */
+            len = 0.4;
+            cr_quat q = cr_quat_from_axis_angle(cr_v3(0, 0, CR_R(1)), cr_from_float((float)theta0));
+            bob = ts_box(w, ts_v(len * sin(theta0), 5 - len * cos(theta0), 0), q, ts_v(0.05, 0.4, 0.03), m);
+        }
+        mass = ts_d(cr_body_get_mass(w, bob));
+        cr_vec3 in = cr_body_get_inertia(w, bob);
+        i_pivot = ts_d(in.z) + mass * len * len;
+        cr_joint_id j = joint(w, kind == 0 ? CR_JOINT_POINT : CR_JOINT_HINGE, bob, none, pivot, ts_v(0, 0, 1));
+        ENSURE(cr_joint_is_valid(w, j));
+        double kept, period, expect = pendulum_period(i_pivot, mass, g, len, theta0);
+        swing(w, bob, pivot, theta0, &kept, &period);
+        cr_test_printf("    %s, 20 deg, 10 s at 60 Hz: keeps %.2f %% of its amplitude; period %.4f s (pendulum %.4f s, %+.2f %%)\n",
+                       kind == 0 ? "ball on a point joint" : "bar on a hinge      ", 100 * kept, period, expect,
+                       100 * (period - expect) / expect);
+        ENSURE(kept >= 0.97 && kept <= 1.01);
+        ENSURE(fabs(period - expect) <= 0.005 * expect);
+        ts_free(w);
+    }
+}

@@ -56,11 +56,10 @@ CR_TEST(render_dent_from_the_world_glows_in_displacement_mode) {
     cr_world_def def = cr_default_world_def();
     def.body_capacity = 8;
     def.gravity = cr_v3_zero();
-    def.deform = cr_default_deform_def();
-    def.deform.body_capacity = 1;
-    def.deform.bytes = 4u << 20;
-    def.deform.max_cells = 64;
-    def.deform.cells_per_step = 100000;
+    def.damage.dent.body_capacity = 1;
+    def.damage.surface_bytes = 4u << 20;
+    def.damage.dent.max_cells = 64;
+    def.damage.dent.work_per_step = 100000;
     size_t size = cr_world_memory_size(&def);
     ENSURE(size > 0);
     void *block = aligned_alloc(CR_BLOCK_ALIGN, (size + 15) / 16 * 16);
@@ -77,10 +76,10 @@ CR_TEST(render_dent_from_the_world_glows_in_displacement_mode) {
     cr_transform pose = cr_transform_inverse(asset.mesh_to_body);
     pd.position = pose.p;
     pd.orientation = pose.q;
-    pd.dent = cr_default_dent_material();
-    pd.dent.enabled = true;
     cr_body_id plate, ball;
     cr_status cs = cr_body_create(w, &pd, &plate);
+    cr_dent_def dd = cr_default_dent_def();
+    if (cs == CR_OK) cs = cr_dent_attach(w, plate, &dd);
     ENSURE_MSG(cs == CR_OK, "dentable plate: %s", cr_status_message(cs));
     cr_body_def bd = cr_default_body_def();
     bd.shape.radius = CR_R(0.1);

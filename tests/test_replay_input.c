@@ -135,10 +135,13 @@ CR_TEST(replay_input_errors_are_reported_and_the_rest_applied) {
     in[3] = make(CR_INPUT_KINEMATIC_TARGET, x.k, 3, cr_v3_zero(), cr_v3_zero()); /* time 0 */
     ENSURE(cr_world_apply_inputs(x.w, in, 4) == CR_ERR_STALE_HANDLE); /* the first in canonical order */
     ENSURE(cr_to_double(cr_body_get_linear_velocity(x.w, x.b).z) == 2.0);
-    ENSURE(cr_world_apply_inputs(x.w, in + 2, 1) == CR_ERR_DEF_INVALID);
-    ENSURE(cr_world_apply_inputs(x.w, in + 3, 1) == CR_ERR_DEF_INVALID);
+    ENSURE(cr_world_apply_inputs(x.w, in + 2, 1) == CR_ERR_ARGUMENT_RANGE);
+    ENSURE(cr_world_refused_field(x.w) == CR_FIELD_INPUT_TYPE);
+    ENSURE(cr_world_apply_inputs(x.w, in + 3, 1) == CR_ERR_ARGUMENT_RANGE);
+    ENSURE(cr_world_refused_field(x.w) == CR_FIELD_INPUT_TIME);
     in[1].flags = 0x40;
-    ENSURE(cr_world_apply_inputs(x.w, in + 1, 1) == CR_ERR_DEF_INVALID);
+    ENSURE(cr_world_apply_inputs(x.w, in + 1, 1) == CR_ERR_ARGUMENT_RANGE);
+    ENSURE(cr_world_refused_field(x.w) == CR_FIELD_INPUT_FLAGS);
     ENSURE(cr_world_apply_inputs(x.w, NULL, 0) == CR_OK);
     ENSURE(cr_world_apply_inputs(x.w, NULL, 1) == CR_ERR_NULL_ARGUMENT);
     ENSURE(cr_world_apply_inputs(NULL, in, 1) == CR_ERR_NULL_ARGUMENT);

@@ -23,8 +23,8 @@
 #include <string.h>
 
 #if CR_FIXED
-cr_real cr_mul_portable_(cr_real a, cr_real b);
-cr_real cr_div_portable_(cr_real a, cr_real b);
+cr_real cri_mul_portable_(cr_real a, cr_real b);
+cr_real cri_div_portable_(cr_real a, cr_real b);
 #endif
 
 typedef struct rng {
@@ -351,8 +351,8 @@ CR_TEST(scalar_mul_exact) {
     rng r = {UINT64_C(12345)};
     for (int i = 0; i < 200000; ++i) {
         cr_real a = any_real(&r, i), b = any_real2(&r, i);
-        ENSURE_MSG(cr_mul(a, b) == cr_mul_portable_(a, b), "mul(%lld, %lld): %lld vs portable %lld", (long long)a,
-                   (long long)b, (long long)cr_mul(a, b), (long long)cr_mul_portable_(a, b));
+        ENSURE_MSG(cr_mul(a, b) == cri_mul_portable_(a, b), "mul(%lld, %lld): %lld vs portable %lld", (long long)a,
+                   (long long)b, (long long)cr_mul(a, b), (long long)cri_mul_portable_(a, b));
 #if defined(__SIZEOF_INT128__)
         ENSURE_MSG(cr_mul(a, b) == ref_mul(a, b), "mul(%lld, %lld)", (long long)a, (long long)b);
 #endif
@@ -382,8 +382,8 @@ CR_TEST(scalar_div_exact) {
     rng r = {UINT64_C(777)};
     for (int i = 0; i < 100000; ++i) {
         cr_real a = any_real(&r, i), b = any_real2(&r, i);
-        ENSURE_MSG(cr_div(a, b) == cr_div_portable_(a, b), "div(%lld, %lld): %lld vs portable %lld", (long long)a,
-                   (long long)b, (long long)cr_div(a, b), (long long)cr_div_portable_(a, b));
+        ENSURE_MSG(cr_div(a, b) == cri_div_portable_(a, b), "div(%lld, %lld): %lld vs portable %lld", (long long)a,
+                   (long long)b, (long long)cr_div(a, b), (long long)cri_div_portable_(a, b));
 #if defined(__SIZEOF_INT128__)
         ENSURE_MSG(cr_div(a, b) == ref_div(a, b), "div(%lld, %lld)", (long long)a, (long long)b);
 #endif

@@ -248,7 +248,7 @@ CR_TEST(scene_errors_name_file_line_and_word) {
     ENSURE_ERROR(HDR "impulse 10 ghost 0 1 0\n",
                  "t.scene:2: unknown body 'ghost' in 'impulse' (bodies must be defined before they are used)");
     ENSURE_ERROR(HDR "body a dynamic sphere 1 colour red\n",
-                 "t.scene:2: unknown body attribute 'colour' (material dent position rotate quat velocity spin spawn)");
+                 "t.scene:2: unknown body attribute 'colour' (material dent position rotate quat velocity spin sleep spawn)");
     /* dents */
     ENSURE_ERROR(HDR "body a dynamic sphere 1 dent soft\n",
                  "t.scene:2: unknown dent 'soft' (dents must be defined before they are used)");
@@ -297,7 +297,7 @@ CR_TEST(scene_errors_name_file_line_and_word) {
     ENSURE_ERROR(HDR "capacity bodies 2\nbody a dynamic sphere 1\nbody b dynamic sphere 1\nbody c dynamic sphere 1\n",
                  "t.scene:5: body 'c' exceeds capacity bodies 2 (set at line 2)");
     ENSURE_ERROR(HDR "capacity bodies 5\ngrid g dynamic sphere 1 count 2 2 2\n",
-                 "t.scene:3: body 'g.5' exceeds capacity bodies 5 (set at line 2)");
+                 "t.scene:3: grid of 2x2x2 bodies makes 8 bodies, over capacity bodies 5 (set at line 2)");
     ENSURE_ERROR(HDR "asset a a.crb\nasset b b.crb\ncapacity assets 1\n", "t.scene:3: asset 'b' exceeds capacity assets 1 (set at line 4)");
     ENSURE_ERROR(HDR "capacity bodies 0\n", "t.scene:2: 'capacity bodies' is 0, must be 1..1048576");
 }

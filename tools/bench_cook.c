@@ -15,7 +15,7 @@
 #include <time.h>
 
 int cr_bench_cook(int argc, char **argv) {
-    const char *path = "../shared/data/meshes/stanford-bunny.obj";
+    const char *path = "data/meshes/stanford-bunny.obj";
     cr_cook_options opt = cr_cook_default_options();
     opt.quiet = true;
     for (int i = 1; i < argc; ++i) {

@@ -1,6 +1,6 @@
 /* bench_dent.c — `crumple bench dent [--json] [--quick]`: seed 000 Table 1.
  *
- * The Stanford bunny (../shared/data/meshes, 70k triangles, 20 cm tall, ears
+ * The Stanford bunny (data/meshes, 70k triangles, 20 cm tall, ears
  * first) is the projectile, as in the seed's Figure 5. For each dent-map grid
  * size the four steps are timed separately: Z-buffer profile, broadening (our
  * linear-time distance transform), the O(N^2) brute-force envelope it
@@ -9,14 +9,14 @@
  */
 #include "cli.h"
 #include "obj.h"
-#include "dent_map.h"
+#include "damage/dent_map.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define BUNNY_PATH "../shared/data/meshes/stanford-bunny.obj"
+#define BUNNY_PATH "data/meshes/stanford-bunny.obj"
 
 typedef struct bench_row {
     uint32_t n;
@@ -71,7 +71,7 @@ int cr_bench_dent(int argc, char **argv) {
     cr_obj bunny;
     char err[512];
     if (cr_obj_load(BUNNY_PATH, &bunny, err, sizeof err) != 0) {
-        fprintf(stderr, "%s\n(the benchmark needs the shared meshes: run from the project root)\n", err);
+        fprintf(stderr, "%s\n(the benchmark reads data/meshes/: run from the project root)\n", err);
         return 1;
     }
     const double dent = 0.03, blur = 0.006;
@@ -84,20 +84,20 @@ int cr_bench_dent(int argc, char **argv) {
         uint32_t n = sizes[s];
         cr_dent_grid g = {n, cr_from_float((float)(2 * half / (n - 1))), calloc((size_t)n * n, sizeof(cr_real))};
         cr_real *tmp = calloc((size_t)n * n, sizeof(cr_real)), *profile = calloc((size_t)n * n, sizeof(cr_real));
-        void *scratch = malloc(cr_dent_broaden_scratch_bytes(n));
+        void *scratch = malloc(cri_dent_broaden_scratch_bytes(n));
         double t_z[9], t_b[9], t_s[9];
         int reps = n <= 100 ? 9 : (n <= 200 ? 5 : 3);
         for (int r = 0; r < reps; ++r) {
             uint64_t t0 = crp_clock_ns();
             memset(g.h, 0, (size_t)n * n * sizeof(cr_real));
-            cr_dent_zbuffer(&g, pts, bunny.tri, bunny.triangle_count);
+            cri_dent_zbuffer(&g, pts, bunny.tri, bunny.triangle_count);
             t_z[r] = seconds_since(t0);
             memcpy(profile, g.h, (size_t)n * n * sizeof(cr_real));
             t0 = crp_clock_ns();
-            cr_dent_broaden(&g, cr_from_float((float)blur), scratch);
+            cri_dent_broaden(&g, cr_from_float((float)blur), scratch);
             t_b[r] = seconds_since(t0);
             t0 = crp_clock_ns();
-            cr_dent_smooth(&g, 4, 4, cr_from_float((float)dent), tmp);
+            cri_dent_smooth(&g, 4, 4, cr_from_float((float)dent), tmp);
             t_s[r] = seconds_since(t0);
         }
         qsort(t_z, (size_t)reps, sizeof(double), cmp_double);
@@ -113,7 +113,7 @@ int cr_bench_dent(int argc, char **argv) {
         if (n <= 200 || !quick) {
             cr_dent_grid in = {n, g.cell, profile};
             uint64_t t0 = crp_clock_ns();
-            cr_dent_broaden_brute(&in, cr_from_float((float)blur), tmp);
+            cri_dent_broaden_brute(&in, cr_from_float((float)blur), tmp);
             rows[s].brute = seconds_since(t0);
         }
         if (!json)

@@ -3,7 +3,7 @@
  *     crumple bench                     pile, rings and terrain, 600 steps each
  *     crumple bench stack pile --steps 120
  *     crumple bench data/scenes/my.scene
- *     crumple bench cook | dent         the cooker's and the dent stage's own benchmarks
+ *     crumple bench cook | dent | example   the cooker's, the dent and the example-plasticity benchmarks
  *
  * Each scene is loaded and built exactly as `crumple run` does (tools/scene.c),
  * then stepped at dt = 1/60 s; every cr_scene_step is timed on the host's
@@ -21,6 +21,13 @@
  *   - Wall time is what a game sees, but on a shared machine it includes
  *     time spent waiting for a core; cpu_median_ms / cpu_max_ms (C clock(),
  *     this process's CPU time) say what the step itself cost.
+ *   - `--poses` (used by `make bench-peers`, tests/peers/) adds the final pose
+ *     of every scene body ("poses": [x,y,z,qx,qy,qz,qw] each, in the mesh's own
+ *     frame for mesh bodies, so a torus's axis is its file's y) and "max_rise",
+ *     the largest rise of any dynamic body's centre above its starting height
+ *     over the run: what the peer table compares. Reading them is outside the
+ *     timed step. `--sleep on|off` overrides the world's sleeping (the peer
+ *     table runs the stack awake).
  */
 #include "cli.h"
 #include "scene.h"
@@ -33,8 +40,8 @@
 static const char *const default_scenes[] = {"pile", "rings", "terrain"};
 
 static void bench_usage(FILE *out) {
-    fprintf(out, "usage: crumple bench [SCENE...] [--steps N] [--scenes DIR] [--json]\n"
-                 "       crumple bench cook|dent [options]   (the cooker's and dent stage's benchmarks)\n"
+    fprintf(out, "usage: crumple bench [SCENE...] [--steps N] [--scenes DIR] [--json] [--poses] [--sleep on|off]\n"
+                 "       crumple bench cook|dent|example [options]   (the cooker's, dent and example-plasticity benchmarks)\n"
                  "  Steps each scene (default: pile rings terrain) N times (default 600) at 1/60 s\n"
                  "  and prints one JSON object per scene: median and max ms per step.\n"
                  "  A SCENE is a name in DIR (default data/scenes) or a path to a .scene file.\n");
@@ -45,7 +52,20 @@ static int cmp_double(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-int cr_bench_scene(FILE *out, const char *name, const char *path, int32_t steps) {
+/* Where a scene body is, for the peer comparison: mesh bodies in their file's
+ * frame (x_body = q·x_mesh + p, so the mesh frame is body ∘ mesh_to_body). */
+static cr_transform bench_pose(const cr_scene *s, const cr_world *w, ptrdiff_t i) {
+    cr_transform t = cr_body_get_transform(w, s->bodies[i].id);
+    if (s->bodies[i].asset >= 0) {
+        cr_transform m = s->assets[s->bodies[i].asset].view_->mesh_to_body;
+        t.p = cr_v3_add(t.p, cr_quat_rotate(t.q, m.p));
+        t.q = cr_quat_mul(t.q, m.q);
+    }
+    return t;
+}
+
+/* sleep: 1 on, 0 off, -1 as the scene says */
+static int bench_scene(FILE *out, const char *name, const char *path, int32_t steps, bool poses, int sleep) {
     cr_scene *s = NULL;
     cr_scene_error err;
     if (cr_scene_load(path, &s, &err)) {
@@ -53,6 +73,7 @@ int cr_bench_scene(FILE *out, const char *name, const char *path, int32_t steps)
         return 1;
     }
     s->dt = cr_scene_real_from_double(1.0 / 60.0);
+    if (sleep >= 0) s->def.sleep = sleep != 0;
     cr_world *w = NULL;
     if (cr_scene_build(s, &w, &err)) {
         cr_scene_error_print(stderr, &err);
@@ -63,6 +84,11 @@ int cr_bench_scene(FILE *out, const char *name, const char *path, int32_t steps)
     double *cpu = malloc(sizeof(double) * (size_t)(steps > 0 ? steps : 1));
     uint64_t overflow = 0;
     int rc = 0;
+    double max_rise = 0;
+    double *start_y = NULL; /* stb_ds; only with poses */
+    if (poses)
+        for (ptrdiff_t i = 0; i < arrlen(s->bodies); ++i)
+            arrput(start_y, cr_body_id_is_null(s->bodies[i].id) ? 0.0 : cr_to_double(bench_pose(s, w, i).p.y));
     for (int32_t f = 0; f < steps; ++f) {
         uint64_t t0 = crp_clock_ns();
         clock_t c0 = clock();
@@ -75,6 +101,12 @@ int cr_bench_scene(FILE *out, const char *name, const char *path, int32_t steps)
         cpu[f] = 1000.0 * (double)(clock() - c0) / CLOCKS_PER_SEC;
         cr_world_stats ws = cr_world_get_stats(w);
         for (int k = 0; k < CR_STAGE_COUNT; ++k) overflow += ws.stage[k].overflow;
+        if (poses)
+            for (ptrdiff_t i = 0; i < arrlen(s->bodies); ++i) {
+                if (cr_body_id_is_null(s->bodies[i].id) || s->bodies[i].def.type != CR_BODY_DYNAMIC) continue;
+                double rise = cr_to_double(bench_pose(s, w, i).p.y) - start_y[i];
+                if (rise > max_rise) max_rise = rise;
+            }
     }
     if (rc == 0) {
         double total = 0;
@@ -88,16 +120,32 @@ int cr_bench_scene(FILE *out, const char *name, const char *path, int32_t steps)
         cr_memory_stats m = cr_world_memory_stats(w);
         fprintf(out, "{\"scene\":\"%s\",\"steps\":%d,\"median_ms\":%.4f,\"max_ms\":%.4f,\"mean_ms\":%.4f,\"cpu_median_ms\":%.4f,"
                "\"cpu_max_ms\":%.4f,\"bodies\":%u,\"overflow\":%llu,\"memory_bytes\":%zu,\"mode\":\"%s\","
-               "\"state_hash\":\"%016llx\"}\n",
+               "\"state_hash\":\"%016llx\"",
                name, (int)steps, median, max, steps ? total / steps : 0.0, cpu_median, cpu_max, cr_world_get_stats(w).body_count,
                (unsigned long long)overflow, m.capacity, CR_MODE_NAME, (unsigned long long)cr_world_state_hash(w));
+        if (poses) {
+            fprintf(out, ",\"max_rise\":%.9g,\"poses\":[", max_rise);
+            for (ptrdiff_t i = 0; i < arrlen(s->bodies); ++i) {
+                cr_transform t = cr_body_id_is_null(s->bodies[i].id) ? (cr_transform){cr_v3(0, 0, 0), {0, 0, 0, CR_R(1)}} : bench_pose(s, w, i);
+                fprintf(out, "%s[%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g]", i ? "," : "", cr_to_double(t.p.x),
+                        cr_to_double(t.p.y), cr_to_double(t.p.z), cr_to_double(t.q.x), cr_to_double(t.q.y),
+                        cr_to_double(t.q.z), cr_to_double(t.q.w));
+            }
+            fprintf(out, "]");
+        }
+        fprintf(out, "}\n");
         fflush(out);
     }
     free(ms);
     free(cpu);
+    arrfree(start_y);
     cr_cli_world_free(w);
     cr_scene_free(s);
     return rc;
+}
+
+int cr_bench_scene(FILE *out, const char *name, const char *path, int32_t steps) {
+    return bench_scene(out, name, path, steps, false, -1);
 }
 
 /* Benchmarks of other parts, by name: `crumple bench cook` and so on. */
@@ -107,6 +155,7 @@ static const struct {
 } sub_benches[] = {
     {"cook", cr_bench_cook}, /* tools/bench_cook.c */
     {"dent", cr_bench_dent}, /* tools/bench_dent.c */
+    {"example", cr_bench_example}, /* tools/bench_example.c */
 };
 
 int cr_cmd_bench(int argc, char **argv) {
@@ -116,6 +165,8 @@ int cr_cmd_bench(int argc, char **argv) {
     int32_t steps = 600;
     const char *dir = "data/scenes";
     const char **names = NULL; /* stb_ds */
+    bool poses = false;
+    int sleep = -1;
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -139,6 +190,15 @@ int cr_cmd_bench(int argc, char **argv) {
                 return 2;
             }
             dir = argv[++i];
+        } else if (strcmp(a, "--sleep") == 0) {
+            if (i + 1 >= argc || (strcmp(argv[i + 1], "on") != 0 && strcmp(argv[i + 1], "off") != 0)) {
+                fprintf(stderr, "crumple bench: --sleep needs on or off\n");
+                arrfree(names);
+                return 2;
+            }
+            sleep = strcmp(argv[++i], "on") == 0;
+        } else if (strcmp(a, "--poses") == 0) {
+            poses = true;
         } else if (strcmp(a, "--json") == 0) {
             /* the output is always JSON; accepted so scripts can say so */
         } else if (a[0] == '-') {
@@ -174,7 +234,7 @@ int cr_cmd_bench(int argc, char **argv) {
         }
         for (char *c = label; *c; ++c)
             if (*c == '"' || *c == '\\' || (unsigned char)*c < 0x20) *c = '_'; /* keep the JSON valid */
-        if (cr_bench_scene(stdout, label, path, steps)) rc = 1;
+        if (bench_scene(stdout, label, path, steps, poses, sleep)) rc = 1;
     }
     arrfree(names);
     return rc;

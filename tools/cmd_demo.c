@@ -15,7 +15,7 @@
  * Notes
  *   - Mesh assets in the scene are cooked on load by the scene loader (an
  *     .obj asset line) into build/cache, so a fresh clone needs nothing
- *     prepared; the bunny comes from the shared meshes (../shared/data/meshes)
+ *     prepared; the bunny is one of the public meshes in data/meshes/
  *     and a missing file is an error naming the scene line.
  *   - Errors: `file:line: message` (scene) or `crumple demo: message`,
  *     non-zero exit.

@@ -5,7 +5,7 @@
  * and element) and a non-zero exit status, exactly as a game would see it.
  */
 #include "cli.h"
-#include "asset_format.h"
+#include "geometry/asset_format.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +17,7 @@ int cr_cli_asset_open(const char *path, uint8_t **bytes, void **block, cr_asset 
     *block = NULL;
     crp_status ps = crp_read_file(path, bytes, &size);
     if (ps != CRP_OK) {
-        fprintf(stderr, "%s:0: %s\n", path, crp_status_message(ps));
+        fprintf(stderr, "%s: %s\n", path, crp_status_message(ps));
         return -1;
     }
     size_t need = cr_asset_memory_size(*bytes, size);
@@ -26,7 +26,7 @@ int cr_cli_asset_open(const char *path, uint8_t **bytes, void **block, cr_asset 
     cr_asset_error err;
     cr_status s = cr_asset_load(*bytes, size, *block, alloc, asset, &err);
     if (s != CR_OK) {
-        fprintf(stderr, "%s:0: not a valid asset: %s (%s", path, cr_asset_check_message(err.check), cr_asset_check_name(err.check));
+        fprintf(stderr, "%s: not a valid asset: %s (%s", path, cr_asset_check_message(err.check), cr_asset_check_name(err.check));
         if (err.section_tag[0]) fprintf(stderr, ", section %s", err.section_tag);
         fprintf(stderr, ", at %u)\n", err.index);
         return -1;

@@ -100,6 +100,33 @@ static int check_options(const cr_cook_options *opt, char *err, size_t n) {
     return 0;
 }
 
+/* The cooker never hands out a file the runtime would refuse: the bytes are
+ * loaded back with the runtime's own loader (in this build's scalar mode) and
+ * a refusal is the cook's error, so nothing is written. */
+static int load_back(const char *name, const cr_cook_result *out, char *err, size_t en) {
+    size_t need = cr_asset_memory_size(out->bytes, out->size);
+    size_t rounded = (need + CR_BLOCK_ALIGN - 1) / CR_BLOCK_ALIGN * CR_BLOCK_ALIGN;
+    void *block = rounded ? aligned_alloc(CR_BLOCK_ALIGN, rounded) : NULL;
+    cr_asset asset;
+    cr_asset_error e;
+    memset(&e, 0, sizeof e);
+    cr_status s = block ? cr_asset_load(out->bytes, out->size, block, rounded, &asset, &e) : CR_ERR_BAD_ASSET;
+    free(block);
+    if (s == CR_OK) return 0;
+    if (need == 0 || block == NULL) {
+        snprintf(err, en, "%s: the cooked asset cannot be sized or loaded (out of memory?)", name);
+        return -1;
+    }
+    const char *hint = "";
+    if (e.check == CR_ASSET_BAD_INERTIA || e.check == CR_ASSET_VALUE_RANGE)
+        hint = "; is the mesh tiny or degenerate? --scale or --normalise it to metres";
+    else if (e.check == CR_ASSET_BAD_SDF)
+        hint = "; raise --sdf-res, or close the mesh's holes";
+    snprintf(err, en, "%s: the cooked asset would not load: %s (%s, section '%s', at %u)%s", name,
+             cr_asset_check_message(e.check), cr_asset_check_name(e.check), e.section_tag, e.index, hint);
+    return -1;
+}
+
 int cr_cook_obj(const char *name, const cr_obj *obj, const cr_cook_options *opt, cr_cook_result *out, char *err, size_t en) {
     double t_start = cr_cook_now();
     double read_time = out->time.read;
@@ -112,7 +139,7 @@ int cr_cook_obj(const char *name, const cr_obj *obj, const cr_cook_options *opt,
     cr_cook_mesh mesh;
     char cerr[512];
     if (cr_cook_clean(obj, opt, &mesh, cerr, sizeof cerr) != 0) {
-        snprintf(err, en, "%s:0: %s", name, cerr);
+        snprintf(err, en, "%s: %s", name, cerr);
         return -1;
     }
     out->time.clean = cr_cook_now() - t0;
@@ -137,7 +164,7 @@ int cr_cook_obj(const char *name, const cr_obj *obj, const cr_cook_options *opt,
     int mass_res = opt->sdf_res / 2 < 24 ? 24 : opt->sdf_res / 2;
     if (bvh == NULL && !closed) {
         cr_cook_mesh_free(&mesh);
-        snprintf(err, en, "%s:0: out of memory", name);
+        snprintf(err, en, "%s: out of memory", name);
         return -1;
     }
     if (closed) {
@@ -154,7 +181,7 @@ int cr_cook_obj(const char *name, const cr_obj *obj, const cr_cook_options *opt,
     cr_cook_progress_end(&prog);
     if (!(mass.volume > 0)) {
         cr_cook_mesh_free(&mesh);
-        snprintf(err, en, "%s:0: the mesh encloses no volume (a flat or open sheet?); it cannot be a rigid body", name);
+        snprintf(err, en, "%s: the mesh encloses no volume (a flat or open sheet?); it cannot be a rigid body", name);
         return -1;
     }
     cr_cook_frame frame;
@@ -178,7 +205,7 @@ int cr_cook_obj(const char *name, const cr_obj *obj, const cr_cook_options *opt,
     if (nodes > CR_ASSET_MAX_SDF_NODES) {
         cr_bvh_free(bvh);
         cr_cook_mesh_free(&mesh);
-        snprintf(err, en, "%s:0: grid of %llu nodes is over the format's limit of %u; lower --sdf-res", name,
+        snprintf(err, en, "%s: grid of %llu nodes is over the format's limit of %u; lower --sdf-res", name,
                  (unsigned long long)nodes, CR_ASSET_MAX_SDF_NODES);
         return -1;
     }
@@ -188,7 +215,7 @@ int cr_cook_obj(const char *name, const cr_obj *obj, const cr_cook_options *opt,
     cr_bvh_free(bvh);
     if (rc != 0) {
         cr_cook_mesh_free(&mesh);
-        snprintf(err, en, "%s:0: out of memory for the distance grid", name);
+        snprintf(err, en, "%s: out of memory for the distance grid", name);
         return -1;
     }
 
@@ -229,7 +256,7 @@ int cr_cook_obj(const char *name, const cr_obj *obj, const cr_cook_options *opt,
         if (located)
             snprintf(err, en, "%s", serr);
         else
-            snprintf(err, en, "%s:0: %s", name, serr);
+            snprintf(err, en, "%s: %s", name, serr);
         cr_cook_surface_free(&surf);
         cr_cook_grid_free(&grid);
         cr_cook_mesh_free(&mesh);
@@ -247,7 +274,8 @@ int cr_cook_obj(const char *name, const cr_obj *obj, const cr_cook_options *opt,
     a.frame = &frame;
     char werr[256];
     rc = cr_cook_write(&a, &out->bytes, &out->size, out->section_bytes, werr, sizeof werr);
-    if (rc != 0) snprintf(err, en, "%s:0: %s", name, werr);
+    if (rc != 0) snprintf(err, en, "%s: %s", name, werr);
+    if (rc == 0 && (rc = load_back(name, out, err, en)) != 0) cr_cook_result_free(out);
     out->time.write = cr_cook_now() - t0;
 
     out->mass = mass;
@@ -287,7 +315,7 @@ int cr_cook_file(const char *in_path, const char *out_path, const cr_cook_option
         out->time.write += cr_cook_now() - tw;
         out->time.total += cr_cook_now() - tw;
         if (s != CRP_OK) {
-            snprintf(err, en, "%s:0: %s", out_path, crp_status_message(s));
+            snprintf(err, en, "%s: %s", out_path, crp_status_message(s));
             cr_cook_result_free(out);
             return -1;
         }

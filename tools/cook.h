@@ -139,6 +139,8 @@ double cr_cook_atan2(double y, double x);
 
 /// Mass properties of a cleaned mesh in its mesh frame. `res` is the
 /// occupancy grid resolution used when the mesh is not closed; prog may be NULL.
+/// bvh may be NULL only for a closed mesh: if its surface encloses no volume,
+/// out->from_surface comes back false and the caller asks again with a BVH.
 void cr_cook_mass_properties(const cr_cook_mesh *m, const cr_bvh *bvh, int res, cr_cook_mass *out, cr_cook_progress *prog);
 /// Eigen-decomposition of a symmetric 3x3 matrix by cyclic Jacobi sweeps:
 /// values ascending, vectors[k] the unit vector of values[k], right-handed.

@@ -185,6 +185,11 @@ static void grid_moments(const cr_cook_mesh *m, const cr_bvh *bvh, int res, cons
     *V = 0;
     memset(M1, 0, 3 * sizeof(double));
     memset(M2, 0, 9 * sizeof(double));
+    /* cells wholly inside: centre beyond half a cell from the surface with a
+     * winding number over 1/2. A sheet, flat or curved, has none (its winding
+     * number stays within (-1/2, 1/2) off the surface), only the half-cell
+     * skin the smoothed step gives it on both sides, which is not volume. */
+    bool enclosed = false;
     /* cell centres: dims - 1 cells per axis */
     for (uint32_t z = 0; z + 1 < g.dims[2]; ++z) {
         if (prog) cr_cook_progress_update(prog, (double)z / (g.dims[2] - 1));
@@ -199,6 +204,7 @@ static void grid_moments(const cr_cook_mesh *m, const cr_bvh *bvh, int res, cons
                 double occ = 0.5 - sd / h;
                 occ = occ < 0 ? 0 : (occ > 1 ? 1 : occ);
                 if (occ == 0) continue;
+                if (w > 0.5 && d >= 0.5 * h) enclosed = true;
                 double r[3] = {q[0] - o[0], q[1] - o[1], q[2] - o[2]};
                 double dv = occ * h3;
                 *V += dv;
@@ -208,6 +214,11 @@ static void grid_moments(const cr_cook_mesh *m, const cr_bvh *bvh, int res, cons
                     for (int j = 0; j < 3; ++j) M2[i][j] += dv * (r[i] * r[j] + (i == j ? h * h / 12 : 0));
                 }
             }
+    }
+    if (!enclosed) {
+        *V = 0;
+        memset(M1, 0, 3 * sizeof(double));
+        memset(M2, 0, 9 * sizeof(double));
     }
 }
 
@@ -230,6 +241,7 @@ void cr_cook_mass_properties(const cr_cook_mesh *m, const cr_bvh *bvh, int res, 
     if (!(V > 0)) {
         /* a closed surface with no volume (e.g. two coincident sheets): fall back to the grid */
         out->from_surface = false;
+        if (bvh == NULL) return; /* the caller builds a BVH and asks again (cook.c) */
         grid_moments(m, bvh, res, o, &V, M1, M2, prog);
     }
     out->volume = V;

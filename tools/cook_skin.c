@@ -109,7 +109,7 @@ static int lines_open(text_lines *t, const char *path, char *err, size_t n) {
     uint8_t *data;
     size_t size;
     crp_status s = crp_read_file(path, &data, &size);
-    if (s != CRP_OK) return msg(err, n, "%s:0: %s", path, crp_status_message(s));
+    if (s != CRP_OK) return msg(err, n, "%s: %s", path, crp_status_message(s));
     if (memchr(data, 0, size) != NULL) {
         crp_free(data);
         return msg(err, n, "%s:1: NUL byte in text: not a text file", path);
@@ -659,7 +659,7 @@ int cr_cook_skin_build(const cr_cook_mesh *m, const cr_cook_grid *g, const cr_co
         nb = opt->auto_bones;
         if (auto_bones(g, nb, &bones, err, en) != 0) return -1;
     } else {
-        if (opt->poses_path != NULL) return msg(err, en, "%s:0: example poses need bones: give --rig or --bones auto:N", opt->poses_path);
+        if (opt->poses_path != NULL) return msg(err, en, "%s: example poses need bones: give --rig or --bones auto:N", opt->poses_path);
         return 0;
     }
     out->bone_count = nb;

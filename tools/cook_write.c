@@ -7,7 +7,7 @@
  * from the cooker's doubles once, here.
  */
 #include "cook.h"
-#include "asset_format.h"
+#include "geometry/asset_format.h"
 #include "crumple/asset.h"
 
 #include <math.h>

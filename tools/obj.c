@@ -364,7 +364,7 @@ int cr_obj_load(const char *path, cr_obj *out, char *err, size_t err_size) {
     size_t size;
     crp_status s = crp_read_file(path, &data, &size);
     if (s != CRP_OK) {
-        if (err && err_size) snprintf(err, err_size, "%s:0: %s", path, crp_status_message(s));
+        if (err && err_size) snprintf(err, err_size, "%s: %s", path, crp_status_message(s));
         return -1;
     }
     int rc = cr_obj_parse(path, (const char *)data, size, out, err, err_size);

@@ -596,7 +596,8 @@ static int run_frame(const cr_replay *r, cr_scene *s, cr_world *w, int32_t f, pt
         verdict(v, CR_REPLAY_DESYNC, "desync at frame %d%s: a spawn failed: %s", (int)f, after, why);
         return 1;
     }
-    cr_status st = cr_world_apply_inputs(w, r->inputs + first, (uint32_t)(end - first));
+    /* a replay with no inputs has a null array, and null + 0 is undefined */
+    cr_status st = cr_world_apply_inputs(w, r->inputs ? r->inputs + first : NULL, (uint32_t)(end - first));
     if (st != CR_OK) {
         v->frame = f;
         verdict(v, CR_REPLAY_DESYNC, "desync at frame %d%s: a recorded input does not apply: %s", (int)f, after,
@@ -638,6 +639,12 @@ cr_replay_outcome cr_replay_verify_rollback(const cr_replay *r, uint32_t depth, 
         verdict(v, CR_REPLAY_MISMATCH, "mismatched build: the embedded scene does not parse here: %s", why);
         return v->outcome;
     }
+    /* A replay may come from anyone: its scene's `cache` line (and the path
+     * the scene is said to have had) must not choose where the verifier
+     * writes. The replay is fully decoded and checked by now; the only files
+     * it may make are cooked meshes in the verifier's own cache (the default
+     * build/cache, keyed by the mesh bytes, so sharing it is safe). */
+    s->cache_dir[0] = '\0';
     cr_world *w = NULL;
     if (cr_scene_build(s, &w, &e)) {
         cr_scene_error_format(why, sizeof why, &e);

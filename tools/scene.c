@@ -219,7 +219,22 @@ static const char *read_decimal(const char *t, big *m, int *exp10, const char **
     return t;
 }
 
+/* nan, inf, infinity in any case, with a sign or not: a number a user meant
+ * but no scene can hold, so it gets "bad number", not "needs 3 numbers" */
+static bool nonfinite_word(const char *t) {
+    if (*t == '+' || *t == '-') ++t;
+    char w[9];
+    size_t n = 0;
+    for (; t[n] != '\0' && n < sizeof w - 1; ++n) w[n] = (char)(t[n] >= 'A' && t[n] <= 'Z' ? t[n] - 'A' + 'a' : t[n]);
+    w[n] = '\0';
+    return t[n] == '\0' && (strcmp(w, "nan") == 0 || strcmp(w, "inf") == 0 || strcmp(w, "infinity") == 0);
+}
+
 int cr_scene_parse_number(const char *t, double *out, const char **why) {
+    if (nonfinite_word(t)) {
+        *why = "NaN and infinity are not finite numbers";
+        return -1;
+    }
     int neg = 0;
     if (*t == '+' || *t == '-') neg = *t++ == '-';
     big n, d;
@@ -300,7 +315,7 @@ static int fail(pctx *c, const char *fmt, ...) {
 static bool at_end(const pctx *c) { return c->pos >= c->ntok; }
 
 static bool looks_numeric(const char *t) {
-    return (*t >= '0' && *t <= '9') || *t == '+' || *t == '-' || *t == '.';
+    return (*t >= '0' && *t <= '9') || *t == '+' || *t == '-' || *t == '.' || nonfinite_word(t);
 }
 
 /* Reads `count` numbers for `what`; `names` lists them for the message. */
@@ -471,6 +486,19 @@ static int st_shock(pctx *c) {
     return end_of_statement(c, "shock");
 }
 
+/* `sleep on|off`: whether resting islands may sleep (world def.sleep) */
+static int st_sleep(pctx *c) {
+    if (at_end(c)) return fail(c, "'sleep' needs on or off");
+    const char *t = c->tok[c->pos++];
+    if (strcmp(t, "on") == 0)
+        c->s->def.sleep = true;
+    else if (strcmp(t, "off") == 0)
+        c->s->def.sleep = false;
+    else
+        return fail(c, "'sleep' needs on or off, got '%s'", t);
+    return end_of_statement(c, "sleep");
+}
+
 static int st_capacity(pctx *c) {
     if (at_end(c)) return fail(c, "'capacity' needs KEY N pairs (keys: " CAP_KEYS ")");
     while (!at_end(c)) {
@@ -556,10 +584,9 @@ static int st_dent(pctx *c) {
     if (read_new_name(c, "dent", 0, d.name)) return -1;
     int32_t prev = find_dent(c->s, d.name);
     if (prev >= 0) return fail(c, "dent '%s' already defined at line %d", d.name, c->s->dents[prev].line);
-    d.dent = cr_default_dent_material();
-    d.dent.enabled = true;
+    d.dent = cr_default_dent_def();
     d.line = c->line;
-    cr_dent_material *m = &d.dent;
+    cr_dent_def *m = &d.dent;
     while (!at_end(c)) {
         const char *a = c->tok[c->pos++];
         cr_real v;
@@ -616,10 +643,10 @@ static int st_dent(pctx *c) {
     return 0;
 }
 
-/* `deform KEY N ...`: the world's dent budgets (crumple/dent.h). */
+/* `deform KEY N ...`: the dent model's budgets (cr_world_def.damage, crumple/world.h). */
 static int st_deform(pctx *c) {
     static const char *const keys = "bodies memory_kb dents cells queue max_cells";
-    cr_deform_def *d = &c->s->def.deform;
+    cr_dent_budget *d = &c->s->def.damage.dent;
     if (at_end(c)) return fail(c, "'deform' needs KEY N pairs (%s)", keys);
     while (!at_end(c)) {
         const char *k = c->tok[c->pos++];
@@ -630,12 +657,12 @@ static int st_deform(pctx *c) {
             c->deform_bodies_line = c->line;
         } else if (strcmp(k, "memory_kb") == 0) {
             if (read_uint(c, k, 1, 1u << 22, &v)) return -1;
-            d->bytes = v * 1024u;
+            c->s->def.damage.surface_bytes = v * 1024u;
             c->s->deform_bytes_given = true;
         } else if (strcmp(k, "dents") == 0) {
             if (read_uint(c, k, 1, 1u << 16, &d->dents_per_step)) return -1;
         } else if (strcmp(k, "cells") == 0) {
-            if (read_uint(c, k, 25, 1u << 26, &d->cells_per_step)) return -1;
+            if (read_uint(c, k, 25, 1u << 26, &d->work_per_step)) return -1;
         } else if (strcmp(k, "queue") == 0) {
             if (read_uint(c, k, 1, 1u << 20, &d->queue_capacity)) return -1;
         } else if (strcmp(k, "max_cells") == 0) {
@@ -644,8 +671,8 @@ static int st_deform(pctx *c) {
             return fail(c, "unknown deform key '%s' (%s)", k, keys);
         }
     }
-    if (d->cells_per_step < d->max_cells * d->max_cells)
-        return fail(c, "deform cells %u is less than max_cells^2 = %u", d->cells_per_step, d->max_cells * d->max_cells);
+    if (d->work_per_step < d->max_cells * d->max_cells)
+        return fail(c, "deform cells %u is less than max_cells^2 = %u", d->work_per_step, d->max_cells * d->max_cells);
     return 0;
 }
 
@@ -807,7 +834,8 @@ static int st_body_or_grid(pctx *c, bool grid) {
             int32_t d = find_dent(c->s, n);
             if (d < 0) return fail(c, "unknown dent '%s' (dents must be defined before they are used)", n);
             if (b.def.shape.type != CR_SHAPE_MESH) return fail(c, "only mesh bodies dent ('%s' is not a mesh)", b.name);
-            b.def.dent = c->s->dents[d].dent;
+            b.dents = true;
+            b.dent = c->s->dents[d].dent;
         } else if (strcmp(a, "position") == 0) {
             if (read_vec3(c, a, &b.def.position)) return -1;
         } else if (strcmp(a, "rotate") == 0) {
@@ -818,6 +846,10 @@ static int st_body_or_grid(pctx *c, bool grid) {
             if (read_vec3(c, a, &b.def.linear_velocity)) return -1;
         } else if (strcmp(a, "spin") == 0) {
             if (read_vec3(c, a, &b.def.angular_velocity)) return -1;
+        } else if (strcmp(a, "sleep") == 0) {
+            const char *t = at_end(c) ? "" : c->tok[c->pos++];
+            if (strcmp(t, "on") != 0 && strcmp(t, "off") != 0) return fail(c, "'sleep' needs on or off, got '%s'", t);
+            b.def.no_sleep = strcmp(t, "off") == 0;
         } else if (strcmp(a, "spawn") == 0) {
             uint32_t f;
             if (read_uint(c, "spawn", 0, 10000000, &f)) return -1;
@@ -843,9 +875,9 @@ static int st_body_or_grid(pctx *c, bool grid) {
             if (read_uint(c, "seed", 0, 0xffffffffu, &g.seed)) return -1;
         } else if (grid) {
             return fail(c, "unknown grid attribute '%s' (count spacing alternate jitter tilt seed material dent position "
-                           "rotate quat velocity spin spawn)", a);
+                           "rotate quat velocity spin sleep spawn)", a);
         } else {
-            return fail(c, "unknown body attribute '%s' (material dent position rotate quat velocity spin spawn)", a);
+            return fail(c, "unknown body attribute '%s' (material dent position rotate quat velocity spin sleep spawn)", a);
         }
     }
     if (b.def.type == CR_BODY_STATIC && b.spawn_frame >= 0 && b.def.shape.type == CR_SHAPE_PLANE)
@@ -858,6 +890,12 @@ static int st_body_or_grid(pctx *c, bool grid) {
     if (total + (uint64_t)arrlen(c->s->bodies) > CR_SCENE_MAX_BODIES)
         return fail(c, "grid of %ux%ux%u bodies is over the limit of %u bodies per scene", g.count[0], g.count[1], g.count[2],
                     CR_SCENE_MAX_BODIES);
+    /* Refused before a single instance is made: the parser holds no more
+     * bodies than the world it describes can take. */
+    uint64_t after = total + (uint64_t)arrlen(c->s->bodies);
+    if (c->cap_line[CAP_BODIES] && after > c->cap_value[CAP_BODIES])
+        return fail(c, "grid of %ux%ux%u bodies makes %llu bodies, over capacity bodies %u (set at line %d)", g.count[0],
+                    g.count[1], g.count[2], (unsigned long long)after, c->cap_value[CAP_BODIES], c->cap_line[CAP_BODIES]);
     /* Layers bottom-up (y outermost), then rows (z), then x: the lower
      * layers get the lower slots, so the order is the order of a drop. */
     char base[CR_SCENE_NAME_MAX];
@@ -1051,7 +1089,7 @@ static int st_grid(pctx *c) { return st_body_or_grid(c, true); }
 
 static const statement statements[] = {
     {"gravity", st_gravity}, {"dt", st_dt},         {"frames", st_frames},     {"passes", st_passes},
-    {"shock", st_shock},     {"capacity", st_capacity}, {"cache", st_cache},   {"material", st_material},
+    {"shock", st_shock},     {"sleep", st_sleep},       {"capacity", st_capacity}, {"cache", st_cache},   {"material", st_material},
     {"asset", st_asset},     {"body", st_body},     {"grid", st_grid},         {"joint", st_joint},
     {"impulse", st_impulse}, {"dent", st_dent},     {"deform", st_deform},
     {"velocity", st_velocity}, {"target", st_target},
@@ -1102,6 +1140,39 @@ static int cmp_input(const void *a, const void *b) {
     return x->seq < y->seq ? -1 : (x->seq > y->seq ? 1 : 0);
 }
 
+/* A world over the block limit (32-bit offsets) cannot be made: say so at
+ * the line that asks for it, with the size it would need. The line is the
+ * body whose arrival crosses the limit, or, when the capacities alone are
+ * too much, the last capacity line. */
+static int over_block_limit(pctx *c, const cr_world_def *d) {
+    uint64_t need = cr_world_memory_need(d);
+    if (need > 0 && need <= CR_WORLD_MAX_BLOCK_BYTES) return 0;
+    if (need == 0) {
+        cr_field f;
+        cr_status st = cr_world_def_check(d, &f);
+        return fail(c, "the world this scene describes is refused: %s (%s)", cr_status_message(st), cr_field_name(f));
+    }
+    cr_world_def probe = *d;
+    probe.body_capacity = 1;
+    int line = 0;
+    for (int k = 0; k < CAP_COUNT; ++k) line = c->cap_line[k] > line ? c->cap_line[k] : line;
+    if (cr_world_memory_need(&probe) <= CR_WORLD_MAX_BLOCK_BYTES && !c->cap_line[CAP_BODIES]) {
+        /* the bodies do it: find the first body count over the limit */
+        uint32_t lo = 1, hi = d->body_capacity;
+        while (lo < hi) {
+            uint32_t mid = lo + (hi - lo) / 2;
+            probe.body_capacity = mid;
+            if (cr_world_memory_need(&probe) > CR_WORLD_MAX_BLOCK_BYTES) hi = mid;
+            else lo = mid + 1;
+        }
+        line = c->s->bodies[lo - 1].line;
+    }
+    if (line > 0) c->line = line;
+    return fail(c, "the world this scene describes needs %llu bytes, over the %llu-byte block limit; lower the capacities "
+                   "or the bodies",
+                (unsigned long long)need, (unsigned long long)CR_WORLD_MAX_BLOCK_BYTES);
+}
+
 /* Capacities given explicitly must hold what the scene declares; the
  * rest are derived from the counts. */
 static int finish(pctx *c) {
@@ -1122,11 +1193,11 @@ static int finish(pctx *c) {
     cr_world_def *d = &s->def;
     d->body_capacity = c->cap_line[CAP_BODIES] ? c->cap_value[CAP_BODIES] : (nbodies > 0 ? nbodies : 1);
     uint32_t ndent = 0;
-    for (uint32_t i = 0; i < nbodies; ++i) ndent += s->bodies[i].def.dent.enabled;
-    if (!c->deform_bodies_line) d->deform.body_capacity = ndent;
-    else if (ndent > d->deform.body_capacity) {
+    for (uint32_t i = 0; i < nbodies; ++i) ndent += s->bodies[i].dents;
+    if (!c->deform_bodies_line) d->damage.dent.body_capacity = ndent;
+    else if (ndent > d->damage.dent.body_capacity) {
         c->line = c->deform_bodies_line;
-        return fail(c, "the scene has %u dentable bodies, more than 'deform bodies %u'", ndent, d->deform.body_capacity);
+        return fail(c, "the scene has %u dentable bodies, more than 'deform bodies %u'", ndent, d->damage.dent.body_capacity);
     }
     if (c->cap_line[CAP_ASSETS]) d->asset_capacity = c->cap_value[CAP_ASSETS];
     else if (nassets > d->asset_capacity) d->asset_capacity = nassets;
@@ -1146,13 +1217,29 @@ static int finish(pctx *c) {
     if (c->cap_line[CAP_JOINTS]) d->joint_capacity = c->cap_value[CAP_JOINTS];
     else if (njoints > d->joint_capacity) d->joint_capacity = njoints;
     if (c->cap_line[CAP_POINTS]) d->points_per_pair = c->cap_value[CAP_POINTS];
-    /* Mesh pairs keep many interference points; 16 per pair on average. */
-    uint64_t points = 16u * (uint64_t)d->contact_capacity;
+    /* Interference points per step from what each body's pairs hold at once
+     * (docs/solver.md, "Memory"): a sphere 8 (one per neighbour), a box 16 (a
+     * face on a face keeps about 16 and a pile or a stack has about one such
+     * pair per box), a mesh 2 x points_per_pair; never below 256. The pool is
+     * most of a big world's block (188 B a point in float, 376 in fixed), so it
+     * follows the bodies, not the contact capacity; a scene with more (a box
+     * pyramid) says `capacity points_total`, and what did not fit is counted
+     * as narrowphase overflow. */
+    uint64_t points = 0;
+    for (uint32_t i = 0; i < nbodies; ++i) {
+        const cr_body_def *b = &s->bodies[i].def;
+        if (b->type == CR_BODY_STATIC) continue; /* its points count with the bodies that touch it */
+        points += b->shape.type == CR_SHAPE_SPHERE ? 8u
+                  : b->shape.type == CR_SHAPE_BOX  ? 16u
+                                                   : 2u * (uint64_t)d->points_per_pair;
+    }
+    if (points < 256u) points = 256u;
     if (c->cap_line[CAP_POINTS_TOTAL]) d->point_capacity = c->cap_value[CAP_POINTS_TOTAL];
-    else if (points > d->point_capacity) d->point_capacity = (uint32_t)(points < (1u << 26) ? points : (1u << 26));
+    else d->point_capacity = (uint32_t)(points < (1u << 26) ? points : (1u << 26));
     if (c->cap_line[CAP_EVENTS]) d->event_capacity = c->cap_value[CAP_EVENTS];
     /* the world grows its scratch to what its capacities need by itself */
     if (c->cap_line[CAP_SCRATCH_KB]) d->scratch_bytes = c->cap_value[CAP_SCRATCH_KB] * 1024u;
+    if (over_block_limit(c, d)) return -1;
     if (arrlen(s->inputs) > 1) qsort(s->inputs, (size_t)arrlen(s->inputs), sizeof s->inputs[0], cmp_input);
     return 0;
 }
@@ -1195,6 +1282,10 @@ int cr_scene_parse(const char *text, size_t size, const char *path, cr_scene **o
     int rc = 0;
     size_t i = 0;
     if (text == NULL) size = 0;
+    if (size >= 3 && (uint8_t)text[0] == 0xef && (uint8_t)text[1] == 0xbb && (uint8_t)text[2] == 0xbf) {
+        c->line = 1;
+        rc = fail(c, "the file starts with a UTF-8 byte-order mark (bytes EF BB BF); save it without one");
+    }
     while (rc == 0 && i < size) {
         ++c->line;
         size_t n = 0;
@@ -1265,16 +1356,21 @@ static int create_body(cr_scene *s, cr_world *w, uint32_t index, int line, cr_sc
     cr_status st = cr_body_create(w, &def, &b->id);
     if (st != CR_OK)
         return set_error(err, s->path, line, "body '%s': cannot create: %s (%s)", b->name, cr_status_message(st), cr_status_name(st));
+    if (b->dents && (st = cr_dent_attach(w, b->id, &b->dent)) != CR_OK) {
+        cr_body_destroy(w, b->id);
+        memset(&b->id, 0, sizeof b->id);
+        return set_error(err, s->path, line, "body '%s': cannot dent: %s (%s)", b->name, cr_status_message(st), cr_status_name(st));
+    }
     return 0;
 }
 
-/* Room for every dentable body's copy of its surface and grid (deform.c keeps
+/* Room for every dentable body's copy of its surface and grid (surface_copy.c keeps
  * a view, positions, normals, samples and the grid, each 16-aligned). */
 static uint32_t dent_copy_bytes(const cr_scene *s) {
     uint64_t total = 0;
     for (ptrdiff_t i = 0; i < arrlen(s->bodies); ++i) {
         const cr_scene_body *b = &s->bodies[i];
-        if (!b->def.dent.enabled || b->asset < 0) continue;
+        if (!b->dents || b->asset < 0) continue;
         const cr_asset *a = s->assets[b->asset].view_;
         uint64_t nodes = (uint64_t)a->sdf_dims[0] * a->sdf_dims[1] * a->sdf_dims[2];
         total += 16 + sizeof(cr_asset) + 2 * (16 + (uint64_t)a->vertex_count * sizeof(cr_vec3)) +
@@ -1289,14 +1385,18 @@ int cr_scene_build(cr_scene *s, cr_world **out, cr_scene_error *err) {
     for (ptrdiff_t i = 0; i < arrlen(s->joints); ++i) memset(&s->joints[i].id, 0, sizeof s->joints[i].id);
     if (cr_scene_load_assets(s, err)) return -1;
     cr_world_def def = s->def;
-    if (!s->deform_bytes_given) def.deform.bytes = dent_copy_bytes(s);
+    if (!s->deform_bytes_given) def.damage.surface_bytes = dent_copy_bytes(s);
     def.log = crp_log_hook;
     def.clock_ns = crp_clock_hook;
     cr_world *w = NULL;
     cr_status st = cr_cli_world_new(&def, &w);
-    if (st != CR_OK)
-        return set_error(err, s->path, 0, "cannot create the world (%zu bytes): %s", cr_world_memory_size(&def),
-                         cr_status_message(st));
+    if (st != CR_OK) {
+        cr_field f;
+        cr_status why = cr_world_def_check(&def, &f);
+        return set_error(err, s->path, 0, "cannot create the world (%llu bytes): %s%s%s",
+                         (unsigned long long)cr_world_memory_need(&def), cr_status_message(why != CR_OK ? why : st),
+                         f != CR_FIELD_NONE ? ": " : "", cr_field_name(f));
+    }
     for (ptrdiff_t i = 0; i < arrlen(s->assets); ++i) {
         st = cr_world_add_asset(w, s->assets[i].view_, &s->assets[i].slot);
         if (st != CR_OK) {

@@ -64,7 +64,7 @@ typedef struct cr_scene_material {
 /// A named dent material (`dent` line): how bodies that name it dent.
 typedef struct cr_scene_dent {
     char name[CR_SCENE_NAME_MAX];
-    cr_dent_material dent;        ///< enabled
+    cr_dent_def dent;
     int line;
 } cr_scene_dent;
 
@@ -85,6 +85,8 @@ typedef struct cr_scene_asset {
 typedef struct cr_scene_body {
     char name[CR_SCENE_NAME_MAX]; ///< grid instances are GRID.k, k from 0
     cr_body_def def;              ///< complete; def.user_data = scene body index + 1
+    bool dents;                   ///< `dent NAME`: cr_dent_attach(dent) right after the body is created
+    cr_dent_def dent;
     int32_t asset;                ///< index into assets for mesh bodies, else -1
     int32_t spawn_frame;          ///< -1: created by cr_scene_build; else by a spawn input
     int line;

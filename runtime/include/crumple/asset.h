@@ -43,6 +43,10 @@
 #include "base.h"
 #include "vecmath.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /// Limits the loader enforces (and the cooker respects).
 #define CR_ASSET_MAX_VERTICES (1u << 22)   ///< vertices per mesh
 #define CR_ASSET_MAX_TRIANGLES (1u << 23)  ///< triangles per mesh
@@ -79,6 +83,9 @@
     X(CR_ASSET_BAD_BONE_PARENT, "a bone's parent is not an earlier bone")                 \
     X(CR_ASSET_BAD_QUATERNION, "a rotation quaternion is not of unit length")             \
     X(CR_ASSET_BAD_WEIGHTS, "skinning weights negative or not summing to 1")              \
+    X(CR_ASSET_BAD_INERTIA, "principal moments not positive, not a triangle, or impossible for the volume and radius") \
+    X(CR_ASSET_BAD_BOUND_RADIUS, "the bound radius does not cover every vertex")          \
+    X(CR_ASSET_BAD_SDF, "neighbouring distance-grid values differ by more than a cell length") \
     X(CR_ASSET_BLOCK_TOO_SMALL, "block smaller than cr_asset_memory_size()")             \
     X(CR_ASSET_BLOCK_MISALIGNED, "block not aligned to CR_BLOCK_ALIGN")
 
@@ -191,5 +198,9 @@ uint64_t cr_asset_checksum(const void *bytes, size_t size);
 /// distance to the grid box plus the value at the nearest boundary point, and
 /// the normal points away from the box.
 cr_real cr_asset_sdf(const cr_asset *asset, cr_vec3 p_local, cr_vec3 *normal_out);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -4,6 +4,18 @@
  * the enum and the printable names can never drift apart, and tests assert the
  * exact code they expect. The runtime prints nothing itself: a host that wants
  * messages passes a log hook in the world def.
+ *
+ * Which argument or field was wrong. A refused call returns a status that
+ * says the class of the problem (CR_ERR_NOT_FINITE, CR_ERR_BAD_ORIENTATION,
+ * CR_ERR_ARGUMENT_RANGE, CR_ERR_DEF_INVALID, CR_ERR_MASS_RANGE,
+ * CR_ERR_WORLD_TOO_LARGE) and a cr_field that names the argument or def field,
+ * e.g. "cr_body_def.orientation" or "dt". There is one way to read it:
+ *   - a call on a world: cr_world_refused_field(world) gives the field of the
+ *     most recent refused call on that world (kept in the world's block: the
+ *     runtime has no globals);
+ *   - cr_world_create, where no world exists yet: cr_world_def_check(def, &f)
+ *     runs the very checks create runs and returns the same status and field.
+ * cr_field_name(f) prints it. See docs/errors.md.
  */
 #ifndef CRUMPLE_BASE_H
 #define CRUMPLE_BASE_H
@@ -11,6 +23,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdbool.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 #define CR_VERSION_MAJOR 0
 #define CR_VERSION_MINOR 1
@@ -22,7 +38,7 @@
     X(CR_OK, "ok")                                                                \
     X(CR_ERR_NULL_ARGUMENT, "a required pointer argument is null")                \
     X(CR_ERR_DEF_NOT_DEFAULTED, "def was not filled by its cr_default_*_def()")   \
-    X(CR_ERR_DEF_INVALID, "a def field is out of range")                          \
+    X(CR_ERR_DEF_INVALID, "a def field is out of range (cr_field says which)")    \
     X(CR_ERR_BLOCK_TOO_SMALL, "memory block smaller than cr_world_memory_size()") \
     X(CR_ERR_BLOCK_MISALIGNED, "memory block not aligned to CR_BLOCK_ALIGN")      \
     X(CR_ERR_CAPACITY, "a capacity from the world def is exhausted")              \
@@ -30,7 +46,12 @@
     X(CR_ERR_STALE_HANDLE, "handle is null, stale or from another world")         \
     X(CR_ERR_BAD_ASSET, "asset failed validation")                                \
     X(CR_ERR_BAD_SNAPSHOT, "snapshot does not belong to this world layout")       \
-    X(CR_ERR_BUFFER_TOO_SMALL, "caller buffer is too small")
+    X(CR_ERR_BUFFER_TOO_SMALL, "caller buffer is too small")                      \
+    X(CR_ERR_NOT_FINITE, "a real argument or def field is NaN or infinite (fixed point: saturated)") \
+    X(CR_ERR_BAD_ORIENTATION, "a quaternion is zero or far from unit length")     \
+    X(CR_ERR_ARGUMENT_RANGE, "an argument is out of range (dt <= 0, time <= 0, unknown type or flag)") \
+    X(CR_ERR_MASS_RANGE, "mass or a principal moment is too small: its reciprocal overflows the scalar") \
+    X(CR_ERR_WORLD_TOO_LARGE, "the def's capacities need a block larger than 4 GiB")
 
 typedef enum cr_status {
 #define CR_X_ENUM_(name, msg) name,
@@ -46,6 +67,89 @@ const char *cr_status_message(cr_status s);
 /// "crumple 0.1.0 (float32)" or "(fixed-q32.32)".
 const char *cr_version_string(void);
 
+/* X(name, printed name): every argument or def field a call can refuse. */
+#define CR_FIELD_LIST(X)                                         \
+    X(NONE, "")                                                  \
+    X(WORLD_DEF, "cr_world_def")                                 \
+    X(WORLD_GRAVITY, "cr_world_def.gravity")                     \
+    X(WORLD_BODY_CAPACITY, "cr_world_def.body_capacity")         \
+    X(WORLD_JOINT_CAPACITY, "cr_world_def.joint_capacity")       \
+    X(WORLD_PAIR_CAPACITY, "cr_world_def.pair_capacity")         \
+    X(WORLD_POINTS_PER_PAIR, "cr_world_def.points_per_pair")     \
+    X(WORLD_POINT_CAPACITY, "cr_world_def.point_capacity")       \
+    X(WORLD_CONTACT_CAPACITY, "cr_world_def.contact_capacity")   \
+    X(WORLD_EVENT_CAPACITY, "cr_world_def.event_capacity")       \
+    X(WORLD_ASSET_CAPACITY, "cr_world_def.asset_capacity")       \
+    X(WORLD_COLLISION_PASSES, "cr_world_def.collision_passes")   \
+    X(WORLD_CONTACT_PASSES, "cr_world_def.contact_passes")       \
+    X(WORLD_LEVEL_ITERATIONS, "cr_world_def.level_iterations")   \
+    X(WORLD_JOINT_ITERATIONS, "cr_world_def.joint_iterations")   \
+    X(WORLD_BROADPHASE_CELL, "cr_world_def.broadphase_cell")     \
+    X(WORLD_EVENT_MIN_SPEED, "cr_world_def.event_min_speed")     \
+    X(WORLD_SLEEP_TIME, "cr_world_def.sleep_time")               \
+    X(WORLD_SLEEP_LINEAR, "cr_world_def.sleep_linear")           \
+    X(WORLD_SLEEP_ANGULAR, "cr_world_def.sleep_angular")         \
+    X(WORLD_DAMAGE_COMMANDS, "cr_world_def.damage.command_capacity") \
+    X(WORLD_DAMAGE_DENT, "cr_world_def.damage.dent")             \
+    X(WORLD_DAMAGE_EXAMPLE, "cr_world_def.damage.example")       \
+    X(WORLD_DAMAGE_CUSTOM, "cr_world_def.damage.custom")         \
+    X(BODY_TYPE, "cr_body_def.type")                             \
+    X(BODY_POSITION, "cr_body_def.position")                     \
+    X(BODY_ORIENTATION, "cr_body_def.orientation")               \
+    X(BODY_LINEAR_VELOCITY, "cr_body_def.linear_velocity")       \
+    X(BODY_ANGULAR_VELOCITY, "cr_body_def.angular_velocity")     \
+    X(BODY_SHAPE_TYPE, "cr_body_def.shape.type")                 \
+    X(BODY_SHAPE_RADIUS, "cr_body_def.shape.radius")             \
+    X(BODY_SHAPE_HALF_EXTENTS, "cr_body_def.shape.half_extents") \
+    X(BODY_SHAPE_ASSET, "cr_body_def.shape.asset")               \
+    X(BODY_DENSITY, "cr_body_def.material.density")              \
+    X(BODY_RESTITUTION, "cr_body_def.material.restitution")      \
+    X(BODY_FRICTION, "cr_body_def.material.friction")            \
+    X(BODY_ROLLING_FRICTION, "cr_body_def.material.rolling_friction")   \
+    X(BODY_SPINNING_FRICTION, "cr_body_def.material.spinning_friction") \
+    X(BODY_MASS, "cr_body_def: mass (shape x density)")          \
+    X(BODY_INERTIA, "cr_body_def: inertia (shape x density)")    \
+    X(JOINT_TYPE, "cr_joint_def.type")                           \
+    X(JOINT_BODY_B, "cr_joint_def.body_b")                       \
+    X(JOINT_ANCHOR, "cr_joint_def.anchor")                       \
+    X(JOINT_AXIS, "cr_joint_def.axis")                           \
+    X(JOINT_REST, "rest")                                        \
+    X(DT, "dt")                                                  \
+    X(GRAVITY, "gravity")                                        \
+    X(POSITION, "transform.p")                                   \
+    X(ORIENTATION, "transform.q")                                \
+    X(LINEAR_VELOCITY, "linear")                                 \
+    X(ANGULAR_VELOCITY, "angular")                               \
+    X(IMPULSE, "impulse")                                        \
+    X(FORCE, "force")                                            \
+    X(TORQUE, "torque")                                          \
+    X(WORLD_POINT, "world_point")                                \
+    X(INPUT_TYPE, "cr_input.type")                               \
+    X(INPUT_FLAGS, "cr_input.flags")                             \
+    X(INPUT_TIME, "cr_input.time")                               \
+    X(INPUT_A, "cr_input.a")                                     \
+    X(INPUT_B, "cr_input.b")                                     \
+    X(INPUT_Q, "cr_input.q")                                     \
+    X(DENT_THRESHOLD_SPEED, "cr_dent_def.threshold_speed")       \
+    X(DENT_SPEED_SCALE, "cr_dent_def.speed_scale")               \
+    X(DENT_FIXED_DISTANCE, "cr_dent_def.fixed_distance")         \
+    X(DENT_MAX_DISTANCE, "cr_dent_def.max_distance")             \
+    X(DENT_BLUR, "cr_dent_def.blur")                             \
+    X(DENT_STEEPNESS, "cr_dent_def.steepness")                   \
+    X(DENT_WIDTH_T, "cr_dent_def.width_t")                       \
+    X(DENT_MIN_COS, "cr_dent_def.min_cos")                       \
+    X(DENT_CELLS, "cr_dent_def.min_cells/max_cells")
+
+typedef enum cr_field {
+#define CR_X_FIELD_ENUM_(name, text) CR_FIELD_##name,
+    CR_FIELD_LIST(CR_X_FIELD_ENUM_)
+#undef CR_X_FIELD_ENUM_
+    CR_FIELD_COUNT
+} cr_field;
+
+/// Printable name of a field, e.g. "cr_body_def.orientation" ("" for CR_FIELD_NONE).
+const char *cr_field_name(cr_field f);
+
 typedef enum cr_log_level { CR_LOG_INFO, CR_LOG_WARN, CR_LOG_ERROR } cr_log_level;
 /// Host log sink; `user` is the pointer given in the def.
 typedef void cr_log_fn(void *user, cr_log_level level, const char *message);
@@ -54,5 +158,9 @@ typedef void cr_assert_fn(void *user, const char *expr, const char *file, int li
 
 /// Alignment the world block must have.
 #define CR_BLOCK_ALIGN 16
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

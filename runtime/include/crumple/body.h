@@ -1,5 +1,4 @@
-/* crumple/body.h — rigid bodies, referred to by generation-checked handles,
- * and the impact events the solver reports about them.
+/* crumple/body.h — rigid bodies, referred to by generation-checked handles.
  *
  * A handle is a small value {index1, generation}; all-zero is null. Destroying
  * a body bumps its slot's generation, so a stale handle is refused with
@@ -16,7 +15,10 @@
 #define CRUMPLE_BODY_H
 
 #include "world.h"
-#include "dent.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 typedef struct cr_body_id {
     uint32_t index1;     ///< slot index + 1; 0 means null
@@ -63,7 +65,7 @@ typedef struct cr_body_def {
     cr_vec3 angular_velocity;  ///< rad/s
     cr_shape_def shape;
     cr_material material;
-    cr_dent_material dent;     ///< mesh bodies only: how the body dents (off by default)
+    bool no_sleep;             ///< never falls asleep, and keeps its island awake (default false: it may sleep)
     uint64_t user_data;
     uint32_t cookie;           ///< set by cr_default_body_def(); checked by create
 } cr_body_def;
@@ -110,30 +112,31 @@ cr_material cr_body_get_material(const cr_world *world, cr_body_id id);
 /// most `capacity` and returns how many live bodies there are.
 uint32_t cr_world_get_body_ids(const cr_world *world, cr_body_id *out, uint32_t capacity);
 
-/// One impact of the last step (a pair that needed collision impulses while
-/// approaching faster than def.event_min_speed): for the deformation stage
-/// (dents, plasticity, fracture) and for games (sound, sparks). The point is
-/// the interfering point that met the fastest approach.
-typedef struct cr_impact_event {
-    cr_body_id body_a;      ///< the body the normal points into (pushed along +normal)
-    cr_body_id body_b;      ///< the other body (static bodies too)
-    cr_vec3 point;          ///< m, world position where the surfaces met, as carried by body_a to the end of the step
-    cr_vec3 normal;         ///< unit, from body_b towards body_a (world, at the impact)
-    cr_vec3 relative_velocity; ///< m/s, velocity of body_a's point minus body_b's before the impulses
-    cr_real normal_speed;   ///< m/s, relative_velocity . normal; negative = approaching
-    cr_real impulse;        ///< N s, total normal impulse the collision passes applied to body_a
-    cr_vec3 impulse_vector; ///< N s, total impulse (normal + friction) on body_a; body_b got the opposite
-} cr_impact_event;
+/// A body's current surface: a dented body's own copy (crumple/dent.h), else its cooked asset's.
+typedef struct cr_body_mesh {
+    uint32_t vertex_count;
+    uint32_t triangle_count;
+    const cr_vec3 *positions;   ///< body frame, m
+    const cr_vec3 *normals;     ///< body frame, unit
+    const cr_vec3 *rest_positions; ///< the cooked shape, to measure dents against
+    const uint32_t *triangles;
+    uint32_t dirty_first;       ///< first vertex changed since the last cr_body_clear_dirty
+    uint32_t dirty_last;        ///< last one; first > last when nothing changed
+    uint32_t dent_count;        ///< dents applied so far
+} cr_body_mesh;
 
-/// Impact events of the last step, in a fixed order (pair order); writes at
-/// most `capacity` and returns how many there are. Events that did not fit
-/// def.event_capacity are counted in stats.stage[CR_STAGE_events].overflow.
-uint32_t cr_world_get_events(const cr_world *world, cr_impact_event *out, uint32_t capacity);
-
-/// The body's current surface (crumple/dent.h): a dentable body's dented copy,
-/// or the cooked asset's for other mesh bodies. CR_ERR_DEF_INVALID for analytic shapes.
+/// The body's current surface: a dented body's own copy, or the cooked
+/// asset's for other mesh bodies. CR_ERR_DEF_INVALID for analytic shapes.
 cr_status cr_body_get_mesh(const cr_world *world, cr_body_id id, cr_body_mesh *out);
 /// Forget the dirty vertex range once the host has uploaded it.
 cr_status cr_body_clear_dirty(cr_world *world, cr_body_id id);
+/// The asset a mesh body collides with now: its own dented copy (same
+/// triangles, moved vertices, patched grid) or the cooked asset; NULL for
+/// analytic shapes. cr_body_get_shape(...).asset always names the cooked slot.
+const struct cr_asset *cr_body_get_asset(const cr_world *world, cr_body_id id);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

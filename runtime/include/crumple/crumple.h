@@ -1,11 +1,16 @@
-/* crumple/crumple.h — the whole public API in one include.
+/* crumple/crumple.h — the whole public API in one include (C and C++).
  *
  * crumple: rigid bodies that dent, bend, crumple, break and squish, inside one
  * block of host memory, with bounded work per frame and bit-identical results.
  * Link build/libcrumple.a and add runtime/include to the include path.
+ * Every declaration has C linkage, so a C++ game includes this file as is.
  */
 #ifndef CRUMPLE_H
 #define CRUMPLE_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 #include "base.h"
 #include "real.h"
@@ -14,5 +19,15 @@
 #include "body.h"
 #include "asset.h"
 #include "joint.h"
+#include "events.h"
+#include "dent.h"
+#include "example.h"
+#include "damage.h"
+#include "input.h"
+#include "snapshot.h"
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

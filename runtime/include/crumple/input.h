@@ -30,6 +30,10 @@
 
 #include "body.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /// What an input does; the meaning of a, b, q, time and flags per type.
 typedef enum cr_input_type {
     CR_INPUT_IMPULSE = 1,      ///< a: impulse (N s) at world point b (or the centre of mass with CR_INPUT_AT_CENTER); immediate
@@ -103,5 +107,9 @@ uint32_t cr_body_hashes_diff(const cr_body_hash *x, uint32_t x_count, const cr_b
 /// cr_world_layout_hash (snapshot.h) it does not depend on pointer size or
 /// structure padding, so it is equal on every CPU.
 uint64_t cr_state_layout_id(void);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

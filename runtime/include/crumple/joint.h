@@ -29,6 +29,10 @@
 
 #include "body.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct cr_joint_id {
     uint32_t index1;     ///< slot index + 1; 0 means null
     uint32_t generation; ///< must match the slot's generation
@@ -86,5 +90,9 @@ cr_real cr_joint_get_hinge_angle(const cr_world *world, cr_joint_id id);
 cr_vec3 cr_joint_get_linear_impulse(const cr_world *world, cr_joint_id id);
 cr_vec3 cr_joint_get_angular_impulse(const cr_world *world, cr_joint_id id);
 uint64_t cr_joint_get_user_data(const cr_world *world, cr_joint_id id);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

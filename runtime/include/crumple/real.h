@@ -20,6 +20,10 @@
 #include <stdint.h>
 #include <stdbool.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #ifndef CR_FIXED
 #define CR_FIXED 0
 #endif
@@ -86,10 +90,23 @@ static inline cr_real cr_sq(cr_real a) { return cr_mul(a, a); }
 /* crumple's own transcendental functions (runtime/src/scalar.c).
  * Domains and error bounds are in docs/scalar.md and checked by tests. */
 
+#if !CR_FIXED && defined(__GNUC__) && defined(__NO_MATH_ERRNO__)
+/* Float square roots inline (one sqrtss, correctly rounded by IEEE 754, so
+ * the same bits everywhere): out of line they were a call per vector length in
+ * the solver's inner loops. C99 inline definitions: base/scalar.c holds the
+ * external ones, so code built without -fno-math-errno (where the builtin
+ * could call libm to set errno) gets the plain declarations below and links
+ * to those. */
+/// Square root; negative input gives 0.
+inline cr_real cr_sqrt(cr_real x) { return x < 0.0f ? 0.0f : __builtin_sqrtf(x); }
+/// 1/sqrt(x); x <= 0 gives CR_REAL_MAX.
+inline cr_real cr_rsqrt(cr_real x) { return x <= 0.0f ? CR_REAL_MAX : 1.0f / __builtin_sqrtf(x); }
+#else
 /// Square root; negative input gives 0.
 cr_real cr_sqrt(cr_real x);
 /// 1/sqrt(x); x <= 0 gives CR_REAL_MAX.
 cr_real cr_rsqrt(cr_real x);
+#endif
 /// Sine of x radians, any x in range.
 cr_real cr_sin(cr_real x);
 /// Cosine of x radians, any x in range.
@@ -102,5 +119,9 @@ cr_real cr_exp(cr_real x);
 cr_real cr_log(cr_real x);
 
 #define CR_PI CR_R(3.14159265358979323846)
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

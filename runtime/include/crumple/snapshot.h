@@ -22,6 +22,10 @@
 
 #include "world.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /// Bytes a snapshot of `world` needs (constant for the world's lifetime).
 size_t cr_world_snapshot_size(const cr_world *world);
 /// Write a snapshot into `buffer`; CR_ERR_BUFFER_TOO_SMALL if size is short.
@@ -31,5 +35,9 @@ cr_status cr_world_snapshot_save(const cr_world *world, void *buffer, size_t siz
 cr_status cr_world_snapshot_restore(cr_world *world, const void *buffer, size_t size);
 /// Hash of the world's byte layout: scalar mode, structure sizes, capacities.
 uint64_t cr_world_layout_hash(const cr_world *world);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

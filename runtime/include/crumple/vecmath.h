@@ -11,6 +11,10 @@
 
 #include "real.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /// A point or direction in metres (or a velocity in m/s, depending on use).
 typedef struct cr_vec3 { cr_real x, y, z; } cr_vec3;
 /// Unit quaternion (x, y, z, w) for orientations.
@@ -34,7 +38,20 @@ static inline cr_vec3 cr_v3_cross(cr_vec3 a, cr_vec3 b) {
     return cr_v3(cr_mul(a.y, b.z) - cr_mul(a.z, b.y), cr_mul(a.z, b.x) - cr_mul(a.x, b.z), cr_mul(a.x, b.y) - cr_mul(a.y, b.x));
 }
 static inline cr_real cr_v3_len_sq(cr_vec3 a) { return cr_v3_dot(a, a); }
+#if CR_FIXED
+/// Length of a vector whose squares may not fit Q32.32 (runtime/src/base/vec_len.c).
+cr_real cr_v3_len_wide_(cr_vec3 a);
+/* Below 26754 per component the three squares sum inside Q32.32 (3 x
+ * 26754^2 < 2^31); past it a huge impulse or velocity would overflow the
+ * sum (undefined behaviour), so it is measured on a scaled copy. */
+static inline cr_real cr_v3_len(cr_vec3 a) {
+    const cr_real safe = CR_R(26754);
+    if (a.x > -safe && a.x < safe && a.y > -safe && a.y < safe && a.z > -safe && a.z < safe) return cr_sqrt(cr_v3_dot(a, a));
+    return cr_v3_len_wide_(a);
+}
+#else
 static inline cr_real cr_v3_len(cr_vec3 a) { return cr_sqrt(cr_v3_dot(a, a)); }
+#endif
 static inline cr_vec3 cr_v3_min(cr_vec3 a, cr_vec3 b) { return cr_v3(cr_min(a.x, b.x), cr_min(a.y, b.y), cr_min(a.z, b.z)); }
 static inline cr_vec3 cr_v3_max(cr_vec3 a, cr_vec3 b) { return cr_v3(cr_max(a.x, b.x), cr_max(a.y, b.y), cr_max(a.z, b.z)); }
 static inline cr_vec3 cr_v3_lerp(cr_vec3 a, cr_vec3 b, cr_real t) { return cr_v3_add(a, cr_v3_scale(cr_v3_sub(b, a), t)); }
@@ -162,5 +179,9 @@ static inline cr_transform cr_transform_inverse(cr_transform t) {
     cr_transform r = {cr_quat_rotate(qi, cr_v3_neg(t.p)), qi};
     return r;
 }
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -28,10 +28,60 @@
 
 #include "base.h"
 #include "vecmath.h"
-#include "dent.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 typedef struct cr_world cr_world;
 struct cr_asset;
+struct cr_custom_step;
+
+/// Per-step caps and capacities of the dent model (crumple/dent.h). Dents
+/// beyond a cap wait in the model's queue, in arrival order, for later steps.
+typedef struct cr_dent_budget {
+    uint32_t body_capacity;   ///< bodies with a dent model attached at once (0: no dents, no memory for them)
+    uint32_t dents_per_step;  ///< dents applied per step at most
+    uint32_t work_per_step;   ///< work units per step: dent-map cells + grid nodes patched + vertices and
+                              ///< triangles of target and projectile every dent loops over
+    uint32_t queue_capacity;  ///< impacts waiting for a later step
+    uint32_t max_cells;       ///< largest dent-map grid side
+} cr_dent_budget;
+
+/// Per-step caps and capacities of the example-based plasticity model
+/// (crumple/example.h). Impulses beyond a cap wait in the model's queue in
+/// arrival order; bodies whose re-skin does not fit wait for a later step.
+typedef struct cr_example_budget {
+    uint32_t body_capacity;      ///< bodies with the model attached at once (0: none, no memory for it)
+    uint32_t max_vertices;       ///< vertices of a plastic body's asset at most (sizes E and dE per body)
+    uint32_t max_examples;       ///< example poses (rest included) of its asset at most
+    uint32_t queue_capacity;     ///< impulses waiting for a later step
+    uint32_t impulses_per_step;  ///< impulses turned into weight changes per step (eq. 4-8)
+    uint32_t neighbours_per_step; ///< geodesic neighbours visited per step (eq. 11)
+    uint32_t vertices_per_step;  ///< vertices faded in and re-skinned per step (eq. 13, 3)
+    uint32_t grid_nodes_per_step; ///< distance-grid nodes patched per re-skinned body and step (a larger change is cut, counted shrunk)
+} cr_example_budget;
+
+/// A damage model the game writes itself (crumple/damage.h): called once per
+/// step for every body it is attached to, with that body's impacts and
+/// contacts in the body's frame. `step` returns the work units it spent.
+typedef uint32_t cr_custom_step_fn(void *user, struct cr_custom_step *step);
+typedef struct cr_custom_budget {
+    uint32_t body_capacity;   ///< bodies with the custom model attached at once
+    uint32_t state_bytes;     ///< per attached body, in the block: snapshotted, rolled back and hashed with the world
+    uint32_t work_per_step;   ///< work units per step for all its bodies together
+    cr_custom_step_fn *step;  ///< the game's model (a host hook like log: not part of the state)
+    void *user;
+} cr_custom_budget;
+
+/// The damage stage's memory and every model's capacities (a field of cr_world_def).
+typedef struct cr_damage_def {
+    uint32_t surface_bytes;    ///< memory for the bodies' own copies of surface and distance grid (dented bodies)
+    uint32_t command_capacity; ///< deferred world commands (create/destroy body/joint) waiting at once
+    cr_dent_budget dent;       ///< the dent model (seed 000 §3)
+    cr_example_budget example; ///< example-based plasticity (seed 001)
+    cr_custom_budget custom;   ///< the game's own model, if any
+} cr_damage_def;
 
 /// Host clock used only to fill the time fields of the stats; may be null.
 typedef uint64_t cr_clock_ns_fn(void *user);
@@ -42,12 +92,12 @@ typedef struct cr_world_def {
     uint32_t body_capacity;       ///< live bodies at once
     uint32_t joint_capacity;      ///< live joints at once
     uint32_t pair_capacity;       ///< broadphase pairs per step
-    uint32_t points_per_pair;     ///< interference points kept per pair (the deepest are kept)
+    uint32_t points_per_pair;     ///< interference points kept per pair (the extremes that span the contact, then the deepest)
     uint32_t point_capacity;      ///< interference points per step, all pairs together
     uint32_t contact_capacity;    ///< interfering pairs (contact manifolds) in the solver per step
     uint32_t event_capacity;      ///< impact events kept per step
     uint32_t asset_capacity;      ///< cooked assets registered at once
-    uint32_t scratch_bytes;       ///< per-step scratch arena, reset every step; the world takes more if its capacities need more (cr_world_scratch_size)
+    uint32_t scratch_bytes;       ///< per-step scratch arena, reset every step; the world takes more if its capacities need more (cr_world_scratch_size); default 0: exactly that
     uint32_t collision_passes;    ///< seed 002 collision iterations per step (5 in the paper)
     uint32_t contact_passes;      ///< seed 002 contact iterations per step (10 in the paper), the last is the shock sweep
     uint32_t level_iterations;    ///< at most this many sweeps of each contact-graph level in the last contact pass (default 8; the others sweep once)
@@ -57,9 +107,9 @@ typedef struct cr_world_def {
     cr_real event_min_speed;      ///< m/s, collisions approaching slower than this make no impact event (default 0.1)
     bool sleep;                   ///< let resting islands of bodies sleep (leave the solver) until something touches them (default on)
     cr_real sleep_time;           ///< s, an island sleeps once all its bodies rested this long (default 0.5)
-    cr_real sleep_linear;         ///< m/s, "rested": moved less than sleep_linear x sleep_time over that time (default 0.05)
-    cr_real sleep_angular;        ///< rad/s, "rested": turned less than sleep_angular x sleep_time over that time (default 0.05)
-    cr_deform_def deform;         ///< budgets of the deformation stage (crumple/dent.h)
+    cr_real sleep_linear;         ///< m/s, "rested": slower than this at every step of sleep_time (default 0.02)
+    cr_real sleep_angular;        ///< rad/s, "rested": turning slower than this at every step of sleep_time (default 0.05)
+    cr_damage_def damage;         ///< memory and budgets of the damage stage (dents, the game's own model)
     cr_log_fn *log;               ///< optional log sink
     void *log_user;
     cr_assert_fn *assert_handler; ///< optional; called when an internal invariant fails
@@ -74,11 +124,24 @@ typedef struct cr_world_def {
 cr_world_def cr_default_world_def(void);
 /// Bytes of block needed for `def` (0 if the def is invalid).
 size_t cr_world_memory_size(const cr_world_def *def);
+/// Largest world block: offsets inside it are 32-bit.
+#define CR_WORLD_MAX_BLOCK_BYTES 0xfffffff0u
+/// Bytes of block `def` would need even past CR_WORLD_MAX_BLOCK_BYTES (where
+/// cr_world_memory_size says 0), so a host can say how much it asked for;
+/// 0 if the def is refused for another reason.
+uint64_t cr_world_memory_need(const cr_world_def *def);
 /// Scratch bytes one step of the solver needs for the capacities in `def`
 /// (the scratch arena is the larger of this and def.scratch_bytes).
 size_t cr_world_scratch_size(const cr_world_def *def);
 /// Create a world inside `block` (aligned to CR_BLOCK_ALIGN, at least cr_world_memory_size bytes).
 cr_status cr_world_create(const cr_world_def *def, void *block, size_t block_size, cr_world **out_world);
+/// The status cr_world_create would return for `def` (before any block is
+/// needed), and in *field (may be null) the field it refuses: the way to learn
+/// which field a refused world def got wrong, since no world exists to ask.
+cr_status cr_world_def_check(const cr_world_def *def, cr_field *field);
+/// The argument or def field of the most recent call on this world that was
+/// refused with a status naming one (CR_FIELD_NONE if none was refused yet).
+cr_field cr_world_refused_field(const cr_world *world);
 /// The def the world was created with (scratch_bytes resolved).
 cr_world_def cr_world_get_def(const cr_world *world);
 
@@ -122,7 +185,8 @@ typedef struct cr_stage_stats {
  *   joints       joint impulses (pre- and post-stabilisation)
  *   position     bodies moved
  *   events       impact events written (overflow: events over event_capacity)
- *   deform       dents applied (overflow: impacts still queued or dropped)  */
+ *   damage       damage work units spent by all models (overflow: work waiting);
+ *                per model: cr_world_stats.dent / .custom                     */
 #define CR_STAGE_LIST(X) \
     X(commands)          \
     X(broadphase)        \
@@ -133,7 +197,7 @@ typedef struct cr_stage_stats {
     X(joints)            \
     X(position)          \
     X(events)            \
-    X(deform)
+    X(damage)
 
 typedef enum cr_stage {
 #define CR_X_STAGE_(name) CR_STAGE_##name,
@@ -144,6 +208,15 @@ typedef enum cr_stage {
 
 /// Name of a stage, e.g. "broadphase".
 const char *cr_stage_name(cr_stage s);
+
+/// One damage model's work in the last step (deterministic counts).
+typedef struct cr_model_stats {
+    uint32_t done;          ///< items finished (dents applied; custom: bodies stepped)
+    uint32_t work;          ///< work units spent (<= the model's work_per_step, but for the first item of a step)
+    uint32_t waiting;       ///< items waiting in the model's queue for a later step
+    uint32_t over_capacity; ///< items that found the queue full: counted, not queued
+    uint32_t shrunk;        ///< items done smaller than planned to fit the budget (dent map or grid patch)
+} cr_model_stats;
 
 typedef struct cr_world_stats {
     uint64_t step_count;
@@ -157,8 +230,13 @@ typedef struct cr_world_stats {
     uint32_t collision_passes_run; ///< collision passes until no impulse was needed
     uint32_t sleeping;         ///< bodies asleep after the step
     uint32_t woken;            ///< bodies woken during the step
-    uint32_t dent_cells;       ///< dent-map and grid-patch cells the deformation stage used
+    cr_model_stats dent;       ///< the dent model's work
+    cr_model_stats custom;     ///< the game's own model's work
+    cr_model_stats example;    ///< example plasticity: done = impulses applied, waiting = impulses + bodies waiting
+    uint32_t commands_applied; ///< deferred world commands applied at the end of the step
+    uint32_t commands_waiting; ///< deferred commands kept for the next step (queue full or the create was refused)
     cr_stage_stats stage[CR_STAGE_COUNT];
+    uint32_t frozen;           ///< bodies whose state became NaN/Inf in the step: frozen (zero velocity, last finite pose)
 } cr_world_stats;
 cr_world_stats cr_world_get_stats(const cr_world *world);
 
@@ -169,5 +247,9 @@ cr_status cr_world_step(cr_world *world, cr_real dt);
 /// last step's events): equal hashes mean bit-identical state. Independent of
 /// pointers and padding (asset pointers are not hashed).
 uint64_t cr_world_state_hash(const cr_world *world);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -1,0 +1,59 @@
+/* crumple/events.h — what happened in the last step, for games (sound,
+ * sparks, decals) and for the damage stage.
+ *
+ * Impact events come from the solver: one per pair of bodies that needed
+ * collision impulses while approaching faster than def.event_min_speed.
+ * Dent events come from the damage stage: one per dent applied, with the
+ * vertex range of the body's mesh that the dent moved (upload that range;
+ * cr_body_get_mesh gives the vertices). Both lists are rewritten every step
+ * and read in a fixed order.
+ */
+#ifndef CRUMPLE_EVENTS_H
+#define CRUMPLE_EVENTS_H
+
+#include "body.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// One impact of the last step (a pair that needed collision impulses while
+/// approaching faster than def.event_min_speed). The point is the
+/// interfering point that met the fastest approach.
+typedef struct cr_impact_event {
+    cr_body_id body_a;      ///< the body the normal points into (pushed along +normal)
+    cr_body_id body_b;      ///< the other body (static bodies too)
+    cr_vec3 point;          ///< m, world position where the surfaces met, as carried by body_a to the end of the step
+    cr_vec3 normal;         ///< unit, from body_b towards body_a (world, at the start of the step, when it was measured)
+    cr_vec3 relative_velocity; ///< m/s, velocity of body_a's point minus body_b's before the impulses
+    cr_real normal_speed;   ///< m/s, relative_velocity . normal; negative = approaching
+    cr_real impulse;        ///< N s, total normal impulse the collision passes applied to body_a
+    cr_vec3 impulse_vector; ///< N s, total impulse (normal + friction) on body_a; body_b got the opposite
+} cr_impact_event;
+
+/// Impact events of the last step, in a fixed order (pair order); writes at
+/// most `capacity` and returns how many there are. Events that did not fit
+/// def.event_capacity are counted in stats.stage[CR_STAGE_events].overflow.
+uint32_t cr_world_get_events(const cr_world *world, cr_impact_event *out, uint32_t capacity);
+
+/// One dent applied in the last step.
+typedef struct cr_dent_event {
+    cr_body_id body;        ///< the dented body
+    cr_body_id other;       ///< the body that made the dent
+    cr_vec3 point;          ///< m, centre of the dent on the surface, body frame
+    cr_vec3 world_point;    ///< m, the same in world space (end of the step)
+    cr_real depth;          ///< m, dent distance (how far the surface moved in at the centre)
+    uint32_t first_vertex;  ///< vertices [first_vertex, last_vertex] of the body's mesh moved
+    uint32_t last_vertex;   ///< (first > last: the dent moved no vertex)
+} cr_dent_event;
+
+/// Dent events of the last step, in the order the dents were applied; writes
+/// at most `capacity` and returns how many there are (at most
+/// def.damage.dent.dents_per_step).
+uint32_t cr_world_get_dent_events(const cr_world *world, cr_dent_event *out, uint32_t capacity);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

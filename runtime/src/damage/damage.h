@@ -1,0 +1,113 @@
+/* damage.h — the damage stage (internal): its part of the world block and the
+ * one entry point the step calls.
+ *
+ * The stage runs after the position update (world.c). In a fixed order it
+ *   1. turns each impact event once into per-body impacts in that body's own
+ *      frame (cr_body_impact), every vector measured with the start-of-step
+ *      poses the solver measured the impact with;
+ *   2. summarises the resting contacts of the step per body (cr_body_contact),
+ *      read from the solver's manifolds;
+ *   3. runs each model over its bodies: dent (dent_model.c), example
+ *      plasticity (example_model.c), then the game's custom model
+ *      (custom_model.c). Direct calls, no function tables.
+ * At the end of the step the world applies the deferred commands the models
+ * queued (commands.c).
+ *
+ * A model is a file pair with its own prefix that exports the same set:
+ *   _region_bytes(def)   memory its def needs in the block
+ *   _layout(w, block)    lay its region out
+ *   _attach/_detach      give a body the model / take it away
+ *   _step(w, in, budget) do this step's work over its bodies within its budget
+ *   _hash(w, h)          mix its state into the state hash
+ *   _rebind(w)           repair pointers after a byte copy of the block
+ *   _stats               (written into cr_world_stats by _step)
+ * docs/architecture.md says how to add one.
+ *
+ * The region (cr_damage_region) lives in the block's persistent arena at
+ * the offset base/block.h keeps: CR_DAMAGE(w) finds it.
+ */
+#ifndef CRUMPLE_DAMAGE_INTERNAL_H
+#define CRUMPLE_DAMAGE_INTERNAL_H
+
+#include "crumple/damage.h"
+#include "crumple/events.h"
+#include "base/block.h"
+#include "geometry/surface_copy.h"
+
+/// This step's impacts and contacts, grouped by body slot (scratch memory).
+/// Body slot i's impacts are impacts[impact_start[i] .. impact_start[i+1]).
+typedef struct cr_damage_input {
+    const cr_body_impact *impacts;
+    const uint32_t *impact_start;  ///< [body_high + 1]
+    const cr_body_contact *contacts;
+    const uint32_t *contact_start; ///< [body_high + 1]
+    uint32_t body_high;
+} cr_damage_input;
+
+/// The dent model's part of the block (dent_model.c).
+typedef struct cr_dent_region {
+    uint32_t records;      ///< offset of cr_dent_body[dent.body_capacity]
+    uint32_t queue;        ///< offset of cr_dent_job[dent.queue_capacity], a ring
+    uint32_t queue_head, queue_count;
+    uint32_t scratch;      ///< offset of the dent-map build scratch
+    uint32_t scratch_bytes;
+    uint32_t events;       ///< offset of cr_dent_event[dent.dents_per_step]
+    uint32_t event_count;
+    uint32_t next_seq;     ///< impact sequence number: jobs of one impact share it
+    uint32_t pad_;
+} cr_dent_region;
+
+/// The example-plasticity model's part of the block (example_model.c).
+typedef struct cr_example_region {
+    uint32_t records;      ///< offset of cr_example_body[example.body_capacity]
+    uint32_t weights;      ///< offset of E, row_stride bytes per record
+    uint32_t pending;      ///< offset of dE, row_stride bytes per record
+    uint32_t row_stride;   ///< bytes of one record's E (max_vertices x max_examples reals, 16-aligned)
+    uint32_t queue;        ///< offset of cr_example_job[example.queue_capacity], a ring
+    uint32_t queue_head, queue_count;
+    uint32_t next_body;    ///< the record the next step's re-skin starts at (no body waits for ever)
+    uint32_t scratch;      ///< offset of the patch scratch: old positions, moved-vertex buckets (max_vertices), grid values
+    uint32_t pad_;
+} cr_example_region;
+
+/// The custom model's part of the block (custom_model.c).
+typedef struct cr_custom_region {
+    uint32_t records;      ///< offset of cr_custom_body[custom.body_capacity]
+    uint32_t states;       ///< offset of the per-body states, state_bytes each (16-aligned)
+} cr_custom_region;
+
+/// A deferred world command (commands.c).
+typedef enum cr_command_type {
+    CR_COMMAND_BODY_CREATE,
+    CR_COMMAND_BODY_DESTROY,
+    CR_COMMAND_JOINT_CREATE,
+    CR_COMMAND_JOINT_DESTROY
+} cr_command_type;
+
+typedef struct cr_command {
+    uint32_t type;         ///< cr_command_type
+    uint32_t pad_;
+    cr_body_id body;
+    cr_joint_id joint;
+    cr_body_def body_def;
+    cr_joint_def joint_def;
+} cr_command;
+
+/// The damage stage's part of the block.
+typedef struct cr_damage_region {
+    uint32_t surfaces;      ///< offset of cr_surface_copy[surface_capacity]
+    uint32_t surface_capacity;
+    cr_arena surface_memory; ///< the copies' regions
+    uint32_t commands;      ///< offset of cr_command[command_capacity], in queue order
+    uint32_t command_count;
+    uint32_t command_refused; ///< commands refused this step for a full queue
+    uint32_t start_poses;   ///< scratch offset of the bodies' start-of-step transforms, or 0
+    cr_dent_region dent;
+    cr_custom_region custom;
+    cr_example_region example;
+} cr_damage_region;
+
+/// The damage region of a world (const or not, as CR_AT).
+#define CR_DAMAGE(w) CR_AT(w, (w)->damage_region, cr_damage_region)
+
+#endif

@@ -1,0 +1,668 @@
+/* dent_model.c — the dent model (seed 000 Algorithm 1, lines 9-21) on the
+ * damage stage's seam.
+ *
+ * Every impact on a dented body faster than its threshold becomes a job in a
+ * ring queue. A job is one impact: body a (the lower slot of the two dented
+ * bodies, or the one dented body) and the other body b, in a's frame, with
+ * which sides dent. A job is planned once, when it is queued (the dent's
+ * point on the surface, its distance and its map's cells), so a job that
+ * waits for budget does not plan again. Jobs are then taken from the front
+ * while the step's budget lasts (dents and work units, cr_dent_budget); the
+ * first job of a step always runs, shrunk to the budget if need be (counted),
+ * so the queue always drains. A job that dents both bodies builds both maps
+ * before applying either (Jacobi: symmetric dents for equal bodies).
+ *
+ * Work units count everything a dent loops over: the map's cells, the
+ * projectile's triangles (plan and Z-buffer), the target's vertices (apply),
+ * the surface refresh (geometry/surface_copy.c), the mass refresh and the
+ * grid nodes patched. The patch is planned with the job too and reserved in
+ * the budget, so it is not cut by the map; if it must be cut anyway (a first
+ * job larger than the budget), the stats count it as shrunk.
+ *
+ * A dent is applied to the surface as earlier dents left it, and its map is
+ * built from the projectile as it arrived: repeated hits at one place sink one
+ * crater deeper (seed Figure 3), each hit adding its own distance.
+ */
+#include "damage/stage.h"
+#include "damage/dent_model.h"
+#include "base/check.h"
+#include "damage/dent.h"
+#include "base/hash.h"
+
+#include <string.h>
+
+#define CR_DENT_COOKIE 0x64656e74u /* "dent" */
+
+/// Dent sites a body remembers for progressive denting (the newest replace the oldest).
+#define CR_DENT_SITES 8
+/// m: a deepening smaller than this along every axis moves no vertex.
+#define CR_DENT_NEGLIGIBLE CR_R(1e-6)
+/// A dent that keeps deepening stops at this many times max_distance.
+#define CR_DENT_PROGRESSIVE_CAP 4
+
+/// Where a dent was made and how deep it is now (seed 000 Figure 3): a
+/// later hit by the same projectile inside `reach` deepens this dent.
+typedef struct cr_dent_site {
+    cr_vec3 point;           ///< the dent's origin on the surface it was first made in, body frame
+    cr_vec3 normal;          ///< into the body, body frame
+    cr_vec3 velocity;        ///< the first hit's relative velocity, body frame
+    cr_transform proj_to_target; ///< the projectile as it first arrived
+    cr_real distance;        ///< m, the dent distance of all its hits together
+    cr_real reach;           ///< m, a hit whose point is this close (in the dent's plane) deepens it
+    uint32_t proj_index1, proj_generation;
+} cr_dent_site;
+
+/// A dented body's model record.
+typedef struct cr_dent_body {
+    uint32_t body_index1;    ///< 0: free
+    uint32_t body_generation;
+    uint32_t dent_count;
+    uint32_t site_count;     ///< sites in use
+    uint32_t site_next;      ///< the site the next new dent takes
+    uint32_t pad_;
+    cr_dent_def def;
+    cr_dent_site sites[CR_DENT_SITES];
+} cr_dent_body;
+
+/// One side of a job, planned when queued.
+typedef struct cr_dent_plan {
+    cr_vec3 point;           ///< the dent's origin on the target's surface, target frame
+    cr_vec3 normal;          ///< into the target, target frame
+    cr_vec3 velocity;        ///< projectile relative to target, target frame
+    cr_transform proj_to_target;
+    cr_real distance;        ///< m
+    cr_real cell;            ///< m per map cell
+    uint32_t cells;          ///< map cells per side
+    uint32_t work;           ///< work units the dent will take (map, loops, patch)
+    uint32_t patch_nodes;    ///< grid nodes reserved for the patch
+    uint32_t pad_;
+} cr_dent_plan;
+
+/// An impact waiting to become dents.
+typedef struct cr_dent_job {
+    uint32_t a_index1, a_generation, b_index1, b_generation;
+    uint8_t dent_a, dent_b;  ///< which sides dent
+    uint8_t pad_[6];
+    cr_dent_plan side[2];    ///< [0]: a dented by b, [1]: b dented by a
+} cr_dent_job;
+
+cr_dent_def cr_default_dent_def(void) {
+    cr_dent_def m;
+    memset(&m, 0, sizeof m);
+    m.threshold_speed = CR_R(1);
+    m.speed_scale = CR_R(0.01);
+    m.fixed_distance = CR_R(0.02);
+    m.max_distance = CR_R(0.1);
+    m.blur = CR_R(0.01);
+    m.heat_iterations = 4;
+    m.modified_iterations = 4;
+    m.steepness = CR_R(1);
+    m.width_t = 0;
+    m.min_cos = CR_R(0.2);
+    m.min_cells = 50; /* the seed's range: 50x50 to 200x200 */
+    m.max_cells = 200;
+    m.cookie = CR_DENT_COOKIE;
+    return m;
+}
+
+cr_dent_budget cr_default_dent_budget(void) {
+    cr_dent_budget d;
+    /* no dented bodies unless the host makes room: a world without dents
+     * should not pay megabytes for them */
+    d.body_capacity = 0;
+    d.dents_per_step = 4;
+    d.work_per_step = 1u << 20; /* ~ a 200x200 map, its patch and the loops over a 20k-triangle target and projectile */
+    d.queue_capacity = 64;
+    d.max_cells = 200;
+    return d;
+}
+
+cr_status cri_dent_model_check_def(const cr_dent_budget *d) {
+    if (d->body_capacity > 4096 || d->queue_capacity > (1u << 20) || d->max_cells > 1024) return CR_ERR_DEF_INVALID;
+    if (d->body_capacity > 0 && (d->max_cells < 5 || d->queue_capacity == 0 || d->dents_per_step == 0 ||
+                                 d->dents_per_step > (1u << 16) || d->work_per_step < d->max_cells * d->max_cells))
+        return CR_ERR_DEF_INVALID;
+    return CR_OK;
+}
+
+static uint64_t al16(uint64_t x) { return (x + 15u) & ~(uint64_t)15u; }
+
+/* Grid nodes one patch may read at most: the scratch that holds their old
+ * values is sized by it, not by the whole work budget (a patch larger than
+ * this is cut to its core and counted as shrunk). */
+static uint32_t patch_nodes_max(const cr_dent_budget *d) { return d->work_per_step < 200000u ? d->work_per_step : 200000u; }
+
+/* Build scratch: two dent maps (Jacobi), then the old values of one grid patch. */
+static uint64_t map_bytes(const cr_dent_budget *d) { return al16(cri_dent_scratch_bytes(d->max_cells)); }
+static uint64_t scratch_bytes(const cr_dent_budget *d) {
+    return 2 * map_bytes(d) + al16((uint64_t)patch_nodes_max(d) * sizeof(cr_real));
+}
+
+uint64_t cri_dent_model_region_bytes(const cr_world_def *def) {
+    const cr_dent_budget *d = &def->damage.dent;
+    if (d->body_capacity == 0) return 0;
+    return al16((uint64_t)d->body_capacity * sizeof(cr_dent_body)) +
+           al16((uint64_t)d->queue_capacity * sizeof(cr_dent_job)) +
+           al16(((uint64_t)d->dents_per_step + 1) * sizeof(cr_dent_event)) + scratch_bytes(d) + 64u;
+}
+
+bool cri_dent_model_layout(cr_world *w, uint8_t *block) {
+    const cr_dent_budget *d = &w->def.damage.dent;
+    cr_dent_region *r = &CR_DAMAGE(w)->dent;
+    memset(r, 0, sizeof *r);
+    if (d->body_capacity == 0) return true;
+    r->records = cri_arena_push(&w->persistent, block, d->body_capacity * (uint32_t)sizeof(cr_dent_body), 16);
+    r->queue = cri_arena_push(&w->persistent, block, d->queue_capacity * (uint32_t)sizeof(cr_dent_job), 16);
+    r->events = cri_arena_push(&w->persistent, block, (d->dents_per_step + 1) * (uint32_t)sizeof(cr_dent_event), 16);
+    r->scratch_bytes = (uint32_t)scratch_bytes(d);
+    r->scratch = cri_arena_push(&w->persistent, block, r->scratch_bytes, 16);
+    return r->records != CR_NO_OFFSET && r->queue != CR_NO_OFFSET && r->events != CR_NO_OFFSET &&
+           r->scratch != CR_NO_OFFSET;
+}
+
+static cr_dent_body *records(cr_world *w) { return CR_AT(w, CR_DAMAGE(w)->dent.records, cr_dent_body); }
+static const cr_dent_body *records_c(const cr_world *w) { return CR_AT(w, CR_DAMAGE(w)->dent.records, const cr_dent_body); }
+
+static cr_dent_body *record_of(cr_world *w, uint32_t body_index1) {
+    if (body_index1 == 0 || body_index1 > w->body_high || !(cr_world_bodies(w)[body_index1 - 1].models & CR_MODEL_DENT))
+        return NULL;
+    for (uint32_t i = 0; i < w->def.damage.dent.body_capacity; ++i)
+        if (records(w)[i].body_index1 == body_index1) return &records(w)[i];
+    return NULL;
+}
+
+uint32_t cri_dent_model_dent_count(const cr_world *w, uint32_t body_index1) {
+    if (body_index1 == 0) return 0;
+    for (uint32_t i = 0; i < w->def.damage.dent.body_capacity; ++i)
+        if (records_c(w)[i].body_index1 == body_index1) return records_c(w)[i].dent_count;
+    return 0;
+}
+
+cr_status cri_dent_model_attach(cr_world *w, uint32_t body_index1, const cr_dent_def *def) {
+    cr_body *b = &cr_world_bodies(w)[body_index1 - 1];
+    if (b->models & CR_MODEL_DENT) return CR_ERR_DEF_INVALID;
+    if (b->shape.type != CR_SHAPE_MESH) return CR_ERR_DEF_INVALID;
+    /* every real: finite first (CR_ERR_NOT_FINITE), then in range (CR_ERR_DEF_INVALID), naming the field */
+    const struct { cr_real v, lo; bool open; cr_field f; } reals[] = {
+        {def->threshold_speed, 0, false, CR_FIELD_DENT_THRESHOLD_SPEED},
+        {def->speed_scale, 0, false, CR_FIELD_DENT_SPEED_SCALE},
+        {def->fixed_distance, 0, false, CR_FIELD_DENT_FIXED_DISTANCE},
+        {def->max_distance, 0, false, CR_FIELD_DENT_MAX_DISTANCE},
+        {def->blur, 0, false, CR_FIELD_DENT_BLUR},
+        {def->steepness, 0, true, CR_FIELD_DENT_STEEPNESS},
+        {def->width_t, -CR_REAL_MAX, false, CR_FIELD_DENT_WIDTH_T},
+        {def->min_cos, 0, true, CR_FIELD_DENT_MIN_COS},
+    };
+    for (size_t i = 0; i < sizeof reals / sizeof reals[0]; ++i) {
+        CR_TRY(cr_check_real(w, reals[i].v, reals[i].f));
+        if (reals[i].v < reals[i].lo || (reals[i].open && reals[i].v == reals[i].lo))
+            return cri_refuse(w, CR_ERR_DEF_INVALID, reals[i].f);
+    }
+    if (def->min_cos > CR_R(1)) return cri_refuse(w, CR_ERR_DEF_INVALID, CR_FIELD_DENT_MIN_COS);
+    if (def->min_cells < 5 || def->max_cells < def->min_cells)
+        return cri_refuse(w, CR_ERR_DEF_INVALID, CR_FIELD_DENT_CELLS);
+    cr_dent_body *r = NULL;
+    for (uint32_t i = 0; i < w->def.damage.dent.body_capacity && r == NULL; ++i)
+        if (records(w)[i].body_index1 == 0) r = &records(w)[i];
+    if (r == NULL) return CR_ERR_CAPACITY;
+    cr_surface_copy *copy;
+    cr_status s = cri_damage_surface_attach(w, body_index1, &copy);
+    if (s != CR_OK) return s;
+    memset(r, 0, sizeof *r);
+    r->body_index1 = body_index1;
+    r->body_generation = b->generation;
+    r->def = *def;
+    /* the world's cap on map cells, once, here */
+    if (r->def.max_cells > w->def.damage.dent.max_cells) r->def.max_cells = w->def.damage.dent.max_cells;
+    if (r->def.min_cells > r->def.max_cells) r->def.min_cells = r->def.max_cells;
+    b->models |= CR_MODEL_DENT;
+    return CR_OK;
+}
+
+cr_status cr_dent_attach(cr_world *w, cr_body_id id, const cr_dent_def *def) {
+    if (w == NULL || def == NULL) return CR_ERR_NULL_ARGUMENT;
+    if (def->cookie != CR_DENT_COOKIE) return CR_ERR_DEF_NOT_DEFAULTED;
+    if (cri_world_body(w, id) == NULL) return CR_ERR_STALE_HANDLE;
+    return cri_dent_model_attach(w, id.index1, def);
+}
+
+void cri_dent_model_detach(cr_world *w, uint32_t body_index1) {
+    cr_dent_body *r = record_of(w, body_index1);
+    if (r == NULL) return;
+    r->body_index1 = 0;
+    cr_world_bodies(w)[body_index1 - 1].models &= (uint8_t)~CR_MODEL_DENT;
+}
+
+uint64_t cri_dent_model_hash(const cr_world *w, uint64_t h) {
+    for (uint32_t i = 0; i < w->def.damage.dent.body_capacity; ++i) {
+        const cr_dent_body *r = &records_c(w)[i];
+        if (r->body_index1 == 0) continue;
+        h = cr_hash_u32(h, r->body_index1);
+        h = cr_hash_u32(h, r->dent_count);
+        for (uint32_t k = 0; k < r->site_count; ++k) {
+            h = cr_hash_vec3(h, r->sites[k].point);
+            h = cr_hash_real(h, r->sites[k].distance);
+        }
+    }
+    /* worlds without waiting dents hash as they did before the queue existed */
+    if (CR_DAMAGE(w)->dent.queue_count > 0) h = cr_hash_u32(h, CR_DAMAGE(w)->dent.queue_count);
+    return h;
+}
+
+static cr_real mean_edge(const cr_asset *a) {
+    /* equilateral triangles of the mean area: edge^2 = 4 A / (sqrt(3) T) */
+    if (a->triangle_count == 0) return 0;
+    cr_real area = cr_div(a->surface_area, cr_from_int((int32_t)a->triangle_count));
+    return cr_sqrt(cr_mul(area, CR_R(2.309401076758503)));
+}
+
+static const uint32_t box_triangles[36] = {0, 1, 5, 0, 5, 4, 2, 6, 7, 2, 7, 3, 0, 4, 6, 0, 6, 2,
+                                           1, 3, 7, 1, 7, 5, 0, 2, 3, 0, 3, 1, 4, 5, 7, 4, 7, 6};
+
+/* How `proj` looks to the Z-buffer, hitting at `at` (target frame); box and
+ * plane corners go to `corners`. */
+static cr_dent_projectile projectile_of(const cr_world *w, const cr_body *proj, const cr_body *target,
+                                        cr_transform to_target, cr_vec3 at, cr_vec3 corners[8]) {
+    cr_dent_projectile p;
+    memset(&p, 0, sizeof p);
+    p.to_target = to_target;
+    switch ((cr_shape_type)proj->shape.type) {
+    case CR_SHAPE_SPHERE:
+        p.is_sphere = true;
+        p.radius = proj->shape.radius;
+        break;
+    case CR_SHAPE_BOX:
+    case CR_SHAPE_PLANE: {
+        /* a plane is seen as a square of the target's size centred under the
+         * impact, flat as the ground is, touching at the impact point */
+        bool plane = proj->shape.type == CR_SHAPE_PLANE;
+        cr_vec3 h = plane ? cr_v3(target->bound_radius, 0, target->bound_radius) : proj->shape.half_extents;
+        cr_vec3 c = plane ? cr_transform_inv_point(to_target, at) : cr_v3_zero();
+        for (int i = 0; i < 8; ++i)
+            corners[i] = cr_v3(((i & 1) ? h.x : -h.x) + (plane ? c.x : 0), plane ? 0 : ((i & 2) ? h.y : -h.y),
+                               ((i & 4) ? h.z : -h.z) + (plane ? c.z : 0));
+        p.is_plane = plane;
+        p.vertices = corners;
+        p.triangles = box_triangles;
+        p.triangle_count = 12;
+        p.edge_length = cr_min(h.x, h.z);
+        break;
+    }
+    case CR_SHAPE_MESH: {
+        const cr_asset *a = cr_world_asset(w, proj->shape.asset);
+        if (a == NULL) break;
+        p.vertices = a->positions;
+        p.triangles = a->triangles;
+        p.triangle_count = a->triangle_count;
+        p.edge_length = mean_edge(a);
+        break;
+    }
+    }
+    return p;
+}
+
+/* Grid nodes inside centre ± reach plus the margin the backward lookup needs. */
+static uint32_t patch_nodes(const cr_asset *a, cr_real reach, cr_real distance) {
+    int32_t margin = cr_floor_int(cr_mul(distance, a->sdf_inv_cell)) + 2;
+    uint64_t n = 1;
+    for (int k = 0; k < 3; ++k) {
+        int32_t side = cr_floor_int(cr_mul(2 * reach, a->sdf_inv_cell)) + 3 + 2 * margin;
+        if (side > (int32_t)a->sdf_dims[k]) side = (int32_t)a->sdf_dims[k];
+        n *= (uint64_t)side;
+    }
+    return n > 0x7fffffffu ? 0x7fffffffu : (uint32_t)n;
+}
+
+/* Everything but the map's cells and the patch: the loops over the target and the projectile. */
+static uint32_t loop_work(const cr_asset *target, uint32_t proj_triangles, bool mass) {
+    uint32_t w = 3 * proj_triangles + target->vertex_count;                                /* z-buffer, apply */
+    w += target->triangle_count + 2 * target->vertex_count + target->sample_count;        /* surface refresh */
+    if (mass) w += 2 * target->triangle_count;                                             /* volume ratio */
+    return w;
+}
+
+/* How far the patch must reach around the dent's point: the map's support
+ * (cri_dent_build) and room for the moved surface above and below. */
+static cr_real patch_reach(cr_real half, cr_real cos_theta, cr_real distance) {
+    return cr_div(half, cos_theta) + cr_mul(CR_R(8), distance);
+}
+
+/* Plan one side: target t dented by projectile p (once, when queued). */
+static bool plan_side(cr_world *w, cr_dent_plan *pl, const cr_dent_body *rec, const cr_body *t, const cr_body *p,
+                      cr_vec3 point, cr_vec3 normal, cr_vec3 velocity, cr_transform p_to_t, cr_real speed,
+                      uint32_t *work) {
+    const cr_dent_def *d = &rec->def;
+    const cr_asset *ta = cr_world_asset(w, t->shape.asset);
+    if (ta == NULL) return false;
+    /* The impact point is where the deepest sample was, a little inside one
+     * body and outside the other: put each dent's origin on its own surface,
+     * or the two sides of one impact would not dent alike. */
+    cr_vec3 grad;
+    cr_real phi = cr_asset_sdf(ta, point, &grad);
+    pl->point = cr_v3_mad(point, -phi, grad);
+    pl->normal = normal;
+    pl->velocity = velocity;
+    pl->proj_to_target = p_to_t;
+    pl->distance = cri_dent_distance(d, speed);
+    cr_vec3 corners[8];
+    cr_dent_projectile proj = projectile_of(w, p, t, p_to_t, pl->point, corners);
+    cr_dent_impact imp = {pl->point, normal, velocity, pl->distance};
+    pl->cells = cri_dent_plan_cells(d, &imp, &proj, mean_edge(ta), &pl->cell);
+    *work += 2 * proj.triangle_count; /* the plan's own loops over the projectile */
+    cr_real speed_u;
+    cr_vec3 u = cr_v3_normalize_len(velocity, &speed_u);
+    cr_real c = cr_clamp(cr_v3_dot(u, cr_v3_normalize(normal)), d->min_cos, CR_R(1));
+    if (speed_u <= CR_R(1e-6) || c <= 0) c = CR_R(1);
+    cr_real half = cr_mul(cr_half(cr_from_int((int32_t)pl->cells - 1)), pl->cell);
+    pl->patch_nodes = patch_nodes(ta, patch_reach(half, c, pl->distance), pl->distance);
+    pl->work = pl->cells * pl->cells + loop_work(ta, proj.triangle_count, d->refresh_mass && t->type == CR_BODY_DYNAMIC) +
+               pl->patch_nodes;
+    return pl->distance > 0;
+}
+
+/* Queue the step's impacts: per dented body in slot order, its impacts in
+ * event order. An impact between two dented bodies is queued once, by the
+ * lower slot, with both sides. */
+static void enqueue(cr_world *w, const cr_damage_input *in, uint32_t *work) {
+    cr_dent_region *reg = &CR_DAMAGE(w)->dent;
+    const cr_dent_budget *bd = &w->def.damage.dent;
+    cr_dent_job *queue = CR_AT(w, reg->queue, cr_dent_job);
+    cr_body *bodies = cr_world_bodies(w);
+    for (uint32_t i = 0; i < in->body_high; ++i) {
+        if (!(bodies[i].models & CR_MODEL_DENT)) continue;
+        cr_dent_body *ra = record_of(w, i + 1);
+        if (ra == NULL) continue;
+        for (uint32_t k = in->impact_start[i]; k < in->impact_start[i + 1]; ++k) {
+            const cr_body_impact *imp = &in->impacts[k];
+            uint32_t j = imp->other.index1 - 1;
+            cr_dent_body *rb = record_of(w, imp->other.index1);
+            if (rb != NULL && j < i) continue; /* queued with the lower slot */
+            bool dent_a = imp->normal_speed > ra->def.threshold_speed;
+            bool dent_b = rb != NULL && imp->normal_speed > rb->def.threshold_speed;
+            if (!dent_a && !dent_b) continue;
+            if (reg->queue_count >= bd->queue_capacity) {
+                w->stats.dent.over_capacity++;
+                continue;
+            }
+            cr_dent_job *job = &queue[(reg->queue_head + reg->queue_count) % bd->queue_capacity];
+            memset(job, 0, sizeof *job);
+            job->a_index1 = i + 1, job->a_generation = bodies[i].generation;
+            job->b_index1 = imp->other.index1, job->b_generation = imp->other.generation;
+            const cr_body *a = &bodies[i], *b = &bodies[j];
+            if (dent_a)
+                dent_a = plan_side(w, &job->side[0], ra, a, b, imp->point, imp->normal, imp->velocity, imp->other_pose,
+                                   imp->normal_speed, work);
+            if (dent_b) {
+                cr_transform a_in_b = cr_transform_inverse(imp->other_pose);
+                dent_b = plan_side(w, &job->side[1], rb, b, a, cr_transform_point(a_in_b, imp->point),
+                                   cr_quat_rotate(a_in_b.q, cr_v3_neg(imp->normal)),
+                                   cr_quat_rotate(a_in_b.q, cr_v3_neg(imp->velocity)), a_in_b, imp->normal_speed, work);
+            }
+            if (!dent_a && !dent_b) continue;
+            job->dent_a = dent_a, job->dent_b = dent_b;
+            reg->queue_count++;
+        }
+    }
+}
+
+/* One side being built and applied. */
+typedef struct dent_side {
+    uint32_t plan_proj_index1; ///< the projectile's slot + 1
+    cr_dent_body *rec;
+    cr_body *target, *proj;
+    cr_dent_plan *plan;
+    cr_dent_projectile projectile;
+    cr_vec3 corners[8];
+    uint32_t cells;
+    cr_real cell;
+    cr_dent dent;
+} dent_side;
+
+/* Shrink a side's map so its cells fit `cells_budget`, keeping its extent. */
+static bool fit_map(dent_side *s, uint32_t cells_budget) {
+    uint32_t n = s->cells;
+    while (n > 5 && n * n > cells_budget) --n;
+    if (n == s->cells) return false;
+    s->cell = cr_div(cr_mul(s->cell, cr_from_int((int32_t)s->cells - 1)), cr_from_int((int32_t)n - 1));
+    s->cells = n;
+    return true;
+}
+
+typedef struct patch_ctx {
+    const cr_dent *dent;
+    const cr_dent *old; ///< progressive: the site's dent before this hit, else NULL
+    const cr_dent_def *def;
+} patch_ctx;
+
+/* What a progressive hit adds at a point that the site's earlier hits had
+ * moved to p: the new total dent minus the old one, both at the point's
+ * undented place (p less the old dent, to first order). */
+static cr_vec3 deepening(const cr_dent *now, const cr_dent *old, const cr_dent_def *def, cr_vec3 rest) {
+    return cr_v3_sub(cri_dent_displacement(now, def, rest), cri_dent_displacement(old, def, rest));
+}
+
+static cr_vec3 dent_move(const void *ctx, cr_vec3 p) {
+    const patch_ctx *c = (const patch_ctx *)ctx;
+    if (c->old == NULL) return cri_dent_displacement(c->dent, c->def, p);
+    return deepening(c->dent, c->old, c->def, cr_v3_sub(p, cri_dent_displacement(c->old, c->def, p)));
+}
+
+/* Progressive apply: every vertex moves by what the deeper dent adds to the
+ * old one at its undented place, so k hits make the dent one hit of the
+ * summed distance would make, not k dents stacked on each other. */
+static uint32_t apply_deepening(const cr_dent *now, const cr_dent *old, const cr_dent_def *def, cr_vec3 *pos,
+                                const cr_vec3 *rest, uint32_t count, uint32_t *first, uint32_t *last) {
+    uint32_t moved = 0;
+    *first = count, *last = 0;
+    for (uint32_t i = 0; i < count; ++i) {
+        cr_vec3 d = deepening(now, old, def, rest[i]);
+        /* the attenuation's far tail adds less than a micrometre deep inside
+         * the body: leave those vertices (and the dirty range) alone */
+        if (cr_abs(d.x) < CR_DENT_NEGLIGIBLE && cr_abs(d.y) < CR_DENT_NEGLIGIBLE && cr_abs(d.z) < CR_DENT_NEGLIGIBLE) continue;
+        cr_vec3 p = cr_v3_add(pos[i], d);
+        if (p.x == pos[i].x && p.y == pos[i].y && p.z == pos[i].z) continue;
+        pos[i] = p;
+        if (i < *first) *first = i;
+        *last = i;
+        ++moved;
+    }
+    return moved;
+}
+
+static void apply_side(cr_world *w, dent_side *s, const cr_dent *old, uint32_t patch_budget, uint32_t *work) {
+    cr_surface_copy *copy = cri_damage_surface_of(w, s->rec->body_index1);
+    uint8_t *block = (uint8_t *)w;
+    cr_asset *view = cr_surface_copy_view(copy, block);
+    uint32_t first, last, moved;
+    if (old != NULL) {
+        const cr_asset *rest = cr_world_asset(w, copy->rest_slot);
+        moved = apply_deepening(&s->dent, old, &s->rec->def, cr_surface_copy_positions(copy, block), rest->positions,
+                                view->vertex_count, &first, &last);
+    } else {
+        moved = cri_dent_apply(&s->dent, &s->rec->def, cr_surface_copy_positions(copy, block), view->vertex_count, &first,
+                              &last);
+    }
+    *work += view->vertex_count;
+    if (moved > 0) {
+        cri_surface_copy_mark(copy, first, last);
+        *work += cri_surface_copy_refresh(copy, block, &s->target->bound_radius);
+    }
+    patch_ctx ctx = {&s->dent, old, &s->rec->def};
+    cr_real reach = patch_reach(cr_mul(cr_half(cr_from_int((int32_t)s->cells - 1)), s->cell), s->dent.cos_theta,
+                                s->dent.distance);
+    cr_real *saved = CR_AT(w, CR_DAMAGE(w)->dent.scratch + 2 * (uint32_t)map_bytes(&w->def.damage.dent), cr_real);
+    cr_surface_patch pr = cri_surface_copy_patch(copy, block, s->dent.point, reach, s->dent.distance, dent_move, &ctx,
+                                                patch_budget, saved, patch_nodes_max(&w->def.damage.dent));
+    *work += pr.nodes;
+    if (pr.shrunk) w->stats.dent.shrunk++;
+    s->rec->dent_count++;
+    const cr_dent_def *d = &s->rec->def;
+    if (d->refresh_mass && s->target->type == CR_BODY_DYNAMIC) {
+        const cr_asset *rest = cr_world_asset(w, copy->rest_slot);
+        cr_real ratio = cri_surface_copy_volume_ratio(copy, block, rest);
+        *work += view->triangle_count + rest->triangle_count;
+        /* the principal frame is kept (a dent is small next to the body), so inertia scales with the mass */
+        cr_real mass = cr_mul(cr_mul(s->target->material.density, rest->volume), ratio);
+        cr_vec3 inertia = cr_v3_scale(cr_v3_scale(rest->inertia, s->target->material.density), ratio);
+        if (ratio > 0 && mass > 0 && inertia.x > 0 && inertia.y > 0 && inertia.z > 0) {
+            cr_body *b = s->target;
+            b->mass = mass;
+            b->inv_mass = cr_div(CR_R(1), mass);
+            b->inertia = inertia;
+            b->inv_inertia = cr_v3(cr_div(CR_R(1), inertia.x), cr_div(CR_R(1), inertia.y), cr_div(CR_R(1), inertia.z));
+        }
+    }
+    cr_vec3 world_normal = cr_quat_rotate(s->target->xf.q, s->plan->normal);
+    if (d->move_projectile && s->proj->type == CR_BODY_DYNAMIC)
+        s->proj->xf.p = cr_v3_mad(s->proj->xf.p, s->dent.distance, world_normal);
+    cr_dent_region *reg = &CR_DAMAGE(w)->dent;
+    /* a first job of two sides may pass a cap of one dent: one more event fits */
+    if (reg->event_count <= w->def.damage.dent.dents_per_step) {
+        cr_dent_event *e = &CR_AT(w, reg->events, cr_dent_event)[reg->event_count++];
+        memset(e, 0, sizeof *e);
+        e->body.index1 = s->rec->body_index1, e->body.generation = s->rec->body_generation;
+        e->other.index1 = (uint32_t)(s->proj - cr_world_bodies(w)) + 1, e->other.generation = s->proj->generation;
+        e->point = s->dent.point;
+        e->world_point = cr_transform_point(s->target->xf, s->dent.point);
+        e->depth = s->dent.distance;
+        e->first_vertex = moved ? first : 1;
+        e->last_vertex = moved ? last : 0;
+    }
+}
+
+/* The site this side's hit deepens: same projectile, its point within the
+ * site's reach in the site's plane, its normal within 30 degrees. */
+static cr_dent_site *site_hit(dent_side *s) {
+    cr_dent_body *r = s->rec;
+    uint32_t gen = s->proj->generation;
+    for (uint32_t k = 0; k < r->site_count; ++k) {
+        cr_dent_site *site = &r->sites[k];
+        if (site->proj_generation != gen || site->proj_index1 != s->plan_proj_index1) continue;
+        if (cr_v3_dot(site->normal, s->plan->normal) < CR_R(0.8660254)) continue;
+        cr_vec3 d = cr_v3_sub(s->plan->point, site->point);
+        cr_vec3 in_plane = cr_v3_sub(d, cr_v3_scale(site->normal, cr_v3_dot(d, site->normal)));
+        if (cr_v3_len_sq(in_plane) <= cr_mul(site->reach, site->reach)) return site;
+    }
+    return NULL;
+}
+
+static void remember_site(dent_side *s) {
+    cr_dent_body *r = s->rec;
+    cr_dent_site *site = &r->sites[r->site_next];
+    r->site_next = (r->site_next + 1) % CR_DENT_SITES;
+    if (r->site_count < CR_DENT_SITES) r->site_count++;
+    site->point = s->dent.point;
+    site->normal = s->plan->normal;
+    site->velocity = s->plan->velocity;
+    site->proj_to_target = s->plan->proj_to_target;
+    site->distance = s->dent.distance;
+    /* the hit lands in the crater it made: a quarter of the map's footprint */
+    site->reach = cr_mul(CR_R(0.25), cr_mul(cr_half(cr_from_int((int32_t)s->cells - 1)), s->cell));
+    site->proj_index1 = s->plan_proj_index1;
+    site->proj_generation = s->proj->generation;
+}
+
+/* Build the site's dent as it is (old) and as it will be with this hit's
+ * distance added (into s->dent), both from the site's frame and the
+ * projectile's first arrival, each on a grid planned for its distance. */
+static void deepen_build(cr_world *w, dent_side *s, const cr_dent_site *site, cr_dent *old, void *scratch_now,
+                         void *scratch_old, uint32_t *work) {
+    const cr_dent_def *d = &s->rec->def;
+    cr_real cap = cr_mul(d->max_distance, cr_from_int(CR_DENT_PROGRESSIVE_CAP));
+    cr_real total = cr_min(site->distance + s->plan->distance, cap);
+    s->projectile = projectile_of(w, s->proj, s->target, site->proj_to_target, site->point, s->corners);
+    const cr_asset *ta = cr_world_asset(w, s->target->shape.asset);
+    cr_real edge = mean_edge(ta);
+    cr_dent_impact now = {site->point, site->normal, site->velocity, total};
+    cr_dent_impact was = {site->point, site->normal, site->velocity, site->distance};
+    cr_real cell_now, cell_old;
+    uint32_t n_now = cri_dent_plan_cells(d, &now, &s->projectile, edge, &cell_now);
+    uint32_t n_old = cri_dent_plan_cells(d, &was, &s->projectile, edge, &cell_old);
+    cri_dent_build(&s->dent, d, &now, &s->projectile, n_now, cell_now, scratch_now);
+    cri_dent_build(old, d, &was, &s->projectile, n_old, cell_old, scratch_old);
+    s->cells = n_now, s->cell = cell_now;
+    *work += n_now * n_now + n_old * n_old + 10 * s->projectile.triangle_count;
+}
+
+void cri_dent_model_step(cr_world *w, const cr_damage_input *in, uint32_t budget) {
+    cr_dent_region *reg = &CR_DAMAGE(w)->dent;
+    reg->event_count = 0;
+    if (w->def.damage.dent.body_capacity == 0) return;
+    const cr_dent_budget *bd = &w->def.damage.dent;
+    cr_dent_job *queue = CR_AT(w, reg->queue, cr_dent_job);
+    uint32_t work = 0, dents = 0;
+    enqueue(w, in, &work);
+    uint32_t mb = (uint32_t)map_bytes(bd);
+    while (reg->queue_count > 0) {
+        cr_dent_job *j = &queue[reg->queue_head];
+        cr_body_id ida = {j->a_index1, j->a_generation}, idb = {j->b_index1, j->b_generation};
+        cr_body *a = cri_world_body(w, ida), *b = cri_world_body(w, idb);
+        cr_dent_body *ra = a && j->dent_a ? record_of(w, j->a_index1) : NULL;
+        cr_dent_body *rb = b && j->dent_b ? record_of(w, j->b_index1) : NULL;
+        dent_side sides[2];
+        uint32_t n = 0, need = 0;
+        memset(sides, 0, sizeof sides);
+        if (a && b && ra) {
+            sides[n].rec = ra, sides[n].target = a, sides[n].proj = b, sides[n].plan = &j->side[0];
+            sides[n++].plan_proj_index1 = j->b_index1;
+        }
+        if (a && b && rb) {
+            sides[n].rec = rb, sides[n].target = b, sides[n].proj = a, sides[n].plan = &j->side[1];
+            sides[n++].plan_proj_index1 = j->a_index1;
+        }
+        for (uint32_t k = 0; k < n; ++k) need += sides[k].plan->work;
+        /* a one-sided hit where the same projectile dented before deepens that
+         * dent: two maps (the dent as it was and as it will be), counted here */
+        cr_dent_site *site = n == 1 ? site_hit(&sides[0]) : NULL;
+        if (site != NULL) need += 2 * sides[0].plan->cells * sides[0].plan->cells;
+        if (dents > 0 && (dents + n > bd->dents_per_step || work + need > budget)) break;
+        uint32_t left = budget > work ? budget - work : 0;
+        for (uint32_t k = 0; k < n; ++k) {
+            dent_side *s = &sides[k];
+            s->cells = s->plan->cells, s->cell = s->plan->cell;
+            /* the first job of a step runs even if it does not fit: its map
+             * shrinks to a fair share of what is left, the patch keeps its own */
+            if (need > left) {
+                uint32_t rest = s->plan->work - s->cells * s->cells;
+                uint32_t share = left / n > rest ? left / n - rest : 25;
+                if (fit_map(s, share)) w->stats.dent.shrunk++;
+            }
+            s->projectile = projectile_of(w, s->proj, s->target, s->plan->proj_to_target, s->plan->point, s->corners);
+        }
+        cr_dent old;
+        if (site != NULL) {
+            deepen_build(w, &sides[0], site, &old, CR_AT(w, reg->scratch, void), CR_AT(w, reg->scratch + mb, void), &work);
+        } else {
+            /* Jacobi: both maps from the shapes as they were before this impact */
+            for (uint32_t k = 0; k < n; ++k) {
+                dent_side *s = &sides[k];
+                cr_dent_impact imp = {s->plan->point, s->plan->normal, s->plan->velocity, s->plan->distance};
+                cri_dent_build(&s->dent, &s->rec->def, &imp, &s->projectile, s->cells, s->cell,
+                              CR_AT(w, reg->scratch + k * mb, void));
+                work += s->cells * s->cells + 3 * s->projectile.triangle_count;
+            }
+        }
+        for (uint32_t k = 0; k < n; ++k) {
+            if (sides[k].dent.distance <= 0) continue;
+            uint32_t patch = sides[k].plan->patch_nodes;
+            apply_side(w, &sides[k], site ? &old : NULL, patch, &work);
+            if (site != NULL) site->distance = sides[k].dent.distance;
+            else remember_site(&sides[k]);
+            ++dents;
+        }
+        reg->queue_head = (reg->queue_head + 1) % bd->queue_capacity;
+        reg->queue_count--;
+    }
+    w->stats.dent.done = dents;
+    w->stats.dent.work = work;
+    w->stats.dent.waiting = reg->queue_count;
+}
+
+uint32_t cr_world_get_dent_events(const cr_world *w, cr_dent_event *out, uint32_t capacity) {
+    if (w == NULL || w->def.damage.dent.body_capacity == 0) return 0;
+    const cr_dent_event *ev = CR_AT(w, CR_DAMAGE(w)->dent.events, const cr_dent_event);
+    uint32_t n = CR_DAMAGE(w)->dent.event_count;
+    if (out != NULL)
+        for (uint32_t i = 0; i < n && i < capacity; ++i) out[i] = ev[i];
+    return n;
+}

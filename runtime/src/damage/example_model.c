@@ -1,0 +1,607 @@
+/* example_model.c — example-based plasticity (seed 001 §3, equations 3-15)
+ * on the damage stage's seam.
+ *
+ * Per plastic body the model keeps E (example weights, one barycentric row per
+ * vertex) and dE (the deformation accumulator) in its region of the block,
+ * row_stride bytes each per record. A step:
+ *   1. every impact and contact impulse on a plastic body above its yield
+ *      threshold beta becomes a wanted displacement (eq. 4), queued in a ring
+ *      in arrival order (a full ring counts over_capacity);
+ *   2. jobs leave the queue while impulses_per_step and neighbours_per_step
+ *      last (the first job of a step always runs, so the queue drains): the
+ *      vertex nearest the contact point, its Jacobian (eq. 5, analytic:
+ *      geometry/skinning.c), the step along J^T dx of length alpha |dx|
+ *      (eq. 8), spread over the vertex and its cooked geodesic neighbours with
+ *      phi(d / gamma) (eq. 11-12);
+ *   3. every plastic body's restitution follows eq. 15 from |dE|;
+ *   4. bodies with pending dE fade it in (eq. 13) and re-skin the rows that
+ *      changed (eq. 3) into their surface copy, while vertices_per_step lasts
+ *      (the first body always runs; the next step starts at the body that
+ *      waited); then the copy's normals and samples are refreshed, its grid
+ *      patched where vertices moved (grid_nodes_per_step), a dynamic body's
+ *      inertia recomputed at constant mass, and a sleeping body woken.
+ * Every loop is counted in cr_world_stats.example.work.
+ *
+ * Decisions the seed leaves open (docs/example-plasticity.md):
+ *   - The barycentric clamp is applied to the target E + dE when a change is
+ *     added, not to E at every fade step. The fade is then a convex blend of
+ *     two points of the simplex, which stays in it without clamping, and the
+ *     final E is exactly independent of lambda (eq. 14) — clamping at every
+ *     fade step, as the seed does, makes the result depend on lambda.
+ *   - The Jacobian is taken at the target E + dE, where the vertex is going,
+ *     for the same reason: a second hit during the fade sees the same J
+ *     whatever lambda is.
+ *   - A static or kinematic body has no mass; eq. 4 uses the mass it would
+ *     have at its density.
+ *   - A row whose pending change is below CR_EXAMPLE_SETTLE in every entry is
+ *     applied whole, so the fade ends in finitely many steps.
+ */
+#include "damage/stage.h"
+#include "damage/example_model.h"
+#include "geometry/skinning.h"
+#include "geometry/mesh_mass.h"
+#include "base/hash.h"
+
+#include <string.h>
+
+#define CR_EXAMPLE_COOKIE 0x6578706cu /* "expl" */
+/// A pending weight change below this in every entry of a row is applied at once.
+#define CR_EXAMPLE_SETTLE CR_R(1e-6)
+/// m: eq. 8's epsilon on |J^T dx| (the seed's 1e-8 is below the fixed-point step).
+#define CR_EXAMPLE_EPSILON CR_R(1e-8)
+
+typedef struct cr_example_body {
+    uint32_t body_index1;      ///< 0: free
+    uint32_t body_generation;
+    uint32_t vertex_count, example_count;
+    uint32_t active;           ///< rows of dE not yet faded in
+    uint32_t pad_;
+    cr_example_def def;
+    cr_real restitution_rest;  ///< C_r*
+    cr_real deformation;       ///< |dE| the last restitution update used
+} cr_example_body;
+
+/// An impulse waiting to become a weight change (body frame).
+typedef struct cr_example_job {
+    uint32_t body_index1, body_generation;
+    cr_vec3 point;             ///< m, where it pushed
+    cr_vec3 dx;                ///< m, eq. 4's wanted displacement
+} cr_example_job;
+
+cr_example_def cr_default_example_def(void) {
+    cr_example_def d;
+    memset(&d, 0, sizeof d);
+    d.alpha = CR_R(1);
+    d.beta = CR_R(50);
+    d.gamma = CR_R(0.5);
+    d.lambda = CR_R(0.8);
+    d.mu = CR_R(0.5);
+    d.nu = CR_R(2);
+    d.cookie = CR_EXAMPLE_COOKIE;
+    return d;
+}
+
+cr_example_budget cr_default_example_budget(void) {
+    cr_example_budget b;
+    b.body_capacity = 0; /* no memory for plastic bodies unless the host makes room */
+    b.max_vertices = 8192;
+    b.max_examples = 8;
+    b.queue_capacity = 256;
+    b.impulses_per_step = 64;
+    b.neighbours_per_step = 1u << 16;
+    b.vertices_per_step = 1u << 15;
+    b.grid_nodes_per_step = 1u << 16;
+    return b;
+}
+
+cr_status cri_example_model_check_def(const cr_example_budget *b) {
+    if (b->body_capacity > 4096) return CR_ERR_DEF_INVALID;
+    if (b->body_capacity == 0) return CR_OK;
+    if (b->max_vertices == 0 || b->max_vertices > CR_ASSET_MAX_VERTICES || b->max_examples < 2 ||
+        b->max_examples > CR_ASSET_MAX_EXAMPLES || b->queue_capacity == 0 || b->queue_capacity > (1u << 20) ||
+        b->impulses_per_step == 0 || b->neighbours_per_step == 0 || b->vertices_per_step == 0 ||
+        b->grid_nodes_per_step > (1u << 24))
+        return CR_ERR_DEF_INVALID;
+    /* one record's E must be addressable by a 32-bit offset */
+    if ((uint64_t)b->max_vertices * b->max_examples * sizeof(cr_real) * b->body_capacity > (1ull << 30))
+        return CR_ERR_DEF_INVALID;
+    return CR_OK;
+}
+
+static uint64_t al16(uint64_t x) { return (x + 15u) & ~(uint64_t)15u; }
+static uint64_t row_stride(const cr_example_budget *b) {
+    return al16((uint64_t)b->max_vertices * b->max_examples * sizeof(cr_real));
+}
+/* The grid patch's scratch: the surface before this step's re-skin, and the old grid values. */
+static uint64_t vertex_scratch(const cr_example_budget *b);
+static uint64_t scratch_bytes(const cr_example_budget *b) {
+    return vertex_scratch(b) + al16((uint64_t)b->grid_nodes_per_step * sizeof(cr_real));
+}
+
+uint64_t cri_example_model_region_bytes(const cr_world_def *def) {
+    const cr_example_budget *b = &def->damage.example;
+    if (b->body_capacity == 0) return 0;
+    return al16((uint64_t)b->body_capacity * sizeof(cr_example_body)) + 2 * b->body_capacity * row_stride(b) +
+           al16((uint64_t)b->queue_capacity * sizeof(cr_example_job)) + scratch_bytes(b) + 80u;
+}
+
+bool cri_example_model_layout(cr_world *w, uint8_t *block) {
+    const cr_example_budget *b = &w->def.damage.example;
+    cr_example_region *r = &CR_DAMAGE(w)->example;
+    memset(r, 0, sizeof *r);
+    if (b->body_capacity == 0) return true;
+    r->row_stride = (uint32_t)row_stride(b);
+    r->records = cri_arena_push(&w->persistent, block, b->body_capacity * (uint32_t)sizeof(cr_example_body), 16);
+    r->weights = cri_arena_push(&w->persistent, block, b->body_capacity * r->row_stride, 16);
+    r->pending = cri_arena_push(&w->persistent, block, b->body_capacity * r->row_stride, 16);
+    r->queue = cri_arena_push(&w->persistent, block, b->queue_capacity * (uint32_t)sizeof(cr_example_job), 16);
+    r->scratch = cri_arena_push(&w->persistent, block, (uint32_t)scratch_bytes(b), 16);
+    if (r->records != CR_NO_OFFSET) memset(block + r->records, 0, b->body_capacity * sizeof(cr_example_body));
+    return r->records != CR_NO_OFFSET && r->weights != CR_NO_OFFSET && r->pending != CR_NO_OFFSET &&
+           r->queue != CR_NO_OFFSET && r->scratch != CR_NO_OFFSET;
+}
+
+static cr_example_body *records(const cr_world *w) { return CR_AT(w, CR_DAMAGE(w)->example.records, cr_example_body); }
+static cr_real *weights_of(const cr_world *w, uint32_t rec) {
+    return CR_AT(w, CR_DAMAGE(w)->example.weights + rec * CR_DAMAGE(w)->example.row_stride, cr_real);
+}
+static cr_real *pending_of(const cr_world *w, uint32_t rec) {
+    return CR_AT(w, CR_DAMAGE(w)->example.pending + rec * CR_DAMAGE(w)->example.row_stride, cr_real);
+}
+
+/* The record of a body, or capacity if it has none. */
+static uint32_t record_index(const cr_world *w, uint32_t body_index1) {
+    uint32_t cap = w->def.damage.example.body_capacity;
+    if (body_index1 == 0 || body_index1 > w->body_high ||
+        !(cr_world_bodies_c(w)[body_index1 - 1].models & CR_MODEL_EXAMPLE))
+        return cap;
+    for (uint32_t i = 0; i < cap; ++i)
+        if (records(w)[i].body_index1 == body_index1) return i;
+    return cap;
+}
+
+cr_status cri_example_model_attach(cr_world *w, uint32_t body_index1, const cr_example_def *def) {
+    const cr_example_budget *bd = &w->def.damage.example;
+    cr_body *b = &cr_world_bodies(w)[body_index1 - 1];
+    if (b->models & CR_MODEL_EXAMPLE) return CR_ERR_DEF_INVALID;
+    /* a re-skin rewrites the shared surface copy from the rest pose: it would erase the dents */
+    if (b->models & CR_MODEL_DENT) return CR_ERR_DEF_INVALID;
+    if (b->shape.type != CR_SHAPE_MESH) return CR_ERR_DEF_INVALID;
+    if (def->alpha < 0 || def->beta < 0 || def->gamma <= 0 || def->lambda < 0 || def->lambda >= CR_R(1) ||
+        def->mu < 0 || def->nu < 0)
+        return CR_ERR_DEF_INVALID;
+    const cr_asset *a = cri_damage_rest_asset(w, b->shape.asset);
+    if (a == NULL || a->bone_count == 0 || a->example_count < 2) return CR_ERR_DEF_INVALID;
+    if (a->vertex_count > bd->max_vertices || a->example_count > bd->max_examples) return CR_ERR_CAPACITY;
+    uint32_t pick = bd->body_capacity;
+    for (uint32_t i = 0; i < bd->body_capacity && pick == bd->body_capacity; ++i)
+        if (records(w)[i].body_index1 == 0) pick = i;
+    if (pick == bd->body_capacity) return CR_ERR_CAPACITY;
+    cr_surface_copy *copy;
+    cr_status s = cri_damage_surface_attach(w, body_index1, &copy);
+    if (s != CR_OK) return s;
+    cr_example_body *r = &records(w)[pick];
+    memset(r, 0, sizeof *r);
+    r->body_index1 = body_index1;
+    r->body_generation = b->generation;
+    r->vertex_count = a->vertex_count;
+    r->example_count = a->example_count;
+    r->def = *def;
+    r->restitution_rest = b->material.restitution;
+    /* every vertex starts at the rest pose: E = (1, 0, ...), nothing pending */
+    cr_real *e = weights_of(w, pick), *d = pending_of(w, pick);
+    uint32_t n = a->vertex_count * a->example_count;
+    memset(e, 0, n * sizeof(cr_real));
+    memset(d, 0, n * sizeof(cr_real));
+    for (uint32_t v = 0; v < a->vertex_count; ++v) e[v * a->example_count] = CR_R(1);
+    b->models |= CR_MODEL_EXAMPLE;
+    return CR_OK;
+}
+
+cr_status cr_example_attach(cr_world *w, cr_body_id id, const cr_example_def *def) {
+    if (w == NULL || def == NULL) return CR_ERR_NULL_ARGUMENT;
+    if (def->cookie != CR_EXAMPLE_COOKIE) return CR_ERR_DEF_NOT_DEFAULTED;
+    if (cri_world_body(w, id) == NULL) return CR_ERR_STALE_HANDLE;
+    return cri_example_model_attach(w, id.index1, def);
+}
+
+void cri_example_model_detach(cr_world *w, uint32_t body_index1) {
+    uint32_t i = record_index(w, body_index1);
+    if (i == w->def.damage.example.body_capacity) return;
+    records(w)[i].body_index1 = 0;
+    cr_world_bodies(w)[body_index1 - 1].models &= (uint8_t)~CR_MODEL_EXAMPLE;
+}
+
+cr_status cr_example_get(const cr_world *w, cr_body_id id, cr_example_view *out) {
+    if (w == NULL || out == NULL) return CR_ERR_NULL_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    if (cri_world_body_c(w, id) == NULL) return CR_ERR_STALE_HANDLE;
+    uint32_t i = record_index(w, id.index1);
+    if (i == w->def.damage.example.body_capacity) return CR_ERR_DEF_INVALID;
+    const cr_example_body *r = &records(w)[i];
+    out->vertex_count = r->vertex_count;
+    out->example_count = r->example_count;
+    out->weights = weights_of(w, i);
+    out->pending = pending_of(w, i);
+    out->restitution_rest = r->restitution_rest;
+    out->deformation = r->deformation;
+    return CR_OK;
+}
+
+uint64_t cri_example_model_hash(const cr_world *w, uint64_t h) {
+    const cr_example_budget *bd = &w->def.damage.example;
+    for (uint32_t i = 0; i < bd->body_capacity; ++i) {
+        const cr_example_body *r = &records(w)[i];
+        if (r->body_index1 == 0) continue;
+        h = cr_hash_u32(h, r->body_index1);
+        h = cr_hash_real(h, cr_world_bodies_c(w)[r->body_index1 - 1].material.restitution);
+        uint32_t n = r->vertex_count * r->example_count;
+        const cr_real *e = weights_of(w, i), *d = pending_of(w, i);
+        for (uint32_t k = 0; k < n; ++k) h = cr_hash_real(h, e[k]);
+        for (uint32_t k = 0; k < n; ++k) h = cr_hash_real(h, d[k]);
+    }
+    if (CR_DAMAGE(w)->example.queue_count > 0) h = cr_hash_u32(h, CR_DAMAGE(w)->example.queue_count);
+    return h;
+}
+
+/* ---- step ---------------------------------------------------------------- */
+
+/* Eq. 4: what an impulse of `impulse` N s along `normal` wants the vertex to
+ * move, or false below the yield threshold. */
+static bool wanted_move(const cr_body *b, const cr_asset *rest, const cr_example_def *d, cr_vec3 normal,
+                        cr_real impulse, cr_real dt, cr_vec3 *dx) {
+    cr_real over = impulse - d->beta;
+    if (over <= 0) return false;
+    cr_real m = b->mass > 0 ? b->mass : cr_mul(b->material.density, rest->volume);
+    if (m <= 0) return false;
+    *dx = cr_v3_scale(normal, cr_mul(cr_div(dt, m), over));
+    return true;
+}
+
+static void enqueue(cr_world *w, const cr_damage_input *in, cr_real dt) {
+    const cr_example_budget *bd = &w->def.damage.example;
+    cr_example_region *reg = &CR_DAMAGE(w)->example;
+    cr_example_job *queue = CR_AT(w, reg->queue, cr_example_job);
+    const cr_body *bodies = cr_world_bodies_c(w);
+    for (uint32_t s = 0; s < in->body_high; ++s) {
+        const cr_body *b = &bodies[s];
+        if (!b->alive || !(b->models & CR_MODEL_EXAMPLE)) continue;
+        uint32_t ri = record_index(w, s + 1);
+        if (ri == bd->body_capacity) continue;
+        const cr_example_body *r = &records(w)[ri];
+        const cr_asset *rest = cri_damage_rest_asset(w, b->shape.asset);
+        uint32_t ni = in->impact_start[s + 1] - in->impact_start[s];
+        uint32_t nc = in->contact_start[s + 1] - in->contact_start[s];
+        for (uint32_t k = 0; k < ni + nc; ++k) {
+            const cr_body_impact *imp = k < ni ? &in->impacts[in->impact_start[s] + k] : NULL;
+            const cr_body_contact *con = k < ni ? NULL : &in->contacts[in->contact_start[s] + k - ni];
+            cr_vec3 dx;
+            if (!wanted_move(b, rest, &r->def, imp ? imp->normal : con->normal, imp ? imp->impulse : con->impulse, dt,
+                             &dx))
+                continue;
+            if (reg->queue_count == bd->queue_capacity) {
+                w->stats.example.over_capacity++;
+                continue;
+            }
+            cr_example_job *j = &queue[(reg->queue_head + reg->queue_count++) % bd->queue_capacity];
+            j->body_index1 = s + 1;
+            j->body_generation = b->generation;
+            j->point = imp ? imp->point : con->point;
+            j->dx = dx;
+        }
+    }
+}
+
+/* Add phi * de to row v's pending change, keeping E + dE on the simplex (the
+ * seed's clamp-and-rescale, applied to where the row is going). */
+static void add_to_row(cr_real *e, cr_real *d, uint32_t ne, cr_real phi, const cr_real *de) {
+    cr_real target[CR_ASSET_MAX_EXAMPLES];
+    cr_real sum = 0;
+    for (uint32_t k = 0; k < ne; ++k) {
+        target[k] = cr_max(e[k] + d[k] + cr_mul(phi, de[k]), 0);
+        sum += target[k];
+    }
+    if (sum <= 0) return;
+    cr_real inv = cr_div(CR_R(1), sum);
+    for (uint32_t k = 0; k < ne; ++k) d[k] = cr_min(cr_mul(target[k], inv), CR_R(1)) - e[k];
+}
+
+/* Eq. 12 */
+static cr_real kernel(cr_real x) {
+    if (x >= CR_R(1)) return 0;
+    return cr_mul(cr_mul(x, x), 2 * x - CR_R(3)) + CR_R(1);
+}
+
+/* Eq. 5-8 at the vertex nearest the job's point, then eq. 11 over its
+ * geodesic neighbours. Returns the neighbours visited (the vertex scan is
+ * added to *scan). */
+static uint32_t apply_job(cr_world *w, uint32_t ri, const cr_example_job *j, uint32_t *scan) {
+    cr_example_body *r = &records(w)[ri];
+    const cr_body *b = &cr_world_bodies_c(w)[r->body_index1 - 1];
+    const cr_asset *rest = cri_damage_rest_asset(w, b->shape.asset);
+    const cr_asset *now = cr_world_asset(w, b->shape.asset);
+    uint32_t ne = r->example_count, nearest = 0;
+    cr_real best = -1;
+    for (uint32_t v = 0; v < now->vertex_count; ++v) {
+        cr_real d2 = cr_v3_len_sq(cr_v3_sub(now->positions[v], j->point));
+        if (best < 0 || d2 < best) best = d2, nearest = v;
+    }
+    *scan += now->vertex_count;
+    cr_real *e = weights_of(w, ri), *d = pending_of(w, ri);
+    cr_real at[CR_ASSET_MAX_EXAMPLES], de[CR_ASSET_MAX_EXAMPLES];
+    cr_vec3 cols[CR_ASSET_MAX_EXAMPLES];
+    for (uint32_t k = 0; k < ne; ++k) at[k] = e[nearest * ne + k] + d[nearest * ne + k];
+    cri_skin_example_jacobian(rest, nearest, rest->positions[nearest], at, cols);
+    cr_real g2 = 0;
+    for (uint32_t k = 0; k < ne; ++k) {
+        de[k] = cr_v3_dot(cols[k], j->dx); /* eq. 6: J^T dx */
+        g2 += cr_mul(de[k], de[k]);
+    }
+    cr_real g = cr_sqrt(g2);
+    if (g <= CR_EXAMPLE_EPSILON) return 1;
+    cr_real step = cr_div(cr_mul(r->def.alpha, cr_v3_len(j->dx)), g); /* eq. 8 */
+    for (uint32_t k = 0; k < ne; ++k) de[k] = cr_mul(de[k], step);
+    add_to_row(&e[nearest * ne], &d[nearest * ne], ne, CR_R(1), de);
+    uint32_t visited = 1;
+    if (rest->geodesic_start != NULL) {
+        cr_real inv_gamma = cr_div(CR_R(1), r->def.gamma);
+        for (uint32_t k = rest->geodesic_start[nearest]; k < rest->geodesic_start[nearest + 1]; ++k) {
+            ++visited;
+            cr_real phi = kernel(cr_mul(rest->geodesic_distance[k], inv_gamma));
+            if (phi <= 0) break; /* the list is nearest first */
+            uint32_t v = rest->geodesic_vertex[k];
+            add_to_row(&e[v * ne], &d[v * ne], ne, phi, de);
+        }
+    }
+    r->active = 1;
+    return visited;
+}
+
+/* Eq. 15 for one body from its pending change. */
+static uint32_t restitution(cr_world *w, uint32_t ri, cr_real dt) {
+    cr_example_body *r = &records(w)[ri];
+    cr_body *b = &cr_world_bodies(w)[r->body_index1 - 1];
+    cr_real s = 0;
+    uint32_t n = r->active ? r->vertex_count * r->example_count : 0;
+    const cr_real *d = pending_of(w, ri);
+    for (uint32_t k = 0; k < n; ++k) s += cr_mul(d[k], d[k]);
+    r->deformation = cr_sqrt(s);
+    /* nothing pending: the impact term is C_r* itself (not exp(0)'s last bit) */
+    cr_real impact = r->deformation == 0 ? r->restitution_rest
+                                         : cr_mul(cr_exp(-cr_mul(r->def.nu, r->deformation)), r->restitution_rest);
+    cr_real c = cr_min(r->restitution_rest, b->material.restitution + cr_mul(r->def.mu, dt));
+    b->material.restitution = cr_min(c, impact);
+    return n;
+}
+
+/* The grid patch's displacement field: the re-skin's vertex moves, blended
+ * with the compact weights (1 - d^2/R^2)^2 and divided by at least 1, so it
+ * is the local mean near the surface and fades smoothly to 0 where no moved
+ * vertex is within R. The moved vertices are bucketed in cells at least R
+ * wide, so a grid node reads the 27 cells around it, not every vertex. */
+typedef struct skin_move {
+    const cr_vec3 *old, *now;
+    const uint32_t *sorted;  ///< moved vertices, by cell
+    const uint32_t *start;   ///< [cells + 1] each cell's first entry in sorted
+    cr_vec3 lo;              ///< m, corner of cell (0, 0, 0)
+    cr_real inv_cell;        ///< 1/m
+    int32_t dims[3];
+    cr_real inv_r2;          ///< 1/m^2
+} skin_move;
+
+static int32_t clampi(int32_t v, int32_t lo, int32_t hi) { return v < lo ? lo : (v > hi ? hi : v); }
+
+static uint32_t cell_of(const skin_move *m, cr_vec3 p, int32_t c[3]) {
+    c[0] = clampi(cr_floor_int(cr_mul(p.x - m->lo.x, m->inv_cell)), 0, m->dims[0] - 1);
+    c[1] = clampi(cr_floor_int(cr_mul(p.y - m->lo.y, m->inv_cell)), 0, m->dims[1] - 1);
+    c[2] = clampi(cr_floor_int(cr_mul(p.z - m->lo.z, m->inv_cell)), 0, m->dims[2] - 1);
+    return ((uint32_t)c[2] * (uint32_t)m->dims[1] + (uint32_t)c[1]) * (uint32_t)m->dims[0] + (uint32_t)c[0];
+}
+
+static cr_vec3 move_at(const void *ctx, cr_vec3 p) {
+    const skin_move *m = (const skin_move *)ctx;
+    cr_vec3 sum = cr_v3_zero();
+    cr_real wsum = 0;
+    int32_t lo[3], hi[3], c[3];
+    const cr_real at[3] = {p.x - m->lo.x, p.y - m->lo.y, p.z - m->lo.z};
+    for (int k = 0; k < 3; ++k) {
+        int32_t ck = cr_floor_int(cr_mul(at[k], m->inv_cell));
+        if (ck < -1 || ck > m->dims[k]) return sum; /* more than a cell outside: no moved vertex within R */
+        lo[k] = clampi(ck - 1, 0, m->dims[k] - 1), hi[k] = clampi(ck + 1, 0, m->dims[k] - 1);
+    }
+    for (c[2] = lo[2]; c[2] <= hi[2]; ++c[2])
+        for (c[1] = lo[1]; c[1] <= hi[1]; ++c[1])
+            for (c[0] = lo[0]; c[0] <= hi[0]; ++c[0]) {
+                uint32_t cell = ((uint32_t)c[2] * (uint32_t)m->dims[1] + (uint32_t)c[1]) * (uint32_t)m->dims[0] + (uint32_t)c[0];
+                for (uint32_t k = m->start[cell]; k < m->start[cell + 1]; ++k) {
+                    uint32_t v = m->sorted[k];
+                    cr_real s = cr_mul(cr_v3_len_sq(cr_v3_sub(p, m->old[v])), m->inv_r2);
+                    if (s >= CR_R(1)) continue;
+                    cr_real w = cr_sq(CR_R(1) - s);
+                    sum = cr_v3_mad(sum, w, cr_v3_sub(m->now[v], m->old[v]));
+                    wsum += w;
+                }
+            }
+    return wsum > CR_R(1) ? cr_v3_scale(sum, cr_div(CR_R(1), wsum)) : sum;
+}
+
+/* The patch scratch, after the old positions: moved list, sorted list, cell starts, then the grid values. */
+static uint64_t vertex_scratch(const cr_example_budget *b) {
+    return al16((uint64_t)b->max_vertices * sizeof(cr_vec3)) + 3 * al16(((uint64_t)b->max_vertices + 1) * sizeof(uint32_t));
+}
+
+/* Patch the body's distance grid around the vertices in [first, last] that
+ * moved from old to now; returns the work. */
+static uint32_t patch_grid(cr_world *w, cr_surface_copy *copy, const cr_asset *rest, const cr_vec3 *old,
+                           const cr_vec3 *now, uint32_t first, uint32_t last) {
+    const cr_example_budget *bd = &w->def.damage.example;
+    if (bd->grid_nodes_per_step == 0) return 0;
+    uint32_t base = CR_DAMAGE(w)->example.scratch + (uint32_t)al16((uint64_t)bd->max_vertices * sizeof(cr_vec3));
+    uint32_t list_bytes = (uint32_t)al16(((uint64_t)bd->max_vertices + 1) * sizeof(uint32_t));
+    uint32_t *moved = CR_AT(w, base, uint32_t), *sorted = CR_AT(w, base + list_bytes, uint32_t);
+    uint32_t *start = CR_AT(w, base + 2 * list_bytes, uint32_t);
+    uint32_t n = 0;
+    cr_vec3 lo = old[first], hi = old[first];
+    cr_real move2 = 0;
+    for (uint32_t v = first; v <= last; ++v) {
+        cr_vec3 d = cr_v3_sub(now[v], old[v]);
+        if (d.x == 0 && d.y == 0 && d.z == 0) continue;
+        moved[n++] = v;
+        lo = cr_v3_min(lo, old[v]), hi = cr_v3_max(hi, old[v]);
+        move2 = cr_max(move2, cr_v3_len_sq(d));
+    }
+    if (n == 0) return last - first + 1;
+    /* support: one and a half mean edges (equilateral triangles of the mean area), two cells at least */
+    cr_real edge = cr_sqrt(cr_mul(cr_div(rest->surface_area, cr_from_int((int32_t)rest->triangle_count)), CR_R(2.309401)));
+    cr_real radius = cr_max(cr_mul(CR_R(1.5), edge), 2 * rest->sdf_cell);
+    /* buckets at least R wide, no more of them than there are vertices */
+    skin_move m;
+    m.old = old, m.now = now, m.sorted = sorted, m.start = start, m.lo = lo;
+    m.inv_r2 = cr_div(CR_R(1), cr_sq(radius));
+    cr_real cell = radius;
+    const cr_real ext[3] = {hi.x - lo.x, hi.y - lo.y, hi.z - lo.z};
+    for (;;) {
+        m.inv_cell = cr_div(CR_R(1), cell);
+        uint64_t cells = 1;
+        for (int k = 0; k < 3; ++k) {
+            m.dims[k] = cr_floor_int(cr_mul(ext[k], m.inv_cell)) + 1;
+            cells *= (uint64_t)m.dims[k];
+        }
+        if (cells <= bd->max_vertices) break;
+        cell = 2 * cell;
+    }
+    uint32_t cells = (uint32_t)m.dims[0] * (uint32_t)m.dims[1] * (uint32_t)m.dims[2];
+    memset(start, 0, (cells + 1) * sizeof(uint32_t));
+    int32_t c[3];
+    for (uint32_t k = 0; k < n; ++k) start[cell_of(&m, old[moved[k]], c) + 1]++;
+    for (uint32_t k = 0; k < cells; ++k) start[k + 1] += start[k];
+    for (uint32_t k = 0; k < n; ++k) sorted[start[cell_of(&m, old[moved[k]], c)]++] = moved[k];
+    for (uint32_t k = cells; k > 0; --k) start[k] = start[k - 1]; /* the fill moved each start to the next cell's */
+    start[0] = 0;
+    cr_real half = cr_max(ext[0], cr_max(ext[1], ext[2]));
+    cr_real reach = cr_half(half) + radius;
+    cr_real *saved = CR_AT(w, CR_DAMAGE(w)->example.scratch + (uint32_t)vertex_scratch(bd), cr_real);
+    cr_surface_patch p = cri_surface_copy_patch(copy, (uint8_t *)w, cr_v3_scale(cr_v3_add(lo, hi), CR_R(0.5)), reach,
+                                               cr_sqrt(move2) + radius, move_at, &m, bd->grid_nodes_per_step, saved,
+                                               bd->grid_nodes_per_step);
+    if (p.shrunk) w->stats.example.shrunk++;
+    /* the moved list and its buckets, the nodes read, and the neighbours each node's blend visits (a few per node) */
+    return (last - first + 1) + 2 * n + cells + 8 * p.nodes;
+}
+
+/* Seed 001 §3.2: the mass stays, the inertia follows the new shape (its
+ * diagonal in the body's axes, about the new centre). The body frame stays
+ * where the cooked centre was (docs/example-plasticity.md). Returns the work. */
+static uint32_t follow_inertia(cr_body *b, const cr_vec3 *pos, const cr_asset *rest) {
+    if (b->type != CR_BODY_DYNAMIC || b->mass <= 0) return 0;
+    cr_mesh_mass mm = cri_mesh_mass_of(pos, rest->triangles, rest->triangle_count);
+    if (mm.volume <= 0) return rest->triangle_count;
+    cr_vec3 inertia = cr_v3_scale(mm.inertia, cr_div(b->mass, mm.volume));
+    if (inertia.x > 0 && inertia.y > 0 && inertia.z > 0) {
+        b->inertia = inertia;
+        b->inv_inertia = cr_v3(cr_div(CR_R(1), inertia.x), cr_div(CR_R(1), inertia.y), cr_div(CR_R(1), inertia.z));
+    }
+    return rest->triangle_count;
+}
+
+/* Eq. 13 and eq. 3 for one body; returns the work. */
+static uint32_t fade_and_skin(cr_world *w, uint32_t ri) {
+    cr_example_body *r = &records(w)[ri];
+    cr_body *b = &cr_world_bodies(w)[r->body_index1 - 1];
+    cr_surface_copy *copy = cri_damage_surface_of(w, r->body_index1);
+    if (copy == NULL) return 0;
+    uint8_t *block = (uint8_t *)w;
+    const cr_asset *rest = cr_world_asset(w, copy->rest_slot);
+    cr_vec3 *pos = cr_surface_copy_positions(copy, block);
+    cr_vec3 *old = CR_AT(w, CR_DAMAGE(w)->example.scratch, cr_vec3);
+    memcpy(old, pos, r->vertex_count * sizeof(cr_vec3));
+    uint32_t ne = r->example_count, first = r->vertex_count, last = 0, left = 0;
+    cr_real *e = weights_of(w, ri), *d = pending_of(w, ri);
+    cr_real keep = r->def.lambda, take = CR_R(1) - r->def.lambda;
+    /* the bones' example frames once for the body, in this step's scratch;
+     * without room each vertex builds the ones it needs (the same numbers) */
+    uint32_t nf = rest->bone_count * rest->example_count;
+    uint32_t foff = cri_arena_push(&w->scratch, block, nf * (uint32_t)sizeof(cr_skin_frame), 16);
+    cr_skin_frame *frames = foff == CR_NO_OFFSET ? NULL : CR_AT(w, foff, cr_skin_frame);
+    if (frames != NULL) cri_skin_example_frames(rest, frames);
+    for (uint32_t v = 0; v < r->vertex_count; ++v) {
+        cr_real *ev = &e[v * ne], *dv = &d[v * ne];
+        bool any = false, small = true;
+        for (uint32_t k = 0; k < ne; ++k) {
+            if (dv[k] != 0) any = true;
+            if (cr_abs(dv[k]) >= CR_EXAMPLE_SETTLE) small = false;
+        }
+        if (!any) continue;
+        if (small) {
+            /* the tail of the fade: all of it now, and the row back on the simplex */
+            cr_real sum = 0;
+            for (uint32_t k = 0; k < ne; ++k) ev[k] = cr_max(ev[k] + dv[k], 0), dv[k] = 0, sum += ev[k];
+            if (sum > 0) {
+                cr_real inv = cr_div(CR_R(1), sum);
+                for (uint32_t k = 0; k < ne; ++k) ev[k] = cr_mul(ev[k], inv);
+            }
+        } else {
+            for (uint32_t k = 0; k < ne; ++k) {
+                cr_real step = cr_mul(take, dv[k]);
+                ev[k] = cr_clamp(ev[k] + step, 0, CR_R(1));
+                dv[k] = cr_mul(keep, dv[k]);
+            }
+            ++left;
+        }
+        cr_vec3 x = cri_skin_example_point(rest, frames, v, rest->positions[v], ev);
+        if (x.x == pos[v].x && x.y == pos[v].y && x.z == pos[v].z) continue;
+        pos[v] = x;
+        if (v < first) first = v;
+        last = v;
+    }
+    r->active = left > 0;
+    uint32_t work = r->vertex_count;
+    if (first <= last) {
+        cri_surface_copy_mark(copy, first, last);
+        work += cri_surface_copy_refresh(copy, block, &b->bound_radius);
+        work += patch_grid(w, copy, rest, old, pos, first, last);
+        work += follow_inertia(b, pos, rest);
+        /* a sleeping body whose shape changed must meet its contacts again */
+        if (b->asleep) cri_world_wake(w, r->body_index1 - 1);
+    }
+    return work;
+}
+
+void cri_example_model_step(cr_world *w, const cr_damage_input *in, cr_real dt) {
+    const cr_example_budget *bd = &w->def.damage.example;
+    if (bd->body_capacity == 0) return;
+    cr_example_region *reg = &CR_DAMAGE(w)->example;
+    cr_example_job *queue = CR_AT(w, reg->queue, cr_example_job);
+    enqueue(w, in, dt);
+    uint32_t done = 0, neighbours = 0, work = 0;
+    while (reg->queue_count > 0 && (done == 0 || (done < bd->impulses_per_step && neighbours < bd->neighbours_per_step))) {
+        cr_example_job j = queue[reg->queue_head];
+        reg->queue_head = (reg->queue_head + 1) % bd->queue_capacity;
+        reg->queue_count--;
+        cr_body_id id = {j.body_index1, j.body_generation};
+        if (cri_world_body(w, id) == NULL) continue; /* destroyed while it waited */
+        uint32_t ri = record_index(w, j.body_index1);
+        if (ri == bd->body_capacity) continue;
+        neighbours += apply_job(w, ri, &j, &work);
+        ++done;
+    }
+    work += neighbours;
+    for (uint32_t i = 0; i < bd->body_capacity; ++i)
+        if (records(w)[i].body_index1 != 0) work += restitution(w, i, dt);
+    uint32_t skinned = 0, waiting = 0, next = reg->next_body;
+    for (uint32_t n = 0; n < bd->body_capacity; ++n) {
+        uint32_t i = (reg->next_body + n) % bd->body_capacity;
+        cr_example_body *r = &records(w)[i];
+        if (r->body_index1 == 0 || !r->active) continue;
+        if (waiting > 0 || (skinned > 0 && skinned + r->vertex_count > bd->vertices_per_step)) {
+            if (waiting++ == 0) next = i;
+            continue;
+        }
+        skinned += r->vertex_count;
+        work += fade_and_skin(w, i);
+    }
+    reg->next_body = next;
+    w->stats.example.done = done;
+    w->stats.example.work = work;
+    w->stats.example.waiting = reg->queue_count + waiting;
+}

@@ -1,0 +1,241 @@
+/* stage.c — the damage stage: impacts and contacts into each body's frame,
+ * then every model in a fixed order, then the deferred commands (damage.h). */
+#include "damage/stage.h"
+#include "damage/dent_model.h"
+#include "damage/custom_model.h"
+#include "damage/example_model.h"
+
+#include <string.h>
+
+static uint64_t al16(uint64_t x) { return (x + 15u) & ~(uint64_t)15u; }
+
+cr_damage_def cr_default_damage_def(void) {
+    cr_damage_def d;
+    memset(&d, 0, sizeof d);
+    d.surface_bytes = 8u << 20;
+    d.command_capacity = 16;
+    d.dent = cr_default_dent_budget();
+    d.example = cr_default_example_budget();
+    return d;
+}
+
+static bool any_model(const cr_damage_def *d) {
+    return d->dent.body_capacity > 0 || d->custom.body_capacity > 0 || d->example.body_capacity > 0;
+}
+
+cr_status cri_damage_check_def(const cr_damage_def *d, cr_field *field) {
+    if (d->command_capacity > (1u << 16)) *field = CR_FIELD_WORLD_DAMAGE_COMMANDS;
+    else if (cri_dent_model_check_def(&d->dent) != CR_OK) *field = CR_FIELD_WORLD_DAMAGE_DENT;
+    else if (cri_example_model_check_def(&d->example) != CR_OK) *field = CR_FIELD_WORLD_DAMAGE_EXAMPLE;
+    else if (cri_custom_model_check_def(&d->custom) != CR_OK) *field = CR_FIELD_WORLD_DAMAGE_CUSTOM;
+    else return CR_OK;
+    return CR_ERR_DEF_INVALID;
+}
+
+uint64_t cri_damage_region_bytes(const cr_world_def *def) {
+    const cr_damage_def *d = &def->damage;
+    uint64_t surfaces = (uint64_t)d->dent.body_capacity + d->example.body_capacity; /* the models that move a surface */
+    uint64_t n = al16(surfaces * sizeof(cr_surface_copy)) + (surfaces ? al16(d->surface_bytes) : 0);
+    n += al16((uint64_t)d->command_capacity * sizeof(cr_command)) + al16(sizeof(cr_damage_region));
+    return n + cri_dent_model_region_bytes(def) + cri_custom_model_region_bytes(def) + cri_example_model_region_bytes(def) + 64u;
+}
+
+uint64_t cri_damage_scratch_bytes(const cr_world_def *def) {
+    if (!any_model(&def->damage)) return 0;
+    uint64_t slots = def->body_capacity;
+    return al16(slots * sizeof(cr_transform)) + 2 * al16((slots + 1) * sizeof(uint32_t)) +
+           al16(2ull * def->event_capacity * sizeof(cr_body_impact)) +
+           al16(2ull * def->contact_capacity * sizeof(cr_body_contact)) + 64u;
+}
+
+bool cri_damage_layout(cr_world *w, uint8_t *block) {
+    const cr_damage_def *d = &w->def.damage;
+    w->damage_region = cri_arena_push(&w->persistent, block, (uint32_t)sizeof(cr_damage_region), 16);
+    if (w->damage_region == CR_NO_OFFSET) return false;
+    cr_damage_region *r = CR_DAMAGE(w);
+    bool ok = true;
+    r->surface_capacity = d->dent.body_capacity + d->example.body_capacity;
+    if (r->surface_capacity > 0) {
+        r->surfaces = cri_arena_push(&w->persistent, block, r->surface_capacity * (uint32_t)sizeof(cr_surface_copy), 16);
+        uint32_t mem = cri_arena_push(&w->persistent, block, d->surface_bytes, 16);
+        ok = ok && r->surfaces != CR_NO_OFFSET && mem != CR_NO_OFFSET;
+        cri_arena_init(&r->surface_memory, mem, mem + d->surface_bytes);
+    }
+    if (d->command_capacity > 0) {
+        r->commands = cri_arena_push(&w->persistent, block, d->command_capacity * (uint32_t)sizeof(cr_command), 16);
+        ok = ok && r->commands != CR_NO_OFFSET;
+    }
+    return ok && cri_dent_model_layout(w, block) && cri_custom_model_layout(w, block) && cri_example_model_layout(w, block);
+}
+
+void cri_damage_begin(cr_world *w) {
+    CR_DAMAGE(w)->start_poses = CR_NO_OFFSET;
+    if (!any_model(&w->def.damage) || w->body_high == 0) return;
+    uint32_t off = cri_arena_push_uninit(&w->scratch, w->body_high * (uint32_t)sizeof(cr_transform), 16);
+    if (off == CR_NO_OFFSET) return; /* counted below: the stage then skips this step's impacts */
+    cr_transform *poses = CR_AT(w, off, cr_transform);
+    const cr_body *b = cr_world_bodies_c(w);
+    for (uint32_t i = 0; i < w->body_high; ++i) poses[i] = b[i].xf;
+    CR_DAMAGE(w)->start_poses = off;
+}
+
+static void *scratch(cr_world *w, uint64_t bytes) {
+    uint32_t off = cri_arena_push(&w->scratch, (uint8_t *)w, (uint32_t)(bytes ? bytes : 16), 16);
+    return off == CR_NO_OFFSET ? NULL : CR_AT(w, off, void);
+}
+
+/* Counting sort by body slot: `count` holds per-slot counts on entry and
+ * start offsets (with the total at [n]) on return. */
+static void prefix(uint32_t *count, uint32_t n) {
+    uint32_t sum = 0;
+    for (uint32_t i = 0; i <= n; ++i) {
+        uint32_t c = i < n ? count[i] : 0;
+        count[i] = sum;
+        sum += c;
+    }
+}
+
+static bool wants(const cr_body *b) { return b->alive && b->models != 0; }
+
+/* Step 1: every impact event, once, into the frames of the bodies it touched.
+ * The solver measured the normal and the relative velocity in the start-of-
+ * step configuration, and carried the point with body a to the end of the
+ * step; so the point is brought back into a's frame with a's end pose (its
+ * carrier) and everything else uses the start poses. */
+static void gather_impacts(cr_world *w, const cr_transform *x0, cr_damage_input *in, uint32_t *start,
+                           cr_body_impact *out) {
+    const cr_impact_event *ev = cr_world_events(w);
+    const cr_body *bodies = cr_world_bodies_c(w);
+    uint32_t n = w->body_high;
+    memset(start, 0, (n + 1) * sizeof(uint32_t));
+    for (uint32_t e = 0; e < w->event_count; ++e) {
+        uint32_t a = ev[e].body_a.index1 - 1, b = ev[e].body_b.index1 - 1;
+        if (wants(&bodies[a])) start[a]++;
+        if (wants(&bodies[b])) start[b]++;
+    }
+    prefix(start, n);
+    uint32_t *fill = start; /* filled in event order, then shifted back below */
+    for (uint32_t e = 0; e < w->event_count; ++e) {
+        const cr_impact_event *x = &ev[e];
+        uint32_t a = x->body_a.index1 - 1, b = x->body_b.index1 - 1;
+        cr_transform xa = x0[a], xb = x0[b];
+        cr_vec3 local_a = cr_transform_inv_point(bodies[a].xf, x->point);
+        cr_vec3 world0 = cr_transform_point(xa, local_a);
+        if (wants(&bodies[a])) {
+            cr_body_impact *i = &out[fill[a]++];
+            i->other = x->body_b;
+            i->point = local_a;
+            i->normal = cr_quat_inv_rotate(xa.q, x->normal);
+            i->velocity = cr_quat_inv_rotate(xa.q, cr_v3_neg(x->relative_velocity));
+            i->normal_speed = -x->normal_speed;
+            i->impulse = x->impulse;
+            i->other_pose = cr_transform_mul(cr_transform_inverse(xa), xb);
+        }
+        if (wants(&bodies[b])) {
+            cr_body_impact *i = &out[fill[b]++];
+            i->other = x->body_a;
+            i->point = cr_transform_inv_point(xb, world0);
+            i->normal = cr_quat_inv_rotate(xb.q, cr_v3_neg(x->normal));
+            i->velocity = cr_quat_inv_rotate(xb.q, x->relative_velocity);
+            i->normal_speed = -x->normal_speed;
+            i->impulse = x->impulse;
+            i->other_pose = cr_transform_mul(cr_transform_inverse(xb), xa);
+        }
+    }
+    /* fill[i] now is the end of slot i = the start of slot i + 1 */
+    for (uint32_t i = n; i > 0; --i) start[i] = start[i - 1];
+    start[0] = 0;
+    in->impacts = out;
+    in->impact_start = start;
+}
+
+/* Step 2: the resting contacts, from the solver's manifolds (start-of-step
+ * configuration, as the contact passes saw them). */
+static void gather_contacts(const cr_step *s, const cr_transform *x0, cr_damage_input *in, uint32_t *start,
+                            cr_body_contact *out) {
+    const cr_body *bodies = s->bodies;
+    uint32_t n = s->w->body_high;
+    memset(start, 0, (n + 1) * sizeof(uint32_t));
+    for (uint32_t k = 0; k < s->nm; ++k) {
+        const cr_manifold *m = &s->m[k];
+        if (m->contact_jn <= 0) continue;
+        if (wants(&bodies[m->a])) start[m->a]++;
+        if (wants(&bodies[m->b])) start[m->b]++;
+    }
+    prefix(start, n);
+    for (uint32_t k = 0; k < s->nm; ++k) {
+        const cr_manifold *m = &s->m[k];
+        if (m->contact_jn <= 0) continue;
+        const cr_cpoint *p = &s->pts[m->contact_point];
+        cr_vec3 world0 = cr_v3_add(x0[m->a].p, p->ra);
+        const uint32_t side[2] = {m->a, m->b};
+        for (int k2 = 0; k2 < 2; ++k2) {
+            uint32_t i = side[k2];
+            if (!wants(&bodies[i])) continue;
+            cr_body_contact *c = &out[start[i]++];
+            c->other.index1 = side[1 - k2] + 1;
+            c->other.generation = bodies[side[1 - k2]].generation;
+            c->point = cr_transform_inv_point(x0[i], world0);
+            c->normal = cr_quat_inv_rotate(x0[i].q, k2 == 0 ? p->n : cr_v3_neg(p->n));
+            c->impulse = m->contact_jn;
+        }
+    }
+    for (uint32_t i = n; i > 0; --i) start[i] = start[i - 1];
+    start[0] = 0;
+    in->contacts = out;
+    in->contact_start = start;
+}
+
+void cri_damage_step(cr_step *s) {
+    cr_world *w = s->w;
+    memset(&w->stats.dent, 0, sizeof w->stats.dent);
+    memset(&w->stats.custom, 0, sizeof w->stats.custom);
+    memset(&w->stats.example, 0, sizeof w->stats.example);
+    w->stats.commands_applied = w->stats.commands_waiting = 0;
+    if (any_model(&w->def.damage)) {
+        cr_damage_input in;
+        memset(&in, 0, sizeof in);
+        in.body_high = w->body_high;
+        uint32_t n = w->body_high;
+        uint32_t *istart = scratch(w, (n + 1) * sizeof(uint32_t)), *cstart = scratch(w, (n + 1) * sizeof(uint32_t));
+        cr_body_impact *imp = scratch(w, 2ull * w->event_count * sizeof(cr_body_impact));
+        cr_body_contact *con = scratch(w, 2ull * s->nm * sizeof(cr_body_contact));
+        if (CR_DAMAGE(w)->start_poses != CR_NO_OFFSET && istart && cstart && imp && con) {
+            const cr_transform *x0 = CR_AT(w, CR_DAMAGE(w)->start_poses, const cr_transform);
+            gather_impacts(w, x0, &in, istart, imp);
+            gather_contacts(s, x0, &in, cstart, con);
+        } else {
+            /* no scratch (the host shrank scratch_bytes): no impacts reach the models this step, counted */
+            w->stats.stage[CR_STAGE_damage].overflow += w->event_count;
+            if (istart) memset(istart, 0, (n + 1) * sizeof(uint32_t));
+            if (cstart) memset(cstart, 0, (n + 1) * sizeof(uint32_t));
+            in.impact_start = istart, in.contact_start = cstart;
+            if (istart == NULL || cstart == NULL) in.body_high = 0;
+        }
+        /* Step 3: the models, in a fixed order */
+        cri_dent_model_step(w, &in, w->def.damage.dent.work_per_step);
+        cri_example_model_step(w, &in, s->dt);
+        cri_custom_model_step(w, &in, w->def.damage.custom.work_per_step);
+    }
+    cri_damage_commands_apply(w);
+    cr_stage_stats *st = &w->stats.stage[CR_STAGE_damage];
+    st->work = w->stats.dent.work + w->stats.custom.work + w->stats.example.work;
+    st->overflow += w->stats.dent.waiting + w->stats.custom.waiting + w->stats.example.waiting + w->stats.commands_waiting;
+}
+
+uint64_t cri_damage_hash(const cr_world *w, uint64_t h) {
+    h = cri_damage_surfaces_hash(w, h);
+    h = cri_dent_model_hash(w, h);
+    h = cri_example_model_hash(w, h);
+    h = cri_custom_model_hash(w, h);
+    return cri_damage_commands_hash(w, h);
+}
+
+void cri_damage_rebind(cr_world *w) { cri_damage_surfaces_rebind(w); }
+
+void cri_damage_detach_all(cr_world *w, uint32_t body_index1) {
+    cri_dent_model_detach(w, body_index1);
+    cri_custom_model_detach(w, body_index1);
+    cri_example_model_detach(w, body_index1);
+    cri_damage_surface_detach(w, body_index1);
+}

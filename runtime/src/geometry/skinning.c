@@ -1,0 +1,91 @@
+/* skinning.c — bone frames blended about their pivots: skinned positions and
+ * their Jacobian with respect to the example weights (skinning.h). */
+#include "geometry/skinning.h"
+
+void cri_skin_example_frame(const cr_asset *a, uint32_t bone, uint32_t e, cr_quat *q, cr_vec3 *t) {
+    cr_transform x = a->examples[e * a->bone_count + bone];
+    cr_vec3 c = a->bones[bone].rest.p;
+    /* q and -q turn alike; QLERP needs every example on the rest's side */
+    if (x.q.w < 0) x.q.x = -x.q.x, x.q.y = -x.q.y, x.q.z = -x.q.z, x.q.w = -x.q.w;
+    *q = x.q;
+    *t = cr_v3_sub(cr_transform_point(x, c), c);
+}
+
+void cri_skin_example_frames(const cr_asset *a, cr_skin_frame *frames) {
+    for (uint32_t e = 0; e < a->example_count; ++e)
+        for (uint32_t b = 0; b < a->bone_count; ++b)
+            cri_skin_example_frame(a, b, e, &frames[e * a->bone_count + b].q, &frames[e * a->bone_count + b].t);
+}
+
+/* One bone's QLERP blend: the unnormalised quaternion sum and the pivot's translation. */
+static void blend(const cr_asset *a, const cr_skin_frame *frames, uint32_t bone, const cr_real *weights, cr_quat *r,
+                  cr_vec3 *t) {
+    cr_quat s = {0, 0, 0, 0};
+    cr_vec3 tt = cr_v3_zero();
+    for (uint32_t e = 0; e < a->example_count; ++e) {
+        cr_real w = weights[e];
+        if (w == 0) continue;
+        cr_quat q;
+        cr_vec3 te;
+        if (frames != NULL) q = frames[e * a->bone_count + bone].q, te = frames[e * a->bone_count + bone].t;
+        else cri_skin_example_frame(a, bone, e, &q, &te);
+        s.x += cr_mul(w, q.x), s.y += cr_mul(w, q.y), s.z += cr_mul(w, q.z), s.w += cr_mul(w, q.w);
+        tt = cr_v3_mad(tt, w, te);
+    }
+    *r = s, *t = tt;
+}
+
+static cr_real qdot(cr_quat a, cr_quat b) { return cr_mul(a.x, b.x) + cr_mul(a.y, b.y) + cr_mul(a.z, b.z) + cr_mul(a.w, b.w); }
+
+/* R(r/|r|) v; the rest pose when the sum vanished (all weight on nothing). */
+static cr_vec3 rotate(cr_quat r, cr_real n2, cr_vec3 v) {
+    if (n2 <= 0) return v;
+    cr_real inv = cr_rsqrt(n2);
+    cr_quat q = {cr_mul(r.x, inv), cr_mul(r.y, inv), cr_mul(r.z, inv), cr_mul(r.w, inv)};
+    return cr_quat_rotate(q, v);
+}
+
+cr_vec3 cri_skin_example_point(const cr_asset *a, const cr_skin_frame *frames, uint32_t v, cr_vec3 u,
+                              const cr_real *weights) {
+    /* summed as displacements from u: the rest pose gives u bit for bit, and
+     * the cooked weights' rounding (sum 1 +- an ulp) cannot move a vertex */
+    cr_vec3 x = cr_v3_zero();
+    for (uint32_t k = 0; k < CR_ASSET_SKIN_SLOTS; ++k) {
+        cr_real wk = a->skin_weight[CR_ASSET_SKIN_SLOTS * v + k];
+        if (wk == 0) continue;
+        uint32_t b = a->skin_bone[CR_ASSET_SKIN_SLOTS * v + k];
+        cr_vec3 c = a->bones[b].rest.p, t;
+        cr_quat r;
+        blend(a, frames, b, weights, &r, &t);
+        cr_vec3 d = cr_v3_sub(u, c);
+        x = cr_v3_mad(x, wk, cr_v3_add(t, cr_v3_sub(rotate(r, qdot(r, r), d), d)));
+    }
+    return cr_v3_add(u, x);
+}
+
+void cri_skin_example_jacobian(const cr_asset *a, uint32_t v, cr_vec3 u, const cr_real *weights, cr_vec3 *cols) {
+    for (uint32_t e = 0; e < a->example_count; ++e) cols[e] = cr_v3_zero();
+    for (uint32_t k = 0; k < CR_ASSET_SKIN_SLOTS; ++k) {
+        cr_real wk = a->skin_weight[CR_ASSET_SKIN_SLOTS * v + k];
+        if (wk == 0) continue;
+        uint32_t b = a->skin_bone[CR_ASSET_SKIN_SLOTS * v + k];
+        cr_vec3 c = a->bones[b].rest.p, t;
+        cr_quat r;
+        blend(a, NULL, b, weights, &r, &t);
+        cr_real n2 = qdot(r, r);
+        cr_vec3 d = cr_v3_sub(u, c);
+        cr_vec3 rv = rotate(r, n2, d);
+        cr_real inv_n2 = n2 > 0 ? cr_div(CR_R(1), n2) : 0;
+        cr_quat p = {d.x, d.y, d.z, 0};
+        cr_quat rc = cr_quat_conj(r);
+        for (uint32_t e = 0; e < a->example_count; ++e) {
+            cr_quat qe;
+            cr_vec3 te;
+            cri_skin_example_frame(a, b, e, &qe, &te);
+            cr_quat g = cr_quat_mul(cr_quat_mul(qe, p), rc);
+            cr_vec3 col = cr_v3_scale(cr_v3(g.x, g.y, g.z), 2 * inv_n2);
+            col = cr_v3_sub(col, cr_v3_scale(rv, cr_mul(2 * qdot(r, qe), inv_n2)));
+            cols[e] = cr_v3_mad(cols[e], wk, cr_v3_add(te, col));
+        }
+    }
+}

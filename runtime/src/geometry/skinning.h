@@ -1,0 +1,50 @@
+/* skinning.h — skinned positions from blends of bone frames (internal),
+ * shared by the models that re-skin a surface (example plasticity, seed 001
+ * eq. 3; bending, seed 000 §4).
+ *
+ * A bone frame is a rotation about the bone's own pivot (its rest head,
+ * asset.bones[b].rest.p) followed by a translation of that pivot. The asset
+ * stores each example as a skinning transform about the body origin
+ * (x' = q x + p); blending those directly would swing a bone's pivot on an arc
+ * around the origin (44 cm off at 90 degrees for a bone 1.5 m out), so every
+ * example is re-expressed about the pivot first: t = q c + p - c.
+ *
+ * Rotations blend by QLERP (seed 001 after Kavan & Zara 2005): the weighted sum
+ * of the examples' quaternions, each turned into the rest pose's hemisphere,
+ * normalised. Translations blend linearly. A vertex is
+ *     x = sum_k W_k (c_k + t_k(E) + R(q_k(E)) (u - c_k))
+ * over its (at most four) skinning influences. With the rest weights
+ * (1, 0, ...) every bone is the identity and x = u exactly.
+ *
+ * The Jacobian of x with respect to the example weights (eq. 5) is analytic:
+ * for r = sum_e E_e q_e and p = (u - c, 0),
+ *     d(R v)/dE_e = 2 vec(q_e p r*) / |r|^2 - 2 (r . q_e) / |r|^2 R v.
+ */
+#ifndef CRUMPLE_SKINNING_H
+#define CRUMPLE_SKINNING_H
+
+#include "crumple/asset.h"
+
+/// Example e of bone b as a bone frame: rotation q (in the rest pose's
+/// hemisphere) about the pivot, then translation t of the pivot.
+void cri_skin_example_frame(const cr_asset *a, uint32_t bone, uint32_t e, cr_quat *q, cr_vec3 *t);
+
+/// Every bone's examples as bone frames, once per re-skin instead of once per vertex.
+typedef struct cr_skin_frame {
+    cr_quat q;  ///< rotation about the bone's pivot, in the rest pose's hemisphere
+    cr_vec3 t;  ///< m, translation of the pivot
+} cr_skin_frame;
+
+/// Fill frames[e * bone_count + b] for every example e and bone b.
+void cri_skin_example_frames(const cr_asset *a, cr_skin_frame *frames);
+
+/// Eq. 3: the skinned position of vertex v (rest position u) for the example
+/// weights weights[0 .. a->example_count). `frames` from
+/// cri_skin_example_frames, or NULL to build each one as needed (same result).
+cr_vec3 cri_skin_example_point(const cr_asset *a, const cr_skin_frame *frames, uint32_t v, cr_vec3 u,
+                              const cr_real *weights);
+
+/// Eq. 5: cols[e] = dx/dE_e of vertex v at the example weights `weights`.
+void cri_skin_example_jacobian(const cr_asset *a, uint32_t v, cr_vec3 u, const cr_real *weights, cr_vec3 *cols);
+
+#endif

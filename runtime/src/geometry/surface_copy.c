@@ -1,0 +1,200 @@
+/* surface_copy.c — a body's own surface and grid, refreshed and patched after
+ * a damage model moved it (see surface_copy.h). */
+#include "geometry/surface_copy.h"
+#include "base/hash.h"
+
+#include <string.h>
+
+static uint32_t al16(uint64_t x) { return (uint32_t)((x + 15u) & ~(uint64_t)15u); }
+static uint32_t sdf_nodes(const cr_asset *a) { return a->sdf_dims[0] * a->sdf_dims[1] * a->sdf_dims[2]; }
+
+/* Offsets of the pieces inside a region starting at `base`; returns the size. */
+static uint32_t region_layout(const cr_asset *a, cr_surface_copy *c, uint32_t base) {
+    uint32_t off = base;
+    c->view = off, off += al16(sizeof(cr_asset));
+    c->positions = off, off += al16((uint64_t)a->vertex_count * sizeof(cr_vec3));
+    c->normals = off, off += al16((uint64_t)a->vertex_count * sizeof(cr_vec3));
+    c->samples = off, off += al16((uint64_t)a->sample_count * sizeof(cr_vec3));
+    c->sdf = off, off += al16((uint64_t)sdf_nodes(a) * sizeof(cr_real));
+    return off - base;
+}
+
+uint32_t cri_surface_copy_bytes(const cr_asset *rest) {
+    cr_surface_copy probe;
+    return region_layout(rest, &probe, 0);
+}
+
+void cri_surface_copy_bind(cr_surface_copy *c, uint8_t *block, const cr_asset *rest) {
+    cr_asset *view = (cr_asset *)(block + c->view);
+    if (rest == NULL) return;
+    /* keep the copied bounds; everything that does not move is the cooked asset's */
+    cr_vec3 lo = view->bounds_min, hi = view->bounds_max;
+    cr_real radius = view->bound_radius;
+    *view = *rest;
+    view->bounds_min = lo, view->bounds_max = hi, view->bound_radius = radius;
+    view->positions = (const cr_vec3 *)(block + c->positions);
+    view->normals = (const cr_vec3 *)(block + c->normals);
+    view->samples = rest->samples ? (const cr_vec3 *)(block + c->samples) : NULL;
+    view->sdf = (const cr_real *)(block + c->sdf);
+}
+
+void cri_surface_copy_init(cr_surface_copy *c, uint8_t *block, uint32_t region, const cr_asset *rest) {
+    region_layout(rest, c, region);
+    c->dirty_first = 1, c->dirty_last = 0;
+    c->changes = 0;
+    c->patch_digest = 0;
+    memcpy(block + c->positions, rest->positions, (size_t)rest->vertex_count * sizeof(cr_vec3));
+    memcpy(block + c->normals, rest->normals, (size_t)rest->vertex_count * sizeof(cr_vec3));
+    if (rest->samples) memcpy(block + c->samples, rest->samples, (size_t)rest->sample_count * sizeof(cr_vec3));
+    memcpy(block + c->sdf, rest->sdf, (size_t)sdf_nodes(rest) * sizeof(cr_real));
+    cr_asset *view = (cr_asset *)(block + c->view);
+    view->bounds_min = rest->bounds_min, view->bounds_max = rest->bounds_max, view->bound_radius = rest->bound_radius;
+    cri_surface_copy_bind(c, block, rest);
+}
+
+void cri_surface_copy_mark(cr_surface_copy *c, uint32_t first, uint32_t last) {
+    if (first > last) return;
+    if (c->dirty_first > c->dirty_last) {
+        c->dirty_first = first, c->dirty_last = last;
+        return;
+    }
+    if (first < c->dirty_first) c->dirty_first = first;
+    if (last > c->dirty_last) c->dirty_last = last;
+}
+
+uint32_t cri_surface_copy_refresh(cr_surface_copy *c, uint8_t *block, cr_real *bound_radius) {
+    cr_asset *view = (cr_asset *)(block + c->view);
+    cr_vec3 *pos = (cr_vec3 *)(block + c->positions), *nrm = (cr_vec3 *)(block + c->normals);
+    for (uint32_t v = 0; v < view->vertex_count; ++v) nrm[v] = cr_v3_zero();
+    for (uint32_t t = 0; t < view->triangle_count; ++t) {
+        const uint32_t *tri = &view->triangles[3 * t];
+        cr_vec3 n = cr_v3_cross(cr_v3_sub(pos[tri[1]], pos[tri[0]]), cr_v3_sub(pos[tri[2]], pos[tri[0]]));
+        for (int k = 0; k < 3; ++k) nrm[tri[k]] = cr_v3_add(nrm[tri[k]], n);
+    }
+    cr_vec3 lo = pos[0], hi = pos[0];
+    cr_real r2 = 0;
+    for (uint32_t v = 0; v < view->vertex_count; ++v) {
+        nrm[v] = cr_v3_normalize(nrm[v]);
+        lo = cr_v3_min(lo, pos[v]), hi = cr_v3_max(hi, pos[v]);
+        r2 = cr_max(r2, cr_v3_len_sq(pos[v]));
+    }
+    if (view->samples != NULL) {
+        cr_vec3 *s = (cr_vec3 *)(block + c->samples);
+        for (uint32_t i = 0; i < view->sample_count; ++i) s[i] = pos[view->sample_vertex[i]];
+    }
+    view->bounds_min = lo, view->bounds_max = hi;
+    view->bound_radius = cr_sqrt(r2);
+    *bound_radius = view->bound_radius;
+    c->changes++;
+    return view->triangle_count + 2 * view->vertex_count + view->sample_count;
+}
+
+/* Trilinear sample of the saved patch (nodes c0..c0+size-1 per axis, u in
+ * cells), clamped to it. A pre-image beyond the patch gets the clamped value
+ * plus its distance beyond (in cells), as cr_asset_sdf does beyond the grid:
+ * a node just above a deep dent looks up a point above the old surface,
+ * often above the grid, and clamping alone gave it the old surface's value,
+ * so the grid above the crater still said "surface here" and a ball rested
+ * on air at the old height. */
+static cr_real sample_saved(const cr_real *old, const int32_t c0[3], const int32_t size[3], cr_vec3 u, cr_real cell) {
+    cr_real uu[3] = {u.x - cr_from_int(c0[0]), u.y - cr_from_int(c0[1]), u.z - cr_from_int(c0[2])};
+    int32_t i[3];
+    cr_real f[3];
+    cr_real beyond2 = 0;
+    for (int k = 0; k < 3; ++k) {
+        cr_real hi = cr_from_int(size[k] - 1);
+        cr_real c = cr_clamp(uu[k], 0, hi);
+        beyond2 += cr_mul(uu[k] - c, uu[k] - c);
+        uu[k] = c;
+        i[k] = cr_floor_int(uu[k]);
+        if (i[k] > size[k] - 2) i[k] = size[k] - 2;
+        if (i[k] < 0) i[k] = 0;
+        f[k] = uu[k] - cr_from_int(i[k]);
+        if (size[k] == 1) f[k] = 0;
+    }
+    int32_t sx = 1, sy = size[0], sz = size[0] * size[1];
+    const cr_real *o = old + i[0] + i[1] * sy + i[2] * sz;
+    int32_t dx = size[0] > 1 ? sx : 0, dy = size[1] > 1 ? sy : 0, dz = size[2] > 1 ? sz : 0;
+    cr_real x00 = o[0] + cr_mul(f[0], o[dx] - o[0]), x10 = o[dy] + cr_mul(f[0], o[dy + dx] - o[dy]);
+    cr_real x01 = o[dz] + cr_mul(f[0], o[dz + dx] - o[dz]), x11 = o[dz + dy] + cr_mul(f[0], o[dz + dy + dx] - o[dz + dy]);
+    cr_real y0 = x00 + cr_mul(f[1], x10 - x00), y1 = x01 + cr_mul(f[1], x11 - x01);
+    cr_real v = y0 + cr_mul(f[2], y1 - y0);
+    return beyond2 > 0 ? v + cr_mul(cr_sqrt(beyond2), cell) : v;
+}
+
+/* Fixed-point iterations that find the pre-image y of a node x (y + D(y) = x).
+ * One step, y = x - D(x), is what a displacement varying slowly allows; the
+ * walls of a deep dent vary fast, and there x - D(x) lands on the wrong side
+ * of the old surface, so the grid disagreed with the dented mesh there. */
+#define CR_PATCH_INVERSE_STEPS 3
+
+cr_surface_patch cri_surface_copy_patch(cr_surface_copy *c, uint8_t *block, cr_vec3 centre, cr_real reach,
+                                       cr_real max_move, cr_surface_displacement_fn *disp, const void *ctx,
+                                       uint32_t budget, cr_real *old, uint32_t scratch_nodes) {
+    cr_surface_patch out = {0, false};
+    const cr_asset *view = (const cr_asset *)(block + c->view);
+    cr_real *sdf = (cr_real *)(block + c->sdf);
+    int32_t margin = cr_floor_int(cr_mul(max_move, view->sdf_inv_cell)) + 2;
+    int32_t lo[3], hi[3], c0[3], size[3];
+    cr_real pc[3] = {centre.x - view->sdf_origin.x, centre.y - view->sdf_origin.y, centre.z - view->sdf_origin.z};
+    uint32_t limit = budget < scratch_nodes ? budget : scratch_nodes;
+    for (;;) {
+        uint64_t nodes = 1;
+        for (int k = 0; k < 3; ++k) {
+            int32_t dim = (int32_t)view->sdf_dims[k];
+            lo[k] = cr_floor_int(cr_mul(pc[k] - reach, view->sdf_inv_cell));
+            hi[k] = cr_floor_int(cr_mul(pc[k] + reach, view->sdf_inv_cell)) + 1;
+            lo[k] = lo[k] < 0 ? 0 : (lo[k] > dim - 1 ? dim - 1 : lo[k]);
+            hi[k] = hi[k] < 0 ? 0 : (hi[k] > dim - 1 ? dim - 1 : hi[k]);
+            c0[k] = lo[k] - margin < 0 ? 0 : lo[k] - margin;
+            int32_t c1 = hi[k] + margin > dim - 1 ? dim - 1 : hi[k] + margin;
+            size[k] = c1 - c0[k] + 1;
+            nodes *= (uint64_t)size[k];
+        }
+        if (nodes <= limit) break;
+        /* a change larger than the budget: patch its core only (counted) */
+        out.shrunk = true;
+        reach = cr_mul(reach, CR_R(0.8));
+        if (reach < view->sdf_cell) return out;
+    }
+    uint32_t nx = view->sdf_dims[0], nxy = nx * view->sdf_dims[1];
+    for (int32_t z = 0; z < size[2]; ++z)
+        for (int32_t y = 0; y < size[1]; ++y)
+            memcpy(old + (uint32_t)(z * size[1] + y) * (uint32_t)size[0],
+                   sdf + (uint32_t)(c0[2] + z) * nxy + (uint32_t)(c0[1] + y) * nx + (uint32_t)c0[0],
+                   (size_t)size[0] * sizeof(cr_real));
+    for (int32_t z = lo[2]; z <= hi[2]; ++z)
+        for (int32_t y = lo[1]; y <= hi[1]; ++y)
+            for (int32_t x = lo[0]; x <= hi[0]; ++x) {
+                cr_vec3 node = cr_v3(view->sdf_origin.x + cr_mul(cr_from_int(x), view->sdf_cell),
+                                     view->sdf_origin.y + cr_mul(cr_from_int(y), view->sdf_cell),
+                                     view->sdf_origin.z + cr_mul(cr_from_int(z), view->sdf_cell));
+                cr_vec3 d = disp(ctx, node);
+                if (d.x == 0 && d.y == 0 && d.z == 0) continue;
+                cr_vec3 pre = cr_v3_sub(node, d);
+                for (int it = 1; it < CR_PATCH_INVERSE_STEPS; ++it) pre = cr_v3_sub(node, disp(ctx, pre));
+                cr_vec3 u = cr_v3_scale(cr_v3_sub(pre, view->sdf_origin), view->sdf_inv_cell);
+                cr_real v = sample_saved(old, c0, size, u, view->sdf_cell);
+                uint32_t at = (uint32_t)z * nxy + (uint32_t)y * nx + (uint32_t)x;
+                sdf[at] = v;
+                c->patch_digest = cr_hash_real(cr_hash_u32(c->patch_digest, at), v);
+            }
+    out.nodes = (uint32_t)(size[0] * size[1] * size[2]);
+    return out;
+}
+
+/* Volume of the closed surface (divergence theorem), m^3. */
+static cr_real surface_volume(const cr_vec3 *pos, const uint32_t *tri, uint32_t count) {
+    cr_real six_v = 0;
+    for (uint32_t t = 0; t < count; ++t)
+        six_v += cr_v3_dot(pos[tri[3 * t]], cr_v3_cross(pos[tri[3 * t + 1]], pos[tri[3 * t + 2]]));
+    return cr_div(six_v, CR_R(6));
+}
+
+cr_real cri_surface_copy_volume_ratio(const cr_surface_copy *c, uint8_t *block, const cr_asset *rest) {
+    const cr_asset *view = (const cr_asset *)(block + c->view);
+    cr_real v0 = surface_volume(rest->positions, rest->triangles, rest->triangle_count);
+    cr_real v1 = surface_volume(view->positions, view->triangles, view->triangle_count);
+    if (v0 <= 0 || v1 <= 0) return 0;
+    return cr_div(v1, v0);
+}

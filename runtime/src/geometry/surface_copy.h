@@ -1,0 +1,81 @@
+/* surface_copy.h — a body's own copy of its cooked surface and distance grid
+ * (internal), the part every damage model that moves a surface shares.
+ *
+ * A copy holds, in one region of the world block, a cr_asset view that points
+ * at copied positions, normals, collision samples and signed distance grid,
+ * and at the cooked asset for everything that never changes (triangles,
+ * neighbours...). Collision detection, mass queries and drawing read the view
+ * and never know the surface moved. A model that moves vertices then calls,
+ * in this order: cri_surface_copy_mark (the vertex range it moved),
+ * cri_surface_copy_refresh (normals, samples, bounds), cri_surface_copy_patch
+ * (the grid around the change), and, if the body's mass should follow,
+ * cri_surface_copy_volume_ratio. Every call returns or adds the work it did,
+ * so the model can count it against its budget.
+ *
+ * The view holds pointers into the block: cri_surface_copy_bind rewrites them
+ * from the stored offsets after a byte copy of the block (snapshot restore).
+ */
+#ifndef CRUMPLE_SURFACE_COPY_H
+#define CRUMPLE_SURFACE_COPY_H
+
+#include "crumple/asset.h"
+
+typedef struct cr_surface_copy {
+    uint32_t body_index1;    ///< owner body slot + 1; 0: free (its region stays for a body of the same size)
+    uint32_t body_generation;
+    uint32_t rest_slot;      ///< the cooked asset's slot
+    uint32_t view;           ///< offset of the cr_asset view
+    uint32_t positions;      ///< offset of cr_vec3[vertex_count]
+    uint32_t normals;        ///< offset of cr_vec3[vertex_count]
+    uint32_t samples;        ///< offset of cr_vec3[sample_count]
+    uint32_t sdf;            ///< offset of cr_real[nodes]
+    uint32_t region;         ///< offset of the whole allocation (0: none yet)
+    uint32_t region_bytes;
+    uint32_t dirty_first, dirty_last; ///< vertices changed since the host last cleared them (first > last: none)
+    uint32_t changes;        ///< times a model moved the surface
+    uint32_t pad_;
+    uint64_t patch_digest;   ///< hash of every grid value ever patched (the grid's part of the state hash)
+} cr_surface_copy;
+
+/// Bytes one copy of `rest` takes.
+uint32_t cri_surface_copy_bytes(const cr_asset *rest);
+/// Lay a copy of `rest` out at `region` of `block` and fill it with the cooked values.
+void cri_surface_copy_init(cr_surface_copy *c, uint8_t *block, uint32_t region, const cr_asset *rest);
+/// Point the view at this block again (after a byte copy); keeps the copied bounds.
+void cri_surface_copy_bind(cr_surface_copy *c, uint8_t *block, const cr_asset *rest);
+
+static inline cr_asset *cr_surface_copy_view(const cr_surface_copy *c, uint8_t *block) {
+    return (cr_asset *)(block + c->view);
+}
+static inline cr_vec3 *cr_surface_copy_positions(const cr_surface_copy *c, uint8_t *block) {
+    return (cr_vec3 *)(block + c->positions);
+}
+
+/// Widen the dirty range by [first, last].
+void cri_surface_copy_mark(cr_surface_copy *c, uint32_t first, uint32_t last);
+/// Normals, collision samples and bounds after vertices moved. Returns the
+/// work (triangles + vertices visited); *bound_radius gets the new radius.
+uint32_t cri_surface_copy_refresh(cr_surface_copy *c, uint8_t *block, cr_real *bound_radius);
+
+/// Displacement of a point of the body by the change being patched (body frame, m).
+typedef cr_vec3 cr_surface_displacement_fn(const void *ctx, cr_vec3 p);
+
+/// What a grid patch did.
+typedef struct cr_surface_patch {
+    uint32_t nodes;   ///< grid nodes read (the work)
+    bool shrunk;      ///< the box had to be cut to fit the budget or the scratch
+} cr_surface_patch;
+
+/// Patch the grid inside the box centre ± reach: phi_new(x) = phi_old(y)
+/// where y + D(y) = x (the point that moved to x), found by fixed-point
+/// iteration from y = x - D(x). `max_move` (m) bounds |D|, `budget` the nodes
+/// read, `scratch` holds `scratch_nodes` reals for the old values.
+cr_surface_patch cri_surface_copy_patch(cr_surface_copy *c, uint8_t *block, cr_vec3 centre, cr_real reach,
+                                       cr_real max_move, cr_surface_displacement_fn *disp, const void *ctx,
+                                       uint32_t budget, cr_real *scratch, uint32_t scratch_nodes);
+
+/// Volume of the copy over the volume of the cooked surface (mass follows it);
+/// 0 if either is not positive. Work: 2 x triangles.
+cr_real cri_surface_copy_volume_ratio(const cr_surface_copy *c, uint8_t *block, const cr_asset *rest);
+
+#endif

@@ -1,0 +1,512 @@
+/* joint.c — point, hinge and fixed joints in maximal coordinates, with pre-
+ * and post-stabilisation (docs/solver.md, step 5).
+ *
+ * Every body keeps six degrees of freedom; a joint is a set of conditions on
+ * the pair, enforced by impulses:
+ *   point  the two anchor points coincide
+ *   hinge  point + the hinge axis as carried by a equals the axis carried by b
+ *   fixed  point + the relative orientation conj(q_a) q_b equals the rest one
+ *
+ * Pre-stabilisation (before the position update), iterated
+ * def.joint_iterations times over the joints in slot order, at the velocity
+ * level: the angular condition first (the relative angular velocity across a
+ * hinge's axis, or all of it for a fixed joint, becomes zero,
+ * (I_a^-1 + I_b^-1) L = w_b - w_a), then the linear one (the anchors' relative
+ * velocity becomes zero, K j = u_b - u_a with K the point matrix of the
+ * anchors, as for contacts). crumple first made the *predicted* anchors
+ * coincide (K j = -e_pred / dt, position-based): that is dissipative, a
+ * frictionless pendulum kept 57 % of its swing after 10 s and a hinged bar
+ * 24 %.
+ *
+ * Post-stabilisation (after the position update): the drift the step's
+ * motion left (a swinging link moves along its tangent, off its circle) is
+ * removed by moving the bodies with position-level impulses (dx = P/m,
+ * dtheta = I^-1 (r x P + L)), angular then linear, until no joint is off by
+ * more than CR_JOINT_TOLERANCE (at most 4 x joint_iterations sweeps). Then the
+ * velocity-level post-stabilisation: the same velocity passes at the new
+ * poses, so the step ends with velocities that meet the joints, and the
+ * kinetic energy that projection takes (a fraction (w dt)^2 per step, the
+ * velocity having turned with the body) is given back by scaling the pair's
+ * velocities, unless the loss exceeds CR_JOINT_RESTORE_MAX (then it is a
+ * real inelastic joint impulse).
+ *
+ * For a later issue: a joint's rest orientation is state (set/get in the API),
+ * so a plastic joint only has to move it when the impulse it needed exceeds a
+ * yield limit, and an elastic joint can turn the angular correction into a
+ * spring; the last step's impulses are kept per joint for that.
+ */
+#include "solver/solver.h"
+#include "base/check.h"
+
+#include <string.h>
+
+#define CR_JOINT_COOKIE 0x6a6f696eu /* "join" */
+
+cr_joint_def cr_default_joint_def(void) {
+    cr_joint_def d;
+    memset(&d, 0, sizeof d);
+    d.type = CR_JOINT_POINT;
+    d.axis = cr_v3(0, CR_R(1), 0);
+    d.cookie = CR_JOINT_COOKIE;
+    return d;
+}
+
+static cr_joint *joint_of(cr_world *w, cr_joint_id id) {
+    if (w == NULL || id.index1 == 0 || id.index1 > w->joint_high) return NULL;
+    cr_joint *j = &cr_world_joints(w)[id.index1 - 1];
+    return (j->alive && j->generation == id.generation) ? j : NULL;
+}
+
+static const cr_joint *joint_of_c(const cr_world *w, cr_joint_id id) { return joint_of((cr_world *)w, id); }
+
+static cr_transform side_xf(const cr_world *w, uint32_t index1) {
+    if (index1 == 0) return cr_transform_identity();
+    return cr_world_bodies_c(w)[index1 - 1].xf;
+}
+
+cr_status cr_joint_create(cr_world *w, const cr_joint_def *def, cr_joint_id *out) {
+    if (out == NULL) return CR_ERR_NULL_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    if (w == NULL || def == NULL) return CR_ERR_NULL_ARGUMENT;
+    if (def->cookie != CR_JOINT_COOKIE) return CR_ERR_DEF_NOT_DEFAULTED;
+    CR_TRY(cri_joint_def_refuse(w, def));
+    cr_body *a = cri_world_body(w, def->body_a);
+    if (a == NULL) return CR_ERR_STALE_HANDLE;
+    cr_body *b = NULL;
+    if (!cr_body_id_is_null(def->body_b)) {
+        b = cri_world_body(w, def->body_b);
+        if (b == NULL) return CR_ERR_STALE_HANDLE;
+        if (b == a) return cri_refuse(w, CR_ERR_DEF_INVALID, CR_FIELD_JOINT_BODY_B);
+    }
+    cr_vec3 axis = cr_v3_normalize(def->axis);
+    if (def->type == CR_JOINT_HINGE && axis.x == 0 && axis.y == 0 && axis.z == 0)
+        return cri_refuse(w, CR_ERR_DEF_INVALID, CR_FIELD_JOINT_AXIS);
+
+    cr_joint *joints = cr_world_joints(w);
+    uint32_t index = cr_slot_take(joints, sizeof *joints, &w->free_joint, &w->joint_high, w->def.joint_capacity);
+    if (index == UINT32_MAX) {
+        cri_world_log(w, CR_LOG_WARN, "cr_joint_create: joint_capacity reached");
+        return CR_ERR_CAPACITY;
+    }
+    cr_joint *j = &joints[index];
+    uint32_t generation = j->generation;
+    memset(j, 0, sizeof *j);
+    j->generation = generation;
+    j->alive = 1;
+    j->type = (uint8_t)def->type;
+    j->collide_connected = def->collide_connected ? 1 : 0;
+    j->a = def->body_a.index1;
+    j->b = b ? def->body_b.index1 : 0;
+    j->user_data = def->user_data;
+    cr_transform xa = a->xf, xb = b ? b->xf : cr_transform_identity();
+    j->local_anchor_a = cr_transform_inv_point(xa, def->anchor);
+    j->local_anchor_b = cr_transform_inv_point(xb, def->anchor);
+    if (axis.x == 0 && axis.y == 0 && axis.z == 0) axis = cr_v3(0, CR_R(1), 0);
+    j->local_axis_a = cr_quat_inv_rotate(xa.q, axis);
+    j->local_axis_b = cr_quat_inv_rotate(xb.q, axis);
+    j->rest = cr_quat_normalize(cr_quat_mul(cr_quat_conj(xa.q), xb.q));
+    a->joint_count++;
+    if (b) b->joint_count++;
+    cri_world_wake(w, def->body_a.index1 - 1);
+    if (b) cri_world_wake(w, def->body_b.index1 - 1);
+    w->joint_count++;
+    out->index1 = index + 1;
+    out->generation = j->generation;
+    return CR_OK;
+}
+
+static void joint_free(cr_world *w, uint32_t index) {
+    cr_joint *j = &cr_world_joints(w)[index];
+    cr_body *bodies = cr_world_bodies(w);
+    if (j->a) bodies[j->a - 1].joint_count--;
+    if (j->b) bodies[j->b - 1].joint_count--;
+    j->alive = 0;
+    cr_slot_release(cr_world_joints(w), sizeof *j, &w->free_joint, index);
+    w->joint_count--;
+}
+
+cr_status cr_joint_destroy(cr_world *w, cr_joint_id id) {
+    if (joint_of(w, id) == NULL) return CR_ERR_STALE_HANDLE;
+    joint_free(w, id.index1 - 1);
+    return CR_OK;
+}
+
+void cri_joints_remove_for_body(cr_world *w, uint32_t body_index1) {
+    cr_joint *joints = cr_world_joints(w);
+    for (uint32_t i = 0; i < w->joint_high; ++i)
+        if (joints[i].alive && (joints[i].a == body_index1 || joints[i].b == body_index1)) joint_free(w, i);
+}
+
+bool cr_joint_is_valid(const cr_world *w, cr_joint_id id) { return joint_of_c(w, id) != NULL; }
+uint32_t cr_world_get_joint_count(const cr_world *w) { return w ? w->joint_count : 0; }
+
+cr_joint_type cr_joint_get_type(const cr_world *w, cr_joint_id id) {
+    const cr_joint *j = joint_of_c(w, id);
+    return j ? (cr_joint_type)j->type : CR_JOINT_POINT;
+}
+
+static cr_body_id body_handle(const cr_world *w, uint32_t index1) {
+    cr_body_id id = {0, 0};
+    if (index1 == 0) return id;
+    id.index1 = index1;
+    id.generation = cr_world_bodies_c(w)[index1 - 1].generation;
+    return id;
+}
+
+cr_body_id cr_joint_get_body_a(const cr_world *w, cr_joint_id id) {
+    const cr_joint *j = joint_of_c(w, id);
+    cr_body_id none = {0, 0};
+    return j ? body_handle(w, j->a) : none;
+}
+
+cr_body_id cr_joint_get_body_b(const cr_world *w, cr_joint_id id) {
+    const cr_joint *j = joint_of_c(w, id);
+    cr_body_id none = {0, 0};
+    return j ? body_handle(w, j->b) : none;
+}
+
+cr_vec3 cr_joint_get_anchor_a(const cr_world *w, cr_joint_id id) {
+    const cr_joint *j = joint_of_c(w, id);
+    return j ? cr_transform_point(side_xf(w, j->a), j->local_anchor_a) : cr_v3_zero();
+}
+
+cr_vec3 cr_joint_get_anchor_b(const cr_world *w, cr_joint_id id) {
+    const cr_joint *j = joint_of_c(w, id);
+    return j ? cr_transform_point(side_xf(w, j->b), j->local_anchor_b) : cr_v3_zero();
+}
+
+cr_vec3 cr_joint_get_axis_a(const cr_world *w, cr_joint_id id) {
+    const cr_joint *j = joint_of_c(w, id);
+    return j ? cr_quat_rotate(side_xf(w, j->a).q, j->local_axis_a) : cr_v3_zero();
+}
+
+cr_vec3 cr_joint_get_axis_b(const cr_world *w, cr_joint_id id) {
+    const cr_joint *j = joint_of_c(w, id);
+    return j ? cr_quat_rotate(side_xf(w, j->b).q, j->local_axis_b) : cr_v3_zero();
+}
+
+cr_quat cr_joint_get_relative_orientation(const cr_world *w, cr_joint_id id) {
+    const cr_joint *j = joint_of_c(w, id);
+    if (j == NULL) return cr_quat_identity();
+    return cr_quat_mul(cr_quat_conj(side_xf(w, j->a).q), side_xf(w, j->b).q);
+}
+
+cr_quat cr_joint_get_rest_orientation(const cr_world *w, cr_joint_id id) {
+    const cr_joint *j = joint_of_c(w, id);
+    return j ? j->rest : cr_quat_identity();
+}
+
+cr_status cr_joint_set_rest_orientation(cr_world *w, cr_joint_id id, cr_quat rest) {
+    CR_TRY(cr_check_quat(w, rest, CR_FIELD_JOINT_REST));
+    cr_joint *j = joint_of(w, id);
+    if (j == NULL) return CR_ERR_STALE_HANDLE;
+    j->rest = cr_quat_normalize(rest);
+    return CR_OK;
+}
+
+cr_real cr_joint_get_hinge_angle(const cr_world *w, cr_joint_id id) {
+    const cr_joint *j = joint_of_c(w, id);
+    if (j == NULL) return 0;
+    cr_quat rel = cr_quat_mul(cr_quat_conj(side_xf(w, j->a).q), side_xf(w, j->b).q);
+    cr_quat d = cr_quat_mul(rel, cr_quat_conj(j->rest));
+    cr_real s = cr_v3_dot(cr_v3(d.x, d.y, d.z), j->local_axis_a);
+    cr_real angle = cr_atan2(s, d.w);
+    angle = angle + angle;
+    if (angle > CR_PI) angle -= CR_PI + CR_PI;
+    if (angle <= -CR_PI) angle += CR_PI + CR_PI;
+    return angle;
+}
+
+cr_vec3 cr_joint_get_linear_impulse(const cr_world *w, cr_joint_id id) {
+    const cr_joint *j = joint_of_c(w, id);
+    return j ? j->linear_impulse : cr_v3_zero();
+}
+
+cr_vec3 cr_joint_get_angular_impulse(const cr_world *w, cr_joint_id id) {
+    const cr_joint *j = joint_of_c(w, id);
+    return j ? j->angular_impulse : cr_v3_zero();
+}
+
+uint64_t cr_joint_get_user_data(const cr_world *w, cr_joint_id id) {
+    const cr_joint *j = joint_of_c(w, id);
+    return j ? j->user_data : 0;
+}
+
+/* ---- solver side ---- */
+
+void cri_joints_collect_no_collide(cr_step *s) {
+    const cr_joint *joints = cr_world_joints_c(s->w);
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < s->w->joint_high; ++i) {
+        const cr_joint *j = &joints[i];
+        if (!j->alive || j->collide_connected || j->b == 0) continue;
+        uint32_t a = j->a - 1, b = j->b - 1;
+        uint64_t key = a < b ? cr_pair_key(a, b) : cr_pair_key(b, a);
+        /* insertion keeps the list sorted; joints are usually created in order, so this is short */
+        uint32_t k = n++;
+        while (k > 0 && s->no_collide[k - 1] > key) {
+            s->no_collide[k] = s->no_collide[k - 1];
+            --k;
+        }
+        s->no_collide[k] = key;
+    }
+    s->nno_collide = n;
+}
+
+bool cri_joints_pair_excluded(const cr_step *s, uint32_t a, uint32_t b) {
+    uint64_t key = cr_pair_key(a, b);
+    uint32_t lo = 0, hi = s->nno_collide;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (s->no_collide[mid] < key) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < s->nno_collide && s->no_collide[lo] == key;
+}
+
+/* One side of a joint as the solver sees it: a pose (predicted or current)
+ * and the solver body, or the world. */
+typedef struct jside {
+    cr_sbody *sb;       ///< NULL for the world
+    cr_transform xf;
+} jside;
+
+static bool side_moves(const jside *j) { return j->sb != NULL && j->sb->dynamic; }
+
+static cr_mat3 side_k(const jside *j, cr_vec3 r) {
+    if (!side_moves(j)) return cr_mat3_scale(cr_mat3_identity(), 0);
+    return cri_body_k(j->sb, r);
+}
+
+static cr_mat3 side_inv_i(const jside *j) {
+    if (!side_moves(j)) return cr_mat3_scale(cr_mat3_identity(), 0);
+    return j->sb->inv_i;
+}
+
+/* Velocity-level impulse: linear j at arms, angular l, on a (and minus on b). */
+static void apply_velocity(jside *a, jside *b, cr_vec3 ra, cr_vec3 rb, cr_vec3 j, cr_vec3 l) {
+    if (side_moves(a)) {
+        a->sb->v = cr_v3_mad(a->sb->v, a->sb->inv_mass, j);
+        a->sb->w = cr_v3_add(a->sb->w, cr_mat3_mul_v3(a->sb->inv_i, cr_v3_add(cr_v3_cross(ra, j), l)));
+    }
+    if (side_moves(b)) {
+        b->sb->v = cr_v3_mad(b->sb->v, -b->sb->inv_mass, j);
+        b->sb->w = cr_v3_sub(b->sb->w, cr_mat3_mul_v3(b->sb->inv_i, cr_v3_add(cr_v3_cross(rb, j), l)));
+    }
+}
+
+/* Angular error theta (rad, world): the relative rotation of a with respect
+ * to b that the joint asks for, at poses xa, xb. */
+static cr_vec3 angular_error(const cr_joint *jt, cr_transform xa, cr_transform xb) {
+    if (jt->type == CR_JOINT_HINGE) {
+        cr_vec3 axa = cr_quat_rotate(xa.q, jt->local_axis_a);
+        cr_vec3 axb = cr_quat_rotate(xb.q, jt->local_axis_b);
+        return cr_v3_cross(axa, axb); /* turning a's axis onto b's */
+    }
+    /* fixed: b should be at q_a * rest; q_e takes q_b there */
+    cr_quat target = cr_quat_mul(xa.q, jt->rest);
+    cr_quat e = cr_quat_mul(target, cr_quat_conj(xb.q));
+    cr_vec3 v = cr_v3(e.x, e.y, e.z);
+    if (e.w < 0) v = cr_v3_neg(v);
+    return cr_v3_scale(v, CR_R(-2)); /* b turns by +2v, i.e. a relative to b by -2v */
+}
+
+/* Angular impulse L with (I_a^-1 + I_b^-1) L = dw, across the hinge axis only for hinges. */
+static cr_vec3 angular_impulse(const cr_joint *jt, cr_mat3 msum, cr_vec3 dw, cr_vec3 axis) {
+    if (jt->type == CR_JOINT_FIXED) return cri_solve_k(msum, dw);
+    /* two directions across the axis */
+    cr_vec3 t1 = cr_abs(axis.x) < CR_R(0.57) ? cr_v3(CR_R(1), 0, 0) : cr_v3(0, CR_R(1), 0);
+    t1 = cr_v3_normalize(cr_v3_cross(axis, t1));
+    cr_vec3 t2 = cr_v3_cross(axis, t1);
+    cr_vec3 m1 = cr_mat3_mul_v3(msum, t1), m2 = cr_mat3_mul_v3(msum, t2);
+    cr_real a11 = cr_v3_dot(t1, m1), a12 = cr_v3_dot(t1, m2), a22 = cr_v3_dot(t2, m2);
+    cr_real b1 = cr_v3_dot(t1, dw), b2 = cr_v3_dot(t2, dw);
+    /* scale to ~1 before the determinant (fixed point) */
+    cr_real tr = a11 + a22;
+    if (tr <= CR_REAL_EPS) return cr_v3_zero();
+    cr_real sc = cr_div(CR_R(2), tr);
+    a11 = cr_mul(a11, sc);
+    a12 = cr_mul(a12, sc);
+    a22 = cr_mul(a22, sc);
+    b1 = cr_mul(b1, sc);
+    b2 = cr_mul(b2, sc);
+    cr_real det = cr_mul(a11, a22) - cr_mul(a12, a12);
+    if (det <= CR_REAL_EPS) return cr_v3_zero();
+    cr_real l1 = cr_div(cr_mul(a22, b1) - cr_mul(a12, b2), det);
+    cr_real l2 = cr_div(cr_mul(a11, b2) - cr_mul(a12, b1), det);
+    return cr_v3_add(cr_v3_scale(t1, l1), cr_v3_scale(t2, l2));
+}
+
+/* Current pose of a side (no prediction). */
+static jside side_now(cr_step *s, uint32_t index1) {
+    jside j;
+    j.sb = index1 ? &s->sb[index1 - 1] : NULL;
+    j.xf = index1 ? s->bodies[index1 - 1].xf : cr_transform_identity();
+    return j;
+}
+
+/* One velocity-level pass over a joint at the poses of a and b: the angular
+ * condition first (the relative angular velocity across a hinge's axis, or all
+ * of it for a fixed joint, becomes zero), then the linear one (the anchors'
+ * relative velocity becomes zero), so the linear impulse, which the rest of
+ * the body hangs on, is the last word. Returns the impulses applied. */
+static uint32_t joint_velocity_pass(cr_joint *jt, jside *a, jside *b, bool accumulate) {
+    uint32_t work = 0;
+    if (jt->type != CR_JOINT_POINT) {
+        cr_vec3 wa = side_moves(a) ? a->sb->w : cr_v3_zero(), wb = side_moves(b) ? b->sb->w : cr_v3_zero();
+        cr_mat3 msum = cr_mat3_add(side_inv_i(a), side_inv_i(b));
+        cr_vec3 axis = cr_quat_rotate(a->xf.q, jt->local_axis_a);
+        cr_vec3 l = angular_impulse(jt, msum, cr_v3_sub(wb, wa), axis);
+        apply_velocity(a, b, cr_v3_zero(), cr_v3_zero(), cr_v3_zero(), l);
+        if (accumulate) jt->angular_impulse = cr_v3_add(jt->angular_impulse, l);
+        ++work;
+    }
+    cr_vec3 ra = cr_quat_rotate(a->xf.q, jt->local_anchor_a);
+    cr_vec3 rb = cr_quat_rotate(b->xf.q, jt->local_anchor_b);
+    cr_vec3 ua = side_moves(a) ? cr_v3_add(a->sb->v, cr_v3_cross(a->sb->w, ra)) : cr_v3_zero();
+    cr_vec3 ub = side_moves(b) ? cr_v3_add(b->sb->v, cr_v3_cross(b->sb->w, rb)) : cr_v3_zero();
+    cr_mat3 k = cr_mat3_add(side_k(a, ra), side_k(b, rb));
+    cr_vec3 j = cri_solve_k(k, cr_v3_sub(ub, ua));
+    apply_velocity(a, b, ra, rb, j, cr_v3_zero());
+    if (accumulate) jt->linear_impulse = cr_v3_add(jt->linear_impulse, j);
+    return work + 1;
+}
+
+void cri_joints_pre_stabilise(cr_step *s) {
+    cr_world *w = s->w;
+    cr_joint *joints = cr_world_joints(w);
+    uint32_t work = 0;
+    for (uint32_t i = 0; i < w->joint_high; ++i) {
+        joints[i].linear_impulse = cr_v3_zero();
+        joints[i].angular_impulse = cr_v3_zero();
+    }
+    for (uint32_t it = 0; it < w->def.joint_iterations; ++it) {
+        for (uint32_t i = 0; i < w->joint_high; ++i) {
+            cr_joint *jt = &joints[i];
+            if (!jt->alive) continue;
+            jside a = side_now(s, jt->a);
+            jside b = side_now(s, jt->b);
+            if (!side_moves(&a) && !side_moves(&b)) continue;
+            work += joint_velocity_pass(jt, &a, &b, true);
+        }
+    }
+    w->stats.stage[CR_STAGE_joints].work += work;
+}
+
+/* Twice the kinetic energy (J) of a moving side, its velocities taken from
+ * the body (the position update has turned them with the body). */
+static cr_real side_energy(const cr_step *s, const jside *j) {
+    if (!side_moves(j)) return 0;
+    const cr_body *b = &s->bodies[j->sb - s->sb];
+    j->sb->v = b->v;
+    j->sb->w = b->w;
+    cr_vec3 wl = cr_quat_inv_rotate(b->xf.q, b->w), d = b->inertia;
+    cr_real rot = cr_mul(d.x, cr_mul(wl.x, wl.x)) + cr_mul(d.y, cr_mul(wl.y, wl.y)) + cr_mul(d.z, cr_mul(wl.z, wl.z));
+    return cr_mul(b->mass, cr_v3_dot(b->v, b->v)) + rot;
+}
+
+/* Twice the kinetic energy of a side from the solver body's velocities. */
+static cr_real side_energy_after(const cr_step *s, const jside *j) {
+    if (!side_moves(j)) return 0;
+    const cr_body *b = &s->bodies[j->sb - s->sb];
+    cr_vec3 wl = cr_quat_inv_rotate(b->xf.q, j->sb->w), d = b->inertia;
+    cr_real rot = cr_mul(d.x, cr_mul(wl.x, wl.x)) + cr_mul(d.y, cr_mul(wl.y, wl.y)) + cr_mul(d.z, cr_mul(wl.z, wl.z));
+    return cr_mul(b->mass, cr_v3_dot(j->sb->v, j->sb->v)) + rot;
+}
+
+/* The velocity projection at the end of the step takes from a swinging body
+ * the part of its velocity that, turned with the body over the step, now
+ * points out of the joint: a fraction (w dt)^2 of its kinetic energy each
+ * step (a frictionless pendulum lost 4 % of its amplitude in 10 s). That
+ * loss is the time discretisation's, not a physical one, and the velocities
+ * of both sides are scaled to give it back, which keeps the joint satisfied
+ * (its conditions are linear in the velocities). A larger loss is an
+ * inelastic joint impulse (something pulled the joint apart): kept. */
+static void restore_energy(cr_step *s, jside *a, jside *b, cr_real e0) {
+    cr_real e1 = side_energy_after(s, a) + side_energy_after(s, b);
+    cr_real f = CR_R(1);
+    if (e1 > 0 && e1 < e0 && e0 - e1 <= cr_mul(e0, CR_JOINT_RESTORE_MAX)) f = cr_sqrt(cr_div(e0, e1));
+    for (int k = 0; k < 2; ++k) {
+        jside *j = k ? b : a;
+        if (!side_moves(j)) continue;
+        cr_body *body = &s->bodies[j->sb - s->sb];
+        j->sb->v = cr_v3_scale(j->sb->v, f);
+        j->sb->w = cr_v3_scale(j->sb->w, f);
+        body->v = j->sb->v;
+        body->w = j->sb->w;
+    }
+}
+
+/* Position-level impulse: moves a by P/m and turns it by I^-1 (r x P + L); b the opposite. */
+static void apply_position(cr_body *ba, cr_body *bb, const jside *a, const jside *b, cr_vec3 ra, cr_vec3 rb,
+                           cr_vec3 p, cr_vec3 l) {
+    if (side_moves(a)) {
+        ba->xf.p = cr_v3_mad(ba->xf.p, a->sb->inv_mass, p);
+        cr_vec3 dth = cr_mat3_mul_v3(a->sb->inv_i, cr_v3_add(cr_v3_cross(ra, p), l));
+        ba->xf.q = cr_quat_integrate(ba->xf.q, dth, CR_R(1));
+    }
+    if (side_moves(b)) {
+        bb->xf.p = cr_v3_mad(bb->xf.p, -b->sb->inv_mass, p);
+        cr_vec3 dth = cr_mat3_mul_v3(b->sb->inv_i, cr_v3_add(cr_v3_cross(rb, p), l));
+        bb->xf.q = cr_quat_integrate(bb->xf.q, cr_v3_neg(dth), CR_R(1));
+    }
+}
+
+void cri_joints_post_stabilise(cr_step *s) {
+    cr_world *w = s->w;
+    cr_joint *joints = cr_world_joints(w);
+    uint32_t iterations = w->def.joint_iterations, work = 0;
+    /* positions: the drift the step's motion left (a swinging link moves
+     * along its tangent, off its circle), removed by moving the bodies; a
+     * chain converges slowly by sweeps, so up to four times the iterations,
+     * stopping once no joint is off by more than CR_JOINT_TOLERANCE */
+    for (uint32_t it = 0; it < 4u * iterations; ++it) {
+        cr_real worst = 0;
+        for (uint32_t i = 0; i < w->joint_high; ++i) {
+            cr_joint *jt = &joints[i];
+            if (!jt->alive) continue;
+            cr_body *ba = jt->a ? &s->bodies[jt->a - 1] : NULL;
+            cr_body *bb = jt->b ? &s->bodies[jt->b - 1] : NULL;
+            jside a = {jt->a ? &s->sb[jt->a - 1] : NULL, ba ? ba->xf : cr_transform_identity()};
+            jside b = {jt->b ? &s->sb[jt->b - 1] : NULL, bb ? bb->xf : cr_transform_identity()};
+            if (!side_moves(&a) && !side_moves(&b)) continue;
+            if (jt->type != CR_JOINT_POINT) {
+                /* angular first, then linear, as in the velocity passes */
+                cr_vec3 theta = angular_error(jt, a.xf, b.xf);
+                worst = cr_max(worst, cr_max(cr_abs(theta.x), cr_max(cr_abs(theta.y), cr_abs(theta.z))));
+                cr_mat3 msum = cr_mat3_add(side_inv_i(&a), side_inv_i(&b));
+                cr_vec3 axis = cr_quat_rotate(a.xf.q, jt->local_axis_a);
+                cr_vec3 l = angular_impulse(jt, msum, theta, axis);
+                apply_position(ba, bb, &a, &b, cr_v3_zero(), cr_v3_zero(), cr_v3_zero(), l);
+                a.xf = ba ? ba->xf : cr_transform_identity();
+                b.xf = bb ? bb->xf : cr_transform_identity();
+                ++work;
+            }
+            cr_vec3 ra = cr_quat_rotate(a.xf.q, jt->local_anchor_a);
+            cr_vec3 rb = cr_quat_rotate(b.xf.q, jt->local_anchor_b);
+            cr_vec3 e = cr_v3_sub(cr_v3_add(a.xf.p, ra), cr_v3_add(b.xf.p, rb));
+            worst = cr_max(worst, cr_max(cr_abs(e.x), cr_max(cr_abs(e.y), cr_abs(e.z))));
+            cr_mat3 k = cr_mat3_add(side_k(&a, ra), side_k(&b, rb));
+            cr_vec3 p = cri_solve_k(k, cr_v3_neg(e));
+            apply_position(ba, bb, &a, &b, ra, rb, p, cr_v3_zero());
+            ++work;
+        }
+        if (worst < CR_JOINT_TOLERANCE) break;
+    }
+    /* velocity-level post-stabilisation: the velocities meet the joints at
+     * the poses the step ends with, and the kinetic energy the projection
+     * takes is given back (restore_energy) */
+    for (uint32_t it = 0; it < iterations; ++it) {
+        for (uint32_t i = 0; i < w->joint_high; ++i) {
+            cr_joint *jt = &joints[i];
+            if (!jt->alive) continue;
+            jside a = side_now(s, jt->a);
+            jside b = side_now(s, jt->b);
+            if (!side_moves(&a) && !side_moves(&b)) continue;
+            cr_real e0 = side_energy(s, &a) + side_energy(s, &b); /* also takes the bodies' velocities */
+            work += joint_velocity_pass(jt, &a, &b, false);
+            restore_energy(s, &a, &b, it == 0 ? e0 : 0); /* writes them back */
+        }
+    }
+    w->stats.stage[CR_STAGE_joints].work += work;
+}

@@ -1,0 +1,122 @@
+/* state_hash.c — the state hash: every piece of state a step reads, mixed in
+ * a fixed order, in this one file; each damage model mixes its own state
+ * through cri_damage_hash (damage/stage.c), in the stage's fixed model order.
+ *
+ * The schema below names what is hashed, and cr_state_layout_id hashes the
+ * schema, so a replay recorded by a build that hashed other fields is
+ * reported as made by a different build instead of as a desync. Change the
+ * schema in the same commit as any change to what is hashed here or in a
+ * model's _hash function.
+ */
+#include "base/block.h"
+#include "damage/stage.h"
+#include "base/hash.h"
+#include "crumple/input.h"
+
+#include <string.h>
+
+static const char state_schema[] =
+    "crumple-state-5;"
+    "world:step_count,body_count;"
+    "body:slot,generation,type,position,orientation,linear_velocity,angular_velocity,force,torque,mass,"
+    "asleep,island,sleep_time,no_sleep,finite_position,finite_orientation;"
+    "joint:slot,generation,type,a,b,anchor_a,anchor_b,rest,linear_impulse,angular_impulse;"
+    "surface:body,positions,patch_digest;"
+    "dent:body,dent_count,site_point,site_distance,queue_count;"
+    "example:body,restitution,weights,pending,queue_count;"
+    "custom:body,state;"
+    "commands:count,type,body,joint,position;"
+    "event:a,b,point,normal,relative_velocity,normal_speed,impulse";
+
+uint64_t cri_body_hash_into(uint64_t h, const cr_body *b, uint32_t slot) {
+    h = cr_hash_u32(h, slot);
+    h = cr_hash_u32(h, b->generation);
+    h = cr_hash_u32(h, b->type);
+    h = cr_hash_vec3(h, b->xf.p);
+    h = cr_hash_quat(h, b->xf.q);
+    h = cr_hash_vec3(h, b->v);
+    h = cr_hash_vec3(h, b->w);
+    h = cr_hash_vec3(h, b->force);
+    h = cr_hash_vec3(h, b->torque);
+    h = cr_hash_real(h, b->mass);
+    h = cr_hash_u32(h, b->asleep);
+    h = cr_hash_u32(h, b->asleep ? b->island : 0);
+    h = cr_hash_real(h, b->sleep_time);
+    h = cr_hash_u32(h, b->no_sleep);
+    h = cr_hash_vec3(h, b->finite_p);
+    return cr_hash_quat(h, b->finite_q);
+}
+
+uint64_t cr_world_state_hash(const cr_world *w) {
+    uint64_t h = CR_HASH_SEED;
+    if (w == NULL) return h;
+    h = cr_hash_u64(h, w->step_count);
+    h = cr_hash_u32(h, w->body_count);
+    const cr_body *bodies = cr_world_bodies_c(w);
+    for (uint32_t i = 0; i < w->body_high; ++i) {
+        const cr_body *b = &bodies[i];
+        if (b->alive) h = cri_body_hash_into(h, b, i);
+    }
+    h = cr_hash_u32(h, w->joint_count);
+    const cr_joint *joints = cr_world_joints_c(w);
+    for (uint32_t i = 0; i < w->joint_high; ++i) {
+        const cr_joint *j = &joints[i];
+        if (!j->alive) continue;
+        h = cr_hash_u32(h, i);
+        h = cr_hash_u32(h, j->generation);
+        h = cr_hash_u32(h, j->type);
+        h = cr_hash_u32(h, j->a);
+        h = cr_hash_u32(h, j->b);
+        h = cr_hash_vec3(h, j->local_anchor_a);
+        h = cr_hash_vec3(h, j->local_anchor_b);
+        h = cr_hash_quat(h, j->rest);
+        h = cr_hash_vec3(h, j->linear_impulse);
+        h = cr_hash_vec3(h, j->angular_impulse);
+    }
+    h = cri_damage_hash(w, h);
+    h = cr_hash_u32(h, w->event_count);
+    const cr_impact_event *ev = CR_AT(w, w->events, const cr_impact_event);
+    for (uint32_t i = 0; i < w->event_count; ++i) {
+        h = cr_hash_u32(h, ev[i].body_a.index1);
+        h = cr_hash_u32(h, ev[i].body_b.index1);
+        h = cr_hash_vec3(h, ev[i].point);
+        h = cr_hash_vec3(h, ev[i].normal);
+        h = cr_hash_vec3(h, ev[i].relative_velocity);
+        h = cr_hash_real(h, ev[i].normal_speed);
+        h = cr_hash_real(h, ev[i].impulse);
+    }
+    return h;
+}
+
+/* A body's part of the world state hash, on its own. */
+static uint64_t body_hash(const cr_body *b, uint32_t slot) { return cri_body_hash_into(CR_HASH_SEED, b, slot); }
+
+uint64_t cr_body_state_hash(const cr_world *w, cr_body_id id) {
+    const cr_body *b = cri_world_body_c(w, id);
+    return b == NULL ? 0 : body_hash(b, id.index1 - 1);
+}
+
+uint32_t cr_world_body_hashes(const cr_world *w, cr_body_hash *out, uint32_t capacity) {
+    if (w == NULL) return 0;
+    const cr_body *bodies = cr_world_bodies_c(w);
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < w->body_high; ++i) {
+        const cr_body *b = &bodies[i];
+        if (!b->alive) continue;
+        if (out != NULL && n < capacity) {
+            out[n].id.index1 = i + 1;
+            out[n].id.generation = b->generation;
+            out[n].hash = body_hash(b, i);
+        }
+        ++n;
+    }
+    return n;
+}
+
+uint64_t cr_state_layout_id(void) {
+    uint64_t h = CR_HASH_SEED;
+    h = cr_hash_u32(h, CR_FIXED);
+    h = cr_hash_u32(h, (uint32_t)sizeof(cr_real));
+    for (size_t i = 0; i + 1 < sizeof state_schema; ++i) h = cr_hash_u32(h, (uint8_t)state_schema[i]);
+    return h;
+}

@@ -1,0 +1,851 @@
+/* test_example.c — example-based plasticity (seed 001) on the cooked bar
+ * (data/meshes/bar.obj, data/rigs/bar.rig, data/poses/bar.pose): the skinning
+ * it re-skins with, what attach refuses, and what a user would see: a hard hit
+ * moves the hit region toward the example that gives way there (and the
+ * distance grid follows), weights stay barycentric, resting contact below the
+ * yield threshold changes nothing, the fade-in rate does not change where the
+ * body ends up (eq. 14), the restitution drops with the deformation and
+ * recovers (eq. 15) and a second drop bounces lower, gamma sets how far a hit
+ * spreads, the inertia follows the shape, a fading body stays awake, budgets
+ * delay work without changing it, snapshots and destroyed bodies are safe. */
+#include "test_cook_util.h"
+#include "crumple/snapshot.h"
+#include "geometry/skinning.h"
+
+/* The bar's examples, as data/poses/bar.pose orders them. */
+enum { EX_REST, EX_BEND_UP, EX_CRUSH, EX_TWIST };
+
+typedef struct bar_world {
+    cr_cook_result cooked;
+    cr_asset asset;
+    void *asset_block;
+    uint32_t slot;
+    cr_world *w;
+    void *block;
+    cr_body_id bar;
+} bar_world;
+
+/* Cook the bar with geodesic lists reaching `reach` m (every vertex fits in 64 entries). */
+static int cook_bar_reach(bar_world *b, bool rigged, double reach);
+/* ... long enough for a gamma of 1.5 m. */
+static int cook_bar(bar_world *b, bool rigged) { return cook_bar_reach(b, rigged, 1.5); }
+static int cook_bar_reach(bar_world *b, bool rigged, double reach) {
+    memset(b, 0, sizeof *b);
+    cr_cook_options opt = cr_cook_default_options();
+    opt.quiet = true;
+    opt.sdf_res = 24;
+    opt.geodesic_radius = reach;
+    opt.geodesic_max = 64;
+    if (rigged) {
+        opt.rig_path = "data/rigs/bar.rig";
+        opt.poses_path = "data/poses/bar.pose";
+    }
+    char err[512];
+    if (cr_cook_file("data/meshes/bar.obj", NULL, &opt, &b->cooked, err, sizeof err) != 0) {
+        cr_test_printf("    %s\n", err);
+        return 0;
+    }
+    b->asset_block = tc_load(b->cooked.bytes, b->cooked.size, &b->asset);
+    return b->asset_block != NULL;
+}
+
+static int make_world(bar_world *b, cr_vec3 gravity, uint32_t capacity) {
+    cr_world_def def = cr_default_world_def();
+    def.body_capacity = 16;
+    def.gravity = gravity;
+    def.damage.example = cr_default_example_budget();
+    def.damage.example.body_capacity = capacity;
+    def.damage.surface_bytes = 1u << 20;
+    size_t size = cr_world_memory_size(&def);
+    if (size == 0) return 0;
+    b->block = aligned_alloc(CR_BLOCK_ALIGN, (size + 15) / 16 * 16);
+    if (cr_world_create(&def, b->block, size, &b->w) != CR_OK) return 0;
+    return cr_world_add_asset(b->w, &b->asset, &b->slot) == CR_OK;
+}
+
+static void free_bar(bar_world *b) {
+    free(b->block);
+    free(b->asset_block);
+    cr_cook_result_free(&b->cooked);
+}
+
+static cr_body_def bar_def(const bar_world *b, cr_body_type type, cr_vec3 at) {
+    cr_body_def d = cr_default_body_def();
+    d.type = type;
+    d.shape.type = CR_SHAPE_MESH;
+    d.shape.asset = b->slot;
+    d.position = at;
+    d.material.restitution = CR_R(0.8);
+    return d;
+}
+
+/* A plastic static bar at the origin, and a dense ball `above` its point x
+ * moving at `speed` down onto it (no gravity: one clean hit). */
+static int hit_setup(bar_world *b, const cr_example_def *ed, double x, double speed, cr_body_id *ball) {
+    if (!cook_bar(b, true) || !make_world(b, cr_v3_zero(), 4)) return 0;
+    cr_body_def bd = bar_def(b, CR_BODY_STATIC, cr_v3_zero());
+    if (cr_body_create(b->w, &bd, &b->bar) != CR_OK) return 0;
+    if (cr_example_attach(b->w, b->bar, ed) != CR_OK) return 0;
+    cr_body_def s = cr_default_body_def();
+    s.shape.type = CR_SHAPE_SPHERE;
+    s.shape.radius = CR_R(0.2);
+    s.material.density = CR_R(8000);
+    s.material.restitution = CR_R(1);
+    s.position = cr_v3(CR_R(x), CR_R(0.5), 0);
+    s.linear_velocity = cr_v3(0, CR_R(-speed), 0);
+    return cr_body_create(b->w, &s, ball) == CR_OK;
+}
+
+static cr_example_def soft_def(void) {
+    cr_example_def ed = cr_default_example_def();
+    ed.alpha = CR_R(20);
+    ed.beta = CR_R(50);
+    ed.gamma = CR_R(1.5);
+    ed.lambda = CR_R(0.5);
+    return ed;
+}
+
+static double row_sum(const cr_example_view *v, uint32_t row) {
+    double s = 0;
+    for (uint32_t k = 0; k < v->example_count; ++k) s += cr_to_double(v->weights[row * v->example_count + k]);
+    return s;
+}
+
+/* Every entry in [0, 1] and every row summing to 1; returns the worst row-sum error. */
+static double barycentric_error(const cr_example_view *v, int *out_of_range) {
+    double worst = 0;
+    for (uint32_t i = 0; i < v->vertex_count; ++i) {
+        for (uint32_t k = 0; k < v->example_count; ++k) {
+            double e = cr_to_double(v->weights[i * v->example_count + k]);
+            if (e < 0 || e > 1) ++*out_of_range;
+        }
+        double d = fabs(row_sum(v, i) - 1);
+        if (d > worst) worst = d;
+    }
+    return worst;
+}
+
+static double weight(const cr_example_view *v, uint32_t row, int ex) {
+    return cr_to_double(v->weights[row * v->example_count + (uint32_t)ex]);
+}
+
+/* ---- skinning (geometry/skinning.c) ---------------------------------------- */
+
+CR_TEST(example_skinning_jacobian_is_the_derivative_and_examples_are_reached) {
+    bar_world b;
+    ENSURE(cook_bar(&b, true));
+    const cr_asset *a = &b.asset;
+    ENSURE(a->example_count == 4 && a->bone_count == 3);
+    const double rows[3][4] = {{1, 0, 0, 0}, {0.5, 0.3, 0.2, 0}, {0.1, 0.2, 0.3, 0.4}};
+    double worst = 0;
+    cr_skin_frame frames[3 * 4];
+    cri_skin_example_frames(a, frames);
+    for (uint32_t v = 0; v < a->vertex_count; ++v) {
+        /* the rest weights re-skin every vertex exactly where it was cooked */
+        cr_real rest[4] = {CR_R(1), 0, 0, 0};
+        cr_vec3 x = cri_skin_example_point(a, NULL, v, a->positions[v], rest);
+        ENSURE(x.x == a->positions[v].x && x.y == a->positions[v].y && x.z == a->positions[v].z);
+        /* one example's whole weight: the example as the cooker stored it */
+        for (uint32_t e = 1; e < 4; ++e) {
+            cr_real one[4] = {0, 0, 0, 0};
+            one[e] = CR_R(1);
+            cr_vec3 y = cri_skin_example_point(a, NULL, v, a->positions[v], one), z = cr_v3_zero();
+            for (uint32_t k = 0; k < 4; ++k) {
+                cr_transform t = a->examples[e * 3 + a->skin_bone[4 * v + k]];
+                z = cr_v3_mad(z, a->skin_weight[4 * v + k], cr_transform_point(t, a->positions[v]));
+            }
+            ENSURE_NEAR(cr_to_double(y.x), cr_to_double(z.x), 1e-4);
+            ENSURE_NEAR(cr_to_double(y.y), cr_to_double(z.y), 1e-4);
+            ENSURE_NEAR(cr_to_double(y.z), cr_to_double(z.z), 1e-4);
+        }
+        /* eq. 5 against central differences */
+        for (int r = 0; r < 3; ++r) {
+            cr_real w[4];
+            for (int k = 0; k < 4; ++k) w[k] = CR_R(rows[r][k]);
+            /* the frame table the model builds once per re-skin changes no bit */
+            cr_vec3 p0 = cri_skin_example_point(a, NULL, v, a->positions[v], w);
+            cr_vec3 p1 = cri_skin_example_point(a, frames, v, a->positions[v], w);
+            ENSURE(p0.x == p1.x && p0.y == p1.y && p0.z == p1.z);
+            cr_vec3 cols[4];
+            cri_skin_example_jacobian(a, v, a->positions[v], w, cols);
+            for (int k = 0; k < 4; ++k) {
+                const double h = 1e-3;
+                cr_real wp[4], wm[4];
+                for (int q = 0; q < 4; ++q) wp[q] = wm[q] = w[q];
+                wp[k] = CR_R(rows[r][k] + h), wm[k] = CR_R(rows[r][k] - h);
+                cr_vec3 xp = cri_skin_example_point(a, NULL, v, a->positions[v], wp);
+                cr_vec3 xm = cri_skin_example_point(a, NULL, v, a->positions[v], wm);
+                double fd[3] = {(cr_to_double(xp.x) - cr_to_double(xm.x)) / (2 * h),
+                                (cr_to_double(xp.y) - cr_to_double(xm.y)) / (2 * h),
+                                (cr_to_double(xp.z) - cr_to_double(xm.z)) / (2 * h)};
+                double an[3] = {cr_to_double(cols[k].x), cr_to_double(cols[k].y), cr_to_double(cols[k].z)};
+                for (int c = 0; c < 3; ++c)
+                    if (fabs(fd[c] - an[c]) > worst) worst = fabs(fd[c] - an[c]);
+            }
+        }
+    }
+    cr_test_printf("    jacobian vs central differences: worst %.3g m per unit weight\n", worst);
+    ENSURE(worst < 2e-3);
+    free_bar(&b);
+}
+
+/* ---- attach ------------------------------------------------------------------- */
+
+CR_TEST(example_attach_refuses_what_it_cannot_deform) {
+    bar_world b;
+    ENSURE(cook_bar(&b, true) && make_world(&b, cr_v3_zero(), 1));
+    cr_example_def ed = cr_default_example_def();
+    cr_body_def sd = cr_default_body_def();
+    sd.shape.type = CR_SHAPE_SPHERE;
+    cr_body_id ball, bar, bar2;
+    ENSURE(cr_body_create(b.w, &sd, &ball) == CR_OK);
+    ENSURE(cr_example_attach(b.w, ball, &ed) == CR_ERR_DEF_INVALID);       /* not a mesh */
+    cr_body_def bd = bar_def(&b, CR_BODY_STATIC, cr_v3_zero());
+    ENSURE(cr_body_create(b.w, &bd, &bar) == CR_OK);
+    cr_example_def raw;
+    memset(&raw, 0, sizeof raw);
+    ENSURE(cr_example_attach(b.w, bar, &raw) == CR_ERR_DEF_NOT_DEFAULTED);
+    ENSURE(cr_example_attach(b.w, bar, NULL) == CR_ERR_NULL_ARGUMENT);
+    cr_example_def bad = ed;
+    bad.lambda = CR_R(1);
+    ENSURE(cr_example_attach(b.w, bar, &bad) == CR_ERR_DEF_INVALID);
+    bad = ed, bad.gamma = 0;
+    ENSURE(cr_example_attach(b.w, bar, &bad) == CR_ERR_DEF_INVALID);
+    ENSURE(cr_example_attach(b.w, bar, &ed) == CR_OK);
+    ENSURE(cr_example_attach(b.w, bar, &ed) == CR_ERR_DEF_INVALID);       /* twice */
+    bd.position = cr_v3(0, CR_R(3), 0);
+    ENSURE(cr_body_create(b.w, &bd, &bar2) == CR_OK);
+    ENSURE(cr_example_attach(b.w, bar2, &ed) == CR_ERR_CAPACITY);         /* capacity 1 */
+    cr_example_view v;
+    ENSURE(cr_example_get(b.w, bar2, &v) == CR_ERR_DEF_INVALID);
+    ENSURE(cr_example_get(b.w, bar, &v) == CR_OK && v.vertex_count == b.asset.vertex_count && v.example_count == 4);
+    ENSURE(weight(&v, 0, EX_REST) == 1 && v.restitution_rest == CR_R(0.8));
+    free_bar(&b);
+
+    /* the default world def only needs room for plastic bodies */
+    {
+        cr_world_def wd = cr_default_world_def();
+        wd.damage.example.body_capacity = 2;
+        ENSURE(cr_world_memory_size(&wd) > 0);
+    }
+
+    /* a body that dents: a re-skin would erase its dents */
+    ENSURE(cook_bar(&b, true));
+    cr_world_def def = cr_default_world_def();
+    def.body_capacity = 4;
+    def.damage.example = cr_default_example_budget();
+    def.damage.example.body_capacity = 1;
+    def.damage.dent = cr_default_dent_budget();
+    def.damage.dent.body_capacity = 1;
+    size_t size = cr_world_memory_size(&def);
+    b.block = aligned_alloc(CR_BLOCK_ALIGN, (size + 15) / 16 * 16);
+    ENSURE(cr_world_create(&def, b.block, size, &b.w) == CR_OK && cr_world_add_asset(b.w, &b.asset, &b.slot) == CR_OK);
+    bd = bar_def(&b, CR_BODY_STATIC, cr_v3_zero());
+    ENSURE(cr_body_create(b.w, &bd, &bar) == CR_OK);
+    cr_dent_def dd = cr_default_dent_def();
+    ENSURE(cr_dent_attach(b.w, bar, &dd) == CR_OK);
+    ENSURE(cr_example_attach(b.w, bar, &ed) == CR_ERR_DEF_INVALID);
+    free_bar(&b);
+
+    /* an asset without bones has no examples to blend */
+    ENSURE(cook_bar(&b, false) && make_world(&b, cr_v3_zero(), 2));
+    bd = bar_def(&b, CR_BODY_STATIC, cr_v3_zero());
+    ENSURE(cr_body_create(b.w, &bd, &bar) == CR_OK);
+    ENSURE(cr_example_attach(b.w, bar, &ed) == CR_ERR_DEF_INVALID);
+    free_bar(&b);
+}
+
+/* ---- what a user sees ------------------------------------------------------------ */
+
+CR_TEST(example_hard_hit_moves_the_hit_region_toward_its_example) {
+    bar_world b;
+    cr_body_id ball;
+    cr_example_def ed = soft_def();
+    ENSURE(hit_setup(&b, &ed, 0, 10, &ball));
+    uint32_t applied = 0;
+    for (int i = 0; i < 120; ++i) {
+        ENSURE(cr_world_step(b.w, CR_R(1.0 / 60.0)) == CR_OK);
+        applied += cr_world_get_stats(b.w).example.done;
+    }
+    ENSURE(applied > 0);
+    cr_example_view v;
+    ENSURE(cr_example_get(b.w, b.bar, &v) == CR_OK);
+    cr_body_mesh m;
+    ENSURE(cr_body_get_mesh(b.w, b.bar, &m) == CR_OK);
+    /* the middle was pushed down: the crush example (middle bone down 15 cm)
+     * gains weight there, more than at the far ends */
+    double mid_crush = 0, end_crush = 0, mid_drop = 0;
+    int nmid = 0, nend = 0;
+    for (uint32_t i = 0; i < v.vertex_count; ++i) {
+        double x = cr_to_double(m.rest_positions[i].x);
+        if (fabs(x) < 0.3) {
+            mid_crush += weight(&v, i, EX_CRUSH), ++nmid;
+            mid_drop += cr_to_double(m.rest_positions[i].y) - cr_to_double(m.positions[i].y);
+        }
+        if (fabs(x) > 1.9) end_crush += weight(&v, i, EX_CRUSH), ++nend;
+    }
+    mid_crush /= nmid, end_crush /= nend, mid_drop /= nmid;
+    cr_test_printf("    %u impulses applied; crush weight middle %.3f ends %.3f; middle moved down %.4f m\n", applied,
+                   mid_crush, end_crush, mid_drop);
+    ENSURE(mid_crush > 0.05 && mid_crush > 2 * end_crush);
+    ENSURE(mid_drop > 0.005);
+    /* the distance grid followed the surface: the middle of the top face
+     * (0, 0.25, 0) sank with its vertices, so the body's grid now reads
+     * outside there by about the drop, and about 0 where the face went */
+    double top_drop = 0;
+    int ntop = 0;
+    for (uint32_t i = 0; i < v.vertex_count; ++i)
+        if (fabs(cr_to_double(m.rest_positions[i].x)) < 0.3 && cr_to_double(m.rest_positions[i].y) > 0)
+            top_drop += cr_to_double(m.rest_positions[i].y) - cr_to_double(m.positions[i].y), ++ntop;
+    top_drop /= ntop;
+    const cr_asset *now = cr_body_get_asset(b.w, b.bar);
+    double at_old = cr_to_double(cr_asset_sdf(now, cr_v3(0, CR_R(0.25), 0), NULL));
+    double at_new = cr_to_double(cr_asset_sdf(now, cr_v3(0, CR_R(0.25 - top_drop), 0), NULL));
+    double cooked_new = cr_to_double(cr_asset_sdf(&b.asset, cr_v3(0, CR_R(0.25 - top_drop), 0), NULL));
+    cr_test_printf("    top face sank %.4f m: body grid %.4f at the old face, %.4f at the new (cooked grid there %.4f)\n",
+                   top_drop, at_old, at_new, cooked_new);
+    ENSURE(top_drop > 0.01);
+    ENSURE(at_old > 0.5 * top_drop && fabs(at_new) < 0.3 * top_drop);
+    int bad = 0;
+    ENSURE(barycentric_error(&v, &bad) < 1e-5 && bad == 0);
+    free_bar(&b);
+}
+
+/* Many hits on a dynamic bar bouncing on the ground: the weights stay barycentric. */
+CR_TEST(example_weights_stay_barycentric_after_many_impacts) {
+    bar_world b;
+    ENSURE(cook_bar(&b, true) && make_world(&b, cr_v3(0, CR_R(-9.81), 0), 4));
+    cr_body_def ground = cr_default_body_def();
+    ground.type = CR_BODY_STATIC;
+    ground.shape.type = CR_SHAPE_PLANE;
+    cr_body_id g, balls[6];
+    ENSURE(cr_body_create(b.w, &ground, &g) == CR_OK);
+    cr_body_def bd = bar_def(&b, CR_BODY_DYNAMIC, cr_v3(0, CR_R(1.5), 0));
+    bd.orientation = cr_quat_from_axis_angle(cr_v3(0, 0, CR_R(1)), CR_R(0.2));
+    ENSURE(cr_body_create(b.w, &bd, &b.bar) == CR_OK);
+    cr_example_def ed = soft_def();
+    ed.beta = CR_R(20);
+    ed.lambda = CR_R(0.8);
+    ENSURE(cr_example_attach(b.w, b.bar, &ed) == CR_OK);
+    for (int k = 0; k < 6; ++k) {
+        cr_body_def s = cr_default_body_def();
+        s.shape.type = CR_SHAPE_SPHERE;
+        s.shape.radius = CR_R(0.15);
+        s.material.density = CR_R(8000);
+        s.position = cr_v3(CR_R(-1.8 + 0.7 * k), CR_R(3 + 0.5 * k), CR_R(0.05 * (k % 3) - 0.05));
+        s.linear_velocity = cr_v3(0, CR_R(-6), 0);
+        ENSURE(cr_body_create(b.w, &s, &balls[k]) == CR_OK);
+    }
+    uint32_t applied = 0;
+    double worst = 0;
+    int out = 0;
+    cr_example_view v;
+    for (int i = 0; i < 300; ++i) {
+        ENSURE(cr_world_step(b.w, CR_R(1.0 / 60.0)) == CR_OK);
+        applied += cr_world_get_stats(b.w).example.done;
+        ENSURE(cr_example_get(b.w, b.bar, &v) == CR_OK);
+        double e = barycentric_error(&v, &out);
+        if (e > worst) worst = e;
+    }
+    double moved = 0;
+    for (uint32_t i = 0; i < v.vertex_count; ++i) moved = fmax(moved, 1 - weight(&v, i, EX_REST));
+    cr_test_printf("    %u impulses applied in 5 s; largest non-rest weight %.3f; worst row sum error %.2g; state hash %016llx\n",
+                   applied, moved, worst, (unsigned long long)cr_world_state_hash(b.w));
+    ENSURE(applied >= 6 && moved > 0.05);
+    ENSURE(out == 0 && worst < 1e-5);
+    free_bar(&b);
+}
+
+/* A bar lying on the ground, its resting impulse per step below beta: 10 s
+ * leave every example weight bit for bit as attached. The same bar with
+ * beta 0 does deform (the contacts do reach the model). */
+static int resting_run(double beta, uint64_t *changed) {
+    bar_world b;
+    if (!cook_bar(&b, true) || !make_world(&b, cr_v3(0, CR_R(-9.81), 0), 4)) return 0;
+    cr_body_def ground = cr_default_body_def();
+    ground.type = CR_BODY_STATIC;
+    ground.shape.type = CR_SHAPE_PLANE;
+    cr_body_id g;
+    if (cr_body_create(b.w, &ground, &g) != CR_OK) return 0;
+    cr_body_def bd = bar_def(&b, CR_BODY_DYNAMIC, cr_v3(0, CR_R(0.25), 0));
+    if (cr_body_create(b.w, &bd, &b.bar) != CR_OK) return 0;
+    cr_example_def ed = soft_def();
+    ed.beta = CR_R(beta);
+    if (cr_example_attach(b.w, b.bar, &ed) != CR_OK) return 0;
+    cr_example_view v;
+    cr_example_get(b.w, b.bar, &v);
+    size_t n = (size_t)v.vertex_count * v.example_count;
+    cr_real *start = malloc(n * sizeof(cr_real));
+    memcpy(start, v.weights, n * sizeof(cr_real));
+    *changed = 0;
+    for (int i = 0; i < 600; ++i) {
+        if (cr_world_step(b.w, CR_R(1.0 / 60.0)) != CR_OK) return 0;
+        cr_example_get(b.w, b.bar, &v);
+        if (memcmp(start, v.weights, n * sizeof(cr_real)) != 0) ++*changed;
+    }
+    free(start);
+    free_bar(&b);
+    return 1;
+}
+
+CR_TEST(example_resting_contact_below_beta_leaves_weights_bit_identical) {
+    /* 1000 kg bar: m g dt = 164 N s per step spread over its contacts */
+    uint64_t changed_soft, changed_yield;
+    ENSURE(resting_run(200, &changed_soft));
+    ENSURE(resting_run(0, &changed_yield));
+    cr_test_printf("    steps with E changed in 10 s: beta 200 N s %llu, beta 0 %llu\n",
+                   (unsigned long long)changed_soft, (unsigned long long)changed_yield);
+    ENSURE(changed_soft == 0);
+    ENSURE(changed_yield > 0);
+}
+
+/* Eq. 14: lambda sets how fast the deformation arrives, not how much. */
+static int lambda_run(double lambda, cr_real *out, uint32_t n) {
+    bar_world b;
+    cr_body_id ball;
+    cr_example_def ed = soft_def();
+    ed.lambda = CR_R(lambda);
+    if (!hit_setup(&b, &ed, 1.2, 10, &ball)) return 0;
+    for (int i = 0; i < 300; ++i)
+        if (cr_world_step(b.w, CR_R(1.0 / 60.0)) != CR_OK) return 0;
+    cr_example_view v;
+    cr_example_get(b.w, b.bar, &v);
+    if (v.vertex_count * v.example_count > n) return 0;
+    memcpy(out, v.weights, v.vertex_count * v.example_count * sizeof(cr_real));
+    for (uint32_t k = 0; k < v.vertex_count * v.example_count; ++k)
+        if (v.pending[k] != 0) return 0; /* the fade has ended */
+    free_bar(&b);
+    return (int)(v.vertex_count * v.example_count);
+}
+
+CR_TEST(example_fade_rate_does_not_change_the_final_weights) {
+    enum { N = 4096 };
+    static cr_real e[3][N];
+    const double lambdas[3] = {0, 0.5, 0.9};
+    int n = 0;
+    for (int k = 0; k < 3; ++k) ENSURE((n = lambda_run(lambdas[k], e[k], N)) > 0);
+    double worst = 0, moved = 0;
+    for (int i = 0; i < n; ++i) {
+        moved = fmax(moved, fabs(cr_to_double(e[0][i]) - (i % 4 == 0 ? 1 : 0)));
+        for (int k = 1; k < 3; ++k) worst = fmax(worst, fabs(cr_to_double(e[k][i]) - cr_to_double(e[0][i])));
+    }
+    cr_test_printf("    largest weight change %.3f; lambda 0.5 and 0.9 differ from lambda 0 by %.2g at most\n", moved, worst);
+    ENSURE(moved > 0.05);
+    ENSURE(worst < 1e-4);
+}
+
+/* Eq. 15: right after a deforming hit C_r = exp(-nu |dE|) C_r*, then it rises
+ * at mu per second back to C_r*. */
+CR_TEST(example_restitution_drops_with_the_deformation_and_recovers_at_mu) {
+    bar_world b;
+    cr_body_id ball;
+    cr_example_def ed = soft_def();
+    ed.lambda = CR_R(0.5);
+    ed.mu = CR_R(0.3);
+    ed.nu = CR_R(2);
+    ENSURE(hit_setup(&b, &ed, 0, 10, &ball));
+    cr_example_view v;
+    ENSURE(cr_example_get(b.w, b.bar, &v) == CR_OK);
+    size_t n = (size_t)v.vertex_count * v.example_count;
+    cr_real *before = malloc(n * sizeof(cr_real));
+    int hit = -1;
+    for (int i = 0; i < 60 && hit < 0; ++i) {
+        memcpy(before, v.weights, n * sizeof(cr_real));
+        ENSURE(cr_world_step(b.w, CR_R(1.0 / 60.0)) == CR_OK);
+        ENSURE(cr_example_get(b.w, b.bar, &v) == CR_OK);
+        if (cr_world_get_stats(b.w).example.done > 0) hit = i;
+    }
+    ENSURE(hit >= 0);
+    /* half of the step's dE arrived (lambda 0.5): |dE| is twice what E moved */
+    double s = 0;
+    for (size_t k = 0; k < n; ++k) {
+        double d = cr_to_double(v.weights[k]) - cr_to_double(before[k]);
+        s += d * d;
+    }
+    double norm = 2 * sqrt(s);
+    double c0 = cr_to_double(cr_body_get_material(b.w, b.bar).restitution);
+    double want = exp(-2 * norm) * 0.8;
+    cr_test_printf("    |dE| %.4f: C_r %.5f, exp(-nu |dE|) C_r* = %.5f\n", norm, c0, want);
+    ENSURE(norm > 0.05);
+    ENSURE_NEAR(c0, want, 1e-4);
+    /* no further hit: half a second later it rose by mu x 0.5 s */
+    for (int i = 0; i < 30; ++i) {
+        ENSURE(cr_world_step(b.w, CR_R(1.0 / 60.0)) == CR_OK);
+        ENSURE(cr_world_get_stats(b.w).example.done == 0);
+    }
+    double c1 = cr_to_double(cr_body_get_material(b.w, b.bar).restitution);
+    cr_test_printf("    0.5 s later C_r %.5f (C_r + mu x 0.5 s = %.5f)\n", c1, c0 + 0.15);
+    ENSURE_NEAR(c1, c0 + 0.15, 1e-4);
+    for (int i = 0; i < 180; ++i) ENSURE(cr_world_step(b.w, CR_R(1.0 / 60.0)) == CR_OK);
+    ENSURE(cr_body_get_material(b.w, b.bar).restitution == CR_R(0.8));
+    free(before);
+    free_bar(&b);
+}
+
+/* The model's state is bytes in the block: a snapshot taken mid-fade and
+ * restored replays the same steps to the same hash. */
+CR_TEST(example_snapshot_mid_fade_replays_bit_identically) {
+    bar_world b;
+    cr_body_id ball;
+    cr_example_def ed = soft_def();
+    ed.lambda = CR_R(0.9);
+    ENSURE(hit_setup(&b, &ed, 0.6, 10, &ball));
+    for (int i = 0; i < 40; ++i) ENSURE(cr_world_step(b.w, CR_R(1.0 / 60.0)) == CR_OK);
+    cr_example_view v;
+    ENSURE(cr_example_get(b.w, b.bar, &v) == CR_OK);
+    int pending = 0;
+    for (uint32_t k = 0; k < v.vertex_count * v.example_count; ++k) pending += v.pending[k] != 0;
+    ENSURE(pending > 0);
+    size_t size = cr_world_snapshot_size(b.w);
+    void *snap = malloc(size);
+    ENSURE(cr_world_snapshot_save(b.w, snap, size) == CR_OK);
+    for (int i = 0; i < 60; ++i) ENSURE(cr_world_step(b.w, CR_R(1.0 / 60.0)) == CR_OK);
+    uint64_t h1 = cr_world_state_hash(b.w);
+    ENSURE(cr_world_snapshot_restore(b.w, snap, size) == CR_OK);
+    for (int i = 0; i < 60; ++i) ENSURE(cr_world_step(b.w, CR_R(1.0 / 60.0)) == CR_OK);
+    ENSURE(cr_world_state_hash(b.w) == h1);
+    free(snap);
+    free_bar(&b);
+}
+
+/* Two bars hit at once under a budget of one impulse and one body's re-skin
+ * per step: work waits (counted), and it only waits — after the fade both
+ * bars have the weights an unlimited world gives them. */
+static int budget_run(uint32_t impulses, uint32_t vertices, cr_real *out, uint32_t n, uint32_t *max_waiting) {
+    bar_world b;
+    if (!cook_bar(&b, true)) return 0;
+    cr_world_def def = cr_default_world_def();
+    def.body_capacity = 16;
+    def.gravity = cr_v3_zero();
+    def.damage.example = cr_default_example_budget();
+    def.damage.example.body_capacity = 2;
+    def.damage.example.impulses_per_step = impulses;
+    def.damage.example.vertices_per_step = vertices;
+    def.damage.surface_bytes = 1u << 20;
+    size_t size = cr_world_memory_size(&def);
+    b.block = aligned_alloc(CR_BLOCK_ALIGN, (size + 15) / 16 * 16);
+    if (cr_world_create(&def, b.block, size, &b.w) != CR_OK || cr_world_add_asset(b.w, &b.asset, &b.slot) != CR_OK)
+        return 0;
+    cr_example_def ed = soft_def();
+    cr_body_id bars[2], ball;
+    for (int k = 0; k < 2; ++k) {
+        cr_body_def bd = bar_def(&b, CR_BODY_STATIC, cr_v3(0, 0, cr_from_int(3 * k)));
+        if (cr_body_create(b.w, &bd, &bars[k]) != CR_OK || cr_example_attach(b.w, bars[k], &ed) != CR_OK) return 0;
+        for (int j = 0; j < 2; ++j) {
+            cr_body_def s = cr_default_body_def();
+            s.shape.type = CR_SHAPE_SPHERE;
+            s.shape.radius = CR_R(0.2);
+            s.material.density = CR_R(8000);
+            s.position = cr_v3(CR_R(j ? 1.0 : -0.8), CR_R(0.5), cr_from_int(3 * k));
+            s.linear_velocity = cr_v3(0, CR_R(-10), 0);
+            if (cr_body_create(b.w, &s, &ball) != CR_OK) return 0;
+        }
+    }
+    *max_waiting = 0;
+    for (int i = 0; i < 300; ++i) {
+        if (cr_world_step(b.w, CR_R(1.0 / 60.0)) != CR_OK) return 0;
+        cr_world_stats st = cr_world_get_stats(b.w);
+        if (st.example.waiting > *max_waiting) *max_waiting = st.example.waiting;
+        if (st.example.done > impulses) return 0;
+    }
+    uint32_t m = 0;
+    for (int k = 0; k < 2; ++k) {
+        cr_example_view v;
+        cr_example_get(b.w, bars[k], &v);
+        for (uint32_t i = 0; i < v.vertex_count * v.example_count && m < n; ++i) out[m++] = v.weights[i];
+    }
+    free_bar(&b);
+    return (int)m;
+}
+
+CR_TEST(example_budget_delays_work_and_never_changes_the_result) {
+    enum { N = 4096 };
+    static cr_real tight[N], roomy[N];
+    uint32_t wait_tight, wait_roomy;
+    int n;
+    ENSURE((n = budget_run(1, 1, tight, N, &wait_tight)) > 0);
+    ENSURE(budget_run(64, 1u << 15, roomy, N, &wait_roomy) == n);
+    double worst = 0, moved = 0;
+    for (int i = 0; i < n; ++i) {
+        worst = fmax(worst, fabs(cr_to_double(tight[i]) - cr_to_double(roomy[i])));
+        moved = fmax(moved, fabs(cr_to_double(roomy[i]) - (i % 4 == 0 ? 1 : 0)));
+    }
+    cr_test_printf("    most work waiting in a step: %u (budget 1/1), %u (roomy); final weights differ by %.2g (moved %.3f)\n",
+                   wait_tight, wait_roomy, worst, moved);
+    ENSURE(wait_tight >= 2 && wait_roomy == 0);
+    ENSURE(moved > 0.05 && worst < 1e-4);
+}
+
+/* example_bounce: a bar dropped flat on hard ground yields on landing; with
+ * mu 0 its restitution stays where the landing left it, and dropped again
+ * from the same height it bounces lower by (C_r / C_r*)^2. */
+static double apex_after_landing(cr_world *w, cr_body_id bar, double *c_at_impact) {
+    double apex = 0;
+    int landed = 0;
+    for (int i = 0; i < 240; ++i) {
+        double c = cr_to_double(cr_body_get_material(w, bar).restitution);
+        cr_vec3 v0 = cr_body_get_linear_velocity(w, bar);
+        if (cr_world_step(w, CR_R(1.0 / 240.0)) != CR_OK) return -1;
+        cr_vec3 v1 = cr_body_get_linear_velocity(w, bar);
+        if (!landed && cr_to_double(v0.y) < 0 && cr_to_double(v1.y) > 0) landed = 1, *c_at_impact = c;
+        double y = cr_to_double(cr_body_get_transform(w, bar).p.y);
+        if (landed && y > apex) apex = y;
+        if (landed && cr_to_double(v1.y) < 0) break;
+    }
+    return landed ? apex : -1;
+}
+
+CR_TEST(example_bounce_second_drop_bounces_lower_by_the_restitution_squared) {
+    bar_world b;
+    ENSURE(cook_bar(&b, true) && make_world(&b, cr_v3(0, CR_R(-9.81), 0), 4));
+    cr_body_def ground = cr_default_body_def();
+    ground.type = CR_BODY_STATIC;
+    ground.shape.type = CR_SHAPE_PLANE;
+    ground.material.restitution = CR_R(1);
+    cr_body_id g;
+    ENSURE(cr_body_create(b.w, &ground, &g) == CR_OK);
+    const double h0 = 1.25;
+    cr_body_def bd = bar_def(&b, CR_BODY_DYNAMIC, cr_v3(0, CR_R(h0), 0));
+    ENSURE(cr_body_create(b.w, &bd, &b.bar) == CR_OK);
+    cr_example_def ed = soft_def();
+    ed.beta = CR_R(300);
+    ed.lambda = CR_R(0.5);
+    ed.alpha = CR_R(5); /* a small change of shape, a large drop of restitution */
+    ed.mu = 0;
+    ed.nu = CR_R(2);
+    ENSURE(cr_example_attach(b.w, b.bar, &ed) == CR_OK);
+    double c1 = 0, c2 = 0;
+    double a1 = apex_after_landing(b.w, b.bar, &c1);
+    ENSURE(a1 > 0);
+    double c_after = cr_to_double(cr_body_get_material(b.w, b.bar).restitution);
+    /* the same drop again, the body as the first landing left it */
+    cr_transform t = cr_body_get_transform(b.w, b.bar);
+    t.p.y = CR_R(h0);
+    ENSURE(cr_body_set_transform(b.w, b.bar, t) == CR_OK);
+    ENSURE(cr_body_set_velocity(b.w, b.bar, cr_v3_zero(), cr_v3_zero()) == CR_OK);
+    double a2 = apex_after_landing(b.w, b.bar, &c2);
+    ENSURE(a2 > 0);
+    double rest_y = 0.25, r1 = (a1 - rest_y) / (h0 - rest_y), r2 = (a2 - rest_y) / (h0 - rest_y);
+    double want = (c2 / 0.8) * (c2 / 0.8);
+    /* the solver's own answer for that restitution: a rigid bar with C_r fixed at c2, same drop */
+    bar_world rb;
+    ENSURE(cook_bar(&rb, true) && make_world(&rb, cr_v3(0, CR_R(-9.81), 0), 0));
+    ENSURE(cr_body_create(rb.w, &ground, &g) == CR_OK);
+    bd.material.restitution = CR_R(c2);
+    ENSURE(cr_body_create(rb.w, &bd, &rb.bar) == CR_OK);
+    double cr_rigid = 0, r_rigid = (apex_after_landing(rb.w, rb.bar, &cr_rigid) - rest_y) / (h0 - rest_y);
+    cr_test_printf("    C_r at landing 1: %.4f, after: %.4f, at landing 2: %.4f; bounce height ratio 1: %.4f, 2: %.4f;\n"
+                   "    ratio 2/1 %.4f vs (C_r/C_r*)^2 %.4f; a rigid bar of restitution %.4f: %.4f\n", c1, c_after, c2, r1,
+                   r2, r2 / r1, want, c2, r_rigid / r1);
+    ENSURE(c2 < 0.8 * 0.95);
+    ENSURE(r2 < r1);
+    ENSURE(fabs(r2 / r1 - want) < 0.05 * want);
+    /* reported, not asserted: the rigid bar bounces 13 % higher than the bent
+     * one (the bent bar lands on its middle and rocks), and 8 % above e^2 */
+    ENSURE(r_rigid > 0);
+    free_bar(&rb);
+    free_bar(&b);
+}
+
+/* example_gamma (seed Fig. 3): the same hit spreads over more of the bar as
+ * gamma grows. */
+static int gamma_run(double gamma, double *fraction) {
+    bar_world b;
+    cr_body_id ball;
+    cr_example_def ed = soft_def();
+    ed.gamma = CR_R(gamma);
+    /* lists reaching past the bar's length, so gamma alone limits the spread */
+    if (!cook_bar_reach(&b, true, 5) || !make_world(&b, cr_v3_zero(), 4)) return 0;
+    cr_body_def bd = bar_def(&b, CR_BODY_STATIC, cr_v3_zero());
+    if (cr_body_create(b.w, &bd, &b.bar) != CR_OK || cr_example_attach(b.w, b.bar, &ed) != CR_OK) return 0;
+    cr_body_def s = cr_default_body_def();
+    s.shape.type = CR_SHAPE_SPHERE;
+    s.shape.radius = CR_R(0.2);
+    s.material.density = CR_R(8000);
+    s.position = cr_v3(0, CR_R(0.5), 0);
+    s.linear_velocity = cr_v3(0, CR_R(-10), 0);
+    if (cr_body_create(b.w, &s, &ball) != CR_OK) return 0;
+    for (int i = 0; i < 120; ++i)
+        if (cr_world_step(b.w, CR_R(1.0 / 60.0)) != CR_OK) return 0;
+    cr_example_view v;
+    cr_example_get(b.w, b.bar, &v);
+    uint32_t moved = 0;
+    for (uint32_t i = 0; i < v.vertex_count; ++i) moved += weight(&v, i, EX_REST) < 1 - 1e-3;
+    *fraction = (double)moved / v.vertex_count;
+    free_bar(&b);
+    return 1;
+}
+
+CR_TEST(example_gamma_spreads_the_same_hit_wider) {
+    const double gammas[3] = {0.3, 1.2, 4.5};
+    double f[3];
+    for (int k = 0; k < 3; ++k) ENSURE(gamma_run(gammas[k], &f[k]));
+    cr_test_printf("    deformed vertices: gamma 0.3 m %.0f%%, 1.2 m %.0f%%, 4.5 m %.0f%%\n", 100 * f[0], 100 * f[1], 100 * f[2]);
+    ENSURE(f[0] > 0 && f[0] < f[1] && f[1] < f[2]);
+    ENSURE(f[2] > 0.9);
+}
+
+/* A bar that landed and keeps changing shape (a slow fade) is kept awake
+ * while its surface moves, so its contacts follow the shape; once the
+ * surface stops moving it falls asleep as any resting body. */
+CR_TEST(example_slow_fade_keeps_the_body_awake_while_its_surface_moves) {
+    bar_world b;
+    ENSURE(cook_bar(&b, true) && make_world(&b, cr_v3(0, CR_R(-9.81), 0), 4));
+    cr_body_def ground = cr_default_body_def();
+    ground.type = CR_BODY_STATIC;
+    ground.shape.type = CR_SHAPE_PLANE;
+    cr_body_id g;
+    ENSURE(cr_body_create(b.w, &ground, &g) == CR_OK);
+    cr_body_def bd = bar_def(&b, CR_BODY_DYNAMIC, cr_v3(0, CR_R(1.25), 0));
+    bd.material.restitution = 0;
+    ENSURE(cr_body_create(b.w, &bd, &b.bar) == CR_OK);
+    cr_example_def ed = soft_def();
+    ed.alpha = CR_R(5);
+    ed.beta = CR_R(300);
+    ed.lambda = CR_R(0.97);
+    ENSURE(cr_example_attach(b.w, b.bar, &ed) == CR_OK);
+    const uint32_t nv = b.asset.vertex_count;
+    cr_vec3 *before = malloc(nv * sizeof(cr_vec3));
+    int moved_asleep = 0, last_move = -1, asleep_at = -1;
+    for (int i = 0; i < 1800 && asleep_at < 0; ++i) {
+        cr_body_mesh m;
+        ENSURE(cr_body_get_mesh(b.w, b.bar, &m) == CR_OK);
+        memcpy(before, m.positions, nv * sizeof(cr_vec3));
+        ENSURE(cr_world_step(b.w, CR_R(1.0 / 60.0)) == CR_OK);
+        ENSURE(cr_body_get_mesh(b.w, b.bar, &m) == CR_OK);
+        bool moved = memcmp(before, m.positions, nv * sizeof(cr_vec3)) != 0;
+        bool sleeping = cr_body_is_sleeping(b.w, b.bar);
+        if (moved) last_move = i;
+        if (moved && sleeping) ++moved_asleep;
+        if (sleeping) asleep_at = i;
+    }
+    cr_test_printf("    surface last moved at step %d, bar asleep at step %d; steps asleep with the surface moving: %d\n",
+                   last_move, asleep_at, moved_asleep);
+    ENSURE(last_move > 120 && asleep_at > last_move && moved_asleep == 0);
+    free(before);
+    free_bar(&b);
+}
+
+/* Unit-density inertia diagonal of a closed mesh about its centre, in double. */
+static void mesh_inertia(const cr_vec3 *p, const uint32_t *tri, uint32_t n, double *vol, double I[3]) {
+    double v6 = 0, f[3] = {0, 0, 0}, s2[3] = {0, 0, 0};
+    for (uint32_t t = 0; t < n; ++t) {
+        double a[3] = {tc_v(p, tri[3 * t], 0), tc_v(p, tri[3 * t], 1), tc_v(p, tri[3 * t], 2)};
+        double b[3] = {tc_v(p, tri[3 * t + 1], 0), tc_v(p, tri[3 * t + 1], 1), tc_v(p, tri[3 * t + 1], 2)};
+        double c[3] = {tc_v(p, tri[3 * t + 2], 0), tc_v(p, tri[3 * t + 2], 1), tc_v(p, tri[3 * t + 2], 2)};
+        double d = a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0]) + a[2] * (b[0] * c[1] - b[1] * c[0]);
+        v6 += d;
+        for (int k = 0; k < 3; ++k) {
+            double s = a[k] + b[k] + c[k];
+            f[k] += d * s / 24;
+            s2[k] += d * (a[k] * a[k] + b[k] * b[k] + c[k] * c[k] + s * s) / 120;
+        }
+    }
+    *vol = v6 / 6;
+    for (int k = 0; k < 3; ++k) s2[k] -= f[k] * f[k] / *vol;
+    I[0] = s2[1] + s2[2], I[1] = s2[0] + s2[2], I[2] = s2[0] + s2[1];
+}
+
+/* The seed keeps the mass and updates the inertia to the deformed shape. */
+CR_TEST(example_inertia_follows_the_deformed_shape_at_constant_mass) {
+    bar_world b;
+    ENSURE(cook_bar(&b, true) && make_world(&b, cr_v3_zero(), 4));
+    cr_body_def bd = bar_def(&b, CR_BODY_DYNAMIC, cr_v3_zero());
+    bd.material.density = CR_R(100); /* light: the ball's hit bends it hard */
+    ENSURE(cr_body_create(b.w, &bd, &b.bar) == CR_OK);
+    cr_example_def ed = soft_def();
+    ed.alpha = CR_R(5);
+    ed.beta = CR_R(20);
+    ENSURE(cr_example_attach(b.w, b.bar, &ed) == CR_OK);
+    cr_vec3 i0 = cr_body_get_inertia(b.w, b.bar);
+    double m0 = cr_to_double(cr_body_get_mass(b.w, b.bar));
+    /* a ball from below near the right end: bend_up */
+    cr_body_def s = cr_default_body_def();
+    cr_body_id ball;
+    s.shape.type = CR_SHAPE_SPHERE;
+    s.shape.radius = CR_R(0.2);
+    s.material.density = CR_R(8000);
+    s.position = cr_v3(CR_R(1.8), CR_R(-0.5), 0);
+    s.linear_velocity = cr_v3(0, CR_R(10), 0);
+    ENSURE(cr_body_create(b.w, &s, &ball) == CR_OK);
+    for (int i = 0; i < 60; ++i) ENSURE(cr_world_step(b.w, CR_R(1.0 / 60.0)) == CR_OK);
+    cr_example_view v;
+    ENSURE(cr_example_get(b.w, b.bar, &v) == CR_OK);
+    double bend = 0;
+    for (uint32_t k = 0; k < v.vertex_count; ++k) bend = fmax(bend, weight(&v, k, EX_BEND_UP));
+    cr_body_mesh m;
+    ENSURE(cr_body_get_mesh(b.w, b.bar, &m) == CR_OK);
+    double vol, I[3];
+    mesh_inertia(m.positions, m.triangles, m.triangle_count, &vol, I);
+    cr_vec3 i1 = cr_body_get_inertia(b.w, b.bar);
+    double got[3] = {cr_to_double(i1.x), cr_to_double(i1.y), cr_to_double(i1.z)};
+    double was[3] = {cr_to_double(i0.x), cr_to_double(i0.y), cr_to_double(i0.z)};
+    cr_test_printf("    bend_up weight %.3f; inertia %.1f %.1f %.1f -> %.1f %.1f %.1f kg m^2 (mesh: %.1f %.1f %.1f)\n", bend,
+                   was[0], was[1], was[2], got[0], got[1], got[2], m0 / vol * I[0], m0 / vol * I[1], m0 / vol * I[2]);
+    ENSURE(bend > 0.1);
+    ENSURE(cr_to_double(cr_body_get_mass(b.w, b.bar)) == m0);
+    int changed = 0;
+    for (int k = 0; k < 3; ++k) {
+        ENSURE(fabs(got[k] - m0 / vol * I[k]) < 1e-3 * got[k]);
+        changed |= fabs(got[k] - was[k]) > 0.01 * was[k];
+    }
+    ENSURE(changed);
+    free_bar(&b);
+}
+
+/* A plastic body destroyed with impulses still queued and a fade pending
+ * lets go of everything: the jobs are dropped, and a new plastic body in the
+ * same slot starts at rest and deforms from its own hits only. */
+CR_TEST(example_destroyed_body_drops_its_queue_and_a_reused_slot_starts_at_rest) {
+    bar_world b;
+    ENSURE(cook_bar(&b, true));
+    cr_world_def def = cr_default_world_def();
+    def.body_capacity = 16;
+    def.gravity = cr_v3_zero();
+    def.damage.example = cr_default_example_budget();
+    def.damage.example.body_capacity = 1;
+    def.damage.example.impulses_per_step = 1;
+    def.damage.surface_bytes = 1u << 20;
+    size_t size = cr_world_memory_size(&def);
+    b.block = aligned_alloc(CR_BLOCK_ALIGN, (size + 15) / 16 * 16);
+    ENSURE(cr_world_create(&def, b.block, size, &b.w) == CR_OK && cr_world_add_asset(b.w, &b.asset, &b.slot) == CR_OK);
+    cr_example_def ed = soft_def();
+    ed.lambda = CR_R(0.9);
+    cr_body_def bd = bar_def(&b, CR_BODY_STATIC, cr_v3_zero());
+    ENSURE(cr_body_create(b.w, &bd, &b.bar) == CR_OK && cr_example_attach(b.w, b.bar, &ed) == CR_OK);
+    /* four balls at once: one impulse per step, the rest wait */
+    for (int k = 0; k < 4; ++k) {
+        cr_body_def s = cr_default_body_def();
+        cr_body_id ball;
+        s.shape.type = CR_SHAPE_SPHERE;
+        s.shape.radius = CR_R(0.2);
+        s.material.density = CR_R(8000);
+        s.position = cr_v3(CR_R(-1.5 + k), CR_R(0.5), 0);
+        s.linear_velocity = cr_v3(0, CR_R(-10), 0);
+        ENSURE(cr_body_create(b.w, &s, &ball) == CR_OK);
+    }
+    uint32_t waiting = 0;
+    for (int i = 0; i < 60 && waiting == 0; ++i) {
+        ENSURE(cr_world_step(b.w, CR_R(1.0 / 60.0)) == CR_OK);
+        waiting = cr_world_get_stats(b.w).example.waiting;
+    }
+    ENSURE(waiting > 0);
+    ENSURE(cr_body_destroy(b.w, b.bar) == CR_OK);
+    cr_example_view v;
+    ENSURE(cr_example_get(b.w, b.bar, &v) == CR_ERR_STALE_HANDLE);
+    cr_body_id again;
+    ENSURE(cr_body_create(b.w, &bd, &again) == CR_OK && again.index1 == b.bar.index1);
+    ENSURE(cr_example_attach(b.w, again, &ed) == CR_OK);
+    uint32_t applied = 0;
+    for (int i = 0; i < 30; ++i) {
+        ENSURE(cr_world_step(b.w, CR_R(1.0 / 60.0)) == CR_OK);
+        applied += cr_world_get_stats(b.w).example.done;
+    }
+    ENSURE(cr_example_get(b.w, again, &v) == CR_OK);
+    int at_rest = 1;
+    for (uint32_t i = 0; i < v.vertex_count; ++i) at_rest &= weight(&v, i, EX_REST) == 1;
+    cr_test_printf("    %u waiting when destroyed; the new body: %u impulses applied, every row at rest: %d\n", waiting,
+                   applied, at_rest);
+    ENSURE(applied == 0 && at_rest && cr_world_get_stats(b.w).example.waiting == 0);
+    free_bar(&b);
+}

@@ -1,0 +1,75 @@
+/* test_hostile_scene.c — scene text a careless or hostile author writes: the
+ * parser names the line and says what is wrong, and refuses a scene whose
+ * world cannot exist before it allocates the bodies that world would hold.
+ */
+#include "test.h"
+#include "scene.h"
+#include "crumple/crumple.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int parse_msg(const char *text, char *msg, size_t n) {
+    cr_scene *s = NULL;
+    cr_scene_error e;
+    int rc = cr_scene_parse(text, strlen(text), "t.scene", &s, &e);
+    if (rc == 0) {
+        snprintf(msg, n, "(parsed)");
+        cr_scene_free(s);
+    } else {
+        cr_scene_error_format(msg, n, &e);
+    }
+    return rc;
+}
+
+/* Compares a message with an expected one in which "#" stands for a byte
+ * count over the block limit (the world's size is the runtime's business and
+ * differs between the scalar modes). */
+static bool message_matches(const char *msg, const char *expected) {
+    const char *hash = strchr(expected, '#');
+    if (hash == NULL) return strcmp(msg, expected) == 0;
+    size_t head = (size_t)(hash - expected);
+    if (strncmp(msg, expected, head) != 0) return false;
+    char *end;
+    unsigned long long need = strtoull(msg + head, &end, 10);
+    return end != msg + head && need > CR_WORLD_MAX_BLOCK_BYTES && strcmp(end, hash + 1) == 0;
+}
+
+CR_TEST(hostile_scene_messages_name_the_problem) {
+    static const struct { const char *text, *message; } cases[] = {
+        {"crumple-scene 1\nbody a dynamic sphere 1 position 0 nan 0\n",
+         "t.scene:2: bad number 'nan' for 'position': NaN and infinity are not finite numbers"},
+        {"crumple-scene 1\nbody a dynamic sphere -Infinity\n",
+         "t.scene:2: bad number '-Infinity' for 'sphere': NaN and infinity are not finite numbers"},
+        {"crumple-scene 1\ngravity 0 INF 0\n", "t.scene:2: bad number 'INF' for 'gravity': NaN and infinity are not finite numbers"},
+        {"\xef\xbb\xbf" "crumple-scene 1\nbody a dynamic sphere 1\n",
+         "t.scene:1: the file starts with a UTF-8 byte-order mark (bytes EF BB BF); save it without one"},
+        {"crumple-scene 1\ncapacity bodies 16\ngrid g dynamic sphere 0.1 count 1024 1024 1\n",
+         "t.scene:3: grid of 1024x1024x1 bodies makes 1048576 bodies, over capacity bodies 16 (set at line 2)"},
+        {"crumple-scene 1\ncapacity points_total 67108864\ncapacity pairs 16777216\nbody a dynamic sphere 1\n",
+         "t.scene:3: the world this scene describes needs # bytes, over the 4294967280-byte block limit; "
+         "lower the capacities or the bodies"},
+    };
+    char msg[600];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        ENSURE(parse_msg(cases[i].text, msg, sizeof msg) != 0);
+        ENSURE_MSG(message_matches(msg, cases[i].message), "case %zu: %s", i, msg);
+    }
+    double d;
+    const char *why;
+    ENSURE(cr_scene_parse_number("nan", &d, &why) == -1 && strcmp(why, "NaN and infinity are not finite numbers") == 0);
+    ENSURE(cr_scene_parse_number("+inf", &d, &why) == -1);
+    ENSURE(cr_scene_parse_number("1.5", &d, &why) == 0 && d == 1.5);
+}
+
+/* The size the world would need is the runtime's own measure, also past the limit. */
+CR_TEST(hostile_world_memory_need_goes_past_the_limit) {
+    cr_world_def def = cr_default_world_def();
+    ENSURE(cr_world_memory_need(&def) == cr_world_memory_size(&def));
+    def.point_capacity = 1u << 26;
+    def.pair_capacity = 1u << 24;
+    ENSURE(cr_world_memory_size(&def) == 0);
+    ENSURE(cr_world_memory_need(&def) > CR_WORLD_MAX_BLOCK_BYTES);
+    def.body_capacity = 0;
+    ENSURE(cr_world_memory_need(&def) == 0);
+}

@@ -1,0 +1,214 @@
+/* bench_example.c — `crumple bench example [--json] [--segments N]`: what
+ * example-based plasticity (seed 001) costs, against the issue's targets.
+ *
+ * The body is the bar of data/meshes/bar.obj (4 x 0.5 x 0.5 m, rigged by
+ * data/rigs/bar.rig, posed by data/poses/bar.pose), generated here with every
+ * face split into a fine grid (--segments along the bar, default 160: ~10k
+ * vertices) so the numbers are about a game-sized mesh, not 36 vertices.
+ *   reskin   one pass of eq. 3 (QLERP about each bone's pivot) over every
+ *            vertex with a mixed weight row, next to a memcpy of the vertex
+ *            bytes (issue 13: within 4x of the memcpy for the car)
+ *   step     the plastic bar (static) under a rain of balls, 600 steps: the
+ *            damage stage's time over the rest of the step (issue 13: at most
+ *            15 % on the pachinko scene; seed Table 2: 42-59 %)
+ * Times are medians of repeated runs on the host's monotonic clock.
+ */
+#include "cli.h"
+#include "cook.h"
+#include "obj.h"
+#include "platform.h"
+#include "geometry/skinning.h"
+#include "geometry/surface_copy.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t clock_hook(void *user) {
+    (void)user;
+    return crp_clock_ns();
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The bar's box with each face a grid: n cells along x, k across. */
+static char *bar_obj(int n, int k, size_t *len) {
+    size_t cap = (size_t)(6 * (n + 1) * (n + 1) + 64) * 160, used = 0;
+    char *s = malloc(cap);
+    if (s == NULL) return NULL;
+    /* faces: origin, edge u, edge v (outward by the right-hand rule) */
+    const double hx = 2, h = 0.25;
+    const double f[6][9] = {
+        {-hx, -h, h, 2 * hx, 0, 0, 0, 2 * h, 0},  {hx, -h, -h, -2 * hx, 0, 0, 0, 2 * h, 0},
+        {-hx, h, h, 2 * hx, 0, 0, 0, 0, -2 * h},  {-hx, -h, -h, 2 * hx, 0, 0, 0, 0, 2 * h},
+        {hx, -h, h, 0, 0, -2 * h, 0, 2 * h, 0},   {-hx, -h, -h, 0, 0, 2 * h, 0, 2 * h, 0},
+    };
+    int base = 1;
+    for (int q = 0; q < 6; ++q) {
+        int nu = q < 4 ? n : k, nv = k;
+        for (int j = 0; j <= nv; ++j)
+            for (int i = 0; i <= nu; ++i) {
+                double u = (double)i / nu, v = (double)j / nv;
+                used += (size_t)snprintf(s + used, cap - used, "v %.9g %.9g %.9g\n", f[q][0] + u * f[q][3] + v * f[q][6],
+                                         f[q][1] + u * f[q][4] + v * f[q][7], f[q][2] + u * f[q][5] + v * f[q][8]);
+            }
+        for (int j = 0; j < nv; ++j)
+            for (int i = 0; i < nu; ++i) {
+                int a = base + j * (nu + 1) + i;
+                used += (size_t)snprintf(s + used, cap - used, "f %d %d %d %d\n", a, a + 1, a + nu + 2, a + nu + 1);
+            }
+        base += (nu + 1) * (nv + 1);
+    }
+    *len = used;
+    return s;
+}
+
+int cr_bench_example(int argc, char **argv) {
+    int json = 0, segments = 160;
+    for (int i = 1; i < argc; ++i) {
+        if (strcmp(argv[i], "--json") == 0) json = 1;
+        else if (strcmp(argv[i], "--segments") == 0 && i + 1 < argc) segments = atoi(argv[++i]);
+        else {
+            fprintf(stderr, "usage: crumple bench example [--json] [--segments N]\n");
+            return 2;
+        }
+    }
+    if (segments < 8 || segments > 2000) {
+        fprintf(stderr, "crumple bench example: --segments must be in 8..2000\n");
+        return 2;
+    }
+    size_t len = 0;
+    char *text = bar_obj(segments, segments / 8 > 2 ? segments / 8 : 2, &len);
+    cr_obj obj;
+    char err[1024];
+    if (text == NULL || cr_obj_parse("bar_fine.obj", text, len, &obj, err, sizeof err) != 0) {
+        fprintf(stderr, "crumple bench example: %s\n", text ? err : "out of memory");
+        free(text);
+        return 1;
+    }
+    free(text);
+    cr_cook_options opt = cr_cook_default_options();
+    opt.quiet = true;
+    opt.rig_path = "data/rigs/bar.rig";
+    opt.poses_path = "data/poses/bar.pose";
+    cr_cook_result cooked;
+    int rc = cr_cook_obj("bar_fine.obj", &obj, &opt, &cooked, err, sizeof err);
+    cr_obj_free(&obj);
+    if (rc != 0) {
+        fprintf(stderr, "crumple bench example: %s\n", err);
+        return 1;
+    }
+    size_t need = cr_asset_memory_size(cooked.bytes, cooked.size);
+    need = (need + CR_BLOCK_ALIGN - 1) / CR_BLOCK_ALIGN * CR_BLOCK_ALIGN;
+    void *ablock = aligned_alloc(CR_BLOCK_ALIGN, need ? need : CR_BLOCK_ALIGN);
+    cr_asset a;
+    if (need == 0 || ablock == NULL || cr_asset_load(cooked.bytes, cooked.size, ablock, need, &a, NULL) != CR_OK) {
+        fprintf(stderr, "crumple bench example: the cooked bar does not load\n");
+        free(ablock);
+        cr_cook_result_free(&cooked);
+        return 1;
+    }
+
+    /* ---- re-skin vs memcpy ---- */
+    uint32_t nv = a.vertex_count, ne = a.example_count;
+    cr_real *rows = malloc(sizeof(cr_real) * nv * ne);
+    cr_vec3 *out = malloc(sizeof(cr_vec3) * nv), *copy = malloc(sizeof(cr_vec3) * nv);
+    const double mix[4] = {0.4, 0.3, 0.2, 0.1};
+    for (uint32_t v = 0; v < nv; ++v)
+        for (uint32_t e = 0; e < ne; ++e) rows[v * ne + e] = CR_R(e < 4 ? mix[e] : 0);
+    enum { REPS = 31 };
+    double t_skin[REPS], t_copy[REPS];
+    double sink = 0;
+    cr_skin_frame *frames = malloc(sizeof(cr_skin_frame) * a.bone_count * ne);
+    for (int r = 0; r < REPS; ++r) {
+        uint64_t t0 = crp_clock_ns();
+        cri_skin_example_frames(&a, frames); /* once per re-skin, as the model does */
+        for (uint32_t v = 0; v < nv; ++v) out[v] = cri_skin_example_point(&a, frames, v, a.positions[v], &rows[v * ne]);
+        t_skin[r] = (double)(crp_clock_ns() - t0) * 1e-6;
+        t0 = crp_clock_ns();
+        memcpy(copy, out, sizeof(cr_vec3) * nv);
+        t_copy[r] = (double)(crp_clock_ns() - t0) * 1e-6;
+        sink += cr_to_double(copy[r % nv].y);
+    }
+    qsort(t_skin, REPS, sizeof(double), cmp_double);
+    qsort(t_copy, REPS, sizeof(double), cmp_double);
+
+    /* ---- a world: the plastic bar under a rain of balls ---- */
+    cr_world_def def = cr_default_world_def();
+    def.body_capacity = 128;
+    def.damage.example = cr_default_example_budget();
+    def.damage.example.body_capacity = 1;
+    def.damage.example.max_vertices = nv;
+    def.damage.example.max_examples = ne;
+    def.damage.surface_bytes = cri_surface_copy_bytes(&a) + 4096;
+    def.clock_ns = clock_hook;
+    size_t wsize = cr_world_memory_size(&def);
+    void *wblock = wsize ? aligned_alloc(CR_BLOCK_ALIGN, (wsize + 15) / 16 * 16) : NULL;
+    cr_world *w = NULL;
+    uint32_t slot = 0;
+    cr_body_id bar = {0, 0}, ball = {0, 0};
+    int ok = wblock && cr_world_create(&def, wblock, wsize, &w) == CR_OK && cr_world_add_asset(w, &a, &slot) == CR_OK;
+    cr_body_def bd = cr_default_body_def();
+    bd.type = CR_BODY_STATIC;
+    bd.shape.type = CR_SHAPE_MESH;
+    bd.shape.asset = slot;
+    ok = ok && cr_body_create(w, &bd, &bar) == CR_OK;
+    cr_example_def ed = cr_default_example_def();
+    ed.alpha = CR_R(20);
+    ed.beta = CR_R(50);
+    ed.gamma = CR_R(0.5);
+    ok = ok && cr_example_attach(w, bar, &ed) == CR_OK;
+    enum { STEPS = 600 };
+    double *t_step = malloc(sizeof(double) * STEPS), *t_damage = malloc(sizeof(double) * STEPS);
+    uint64_t impulses = 0, work = 0;
+    for (int i = 0; ok && i < STEPS; ++i) {
+        if (i % 10 == 0) {
+            cr_body_def s = cr_default_body_def();
+            s.shape.type = CR_SHAPE_SPHERE;
+            s.shape.radius = CR_R(0.12);
+            s.material.density = CR_R(8000);
+            s.position = cr_v3(CR_R(-1.8 + 3.6 * ((i * 37) % 100) / 100.0), CR_R(2), CR_R(0.2 * ((i * 13) % 3) - 0.2));
+            s.linear_velocity = cr_v3(0, CR_R(-8), 0);
+            if (cr_body_create(w, &s, &ball) != CR_OK) break; /* full: the rain stops */
+        }
+        uint64_t t0 = crp_clock_ns();
+        ok = cr_world_step(w, CR_R(1.0 / 60.0)) == CR_OK;
+        t_step[i] = (double)(crp_clock_ns() - t0) * 1e-6;
+        cr_world_stats st = cr_world_get_stats(w);
+        t_damage[i] = (double)st.stage[CR_STAGE_damage].time_ns * 1e-6;
+        impulses += st.example.done;
+        work += st.example.work;
+    }
+    double sum_step = 0, sum_damage = 0;
+    for (int i = 0; i < STEPS; ++i) sum_step += t_step[i], sum_damage += t_damage[i];
+    double rigid = sum_step - sum_damage;
+    if (!ok) fprintf(stderr, "crumple bench example: the world failed\n");
+    else if (json)
+        printf("{\"bench\":\"example\",\"vertices\":%u,\"examples\":%u,\"bones\":%u,\"reskin_ms\":%.4f,\"memcpy_ms\":%.4f,"
+               "\"reskin_over_memcpy\":%.1f,\"steps\":%d,\"impulses\":%llu,\"work\":%llu,\"rigid_ms_per_step\":%.4f,"
+               "\"damage_ms_per_step\":%.4f,\"damage_over_rigid\":%.3f}\n",
+               nv, ne, a.bone_count, t_skin[REPS / 2], t_copy[REPS / 2], t_skin[REPS / 2] / t_copy[REPS / 2], STEPS,
+               (unsigned long long)impulses, (unsigned long long)work, rigid / STEPS, sum_damage / STEPS,
+               sum_damage / rigid);
+    else {
+        printf("bar, %u vertices, %u bones, %u examples (rest included)\n", nv, a.bone_count, ne);
+        printf("  re-skin all vertices   %8.3f ms   (memcpy of their bytes %.4f ms: %.0fx)\n", t_skin[REPS / 2],
+               t_copy[REPS / 2], t_skin[REPS / 2] / t_copy[REPS / 2]);
+        printf("  %d steps, %llu impulses: rigid %.3f ms/step, damage stage %.3f ms/step (+%.1f %%)\n", STEPS,
+               (unsigned long long)impulses, rigid / STEPS, sum_damage / STEPS, 100 * sum_damage / rigid);
+    }
+    if (sink == 12345.678) printf(" ");
+    free(t_step);
+    free(t_damage);
+    free(wblock);
+    free(rows);
+    free(frames);
+    free(out);
+    free(copy);
+    free(ablock);
+    cr_cook_result_free(&cooked);
+    return ok ? 0 : 1;
+}
