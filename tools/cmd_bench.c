@@ -5,7 +5,7 @@
  *     crumple bench data/scenes/my.scene
  *     crumple bench cook | dent | example   the cooker's, the dent and the example-plasticity benchmarks
  *
- * Each scene is loaded and built exactly as `crumple run` does (tools/scene.c),
+ * Each scene is loaded and built exactly as `crumple run` does (tools/scene_*.c),
  * then stepped at dt = 1/60 s; every cr_scene_step is timed on the host's
  * monotonic clock. One JSON object per scene, one per line:
  *

@@ -19,7 +19,7 @@
  *   - Golden hash files (tests/golden/) are text: comment lines start with #,
  *     then `mode NAME`, `frames N`, and one `FRAME HASH` line per frame (hash
  *     in 16 hex digits). --hashes writes that format; --golden reads it.
- *   - Everything here uses the same calls as `crumple run` (scene.c), so what
+ *   - Everything here uses the same calls as `crumple run` (scene.h), so what
  *     is verified is exactly what runs.
  */
 #include "cli.h"

@@ -1,6 +1,6 @@
 /* cmd_run.c — `crumple run SCENE [--frames N] [--json] ...`: step a scene file.
  *
- * Loads the scene (tools/scene.c), builds its world, and steps it frame by
+ * Loads the scene (tools/scene_*.c), builds its world, and steps it frame by
  * frame through cr_scene_step, the same call the scene tests and the bench
  * use. At the end it prints a short human summary, or with --json one JSON
  * object whose contract is in docs/scene-format.md.

@@ -3,9 +3,11 @@
  * A scene file (docs/scene-format.md) is a line-oriented description of a
  * world: settings, materials, assets, bodies, grids of bodies, and timed
  * inputs (spawns, impulses, velocities, kinematic targets). This module turns
- * it into a cr_scene, builds a world from that through the public API only,
- * and applies the timed inputs frame by frame. `crumple run`, `crumple bench`
- * and the scene tests all go through the same three calls:
+ * it into a cr_scene (scene_parse.c, numbers in scene_number.c), builds a
+ * world from that through the public API only (scene_build.c, assets in
+ * scene_asset.c), and applies the timed inputs frame by frame
+ * (scene_inputs.c); errors are one format (scene_error.c). `crumple run`,
+ * `crumple bench` and the scene tests all go through the same three calls:
  *
  *     cr_scene *s; cr_scene_error e; cr_world *w;
  *     if (cr_scene_load("data/scenes/stack.scene", &s, &e)) { cr_scene_error_print(stderr, &e); ... }
@@ -35,6 +37,7 @@
 #include "crumple/crumple.h"
 #include "crumple/input.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 
 #define CR_SCENE_NAME_MAX 64   ///< longest body/material/asset name + 1
@@ -53,6 +56,11 @@ typedef struct cr_scene_error {
 void cr_scene_error_print(FILE *out, const cr_scene_error *e);
 /// Same, into a buffer (always terminated).
 void cr_scene_error_format(char *buf, size_t size, const cr_scene_error *e);
+/// Fill *e (if not NULL) with `file`, `line` (0 = the whole file) and the
+/// printf-formatted message; returns -1, the failure every scene call returns.
+int cr_scene_error_set(cr_scene_error *e, const char *file, int line, const char *fmt, ...);
+/// The same with a va_list, for callers that add their own prefix.
+void cr_scene_error_set_v(cr_scene_error *e, const char *file, int line, const char *fmt, va_list ap);
 
 /// A named material (`material` line). "default" always exists.
 typedef struct cr_scene_material {
@@ -166,6 +174,10 @@ int cr_scene_parse_number(const char *text, double *out, const char **why);
 /// the nearest float; fixed builds round value·2^32 to the nearest integer,
 /// halves away from zero (the rounding of CR_R, so `9.81` here equals CR_R(9.81)).
 cr_real cr_scene_real_from_double(double d);
+/// True for a word that was meant as a number: it starts like one, or it is
+/// nan/inf/infinity (which then fails cr_scene_parse_number as "bad number"
+/// instead of "needs 3 numbers").
+bool cr_scene_looks_numeric(const char *text);
 
 /// Load every asset of the scene (tools/scene_asset.c): .crb files as they
 /// are, .obj files cooked into the cache folder first. Called by
@@ -183,6 +195,9 @@ int32_t cr_scene_find_body(const cr_scene *s, const char *name);
 /// register its assets and create its bodies that do not wait for a spawn.
 /// Returns 0, or -1 with *err naming the scene line that failed.
 int cr_scene_build(cr_scene *s, cr_world **out, cr_scene_error *err);
+/// Create body `index` (and attach its dent def) in `w`; errors name `line`.
+/// cr_scene_build uses it for the bodies of frame 0, cr_scene_spawn for spawns.
+int cr_scene_create_body(cr_scene *s, cr_world *w, uint32_t index, int line, cr_scene_error *err);
 
 /// Apply every input of `frame`: spawns first (they are scene structure, which
 /// a replay rebuilds from the scene text), then the rest converted to runtime

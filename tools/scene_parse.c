@@ -1,18 +1,15 @@
-/* scene.c — the scene-file parser, the world builder and the timed inputs.
+/* scene_parse.c — scene text into a cr_scene: the statements and their checks.
  *
  * The format is documented with a full example in docs/scene-format.md. One
  * statement per line: a keyword, then words. Attributes are `name values...`
  * with a fixed number of values, so "wrong argument count" can always name
- * the attribute and say how many values it wanted.
+ * the attribute and say how many values it wanted. Numbers are read by
+ * scene_number.c, the world is built by scene_build.c, the timed inputs are
+ * applied by scene_inputs.c, errors are kept by scene_error.c.
  *
  * Notes
  *   - Names must be defined before they are used (materials, assets, bodies),
  *     so every reference error points at the line that made it.
- *   - Numbers: cr_scene_parse_number reads [+-]digits[.digits][e[+-]digits] and an
- *     optional "/denominator" of the same form as an exact rational held in a
- *     small big integer, rounds it once to the nearest double (ties to even),
- *     and cr_scene_real_from_double applies the one conversion rule of scene.h. No
- *     strtod: its rounding and locale are the C library's, not ours.
  *   - Per-instance variation in grids (jitter, tilt) comes from a splitmix64
  *     hash of (seed, instance, axis) mapped onto a 1/65536 lattice in [-1, 1],
  *     which is exact in both scalar modes, so a grid is the same everywhere.
@@ -23,7 +20,6 @@
 #include "cli.h"
 #include "stb_ds.h"
 
-#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,252 +36,6 @@ enum { CAP_BODIES, CAP_JOINTS, CAP_PAIRS, CAP_POINTS, CAP_POINTS_TOTAL, CAP_CONT
 static const char *const cap_names[CAP_COUNT] = {"bodies", "joints", "pairs", "points", "points_total", "contacts", "events", "assets", "scratch_kb"};
 static const uint32_t cap_max[CAP_COUNT] = {CR_SCENE_MAX_BODIES, 1u << 24, 1u << 24, 4096, 1u << 26, 1u << 24, 1u << 24, 4096, 1u << 22};
 #define CAP_KEYS "bodies joints pairs points points_total contacts events assets scratch_kb"
-
-/* ------------------------------------------------------------------ errors */
-
-static void set_error_v(cr_scene_error *e, const char *file, int line, const char *fmt, va_list ap) {
-    if (e == NULL) return;
-    snprintf(e->file, sizeof e->file, "%s", file ? file : "");
-    e->line = line;
-    vsnprintf(e->message, sizeof e->message, fmt, ap);
-}
-
-static int set_error(cr_scene_error *e, const char *file, int line, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    set_error_v(e, file, line, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
-void cr_scene_error_format(char *buf, size_t size, const cr_scene_error *e) {
-    if (size == 0) return;
-    if (e->line > 0)
-        snprintf(buf, size, "%s:%d: %s", e->file, e->line, e->message);
-    else
-        snprintf(buf, size, "%s: %s", e->file, e->message);
-}
-
-void cr_scene_error_print(FILE *out, const cr_scene_error *e) {
-    char buf[CR_SCENE_PATH_MAX + 600];
-    cr_scene_error_format(buf, sizeof buf, e);
-    fprintf(out, "%s\n", buf);
-}
-
-/* ------------------------------------------------------- exact numbers */
-
-/* Just enough of a big unsigned integer to divide two of them exactly:
- * 40 limbs of 32 bits hold every value the bounded grammar can produce
- * (at most 24 digits times 10^30, scaled by up to 2^420). */
-enum { BIG_LIMBS = 40, MAX_DIGITS = 24, MAX_EXP10 = 30 };
-typedef struct big {
-    uint32_t w[BIG_LIMBS];
-    int n; /* limbs in use; w[n-1] != 0 unless n == 0 */
-} big;
-
-static void big_set(big *b, uint32_t v) {
-    memset(b, 0, sizeof *b);
-    b->w[0] = v;
-    b->n = v ? 1 : 0;
-}
-
-static void big_mul_add(big *b, uint32_t m, uint32_t a) {
-    uint64_t carry = a;
-    for (int i = 0; i < b->n; ++i) {
-        uint64_t t = (uint64_t)b->w[i] * m + carry;
-        b->w[i] = (uint32_t)t;
-        carry = t >> 32;
-    }
-    if (carry && b->n < BIG_LIMBS) b->w[b->n++] = (uint32_t)carry;
-}
-
-static int big_bitlen(const big *b) {
-    if (b->n == 0) return 0;
-    int bits = (b->n - 1) * 32;
-    uint32_t top = b->w[b->n - 1];
-    while (top) {
-        ++bits;
-        top >>= 1;
-    }
-    return bits;
-}
-
-static void big_shl(big *b, int bits) {
-    int limbs = bits / 32, r = bits % 32;
-    if (b->n == 0) return;
-    int n = b->n + limbs + 1;
-    if (n > BIG_LIMBS) n = BIG_LIMBS;
-    for (int i = n - 1; i >= 0; --i) {
-        int src = i - limbs;
-        uint32_t hi = (src >= 0 && src < b->n) ? b->w[src] : 0;
-        uint32_t lo = (src - 1 >= 0 && src - 1 < b->n) ? b->w[src - 1] : 0;
-        b->w[i] = r ? (hi << r) | (lo >> (32 - r)) : hi;
-    }
-    b->n = n;
-    while (b->n > 0 && b->w[b->n - 1] == 0) --b->n;
-}
-
-static void big_shr1(big *b) {
-    for (int i = 0; i < b->n; ++i) b->w[i] = (b->w[i] >> 1) | (i + 1 < b->n ? b->w[i + 1] << 31 : 0);
-    while (b->n > 0 && b->w[b->n - 1] == 0) --b->n;
-}
-
-static int big_cmp(const big *a, const big *b) {
-    if (a->n != b->n) return a->n < b->n ? -1 : 1;
-    for (int i = a->n - 1; i >= 0; --i)
-        if (a->w[i] != b->w[i]) return a->w[i] < b->w[i] ? -1 : 1;
-    return 0;
-}
-
-/* a -= b, with a >= b */
-static void big_sub(big *a, const big *b) {
-    uint64_t borrow = 0;
-    for (int i = 0; i < a->n; ++i) {
-        uint64_t bi = (i < b->n ? b->w[i] : 0) + borrow;
-        borrow = (uint64_t)a->w[i] < bi;
-        a->w[i] = (uint32_t)((uint64_t)a->w[i] - bi);
-    }
-    while (a->n > 0 && a->w[a->n - 1] == 0) --a->n;
-}
-
-/* n/d (both > 0) rounded once to the nearest double, ties to even. The
- * quotient is scaled to 54 or 55 bits, divided bit by bit, and the bits
- * below the 53-bit mantissa plus the remainder decide the rounding. */
-static double big_ratio_to_double(big n, big d) {
-    int s = 54 - (big_bitlen(&n) - big_bitlen(&d));
-    if (s > 0)
-        big_shl(&n, s);
-    else if (s < 0)
-        big_shl(&d, -s);
-    big dk = d;
-    big_shl(&dk, 55);
-    uint64_t q = 0;
-    for (int i = 55; i >= 0; --i) {
-        if (big_cmp(&n, &dk) >= 0) {
-            big_sub(&n, &dk);
-            q |= (uint64_t)1 << i;
-        }
-        big_shr1(&dk);
-    }
-    int extra = (q >> 54) ? 2 : 1;
-    uint64_t mant = q >> extra, rest = q & (((uint64_t)1 << extra) - 1), half = (uint64_t)1 << (extra - 1);
-    if (rest > half || (rest == half && (n.n != 0 || (mant & 1)))) ++mant;
-    return ldexp((double)mant, extra - s);
-}
-
-/* One unsigned decimal: digits into a big integer, the point and exponent
- * into a power of ten. Returns the end of what was read, or NULL. */
-static const char *read_decimal(const char *t, big *m, int *exp10, const char **why) {
-    int digits = 0, any = 0, frac = 0;
-    big_set(m, 0);
-    for (; *t >= '0' && *t <= '9'; ++t, any = 1) {
-        if (digits > 0 || *t != '0') ++digits;
-        big_mul_add(m, 10, (uint32_t)(*t - '0'));
-    }
-    if (*t == '.') {
-        ++t;
-        for (; *t >= '0' && *t <= '9'; ++t, any = 1) {
-            if (digits > 0 || *t != '0') ++digits;
-            big_mul_add(m, 10, (uint32_t)(*t - '0'));
-            ++frac;
-        }
-    }
-    if (!any) {
-        *why = "not a number";
-        return NULL;
-    }
-    if (digits > MAX_DIGITS || frac > MAX_EXP10) {
-        *why = "too many digits";
-        return NULL;
-    }
-    int e = 0;
-    if (*t == 'e' || *t == 'E') {
-        ++t;
-        int neg = 0, edigits = 0;
-        if (*t == '+' || *t == '-') neg = *t++ == '-';
-        for (; *t >= '0' && *t <= '9'; ++t, ++edigits)
-            if (e < 1000) e = e * 10 + (*t - '0');
-        if (edigits == 0) {
-            *why = "exponent has no digits";
-            return NULL;
-        }
-        if (neg) e = -e;
-    }
-    if (e > MAX_EXP10 || e < -MAX_EXP10) {
-        *why = "exponent out of range";
-        return NULL;
-    }
-    *exp10 = e - frac;
-    return t;
-}
-
-/* nan, inf, infinity in any case, with a sign or not: a number a user meant
- * but no scene can hold, so it gets "bad number", not "needs 3 numbers" */
-static bool nonfinite_word(const char *t) {
-    if (*t == '+' || *t == '-') ++t;
-    char w[9];
-    size_t n = 0;
-    for (; t[n] != '\0' && n < sizeof w - 1; ++n) w[n] = (char)(t[n] >= 'A' && t[n] <= 'Z' ? t[n] - 'A' + 'a' : t[n]);
-    w[n] = '\0';
-    return t[n] == '\0' && (strcmp(w, "nan") == 0 || strcmp(w, "inf") == 0 || strcmp(w, "infinity") == 0);
-}
-
-int cr_scene_parse_number(const char *t, double *out, const char **why) {
-    if (nonfinite_word(t)) {
-        *why = "NaN and infinity are not finite numbers";
-        return -1;
-    }
-    int neg = 0;
-    if (*t == '+' || *t == '-') neg = *t++ == '-';
-    big n, d;
-    int en, ed = 0;
-    t = read_decimal(t, &n, &en, why);
-    if (t == NULL) return -1;
-    big_set(&d, 1);
-    if (*t == '/') {
-        t = read_decimal(t + 1, &d, &ed, why);
-        if (t == NULL) return -1;
-        if (d.n == 0) {
-            *why = "division by zero";
-            return -1;
-        }
-    }
-    if (*t != '\0') {
-        *why = "not a number";
-        return -1;
-    }
-    if (n.n == 0) {
-        *out = 0.0;
-        return 0;
-    }
-    /* n·10^en / (d·10^ed) */
-    int e = en - ed;
-    for (; e > 0; --e) big_mul_add(&n, 10, 0);
-    for (; e < 0; ++e) big_mul_add(&d, 10, 0);
-    double v = big_ratio_to_double(n, d);
-    /* Q32.32 holds about ±2.1e9; keep both modes to one range so a scene
-     * that loads in one mode loads in the other. */
-    if (v > 1e9 || v < 1e-9) {
-        *why = v > 1e9 ? "out of range (|x| <= 1e9)" : "out of range (|x| >= 1e-9 or 0)";
-        return -1;
-    }
-    *out = neg ? -v : v;
-    return 0;
-}
-
-cr_real cr_scene_real_from_double(double d) {
-#if CR_FIXED
-    double x = d * 4294967296.0; /* exact: a power of two */
-    /* Half away from zero, as CR_R rounds literals, so a scene number and
-     * the same literal in C give the same bits. Below 2^52 adding 0.5 is
-     * exact; above it x is already an integer. */
-    double a = x < 0 ? -x : x;
-    double r = a < 4503599627370496.0 ? floor(a + 0.5) : a;
-    return (cr_real)(x < 0 ? -r : r);
-#else
-    return (cr_real)d;
-#endif
-}
 
 /* ------------------------------------------------------------ the parser */
 
@@ -307,21 +57,17 @@ typedef struct pctx {
 static int fail(pctx *c, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    set_error_v(c->err, c->s->path, c->line, fmt, ap);
+    cr_scene_error_set_v(c->err, c->s->path, c->line, fmt, ap);
     va_end(ap);
     return -1;
 }
 
 static bool at_end(const pctx *c) { return c->pos >= c->ntok; }
 
-static bool looks_numeric(const char *t) {
-    return (*t >= '0' && *t <= '9') || *t == '+' || *t == '-' || *t == '.' || nonfinite_word(t);
-}
-
 /* Reads `count` numbers for `what`; `names` lists them for the message. */
 static int read_doubles(pctx *c, const char *what, const char *names, int count, double *out) {
     for (int i = 0; i < count; ++i) {
-        if (at_end(c) || !looks_numeric(c->tok[c->pos]))
+        if (at_end(c) || !cr_scene_looks_numeric(c->tok[c->pos]))
             return fail(c, "'%s' needs %d number%s (%s), got %d", what, count, count == 1 ? "" : "s", names, i);
         const char *why = NULL;
         if (cr_scene_parse_number(c->tok[c->pos], &out[i], &why) != 0)
@@ -347,7 +93,7 @@ static int read_vec3(pctx *c, const char *what, cr_vec3 *v) {
 
 /* A non-negative integer in [lo, hi]. */
 static int read_uint(pctx *c, const char *what, uint32_t lo, uint32_t hi, uint32_t *out) {
-    if (at_end(c) || !looks_numeric(c->tok[c->pos])) return fail(c, "'%s' needs a whole number", what);
+    if (at_end(c) || !cr_scene_looks_numeric(c->tok[c->pos])) return fail(c, "'%s' needs a whole number", what);
     const char *t = c->tok[c->pos];
     uint64_t v = 0;
     int n = 0;
@@ -856,7 +602,7 @@ static int st_body_or_grid(pctx *c, bool grid) {
             b.spawn_frame = (int32_t)f;
         } else if (grid && strcmp(a, "count") == 0) {
             for (int k = 0; k < 3; ++k) {
-                if (at_end(c) || !looks_numeric(c->tok[c->pos])) return fail(c, "'count' needs 3 numbers (nx ny nz), got %d", k);
+                if (at_end(c) || !cr_scene_looks_numeric(c->tok[c->pos])) return fail(c, "'count' needs 3 numbers (nx ny nz), got %d", k);
                 if (read_uint(c, "count", 1, CR_SCENE_MAX_BODIES, &g.count[k])) return -1;
             }
             has_count = true;
@@ -1264,7 +1010,7 @@ int cr_scene_parse(const char *text, size_t size, const char *path, cr_scene **o
     if (s == NULL || c == NULL) {
         free(s);
         free(c);
-        return set_error(err, path ? path : "<scene>", 0, "out of memory");
+        return cr_scene_error_set(err, path ? path : "<scene>", 0, "out of memory");
     }
     set_paths(s, path);
     sh_new_strdup(s->names_);
@@ -1324,7 +1070,7 @@ int cr_scene_load(const char *path, cr_scene **out, cr_scene_error *err) {
     uint8_t *data = NULL;
     size_t size = 0;
     crp_status ps = crp_read_file(path, &data, &size);
-    if (ps != CRP_OK) return set_error(err, path, 0, "cannot read the scene: %s", crp_status_message(ps));
+    if (ps != CRP_OK) return cr_scene_error_set(err, path, 0, "cannot read the scene: %s", crp_status_message(ps));
     int rc = cr_scene_parse((const char *)data, size, path, out, err);
     crp_free(data);
     return rc;
@@ -1342,167 +1088,4 @@ void cr_scene_free(cr_scene *s) {
     arrfree(s->frame_inputs);
     shfree(s->names_);
     free(s);
-}
-
-/* -------------------------------------------------------------- building */
-
-static int create_body(cr_scene *s, cr_world *w, uint32_t index, int line, cr_scene_error *err) {
-    cr_scene_body *b = &s->bodies[index];
-    cr_body_def def = b->def;
-    if (b->asset >= 0) {
-        def.shape.asset = s->assets[b->asset].slot;
-        cr_scene_mesh_placement(s->assets[b->asset].view_, &def.position, &def.orientation);
-    }
-    cr_status st = cr_body_create(w, &def, &b->id);
-    if (st != CR_OK)
-        return set_error(err, s->path, line, "body '%s': cannot create: %s (%s)", b->name, cr_status_message(st), cr_status_name(st));
-    if (b->dents && (st = cr_dent_attach(w, b->id, &b->dent)) != CR_OK) {
-        cr_body_destroy(w, b->id);
-        memset(&b->id, 0, sizeof b->id);
-        return set_error(err, s->path, line, "body '%s': cannot dent: %s (%s)", b->name, cr_status_message(st), cr_status_name(st));
-    }
-    return 0;
-}
-
-/* Room for every dentable body's copy of its surface and grid (surface_copy.c keeps
- * a view, positions, normals, samples and the grid, each 16-aligned). */
-static uint32_t dent_copy_bytes(const cr_scene *s) {
-    uint64_t total = 0;
-    for (ptrdiff_t i = 0; i < arrlen(s->bodies); ++i) {
-        const cr_scene_body *b = &s->bodies[i];
-        if (!b->dents || b->asset < 0) continue;
-        const cr_asset *a = s->assets[b->asset].view_;
-        uint64_t nodes = (uint64_t)a->sdf_dims[0] * a->sdf_dims[1] * a->sdf_dims[2];
-        total += 16 + sizeof(cr_asset) + 2 * (16 + (uint64_t)a->vertex_count * sizeof(cr_vec3)) +
-                 (16 + (uint64_t)a->sample_count * sizeof(cr_vec3)) + (16 + nodes * sizeof(cr_real)) + 64;
-    }
-    return total > 0xfff00000u ? 0xfff00000u : (uint32_t)total;
-}
-
-int cr_scene_build(cr_scene *s, cr_world **out, cr_scene_error *err) {
-    *out = NULL;
-    for (ptrdiff_t i = 0; i < arrlen(s->bodies); ++i) memset(&s->bodies[i].id, 0, sizeof s->bodies[i].id);
-    for (ptrdiff_t i = 0; i < arrlen(s->joints); ++i) memset(&s->joints[i].id, 0, sizeof s->joints[i].id);
-    if (cr_scene_load_assets(s, err)) return -1;
-    cr_world_def def = s->def;
-    if (!s->deform_bytes_given) def.damage.surface_bytes = dent_copy_bytes(s);
-    def.log = crp_log_hook;
-    def.clock_ns = crp_clock_hook;
-    cr_world *w = NULL;
-    cr_status st = cr_cli_world_new(&def, &w);
-    if (st != CR_OK) {
-        cr_field f;
-        cr_status why = cr_world_def_check(&def, &f);
-        return set_error(err, s->path, 0, "cannot create the world (%llu bytes): %s%s%s",
-                         (unsigned long long)cr_world_memory_need(&def), cr_status_message(why != CR_OK ? why : st),
-                         f != CR_FIELD_NONE ? ": " : "", cr_field_name(f));
-    }
-    for (ptrdiff_t i = 0; i < arrlen(s->assets); ++i) {
-        st = cr_world_add_asset(w, s->assets[i].view_, &s->assets[i].slot);
-        if (st != CR_OK) {
-            cr_cli_world_free(w);
-            return set_error(err, s->path, s->assets[i].line, "asset '%s': %s", s->assets[i].name, cr_status_message(st));
-        }
-    }
-    for (ptrdiff_t i = 0; i < arrlen(s->bodies); ++i) {
-        if (s->bodies[i].spawn_frame >= 0) continue;
-        if (create_body(s, w, (uint32_t)i, s->bodies[i].line, err)) {
-            cr_cli_world_free(w);
-            return -1;
-        }
-    }
-    for (ptrdiff_t i = 0; i < arrlen(s->joints); ++i) {
-        cr_scene_joint *j = &s->joints[i];
-        cr_joint_def def = j->def;
-        def.body_a = s->bodies[j->body_a].id;
-        if (j->body_b >= 0) def.body_b = s->bodies[j->body_b].id;
-        st = cr_joint_create(w, &def, &j->id);
-        if (st != CR_OK) {
-            cr_cli_world_free(w);
-            return set_error(err, s->path, j->line, "joint '%s': cannot create: %s (%s)", j->name, cr_status_message(st),
-                             cr_status_name(st));
-        }
-    }
-    *out = w;
-    return 0;
-}
-
-/* --------------------------------------------------------------- inputs */
-
-/* The scene's timed input as the runtime's plain-data input; spawns are not
- * runtime inputs (the scene creates them from its body defs). */
-static int convert_input(cr_scene *s, cr_world *w, const cr_scene_input *in, cr_input *out, cr_scene_error *err) {
-    cr_scene_body *b = &s->bodies[in->body];
-    if (!cr_body_is_valid(w, b->id))
-        return set_error(err, s->path, in->line, "body '%s' is not in the world at frame %d", b->name, in->frame);
-    memset(out, 0, sizeof *out);
-    out->frame = in->frame;
-    out->body = b->id;
-    out->seq = in->seq;
-    if (in->kind == CR_SCENE_INPUT_IMPULSE) {
-        out->type = CR_INPUT_IMPULSE;
-        out->a = in->v;
-        if (in->flags & CR_SCENE_INPUT_HAS_POINT)
-            out->b = in->p;
-        else
-            out->flags = CR_INPUT_AT_CENTER;
-    } else if (in->kind == CR_SCENE_INPUT_VELOCITY) {
-        out->type = CR_INPUT_SET_VELOCITY;
-        out->a = in->v;
-        out->b = in->w;
-    } else {
-        /* velocities that carry the body onto the target in `frames` steps;
-         * they stay until another input changes them */
-        out->type = CR_INPUT_KINEMATIC_TARGET;
-        out->time = cr_mul(cr_from_int(in->frames), s->dt);
-        out->a = in->p;
-        out->q = in->q;
-        if (in->flags & CR_SCENE_INPUT_HAS_ORIENTATION) out->flags = CR_INPUT_HAS_ORIENTATION;
-    }
-    return 0;
-}
-
-static size_t first_input_of(const cr_scene *s, int32_t frame) {
-    size_t n = (size_t)arrlen(s->inputs), lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (s->inputs[mid].frame < frame)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
-int cr_scene_spawn(cr_scene *s, cr_world *w, int32_t frame, cr_scene_error *err) {
-    size_t n = (size_t)arrlen(s->inputs);
-    for (size_t i = first_input_of(s, frame); i < n && s->inputs[i].frame == frame; ++i)
-        if (s->inputs[i].kind == CR_SCENE_INPUT_SPAWN && create_body(s, w, s->inputs[i].body, s->inputs[i].line, err))
-            return -1;
-    return 0;
-}
-
-int cr_scene_apply_inputs(cr_scene *s, cr_world *w, int32_t frame, cr_scene_error *err) {
-    arrsetlen(s->frame_inputs, 0);
-    if (cr_scene_spawn(s, w, frame, err)) return -1;
-    size_t n = (size_t)arrlen(s->inputs), first = first_input_of(s, frame);
-    for (size_t i = first; i < n && s->inputs[i].frame == frame; ++i) {
-        if (s->inputs[i].kind == CR_SCENE_INPUT_SPAWN) continue;
-        cr_input in;
-        if (convert_input(s, w, &s->inputs[i], &in, err)) return -1;
-        arrput(s->frame_inputs, in);
-    }
-    uint32_t count = (uint32_t)arrlen(s->frame_inputs);
-    cr_status st = cr_world_apply_inputs(w, s->frame_inputs, count);
-    if (st != CR_OK)
-        return set_error(err, s->path, count ? s->inputs[first].line : 0, "inputs of frame %d: %s", frame,
-                         cr_status_message(st));
-    return 0;
-}
-
-int cr_scene_step(cr_scene *s, cr_world *w, int32_t frame, cr_scene_error *err) {
-    if (cr_scene_apply_inputs(s, w, frame, err)) return -1;
-    cr_status st = cr_world_step(w, s->dt);
-    if (st != CR_OK) return set_error(err, s->path, 0, "step %d failed: %s", frame, cr_status_message(st));
-    return 0;
 }
