@@ -64,6 +64,28 @@ static cr_transform bench_pose(const cr_scene *s, const cr_world *w, ptrdiff_t i
     return t;
 }
 
+typedef struct bench_frames {
+    double *ms, *cpu;  /* per frame */
+    uint64_t *overflow;
+    double *start_y;   /* stb_ds; NULL without poses */
+    double *max_rise;
+} bench_frames;
+
+/* cr_scene_run's per-frame hook: the frame's times, overflow and rise */
+static int bench_frame(void *user, cr_scene *s, cr_world *w, const cr_scene_frame *fr) {
+    bench_frames *b = user;
+    b->ms[fr->frame] = fr->ms;
+    b->cpu[fr->frame] = fr->cpu_ms;
+    for (int k = 0; k < CR_STAGE_COUNT; ++k) *b->overflow += fr->stats.stage[k].overflow;
+    if (b->start_y)
+        for (ptrdiff_t i = 0; i < arrlen(s->bodies); ++i) {
+            if (cr_body_id_is_null(s->bodies[i].id) || s->bodies[i].def.type != CR_BODY_DYNAMIC) continue;
+            double rise = cr_to_double(bench_pose(s, w, i).p.y) - b->start_y[i];
+            if (rise > *b->max_rise) *b->max_rise = rise;
+        }
+    return 0;
+}
+
 /* sleep: 1 on, 0 off, -1 as the scene says */
 static int bench_scene(FILE *out, const char *name, const char *path, int32_t steps, bool poses, int sleep) {
     cr_scene *s = NULL;
@@ -89,24 +111,11 @@ static int bench_scene(FILE *out, const char *name, const char *path, int32_t st
     if (poses)
         for (ptrdiff_t i = 0; i < arrlen(s->bodies); ++i)
             arrput(start_y, cr_body_id_is_null(s->bodies[i].id) ? 0.0 : cr_to_double(bench_pose(s, w, i).p.y));
-    for (int32_t f = 0; f < steps; ++f) {
-        uint64_t t0 = crp_clock_ns();
-        clock_t c0 = clock();
-        if (cr_scene_step(s, w, f, &err)) {
-            cr_scene_error_print(stderr, &err);
-            rc = 1;
-            break;
-        }
-        ms[f] = (double)(crp_clock_ns() - t0) / 1e6;
-        cpu[f] = 1000.0 * (double)(clock() - c0) / CLOCKS_PER_SEC;
-        cr_world_stats ws = cr_world_get_stats(w);
-        for (int k = 0; k < CR_STAGE_COUNT; ++k) overflow += ws.stage[k].overflow;
-        if (poses)
-            for (ptrdiff_t i = 0; i < arrlen(s->bodies); ++i) {
-                if (cr_body_id_is_null(s->bodies[i].id) || s->bodies[i].def.type != CR_BODY_DYNAMIC) continue;
-                double rise = cr_to_double(bench_pose(s, w, i).p.y) - start_y[i];
-                if (rise > max_rise) max_rise = rise;
-            }
+    bench_frames b = {ms, cpu, &overflow, poses ? start_y : NULL, &max_rise};
+    cr_scene_loop loop = {.from = 0, .to = steps, .each = bench_frame, .user = &b};
+    if (cr_scene_run(s, w, &loop, &err)) {
+        cr_scene_error_print(stderr, &err);
+        rc = 1;
     }
     if (rc == 0) {
         double total = 0;

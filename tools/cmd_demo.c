@@ -42,6 +42,18 @@ static void usage(FILE *out) {
 }
 
 /* Save the recorded run and re-simulate it from the file's own bytes. */
+typedef struct demo_outputs {
+    cr_replay *rec;
+    cr_run_pictures *pics;
+} demo_outputs;
+
+/* cr_scene_run's per-frame hook: the frame into the replay, and its picture */
+static int frame_outputs(void *user, cr_scene *s, cr_world *w, const cr_scene_frame *fr) {
+    demo_outputs *o = user;
+    cr_replay_add_frame(o->rec, w, s->frame_inputs, (uint32_t)arrlen(s->frame_inputs));
+    return cr_run_pictures_frame(o->pics, s, w, fr->frame) ? 1 : 0;
+}
+
 static int record_and_verify(const cr_replay *rec, const char *dir) {
     char path[1024];
     int n = snprintf(path, sizeof path, "%s/demo.crr", dir);
@@ -138,18 +150,12 @@ int cr_cmd_demo(int argc, char **argv) {
     int status = cr_run_pictures_begin(&pics, &po, s, w, frames) ? 1 : 0;
     cr_run_stats rs;
     memset(&rs, 0, sizeof rs);
-    for (int32_t f = 0; f < frames && status == 0; ++f) {
-        uint64_t t0 = crp_clock_ns();
-        if (cr_scene_step(s, w, f, &err)) {
-            cr_scene_error_print(stderr, &err);
-            status = 1;
-            break;
-        }
-        double ms = (double)(crp_clock_ns() - t0) / 1e6;
-        cr_world_stats ws = cr_world_get_stats(w);
-        cr_run_stats_add(&rs, &ws, ms);
-        cr_replay_add_frame(&rec, w, s->frame_inputs, (uint32_t)arrlen(s->frame_inputs));
-        if (cr_run_pictures_frame(&pics, s, w, f)) status = 1;
+    if (status == 0) {
+        demo_outputs out = {&rec, &pics};
+        cr_scene_loop loop = {.from = 0, .to = frames, .stats = &rs, .each = frame_outputs, .user = &out};
+        int rc = cr_scene_run(s, w, &loop, &err);
+        if (rc < 0) cr_scene_error_print(stderr, &err);
+        if (rc) status = 1;
     }
     if (status != 0) {
         cr_run_pictures_free(&pics);

@@ -1,8 +1,7 @@
 /* cmd_run.c — `crumple run SCENE [--frames N] [--json] ...`: step a scene file.
  *
  * Loads the scene (tools/scene_*.c), builds its world, and steps it frame by
- * frame through cr_scene_step, the same call the scene tests and the bench
- * use. At the end it prints a short human summary, or with --json one JSON
+ * frame through cr_scene_run, the loop every tool steps a scene with. At the end it prints a short human summary, or with --json one JSON
  * object whose contract is in docs/scene-format.md.
  *
  * Notes
@@ -125,21 +124,11 @@ static int parse_options(int argc, char **argv, run_options *o) {
 /* Per-frame outputs, after frame `frame` was stepped. Replay recording
  * (issue 6) and pictures (issue 7) add their call here. 0 ok, else -1 after
  * printing the reason. */
-static int frame_outputs(const run_options *o, const cr_scene *s, const cr_world *w, int32_t frame) {
+/* cr_scene_run's per-frame hook */
+static int frame_outputs(void *user, cr_scene *s, cr_world *w, const cr_scene_frame *fr) {
+    const run_options *o = user;
     if (o->rec != NULL) cr_replay_add_frame(o->rec, w, s->frame_inputs, (uint32_t)arrlen(s->frame_inputs));
-    return cr_run_pictures_frame(o->pics, s, w, frame) ? -1 : 0;
-}
-
-void cr_run_stats_add(cr_run_stats *rs, const cr_world_stats *ws, double step_ms) {
-    for (int k = 0; k < CR_STAGE_COUNT; ++k) {
-        rs->total[k].work += ws->stage[k].work;
-        rs->total[k].overflow += ws->stage[k].overflow;
-        rs->total[k].time_ns += ws->stage[k].time_ns;
-        if (ws->stage[k].work > rs->max_work[k]) rs->max_work[k] = ws->stage[k].work;
-    }
-    rs->frames++;
-    rs->step_ms_total += step_ms;
-    if (step_ms > rs->step_ms_max) rs->step_ms_max = step_ms;
+    return cr_run_pictures_frame(o->pics, s, w, fr->frame) ? 1 : 0;
 }
 
 static void json_string(FILE *out, const char *s) {
@@ -276,20 +265,11 @@ int cr_cmd_run(int argc, char **argv) {
     cr_run_pictures pics;
     o.pics = &pics;
     if (cr_run_pictures_begin(&pics, &o.pictures, s, w, frames)) status = 1;
-    for (int32_t f = 0; f < frames && status == 0; ++f) {
-        uint64_t t0 = crp_clock_ns();
-        if (cr_scene_step(s, w, f, &err)) {
-            cr_scene_error_print(stderr, &err);
-            status = 1;
-            break;
-        }
-        double ms = (double)(crp_clock_ns() - t0) / 1e6;
-        cr_world_stats ws = cr_world_get_stats(w);
-        cr_run_stats_add(&rs, &ws, ms);
-        if (frame_outputs(&o, s, w, f)) {
-            status = 1;
-            break;
-        }
+    if (status == 0) {
+        cr_scene_loop loop = {.from = 0, .to = frames, .stats = &rs, .each = frame_outputs, .user = &o};
+        int rc = cr_scene_run(s, w, &loop, &err);
+        if (rc < 0) cr_scene_error_print(stderr, &err);
+        if (rc) status = 1;
     }
     if (status == 0 && o.rec != NULL) {
         cr_replay_error rerr;

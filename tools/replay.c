@@ -581,32 +581,31 @@ static void name_bodies(const cr_scene *s, const cr_world *w, const cr_replay *r
     free(now);
 }
 
-/* One recorded frame on the world: the scene's spawns, the frame's recorded
- * inputs [first, end), one step, and the comparison. 0 matched, 1 desync
- * (v filled; `rewound` names the rollback that led here, -1 for none). */
-static int run_frame(const cr_replay *r, cr_scene *s, cr_world *w, int32_t f, ptrdiff_t first, ptrdiff_t end,
-                     int32_t rewound, cr_replay_verdict *v) {
-    cr_scene_error e;
-    char why[600], after[64] = "";
-    if (rewound >= 0) snprintf(after, sizeof after, ", re-run after rolling back at frame %d", (int)rewound);
+/* The recorded frames as cr_scene_run steps them, and the comparison after each. */
+typedef struct verify_run {
+    const cr_replay *r;
+    cr_replay_verdict *v;
+    int32_t rewound; /* the frame whose rollback led here, -1 for none */
+    uint32_t depth;  /* frames each rollback goes back, 0 for none */
+    size_t snap;     /* bytes of one snapshot */
+    uint8_t *ring;   /* depth + 1 snapshots: the starts of the last frames */
+    const ptrdiff_t *first;
+} verify_run;
+
+static void desync_after(const verify_run *vr, char *after, size_t size) {
+    after[0] = '\0';
+    if (vr->rewound >= 0) snprintf(after, size, ", re-run after rolling back at frame %d", (int)vr->rewound);
+}
+
+/* Compares frame fr's state hash with the recording's: 0 matched, 1 desync (v filled). */
+static int compare_frame(verify_run *vr, cr_scene *s, cr_world *w, int32_t f) {
+    const cr_replay *r = vr->r;
+    cr_replay_verdict *v = vr->v;
     const cr_replay_frame *fr = &r->frames[f];
-    if (cr_scene_spawn(s, w, f, &e)) {
-        cr_scene_error_format(why, sizeof why, &e);
-        v->frame = f;
-        verdict(v, CR_REPLAY_DESYNC, "desync at frame %d%s: a spawn failed: %s", (int)f, after, why);
-        return 1;
-    }
-    /* a replay with no inputs has a null array, and null + 0 is undefined */
-    cr_status st = cr_world_apply_inputs(w, r->inputs ? r->inputs + first : NULL, (uint32_t)(end - first));
-    if (st != CR_OK) {
-        v->frame = f;
-        verdict(v, CR_REPLAY_DESYNC, "desync at frame %d%s: a recorded input does not apply: %s", (int)f, after,
-                cr_status_message(st));
-        return 1;
-    }
-    st = cr_world_step(w, s->dt);
     uint64_t h = cr_world_state_hash(w);
-    if (st == CR_OK && h == fr->state_hash) return 0;
+    if (h == fr->state_hash) return 0;
+    char after[64];
+    desync_after(vr, after, sizeof after);
     v->frame = f;
     v->hash = h;
     v->recorded = fr->state_hash;
@@ -614,6 +613,61 @@ static int run_frame(const cr_replay *r, cr_scene *s, cr_world *w, int32_t f, pt
     verdict(v, CR_REPLAY_DESYNC, "desync at frame %d (t = %.4f s)%s: state hash %016llx, recorded %016llx", (int)f,
             cr_to_double(s->dt) * (double)(f + 1), after, (unsigned long long)h, (unsigned long long)fr->state_hash);
     return 1;
+}
+
+static int save_start(verify_run *vr, cr_world *w, int32_t f) {
+    if (vr->depth == 0) return 0;
+    if (cr_world_snapshot_save(w, vr->ring + vr->snap * (size_t)((uint32_t)f % (vr->depth + 1u)), vr->snap) == CR_OK) return 0;
+    verdict(vr->v, CR_REPLAY_MISMATCH, "snapshot failed at frame %d", (int)f);
+    vr->v->frame = -1;
+    return 1;
+}
+
+static int rerun_compare(void *user, cr_scene *s, cr_world *w, const cr_scene_frame *fr) {
+    verify_run *vr = user;
+    vr->v->frame = fr->frame; /* the last frame stepped, for run_frames's message */
+    return compare_frame(vr, s, w, fr->frame);
+}
+
+/* Frames [from, to) again through cr_scene_run, each compared; a failed step is a desync. */
+static int run_frames(verify_run *vr, cr_scene *s, cr_world *w, int32_t from, int32_t to, cr_scene_frame_fn each) {
+    cr_scene_loop loop = {.from = from, .to = to, .inputs = vr->r->inputs, .input_first = vr->first, .each = each, .user = vr};
+    cr_scene_error e;
+    int rc = cr_scene_run(s, w, &loop, &e);
+    if (rc >= 0) return rc;
+    /* the frame that failed is the one after the last that was compared */
+    char why[600], after[64];
+    cr_scene_error_format(why, sizeof why, &e);
+    desync_after(vr, after, sizeof after);
+    int32_t f = vr->v->frame >= from ? vr->v->frame + 1 : from;
+    vr->v->frame = f;
+    verdict(vr->v, CR_REPLAY_DESYNC, "desync at frame %d%s: %s", (int)f, after, why);
+    return 1;
+}
+
+/* After every recorded frame f: compare; keep the start of f + 1; and, with a
+ * depth, roll back as a network layer does on late input: to the start of
+ * frame f - depth + 1 and the same frames again. */
+static int verify_frame(void *user, cr_scene *s, cr_world *w, const cr_scene_frame *fr) {
+    verify_run *vr = user;
+    int32_t f = fr->frame;
+    vr->v->frame = f; /* the last frame stepped, for run_frames's message */
+    if (compare_frame(vr, s, w, f)) return 1;
+    if (vr->depth != 0 && f + 1 >= (int32_t)vr->depth) {
+        int32_t from = f + 1 - (int32_t)vr->depth;
+        if (cr_world_snapshot_restore(w, vr->ring + vr->snap * (size_t)((uint32_t)from % (vr->depth + 1u)), vr->snap) != CR_OK) {
+            verdict(vr->v, CR_REPLAY_DESYNC, "the snapshot of frame %d does not restore", (int)from);
+            vr->v->frame = from;
+            return 1;
+        }
+        vr->rewound = f;
+        vr->v->frame = from - 1;
+        int bad = run_frames(vr, s, w, from, f + 1, rerun_compare);
+        vr->rewound = -1;
+        vr->v->frame = f;
+        if (bad) return 1;
+    }
+    return save_start(vr, w, f + 1);
 }
 
 cr_replay_outcome cr_replay_verify(const cr_replay *r, cr_replay_verdict *v) { return cr_replay_verify_rollback(r, 0, v); }
@@ -692,25 +746,10 @@ cr_replay_outcome cr_replay_verify_rollback(const cr_replay *r, uint32_t depth, 
                     CR_MODE_NAME, (unsigned)depth);
         else
             verdict(v, CR_REPLAY_PASS, "%d frames verified (%s)", (int)frames, CR_MODE_NAME);
-        for (ptrdiff_t f = 0; f < frames; ++f) {
-            if (depth && cr_world_snapshot_save(w, ring + snap * (size_t)(f % (depth + 1u)), snap) != CR_OK) {
-                verdict(v, CR_REPLAY_MISMATCH, "snapshot failed at frame %d", (int)f);
-                break;
-            }
-            if (run_frame(r, s, w, (int32_t)f, first[f], first[f + 1], -1, v)) break;
-            /* rollback as a network layer does on late input: back to the
-             * start of frame f - depth + 1 and the same frames again */
-            if (depth == 0 || f + 1 < (ptrdiff_t)depth) continue;
-            ptrdiff_t from = f + 1 - (ptrdiff_t)depth;
-            if (cr_world_snapshot_restore(w, ring + snap * (size_t)(from % (depth + 1u)), snap) != CR_OK) {
-                verdict(v, CR_REPLAY_DESYNC, "the snapshot of frame %d does not restore", (int)from);
-                v->frame = (int32_t)from;
-                break;
-            }
-            int bad = 0;
-            for (ptrdiff_t g = from; g <= f && !bad; ++g)
-                bad = run_frame(r, s, w, (int32_t)g, first[g], first[g + 1], (int32_t)f, v);
-            if (bad) break;
+        verify_run vr = {r, v, -1, depth, snap, ring, first};
+        if (save_start(&vr, w, 0) == 0) {
+            v->frame = -1;
+            if (run_frames(&vr, s, w, 0, (int32_t)frames, verify_frame) == 0) v->frame = -1;
         }
     }
     free(ring);

@@ -209,8 +209,35 @@ int cr_scene_apply_inputs(cr_scene *s, cr_world *w, int32_t frame, cr_scene_erro
 int cr_scene_spawn(cr_scene *s, cr_world *w, int32_t frame, cr_scene_error *err);
 
 /// One frame exactly as `crumple run` does it: the frame's inputs, then one
-/// world step of the scene's dt.
+/// world step of the scene's dt (cr_scene_run over the one frame).
 int cr_scene_step(cr_scene *s, cr_world *w, int32_t frame, cr_scene_error *err);
+
+/// What cr_scene_run measured of one frame.
+typedef struct cr_scene_frame {
+    int32_t frame;        ///< the frame just stepped (0-based)
+    double ms;            ///< wall time of its inputs and step, ms
+    double cpu_ms;        ///< process CPU time of the same, ms
+    cr_world_stats stats; ///< the world's stats after the step
+} cr_scene_frame;
+
+/// Called by cr_scene_run after every frame; nonzero stops the run and is returned.
+typedef int (*cr_scene_frame_fn)(void *user, cr_scene *s, cr_world *w, const cr_scene_frame *frame);
+
+/// Which frames cr_scene_run steps, with what, and what it does after each.
+typedef struct cr_scene_loop {
+    int32_t from, to;             ///< frames [from, to)
+    const cr_input *inputs;       ///< a replay's recorded inputs, applied instead of the scene's own...
+    const ptrdiff_t *input_first; ///< ...frame f's being inputs[input_first[f] .. input_first[f + 1]); NULL: the scene's
+    struct cr_run_stats *stats;   ///< totals each frame is added to, or NULL
+    cr_scene_frame_fn each;       ///< after each frame, or NULL
+    void *user;                   ///< passed to `each`
+} cr_scene_loop;
+
+/// The tools' one frame loop (tools/scene_run.c): every frame's spawns and
+/// inputs, one step of s->dt, timed; its stats into loop->stats; then
+/// loop->each. Returns 0; -1 with *err naming the frame that failed; or the
+/// hook's nonzero value.
+int cr_scene_run(cr_scene *s, cr_world *w, const cr_scene_loop *loop, cr_scene_error *err);
 
 /* ---- crumple run: what a run measures and prints (tools/cmd_run.c) ---- */
 

@@ -1,10 +1,10 @@
-/* scene_inputs.c — a scene's timed inputs, frame by frame, and its one frame.
+/* scene_inputs.c — a scene's timed inputs, frame by frame.
  *
  * The inputs are one list sorted by (frame, declaration order). Spawns are
  * scene structure (a replay rebuilds them from the scene text); the rest are
  * converted to the runtime's plain-data cr_input and applied by one call,
  * cr_world_apply_inputs, so that a replay records exactly what reached the
- * world (s->frame_inputs).
+ * world (s->frame_inputs). The frame that uses them is scene_run.c.
  */
 #include "scene.h"
 #include "stb_ds.h"
@@ -79,12 +79,5 @@ int cr_scene_apply_inputs(cr_scene *s, cr_world *w, int32_t frame, cr_scene_erro
     if (st != CR_OK)
         return cr_scene_error_set(err, s->path, count ? s->inputs[first].line : 0, "inputs of frame %d: %s", frame,
                          cr_status_message(st));
-    return 0;
-}
-
-int cr_scene_step(cr_scene *s, cr_world *w, int32_t frame, cr_scene_error *err) {
-    if (cr_scene_apply_inputs(s, w, frame, err)) return -1;
-    cr_status st = cr_world_step(w, s->dt);
-    if (st != CR_OK) return cr_scene_error_set(err, s->path, 0, "step %d failed: %s", frame, cr_status_message(st));
     return 0;
 }

@@ -23,8 +23,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (arrlen(s->assets) == 0 && arrlen(s->bodies) <= 300) {
         cr_world *w = NULL;
         if (cr_scene_build(s, &w, &err) == 0) {
-            for (int32_t f = 0; f < 4; ++f)
-                if (cr_scene_step(s, w, f, &err) != 0) break;
+            cr_scene_loop loop = {.from = 0, .to = 4};
+            (void)cr_scene_run(s, w, &loop, &err);
             cr_cli_world_free(w);
         }
     }

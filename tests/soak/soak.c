@@ -40,6 +40,34 @@ static int world_finite(const cr_world *w) {
     return 1;
 }
 
+typedef struct soak_run {
+    const char *path;
+    int32_t second; /* frames in the first second */
+    uint64_t *hashes;
+    size_t *hw_1s, *hw_end;
+} soak_run;
+
+/* cr_scene_run's per-frame hook: the hash, finiteness and the block's high water */
+static int soak_frame(void *user, cr_scene *s, cr_world *w, const cr_scene_frame *fr) {
+    (void)s;
+    soak_run *r = user;
+    int32_t f = fr->frame;
+    r->hashes[f] = cr_world_state_hash(w);
+    if (!world_finite(w) || fr->stats.frozen != 0) {
+        fprintf(stderr, "%s: frame %d: a body is not finite\n", r->path, (int)f);
+        return 1;
+    }
+    size_t hw = cr_world_memory_stats(w).high_water;
+    if (f + 1 == r->second) *r->hw_1s = hw;
+    if (f + 1 > r->second && hw > *r->hw_1s) {
+        fprintf(stderr, "%s: frame %d: the block's high water grew from %zu to %zu bytes after the first second\n",
+                r->path, (int)f, *r->hw_1s, hw);
+        return 1;
+    }
+    *r->hw_end = hw;
+    return 0;
+}
+
 /* One run; fills hashes[frames]. Returns 0 or -1 with a message printed. */
 static int run(const char *path, int32_t frames, uint64_t *hashes, size_t *hw_1s, size_t *hw_end, double *seconds) {
     cr_scene *s = NULL;
@@ -54,29 +82,12 @@ static int run(const char *path, int32_t frames, uint64_t *hashes, size_t *hw_1s
         cr_scene_free(s);
         return -1;
     }
-    int32_t second = (int32_t)(1.0 / cr_to_double(s->dt) + 0.5);
+    soak_run r = {path, (int32_t)(1.0 / cr_to_double(s->dt) + 0.5), hashes, hw_1s, hw_end};
     uint64_t t0 = crp_clock_ns();
-    int rc = 0;
-    for (int32_t f = 0; f < frames && rc == 0; ++f) {
-        if (cr_scene_step(s, w, f, &err)) {
-            cr_scene_error_print(stderr, &err);
-            rc = -1;
-            break;
-        }
-        hashes[f] = cr_world_state_hash(w);
-        if (!world_finite(w) || cr_world_get_stats(w).frozen != 0) {
-            fprintf(stderr, "%s: frame %d: a body is not finite\n", path, (int)f);
-            rc = -1;
-        }
-        size_t hw = cr_world_memory_stats(w).high_water;
-        if (f + 1 == second) *hw_1s = hw;
-        if (f + 1 > second && hw > *hw_1s) {
-            fprintf(stderr, "%s: frame %d: the block's high water grew from %zu to %zu bytes after the first second\n", path,
-                    (int)f, *hw_1s, hw);
-            rc = -1;
-        }
-        *hw_end = hw;
-    }
+    cr_scene_loop loop = {.from = 0, .to = frames, .each = soak_frame, .user = &r};
+    int rc = cr_scene_run(s, w, &loop, &err);
+    if (rc < 0) cr_scene_error_print(stderr, &err);
+    if (rc) rc = -1;
     *seconds = (double)(crp_clock_ns() - t0) * 1e-9;
     cr_cli_world_free(w);
     cr_scene_free(s);
