@@ -7,6 +7,7 @@
 #   make soak            the pile and the demo for SOAK_FRAMES frames, twice, both modes (not in make test)
 #   make demo            the README's first command
 #   make bench           benchmarks, printed as JSON
+#   make bench-stages    the dent map's steps (seed 000 Table 1) and the re-skin, timed alone (tests/bench/)
 #   make bench-peers     crumple next to Bullet and ODE on the five peer scenes (docs/peers.md)
 #   make cross           Cortex-M4F libraries (both modes, sizes) and the suite as 32-bit x86
 # Settings below are ?= so that a user can override any of them.
@@ -55,6 +56,17 @@ $(BUILD)/obj/runtime/%.o: runtime/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_COMMON) -Iruntime/src -MMD -MP -c $< -o $@
 
+# Tools and the platform layer see the public API only: runtime/src is not on
+# their path (tools/asset_format.h forwards the one shared internal header).
+$(BUILD)/obj/tools/%.o: tools/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_HOST) -c $< -o $@
+
+$(BUILD)/obj/platform/%.o: platform/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_HOST) -c $< -o $@
+
+# Tests may call internals (cri_*) to check a stage on its own.
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_HOST) -Iruntime/src -I$(BUILD)/gen -c $< -o $@
@@ -110,6 +122,17 @@ soak:
 	$(MAKE) FIXED=1 soak-bin
 	build/bin/crumple_soak $(SOAK_FRAMES) $(SOAK_SCENES)
 	build-fixed/bin/crumple_soak $(SOAK_FRAMES) $(SOAK_SCENES)
+
+# ---- stage benchmarks (tests/bench/): they time internal stages, so they are not `crumple bench`
+.PHONY: bench-stages bench-stages-bin
+STAGE_BENCH_SRC := tests/bench/stage_bench.c tests/bench/bench_dent.c tests/bench/bench_example.c
+bench-stages-bin: $(BUILD)/bin/crumple_stage_bench
+$(BUILD)/bin/crumple_stage_bench: $(STAGE_BENCH_SRC) tests/bench/stage_bench.h $(TOOLS_LIB) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_HOST) -Iruntime/src $(STAGE_BENCH_SRC) $(TOOLS_LIB) $(LIB) -o $@ -lm $(EXTRA_LDFLAGS)
+bench-stages: $(BUILD)/bin/crumple_stage_bench
+	$(BUILD)/bin/crumple_stage_bench dent
+	$(BUILD)/bin/crumple_stage_bench example
 
 # ---- fuzzing (tests/fuzz/README.md) ------------------------------------------
 # libFuzzer harnesses, built with clang in both scalar modes into

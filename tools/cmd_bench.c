@@ -3,11 +3,13 @@
  *     crumple bench                     pile, rings and terrain, 600 steps each
  *     crumple bench stack pile --steps 120
  *     crumple bench data/scenes/my.scene
- *     crumple bench cook | dent | example   the cooker's, the dent and the example-plasticity benchmarks
+ *     crumple bench cook                the cooker's benchmark
+ *   (the dent-map and re-skin benchmarks time internal stages, which tools
+ *   may not reach: they are tests/bench/, `make bench-stages`)
  *
  * Each scene is loaded and built exactly as `crumple run` does (tools/scene_*.c),
- * then stepped at dt = 1/60 s; every cr_scene_step is timed on the host's
- * monotonic clock. One JSON object per scene, one per line:
+ * then stepped at dt = 1/60 s by cr_scene_run, which times every frame on
+ * the host's monotonic clock. One JSON object per scene, one per line:
  *
  *     {"scene":"pile","steps":600,"median_ms":2.1,"max_ms":3.4,"mean_ms":2.2,"bodies":1000,...}
  *
@@ -41,7 +43,7 @@ static const char *const default_scenes[] = {"pile", "rings", "terrain"};
 
 static void bench_usage(FILE *out) {
     fprintf(out, "usage: crumple bench [SCENE...] [--steps N] [--scenes DIR] [--json] [--poses] [--sleep on|off]\n"
-                 "       crumple bench cook|dent|example [options]   (the cooker's, dent and example-plasticity benchmarks)\n"
+                 "       crumple bench cook [options]   (the cooker's benchmark; the stage benchmarks are make bench-stages)\n"
                  "  Steps each scene (default: pile rings terrain) N times (default 600) at 1/60 s\n"
                  "  and prints one JSON object per scene: median and max ms per step.\n"
                  "  A SCENE is a name in DIR (default data/scenes) or a path to a .scene file.\n");
@@ -163,8 +165,6 @@ static const struct {
     int (*run)(int argc, char **argv);
 } sub_benches[] = {
     {"cook", cr_bench_cook}, /* tools/bench_cook.c */
-    {"dent", cr_bench_dent}, /* tools/bench_dent.c */
-    {"example", cr_bench_example}, /* tools/bench_example.c */
 };
 
 int cr_cmd_bench(int argc, char **argv) {

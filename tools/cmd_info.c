@@ -5,7 +5,7 @@
  * and element) and a non-zero exit status, exactly as a game would see it.
  */
 #include "cli.h"
-#include "geometry/asset_format.h"
+#include "asset_format.h"
 
 #include <stdio.h>
 #include <stdlib.h>

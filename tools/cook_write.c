@@ -1,4 +1,4 @@
-/* cook_write.c — serialise a cooked asset (layout: runtime/src/asset_format.h,
+/* cook_write.c — serialise a cooked asset (layout: tools/asset_format.h,
  * prose: docs/asset-format.md).
  *
  * Every byte is written explicitly, little-endian, with zero padding between
@@ -7,7 +7,7 @@
  * from the cooker's doubles once, here.
  */
 #include "cook.h"
-#include "geometry/asset_format.h"
+#include "asset_format.h"
 #include "crumple/asset.h"
 
 #include <math.h>

@@ -20,7 +20,7 @@
 #include "scene.h"
 #include "cli.h"
 #include "cook.h"
-#include "geometry/asset_format.h"
+#include "asset_format.h"
 #include "stb_ds.h"
 
 #include <stdarg.h>

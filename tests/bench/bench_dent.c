@@ -1,4 +1,4 @@
-/* bench_dent.c — `crumple bench dent [--json] [--quick]`: seed 000 Table 1.
+/* bench_dent.c — `crumple_stage_bench dent [--json] [--quick]`: seed 000 Table 1.
  *
  * The Stanford bunny (data/meshes, 70k triangles, 20 cm tall, ears
  * first) is the projectile, as in the seed's Figure 5. For each dent-map grid
@@ -7,6 +7,7 @@
  * replaces, and smoothing. Brute force at 400^2 takes some 20 s; --quick skips
  * it there. Times are the median of repeated runs.
  */
+#include "stage_bench.h"
 #include "cli.h"
 #include "obj.h"
 #include "damage/dent_map.h"
@@ -64,7 +65,7 @@ int cr_bench_dent(int argc, char **argv) {
         if (strcmp(argv[i], "--json") == 0) json = true;
         else if (strcmp(argv[i], "--quick") == 0) quick = true;
         else {
-            fprintf(stderr, "crumple bench dent: unknown option '%s' (use --json, --quick)\n", argv[i]);
+            fprintf(stderr, "crumple_stage_bench dent: unknown option '%s' (use --json, --quick)\n", argv[i]);
             return 2;
         }
     }

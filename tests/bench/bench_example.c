@@ -1,4 +1,4 @@
-/* bench_example.c — `crumple bench example [--json] [--segments N]`: what
+/* bench_example.c — `crumple_stage_bench example [--json] [--segments N]`: what
  * example-based plasticity (seed 001) costs, against the issue's targets.
  *
  * The body is the bar of data/meshes/bar.obj (4 x 0.5 x 0.5 m, rigged by
@@ -13,6 +13,7 @@
  *            15 % on the pachinko scene; seed Table 2: 42-59 %)
  * Times are medians of repeated runs on the host's monotonic clock.
  */
+#include "stage_bench.h"
 #include "cli.h"
 #include "cook.h"
 #include "obj.h"
@@ -72,12 +73,12 @@ int cr_bench_example(int argc, char **argv) {
         if (strcmp(argv[i], "--json") == 0) json = 1;
         else if (strcmp(argv[i], "--segments") == 0 && i + 1 < argc) segments = atoi(argv[++i]);
         else {
-            fprintf(stderr, "usage: crumple bench example [--json] [--segments N]\n");
+            fprintf(stderr, "usage: crumple_stage_bench example [--json] [--segments N]\n");
             return 2;
         }
     }
     if (segments < 8 || segments > 2000) {
-        fprintf(stderr, "crumple bench example: --segments must be in 8..2000\n");
+        fprintf(stderr, "crumple_stage_bench example: --segments must be in 8..2000\n");
         return 2;
     }
     size_t len = 0;
@@ -85,7 +86,7 @@ int cr_bench_example(int argc, char **argv) {
     cr_obj obj;
     char err[1024];
     if (text == NULL || cr_obj_parse("bar_fine.obj", text, len, &obj, err, sizeof err) != 0) {
-        fprintf(stderr, "crumple bench example: %s\n", text ? err : "out of memory");
+        fprintf(stderr, "crumple_stage_bench example: %s\n", text ? err : "out of memory");
         free(text);
         return 1;
     }
@@ -98,7 +99,7 @@ int cr_bench_example(int argc, char **argv) {
     int rc = cr_cook_obj("bar_fine.obj", &obj, &opt, &cooked, err, sizeof err);
     cr_obj_free(&obj);
     if (rc != 0) {
-        fprintf(stderr, "crumple bench example: %s\n", err);
+        fprintf(stderr, "crumple_stage_bench example: %s\n", err);
         return 1;
     }
     size_t need = cr_asset_memory_size(cooked.bytes, cooked.size);
@@ -106,7 +107,7 @@ int cr_bench_example(int argc, char **argv) {
     void *ablock = aligned_alloc(CR_BLOCK_ALIGN, need ? need : CR_BLOCK_ALIGN);
     cr_asset a;
     if (need == 0 || ablock == NULL || cr_asset_load(cooked.bytes, cooked.size, ablock, need, &a, NULL) != CR_OK) {
-        fprintf(stderr, "crumple bench example: the cooked bar does not load\n");
+        fprintf(stderr, "crumple_stage_bench example: the cooked bar does not load\n");
         free(ablock);
         cr_cook_result_free(&cooked);
         return 1;
@@ -185,7 +186,7 @@ int cr_bench_example(int argc, char **argv) {
     double sum_step = 0, sum_damage = 0;
     for (int i = 0; i < STEPS; ++i) sum_step += t_step[i], sum_damage += t_damage[i];
     double rigid = sum_step - sum_damage;
-    if (!ok) fprintf(stderr, "crumple bench example: the world failed\n");
+    if (!ok) fprintf(stderr, "crumple_stage_bench example: the world failed\n");
     else if (json)
         printf("{\"bench\":\"example\",\"vertices\":%u,\"examples\":%u,\"bones\":%u,\"reskin_ms\":%.4f,\"memcpy_ms\":%.4f,"
                "\"reskin_over_memcpy\":%.1f,\"steps\":%d,\"impulses\":%llu,\"work\":%llu,\"rigid_ms_per_step\":%.4f,"
