@@ -610,6 +610,15 @@ CR_TEST(hostile_dent_def_names_the_field) {
     dd.min_cells = 2;
     ENSURE(cr_dent_attach(d.w, a, &dd) == CR_ERR_DEF_INVALID);
     ENSURE(cr_world_refused_field(d.w) == CR_FIELD_DENT_CELLS);
+    /* every smoothing iteration is a pass over the map: unbounded ones would be unbounded work */
+    dd = cr_default_dent_def();
+    dd.heat_iterations = CR_DENT_MAX_ITERATIONS + 1;
+    ENSURE(cr_dent_attach(d.w, a, &dd) == CR_ERR_DEF_INVALID);
+    ENSURE(cr_world_refused_field(d.w) == CR_FIELD_DENT_ITERATIONS);
+    dd = cr_default_dent_def();
+    dd.modified_iterations = UINT32_MAX;
+    ENSURE(cr_dent_attach(d.w, a, &dd) == CR_ERR_DEF_INVALID);
+    ENSURE(cr_world_refused_field(d.w) == CR_FIELD_DENT_ITERATIONS);
     dd = cr_default_dent_def();
     ENSURE(cr_dent_attach(d.w, a, &dd) == CR_OK);
     free_world(&d, 1);
@@ -626,7 +635,7 @@ typedef struct two_hits {
     cr_dent_event event[4];
 } two_hits;
 
-static int run_two_hits(uint32_t budget, int frames, two_hits *out) {
+static int run_two_hits(uint32_t budget, uint32_t heat, int frames, two_hits *out) {
     memset(out, 0, sizeof *out);
     dent_world d;
     char *plate = NULL, *box = NULL;
@@ -637,7 +646,15 @@ static int run_two_hits(uint32_t budget, int frames, two_hits *out) {
     dd.work_per_step = budget;
     if (!make_world(&d, 2, cr_v3_zero(), dd)) return 0;
     cr_body_id plate_id, p;
-    if (add_dentable_block(&d, &plate_id) != CR_OK) return 0;
+    cr_body_def pd = cr_default_body_def();
+    pd.type = CR_BODY_STATIC;
+    pd.shape.type = CR_SHAPE_MESH;
+    pd.shape.asset = d.slot[0];
+    cr_transform pose = modelled_pose(&d.asset[0], cr_v3_zero());
+    pd.position = pose.p, pd.orientation = pose.q;
+    cr_dent_def dent = cr_default_dent_def();
+    dent.heat_iterations = heat;
+    if (create_dentable(d.w, &pd, &dent, &plate_id) != CR_OK) return 0;
     for (int i = 0; i < 2; ++i) {
         cr_body_def bd = cr_default_body_def();
         bd.shape.type = CR_SHAPE_MESH;
@@ -679,7 +696,7 @@ static int run_two_hits(uint32_t budget, int frames, two_hits *out) {
 CR_TEST(dent_budget_counts_every_loop_and_defers_identically) {
     enum { FRAMES = 14 };
     two_hits roomy, tight;
-    ENSURE(run_two_hits(400000, FRAMES, &roomy));
+    ENSURE(run_two_hits(1u << 22, 4, FRAMES, &roomy));
     int hit = -1;
     for (int f = 0; f < FRAMES && hit < 0; ++f)
         if (roomy.done[f] > 0) hit = f;
@@ -689,7 +706,7 @@ CR_TEST(dent_budget_counts_every_loop_and_defers_identically) {
     ENSURE_MSG(roomy.work[hit] >= 2 * loops, "work %u < 2 x %u", roomy.work[hit], loops);
     /* room for everything but the second dent's pass over the plate's vertices */
     uint32_t budget = roomy.work[hit] - roomy.vertex_count;
-    ENSURE(run_two_hits(budget, FRAMES, &tight));
+    ENSURE(run_two_hits(budget, 4, FRAMES, &tight));
     cr_test_printf("     plate %u vertices, %u triangles; both dents: %u units in one step; budget %u: %u + %u units "
                    "over two steps, %u waiting between\n",
                    roomy.vertex_count, roomy.triangle_count, roomy.work[hit], budget, tight.work[hit],
@@ -704,5 +721,14 @@ CR_TEST(dent_budget_counts_every_loop_and_defers_identically) {
                tight.event[k].last_vertex == roomy.event[k].last_vertex);
     ENSURE(memcmp(tight.positions, roomy.positions, roomy.vertex_count * sizeof(cr_vec3)) == 0);
     ENSURE(memcmp(tight.grid, roomy.grid, roomy.nodes * sizeof(cr_real)) == 0);
+    /* the map's smoothing passes count too: 96 more heat iterations add 96
+     * passes over each map's cells, and nothing else */
+    two_hits smoother;
+    ENSURE(run_two_hits(1u << 22, 100, FRAMES, &smoother));
+    ENSURE(smoother.done[hit] == 2);
+    uint32_t more = smoother.work[hit] - roomy.work[hit];
+    cr_test_printf("     96 more heat iterations: %u more units (%u map cells)\n", more, more / 96);
+    ENSURE(smoother.work[hit] > roomy.work[hit] && more % 96 == 0 && more / 96 >= 2 * 25);
     free(roomy.positions), free(roomy.grid), free(tight.positions), free(tight.grid);
+    free(smoother.positions), free(smoother.grid);
 }
