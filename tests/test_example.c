@@ -255,6 +255,63 @@ CR_TEST(example_attach_refuses_what_it_cannot_deform) {
     free_bar(&b);
 }
 
+/* Every real of a cr_example_def: a non-finite value (float NaN/±Inf, fixed
+ * saturated) is CR_ERR_NOT_FINITE, a finite one out of range CR_ERR_DEF_INVALID
+ * (below and above), and cr_world_refused_field names it; nothing is attached
+ * by a refusal, and the body takes a valid def afterwards. */
+CR_TEST(hostile_example_def_names_the_field) {
+#if CR_FIXED
+    static const cr_real bad[] = {CR_REAL_MAX, -CR_REAL_MAX, INT64_MIN};
+#else
+    static const cr_real bad[] = {NAN, INFINITY, -INFINITY};
+#endif
+    bar_world b;
+    ENSURE(cook_bar(&b, true) && make_world(&b, cr_v3_zero(), 1));
+    cr_body_def bd = bar_def(&b, CR_BODY_DYNAMIC, cr_v3_zero());
+    cr_body_id bar;
+    ENSURE(cr_body_create(b.w, &bd, &bar) == CR_OK);
+    const uint64_t before = cr_world_state_hash(b.w);
+    const struct { size_t off; cr_field f; cr_real low, high; } fields[] = {
+        {offsetof(cr_example_def, alpha), CR_FIELD_EXAMPLE_ALPHA, CR_R(-1), CR_R(2e6)},
+        {offsetof(cr_example_def, beta), CR_FIELD_EXAMPLE_BETA, CR_R(-0.001), CR_R(2e9)},
+        {offsetof(cr_example_def, gamma), CR_FIELD_EXAMPLE_GAMMA, 0, CR_R(2e6)},
+        {offsetof(cr_example_def, lambda), CR_FIELD_EXAMPLE_LAMBDA, CR_R(-0.5), CR_R(1)},
+        {offsetof(cr_example_def, mu), CR_FIELD_EXAMPLE_MU, CR_R(-1), CR_R(2e6)},
+        {offsetof(cr_example_def, nu), CR_FIELD_EXAMPLE_NU, CR_R(-1), CR_R(2e6)},
+    };
+    int refused = 0;
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; ++i) {
+        for (size_t k = 0; k < sizeof bad / sizeof bad[0]; ++k) {
+            cr_example_def ed = cr_default_example_def();
+            memcpy((char *)&ed + fields[i].off, &bad[k], sizeof(cr_real));
+            ENSURE(cr_example_attach(b.w, bar, &ed) == CR_ERR_NOT_FINITE);
+            ENSURE_MSG(cr_world_refused_field(b.w) == fields[i].f, "field %s, expected %s",
+                       cr_field_name(cr_world_refused_field(b.w)), cr_field_name(fields[i].f));
+            ++refused;
+        }
+        const cr_real out[2] = {fields[i].low, fields[i].high};
+        for (int k = 0; k < 2; ++k) {
+            cr_example_def ed = cr_default_example_def();
+            memcpy((char *)&ed + fields[i].off, &out[k], sizeof(cr_real));
+            ENSURE(cr_example_attach(b.w, bar, &ed) == CR_ERR_DEF_INVALID);
+            ENSURE(cr_world_refused_field(b.w) == fields[i].f);
+            ++refused;
+        }
+    }
+    ENSURE(strcmp(cr_field_name(CR_FIELD_EXAMPLE_LAMBDA), "cr_example_def.lambda") == 0);
+    /* nothing was attached: no weights to read, the world as it was */
+    cr_example_view v;
+    ENSURE(cr_example_get(b.w, bar, &v) == CR_ERR_DEF_INVALID);
+    ENSURE(cr_world_state_hash(b.w) == before);
+    /* the ends of the ranges are accepted */
+    cr_example_def ed = cr_default_example_def();
+    ed.alpha = CR_R(1e6), ed.beta = 0, ed.gamma = CR_R(1e-4), ed.lambda = 0, ed.mu = 0, ed.nu = CR_R(1e6);
+    ENSURE(cr_example_attach(b.w, bar, &ed) == CR_OK);
+    ENSURE(cr_example_get(b.w, bar, &v) == CR_OK && v.vertex_count == b.asset.vertex_count);
+    cr_test_printf("    %d refusals, each naming its field\n", refused);
+    free_bar(&b);
+}
+
 /* ---- what a user sees ------------------------------------------------------------ */
 
 CR_TEST(example_hard_hit_moves_the_hit_region_toward_its_example) {

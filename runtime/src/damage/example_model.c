@@ -41,6 +41,7 @@
 #include "geometry/skinning.h"
 #include "geometry/mesh_mass.h"
 #include "base/hash.h"
+#include "base/check.h"
 
 #include <string.h>
 
@@ -94,18 +95,22 @@ cr_example_budget cr_default_example_budget(void) {
     return b;
 }
 
-cr_status cri_example_model_check_def(const cr_example_budget *b) {
-    if (b->body_capacity > 4096) return CR_ERR_DEF_INVALID;
-    if (b->body_capacity == 0) return CR_OK;
-    if (b->max_vertices == 0 || b->max_vertices > CR_ASSET_MAX_VERTICES || b->max_examples < 2 ||
-        b->max_examples > CR_ASSET_MAX_EXAMPLES || b->queue_capacity == 0 || b->queue_capacity > (1u << 20) ||
-        b->impulses_per_step == 0 || b->neighbours_per_step == 0 || b->vertices_per_step == 0 ||
-        b->grid_nodes_per_step > (1u << 24))
-        return CR_ERR_DEF_INVALID;
-    /* one record's E must be addressable by a 32-bit offset */
-    if ((uint64_t)b->max_vertices * b->max_examples * sizeof(cr_real) * b->body_capacity > (1ull << 30))
-        return CR_ERR_DEF_INVALID;
-    return CR_OK;
+cr_status cri_example_model_check_def(const cr_example_budget *b, cr_field *field) {
+    const bool on = b->body_capacity > 0;
+    if (b->body_capacity > 4096) *field = CR_FIELD_EXAMPLE_BUDGET_BODY_CAPACITY;
+    else if (!on) return CR_OK;
+    else if (b->max_vertices == 0 || b->max_vertices > CR_ASSET_MAX_VERTICES) *field = CR_FIELD_EXAMPLE_BUDGET_MAX_VERTICES;
+    else if (b->max_examples < 2 || b->max_examples > CR_ASSET_MAX_EXAMPLES) *field = CR_FIELD_EXAMPLE_BUDGET_MAX_EXAMPLES;
+    else if (b->queue_capacity == 0 || b->queue_capacity > (1u << 20)) *field = CR_FIELD_EXAMPLE_BUDGET_QUEUE_CAPACITY;
+    else if (b->impulses_per_step == 0) *field = CR_FIELD_EXAMPLE_BUDGET_IMPULSES_PER_STEP;
+    else if (b->neighbours_per_step == 0) *field = CR_FIELD_EXAMPLE_BUDGET_NEIGHBOURS_PER_STEP;
+    else if (b->vertices_per_step == 0) *field = CR_FIELD_EXAMPLE_BUDGET_VERTICES_PER_STEP;
+    else if (b->grid_nodes_per_step > (1u << 24)) *field = CR_FIELD_EXAMPLE_BUDGET_GRID_NODES_PER_STEP;
+    /* every record's E must be addressable by a 32-bit offset: the rows are what is too large */
+    else if ((uint64_t)b->max_vertices * b->max_examples * sizeof(cr_real) * b->body_capacity > (1ull << 30))
+        *field = CR_FIELD_EXAMPLE_BUDGET_MAX_VERTICES;
+    else return CR_OK;
+    return CR_ERR_DEF_INVALID;
 }
 
 static uint64_t al16(uint64_t x) { return (x + 15u) & ~(uint64_t)15u; }
@@ -167,9 +172,22 @@ cr_status cri_example_model_attach(cr_world *w, uint32_t body_index1, const cr_e
     /* a re-skin rewrites the shared surface copy from the rest pose: it would erase the dents */
     if (b->models & CR_MODEL_DENT) return CR_ERR_DEF_INVALID;
     if (b->shape.type != CR_SHAPE_MESH) return CR_ERR_DEF_INVALID;
-    if (def->alpha < 0 || def->beta < 0 || def->gamma <= 0 || def->lambda < 0 || def->lambda >= CR_R(1) ||
-        def->mu < 0 || def->nu < 0)
-        return CR_ERR_DEF_INVALID;
+    /* every real: finite first (CR_ERR_NOT_FINITE), then in range (CR_ERR_DEF_INVALID), naming the field.
+     * The upper ends keep the products the step forms (nu |dE|, mu dt, alpha |dx|, 1/gamma) inside Q32.32
+     * and far from float's overflow; they are orders of magnitude past any material (docs/example-plasticity.md). */
+    const struct { cr_real v, lo, hi; bool open_hi; cr_field f; } reals[] = {
+        {def->alpha, 0, CR_R(1e6), false, CR_FIELD_EXAMPLE_ALPHA},
+        {def->beta, 0, CR_R(1e9), false, CR_FIELD_EXAMPLE_BETA},
+        {def->gamma, CR_R(1e-4), CR_R(1048576.0), false, CR_FIELD_EXAMPLE_GAMMA},
+        {def->lambda, 0, CR_R(1), true, CR_FIELD_EXAMPLE_LAMBDA},
+        {def->mu, 0, CR_R(1e6), false, CR_FIELD_EXAMPLE_MU},
+        {def->nu, 0, CR_R(1e6), false, CR_FIELD_EXAMPLE_NU},
+    };
+    for (size_t i = 0; i < sizeof reals / sizeof reals[0]; ++i) {
+        CR_TRY(cr_check_real(w, reals[i].v, reals[i].f));
+        if (reals[i].v < reals[i].lo || reals[i].v > reals[i].hi || (reals[i].open_hi && reals[i].v == reals[i].hi))
+            return cri_refuse(w, CR_ERR_DEF_INVALID, reals[i].f);
+    }
     const cr_asset *a = cri_damage_rest_asset(w, b->shape.asset);
     if (a == NULL || a->bone_count == 0 || a->example_count < 2) return CR_ERR_DEF_INVALID;
     if (a->vertex_count > bd->max_vertices || a->example_count > bd->max_examples) return CR_ERR_CAPACITY;
