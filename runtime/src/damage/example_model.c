@@ -507,19 +507,51 @@ static uint32_t patch_grid(cr_world *w, cr_surface_copy *copy, const cr_asset *r
     return (last - first + 1) + 2 * n + cells + 8 * p.nodes;
 }
 
-/* Seed 001 §3.2: the mass stays, the inertia follows the new shape (its
- * diagonal in the body's axes, about the new centre). The body frame stays
- * where the cooked centre was (docs/example-plasticity.md). Returns the work. */
-static uint32_t follow_inertia(cr_body *b, const cr_vec3 *pos, const cr_asset *rest) {
+/* Seed 001 §3.2: "we translate and rotate x so the local center of mass is
+ * at the origin ... and update the moment of inertia". The mass stays. The
+ * body frame's origin moves to the deformed shape's centre of volume
+ * (cri_surface_copy_shift: positions, grid origin, mesh frame), and the body
+ * moves the other way in the world, so no vertex jumps: its pose by R c, its
+ * velocity to the new centre's (v + w x R c), the anchors of its joints, its
+ * waiting impulses and its last finite pose with it. The inertia is the
+ * deformed surface's diagonal in the body's axes about that centre; the axes
+ * are not turned to the new principal axes (that would resample the grid:
+ * docs/example-plasticity.md). Returns the work. */
+static uint32_t follow_mass(cr_world *w, cr_body *b, cr_surface_copy *copy, const cr_asset *rest) {
     if (b->type != CR_BODY_DYNAMIC || b->mass <= 0) return 0;
+    uint8_t *block = (uint8_t *)w;
+    const cr_vec3 *pos = cr_surface_copy_positions(copy, block);
     cr_mesh_mass mm = cri_mesh_mass_of(pos, rest->triangles, rest->triangle_count);
-    if (mm.volume <= 0) return rest->triangle_count;
+    uint32_t work = rest->triangle_count;
+    if (mm.volume <= 0) return work;
     cr_vec3 inertia = cr_v3_scale(mm.inertia, cr_div(b->mass, mm.volume));
     if (inertia.x > 0 && inertia.y > 0 && inertia.z > 0) {
         b->inertia = inertia;
         b->inv_inertia = cr_v3(cr_div(CR_R(1), inertia.x), cr_div(CR_R(1), inertia.y), cr_div(CR_R(1), inertia.z));
     }
-    return rest->triangle_count;
+    const cr_vec3 c = mm.centre;
+    if (c.x == 0 && c.y == 0 && c.z == 0) return work;
+    work += cri_surface_copy_shift(copy, block, rest, c);
+    cri_surface_copy_mark(copy, 0, rest->vertex_count - 1); /* every vertex moved in the body frame */
+    const uint32_t self = (uint32_t)(b - cr_world_bodies(w)) + 1;
+    cr_vec3 rc = cr_quat_rotate(b->xf.q, c);
+    b->xf.p = cr_v3_add(b->xf.p, rc);
+    b->v = cr_v3_add(b->v, cr_v3_cross(b->w, rc));
+    b->finite_p = cr_v3_add(b->finite_p, cr_quat_rotate(b->finite_q, c));
+    cr_joint *j = cr_world_joints(w);
+    for (uint32_t i = 0; i < w->joint_high; ++i) {
+        if (!j[i].alive) continue;
+        if (j[i].a == self) j[i].local_anchor_a = cr_v3_sub(j[i].local_anchor_a, c);
+        if (j[i].b == self) j[i].local_anchor_b = cr_v3_sub(j[i].local_anchor_b, c);
+    }
+    const cr_example_budget *bd = &w->def.damage.example;
+    cr_example_region *reg = &CR_DAMAGE(w)->example;
+    cr_example_job *queue = CR_AT(w, reg->queue, cr_example_job);
+    for (uint32_t k = 0; k < reg->queue_count; ++k) {
+        cr_example_job *job = &queue[(reg->queue_head + k) % bd->queue_capacity];
+        if (job->body_index1 == self) job->point = cr_v3_sub(job->point, c);
+    }
+    return work + w->joint_high + reg->queue_count;
 }
 
 /* Eq. 13 and eq. 3 for one body; returns the work. */
@@ -566,7 +598,7 @@ static uint32_t fade_and_skin(cr_world *w, uint32_t ri) {
             }
             ++left;
         }
-        cr_vec3 x = cri_skin_example_point(rest, frames, v, rest->positions[v], ev);
+        cr_vec3 x = cr_v3_sub(cri_skin_example_point(rest, frames, v, rest->positions[v], ev), copy->frame_shift);
         if (x.x == pos[v].x && x.y == pos[v].y && x.z == pos[v].z) continue;
         pos[v] = x;
         if (v < first) first = v;
@@ -576,9 +608,9 @@ static uint32_t fade_and_skin(cr_world *w, uint32_t ri) {
     uint32_t work = r->vertex_count;
     if (first <= last) {
         cri_surface_copy_mark(copy, first, last);
-        work += cri_surface_copy_refresh(copy, block, &b->bound_radius);
         work += patch_grid(w, copy, rest, old, pos, first, last);
-        work += follow_inertia(b, pos, rest);
+        work += follow_mass(w, b, copy, rest);
+        work += cri_surface_copy_refresh(copy, block, &b->bound_radius);
         /* a sleeping body whose shape changed must meet its contacts again */
         if (b->asleep) cri_world_wake(w, r->body_index1 - 1);
     }
