@@ -140,6 +140,9 @@ CR_TEST(example_skinning_jacobian_is_the_derivative_and_examples_are_reached) {
     double worst = 0;
     cr_skin_frame frames[3 * 4];
     cri_skin_example_frames(a, frames);
+    cr_skin_blend blends[3];
+    cr_skin_cache cache;
+    cri_skin_cache_init(&cache, blends, a);
     for (uint32_t v = 0; v < a->vertex_count; ++v) {
         /* the rest weights re-skin every vertex exactly where it was cooked */
         cr_real rest[4] = {CR_R(1), 0, 0, 0};
@@ -166,6 +169,11 @@ CR_TEST(example_skinning_jacobian_is_the_derivative_and_examples_are_reached) {
             cr_vec3 p0 = cri_skin_example_point(a, NULL, v, a->positions[v], w);
             cr_vec3 p1 = cri_skin_example_point(a, frames, v, a->positions[v], w);
             ENSURE(p0.x == p1.x && p0.y == p1.y && p0.z == p1.z);
+            /* nor does the per-bone blend cache, whether the row changed (r) or repeats (twice) */
+            for (int rep = 0; rep < 2; ++rep) {
+                cr_vec3 p2 = cri_skin_example_point_cached(a, frames, &cache, v, a->positions[v], w);
+                ENSURE(p0.x == p2.x && p0.y == p2.y && p0.z == p2.z);
+            }
             cr_vec3 cols[4];
             cri_skin_example_jacobian(a, v, a->positions[v], w, cols);
             for (int k = 0; k < 4; ++k) {

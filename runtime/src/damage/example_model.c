@@ -574,6 +574,11 @@ static uint32_t fade_and_skin(cr_world *w, uint32_t ri) {
     uint32_t foff = cri_arena_push(&w->scratch, block, nf * (uint32_t)sizeof(cr_skin_frame), 16);
     cr_skin_frame *frames = foff == CR_NO_OFFSET ? NULL : CR_AT(w, foff, cr_skin_frame);
     if (frames != NULL) cri_skin_example_frames(rest, frames);
+    /* and each bone's blend once per run of equal weight rows (same bits as without) */
+    uint32_t boff = frames == NULL ? CR_NO_OFFSET
+                                   : cri_arena_push(&w->scratch, block, rest->bone_count * (uint32_t)sizeof(cr_skin_blend), 16);
+    cr_skin_cache cache;
+    if (boff != CR_NO_OFFSET) cri_skin_cache_init(&cache, CR_AT(w, boff, cr_skin_blend), rest);
     for (uint32_t v = 0; v < r->vertex_count; ++v) {
         cr_real *ev = &e[v * ne], *dv = &d[v * ne];
         bool any = false, small = true;
@@ -598,7 +603,9 @@ static uint32_t fade_and_skin(cr_world *w, uint32_t ri) {
             }
             ++left;
         }
-        cr_vec3 x = cr_v3_sub(cri_skin_example_point(rest, frames, v, rest->positions[v], ev), copy->frame_shift);
+        cr_vec3 x = boff != CR_NO_OFFSET ? cri_skin_example_point_cached(rest, frames, &cache, v, rest->positions[v], ev)
+                                         : cri_skin_example_point(rest, frames, v, rest->positions[v], ev);
+        x = cr_v3_sub(x, copy->frame_shift);
         if (x.x == pos[v].x && x.y == pos[v].y && x.z == pos[v].z) continue;
         pos[v] = x;
         if (v < first) first = v;
