@@ -836,6 +836,8 @@ static int st_body_or_grid(pctx *c, bool grid) {
             if (b.def.shape.type != CR_SHAPE_MESH) return fail(c, "only mesh bodies dent ('%s' is not a mesh)", b.name);
             b.dents = true;
             b.dent = c->s->dents[d].dent;
+        } else if (strcmp(a, "plastic") == 0) {
+            if (cr_scene_body_plastic(c->s, &b, at_end(c) ? NULL : c->tok[c->pos++], c->line, c->err)) return -1;
         } else if (strcmp(a, "position") == 0) {
             if (read_vec3(c, a, &b.def.position)) return -1;
         } else if (strcmp(a, "rotate") == 0) {
@@ -1084,6 +1086,7 @@ typedef struct statement {
     int (*parse)(pctx *c);
 } statement;
 
+static int st_plastic(pctx *c) { return cr_scene_plastic_statement(c->s, c->line, c->tok + c->pos, c->ntok - c->pos, c->err); }
 static int st_body(pctx *c) { return st_body_or_grid(c, false); }
 static int st_grid(pctx *c) { return st_body_or_grid(c, true); }
 
@@ -1093,6 +1096,7 @@ static const statement statements[] = {
     {"asset", st_asset},     {"body", st_body},     {"grid", st_grid},         {"joint", st_joint},
     {"impulse", st_impulse}, {"dent", st_dent},     {"deform", st_deform},
     {"velocity", st_velocity}, {"target", st_target},
+    {"plastic", st_plastic},
 };
 
 /* Splits c->buf into words; '#' starts a comment. */
@@ -1334,6 +1338,7 @@ void cr_scene_free(cr_scene *s) {
     if (s == NULL) return;
     arrfree(s->materials);
     arrfree(s->dents);
+    arrfree(s->plastics);
     cr_scene_free_assets(s);
     arrfree(s->assets);
     arrfree(s->bodies);
@@ -1361,7 +1366,7 @@ static int create_body(cr_scene *s, cr_world *w, uint32_t index, int line, cr_sc
         memset(&b->id, 0, sizeof b->id);
         return set_error(err, s->path, line, "body '%s': cannot dent: %s (%s)", b->name, cr_status_message(st), cr_status_name(st));
     }
-    return 0;
+    return cr_scene_example_attach(s, w, index, line, err);
 }
 
 /* Room for every dentable body's copy of its surface and grid (surface_copy.c keeps
@@ -1386,6 +1391,7 @@ int cr_scene_build(cr_scene *s, cr_world **out, cr_scene_error *err) {
     if (cr_scene_load_assets(s, err)) return -1;
     cr_world_def def = s->def;
     if (!s->deform_bytes_given) def.damage.surface_bytes = dent_copy_bytes(s);
+    cr_scene_example_size(s, &def);
     def.log = crp_log_hook;
     def.clock_ns = crp_clock_hook;
     cr_world *w = NULL;
