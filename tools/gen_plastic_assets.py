@@ -149,7 +149,7 @@ def car():
     for i in range(n):  # star-shaped about its centroid, so the caps can be concentric rings
         a, b = profile[i], profile[(i + 1) % n]
         assert (a[0] - cx) * (b[1] - cy) - (a[1] - cy) * (b[0] - cx) > 0, "car profile must be star-shaped"
-    step = 0.14
+    step = 0.2
     ring = []
     for i in range(n):
         a, b = profile[i], profile[(i + 1) % n]
@@ -158,7 +158,7 @@ def car():
             t = j / k
             ring.append((a[0] + t * (b[0] - a[0]), a[1] + t * (b[1] - a[1])))
     m = len(ring)
-    half_w, slices = 0.9, 13
+    half_w, slices = 0.9, 9
     verts, faces = [], []
     for s in range(slices + 1):
         z = -half_w + 2 * half_w * s / slices
@@ -245,12 +245,12 @@ def car():
              lambda x, y, z: (0.0, 0.0, -0.3 * max(0.0, 1 - abs(x) / 1.6)) if z > 0.1 else None)
         pose(f, "side_right", "the right doors pushed in 30 cm, most at the middle",
              lambda x, y, z: (0.0, 0.0, 0.3 * max(0.0, 1 - abs(x) / 1.6)) if z < -0.1 else None)
-        pose(f, "roof_crush", "the roof pushed down 35 cm",
-             lambda x, y, z: (0.0, -0.35, 0.0) if y > 1.0 else None)
-        pose(f, "flattened", "flattened: the cabin down 55 cm, the body down 20 cm and spread sideways",
-             lambda x, y, z: (0.0, -0.55, 0.25 * z) if y > 1.0 else (0.0, -0.2, 0.3 * z))
+        pose(f, "roof_crush", "the front of the roof pushed down 35 cm (a hit on the windscreen pillar)",
+             lambda x, y, z: (0.0, -0.35, 0.0) if y > 1.0 and x > 0 else None)
+        pose(f, "flattened", "flattened: the cabin down 55 cm onto the body, which spreads sideways on its floor",
+             lambda x, y, z: (0.0, -0.55, 0.15 * z) if y > 1.0 else (0.0, -0.05, 0.3 * z))
     with open("data/meshes/car.cook", "w") as f:
-        f.write("--sdf-res 48 --geodesic-radius 1.5 --geodesic-max 4096\n")
+        f.write("--sdf-res 48 --geodesic-radius 4 --geodesic-max 4096\n")
     return len(verts)
 
 
