@@ -6,6 +6,7 @@
 #include "test_scene_util.h"
 #include "stb_ds.h"
 #include "base/check.h"
+#include "geometry/skinning.h"
 
 #include <stdlib.h>
 
@@ -158,6 +159,53 @@ CR_TEST(example_bounce_scene_restitution_drops_and_recovers) {
     ENSURE(lowest < 0.9 * cr_star);
     ENSURE(fabs(lowest - at_lowest_expected) < 1e-4);
     ENSURE(recovering > 10 && worst_recovery < 1e-4);
+    cr_cli_world_free(r.w);
+    cr_scene_free(r.s);
+}
+
+/* Seed 001 Figure 3: gamma sets how far one hit spreads. */
+CR_TEST(example_gamma_scene_spreads_wider_and_reaches_an_example_pose) {
+    scene_run r;
+    ENSURE(open_scene("example_gamma", &r) == 0);
+    for (int32_t f = 0; f < r.s->frames; ++f) {
+        ENSURE(step(&r, f) == 0);
+        ENSURE(all_finite(r.w));
+    }
+    static const char *const cars[3] = {"car_local", "car_wide", "car_whole"};
+    double share[3], nearest[3], metres[3];
+    int pose[3];
+    for (int c = 0; c < 3; ++c) {
+        cr_body_id id = body_named(&r, cars[c]);
+        cr_example_view v;
+        cr_body_mesh m;
+        ENSURE(cr_example_get(r.w, id, &v) == CR_OK && cr_body_get_mesh(r.w, id, &m) == CR_OK);
+        const cr_asset *a = r.s->assets[r.s->bodies[cr_scene_find_body(r.s, cars[c])].asset].view_;
+        uint32_t moved = 0;
+        for (uint32_t i = 0; i < v.vertex_count; ++i) moved += cr_to_double(v.weights[i * v.example_count]) < 0.99;
+        share[c] = (double)moved / v.vertex_count;
+        /* the example pose the shape is closest to, as a share of that pose's own distance from rest
+         * (mean vertex distances, body frame): 1 = still at rest, 0 = the example itself */
+        nearest[c] = 1e9, pose[c] = 0, metres[c] = 0;
+        cr_real one[8];
+        for (uint32_t e = 1; e < v.example_count; ++e) {
+            for (uint32_t k = 0; k < v.example_count; ++k) one[k] = k == e ? CR_R(1) : 0;
+            double d = 0, from_rest = 0;
+            for (uint32_t i = 0; i < v.vertex_count; ++i) {
+                cr_vec3 x = cri_skin_example_point(a, NULL, i, a->positions[i], one);
+                d += cr_to_double(cr_v3_len(cr_v3_sub(m.positions[i], x)));
+                from_rest += cr_to_double(cr_v3_len(cr_v3_sub(a->positions[i], x)));
+            }
+            if (d / from_rest < nearest[c]) nearest[c] = d / from_rest, pose[c] = (int)e, metres[c] = d / v.vertex_count;
+        }
+    }
+    cr_test_printf("    deformed vertices: gamma 0.4 m %.1f %%, 1.5 m %.1f %%, 4.5 m %.1f %%; nearest example pose %d/%d/%d, "
+                   "left of its way from rest %.2f / %.2f / %.2f, mean vertex distance to it %.3f / %.3f / %.3f m "
+                   "(car 4 m long)\n",
+                   100 * share[0], 100 * share[1], 100 * share[2], pose[0], pose[1], pose[2], nearest[0], nearest[1],
+                   nearest[2], metres[0], metres[1], metres[2]);
+    ENSURE(share[0] < share[1] && share[1] < share[2]);
+    ENSURE(metres[2] < 0.05 * 4.0);
+    ENSURE(nearest[2] < nearest[1] && nearest[1] < nearest[0]);
     cr_cli_world_free(r.w);
     cr_scene_free(r.s);
 }
