@@ -253,6 +253,12 @@ CR_TEST(example_attach_refuses_what_it_cannot_deform) {
     cr_dent_def dd = cr_default_dent_def();
     ENSURE(cr_dent_attach(b.w, bar, &dd) == CR_OK);
     ENSURE(cr_example_attach(b.w, bar, &ed) == CR_ERR_DEF_INVALID);
+    /* and the other way round: a plastic body does not take dents */
+    cr_body_id bar3;
+    bd.position = cr_v3(0, CR_R(5), 0);
+    ENSURE(cr_body_create(b.w, &bd, &bar3) == CR_OK);
+    ENSURE(cr_example_attach(b.w, bar3, &ed) == CR_OK);
+    ENSURE(cr_dent_attach(b.w, bar3, &dd) == CR_ERR_DEF_INVALID);
     free_bar(&b);
 
     /* an asset without bones has no examples to blend */
