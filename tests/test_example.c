@@ -140,6 +140,9 @@ CR_TEST(example_skinning_jacobian_is_the_derivative_and_examples_are_reached) {
     double worst = 0;
     cr_skin_frame frames[3 * 4];
     cri_skin_example_frames(a, frames);
+    cr_skin_blend blends[3];
+    cr_skin_cache cache;
+    cri_skin_cache_init(&cache, blends, a);
     for (uint32_t v = 0; v < a->vertex_count; ++v) {
         /* the rest weights re-skin every vertex exactly where it was cooked */
         cr_real rest[4] = {CR_R(1), 0, 0, 0};
@@ -166,6 +169,11 @@ CR_TEST(example_skinning_jacobian_is_the_derivative_and_examples_are_reached) {
             cr_vec3 p0 = cri_skin_example_point(a, NULL, v, a->positions[v], w);
             cr_vec3 p1 = cri_skin_example_point(a, frames, v, a->positions[v], w);
             ENSURE(p0.x == p1.x && p0.y == p1.y && p0.z == p1.z);
+            /* nor does the per-bone blend cache, whether the row changed (r) or repeats (twice) */
+            for (int rep = 0; rep < 2; ++rep) {
+                cr_vec3 p2 = cri_skin_example_point_cached(a, frames, &cache, v, a->positions[v], w);
+                ENSURE(p0.x == p2.x && p0.y == p2.y && p0.z == p2.z);
+            }
             cr_vec3 cols[4];
             cri_skin_example_jacobian(a, v, a->positions[v], w, cols);
             for (int k = 0; k < 4; ++k) {
@@ -245,6 +253,12 @@ CR_TEST(example_attach_refuses_what_it_cannot_deform) {
     cr_dent_def dd = cr_default_dent_def();
     ENSURE(cr_dent_attach(b.w, bar, &dd) == CR_OK);
     ENSURE(cr_example_attach(b.w, bar, &ed) == CR_ERR_DEF_INVALID);
+    /* and the other way round: a plastic body does not take dents */
+    cr_body_id bar3;
+    bd.position = cr_v3(0, CR_R(5), 0);
+    ENSURE(cr_body_create(b.w, &bd, &bar3) == CR_OK);
+    ENSURE(cr_example_attach(b.w, bar3, &ed) == CR_OK);
+    ENSURE(cr_dent_attach(b.w, bar3, &dd) == CR_ERR_DEF_INVALID);
     free_bar(&b);
 
     /* an asset without bones has no examples to blend */
@@ -252,6 +266,63 @@ CR_TEST(example_attach_refuses_what_it_cannot_deform) {
     bd = bar_def(&b, CR_BODY_STATIC, cr_v3_zero());
     ENSURE(cr_body_create(b.w, &bd, &bar) == CR_OK);
     ENSURE(cr_example_attach(b.w, bar, &ed) == CR_ERR_DEF_INVALID);
+    free_bar(&b);
+}
+
+/* Every real of a cr_example_def: a non-finite value (float NaN/±Inf, fixed
+ * saturated) is CR_ERR_NOT_FINITE, a finite one out of range CR_ERR_DEF_INVALID
+ * (below and above), and cr_world_refused_field names it; nothing is attached
+ * by a refusal, and the body takes a valid def afterwards. */
+CR_TEST(hostile_example_def_names_the_field) {
+#if CR_FIXED
+    static const cr_real bad[] = {CR_REAL_MAX, -CR_REAL_MAX, INT64_MIN};
+#else
+    static const cr_real bad[] = {NAN, INFINITY, -INFINITY};
+#endif
+    bar_world b;
+    ENSURE(cook_bar(&b, true) && make_world(&b, cr_v3_zero(), 1));
+    cr_body_def bd = bar_def(&b, CR_BODY_DYNAMIC, cr_v3_zero());
+    cr_body_id bar;
+    ENSURE(cr_body_create(b.w, &bd, &bar) == CR_OK);
+    const uint64_t before = cr_world_state_hash(b.w);
+    const struct { size_t off; cr_field f; cr_real low, high; } fields[] = {
+        {offsetof(cr_example_def, alpha), CR_FIELD_EXAMPLE_ALPHA, CR_R(-1), CR_R(2e6)},
+        {offsetof(cr_example_def, beta), CR_FIELD_EXAMPLE_BETA, CR_R(-0.001), CR_R(2e9)},
+        {offsetof(cr_example_def, gamma), CR_FIELD_EXAMPLE_GAMMA, 0, CR_R(2e6)},
+        {offsetof(cr_example_def, lambda), CR_FIELD_EXAMPLE_LAMBDA, CR_R(-0.5), CR_R(1)},
+        {offsetof(cr_example_def, mu), CR_FIELD_EXAMPLE_MU, CR_R(-1), CR_R(2e6)},
+        {offsetof(cr_example_def, nu), CR_FIELD_EXAMPLE_NU, CR_R(-1), CR_R(2e6)},
+    };
+    int refused = 0;
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; ++i) {
+        for (size_t k = 0; k < sizeof bad / sizeof bad[0]; ++k) {
+            cr_example_def ed = cr_default_example_def();
+            memcpy((char *)&ed + fields[i].off, &bad[k], sizeof(cr_real));
+            ENSURE(cr_example_attach(b.w, bar, &ed) == CR_ERR_NOT_FINITE);
+            ENSURE_MSG(cr_world_refused_field(b.w) == fields[i].f, "field %s, expected %s",
+                       cr_field_name(cr_world_refused_field(b.w)), cr_field_name(fields[i].f));
+            ++refused;
+        }
+        const cr_real out[2] = {fields[i].low, fields[i].high};
+        for (int k = 0; k < 2; ++k) {
+            cr_example_def ed = cr_default_example_def();
+            memcpy((char *)&ed + fields[i].off, &out[k], sizeof(cr_real));
+            ENSURE(cr_example_attach(b.w, bar, &ed) == CR_ERR_DEF_INVALID);
+            ENSURE(cr_world_refused_field(b.w) == fields[i].f);
+            ++refused;
+        }
+    }
+    ENSURE(strcmp(cr_field_name(CR_FIELD_EXAMPLE_LAMBDA), "cr_example_def.lambda") == 0);
+    /* nothing was attached: no weights to read, the world as it was */
+    cr_example_view v;
+    ENSURE(cr_example_get(b.w, bar, &v) == CR_ERR_DEF_INVALID);
+    ENSURE(cr_world_state_hash(b.w) == before);
+    /* the ends of the ranges are accepted */
+    cr_example_def ed = cr_default_example_def();
+    ed.alpha = CR_R(1e6), ed.beta = 0, ed.gamma = CR_R(1e-4), ed.lambda = 0, ed.mu = 0, ed.nu = CR_R(1e6);
+    ENSURE(cr_example_attach(b.w, bar, &ed) == CR_OK);
+    ENSURE(cr_example_get(b.w, bar, &v) == CR_OK && v.vertex_count == b.asset.vertex_count);
+    cr_test_printf("    %d refusals, each naming its field\n", refused);
     free_bar(&b);
 }
 
@@ -847,5 +918,112 @@ CR_TEST(example_destroyed_body_drops_its_queue_and_a_reused_slot_starts_at_rest)
     cr_test_printf("    %u waiting when destroyed; the new body: %u impulses applied, every row at rest: %d\n", waiting,
                    applied, at_rest);
     ENSURE(applied == 0 && at_rest && cr_world_get_stats(b.w).example.waiting == 0);
+    free_bar(&b);
+}
+
+/* Seed 001 §3.2: after a re-skin the body frame's origin is the deformed
+ * shape's centre of mass, and the body does not jump for it. A very heavy
+ * dynamic bar (barely moved by the hit, alpha large so it still bends) is hit
+ * near its end; over a slow fade the frame's origin moves in the cooked frame
+ * (the shift, read from the view's mesh frame) by centimetres while the point
+ * of the body that is the cooked origin only travels with the body's velocity.
+ * The grid moves with the frame (the surface reads ~0 in it), and a snapshot
+ * mid-fade restores the grid where it was. */
+CR_TEST(example_centre_of_mass_follows_the_shape_without_a_jump) {
+    bar_world b;
+    ENSURE(cook_bar(&b, true) && make_world(&b, cr_v3_zero(), 4));
+    cr_body_def bd = bar_def(&b, CR_BODY_DYNAMIC, cr_v3_zero());
+    bd.material.density = CR_R(1e5);
+    ENSURE(cr_body_create(b.w, &bd, &b.bar) == CR_OK);
+    cr_example_def ed = soft_def();
+    ed.alpha = CR_R(1e5);
+    ed.beta = CR_R(20);
+    ed.lambda = CR_R(0.9);
+    ENSURE(cr_example_attach(b.w, b.bar, &ed) == CR_OK);
+    cr_body_def s = cr_default_body_def();
+    cr_body_id ball;
+    s.shape.type = CR_SHAPE_SPHERE;
+    s.shape.radius = CR_R(0.2);
+    s.material.density = CR_R(8000);
+    s.position = cr_v3(CR_R(1.7), CR_R(-0.6), 0);
+    s.linear_velocity = cr_v3(0, CR_R(10), 0);
+    ENSURE(cr_body_create(b.w, &s, &ball) == CR_OK);
+    const double dt = 1.0 / 60.0;
+    double o_prev[3] = {0, 0, 0}, shift_prev[3] = {0, 0, 0}, travel_err = 0, shift_path = 0, motion = 0;
+    double v_o[3] = {0, 0, 0};
+    size_t snap_size = cr_world_snapshot_size(b.w);
+    void *snap = malloc(snap_size);
+    cr_vec3 origin_at_snap = cr_v3_zero();
+    for (int f = 0; f < 90; ++f) {
+        ENSURE(cr_world_step(b.w, CR_R(dt)) == CR_OK);
+        cr_transform xf = cr_body_get_transform(b.w, b.bar);
+        const cr_asset *view = cr_body_get_asset(b.w, b.bar);
+        double sh[3] = {cr_to_double(b.asset.mesh_to_body.p.x) - cr_to_double(view->mesh_to_body.p.x),
+                        cr_to_double(b.asset.mesh_to_body.p.y) - cr_to_double(view->mesh_to_body.p.y),
+                        cr_to_double(b.asset.mesh_to_body.p.z) - cr_to_double(view->mesh_to_body.p.z)};
+        /* the world point that is the cooked frame's origin: xf applied to -shift */
+        cr_vec3 o = cr_transform_point(xf, cr_v3(CR_R(-sh[0]), CR_R(-sh[1]), CR_R(-sh[2])));
+        double od[3] = {cr_to_double(o.x), cr_to_double(o.y), cr_to_double(o.z)};
+        if (f >= 20) { /* the ball is long gone: only the fade changes the shape */
+            double e = 0, ds = 0, m = 0;
+            for (int k = 0; k < 3; ++k) {
+                double d = od[k] - o_prev[k] - v_o[k] * dt;
+                e += d * d, ds += (sh[k] - shift_prev[k]) * (sh[k] - shift_prev[k]), m += (od[k] - o_prev[k]) * (od[k] - o_prev[k]);
+            }
+            travel_err = fmax(travel_err, sqrt(e));
+            shift_path += sqrt(ds), motion += sqrt(m);
+        }
+        if (f == 40) {
+            ENSURE(cr_world_snapshot_save(b.w, snap, snap_size) == CR_OK);
+            origin_at_snap = view->sdf_origin;
+        }
+        /* the velocity of that material point, for the next step */
+        cr_vec3 v = cr_body_get_linear_velocity(b.w, b.bar), w = cr_body_get_angular_velocity(b.w, b.bar);
+        cr_vec3 vo = cr_v3_add(v, cr_v3_cross(w, cr_v3_sub(o, xf.p)));
+        v_o[0] = cr_to_double(vo.x), v_o[1] = cr_to_double(vo.y), v_o[2] = cr_to_double(vo.z);
+        memcpy(o_prev, od, sizeof od), memcpy(shift_prev, sh, sizeof sh);
+    }
+    /* the body frame's origin is the deformed surface's centre of volume */
+    cr_body_mesh m;
+    ENSURE(cr_body_get_mesh(b.w, b.bar, &m) == CR_OK);
+    double c6[3] = {0, 0, 0}, v6 = 0;
+    for (uint32_t t = 0; t < m.triangle_count; ++t) {
+        const cr_vec3 *p = m.positions;
+        const uint32_t *tr = &m.triangles[3 * t];
+        double a[3] = {tc_v(p, tr[0], 0), tc_v(p, tr[0], 1), tc_v(p, tr[0], 2)};
+        double bb[3] = {tc_v(p, tr[1], 0), tc_v(p, tr[1], 1), tc_v(p, tr[1], 2)};
+        double c[3] = {tc_v(p, tr[2], 0), tc_v(p, tr[2], 1), tc_v(p, tr[2], 2)};
+        double d = a[0] * (bb[1] * c[2] - bb[2] * c[1]) - a[1] * (bb[0] * c[2] - bb[2] * c[0]) + a[2] * (bb[0] * c[1] - bb[1] * c[0]);
+        v6 += d;
+        for (int k = 0; k < 3; ++k) c6[k] += d * (a[k] + bb[k] + c[k]) / 4;
+    }
+    double centre = sqrt(c6[0] * c6[0] + c6[1] * c6[1] + c6[2] * c6[2]) / v6;
+    /* the grid moved with the frame: the surface reads about zero in it */
+    const cr_asset *view = cr_body_get_asset(b.w, b.bar);
+    double mean_phi = 0;
+    for (uint32_t k = 0; k < m.vertex_count; ++k)
+        mean_phi += fabs(cr_to_double(cr_asset_sdf(view, m.positions[k], NULL))) / m.vertex_count;
+    double grid_off = 0;
+    const cr_real *ro = &b.asset.sdf_origin.x, *vo = &view->sdf_origin.x;
+    for (int k = 0; k < 3; ++k) grid_off = fmax(grid_off, fabs(cr_to_double(ro[k]) - shift_prev[k] - cr_to_double(vo[k])));
+    double total_shift = sqrt(shift_prev[0] * shift_prev[0] + shift_prev[1] * shift_prev[1] + shift_prev[2] * shift_prev[2]);
+    cr_test_printf("    frame moved %.4f m in the cooked frame (%.4f m of it during the fade after contact); body-frame centre "
+                   "%.2g m; cooked origin off its own velocity by %.2g m per step at worst (moved %.4f m); surface in the grid "
+                   "mean |phi| %.4f m (cell %.3f; the blended patch's error, the same without the move)\n",
+                   total_shift, shift_path, centre, travel_err, motion, mean_phi, cr_to_double(view->sdf_cell));
+    ENSURE(total_shift > 0.005);
+    ENSURE(shift_path > 0.002);
+    ENSURE(centre < 1e-4);
+    ENSURE(travel_err < 0.1 * shift_path / 70); /* a jump by the shift would be the step's whole shift change */
+    ENSURE(grid_off < 1e-6 && mean_phi < 0.5 * cr_to_double(view->sdf_cell));
+    /* restore mid-fade: the grid goes back to where the frame was then, and the replay matches */
+    uint64_t h = cr_world_state_hash(b.w);
+    ENSURE(cr_world_snapshot_restore(b.w, snap, snap_size) == CR_OK);
+    view = cr_body_get_asset(b.w, b.bar);
+    ENSURE(view->sdf_origin.x == origin_at_snap.x && view->sdf_origin.y == origin_at_snap.y &&
+           view->sdf_origin.z == origin_at_snap.z);
+    for (int f = 41; f < 90; ++f) ENSURE(cr_world_step(b.w, CR_R(dt)) == CR_OK);
+    ENSURE(cr_world_state_hash(b.w) == h);
+    free(snap);
     free_bar(&b);
 }

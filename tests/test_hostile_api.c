@@ -88,6 +88,70 @@ CR_TEST(hostile_world_def_names_the_field) {
     ENSURE(cr_world_def_check(&def, &f) == CR_OK && f == CR_FIELD_NONE);
 }
 
+/* The damage models' budgets hold counts, not reals: each count out of its
+ * range is CR_ERR_DEF_INVALID naming that count (not only the budget), and
+ * memory_size / create refuse the same def. A model with body_capacity 0 takes
+ * no memory, so its other counts are free then. */
+typedef struct { const char *what; void (*spoil)(cr_damage_def *); cr_field f; } spoil_t;
+#define SPOIL_(name, stmt) static void name(cr_damage_def *d) { stmt; }
+SPOIL_(dent_bodies, d->dent.body_capacity = 5000)
+SPOIL_(dent_queue0, (d->dent.body_capacity = 1, d->dent.queue_capacity = 0))
+SPOIL_(dent_queue_big, d->dent.queue_capacity = (1u << 20) + 1)
+SPOIL_(dent_cells, (d->dent.body_capacity = 1, d->dent.max_cells = 4))
+SPOIL_(dent_cells_big, d->dent.max_cells = 2048)
+SPOIL_(dent_per_step, (d->dent.body_capacity = 1, d->dent.dents_per_step = 0))
+SPOIL_(dent_work, (d->dent.body_capacity = 1, d->dent.work_per_step = d->dent.max_cells * d->dent.max_cells - 1))
+SPOIL_(ex_bodies, d->example.body_capacity = 5000)
+SPOIL_(ex_vertices, (d->example.body_capacity = 1, d->example.max_vertices = 0))
+SPOIL_(ex_rows_too_big, (d->example.body_capacity = 4096, d->example.max_vertices = 1u << 20))
+SPOIL_(ex_examples, (d->example.body_capacity = 1, d->example.max_examples = 1))
+SPOIL_(ex_queue, (d->example.body_capacity = 1, d->example.queue_capacity = 0))
+SPOIL_(ex_impulses, (d->example.body_capacity = 1, d->example.impulses_per_step = 0))
+SPOIL_(ex_neighbours, (d->example.body_capacity = 1, d->example.neighbours_per_step = 0))
+SPOIL_(ex_vertices_step, (d->example.body_capacity = 1, d->example.vertices_per_step = 0))
+SPOIL_(ex_grid, (d->example.body_capacity = 1, d->example.grid_nodes_per_step = (1u << 24) + 1))
+#undef SPOIL_
+
+CR_TEST(hostile_damage_budgets_name_the_field) {
+    static const spoil_t spoils[] = {
+        {"dent bodies 5000", dent_bodies, CR_FIELD_DENT_BUDGET_BODY_CAPACITY},
+        {"dent queue 0", dent_queue0, CR_FIELD_DENT_BUDGET_QUEUE_CAPACITY},
+        {"dent queue 2^20+1", dent_queue_big, CR_FIELD_DENT_BUDGET_QUEUE_CAPACITY},
+        {"dent max_cells 4", dent_cells, CR_FIELD_DENT_BUDGET_MAX_CELLS},
+        {"dent max_cells 2048", dent_cells_big, CR_FIELD_DENT_BUDGET_MAX_CELLS},
+        {"dent dents_per_step 0", dent_per_step, CR_FIELD_DENT_BUDGET_DENTS_PER_STEP},
+        {"dent work below one map", dent_work, CR_FIELD_DENT_BUDGET_WORK_PER_STEP},
+        {"example bodies 5000", ex_bodies, CR_FIELD_EXAMPLE_BUDGET_BODY_CAPACITY},
+        {"example max_vertices 0", ex_vertices, CR_FIELD_EXAMPLE_BUDGET_MAX_VERTICES},
+        {"example rows past 1 GiB", ex_rows_too_big, CR_FIELD_EXAMPLE_BUDGET_MAX_VERTICES},
+        {"example max_examples 1", ex_examples, CR_FIELD_EXAMPLE_BUDGET_MAX_EXAMPLES},
+        {"example queue 0", ex_queue, CR_FIELD_EXAMPLE_BUDGET_QUEUE_CAPACITY},
+        {"example impulses_per_step 0", ex_impulses, CR_FIELD_EXAMPLE_BUDGET_IMPULSES_PER_STEP},
+        {"example neighbours_per_step 0", ex_neighbours, CR_FIELD_EXAMPLE_BUDGET_NEIGHBOURS_PER_STEP},
+        {"example vertices_per_step 0", ex_vertices_step, CR_FIELD_EXAMPLE_BUDGET_VERTICES_PER_STEP},
+        {"example grid nodes 2^24+1", ex_grid, CR_FIELD_EXAMPLE_BUDGET_GRID_NODES_PER_STEP},
+    };
+    static _Alignas(16) uint8_t block[1 << 12];
+    for (size_t i = 0; i < sizeof spoils / sizeof spoils[0]; ++i) {
+        cr_world_def def = cr_default_world_def();
+        spoils[i].spoil(&def.damage);
+        cr_field f = CR_FIELD_NONE;
+        cr_status s = cr_world_def_check(&def, &f);
+        ENSURE_MSG(s == CR_ERR_DEF_INVALID && f == spoils[i].f, "%s: %s, field %s (expected %s)", spoils[i].what,
+                   cr_status_name(s), cr_field_name(f), cr_field_name(spoils[i].f));
+        ENSURE(cr_world_memory_size(&def) == 0);
+        cr_world *w = (cr_world *)block;
+        ENSURE(cr_world_create(&def, block, sizeof block, &w) == CR_ERR_DEF_INVALID && w == NULL);
+    }
+    /* the same counts are free while the model has no bodies */
+    cr_world_def def = cr_default_world_def();
+    def.damage.example.max_vertices = 0, def.damage.example.queue_capacity = 0;
+    def.damage.dent.dents_per_step = 0;
+    cr_field f;
+    ENSURE(cr_world_def_check(&def, &f) == CR_OK && f == CR_FIELD_NONE);
+    ENSURE(strcmp(cr_field_name(CR_FIELD_DENT_BUDGET_QUEUE_CAPACITY), "cr_world_def.damage.dent.queue_capacity") == 0);
+}
+
 CR_TEST(hostile_body_def_names_the_field) {
     hworld h;
     ENSURE(hworld_init(&h));

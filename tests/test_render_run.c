@@ -169,6 +169,9 @@ CR_TEST(render_demo_command_writes_its_pictures) {
         snprintf(path, sizeof path, "%s/%s", out, i ? "dent_plate.png" : "dent_anvil.png");
         ENSURE_MSG(access(path, F_OK) == 0, "demo did not draw the dent %s", path);
     }
+    /* and its plastic barrel, coloured by example weights (seed 001) */
+    snprintf(path, sizeof path, "%s/weights_barrel.png", out);
+    ENSURE_MSG(access(path, F_OK) == 0, "demo did not draw the barrel's weights %s", path);
     /* a bad option is a usage error, not a crash */
     char *bad[] = {"demo", "--frames", "many"};
     ENSURE(cr_cmd_demo(3, bad) == 2);

@@ -5,7 +5,8 @@
  * more as damage models land) through the same code as `crumple run`, draws
  * its frames and a contact sheet into a known folder (build/demo/ by
  * default), then each dented body alone coloured by dent depth
- * (dent_NAME.png), and prints what a game programmer asks first: frames, the
+ * (dent_NAME.png) and each plastic body by its example weights
+ * (weights_NAME.png), and prints what a game programmer asks first: frames, the
  * time and work of each stage, memory used / high-water / capacity, the final
  * state hash that a replay or another machine must reproduce bit for bit, and
  * where the pictures are. It also records the run as a replay

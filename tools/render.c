@@ -585,6 +585,12 @@ int cr_render_scene_add_world(cr_render_scene *s, const cr_world *world, const c
                 b.positions = bm.positions;
                 b.rest_positions = bm.rest_positions;
             }
+            /* a plastic body's example weights, for the weights mode (seed 001 Figure 8) */
+            cr_example_view ev;
+            if (b.asset && cr_example_get(world, ids[i], &ev) == CR_OK && ev.vertex_count == b.asset->vertex_count) {
+                b.example_weights = ev.weights;
+                b.example_count = ev.example_count;
+            }
         }
         if (!cr_render_scene_add_body(s, &b, opt)) {
             free(ids);

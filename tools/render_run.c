@@ -3,6 +3,7 @@
  */
 #include "render_run.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -123,7 +124,8 @@ void cr_run_pictures_usage(FILE *out) {
             "  --range MM       displacement that gets the hottest colour (default: largest so far)\n"
             "  --sheet          also write DIR/sheet.png, a contact sheet of the run\n"
             "  --sheet-frames N frames on the sheet (default 12)\n"
-            "  --dents          at the end, each dented body alone by dent depth: DIR/dent_NAME.png\n"
+            "  --dents          at the end, each dented body alone by dent depth: DIR/dent_NAME.png,\n"
+            "                   and each plastic body by example weights: DIR/weights_NAME.png\n"
             "  --obj DIR        write the deformed meshes as DIR/frame_NNNNN.obj\n");
 }
 
@@ -229,7 +231,8 @@ oom:
 }
 
 /* Close-ups: in the run's pictures the projectile sits in its dent and the
- * dent is a few pixels wide, so each dented body is also drawn alone. */
+ * dent is a few pixels wide, so each dented body is also drawn alone; each
+ * plastic body (seed 001) too, coloured by its example weights. */
 int cr_run_pictures_dents(const cr_scene *s, const cr_world *w, const char *dir, const cr_render_options *base,
                           int print) {
     uint32_t n = cr_world_get_body_ids(w, NULL, 0);
@@ -240,13 +243,16 @@ int cr_run_pictures_dents(const cr_scene *s, const cr_world *w, const char *dir,
     for (uint32_t i = 0; i < n; ++i) {
         cr_shape_def shape = cr_body_get_shape(w, ids[i]);
         cr_body_mesh bm;
-        if (shape.type != CR_SHAPE_MESH || cr_body_get_mesh(w, ids[i], &bm) != CR_OK || bm.dent_count == 0) continue;
+        cr_example_view ev;
+        const int plastic = cr_example_get(w, ids[i], &ev) == CR_OK;
+        if (shape.type != CR_SHAPE_MESH || cr_body_get_mesh(w, ids[i], &bm) != CR_OK || (bm.dent_count == 0 && !plastic))
+            continue;
         const cr_asset *as = cr_world_get_asset(w, shape.asset);
         if (as == NULL || as->vertex_count != bm.vertex_count) continue;
         uint64_t ud = cr_body_get_user_data(w, ids[i]);
         const char *name = ud >= 1 && ud <= (uint64_t)arrlen(s->bodies) ? s->bodies[ud - 1].name : "body";
         cr_render_options opt = *base;
-        opt.mode = CR_RENDER_DISPLACEMENT;
+        opt.mode = plastic ? CR_RENDER_WEIGHTS : CR_RENDER_DISPLACEMENT;
         opt.range = 0;
         /* from above and in front, framed on the dented body */
         opt.camera = cr_default_camera_spec();
@@ -261,12 +267,27 @@ int cr_run_pictures_dents(const cr_scene *s, const cr_world *w, const char *dir,
         b.asset = as;
         b.positions = bm.positions;
         b.rest_positions = bm.rest_positions;
+        if (plastic) b.example_weights = ev.weights, b.example_count = ev.example_count;
         cr_render_scene scene;
         cr_render_scene_init(&scene);
         cr_image img;
         int ok = cr_render_scene_add_body(&scene, &b, &opt) && cr_render_scene_finish(&scene);
-        snprintf(opt.label, sizeof opt.label, "%s: %u DENT%s, DEEPEST %.1f MM", name, bm.dent_count,
-                 bm.dent_count == 1 ? "" : "S", scene.max_displacement * 1000.0);
+        double moved = 0; /* plastic: the largest example weight off the rest pose, looked at from its side */
+        uint32_t most = 0;
+        for (uint32_t k = 0; plastic && k < ev.vertex_count; ++k) {
+            double off = 1 - cr_to_double(ev.weights[k * ev.example_count]);
+            if (off > moved) moved = off, most = k;
+        }
+        if (plastic && moved > 0) {
+            cr_vec3 side = cr_quat_rotate(b.xf.q, bm.positions[most]);
+            double len = sqrt(cr_to_double(cr_v3_len_sq(side)));
+            if (len > 0)
+                for (int k = 0; k < 3; ++k) opt.camera.dir[k] = 0.5 * opt.camera.dir[k] + cr_to_double((&side.x)[k]) / len;
+        }
+        if (plastic) snprintf(opt.label, sizeof opt.label, "%.24s: EXAMPLE WEIGHTS, %.2f OFF REST", name, moved);
+        else
+            snprintf(opt.label, sizeof opt.label, "%s: %u DENT%s, DEEPEST %.1f MM", name, bm.dent_count,
+                     bm.dent_count == 1 ? "" : "S", scene.max_displacement * 1000.0);
         cr_camera cam = cr_render_fit_camera(&opt.camera, &scene, opt.width, opt.height);
         ok = ok && cr_render_draw(&scene, &cam, &opt, &img);
         double deepest = scene.max_displacement;
@@ -277,7 +298,7 @@ int cr_run_pictures_dents(const cr_scene *s, const cr_world *w, const char *dir,
             return -1;
         }
         char path[1200];
-        snprintf(path, sizeof path, "%s/dent_%s.png", dir, name);
+        snprintf(path, sizeof path, "%s/%s_%s.png", dir, plastic ? "weights" : "dent", name);
         cr_png_status ps = cr_png_write_file(path, img.rgb, img.width, img.height, 3, CR_PNG_FIXED);
         cr_image_free(&img);
         if (ps != CR_PNG_OK) {
@@ -285,7 +306,9 @@ int cr_run_pictures_dents(const cr_scene *s, const cr_world *w, const char *dir,
             free(ids);
             return -1;
         }
-        if (print)
+        if (print && plastic)
+            printf("plastic      %s: weights off the rest pose up to %.2f -> %s\n", name, moved, path);
+        else if (print)
             printf("dent         %s: %u dent%s, deepest %.1f mm -> %s\n", name, bm.dent_count, bm.dent_count == 1 ? "" : "s",
                deepest * 1000.0, path);
         ++written;

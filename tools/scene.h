@@ -76,6 +76,12 @@ typedef struct cr_scene_dent {
     int line;
 } cr_scene_dent;
 
+/// A named plastic material (`plastic` line, tools/scene_example.c): how bodies that name it yield (seed 001).
+typedef struct cr_scene_plastic {
+    char name[CR_SCENE_NAME_MAX];
+    cr_example_def def;
+    int line;
+} cr_scene_plastic;
 /// A named asset (`asset` line): a cooked .crb file, or an .obj cooked on load.
 typedef struct cr_scene_asset {
     char name[CR_SCENE_NAME_MAX];
@@ -95,6 +101,8 @@ typedef struct cr_scene_body {
     cr_body_def def;              ///< complete; def.user_data = scene body index + 1
     bool dents;                   ///< `dent NAME`: cr_dent_attach(dent) right after the body is created
     cr_dent_def dent;
+    bool plastic;                 ///< `plastic NAME`: cr_example_attach(plastic_def) right after the body is created
+    cr_example_def plastic_def;
     int32_t asset;                ///< index into assets for mesh bodies, else -1
     int32_t spawn_frame;          ///< -1: created by cr_scene_build; else by a spawn input
     int line;
@@ -148,6 +156,7 @@ typedef struct cr_scene {
     int32_t frames;                ///< frames `crumple run` steps by default
     cr_scene_material *materials;
     cr_scene_dent *dents;
+    cr_scene_plastic *plastics;
     bool deform_bytes_given;       ///< `deform memory_kb` was set; else cr_scene_build sizes it from the assets
     cr_scene_asset *assets;
     cr_scene_body *bodies;
@@ -238,6 +247,25 @@ typedef struct cr_scene_loop {
 /// loop->each. Returns 0; -1 with *err naming the frame that failed; or the
 /// hook's nonzero value.
 int cr_scene_run(cr_scene *s, cr_world *w, const cr_scene_loop *loop, cr_scene_error *err);
+/* ---- example-based plasticity in scenes (tools/scene_example.c) ---- */
+/// `plastic NAME [alpha|beta|gamma|lambda|mu|nu VALUE]...`: tok[0..ntok) are the words after the keyword.
+int cr_scene_plastic_statement(cr_scene *s, int line, char *const *tok, int ntok, cr_scene_error *err);
+/// A body line's `plastic NAME` (name NULL when the line ended).
+int cr_scene_body_plastic(cr_scene *s, cr_scene_body *b, const char *name, int line, cr_scene_error *err);
+/// Paths a cook options struct points at while an .obj asset is cooked.
+typedef struct cr_scene_rig_files {
+    char rig[CR_SCENE_PATH_MAX + 32];
+    char poses[CR_SCENE_PATH_MAX + 32];
+} cr_scene_rig_files;
+struct cr_cook_options;
+/// The data rule's rig, poses and .cook options beside MESHDIR/NAME.obj into
+/// *opt (paths kept in *files), their bytes hashed into *key. 0, or -1 with *why.
+int cr_scene_example_cook_options(const char *obj_path, struct cr_cook_options *opt, cr_scene_rig_files *files,
+                                  uint64_t *key, char *why, size_t why_size);
+/// Size def->damage.example (and surface_bytes) for the scene's plastic bodies; assets loaded.
+void cr_scene_example_size(const cr_scene *s, cr_world_def *def);
+/// Attach the example model to body `index` if the scene says so (it was just created).
+int cr_scene_example_attach(cr_scene *s, cr_world *w, uint32_t index, int line, cr_scene_error *err);
 
 /* ---- crumple run: what a run measures and prints (tools/cmd_run.c) ---- */
 

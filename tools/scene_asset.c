@@ -101,13 +101,15 @@ static int load_one(cr_scene *s, cr_scene_asset *a, cr_scene_error *err) {
     key = fnv1a(key, CR_VERSION_STRING, sizeof CR_VERSION_STRING);
     key = fnv1a_u64(key, a->sdf_res);
     key = fnv1a_u64(key, a->max_samples);
+    cr_cook_options opt = cr_cook_default_options();
+    cr_scene_rig_files rig; /* the data rule's rig, poses and options beside the .obj (tools/scene_example.c) */
+    if (cr_scene_example_cook_options(a->path, &opt, &rig, &key, why, sizeof why)) return asset_error(s, a, err, "%s", why);
     const char *dir = s->cache_dir[0] ? s->cache_dir : "build/cache";
     char cached[CR_SCENE_PATH_MAX + 96];
     snprintf(cached, sizeof cached, "%s/%s-%016llx.crb", dir, a->name, (unsigned long long)key);
     if (load_view(a, cached, why, sizeof why) == 0) return 0;
 
     if (crp_make_dirs(dir) != CRP_OK) return asset_error(s, a, err, "cannot make the cache folder %s", dir);
-    cr_cook_options opt = cr_cook_default_options();
     opt.quiet = true;
     if (a->sdf_res) opt.sdf_res = (int)a->sdf_res;
     if (a->max_samples) opt.max_samples = a->max_samples;

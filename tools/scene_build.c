@@ -27,7 +27,7 @@ int cr_scene_create_body(cr_scene *s, cr_world *w, uint32_t index, int line, cr_
         memset(&b->id, 0, sizeof b->id);
         return cr_scene_error_set(err, s->path, line, "body '%s': cannot dent: %s (%s)", b->name, cr_status_message(st), cr_status_name(st));
     }
-    return 0;
+    return cr_scene_example_attach(s, w, index, line, err);
 }
 
 /* Room for every dentable body's copy of its surface and grid (surface_copy.c keeps
@@ -52,6 +52,7 @@ int cr_scene_build(cr_scene *s, cr_world **out, cr_scene_error *err) {
     if (cr_scene_load_assets(s, err)) return -1;
     cr_world_def def = s->def;
     if (!s->deform_bytes_given) def.damage.surface_bytes = dent_copy_bytes(s);
+    cr_scene_example_size(s, &def);
     def.log = crp_log_hook;
     def.clock_ns = crp_clock_hook;
     cr_world *w = NULL;

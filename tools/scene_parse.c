@@ -582,6 +582,8 @@ static int st_body_or_grid(pctx *c, bool grid) {
             if (b.def.shape.type != CR_SHAPE_MESH) return fail(c, "only mesh bodies dent ('%s' is not a mesh)", b.name);
             b.dents = true;
             b.dent = c->s->dents[d].dent;
+        } else if (strcmp(a, "plastic") == 0) {
+            if (cr_scene_body_plastic(c->s, &b, at_end(c) ? NULL : c->tok[c->pos++], c->line, c->err)) return -1;
         } else if (strcmp(a, "position") == 0) {
             if (read_vec3(c, a, &b.def.position)) return -1;
         } else if (strcmp(a, "rotate") == 0) {
@@ -830,6 +832,7 @@ typedef struct statement {
     int (*parse)(pctx *c);
 } statement;
 
+static int st_plastic(pctx *c) { return cr_scene_plastic_statement(c->s, c->line, c->tok + c->pos, c->ntok - c->pos, c->err); }
 static int st_body(pctx *c) { return st_body_or_grid(c, false); }
 static int st_grid(pctx *c) { return st_body_or_grid(c, true); }
 
@@ -839,6 +842,7 @@ static const statement statements[] = {
     {"asset", st_asset},     {"body", st_body},     {"grid", st_grid},         {"joint", st_joint},
     {"impulse", st_impulse}, {"dent", st_dent},     {"deform", st_deform},
     {"velocity", st_velocity}, {"target", st_target},
+    {"plastic", st_plastic},
 };
 
 /* Splits c->buf into words; '#' starts a comment. */
@@ -1080,6 +1084,7 @@ void cr_scene_free(cr_scene *s) {
     if (s == NULL) return;
     arrfree(s->materials);
     arrfree(s->dents);
+    arrfree(s->plastics);
     cr_scene_free_assets(s);
     arrfree(s->assets);
     arrfree(s->bodies);

@@ -139,7 +139,26 @@ const char *cr_version_string(void);
     X(DENT_WIDTH_T, "cr_dent_def.width_t")                       \
     X(DENT_MIN_COS, "cr_dent_def.min_cos")                       \
     X(DENT_CELLS, "cr_dent_def.min_cells/max_cells")             \
-    X(DENT_ITERATIONS, "cr_dent_def.heat_iterations/modified_iterations")
+    X(DENT_ITERATIONS, "cr_dent_def.heat_iterations/modified_iterations") \
+    X(DENT_BUDGET_BODY_CAPACITY, "cr_world_def.damage.dent.body_capacity")   \
+    X(DENT_BUDGET_DENTS_PER_STEP, "cr_world_def.damage.dent.dents_per_step") \
+    X(DENT_BUDGET_WORK_PER_STEP, "cr_world_def.damage.dent.work_per_step")   \
+    X(DENT_BUDGET_QUEUE_CAPACITY, "cr_world_def.damage.dent.queue_capacity") \
+    X(DENT_BUDGET_MAX_CELLS, "cr_world_def.damage.dent.max_cells")           \
+    X(EXAMPLE_ALPHA, "cr_example_def.alpha")                     \
+    X(EXAMPLE_BETA, "cr_example_def.beta")                       \
+    X(EXAMPLE_GAMMA, "cr_example_def.gamma")                     \
+    X(EXAMPLE_LAMBDA, "cr_example_def.lambda")                   \
+    X(EXAMPLE_MU, "cr_example_def.mu")                           \
+    X(EXAMPLE_NU, "cr_example_def.nu")                           \
+    X(EXAMPLE_BUDGET_BODY_CAPACITY, "cr_world_def.damage.example.body_capacity")             \
+    X(EXAMPLE_BUDGET_MAX_VERTICES, "cr_world_def.damage.example.max_vertices")               \
+    X(EXAMPLE_BUDGET_MAX_EXAMPLES, "cr_world_def.damage.example.max_examples")               \
+    X(EXAMPLE_BUDGET_QUEUE_CAPACITY, "cr_world_def.damage.example.queue_capacity")           \
+    X(EXAMPLE_BUDGET_IMPULSES_PER_STEP, "cr_world_def.damage.example.impulses_per_step")     \
+    X(EXAMPLE_BUDGET_NEIGHBOURS_PER_STEP, "cr_world_def.damage.example.neighbours_per_step") \
+    X(EXAMPLE_BUDGET_VERTICES_PER_STEP, "cr_world_def.damage.example.vertices_per_step")     \
+    X(EXAMPLE_BUDGET_GRID_NODES_PER_STEP, "cr_world_def.damage.example.grid_nodes_per_step")
 
 typedef enum cr_field {
 #define CR_X_FIELD_ENUM_(name, text) CR_FIELD_##name,

@@ -64,7 +64,8 @@ cr_dent_def cr_default_dent_def(void);
 
 /// Make a mesh body dent. CR_ERR_CAPACITY when damage.dent.body_capacity
 /// bodies dent already or damage.surface_bytes has no room for its copy;
-/// CR_ERR_DEF_INVALID for an analytic shape or a body that dents already.
+/// CR_ERR_DEF_INVALID for an analytic shape, a body that dents already or one
+/// that deforms by examples (crumple/example.h: its re-skins would erase dents).
 cr_status cr_dent_attach(cr_world *world, cr_body_id body, const cr_dent_def *def);
 
 /// Budgets that suit a handful of dented bodies, once body_capacity is set.

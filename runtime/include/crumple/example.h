@@ -56,8 +56,10 @@ cr_example_def cr_default_example_def(void);
 /// Make a mesh body deform by its asset's examples. The body's restitution at
 /// attach time is its C_r*. CR_ERR_DEF_INVALID: not a mesh body, an asset
 /// without bones or without an example besides the rest pose, a body that
-/// has the model already or dents (a re-skin would erase its dents), or a def out of range (alpha < 0, beta < 0,
-/// gamma <= 0, lambda outside [0, 1), mu < 0, nu < 0). CR_ERR_CAPACITY: all
+/// has the model already or dents (a re-skin would erase its dents), or a def real out of range: alpha in
+/// [0, 1e6], beta in [0, 1e9], gamma in [1e-4, 2^20], lambda in [0, 1), mu and nu in [0, 1e6]
+/// (cr_world_refused_field names it). CR_ERR_NOT_FINITE: a def real is NaN or infinite (fixed point:
+/// saturated), the field named the same way. CR_ERR_CAPACITY: all
 /// damage.example.body_capacity records taken, the asset has more vertices or
 /// examples than damage.example.max_vertices / max_examples, or
 /// damage.surface_bytes has no room for the body's surface copy.

@@ -118,12 +118,16 @@ cr_dent_budget cr_default_dent_budget(void) {
     return d;
 }
 
-cr_status cri_dent_model_check_def(const cr_dent_budget *d) {
-    if (d->body_capacity > 4096 || d->queue_capacity > (1u << 20) || d->max_cells > 1024) return CR_ERR_DEF_INVALID;
-    if (d->body_capacity > 0 && (d->max_cells < 5 || d->queue_capacity == 0 || d->dents_per_step == 0 ||
-                                 d->dents_per_step > (1u << 16) || d->work_per_step < d->max_cells * d->max_cells))
-        return CR_ERR_DEF_INVALID;
-    return CR_OK;
+cr_status cri_dent_model_check_def(const cr_dent_budget *d, cr_field *field) {
+    /* the first field out of range is named; the map and queue limits bound the block and the scratch */
+    const bool on = d->body_capacity > 0;
+    if (d->body_capacity > 4096) *field = CR_FIELD_DENT_BUDGET_BODY_CAPACITY;
+    else if (d->queue_capacity > (1u << 20) || (on && d->queue_capacity == 0)) *field = CR_FIELD_DENT_BUDGET_QUEUE_CAPACITY;
+    else if (d->max_cells > 1024 || (on && d->max_cells < 5)) *field = CR_FIELD_DENT_BUDGET_MAX_CELLS;
+    else if (on && (d->dents_per_step == 0 || d->dents_per_step > (1u << 16))) *field = CR_FIELD_DENT_BUDGET_DENTS_PER_STEP;
+    else if (on && d->work_per_step < d->max_cells * d->max_cells) *field = CR_FIELD_DENT_BUDGET_WORK_PER_STEP;
+    else return CR_OK;
+    return CR_ERR_DEF_INVALID;
 }
 
 static uint64_t al16(uint64_t x) { return (x + 15u) & ~(uint64_t)15u; }
@@ -182,6 +186,7 @@ uint32_t cri_dent_model_dent_count(const cr_world *w, uint32_t body_index1) {
 cr_status cri_dent_model_attach(cr_world *w, uint32_t body_index1, const cr_dent_def *def) {
     cr_body *b = &cr_world_bodies(w)[body_index1 - 1];
     if (b->models & CR_MODEL_DENT) return CR_ERR_DEF_INVALID;
+    if (b->models & CR_MODEL_EXAMPLE) return CR_ERR_DEF_INVALID; /* its re-skins would erase the dents */
     if (b->shape.type != CR_SHAPE_MESH) return CR_ERR_DEF_INVALID;
     /* every real: finite first (CR_ERR_NOT_FINITE), then in range (CR_ERR_DEF_INVALID), naming the field */
     const struct { cr_real v, lo; bool open; cr_field f; } reals[] = {

@@ -41,6 +41,7 @@
 #include "geometry/skinning.h"
 #include "geometry/mesh_mass.h"
 #include "base/hash.h"
+#include "base/check.h"
 
 #include <string.h>
 
@@ -94,18 +95,22 @@ cr_example_budget cr_default_example_budget(void) {
     return b;
 }
 
-cr_status cri_example_model_check_def(const cr_example_budget *b) {
-    if (b->body_capacity > 4096) return CR_ERR_DEF_INVALID;
-    if (b->body_capacity == 0) return CR_OK;
-    if (b->max_vertices == 0 || b->max_vertices > CR_ASSET_MAX_VERTICES || b->max_examples < 2 ||
-        b->max_examples > CR_ASSET_MAX_EXAMPLES || b->queue_capacity == 0 || b->queue_capacity > (1u << 20) ||
-        b->impulses_per_step == 0 || b->neighbours_per_step == 0 || b->vertices_per_step == 0 ||
-        b->grid_nodes_per_step > (1u << 24))
-        return CR_ERR_DEF_INVALID;
-    /* one record's E must be addressable by a 32-bit offset */
-    if ((uint64_t)b->max_vertices * b->max_examples * sizeof(cr_real) * b->body_capacity > (1ull << 30))
-        return CR_ERR_DEF_INVALID;
-    return CR_OK;
+cr_status cri_example_model_check_def(const cr_example_budget *b, cr_field *field) {
+    const bool on = b->body_capacity > 0;
+    if (b->body_capacity > 4096) *field = CR_FIELD_EXAMPLE_BUDGET_BODY_CAPACITY;
+    else if (!on) return CR_OK;
+    else if (b->max_vertices == 0 || b->max_vertices > CR_ASSET_MAX_VERTICES) *field = CR_FIELD_EXAMPLE_BUDGET_MAX_VERTICES;
+    else if (b->max_examples < 2 || b->max_examples > CR_ASSET_MAX_EXAMPLES) *field = CR_FIELD_EXAMPLE_BUDGET_MAX_EXAMPLES;
+    else if (b->queue_capacity == 0 || b->queue_capacity > (1u << 20)) *field = CR_FIELD_EXAMPLE_BUDGET_QUEUE_CAPACITY;
+    else if (b->impulses_per_step == 0) *field = CR_FIELD_EXAMPLE_BUDGET_IMPULSES_PER_STEP;
+    else if (b->neighbours_per_step == 0) *field = CR_FIELD_EXAMPLE_BUDGET_NEIGHBOURS_PER_STEP;
+    else if (b->vertices_per_step == 0) *field = CR_FIELD_EXAMPLE_BUDGET_VERTICES_PER_STEP;
+    else if (b->grid_nodes_per_step > (1u << 24)) *field = CR_FIELD_EXAMPLE_BUDGET_GRID_NODES_PER_STEP;
+    /* every record's E must be addressable by a 32-bit offset: the rows are what is too large */
+    else if ((uint64_t)b->max_vertices * b->max_examples * sizeof(cr_real) * b->body_capacity > (1ull << 30))
+        *field = CR_FIELD_EXAMPLE_BUDGET_MAX_VERTICES;
+    else return CR_OK;
+    return CR_ERR_DEF_INVALID;
 }
 
 static uint64_t al16(uint64_t x) { return (x + 15u) & ~(uint64_t)15u; }
@@ -167,9 +172,22 @@ cr_status cri_example_model_attach(cr_world *w, uint32_t body_index1, const cr_e
     /* a re-skin rewrites the shared surface copy from the rest pose: it would erase the dents */
     if (b->models & CR_MODEL_DENT) return CR_ERR_DEF_INVALID;
     if (b->shape.type != CR_SHAPE_MESH) return CR_ERR_DEF_INVALID;
-    if (def->alpha < 0 || def->beta < 0 || def->gamma <= 0 || def->lambda < 0 || def->lambda >= CR_R(1) ||
-        def->mu < 0 || def->nu < 0)
-        return CR_ERR_DEF_INVALID;
+    /* every real: finite first (CR_ERR_NOT_FINITE), then in range (CR_ERR_DEF_INVALID), naming the field.
+     * The upper ends keep the products the step forms (nu |dE|, mu dt, alpha |dx|, 1/gamma) inside Q32.32
+     * and far from float's overflow; they are orders of magnitude past any material (docs/example-plasticity.md). */
+    const struct { cr_real v, lo, hi; bool open_hi; cr_field f; } reals[] = {
+        {def->alpha, 0, CR_R(1e6), false, CR_FIELD_EXAMPLE_ALPHA},
+        {def->beta, 0, CR_R(1e9), false, CR_FIELD_EXAMPLE_BETA},
+        {def->gamma, CR_R(1e-4), CR_R(1048576.0), false, CR_FIELD_EXAMPLE_GAMMA},
+        {def->lambda, 0, CR_R(1), true, CR_FIELD_EXAMPLE_LAMBDA},
+        {def->mu, 0, CR_R(1e6), false, CR_FIELD_EXAMPLE_MU},
+        {def->nu, 0, CR_R(1e6), false, CR_FIELD_EXAMPLE_NU},
+    };
+    for (size_t i = 0; i < sizeof reals / sizeof reals[0]; ++i) {
+        CR_TRY(cr_check_real(w, reals[i].v, reals[i].f));
+        if (reals[i].v < reals[i].lo || reals[i].v > reals[i].hi || (reals[i].open_hi && reals[i].v == reals[i].hi))
+            return cri_refuse(w, CR_ERR_DEF_INVALID, reals[i].f);
+    }
     const cr_asset *a = cri_damage_rest_asset(w, b->shape.asset);
     if (a == NULL || a->bone_count == 0 || a->example_count < 2) return CR_ERR_DEF_INVALID;
     if (a->vertex_count > bd->max_vertices || a->example_count > bd->max_examples) return CR_ERR_CAPACITY;
@@ -383,6 +401,7 @@ typedef struct skin_move {
     const cr_vec3 *old, *now;
     const uint32_t *sorted;  ///< moved vertices, by cell
     const uint32_t *start;   ///< [cells + 1] each cell's first entry in sorted
+    const uint32_t *near;    ///< [cells] moved vertices in the cell and its 26 neighbours: 0 = the node reads nothing
     cr_vec3 lo;              ///< m, corner of cell (0, 0, 0)
     cr_real inv_cell;        ///< 1/m
     int32_t dims[3];
@@ -408,7 +427,12 @@ static cr_vec3 move_at(const void *ctx, cr_vec3 p) {
         int32_t ck = cr_floor_int(cr_mul(at[k], m->inv_cell));
         if (ck < -1 || ck > m->dims[k]) return sum; /* more than a cell outside: no moved vertex within R */
         lo[k] = clampi(ck - 1, 0, m->dims[k] - 1), hi[k] = clampi(ck + 1, 0, m->dims[k] - 1);
+        c[k] = clampi(ck, 0, m->dims[k] - 1);
     }
+    /* most nodes of a patch box are far from every moved vertex: one look-up says so
+     * (the cells read below are neighbours of c, so the sum would be exactly zero) */
+    if (m->near[((uint32_t)c[2] * (uint32_t)m->dims[1] + (uint32_t)c[1]) * (uint32_t)m->dims[0] + (uint32_t)c[0]] == 0)
+        return sum;
     for (c[2] = lo[2]; c[2] <= hi[2]; ++c[2])
         for (c[1] = lo[1]; c[1] <= hi[1]; ++c[1])
             for (c[0] = lo[0]; c[0] <= hi[0]; ++c[0]) {
@@ -443,9 +467,15 @@ static uint32_t patch_grid(cr_world *w, cr_surface_copy *copy, const cr_asset *r
     uint32_t n = 0;
     cr_vec3 lo = old[first], hi = old[first];
     cr_real move2 = 0;
+    /* A vertex that moved less than 1/16 of a cell is left out of this patch:
+     * a fade's tail moves the whole body a little every step, and patching
+     * every node around it for that is much of the stage's time. What is left
+     * out is at most the tail's sum, 1/(16 (1 - lambda)) of a cell, below the
+     * blend's own error (docs/example-plasticity.md, "Grid patch"). */
+    const cr_real skip2 = cr_sq(cr_mul(rest->sdf_cell, CR_R(0.0625)));
     for (uint32_t v = first; v <= last; ++v) {
         cr_vec3 d = cr_v3_sub(now[v], old[v]);
-        if (d.x == 0 && d.y == 0 && d.z == 0) continue;
+        if (cr_v3_len_sq(d) <= skip2) continue;
         moved[n++] = v;
         lo = cr_v3_min(lo, old[v]), hi = cr_v3_max(hi, old[v]);
         move2 = cr_max(move2, cr_v3_len_sq(d));
@@ -478,6 +508,22 @@ static uint32_t patch_grid(cr_world *w, cr_surface_copy *copy, const cr_asset *r
     for (uint32_t k = 0; k < n; ++k) sorted[start[cell_of(&m, old[moved[k]], c)]++] = moved[k];
     for (uint32_t k = cells; k > 0; --k) start[k] = start[k - 1]; /* the fill moved each start to the next cell's */
     start[0] = 0;
+    /* the moved list is done with: it becomes each cell's count of moved vertices in its 27 cells */
+    uint32_t *near = moved;
+    for (c[2] = 0; c[2] < m.dims[2]; ++c[2])
+        for (c[1] = 0; c[1] < m.dims[1]; ++c[1])
+            for (c[0] = 0; c[0] < m.dims[0]; ++c[0]) {
+                uint32_t count = 0;
+                int32_t q[3];
+                for (q[2] = clampi(c[2] - 1, 0, m.dims[2] - 1); q[2] <= clampi(c[2] + 1, 0, m.dims[2] - 1); ++q[2])
+                    for (q[1] = clampi(c[1] - 1, 0, m.dims[1] - 1); q[1] <= clampi(c[1] + 1, 0, m.dims[1] - 1); ++q[1])
+                        for (q[0] = clampi(c[0] - 1, 0, m.dims[0] - 1); q[0] <= clampi(c[0] + 1, 0, m.dims[0] - 1); ++q[0]) {
+                            uint32_t cell = ((uint32_t)q[2] * (uint32_t)m.dims[1] + (uint32_t)q[1]) * (uint32_t)m.dims[0] + (uint32_t)q[0];
+                            count += start[cell + 1] - start[cell];
+                        }
+                near[((uint32_t)c[2] * (uint32_t)m.dims[1] + (uint32_t)c[1]) * (uint32_t)m.dims[0] + (uint32_t)c[0]] = count;
+            }
+    m.near = near;
     cr_real half = cr_max(ext[0], cr_max(ext[1], ext[2]));
     cr_real reach = cr_half(half) + radius;
     cr_real *saved = CR_AT(w, CR_DAMAGE(w)->example.scratch + (uint32_t)vertex_scratch(bd), cr_real);
@@ -486,22 +532,54 @@ static uint32_t patch_grid(cr_world *w, cr_surface_copy *copy, const cr_asset *r
                                                bd->grid_nodes_per_step);
     if (p.shrunk) w->stats.example.shrunk++;
     /* the moved list and its buckets, the nodes read, and the neighbours each node's blend visits (a few per node) */
-    return (last - first + 1) + 2 * n + cells + 8 * p.nodes;
+    return (last - first + 1) + 2 * n + 28 * cells + 8 * p.nodes;
 }
 
-/* Seed 001 §3.2: the mass stays, the inertia follows the new shape (its
- * diagonal in the body's axes, about the new centre). The body frame stays
- * where the cooked centre was (docs/example-plasticity.md). Returns the work. */
-static uint32_t follow_inertia(cr_body *b, const cr_vec3 *pos, const cr_asset *rest) {
+/* Seed 001 §3.2: "we translate and rotate x so the local center of mass is
+ * at the origin ... and update the moment of inertia". The mass stays. The
+ * body frame's origin moves to the deformed shape's centre of volume
+ * (cri_surface_copy_shift: positions, grid origin, mesh frame), and the body
+ * moves the other way in the world, so no vertex jumps: its pose by R c, its
+ * velocity to the new centre's (v + w x R c), the anchors of its joints, its
+ * waiting impulses and its last finite pose with it. The inertia is the
+ * deformed surface's diagonal in the body's axes about that centre; the axes
+ * are not turned to the new principal axes (that would resample the grid:
+ * docs/example-plasticity.md). Returns the work. */
+static uint32_t follow_mass(cr_world *w, cr_body *b, cr_surface_copy *copy, const cr_asset *rest) {
     if (b->type != CR_BODY_DYNAMIC || b->mass <= 0) return 0;
+    uint8_t *block = (uint8_t *)w;
+    const cr_vec3 *pos = cr_surface_copy_positions(copy, block);
     cr_mesh_mass mm = cri_mesh_mass_of(pos, rest->triangles, rest->triangle_count);
-    if (mm.volume <= 0) return rest->triangle_count;
+    uint32_t work = rest->triangle_count;
+    if (mm.volume <= 0) return work;
     cr_vec3 inertia = cr_v3_scale(mm.inertia, cr_div(b->mass, mm.volume));
     if (inertia.x > 0 && inertia.y > 0 && inertia.z > 0) {
         b->inertia = inertia;
         b->inv_inertia = cr_v3(cr_div(CR_R(1), inertia.x), cr_div(CR_R(1), inertia.y), cr_div(CR_R(1), inertia.z));
     }
-    return rest->triangle_count;
+    const cr_vec3 c = mm.centre;
+    if (c.x == 0 && c.y == 0 && c.z == 0) return work;
+    work += cri_surface_copy_shift(copy, block, rest, c);
+    cri_surface_copy_mark(copy, 0, rest->vertex_count - 1); /* every vertex moved in the body frame */
+    const uint32_t self = (uint32_t)(b - cr_world_bodies(w)) + 1;
+    cr_vec3 rc = cr_quat_rotate(b->xf.q, c);
+    b->xf.p = cr_v3_add(b->xf.p, rc);
+    b->v = cr_v3_add(b->v, cr_v3_cross(b->w, rc));
+    b->finite_p = cr_v3_add(b->finite_p, cr_quat_rotate(b->finite_q, c));
+    cr_joint *j = cr_world_joints(w);
+    for (uint32_t i = 0; i < w->joint_high; ++i) {
+        if (!j[i].alive) continue;
+        if (j[i].a == self) j[i].local_anchor_a = cr_v3_sub(j[i].local_anchor_a, c);
+        if (j[i].b == self) j[i].local_anchor_b = cr_v3_sub(j[i].local_anchor_b, c);
+    }
+    const cr_example_budget *bd = &w->def.damage.example;
+    cr_example_region *reg = &CR_DAMAGE(w)->example;
+    cr_example_job *queue = CR_AT(w, reg->queue, cr_example_job);
+    for (uint32_t k = 0; k < reg->queue_count; ++k) {
+        cr_example_job *job = &queue[(reg->queue_head + k) % bd->queue_capacity];
+        if (job->body_index1 == self) job->point = cr_v3_sub(job->point, c);
+    }
+    return work + w->joint_high + reg->queue_count;
 }
 
 /* Eq. 13 and eq. 3 for one body; returns the work. */
@@ -524,6 +602,11 @@ static uint32_t fade_and_skin(cr_world *w, uint32_t ri) {
     uint32_t foff = cri_arena_push(&w->scratch, block, nf * (uint32_t)sizeof(cr_skin_frame), 16);
     cr_skin_frame *frames = foff == CR_NO_OFFSET ? NULL : CR_AT(w, foff, cr_skin_frame);
     if (frames != NULL) cri_skin_example_frames(rest, frames);
+    /* and each bone's blend once per run of equal weight rows (same bits as without) */
+    uint32_t boff = frames == NULL ? CR_NO_OFFSET
+                                   : cri_arena_push(&w->scratch, block, rest->bone_count * (uint32_t)sizeof(cr_skin_blend), 16);
+    cr_skin_cache cache;
+    if (boff != CR_NO_OFFSET) cri_skin_cache_init(&cache, CR_AT(w, boff, cr_skin_blend), rest);
     for (uint32_t v = 0; v < r->vertex_count; ++v) {
         cr_real *ev = &e[v * ne], *dv = &d[v * ne];
         bool any = false, small = true;
@@ -548,7 +631,9 @@ static uint32_t fade_and_skin(cr_world *w, uint32_t ri) {
             }
             ++left;
         }
-        cr_vec3 x = cri_skin_example_point(rest, frames, v, rest->positions[v], ev);
+        cr_vec3 x = boff != CR_NO_OFFSET ? cri_skin_example_point_cached(rest, frames, &cache, v, rest->positions[v], ev)
+                                         : cri_skin_example_point(rest, frames, v, rest->positions[v], ev);
+        x = cr_v3_sub(x, copy->frame_shift);
         if (x.x == pos[v].x && x.y == pos[v].y && x.z == pos[v].z) continue;
         pos[v] = x;
         if (v < first) first = v;
@@ -558,9 +643,9 @@ static uint32_t fade_and_skin(cr_world *w, uint32_t ri) {
     uint32_t work = r->vertex_count;
     if (first <= last) {
         cri_surface_copy_mark(copy, first, last);
-        work += cri_surface_copy_refresh(copy, block, &b->bound_radius);
         work += patch_grid(w, copy, rest, old, pos, first, last);
-        work += follow_inertia(b, pos, rest);
+        work += follow_mass(w, b, copy, rest);
+        work += cri_surface_copy_refresh(copy, block, &b->bound_radius);
         /* a sleeping body whose shape changed must meet its contacts again */
         if (b->asleep) cri_world_wake(w, r->body_index1 - 1);
     }

@@ -6,7 +6,8 @@
 #include "damage/damage.h"
 #include "crumple/example.h"
 
-cr_status cri_example_model_check_def(const cr_example_budget *b);
+/// CR_OK, or CR_ERR_DEF_INVALID with the budget field out of range in *field.
+cr_status cri_example_model_check_def(const cr_example_budget *b, cr_field *field);
 uint64_t cri_example_model_region_bytes(const cr_world_def *def);
 bool cri_example_model_layout(cr_world *w, uint8_t *block);
 cr_status cri_example_model_attach(cr_world *w, uint32_t body_index1, const cr_example_def *def);

@@ -25,8 +25,8 @@ static bool any_model(const cr_damage_def *d) {
 
 cr_status cri_damage_check_def(const cr_damage_def *d, cr_field *field) {
     if (d->command_capacity > (1u << 16)) *field = CR_FIELD_WORLD_DAMAGE_COMMANDS;
-    else if (cri_dent_model_check_def(&d->dent) != CR_OK) *field = CR_FIELD_WORLD_DAMAGE_DENT;
-    else if (cri_example_model_check_def(&d->example) != CR_OK) *field = CR_FIELD_WORLD_DAMAGE_EXAMPLE;
+    else if (cri_dent_model_check_def(&d->dent, field) != CR_OK) return CR_ERR_DEF_INVALID;
+    else if (cri_example_model_check_def(&d->example, field) != CR_OK) return CR_ERR_DEF_INVALID;
     else if (cri_custom_model_check_def(&d->custom) != CR_OK) *field = CR_FIELD_WORLD_DAMAGE_CUSTOM;
     else return CR_OK;
     return CR_ERR_DEF_INVALID;

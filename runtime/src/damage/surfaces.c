@@ -104,6 +104,8 @@ uint64_t cri_damage_surfaces_hash(const cr_world *w, uint64_t h) {
         const cr_vec3 *p = CR_AT(w, r->positions, const cr_vec3);
         for (uint32_t v = 0; v < view->vertex_count; ++v) h = cr_hash_vec3(h, p[v]);
         h = cr_hash_u64(h, r->patch_digest);
+        /* where the frame sits (a restore re-places the grid by it); copies that never moved hash as before */
+        if (r->frame_shift.x != 0 || r->frame_shift.y != 0 || r->frame_shift.z != 0) h = cr_hash_vec3(h, r->frame_shift);
     }
     return h;
 }

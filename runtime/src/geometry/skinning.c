@@ -45,6 +45,37 @@ static cr_vec3 rotate(cr_quat r, cr_real n2, cr_vec3 v) {
     return cr_quat_rotate(q, v);
 }
 
+/* Bone b's blend for `weights`: QLERP's normalised quaternion as R - I
+ * (2 s [v]x + 2 [v]x^2 for the unit q = (v, s): exact zero for the identity,
+ * so the rest pose adds nothing), and the blended translation. */
+static void make_blend(const cr_asset *a, const cr_skin_frame *frames, uint32_t b, const cr_real *weights,
+                       cr_skin_blend *out) {
+    cr_quat r;
+    blend(a, frames, b, weights, &r, &out->t);
+    cr_real n2 = qdot(r, r);
+    if (n2 <= 0) { /* all weight on nothing: the rest pose */
+        for (int k = 0; k < 9; ++k) out->m[k] = 0;
+        return;
+    }
+    cr_real inv = cr_rsqrt(n2);
+    cr_real x = cr_mul(r.x, inv), y = cr_mul(r.y, inv), z = cr_mul(r.z, inv), w = cr_mul(r.w, inv);
+    cr_real xx = cr_mul(x, x), yy = cr_mul(y, y), zz = cr_mul(z, z);
+    cr_real xy = cr_mul(x, y), xz = cr_mul(x, z), yz = cr_mul(y, z), wx = cr_mul(w, x), wy = cr_mul(w, y), wz = cr_mul(w, z);
+    out->m[0] = -2 * (yy + zz), out->m[1] = 2 * (xy - wz), out->m[2] = 2 * (xz + wy);
+    out->m[3] = 2 * (xy + wz), out->m[4] = -2 * (xx + zz), out->m[5] = 2 * (yz - wx);
+    out->m[6] = 2 * (xz - wy), out->m[7] = 2 * (yz + wx), out->m[8] = -2 * (xx + yy);
+}
+
+/* x += W (t + M (u - c)) */
+static cr_vec3 apply_blend(cr_vec3 x, cr_real wk, const cr_skin_blend *bl, cr_vec3 u, cr_vec3 c) {
+    cr_vec3 d = cr_v3_sub(u, c);
+    const cr_real *m = bl->m;
+    cr_vec3 md = cr_v3(cr_mul(m[0], d.x) + cr_mul(m[1], d.y) + cr_mul(m[2], d.z),
+                       cr_mul(m[3], d.x) + cr_mul(m[4], d.y) + cr_mul(m[5], d.z),
+                       cr_mul(m[6], d.x) + cr_mul(m[7], d.y) + cr_mul(m[8], d.z));
+    return cr_v3_mad(x, wk, cr_v3_add(bl->t, md));
+}
+
 cr_vec3 cri_skin_example_point(const cr_asset *a, const cr_skin_frame *frames, uint32_t v, cr_vec3 u,
                               const cr_real *weights) {
     /* summed as displacements from u: the rest pose gives u bit for bit, and
@@ -54,11 +85,40 @@ cr_vec3 cri_skin_example_point(const cr_asset *a, const cr_skin_frame *frames, u
         cr_real wk = a->skin_weight[CR_ASSET_SKIN_SLOTS * v + k];
         if (wk == 0) continue;
         uint32_t b = a->skin_bone[CR_ASSET_SKIN_SLOTS * v + k];
-        cr_vec3 c = a->bones[b].rest.p, t;
-        cr_quat r;
-        blend(a, frames, b, weights, &r, &t);
-        cr_vec3 d = cr_v3_sub(u, c);
-        x = cr_v3_mad(x, wk, cr_v3_add(t, cr_v3_sub(rotate(r, qdot(r, r), d), d)));
+        cr_skin_blend bl;
+        make_blend(a, frames, b, weights, &bl);
+        x = apply_blend(x, wk, &bl, u, a->bones[b].rest.p);
+    }
+    return cr_v3_add(u, x);
+}
+
+void cri_skin_cache_init(cr_skin_cache *c, cr_skin_blend *bones, const cr_asset *a) {
+    c->bones = bones;
+    c->stamp = 0;
+    c->examples = a->example_count;
+    for (uint32_t b = 0; b < a->bone_count; ++b) bones[b].stamp = 0;
+    for (uint32_t e = 0; e < CR_ASSET_MAX_EXAMPLES; ++e) c->row[e] = 0;
+}
+
+cr_vec3 cri_skin_example_point_cached(const cr_asset *a, const cr_skin_frame *frames, cr_skin_cache *cache, uint32_t v,
+                                     cr_vec3 u, const cr_real *weights) {
+    bool same = cache->stamp != 0;
+    for (uint32_t e = 0; e < cache->examples && same; ++e) same = weights[e] == cache->row[e];
+    if (!same) {
+        for (uint32_t e = 0; e < cache->examples; ++e) cache->row[e] = weights[e];
+        cache->stamp++;
+    }
+    cr_vec3 x = cr_v3_zero();
+    for (uint32_t k = 0; k < CR_ASSET_SKIN_SLOTS; ++k) {
+        cr_real wk = a->skin_weight[CR_ASSET_SKIN_SLOTS * v + k];
+        if (wk == 0) continue;
+        uint32_t b = a->skin_bone[CR_ASSET_SKIN_SLOTS * v + k];
+        cr_skin_blend *bl = &cache->bones[b];
+        if (bl->stamp != cache->stamp) {
+            make_blend(a, frames, b, weights, bl);
+            bl->stamp = cache->stamp;
+        }
+        x = apply_blend(x, wk, bl, u, a->bones[b].rest.p);
     }
     return cr_v3_add(u, x);
 }

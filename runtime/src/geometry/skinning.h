@@ -44,6 +44,33 @@ void cri_skin_example_frames(const cr_asset *a, cr_skin_frame *frames);
 cr_vec3 cri_skin_example_point(const cr_asset *a, const cr_skin_frame *frames, uint32_t v, cr_vec3 u,
                               const cr_real *weights);
 
+/// One bone's blend for one weight row, ready to apply to many vertices:
+/// x += W (t + M (u - c)), with M = R(QLERP) - I, so the rest pose adds 0.
+typedef struct cr_skin_blend {
+    cr_real m[9];    ///< R - I, row-major
+    cr_vec3 t;       ///< m, the pivot's blended translation
+    uint32_t stamp;  ///< the cache row it was made for
+    uint32_t pad_;
+} cr_skin_blend;
+
+/// Re-skinning many vertices: the last weight row seen and, per bone, its
+/// blend for that row. Neighbouring vertices mostly share a row (all at rest,
+/// or wholly in one example), so a bone's QLERP is made once per run of equal
+/// rows instead of once per vertex and influence. `bones` holds bone_count
+/// entries; cri_skin_cache_init clears them.
+typedef struct cr_skin_cache {
+    cr_skin_blend *bones;
+    uint32_t stamp;
+    uint32_t examples;
+    cr_real row[CR_ASSET_MAX_EXAMPLES];
+} cr_skin_cache;
+
+void cri_skin_cache_init(cr_skin_cache *c, cr_skin_blend *bones, const cr_asset *a);
+
+/// cri_skin_example_point with the cache (same bits); `frames` must not be NULL.
+cr_vec3 cri_skin_example_point_cached(const cr_asset *a, const cr_skin_frame *frames, cr_skin_cache *cache, uint32_t v,
+                                     cr_vec3 u, const cr_real *weights);
+
 /// Eq. 5: cols[e] = dx/dE_e of vertex v at the example weights `weights`.
 void cri_skin_example_jacobian(const cr_asset *a, uint32_t v, cr_vec3 u, const cr_real *weights, cr_vec3 *cols);
 

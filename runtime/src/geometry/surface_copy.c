@@ -36,6 +36,24 @@ void cri_surface_copy_bind(cr_surface_copy *c, uint8_t *block, const cr_asset *r
     view->normals = (const cr_vec3 *)(block + c->normals);
     view->samples = rest->samples ? (const cr_vec3 *)(block + c->samples) : NULL;
     view->sdf = (const cr_real *)(block + c->sdf);
+    view->sdf_origin = cr_v3_sub(rest->sdf_origin, c->frame_shift);
+    view->mesh_to_body.p = cr_v3_sub(rest->mesh_to_body.p, c->frame_shift);
+}
+
+uint32_t cri_surface_copy_shift(cr_surface_copy *c, uint8_t *block, const cr_asset *rest, cr_vec3 by) {
+    cr_asset *view = (cr_asset *)(block + c->view);
+    cr_vec3 *pos = (cr_vec3 *)(block + c->positions);
+    for (uint32_t v = 0; v < view->vertex_count; ++v) pos[v] = cr_v3_sub(pos[v], by);
+    if (view->samples != NULL) {
+        cr_vec3 *s = (cr_vec3 *)(block + c->samples);
+        for (uint32_t i = 0; i < view->sample_count; ++i) s[i] = cr_v3_sub(s[i], by);
+    }
+    view->bounds_min = cr_v3_sub(view->bounds_min, by), view->bounds_max = cr_v3_sub(view->bounds_max, by);
+    c->frame_shift = cr_v3_add(c->frame_shift, by);
+    /* from the cooked values, as cri_surface_copy_bind does: a restored copy gets the same bits */
+    view->sdf_origin = cr_v3_sub(rest->sdf_origin, c->frame_shift);
+    view->mesh_to_body.p = cr_v3_sub(rest->mesh_to_body.p, c->frame_shift);
+    return view->vertex_count + view->sample_count;
 }
 
 void cri_surface_copy_init(cr_surface_copy *c, uint8_t *block, uint32_t region, const cr_asset *rest) {
@@ -43,6 +61,7 @@ void cri_surface_copy_init(cr_surface_copy *c, uint8_t *block, uint32_t region, 
     c->dirty_first = 1, c->dirty_last = 0;
     c->changes = 0;
     c->patch_digest = 0;
+    c->frame_shift = cr_v3_zero();
     memcpy(block + c->positions, rest->positions, (size_t)rest->vertex_count * sizeof(cr_vec3));
     memcpy(block + c->normals, rest->normals, (size_t)rest->vertex_count * sizeof(cr_vec3));
     if (rest->samples) memcpy(block + c->samples, rest->samples, (size_t)rest->sample_count * sizeof(cr_vec3));

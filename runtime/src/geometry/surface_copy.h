@@ -35,13 +35,16 @@ typedef struct cr_surface_copy {
     uint32_t changes;        ///< times a model moved the surface
     uint32_t pad_;
     uint64_t patch_digest;   ///< hash of every grid value ever patched (the grid's part of the state hash)
+    cr_vec3 frame_shift;     ///< m, where the body frame's origin moved in the cooked frame (a model that
+                             ///< keeps it at the changing centre of mass): positions and grid sit at -shift
 } cr_surface_copy;
 
 /// Bytes one copy of `rest` takes.
 uint32_t cri_surface_copy_bytes(const cr_asset *rest);
 /// Lay a copy of `rest` out at `region` of `block` and fill it with the cooked values.
 void cri_surface_copy_init(cr_surface_copy *c, uint8_t *block, uint32_t region, const cr_asset *rest);
-/// Point the view at this block again (after a byte copy); keeps the copied bounds.
+/// Point the view at this block again (after a byte copy); keeps the copied
+/// bounds, and places the grid and mesh frame by frame_shift.
 void cri_surface_copy_bind(cr_surface_copy *c, uint8_t *block, const cr_asset *rest);
 
 static inline cr_asset *cr_surface_copy_view(const cr_surface_copy *c, uint8_t *block) {
@@ -73,6 +76,12 @@ typedef struct cr_surface_patch {
 cr_surface_patch cri_surface_copy_patch(cr_surface_copy *c, uint8_t *block, cr_vec3 centre, cr_real reach,
                                        cr_real max_move, cr_surface_displacement_fn *disp, const void *ctx,
                                        uint32_t budget, cr_real *scratch, uint32_t scratch_nodes);
+
+/// Move the body frame's origin by `c` (body frame, m): positions, collision
+/// samples, bounds, grid origin and mesh frame all shift by -c, the grid
+/// values stay (a translation of the frame, not of the surface). `rest` is the
+/// cooked asset the grid origin is placed from. Work: vertices.
+uint32_t cri_surface_copy_shift(cr_surface_copy *c, uint8_t *block, const cr_asset *rest, cr_vec3 by);
 
 /// Volume of the copy over the volume of the cooked surface (mass follows it);
 /// 0 if either is not positive. Work: 2 x triangles.
