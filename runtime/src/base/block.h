@@ -70,6 +70,17 @@ typedef struct cr_joint {
     cr_vec3 linear_impulse;  ///< N s on body a, last step's pre-stabilisation
     cr_vec3 angular_impulse; ///< N m s on body a, last step's pre-stabilisation
     uint64_t user_data;
+    /* bending joints (seed 000 §4: solver/plastic_joint.c, solver/elastic_joint.c) */
+    cr_real bend_strength;   ///< N m s; 0: never yields
+    cr_real bend_damping;    ///< 1/s
+    cr_real bend_damping_constant; ///< rad/s^2
+    cr_real spring_stiffness; ///< N m/rad; 0: no spring
+    cr_real spring_damping;  ///< N m s/rad
+    cr_vec3 bend_rate;       ///< rad/s, a's frame: the relative angular velocity a yielding joint still bends at (zero: holding)
+    cr_vec3 spring_w_end;    ///< rad/s, a's frame: the spring's closed-form relative angular velocity at the end of this step
+    cr_vec3 target_w;        ///< rad/s, world: the relative angular velocity this pass aims at (working value of one step)
+    uint32_t yielded;        ///< the plastic clamp bit in this step's pre-stabilisation
+    uint32_t pad2_;
 } cr_joint;
 
 /// Blocks of a coarse minimum grid at most (shape.c).
