@@ -139,7 +139,9 @@ const char *cr_version_string(void);
     X(DENT_WIDTH_T, "cr_dent_def.width_t")                       \
     X(DENT_MIN_COS, "cr_dent_def.min_cos")                       \
     X(DENT_CELLS, "cr_dent_def.min_cells/max_cells")             \
-    X(JOINT_BEND, "cr_joint_def.bend_strength/bend_damping/bend_damping_constant/spring_stiffness/spring_damping")
+    X(JOINT_BEND, "cr_joint_def.bend_strength/bend_damping/bend_damping_constant/spring_stiffness/spring_damping") \
+    X(WORLD_DAMAGE_BEND, "cr_world_def.damage.bend")             \
+    X(BEND_DEF, "cr_bend_def")
 
 typedef enum cr_field {
 #define CR_X_FIELD_ENUM_(name, text) CR_FIELD_##name,

@@ -35,6 +35,7 @@ typedef struct cr_body {
     uint8_t asleep;       ///< resting with its island: out of the solver until woken (sleep.c)
     uint8_t models;       ///< damage models attached (CR_MODEL_* bits)
     uint8_t no_sleep;     ///< never falls asleep, nor lets its island (cr_body_def.no_sleep)
+    uint8_t ghost;        ///< out of collision detection: a bending body whose sub-bodies collide for it (damage/bend_model.c)
     uint32_t joint_count; ///< live joints that name this body
     uint32_t island;      ///< while asleep: the island it fell asleep with (lowest slot in it)
     cr_real sleep_time;   ///< s, how long the body has been slower than the sleep thresholds
@@ -141,6 +142,7 @@ static inline cr_impact_event *cr_world_events(cr_world *w) { return CR_AT(w, w-
 #define CR_MODEL_DENT 1u
 #define CR_MODEL_CUSTOM 2u
 #define CR_MODEL_EXAMPLE 4u
+#define CR_MODEL_BEND 8u
 
 /// Shape asset slots with this bit name a body's own surface copy (a dented
 /// body: damage/surfaces.c), so the solver collides with the moved surface

@@ -70,6 +70,14 @@ typedef struct cr_example_region {
     uint32_t pad_;
 } cr_example_region;
 
+/// The bending model's part of the block (bend_model.c).
+typedef struct cr_bend_region {
+    uint32_t records;      ///< offset of cr_bend_body[bend.body_capacity]
+    uint32_t bones;        ///< offset of cr_bend_bone[bend.body_capacity * bend.max_bones]
+    uint32_t scratch;      ///< offset of the segmentation scratch (attach only)
+    uint32_t next_body;    ///< the record the next step's re-skin starts at (no body waits for ever)
+} cr_bend_region;
+
 /// The custom model's part of the block (custom_model.c).
 typedef struct cr_custom_region {
     uint32_t records;      ///< offset of cr_custom_body[custom.body_capacity]
@@ -105,6 +113,7 @@ typedef struct cr_damage_region {
     cr_dent_region dent;
     cr_custom_region custom;
     cr_example_region example;
+    cr_bend_region bend;
 } cr_damage_region;
 
 /// The damage region of a world (const or not, as CR_AT).

@@ -1,0 +1,423 @@
+/* bend_model.c — bending (seed 000 §4, Algorithm 2) on the damage stage's
+ * seam.
+ *
+ * Attach (Algorithm 2, steps 1-2): the rigged body is divided into one
+ * sub-body per bone (sub_body.c: triangles and grid nodes to bones, mass
+ * properties per bone). Each sub-body is a world body of its own with a
+ * surface copy restricted to its bone (its samples, its grid nodes, moved
+ * into its frame: the parent's axes at its centre of mass), and each bone is
+ * held to its parent bone by a fixed joint at the bone's head, plastic or
+ * elastic as the def says (the yield and the spring are the solver's:
+ * solver/plastic_joint.c, solver/elastic_joint.c). The body itself becomes a
+ * ghost: kinematic, out of collision detection, its mass kept aside; it is
+ * still the game's handle and its mesh is the one drawn.
+ *
+ * Step (Algorithm 2, step 16): every bendable body is put where its root bone
+ * says (the root sub-body's pose composed with the root's rest offset) and
+ * given the root's velocities; a body whose bones moved relative to one
+ * another since its last re-skin has its mesh re-skinned by linear blend
+ * skinning of the bones' transforms (parent frame at rest -> parent frame
+ * now), its normals and bounds refreshed and its dirty range widened. The
+ * re-skin is bounded by vertices_per_step; the first body of a step always
+ * runs, and the next step starts at the body that waited (a fixed order).
+ *
+ * Not built yet (issue 12; docs/bending.md says what is missing): joints
+ * added at impact (dynamic articulation), condensation, re-segmentation after
+ * a bend, bend + dent, the cooker's segmentation sections.
+ */
+#include "damage/stage.h"
+#include "damage/bend_model.h"
+#include "damage/sub_body.h"
+#include "base/hash.h"
+#include "base/check.h"
+
+#include <string.h>
+
+#define CR_BEND_COOKIE 0x62656e64u /* "bend" */
+
+cr_bend_def cr_default_bend_def(void) {
+    cr_bend_def d;
+    memset(&d, 0, sizeof d);
+    d.bend_strength = CR_R(50);
+    d.bend_damping = CR_R(4);
+    d.bend_damping_constant = CR_R(2);
+    d.cookie = CR_BEND_COOKIE;
+    return d;
+}
+
+cr_bend_budget cr_default_bend_budget(void) {
+    cr_bend_budget b;
+    b.body_capacity = 0; /* no memory for bendable bodies unless the host makes room */
+    b.max_bones = 8;
+    b.max_vertices = 1u << 16;
+    b.max_triangles = 1u << 17;
+    b.max_grid_nodes = 1u << 18;
+    b.vertices_per_step = 1u << 16;
+    return b;
+}
+
+cr_status cri_bend_model_check_def(const cr_bend_budget *b) {
+    if (b->body_capacity > 4096) return CR_ERR_DEF_INVALID;
+    if (b->body_capacity == 0) return CR_OK;
+    if (b->max_bones < 2 || b->max_bones > CR_ASSET_MAX_BONES || b->max_vertices == 0 ||
+        b->max_vertices > CR_ASSET_MAX_VERTICES || b->max_triangles == 0 || b->max_triangles > CR_ASSET_MAX_TRIANGLES ||
+        b->max_grid_nodes < 8 || b->max_grid_nodes > CR_ASSET_MAX_SDF_NODES || b->vertices_per_step == 0)
+        return CR_ERR_DEF_INVALID;
+    return CR_OK;
+}
+
+static uint64_t al16(uint64_t x) { return (x + 15u) & ~(uint64_t)15u; }
+/* node owners, the growth queue, triangle owners, vertex marks */
+static uint64_t scratch_bytes(const cr_bend_budget *b) {
+    return al16(b->max_grid_nodes) + al16((uint64_t)b->max_grid_nodes * sizeof(uint32_t)) + al16(b->max_triangles) +
+           al16(b->max_vertices);
+}
+
+uint32_t cri_bend_model_surfaces(const cr_bend_budget *b) { return b->body_capacity * (1u + b->max_bones); }
+
+uint64_t cri_bend_model_region_bytes(const cr_world_def *def) {
+    const cr_bend_budget *b = &def->damage.bend;
+    if (b->body_capacity == 0) return 0;
+    return al16((uint64_t)b->body_capacity * sizeof(cr_bend_body)) +
+           al16((uint64_t)b->body_capacity * b->max_bones * sizeof(cr_bend_bone)) + scratch_bytes(b) + 64u;
+}
+
+bool cri_bend_model_layout(cr_world *w, uint8_t *block) {
+    const cr_bend_budget *b = &w->def.damage.bend;
+    cr_bend_region *r = &CR_DAMAGE(w)->bend;
+    memset(r, 0, sizeof *r);
+    if (b->body_capacity == 0) return true;
+    r->records = cri_arena_push(&w->persistent, block, b->body_capacity * (uint32_t)sizeof(cr_bend_body), 16);
+    r->bones = cri_arena_push(&w->persistent, block, b->body_capacity * b->max_bones * (uint32_t)sizeof(cr_bend_bone), 16);
+    r->scratch = cri_arena_push(&w->persistent, block, (uint32_t)scratch_bytes(b), 16);
+    return r->records != CR_NO_OFFSET && r->bones != CR_NO_OFFSET && r->scratch != CR_NO_OFFSET;
+}
+
+static cr_bend_body *records(const cr_world *w) { return CR_AT(w, CR_DAMAGE(w)->bend.records, cr_bend_body); }
+static cr_bend_bone *bones_of(const cr_world *w, uint32_t rec) {
+    return CR_AT(w, CR_DAMAGE(w)->bend.bones, cr_bend_bone) + (size_t)rec * w->def.damage.bend.max_bones;
+}
+
+/* The record of a body, or capacity if it has none. */
+static uint32_t record_index(const cr_world *w, uint32_t body_index1) {
+    uint32_t cap = w->def.damage.bend.body_capacity;
+    if (body_index1 == 0 || body_index1 > w->body_high || !(cr_world_bodies_c(w)[body_index1 - 1].models & CR_MODEL_BEND))
+        return cap;
+    for (uint32_t i = 0; i < cap; ++i)
+        if (records(w)[i].body_index1 == body_index1) return i;
+    return cap;
+}
+
+static cr_status check_bend_def(cr_world *w, const cr_bend_def *d) {
+    const cr_real v[5] = {d->bend_strength, d->bend_damping, d->bend_damping_constant, d->spring_stiffness,
+                          d->spring_damping};
+    for (int i = 0; i < 5; ++i) {
+        if (!cr_real_is_finite(v[i])) return cri_refuse(w, CR_ERR_NOT_FINITE, CR_FIELD_BEND_DEF);
+        if (v[i] < 0) return cri_refuse(w, CR_ERR_DEF_INVALID, CR_FIELD_BEND_DEF);
+    }
+    if (d->bend_strength > 0 && d->spring_stiffness > 0) return cri_refuse(w, CR_ERR_DEF_INVALID, CR_FIELD_BEND_DEF);
+    return CR_OK;
+}
+
+/* Make the sub-body of one bone: a dynamic mesh body on the parent's cooked
+ * asset, its own restricted surface copy, its own mass properties. */
+static cr_status make_sub_body(cr_world *w, uint32_t parent_index1, const cr_asset *rest, uint32_t rest_slot,
+                               const uint8_t *tri_bone, const uint8_t *node_bone, uint8_t *mark, uint32_t bone,
+                               cr_real node_mass, cr_bend_bone *out) {
+    const cr_body *p = &cr_world_bodies(w)[parent_index1 - 1];
+    cr_vec3 centre, inertia;
+    uint32_t n = cri_sub_body_mass(rest, node_bone, bone, node_mass, &centre, &inertia);
+    cr_vec3 arm = cr_quat_rotate(p->xf.q, centre);
+    cr_body_def bd = cr_default_body_def();
+    bd.type = CR_BODY_DYNAMIC;
+    bd.position = cr_v3_add(p->xf.p, arm);
+    bd.orientation = p->xf.q;
+    bd.linear_velocity = cr_v3_add(p->v, cr_v3_cross(p->w, arm));
+    bd.angular_velocity = p->w;
+    bd.shape.type = CR_SHAPE_MESH;
+    bd.shape.asset = rest_slot;
+    bd.material = p->material;
+    bd.no_sleep = p->no_sleep != 0;
+    cr_status s = cr_body_create(w, &bd, &out->sub);
+    if (s != CR_OK) return s;
+    cr_surface_copy *copy;
+    s = cri_damage_surface_attach(w, out->sub.index1, &copy);
+    if (s != CR_OK) return s;
+    uint8_t *block = (uint8_t *)w;
+    cr_asset *view = cr_surface_copy_view(copy, block);
+    out->samples = cri_sub_body_restrict(view, cr_surface_copy_positions(copy, block), CR_AT(w, copy->samples, cr_vec3),
+                                         CR_AT(w, copy->sdf, cr_real), rest, tri_bone, node_bone, mark, bone, centre);
+    out->nodes = n;
+    out->centre = centre;
+    out->skin = cr_transform_identity();
+    cr_body *b = &cr_world_bodies(w)[out->sub.index1 - 1];
+    b->mass = cr_mul(node_mass, cr_from_int((int32_t)n));
+    b->inv_mass = cr_div(CR_R(1), b->mass);
+    b->inertia = inertia;
+    b->inv_inertia = cr_v3(cr_div(CR_R(1), inertia.x), cr_div(CR_R(1), inertia.y), cr_div(CR_R(1), inertia.z));
+    b->bound_radius = view->bound_radius;
+    return CR_OK;
+}
+
+cr_status cri_bend_model_attach(cr_world *w, uint32_t body_index1, const cr_bend_def *def) {
+    const cr_bend_budget *bd = &w->def.damage.bend;
+    cr_body *b = &cr_world_bodies(w)[body_index1 - 1];
+    CR_TRY(check_bend_def(w, def));
+    if (b->models & (CR_MODEL_BEND | CR_MODEL_DENT | CR_MODEL_EXAMPLE)) return CR_ERR_DEF_INVALID;
+    if (b->type != CR_BODY_DYNAMIC || b->shape.type != CR_SHAPE_MESH || b->ghost) return CR_ERR_DEF_INVALID;
+    uint32_t rest_slot = cri_damage_rest_slot(w, b->shape.asset);
+    const cr_asset *a = cri_damage_rest_asset(w, b->shape.asset);
+    if (a == NULL || a->bone_count < 2 || a->samples == NULL) return CR_ERR_DEF_INVALID;
+    uint32_t nodes = a->sdf_dims[0] * a->sdf_dims[1] * a->sdf_dims[2];
+    if (a->bone_count > bd->max_bones || a->vertex_count > bd->max_vertices || a->triangle_count > bd->max_triangles ||
+        nodes > bd->max_grid_nodes)
+        return CR_ERR_CAPACITY;
+    uint32_t pick = bd->body_capacity, roots = 0;
+    for (uint32_t i = 0; i < bd->body_capacity && pick == bd->body_capacity; ++i)
+        if (records(w)[i].body_index1 == 0) pick = i;
+    if (pick == bd->body_capacity) return CR_ERR_CAPACITY;
+    for (uint32_t k = 0; k < a->bone_count; ++k) roots += a->bones[k].parent < 0;
+    if (w->body_count + a->bone_count > w->def.body_capacity ||
+        w->joint_count + (a->bone_count - roots) > w->def.joint_capacity)
+        return CR_ERR_CAPACITY;
+
+    /* segmentation (sub_body.c) in the model's scratch */
+    uint8_t *node_bone = CR_AT(w, CR_DAMAGE(w)->bend.scratch, uint8_t);
+    uint32_t *queue = (uint32_t *)(node_bone + al16(bd->max_grid_nodes));
+    uint8_t *tri_bone = (uint8_t *)(queue + al16((uint64_t)bd->max_grid_nodes * sizeof(uint32_t)) / sizeof(uint32_t));
+    uint8_t *mark = tri_bone + al16(bd->max_triangles);
+    cri_sub_body_segment(a, tri_bone, node_bone, queue);
+    uint32_t inside = 0;
+    for (uint32_t i = 0; i < nodes; ++i) inside += a->sdf[i] < 0;
+    for (uint32_t k = 0; k < a->bone_count; ++k) {
+        uint32_t own = 0;
+        for (uint32_t i = 0; i < nodes; ++i) own += node_bone[i] == k && a->sdf[i] < 0;
+        if (own == 0) return CR_ERR_DEF_INVALID; /* a bone shorter than the grid can see */
+    }
+    cr_real node_mass = cr_div(b->mass, cr_from_int((int32_t)inside));
+
+    /* the body's own copy: the skinned mesh the game draws */
+    cr_surface_copy *copy;
+    CR_TRY(cri_damage_surface_attach(w, body_index1, &copy));
+    cr_bend_body *r = &records(w)[pick];
+    cr_bend_bone *bones = bones_of(w, pick);
+    memset(r, 0, sizeof *r);
+    memset(bones, 0, bd->max_bones * sizeof *bones);
+    r->body_index1 = body_index1;
+    r->body_generation = b->generation;
+    r->bone_count = a->bone_count;
+    r->def = *def;
+    b->models |= CR_MODEL_BEND;
+    cr_status s = CR_OK;
+    for (uint32_t k = 0; k < a->bone_count && s == CR_OK; ++k)
+        s = make_sub_body(w, body_index1, a, rest_slot, tri_bone, node_bone, mark, k, node_mass, &bones[k]);
+    for (uint32_t k = 0; k < a->bone_count && s == CR_OK; ++k) {
+        if (a->bones[k].parent < 0) continue;
+        b = &cr_world_bodies(w)[body_index1 - 1];
+        cr_joint_def jd = cr_default_joint_def();
+        jd.type = CR_JOINT_FIXED;
+        jd.body_a = bones[a->bones[k].parent].sub;
+        jd.body_b = bones[k].sub;
+        jd.anchor = cr_transform_point(b->xf, a->bones[k].rest.p);
+        jd.bend_strength = def->bend_strength;
+        jd.bend_damping = def->bend_damping;
+        jd.bend_damping_constant = def->bend_damping_constant;
+        jd.spring_stiffness = def->spring_stiffness;
+        jd.spring_damping = def->spring_damping;
+        s = cr_joint_create(w, &jd, &bones[k].joint);
+    }
+    if (s != CR_OK) {
+        cri_bend_model_detach(w, body_index1); /* gives back what was made */
+        return s;
+    }
+    /* the body becomes the ghost its sub-bodies collide for */
+    b = &cr_world_bodies(w)[body_index1 - 1];
+    r->mass = b->mass, r->inv_mass = b->inv_mass, r->inertia = b->inertia, r->inv_inertia = b->inv_inertia;
+    b->ghost = 1;
+    b->type = CR_BODY_KINEMATIC;
+    b->mass = 0, b->inv_mass = 0;
+    b->inertia = cr_v3_zero(), b->inv_inertia = cr_v3_zero();
+    return CR_OK;
+}
+
+cr_status cr_bend_attach(cr_world *w, cr_body_id id, const cr_bend_def *def) {
+    if (w == NULL || def == NULL) return CR_ERR_NULL_ARGUMENT;
+    if (def->cookie != CR_BEND_COOKIE) return CR_ERR_DEF_NOT_DEFAULTED;
+    if (cri_world_body(w, id) == NULL) return CR_ERR_STALE_HANDLE;
+    return cri_bend_model_attach(w, id.index1, def);
+}
+
+void cri_bend_model_detach(cr_world *w, uint32_t body_index1) {
+    uint32_t i = record_index(w, body_index1);
+    if (i == w->def.damage.bend.body_capacity) return;
+    cr_bend_body *r = &records(w)[i];
+    cr_bend_bone *bones = bones_of(w, i);
+    r->body_index1 = 0; /* first: destroying the sub-bodies comes back through detach */
+    cr_body *b = &cr_world_bodies(w)[body_index1 - 1];
+    b->models &= (uint8_t)~CR_MODEL_BEND;
+    for (uint32_t k = 0; k < r->bone_count; ++k)
+        if (cri_world_body(w, bones[k].sub) != NULL) cr_body_destroy(w, bones[k].sub);
+    b = &cr_world_bodies(w)[body_index1 - 1];
+    if (b->ghost) {
+        b->ghost = 0;
+        b->type = CR_BODY_DYNAMIC;
+        b->mass = r->mass, b->inv_mass = r->inv_mass, b->inertia = r->inertia, b->inv_inertia = r->inv_inertia;
+    }
+}
+
+uint32_t cr_bend_get_bone_count(const cr_world *w, cr_body_id id) {
+    if (w == NULL || cri_world_body_c(w, id) == NULL) return 0;
+    uint32_t i = record_index(w, id.index1);
+    return i == w->def.damage.bend.body_capacity ? 0 : records(w)[i].bone_count;
+}
+
+cr_body_id cr_bend_get_sub_body(const cr_world *w, cr_body_id id, uint32_t bone) {
+    cr_body_id none = {0, 0};
+    if (bone >= cr_bend_get_bone_count(w, id)) return none;
+    return bones_of(w, record_index(w, id.index1))[bone].sub;
+}
+
+cr_joint_id cr_bend_get_joint(const cr_world *w, cr_body_id id, uint32_t bone) {
+    cr_joint_id none = {0, 0};
+    if (bone >= cr_bend_get_bone_count(w, id)) return none;
+    return bones_of(w, record_index(w, id.index1))[bone].joint;
+}
+
+void cri_bend_model_rebind(cr_world *w) {
+    const cr_bend_budget *bd = &w->def.damage.bend;
+    for (uint32_t i = 0; i < bd->body_capacity; ++i) {
+        const cr_bend_body *r = &records(w)[i];
+        if (r->body_index1 == 0) continue;
+        const cr_bend_bone *bones = bones_of(w, i);
+        for (uint32_t k = 0; k < r->bone_count; ++k) {
+            cr_surface_copy *c = cri_damage_surface_of(w, bones[k].sub.index1);
+            if (c == NULL) continue;
+            cr_asset *view = cr_surface_copy_view(c, (uint8_t *)w);
+            const cr_asset *rest = cr_world_asset(w, c->rest_slot);
+            if (rest == NULL) continue;
+            view->sample_count = bones[k].samples;
+            view->sdf_origin = cr_v3_sub(rest->sdf_origin, bones[k].centre);
+        }
+    }
+}
+
+uint64_t cri_bend_model_hash(const cr_world *w, uint64_t h) {
+    const cr_bend_budget *bd = &w->def.damage.bend;
+    for (uint32_t i = 0; i < bd->body_capacity; ++i) {
+        const cr_bend_body *r = &records(w)[i];
+        if (r->body_index1 == 0) continue;
+        h = cr_hash_u32(h, r->body_index1);
+        h = cr_hash_u32(h, r->bone_count);
+        h = cr_hash_u32(h, r->skinned);
+        const cr_bend_bone *bones = bones_of(w, i);
+        for (uint32_t k = 0; k < r->bone_count; ++k) {
+            h = cr_hash_u32(h, bones[k].sub.index1);
+            h = cr_hash_u32(h, bones[k].joint.index1);
+            h = cr_hash_vec3(h, bones[k].centre);
+            h = cr_hash_u32(h, bones[k].samples);
+            h = cr_hash_u32(h, bones[k].nodes);
+            h = cr_hash_vec3(h, bones[k].skin.p);
+            h = cr_hash_quat(h, bones[k].skin.q);
+        }
+    }
+    return h;
+}
+
+/* ---- step ---------------------------------------------------------------- */
+
+/* The bone's skinning transform: parent frame at rest -> parent frame now,
+ * u -> conj(P.q) (X.q (u - c) + X.p - P.p). */
+static cr_transform bone_skin(cr_transform parent, cr_transform sub, cr_vec3 centre) {
+    cr_transform m;
+    cr_quat pc = cr_quat_conj(parent.q);
+    m.q = cr_quat_normalize(cr_quat_mul(pc, sub.q));
+    m.p = cr_v3_sub(cr_quat_rotate(pc, cr_v3_sub(sub.p, parent.p)), cr_quat_rotate(m.q, centre));
+    return m;
+}
+
+/* Bones that moved less than this (m, and quaternion components) since the
+ * last re-skin leave the mesh alone: a chain moving as one rigid body still
+ * rounds its relative transforms differently every step. */
+#define CR_BEND_SKIN_TOLERANCE CR_R(1e-5)
+
+static bool same_transform(cr_transform a, cr_transform b) {
+    cr_real d = cr_max(cr_abs(a.p.x - b.p.x), cr_max(cr_abs(a.p.y - b.p.y), cr_abs(a.p.z - b.p.z)));
+    d = cr_max(d, cr_max(cr_abs(a.q.x - b.q.x), cr_max(cr_abs(a.q.y - b.q.y), cr_abs(a.q.z - b.q.z))));
+    return d <= CR_BEND_SKIN_TOLERANCE && cr_abs(a.q.w - b.q.w) <= CR_BEND_SKIN_TOLERANCE;
+}
+
+/* Put the body where its root bone is, with the root's velocities. */
+static void follow_root(cr_world *w, cr_bend_body *r, const cr_bend_bone *bones) {
+    const cr_body *root = cri_world_body_c(w, bones[0].sub);
+    if (root == NULL) return;
+    cr_body *b = &cr_world_bodies(w)[r->body_index1 - 1];
+    cr_vec3 arm = cr_quat_rotate(root->xf.q, bones[0].centre);
+    b->xf.q = root->xf.q;
+    b->xf.p = cr_v3_sub(root->xf.p, arm);
+    b->finite_p = b->xf.p, b->finite_q = b->xf.q;
+    b->v = cr_v3_sub(root->v, cr_v3_cross(root->w, arm));
+    b->w = root->w;
+}
+
+/* Linear blend skinning of every vertex with the bones' transforms; returns the work. */
+static uint32_t reskin(cr_world *w, cr_bend_body *r, const cr_bend_bone *bones) {
+    cr_surface_copy *c = cri_damage_surface_of(w, r->body_index1);
+    if (c == NULL) return 0;
+    uint8_t *block = (uint8_t *)w;
+    const cr_asset *rest = cr_world_asset(w, c->rest_slot);
+    cr_vec3 *pos = cr_surface_copy_positions(c, block);
+    for (uint32_t v = 0; v < rest->vertex_count; ++v) {
+        cr_vec3 u = rest->positions[v], x = cr_v3_zero();
+        for (uint32_t s = 0; s < CR_ASSET_SKIN_SLOTS; ++s) {
+            cr_real wt = rest->skin_weight[v * CR_ASSET_SKIN_SLOTS + s];
+            if (wt <= 0) continue;
+            x = cr_v3_mad(x, wt, cr_transform_point(bones[rest->skin_bone[v * CR_ASSET_SKIN_SLOTS + s]].skin, u));
+        }
+        pos[v] = x;
+    }
+    cri_surface_copy_mark(c, 0, rest->vertex_count - 1);
+    cr_real radius;
+    uint32_t work = rest->vertex_count + cri_surface_copy_refresh(c, block, &radius);
+    c->changes++;
+    r->skinned++;
+    return work;
+}
+
+void cri_bend_model_step(cr_world *w, const cr_damage_input *in) {
+    (void)in;
+    const cr_bend_budget *bd = &w->def.damage.bend;
+    cr_model_stats *st = &w->stats.bend;
+    memset(st, 0, sizeof *st);
+    if (bd->body_capacity == 0) return;
+    uint32_t budget = bd->vertices_per_step, spent = 0, start = CR_DAMAGE(w)->bend.next_body % bd->body_capacity;
+    bool stopped = false;
+    for (uint32_t n = 0; n < bd->body_capacity; ++n) {
+        uint32_t i = (start + n) % bd->body_capacity;
+        cr_bend_body *r = &records(w)[i];
+        if (r->body_index1 == 0) continue;
+        cr_bend_bone *bones = bones_of(w, i);
+        follow_root(w, r, bones);
+        const cr_body *parent = &cr_world_bodies_c(w)[r->body_index1 - 1];
+        cr_transform skin[CR_ASSET_MAX_BONES];
+        bool moved = false;
+        for (uint32_t k = 0; k < r->bone_count; ++k) {
+            const cr_body *sb = cri_world_body_c(w, bones[k].sub);
+            skin[k] = sb ? bone_skin(parent->xf, sb->xf, bones[k].centre) : bones[k].skin;
+            moved = moved || !same_transform(skin[k], bones[k].skin);
+        }
+        if (!moved) continue;
+        const cr_surface_copy *c = cri_damage_surface_of(w, r->body_index1);
+        uint32_t cost = c ? CR_AT(w, c->view, const cr_asset)->vertex_count : 0;
+        if (stopped || (spent > 0 && spent + cost > budget)) {
+            if (!stopped) CR_DAMAGE(w)->bend.next_body = i;
+            stopped = true;
+            st->waiting++;
+            continue;
+        }
+        for (uint32_t k = 0; k < r->bone_count; ++k) bones[k].skin = skin[k];
+        st->work += reskin(w, r, bones);
+        spent += cost;
+        st->done++;
+    }
+    if (!stopped) CR_DAMAGE(w)->bend.next_body = start;
+}
