@@ -18,6 +18,9 @@ int cr_cmd_demo(int argc, char **argv);
 int cr_bench_dent(int argc, char **argv);
 /// `crumple bench example`: seed 001's re-skin and damage-stage cost (tools/bench_example.c).
 int cr_bench_example(int argc, char **argv);
+/// `crumple bench skin` / `crumple bench bend`: seed 000 §4's skinning and bending costs (tools/bench_bend.c).
+int cr_bench_skin(int argc, char **argv);
+int cr_bench_bend(int argc, char **argv);
 int cr_cmd_run(int argc, char **argv);
 int cr_cmd_replay(int argc, char **argv);
 int cr_cmd_render(int argc, char **argv);

@@ -28,6 +28,7 @@
 #include "damage/stage.h"
 #include "damage/bend_model.h"
 #include "damage/sub_body.h"
+#include "geometry/skinning.h"
 #include "base/hash.h"
 #include "base/check.h"
 
@@ -365,16 +366,9 @@ static uint32_t reskin(cr_world *w, cr_bend_body *r, const cr_bend_bone *bones) 
     if (c == NULL) return 0;
     uint8_t *block = (uint8_t *)w;
     const cr_asset *rest = cr_world_asset(w, c->rest_slot);
-    cr_vec3 *pos = cr_surface_copy_positions(c, block);
-    for (uint32_t v = 0; v < rest->vertex_count; ++v) {
-        cr_vec3 u = rest->positions[v], x = cr_v3_zero();
-        for (uint32_t s = 0; s < CR_ASSET_SKIN_SLOTS; ++s) {
-            cr_real wt = rest->skin_weight[v * CR_ASSET_SKIN_SLOTS + s];
-            if (wt <= 0) continue;
-            x = cr_v3_mad(x, wt, cr_transform_point(bones[rest->skin_bone[v * CR_ASSET_SKIN_SLOTS + s]].skin, u));
-        }
-        pos[v] = x;
-    }
+    cr_skin_bone m[CR_ASSET_MAX_BONES];
+    for (uint32_t k = 0; k < r->bone_count; ++k) m[k].r = cr_mat3_from_quat(bones[k].skin.q), m[k].t = bones[k].skin.p;
+    cri_skin_linear(rest, rest->skin_bone, rest->skin_weight, m, 0, rest->vertex_count, cr_surface_copy_positions(c, block));
     cri_surface_copy_mark(c, 0, rest->vertex_count - 1);
     cr_real radius;
     uint32_t work = rest->vertex_count + cri_surface_copy_refresh(c, block, &radius);

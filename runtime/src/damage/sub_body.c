@@ -30,19 +30,22 @@
 
 uint8_t cri_sub_body_triangle_bone(const cr_asset *a, uint32_t t) {
     const uint32_t *tri = &a->triangles[3 * t];
-    uint8_t best = 0;
-    cr_real best_sum = -CR_R(1);
-    for (int i = 0; i < 12; ++i) {
-        uint32_t vi = tri[i / 4] * CR_ASSET_SKIN_SLOTS + (uint32_t)(i % 4);
-        if (a->skin_weight[vi] <= 0) continue;
-        uint8_t bone = a->skin_bone[vi];
-        cr_real sum = 0;
-        for (int j = 0; j < 12; ++j) {
-            uint32_t vj = tri[j / 4] * CR_ASSET_SKIN_SLOTS + (uint32_t)(j % 4);
-            if (a->skin_bone[vj] == bone) sum += a->skin_weight[vj];
-        }
-        if (sum > best_sum || (sum == best_sum && bone < best)) best = bone, best_sum = sum;
+    uint8_t bone[12];
+    cr_real sum[12];
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < 12; ++i) {
+        uint32_t vi = tri[i / 4] * CR_ASSET_SKIN_SLOTS + i % 4;
+        cr_real wt = a->skin_weight[vi];
+        if (wt <= 0) continue;
+        uint32_t k = 0;
+        while (k < n && bone[k] != a->skin_bone[vi]) ++k;
+        if (k == n) bone[n] = a->skin_bone[vi], sum[n++] = 0;
+        sum[k] += wt;
     }
+    uint8_t best = n ? bone[0] : 0;
+    cr_real best_sum = n ? sum[0] : 0;
+    for (uint32_t k = 1; k < n; ++k)
+        if (sum[k] > best_sum || (sum[k] == best_sum && bone[k] < best)) best = bone[k], best_sum = sum[k];
     return best;
 }
 
