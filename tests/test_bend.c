@@ -264,3 +264,92 @@ CR_TEST(bend_snapshot_restore_replays_the_bend) {
     free(snap);
     free_world(&b);
 }
+
+/* Seed 000 Fig. 14: a plank that starts as one rigid bone, a heavy block
+ * dropped onto it off-centre. The bone becomes two, split within one grid
+ * cell of the impact's projection onto it; the two end segments stay rigid
+ * (pairwise distances of the vertices each one carries unchanged to 1e-6
+ * relative) while the plank bends at the new joint. */
+CR_TEST(bend_plank_gains_a_joint_where_it_is_hit) {
+    bend_world b;
+    ENSURE(cook_rigged(&b, "data/meshes/bar.obj", "data/rigs/bar_one_bone.rig", 0, 32, 0));
+    ENSURE(b.asset.bone_count == 1);
+    ENSURE(make_world(&b, cr_v3_zero()));
+    ENSURE(add_body(&b, cr_v3_zero(), 2000, &b.body) == CR_OK);
+    cr_bend_def bd = cr_default_bend_def();
+    bd.bend_strength = CR_R(60);
+    bd.split_speed = CR_R(2);
+    bd.max_bones = 2;
+    /* one bone and no dynamic articulation: nothing to bend */
+    cr_bend_def rigid = bd;
+    rigid.split_speed = 0;
+    ENSURE(cr_bend_attach(b.w, b.body, &rigid) == CR_ERR_DEF_INVALID);
+    ENSURE(cr_bend_attach(b.w, b.body, &bd) == CR_OK);
+    ENSURE(cr_bend_get_bone_count(b.w, b.body) == 1);
+    cr_body_mesh mesh;
+    ENSURE(cr_body_get_mesh(b.w, b.body, &mesh) == CR_OK);
+    uint32_t nv = mesh.vertex_count;
+    cr_vec3 *before = malloc(sizeof(cr_vec3) * nv);
+    memcpy(before, mesh.positions, sizeof(cr_vec3) * nv);
+
+    cr_body_def s = cr_default_body_def();
+    s.shape.type = CR_SHAPE_BOX;
+    s.shape.half_extents = cr_v3(CR_R(0.2), CR_R(0.2), CR_R(0.2));
+    s.material.density = CR_R(8000);
+    s.material.restitution = 0;
+    s.position = cr_v3(CR_R(0.7), CR_R(0.5), 0);
+    s.linear_velocity = cr_v3(0, CR_R(-10), 0);
+    cr_body_id block;
+    ENSURE(cr_body_create(b.w, &s, &block) == CR_OK);
+    double hit_x = 1e9;
+    int split_step = -1;
+    for (int i = 0; i < 150; ++i) {
+        cr_transform xp = cr_body_get_transform(b.w, b.body);
+        ENSURE(cr_world_step(b.w, CR_R(1.0 / 60.0)) == CR_OK);
+        if (split_step < 0 && cr_bend_get_bone_count(b.w, b.body) == 2) {
+            split_step = i;
+            /* the fastest impact of that step, in the plank's rest frame (one rigid bone until now) */
+            cr_impact_event ev[16];
+            uint32_t ne = cr_world_get_events(b.w, ev, 16);
+            double fastest = 0;
+            for (uint32_t e = 0; e < ne && e < 16; ++e) {
+                if (fabs(dd(ev[e].normal_speed)) < fastest) continue;
+                fastest = fabs(dd(ev[e].normal_speed));
+                hit_x = dd(cr_transform_inv_point(xp, ev[e].point).x);
+            }
+        }
+    }
+    ENSURE(split_step >= 0);
+    ENSURE(cr_bend_get_bone_count(b.w, b.body) == 2);
+    cr_joint_id j = cr_bend_get_joint(b.w, b.body, 1);
+    ENSURE(!cr_joint_id_is_null(j));
+    cr_vec3 anchor = cr_transform_inv_point(cr_body_get_transform(b.w, b.body), cr_joint_get_anchor_a(b.w, j));
+    double bend = quat_angle(cr_joint_get_rest_orientation(b.w, j));
+    ENSURE(cr_body_get_mesh(b.w, b.body, &mesh) == CR_OK);
+    /* pairwise distances within each end: vertices carried by one bone only */
+    double worst = 0;
+    uint32_t pairs = 0;
+    for (uint32_t u = 0; u < nv; ++u)
+        for (uint32_t v = u + 1; v < nv; ++v) {
+            double xu = dd(before[u].x), xv = dd(before[v].x), cut = dd(anchor.x), cell = dd(b.asset.sdf_cell);
+            bool same_end = (xu < cut - cell && xv < cut - cell) || (xu > cut + cell && xv > cut + cell);
+            if (!same_end) continue;
+            double d0 = sqrt(pow(dd(before[u].x) - dd(before[v].x), 2) + pow(dd(before[u].y) - dd(before[v].y), 2) +
+                             pow(dd(before[u].z) - dd(before[v].z), 2));
+            double d1 = sqrt(pow(dd(mesh.positions[u].x) - dd(mesh.positions[v].x), 2) +
+                             pow(dd(mesh.positions[u].y) - dd(mesh.positions[v].y), 2) +
+                             pow(dd(mesh.positions[u].z) - dd(mesh.positions[v].z), 2));
+            double e = fabs(d1 - d0) / d0;
+            if (e > worst) worst = e;
+            ++pairs;
+        }
+    cr_test_printf("    split at step %d: impact at x = %.3f m, joint at x = %.3f m (cell %.3f m); bend %.4f rad; "
+                   "%u same-end pairs, worst relative change %.1e\n",
+                   split_step, hit_x, dd(anchor.x), dd(b.asset.sdf_cell), bend, pairs, worst);
+    ENSURE(fabs(dd(anchor.x) - hit_x) <= dd(b.asset.sdf_cell));
+    ENSURE(bend > 0.01);
+    ENSURE(pairs > 100);
+    ENSURE(worst < 1e-6 * (CR_FIXED ? 10 : 1) + 1e-7);
+    free(before);
+    free_world(&b);
+}

@@ -138,7 +138,7 @@ int cr_bench_bend(int argc, char **argv) {
     double t_seg[REPS];
     for (int r = 0; r < REPS; ++r) {
         uint64_t t0 = crp_clock_ns();
-        cri_sub_body_segment(a, tri_bone, node_bone, queue);
+        cri_sub_body_segment(a, a->skin_bone, a->skin_weight, tri_bone, node_bone, queue);
         t_seg[r] = (double)(crp_clock_ns() - t0) * 1e-6;
     }
     qsort(t_seg, REPS, sizeof(double), cmp_double);

@@ -19,6 +19,13 @@
  *     (cr_body_get_mesh) is re-skinned from the sub-bodies' poses by linear
  *     blend skinning, with dirty ranges as for dents.
  *
+ * Dynamic articulation (§4.2): with split_speed > 0, an impact on a sub-body
+ * faster than it splits the bone nearest the impact at the impact's
+ * projection: the bone's skinning weights are shared between its two halves
+ * across one grid cell around the split (no other bone's change), its grid
+ * nodes are grown again between the two, both halves get their own mass
+ * properties, and a new bending joint holds them at the split.
+ *
  * Usage:
  *     def.damage.bend.body_capacity = 4;       // world def: room for bendable bodies
  *     ...
@@ -44,15 +51,22 @@ typedef struct cr_bend_def {
     cr_real bend_damping_constant; ///< rad/s^2: constant damping of the bend rate
     cr_real spring_stiffness;      ///< N m/rad: elastic joints (torsion springs) instead; needs bend_strength 0
     cr_real spring_damping;        ///< N m s/rad: the springs' damping
+    /* dynamic articulation (seed 000 §4.2, Fig. 14) */
+    cr_real split_speed;           ///< m/s: an impact on a sub-body faster than this splits the nearest bone at the impact's projection (0: never)
+    cr_real split_min_length;      ///< m: neither part of a split bone may be shorter than this
+    uint32_t max_bones;            ///< bones the body may grow to by splits (<= the budget's max_bones; 0: the asset's count)
     uint32_t cookie;               ///< set by cr_default_bend_def(); checked by cr_bend_attach
 } cr_bend_def;
 
-/// Plastic steel-like joints at a 60 Hz step: bend_strength 50 N m s, bend_damping 4/s, constant 2 rad/s^2.
+/// Plastic steel-like joints at a 60 Hz step: bend_strength 50 N m s, bend_damping 4/s, constant 2 rad/s^2;
+/// no dynamic articulation (split_speed 0; split_min_length 0.25 m).
 cr_bend_def cr_default_bend_def(void);
 
 /// Make a rigged dynamic mesh body bendable: it becomes one sub-body per
-/// bone joined by bending joints at once. CR_ERR_DEF_INVALID: not a dynamic
-/// mesh body, an asset with fewer than two bones or no collision samples, a
+/// bone joined by bending joints at once; with split_speed > 0 it also gets
+/// max_bones - bones parked sub-bodies for the bones impacts will add.
+/// CR_ERR_DEF_INVALID: not a dynamic mesh body, an asset with no bones (or
+/// one bone and no dynamic articulation) or no collision samples, a
 /// body that already bends, dents or deforms by examples, a bone that owns no
 /// inside grid node (too short for the grid), or a def out of range (negative
 /// or non-finite values, plastic and elastic at once). CR_ERR_CAPACITY: all

@@ -71,6 +71,8 @@ typedef struct cr_bend_budget {
     uint32_t max_triangles;     ///< triangles of its asset at most
     uint32_t max_grid_nodes;    ///< distance-grid nodes of its asset at most (sizes the segmentation scratch)
     uint32_t vertices_per_step; ///< vertices re-skinned per step, all bendable bodies together
+    uint32_t splits_per_step;   ///< bones split at impacts per step (dynamic articulation); the rest wait
+    uint32_t queue_capacity;    ///< splits waiting for a later step
 } cr_bend_budget;
 
 /// A damage model the game writes itself (crumple/damage.h): called once per

@@ -21,9 +21,17 @@
  * re-skin is bounded by vertices_per_step; the first body of a step always
  * runs, and the next step starts at the body that waited (a fixed order).
  *
- * Not built yet (issue 12; docs/bending.md says what is missing): joints
- * added at impact (dynamic articulation), condensation, re-segmentation after
- * a bend, bend + dent, the cooker's segmentation sections.
+ * Dynamic articulation (Algorithm 2, steps 6-13): impacts on sub-bodies
+ * faster than the def's split_speed are queued (the fastest per body per
+ * step), and split_per_step of them split a bone (dynamic_articulation.c).
+ * The sub-bodies a body may grow by splits are made at attach, parked as
+ * ghosts, so a split inside the step changes bodies instead of making them;
+ * the joint a split adds is a deferred command, found by its two bodies in
+ * the next step.
+ *
+ * Not built yet (issue 12; docs/bending.md says what is missing):
+ * condensation, re-segmentation after a bend, bend + dent, the cooker's
+ * segmentation sections.
  */
 #include "damage/stage.h"
 #include "damage/bend_model.h"
@@ -42,6 +50,7 @@ cr_bend_def cr_default_bend_def(void) {
     d.bend_strength = CR_R(50);
     d.bend_damping = CR_R(4);
     d.bend_damping_constant = CR_R(2);
+    d.split_min_length = CR_R(0.25);
     d.cookie = CR_BEND_COOKIE;
     return d;
 }
@@ -54,6 +63,8 @@ cr_bend_budget cr_default_bend_budget(void) {
     b.max_triangles = 1u << 17;
     b.max_grid_nodes = 1u << 18;
     b.vertices_per_step = 1u << 16;
+    b.splits_per_step = 4;
+    b.queue_capacity = 64;
     return b;
 }
 
@@ -62,16 +73,21 @@ cr_status cri_bend_model_check_def(const cr_bend_budget *b) {
     if (b->body_capacity == 0) return CR_OK;
     if (b->max_bones < 2 || b->max_bones > CR_ASSET_MAX_BONES || b->max_vertices == 0 ||
         b->max_vertices > CR_ASSET_MAX_VERTICES || b->max_triangles == 0 || b->max_triangles > CR_ASSET_MAX_TRIANGLES ||
-        b->max_grid_nodes < 8 || b->max_grid_nodes > CR_ASSET_MAX_SDF_NODES || b->vertices_per_step == 0)
+        b->max_grid_nodes < 8 || b->max_grid_nodes > CR_ASSET_MAX_SDF_NODES || b->vertices_per_step == 0 ||
+        b->splits_per_step == 0 || b->queue_capacity == 0 || b->queue_capacity > (1u << 20))
         return CR_ERR_DEF_INVALID;
     return CR_OK;
 }
 
 static uint64_t al16(uint64_t x) { return (x + 15u) & ~(uint64_t)15u; }
-/* node owners, the growth queue, triangle owners, vertex marks */
+/* node owners, the growth queue, triangle owners, vertex marks, spare influences */
 static uint64_t scratch_bytes(const cr_bend_budget *b) {
     return al16(b->max_grid_nodes) + al16((uint64_t)b->max_grid_nodes * sizeof(uint32_t)) + al16(b->max_triangles) +
-           al16(b->max_vertices);
+           al16(b->max_vertices) + al16(4ull * b->max_vertices) + al16(4ull * b->max_vertices * sizeof(cr_real));
+}
+static uint64_t per_record_bytes(const cr_bend_budget *b) {
+    return al16((uint64_t)b->max_bones * sizeof(cr_bend_bone)) + al16(4ull * b->max_vertices) +
+           al16(4ull * b->max_vertices * sizeof(cr_real)) + al16(b->max_grid_nodes);
 }
 
 uint32_t cri_bend_model_surfaces(const cr_bend_budget *b) { return b->body_capacity * (1u + b->max_bones); }
@@ -79,8 +95,8 @@ uint32_t cri_bend_model_surfaces(const cr_bend_budget *b) { return b->body_capac
 uint64_t cri_bend_model_region_bytes(const cr_world_def *def) {
     const cr_bend_budget *b = &def->damage.bend;
     if (b->body_capacity == 0) return 0;
-    return al16((uint64_t)b->body_capacity * sizeof(cr_bend_body)) +
-           al16((uint64_t)b->body_capacity * b->max_bones * sizeof(cr_bend_bone)) + scratch_bytes(b) + 64u;
+    return al16((uint64_t)b->body_capacity * sizeof(cr_bend_body)) + b->body_capacity * per_record_bytes(b) +
+           al16((uint64_t)b->queue_capacity * sizeof(cr_bend_split)) + scratch_bytes(b) + 128u;
 }
 
 bool cri_bend_model_layout(cr_world *w, uint8_t *block) {
@@ -88,16 +104,35 @@ bool cri_bend_model_layout(cr_world *w, uint8_t *block) {
     cr_bend_region *r = &CR_DAMAGE(w)->bend;
     memset(r, 0, sizeof *r);
     if (b->body_capacity == 0) return true;
-    r->records = cri_arena_push(&w->persistent, block, b->body_capacity * (uint32_t)sizeof(cr_bend_body), 16);
-    r->bones = cri_arena_push(&w->persistent, block, b->body_capacity * b->max_bones * (uint32_t)sizeof(cr_bend_bone), 16);
-    r->scratch = cri_arena_push(&w->persistent, block, (uint32_t)scratch_bytes(b), 16);
-    return r->records != CR_NO_OFFSET && r->bones != CR_NO_OFFSET && r->scratch != CR_NO_OFFSET;
+    cr_arena *a = &w->persistent;
+    uint32_t n = b->body_capacity;
+    r->records = cri_arena_push(a, block, n * (uint32_t)sizeof(cr_bend_body), 16);
+    r->bones = cri_arena_push(a, block, n * b->max_bones * (uint32_t)sizeof(cr_bend_bone), 16);
+    r->skin_bone = cri_arena_push(a, block, n * 4u * b->max_vertices, 16);
+    r->skin_weight = cri_arena_push(a, block, n * 4u * b->max_vertices * (uint32_t)sizeof(cr_real), 16);
+    r->node_bone = cri_arena_push(a, block, n * b->max_grid_nodes, 16);
+    r->queue = cri_arena_push(a, block, b->queue_capacity * (uint32_t)sizeof(cr_bend_split), 16);
+    r->scratch = cri_arena_push(a, block, (uint32_t)scratch_bytes(b), 16);
+    return r->records != CR_NO_OFFSET && r->bones != CR_NO_OFFSET && r->skin_bone != CR_NO_OFFSET &&
+           r->skin_weight != CR_NO_OFFSET && r->node_bone != CR_NO_OFFSET && r->queue != CR_NO_OFFSET &&
+           r->scratch != CR_NO_OFFSET;
 }
 
-static cr_bend_body *records(const cr_world *w) { return CR_AT(w, CR_DAMAGE(w)->bend.records, cr_bend_body); }
-static cr_bend_bone *bones_of(const cr_world *w, uint32_t rec) {
-    return CR_AT(w, CR_DAMAGE(w)->bend.bones, cr_bend_bone) + (size_t)rec * w->def.damage.bend.max_bones;
+cr_bend_scratch cri_bend_scratch(const cr_world *w) {
+    const cr_bend_budget *b = &w->def.damage.bend;
+    uint8_t *p = CR_AT(w, CR_DAMAGE(w)->bend.scratch, uint8_t);
+    cr_bend_scratch s;
+    s.node_bone = p, p += al16(b->max_grid_nodes);
+    s.queue = (uint32_t *)p, p += al16((uint64_t)b->max_grid_nodes * sizeof(uint32_t));
+    s.tri_bone = p, p += al16(b->max_triangles);
+    s.mark = p, p += al16(b->max_vertices);
+    s.skin_bone = p, p += al16(4ull * b->max_vertices);
+    s.skin_weight = (cr_real *)p;
+    return s;
 }
+
+static cr_bend_body *records(const cr_world *w) { return cri_bend_records(w); }
+static cr_bend_bone *bones_of(const cr_world *w, uint32_t rec) { return cri_bend_bones(w, rec); }
 
 /* The record of a body, or capacity if it has none. */
 static uint32_t record_index(const cr_world *w, uint32_t body_index1) {
@@ -117,47 +152,96 @@ static cr_status check_bend_def(cr_world *w, const cr_bend_def *d) {
         if (v[i] < 0) return cri_refuse(w, CR_ERR_DEF_INVALID, CR_FIELD_BEND_DEF);
     }
     if (d->bend_strength > 0 && d->spring_stiffness > 0) return cri_refuse(w, CR_ERR_DEF_INVALID, CR_FIELD_BEND_DEF);
+    if (!cr_real_is_finite(d->split_speed) || !cr_real_is_finite(d->split_min_length))
+        return cri_refuse(w, CR_ERR_NOT_FINITE, CR_FIELD_BEND_DEF);
+    if (d->split_speed < 0 || d->split_min_length < 0 || d->max_bones > w->def.damage.bend.max_bones)
+        return cri_refuse(w, CR_ERR_DEF_INVALID, CR_FIELD_BEND_DEF);
     return CR_OK;
 }
 
-/* Make the sub-body of one bone: a dynamic mesh body on the parent's cooked
- * asset, its own restricted surface copy, its own mass properties. */
-static cr_status make_sub_body(cr_world *w, uint32_t parent_index1, const cr_asset *rest, uint32_t rest_slot,
-                               const uint8_t *tri_bone, const uint8_t *node_bone, uint8_t *mark, uint32_t bone,
-                               cr_real node_mass, cr_bend_bone *out) {
-    const cr_body *p = &cr_world_bodies(w)[parent_index1 - 1];
+void cri_bend_fit_sub_body(cr_world *w, uint32_t rec, uint32_t bone, const uint8_t *tri_bone, uint8_t *mark) {
+    cr_bend_body *r = &records(w)[rec];
+    cr_bend_bone *bb = &bones_of(w, rec)[bone];
+    const cr_body *p = &cr_world_bodies_c(w)[r->body_index1 - 1];
+    const cr_asset *rest = cri_damage_rest_asset(w, p->shape.asset);
     cr_vec3 centre, inertia;
-    uint32_t n = cri_sub_body_mass(rest, node_bone, bone, node_mass, &centre, &inertia);
-    cr_vec3 arm = cr_quat_rotate(p->xf.q, centre);
-    cr_body_def bd = cr_default_body_def();
-    bd.type = CR_BODY_DYNAMIC;
-    bd.position = cr_v3_add(p->xf.p, arm);
-    bd.orientation = p->xf.q;
-    bd.linear_velocity = cr_v3_add(p->v, cr_v3_cross(p->w, arm));
-    bd.angular_velocity = p->w;
-    bd.shape.type = CR_SHAPE_MESH;
-    bd.shape.asset = rest_slot;
-    bd.material = p->material;
-    bd.no_sleep = p->no_sleep != 0;
-    cr_status s = cr_body_create(w, &bd, &out->sub);
-    if (s != CR_OK) return s;
+    uint32_t n = cri_sub_body_mass(rest, cri_bend_node_bone(w, rec), bone, r->node_mass, &centre, &inertia);
     cr_surface_copy *copy;
-    s = cri_damage_surface_attach(w, out->sub.index1, &copy);
-    if (s != CR_OK) return s;
+    if (cri_damage_surface_attach(w, bb->sub.index1, &copy) != CR_OK) return; /* room was checked at attach */
     uint8_t *block = (uint8_t *)w;
     cr_asset *view = cr_surface_copy_view(copy, block);
-    out->samples = cri_sub_body_restrict(view, cr_surface_copy_positions(copy, block), CR_AT(w, copy->samples, cr_vec3),
-                                         CR_AT(w, copy->sdf, cr_real), rest, tri_bone, node_bone, mark, bone, centre);
-    out->nodes = n;
-    out->centre = centre;
-    out->skin = cr_transform_identity();
-    cr_body *b = &cr_world_bodies(w)[out->sub.index1 - 1];
-    b->mass = cr_mul(node_mass, cr_from_int((int32_t)n));
+    bb->samples = cri_sub_body_restrict(view, cr_surface_copy_positions(copy, block), CR_AT(w, copy->samples, cr_vec3),
+                                        CR_AT(w, copy->sdf, cr_real), rest, tri_bone, cri_bend_node_bone(w, rec), mark,
+                                        bone, centre);
+    bb->nodes = n;
+    bb->centre = centre;
+    cr_body *b = &cr_world_bodies(w)[bb->sub.index1 - 1];
+    b->mass = cr_mul(r->node_mass, cr_from_int((int32_t)n));
     b->inv_mass = cr_div(CR_R(1), b->mass);
     b->inertia = inertia;
     b->inv_inertia = cr_v3(cr_div(CR_R(1), inertia.x), cr_div(CR_R(1), inertia.y), cr_div(CR_R(1), inertia.z));
     b->bound_radius = view->bound_radius;
+}
+
+/* A body for a bone, at the parent's pose, on the parent's cooked asset:
+ * dynamic for a live bone, a parked ghost for one a split may add. */
+static cr_status make_sub_body(cr_world *w, uint32_t parent_index1, uint32_t rest_slot, cr_vec3 centre, bool parked,
+                               cr_body_id *out) {
+    const cr_body *p = &cr_world_bodies(w)[parent_index1 - 1];
+    cr_vec3 arm = cr_quat_rotate(p->xf.q, centre);
+    cr_body_def bd = cr_default_body_def();
+    bd.type = parked ? CR_BODY_KINEMATIC : CR_BODY_DYNAMIC;
+    bd.position = cr_v3_add(p->xf.p, arm);
+    bd.orientation = p->xf.q;
+    if (!parked) {
+        bd.linear_velocity = cr_v3_add(p->v, cr_v3_cross(p->w, arm));
+        bd.angular_velocity = p->w;
+    }
+    bd.shape.type = CR_SHAPE_MESH;
+    bd.shape.asset = rest_slot;
+    bd.material = p->material;
+    bd.no_sleep = p->no_sleep != 0;
+    CR_TRY(cr_body_create(w, &bd, out));
+    cr_body *b = &cr_world_bodies(w)[out->index1 - 1];
+    b->models |= CR_MODEL_BEND; /* its impacts reach the model */
+    b->ghost = parked ? 1 : 0;
     return CR_OK;
+}
+
+/* Each bone as a segment in the rest frame: from its head to the mean of its
+ * children's heads; a leaf reaches along the direction from its parent's head
+ * (a lone root: along the body's longest axis) to its farthest own vertex; a
+ * root also reaches back to its nearest own vertex behind its head. */
+static void bone_segments(const cr_asset *a, const uint8_t *skin_bone, const cr_real *skin_weight, cr_bend_bone *bones) {
+    for (uint32_t k = 0; k < a->bone_count; ++k) {
+        cr_vec3 head = a->bones[k].rest.p, tail = cr_v3_zero();
+        uint32_t children = 0;
+        for (uint32_t c = k + 1; c < a->bone_count; ++c)
+            if (a->bones[c].parent == (int32_t)k) tail = cr_v3_add(tail, a->bones[c].rest.p), ++children;
+        cr_vec3 d;
+        if (children) {
+            tail = cr_v3_scale(tail, cr_div(CR_R(1), cr_from_int((int32_t)children)));
+            d = cr_v3_normalize(cr_v3_sub(tail, head));
+        } else if (a->bones[k].parent >= 0) {
+            d = cr_v3_normalize(cr_v3_sub(head, a->bones[a->bones[k].parent].rest.p));
+        } else {
+            /* the principal axis of least inertia is the longest */
+            cr_vec3 i = a->inertia;
+            d = (i.x <= i.y && i.x <= i.z) ? cr_v3(CR_R(1), 0, 0) : (i.y <= i.z ? cr_v3(0, CR_R(1), 0) : cr_v3(0, 0, CR_R(1)));
+        }
+        cr_real lo = 0, hi = 0;
+        for (uint32_t v = 0; v < a->vertex_count; ++v) {
+            uint32_t best = 0;
+            for (uint32_t s = 1; s < CR_ASSET_SKIN_SLOTS; ++s)
+                if (skin_weight[4 * v + s] > skin_weight[4 * v + best]) best = s;
+            if (skin_bone[4 * v + best] != k) continue;
+            cr_real t = cr_v3_dot(cr_v3_sub(a->positions[v], head), d);
+            lo = cr_min(lo, t), hi = cr_max(hi, t);
+        }
+        bones[k].parent = a->bones[k].parent;
+        bones[k].seg_a = a->bones[k].parent < 0 ? cr_v3_mad(head, lo, d) : head;
+        bones[k].seg_b = children ? tail : cr_v3_mad(head, hi, d);
+    }
 }
 
 cr_status cri_bend_model_attach(cr_world *w, uint32_t body_index1, const cr_bend_def *def) {
@@ -168,26 +252,29 @@ cr_status cri_bend_model_attach(cr_world *w, uint32_t body_index1, const cr_bend
     if (b->type != CR_BODY_DYNAMIC || b->shape.type != CR_SHAPE_MESH || b->ghost) return CR_ERR_DEF_INVALID;
     uint32_t rest_slot = cri_damage_rest_slot(w, b->shape.asset);
     const cr_asset *a = cri_damage_rest_asset(w, b->shape.asset);
-    if (a == NULL || a->bone_count < 2 || a->samples == NULL) return CR_ERR_DEF_INVALID;
+    bool splits = def->split_speed > 0;
+    if (a == NULL || a->bone_count == 0 || (a->bone_count < 2 && !splits) || a->samples == NULL) return CR_ERR_DEF_INVALID;
     uint32_t nodes = a->sdf_dims[0] * a->sdf_dims[1] * a->sdf_dims[2];
-    if (a->bone_count > bd->max_bones || a->vertex_count > bd->max_vertices || a->triangle_count > bd->max_triangles ||
-        nodes > bd->max_grid_nodes)
+    uint32_t max_bones = splits ? (def->max_bones ? def->max_bones : bd->max_bones) : a->bone_count;
+    if (a->bone_count > bd->max_bones || max_bones < a->bone_count || a->vertex_count > bd->max_vertices ||
+        a->triangle_count > bd->max_triangles || nodes > bd->max_grid_nodes)
         return CR_ERR_CAPACITY;
     uint32_t pick = bd->body_capacity, roots = 0;
     for (uint32_t i = 0; i < bd->body_capacity && pick == bd->body_capacity; ++i)
         if (records(w)[i].body_index1 == 0) pick = i;
     if (pick == bd->body_capacity) return CR_ERR_CAPACITY;
     for (uint32_t k = 0; k < a->bone_count; ++k) roots += a->bones[k].parent < 0;
-    if (w->body_count + a->bone_count > w->def.body_capacity ||
-        w->joint_count + (a->bone_count - roots) > w->def.joint_capacity)
+    if (w->body_count + max_bones > w->def.body_capacity ||
+        w->joint_count + (max_bones - roots) > w->def.joint_capacity)
         return CR_ERR_CAPACITY;
 
-    /* segmentation (sub_body.c) in the model's scratch */
-    uint8_t *node_bone = CR_AT(w, CR_DAMAGE(w)->bend.scratch, uint8_t);
-    uint32_t *queue = (uint32_t *)(node_bone + al16(bd->max_grid_nodes));
-    uint8_t *tri_bone = (uint8_t *)(queue + al16((uint64_t)bd->max_grid_nodes * sizeof(uint32_t)) / sizeof(uint32_t));
-    uint8_t *mark = tri_bone + al16(bd->max_triangles);
-    cri_sub_body_segment(a, tri_bone, node_bone, queue);
+    /* segmentation (sub_body.c): the record's own influences and node owners */
+    uint8_t *skin_bone = cri_bend_skin_bone(w, pick), *node_bone = cri_bend_node_bone(w, pick);
+    cr_real *skin_weight = cri_bend_skin_weight(w, pick);
+    memcpy(skin_bone, a->skin_bone, 4u * a->vertex_count);
+    memcpy(skin_weight, a->skin_weight, 4u * a->vertex_count * sizeof(cr_real));
+    cr_bend_scratch sc = cri_bend_scratch(w);
+    cri_sub_body_segment(a, skin_bone, skin_weight, sc.tri_bone, node_bone, sc.queue);
     uint32_t inside = 0;
     for (uint32_t i = 0; i < nodes; ++i) inside += a->sdf[i] < 0;
     for (uint32_t k = 0; k < a->bone_count; ++k) {
@@ -195,7 +282,6 @@ cr_status cri_bend_model_attach(cr_world *w, uint32_t body_index1, const cr_bend
         for (uint32_t i = 0; i < nodes; ++i) own += node_bone[i] == k && a->sdf[i] < 0;
         if (own == 0) return CR_ERR_DEF_INVALID; /* a bone shorter than the grid can see */
     }
-    cr_real node_mass = cr_div(b->mass, cr_from_int((int32_t)inside));
 
     /* the body's own copy: the skinned mesh the game draws */
     cr_surface_copy *copy;
@@ -208,10 +294,20 @@ cr_status cri_bend_model_attach(cr_world *w, uint32_t body_index1, const cr_bend
     r->body_generation = b->generation;
     r->bone_count = a->bone_count;
     r->def = *def;
+    r->def.max_bones = max_bones;
+    r->node_mass = cr_div(b->mass, cr_from_int((int32_t)inside));
     b->models |= CR_MODEL_BEND;
+    bone_segments(a, skin_bone, skin_weight, bones);
     cr_status s = CR_OK;
-    for (uint32_t k = 0; k < a->bone_count && s == CR_OK; ++k)
-        s = make_sub_body(w, body_index1, a, rest_slot, tri_bone, node_bone, mark, k, node_mass, &bones[k]);
+    for (uint32_t k = 0; k < max_bones && s == CR_OK; ++k) {
+        cr_vec3 centre, inertia;
+        if (k < a->bone_count) cri_sub_body_mass(a, node_bone, k, r->node_mass, &centre, &inertia);
+        else centre = cr_v3_zero();
+        bones[k].skin = cr_transform_identity();
+        s = make_sub_body(w, body_index1, rest_slot, centre, k >= a->bone_count, &bones[k].sub);
+        if (s == CR_OK && k < a->bone_count) cri_bend_fit_sub_body(w, pick, k, sc.tri_bone, sc.mark);
+        if (s == CR_OK && k < a->bone_count && cri_damage_surface_of(w, bones[k].sub.index1) == NULL) s = CR_ERR_CAPACITY;
+    }
     for (uint32_t k = 0; k < a->bone_count && s == CR_OK; ++k) {
         if (a->bones[k].parent < 0) continue;
         b = &cr_world_bodies(w)[body_index1 - 1];
@@ -256,8 +352,8 @@ void cri_bend_model_detach(cr_world *w, uint32_t body_index1) {
     r->body_index1 = 0; /* first: destroying the sub-bodies comes back through detach */
     cr_body *b = &cr_world_bodies(w)[body_index1 - 1];
     b->models &= (uint8_t)~CR_MODEL_BEND;
-    for (uint32_t k = 0; k < r->bone_count; ++k)
-        if (cri_world_body(w, bones[k].sub) != NULL) cr_body_destroy(w, bones[k].sub);
+    for (uint32_t k = 0; k < r->def.max_bones; ++k)
+        if (!cr_body_id_is_null(bones[k].sub) && cri_world_body(w, bones[k].sub) != NULL) cr_body_destroy(w, bones[k].sub);
     b = &cr_world_bodies(w)[body_index1 - 1];
     if (b->ghost) {
         b->ghost = 0;
@@ -310,15 +406,38 @@ uint64_t cri_bend_model_hash(const cr_world *w, uint64_t h) {
         h = cr_hash_u32(h, r->body_index1);
         h = cr_hash_u32(h, r->bone_count);
         h = cr_hash_u32(h, r->skinned);
+        h = cr_hash_u32(h, r->splits);
+        h = cr_hash_u32(h, r->dirty);
+        if (r->splits > 0) { /* a split changed the influences and the node owners */
+            const cr_asset *rest = cri_damage_rest_asset(w, cr_world_bodies_c(w)[r->body_index1 - 1].shape.asset);
+            const cr_real *wt = cri_bend_skin_weight(w, i);
+            const uint8_t *sb = cri_bend_skin_bone(w, i), *nb = cri_bend_node_bone(w, i);
+            for (uint32_t v = 0; rest && v < 4u * rest->vertex_count; ++v) h = cr_hash_real(h, wt[v]), h = cr_hash_u32(h, sb[v]);
+            for (uint32_t n = 0; rest && n < rest->sdf_dims[0] * rest->sdf_dims[1] * rest->sdf_dims[2]; ++n)
+                h = cr_hash_u32(h, nb[n]);
+        }
         const cr_bend_bone *bones = bones_of(w, i);
         for (uint32_t k = 0; k < r->bone_count; ++k) {
             h = cr_hash_u32(h, bones[k].sub.index1);
             h = cr_hash_u32(h, bones[k].joint.index1);
             h = cr_hash_vec3(h, bones[k].centre);
+            h = cr_hash_vec3(h, bones[k].seg_a);
+            h = cr_hash_vec3(h, bones[k].seg_b);
+            h = cr_hash_u32(h, (uint32_t)bones[k].parent);
             h = cr_hash_u32(h, bones[k].samples);
             h = cr_hash_u32(h, bones[k].nodes);
             h = cr_hash_vec3(h, bones[k].skin.p);
             h = cr_hash_quat(h, bones[k].skin.q);
+        }
+    }
+    const cr_bend_region *br = &CR_DAMAGE(w)->bend;
+    if (br->queue_count > 0) {
+        h = cr_hash_u32(h, br->queue_count);
+        const cr_bend_split *q = CR_AT(w, br->queue, const cr_bend_split);
+        for (uint32_t k = 0; k < br->queue_count; ++k) {
+            const cr_bend_split *j = &q[(br->queue_head + k) % bd->queue_capacity];
+            h = cr_hash_u32(h, j->body_index1);
+            h = cr_hash_vec3(h, j->point);
         }
     }
     return h;
@@ -360,29 +479,108 @@ static void follow_root(cr_world *w, cr_bend_body *r, const cr_bend_bone *bones)
     b->w = root->w;
 }
 
-/* Linear blend skinning of every vertex with the bones' transforms; returns the work. */
-static uint32_t reskin(cr_world *w, cr_bend_body *r, const cr_bend_bone *bones) {
+/* Linear blend skinning of every vertex with the bones' transforms and the
+ * record's own influences; returns the work. */
+static uint32_t reskin(cr_world *w, uint32_t rec, const cr_bend_bone *bones) {
+    cr_bend_body *r = &records(w)[rec];
     cr_surface_copy *c = cri_damage_surface_of(w, r->body_index1);
     if (c == NULL) return 0;
     uint8_t *block = (uint8_t *)w;
     const cr_asset *rest = cr_world_asset(w, c->rest_slot);
     cr_skin_bone m[CR_ASSET_MAX_BONES];
     for (uint32_t k = 0; k < r->bone_count; ++k) m[k].r = cr_mat3_from_quat(bones[k].skin.q), m[k].t = bones[k].skin.p;
-    cri_skin_linear(rest, rest->skin_bone, rest->skin_weight, m, 0, rest->vertex_count, cr_surface_copy_positions(c, block));
+    cri_skin_linear(rest, cri_bend_skin_bone(w, rec), cri_bend_skin_weight(w, rec), m, 0, rest->vertex_count,
+                    cr_surface_copy_positions(c, block));
     cri_surface_copy_mark(c, 0, rest->vertex_count - 1);
     cr_real radius;
     uint32_t work = rest->vertex_count + cri_surface_copy_refresh(c, block, &radius);
     c->changes++;
     r->skinned++;
+    r->dirty = 0;
     return work;
 }
 
+/* A joint a split asked for is made at the end of its step (a deferred
+ * command); find it by its two bodies. */
+static void resolve_joints(cr_world *w, uint32_t rec) {
+    const cr_bend_body *r = &records(w)[rec];
+    cr_bend_bone *bones = bones_of(w, rec);
+    const cr_joint *joints = cr_world_joints_c(w);
+    for (uint32_t k = 0; k < r->bone_count; ++k) {
+        if (bones[k].parent < 0 || !cr_joint_id_is_null(bones[k].joint)) continue;
+        uint32_t a = bones[bones[k].parent].sub.index1, b = bones[k].sub.index1;
+        for (uint32_t j = 0; j < w->joint_high; ++j) {
+            if (!joints[j].alive || joints[j].a != a || joints[j].b != b) continue;
+            bones[k].joint.index1 = j + 1;
+            bones[k].joint.generation = joints[j].generation;
+            break;
+        }
+    }
+}
+
+/* Dynamic articulation: the fastest impact above split_speed on each body's
+ * sub-bodies this step joins the queue (a full queue counts over_capacity). */
+static void enqueue_splits(cr_world *w, const cr_damage_input *in) {
+    const cr_bend_budget *bd = &w->def.damage.bend;
+    cr_bend_region *br = &CR_DAMAGE(w)->bend;
+    cr_bend_split *q = CR_AT(w, br->queue, cr_bend_split);
+    for (uint32_t i = 0; i < bd->body_capacity; ++i) {
+        cr_bend_body *r = &records(w)[i];
+        if (r->body_index1 == 0 || r->def.split_speed <= 0) continue;
+        const cr_bend_bone *bones = bones_of(w, i);
+        cr_real best = r->def.split_speed;
+        cr_vec3 point = cr_v3_zero();
+        bool found = false;
+        for (uint32_t k = 0; k < r->bone_count; ++k) {
+            uint32_t slot = bones[k].sub.index1 - 1;
+            if (slot >= in->body_high) continue;
+            for (uint32_t e = in->impact_start[slot]; e < in->impact_start[slot + 1]; ++e) {
+                const cr_body_impact *im = &in->impacts[e];
+                if (im->normal_speed <= best) continue;
+                best = im->normal_speed;
+                point = cr_v3_add(im->point, bones[k].centre); /* sub-body frame -> parent's rest frame */
+                found = true;
+            }
+        }
+        if (!found) continue;
+        if (br->queue_count == bd->queue_capacity) {
+            w->stats.bend.over_capacity++;
+            continue;
+        }
+        cr_bend_split *j = &q[(br->queue_head + br->queue_count++) % bd->queue_capacity];
+        j->body_index1 = r->body_index1;
+        j->body_generation = r->body_generation;
+        j->point = point;
+    }
+}
+
+static void run_splits(cr_world *w) {
+    const cr_bend_budget *bd = &w->def.damage.bend;
+    cr_bend_region *br = &CR_DAMAGE(w)->bend;
+    const cr_bend_split *q = CR_AT(w, br->queue, const cr_bend_split);
+    uint32_t done = 0;
+    while (br->queue_count > 0 && done < bd->splits_per_step) {
+        cr_bend_split j = q[br->queue_head];
+        br->queue_head = (br->queue_head + 1) % bd->queue_capacity;
+        br->queue_count--;
+        uint32_t rec = record_index(w, j.body_index1);
+        if (rec == bd->body_capacity || records(w)[rec].body_generation != j.body_generation) continue;
+        bool split = false;
+        w->stats.bend.work += cri_bend_split(w, rec, j.point, &split);
+        ++done; /* a refused split (bone too short, no parked body) still took its turn */
+    }
+    w->stats.bend.waiting += br->queue_count;
+}
+
 void cri_bend_model_step(cr_world *w, const cr_damage_input *in) {
-    (void)in;
     const cr_bend_budget *bd = &w->def.damage.bend;
     cr_model_stats *st = &w->stats.bend;
     memset(st, 0, sizeof *st);
     if (bd->body_capacity == 0) return;
+    for (uint32_t i = 0; i < bd->body_capacity; ++i)
+        if (records(w)[i].body_index1 != 0) resolve_joints(w, i);
+    enqueue_splits(w, in);
+    run_splits(w);
     uint32_t budget = bd->vertices_per_step, spent = 0, start = CR_DAMAGE(w)->bend.next_body % bd->body_capacity;
     bool stopped = false;
     for (uint32_t n = 0; n < bd->body_capacity; ++n) {
@@ -393,7 +591,7 @@ void cri_bend_model_step(cr_world *w, const cr_damage_input *in) {
         follow_root(w, r, bones);
         const cr_body *parent = &cr_world_bodies_c(w)[r->body_index1 - 1];
         cr_transform skin[CR_ASSET_MAX_BONES];
-        bool moved = false;
+        bool moved = r->dirty != 0;
         for (uint32_t k = 0; k < r->bone_count; ++k) {
             const cr_body *sb = cri_world_body_c(w, bones[k].sub);
             skin[k] = sb ? bone_skin(parent->xf, sb->xf, bones[k].centre) : bones[k].skin;
@@ -409,7 +607,7 @@ void cri_bend_model_step(cr_world *w, const cr_damage_input *in) {
             continue;
         }
         for (uint32_t k = 0; k < r->bone_count; ++k) bones[k].skin = skin[k];
-        st->work += reskin(w, r, bones);
+        st->work += reskin(w, i, bones);
         spent += cost;
         st->done++;
     }

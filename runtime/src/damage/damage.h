@@ -74,7 +74,12 @@ typedef struct cr_example_region {
 typedef struct cr_bend_region {
     uint32_t records;      ///< offset of cr_bend_body[bend.body_capacity]
     uint32_t bones;        ///< offset of cr_bend_bone[bend.body_capacity * bend.max_bones]
-    uint32_t scratch;      ///< offset of the segmentation scratch (attach only)
+    uint32_t skin_bone;    ///< offset of uint8_t[4 * max_vertices] per record
+    uint32_t skin_weight;  ///< offset of cr_real[4 * max_vertices] per record
+    uint32_t node_bone;    ///< offset of uint8_t[max_grid_nodes] per record
+    uint32_t queue;        ///< offset of cr_bend_split[bend.queue_capacity], a ring
+    uint32_t queue_head, queue_count;
+    uint32_t scratch;      ///< offset of the segmentation scratch (attach and splits)
     uint32_t next_body;    ///< the record the next step's re-skin starts at (no body waits for ever)
 } cr_bend_region;
 

@@ -28,21 +28,22 @@
 
 #include <string.h>
 
-uint8_t cri_sub_body_triangle_bone(const cr_asset *a, uint32_t t) {
+uint8_t cri_sub_body_triangle_bone(const cr_asset *a, const uint8_t *skin_bone, const cr_real *skin_weight, uint32_t t,
+                                   const uint8_t *allowed) {
     const uint32_t *tri = &a->triangles[3 * t];
     uint8_t bone[12];
     cr_real sum[12];
     uint32_t n = 0;
     for (uint32_t i = 0; i < 12; ++i) {
         uint32_t vi = tri[i / 4] * CR_ASSET_SKIN_SLOTS + i % 4;
-        cr_real wt = a->skin_weight[vi];
-        if (wt <= 0) continue;
+        cr_real wt = skin_weight[vi];
+        if (wt <= 0 || (allowed != NULL && !allowed[skin_bone[vi]])) continue;
         uint32_t k = 0;
-        while (k < n && bone[k] != a->skin_bone[vi]) ++k;
-        if (k == n) bone[n] = a->skin_bone[vi], sum[n++] = 0;
+        while (k < n && bone[k] != skin_bone[vi]) ++k;
+        if (k == n) bone[n] = skin_bone[vi], sum[n++] = 0;
         sum[k] += wt;
     }
-    uint8_t best = n ? bone[0] : 0;
+    uint8_t best = n ? bone[0] : 0xff;
     cr_real best_sum = n ? sum[0] : 0;
     for (uint32_t k = 1; k < n; ++k)
         if (sum[k] > best_sum || (sum[k] == best_sum && bone[k] < best)) best = bone[k], best_sum = sum[k];
@@ -61,13 +62,13 @@ static uint32_t node_of(const cr_asset *a, cr_vec3 p) {
     return idx[0] + a->sdf_dims[0] * (idx[1] + a->sdf_dims[1] * idx[2]);
 }
 
-uint32_t cri_sub_body_segment(const cr_asset *a, uint8_t *tri_bone, uint8_t *node_bone, uint32_t *queue) {
-    uint32_t nx = a->sdf_dims[0], ny = a->sdf_dims[1], nz = a->sdf_dims[2], nodes = nx * ny * nz;
+uint32_t cri_sub_body_grow(const cr_asset *a, const uint8_t *tri_bone, const uint8_t *seeds, uint8_t *node_bone,
+                           uint32_t *queue) {
+    uint32_t nx = a->sdf_dims[0], ny = a->sdf_dims[1], nz = a->sdf_dims[2];
     uint32_t head = 0, tail = 0, work = 0;
-    memset(node_bone, 0xff, nodes);
     for (uint32_t t = 0; t < a->triangle_count; ++t) {
-        uint8_t bone = cri_sub_body_triangle_bone(a, t);
-        tri_bone[t] = bone;
+        uint8_t bone = tri_bone[t];
+        if (!seeds[bone]) continue;
         const uint32_t *tri = &a->triangles[3 * t];
         cr_vec3 p0 = a->positions[tri[0]], e1 = cr_v3_sub(a->positions[tri[1]], p0), e2 = cr_v3_sub(a->positions[tri[2]], p0);
         cr_real longest = cr_max(cr_v3_len(e1), cr_max(cr_v3_len(e2), cr_v3_len(cr_v3_sub(e2, e1))));
@@ -104,6 +105,15 @@ uint32_t cri_sub_body_segment(const cr_asset *a, uint8_t *tri_bone, uint8_t *nod
         ++work;
     }
     return work;
+}
+
+uint32_t cri_sub_body_segment(const cr_asset *a, const uint8_t *skin_bone, const cr_real *skin_weight, uint8_t *tri_bone,
+                              uint8_t *node_bone, uint32_t *queue) {
+    uint8_t seeds[256];
+    memset(seeds, 1, sizeof seeds);
+    for (uint32_t t = 0; t < a->triangle_count; ++t) tri_bone[t] = cri_sub_body_triangle_bone(a, skin_bone, skin_weight, t, NULL);
+    memset(node_bone, 0xff, (size_t)a->sdf_dims[0] * a->sdf_dims[1] * a->sdf_dims[2]);
+    return a->triangle_count + cri_sub_body_grow(a, tri_bone, seeds, node_bone, queue);
 }
 
 static cr_vec3 node_position(const cr_asset *a, uint32_t node) {

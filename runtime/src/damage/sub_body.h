@@ -9,11 +9,20 @@
 /// "small positive number"), in cells: one cell outside.
 #define CR_SUB_BODY_FILL_CELLS 1
 
-/// The bone a triangle belongs to (the rule of docs/bending.md).
-uint8_t cri_sub_body_triangle_bone(const cr_asset *a, uint32_t t);
-/// Segment the asset: tri_bone[triangle_count], node_bone[nodes] (0xff: none
-/// yet), queue[nodes] scratch. Returns the work (nodes + triangle samples).
-uint32_t cri_sub_body_segment(const cr_asset *a, uint8_t *tri_bone, uint8_t *node_bone, uint32_t *queue);
+/// The bone a triangle belongs to (the rule of docs/bending.md), from the
+/// influences skin_bone/skin_weight (4 per vertex); only bones with
+/// allowed[bone] != 0 count if allowed is not NULL. 0xff: no influence counted.
+uint8_t cri_sub_body_triangle_bone(const cr_asset *a, const uint8_t *skin_bone, const cr_real *skin_weight, uint32_t t,
+                                   const uint8_t *allowed);
+/// Grow the owners of the nodes still 0xff in node_bone from the triangles
+/// whose bone has seeds[bone] != 0 (each claims the nodes nearest a lattice on
+/// it no coarser than a cell), then breadth-first through the 0xff nodes.
+/// queue: nodes entries of scratch. Returns the work.
+uint32_t cri_sub_body_grow(const cr_asset *a, const uint8_t *tri_bone, const uint8_t *seeds, uint8_t *node_bone,
+                           uint32_t *queue);
+/// Segment the whole asset: tri_bone[triangle_count] and node_bone[nodes].
+uint32_t cri_sub_body_segment(const cr_asset *a, const uint8_t *skin_bone, const cr_real *skin_weight, uint8_t *tri_bone,
+                              uint8_t *node_bone, uint32_t *queue);
 
 /// Mass properties of one bone's part, from its inside nodes: node count,
 /// centre (body frame of the parent, m) and the principal moments in the
