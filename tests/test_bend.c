@@ -353,3 +353,92 @@ CR_TEST(bend_plank_gains_a_joint_where_it_is_hit) {
     free(before);
     free_world(&b);
 }
+
+/* Seed 000 Fig. 13 as a capacity scene: hundreds of one-bone planks dropped
+ * in a slanted rain onto rows of posts, each gaining joints where it is hit.
+ * Everything lives in the world's fixed block; at most splits_per_step bones
+ * are added per step and the split queue drains; the run's state hash is
+ * the same every time (and the golden one, below, on every build). */
+#define BEND_FIELD_PLANKS 240
+#define BEND_FIELD_STEPS 150
+CR_TEST(bend_field_many_planks_gain_joints_within_the_caps) {
+    bend_world b;
+    ENSURE(cook_rigged(&b, "data/meshes/bar.obj", "data/rigs/bar_one_bone.rig", 0, 16, 0.5));
+    cr_world_def def = cr_default_world_def();
+    def.body_capacity = BEND_FIELD_PLANKS * 4 + 80;
+    def.joint_capacity = BEND_FIELD_PLANKS * 3;
+    def.pair_capacity = BEND_FIELD_PLANKS * 24;
+    def.contact_capacity = BEND_FIELD_PLANKS * 12;
+    def.point_capacity = BEND_FIELD_PLANKS * 96;
+    def.event_capacity = 1024;
+    def.damage.command_capacity = 64;
+    def.damage.bend = cr_default_bend_budget();
+    def.damage.bend.body_capacity = BEND_FIELD_PLANKS;
+    def.damage.bend.max_bones = 3;
+    def.damage.bend.max_vertices = b.asset.vertex_count;
+    def.damage.bend.max_triangles = b.asset.triangle_count;
+    def.damage.bend.max_grid_nodes = b.asset.sdf_dims[0] * b.asset.sdf_dims[1] * b.asset.sdf_dims[2];
+    def.damage.bend.splits_per_step = 4;
+    def.damage.bend.queue_capacity = BEND_FIELD_PLANKS;
+    def.damage.bend.vertices_per_step = 36 * BEND_FIELD_PLANKS; /* every re-skin fits: "waiting" counts splits only */
+    def.damage.surface_bytes = BEND_FIELD_PLANKS * 4 * 40000;
+    b.size = cr_world_memory_size(&def);
+    ENSURE(b.size > 0);
+    b.block = aligned_alloc(CR_BLOCK_ALIGN, (b.size + 15) / 16 * 16);
+    ENSURE(cr_world_create(&def, b.block, b.size, &b.w) == CR_OK);
+    ENSURE(cr_world_add_asset(b.w, &b.asset, &b.slot) == CR_OK);
+    cr_body_def ground = cr_default_body_def();
+    ground.type = CR_BODY_STATIC;
+    ground.shape.type = CR_SHAPE_PLANE;
+    ENSURE(cr_body_create(b.w, &ground, &(cr_body_id){0, 0}) == CR_OK);
+    cr_bend_def bd = cr_default_bend_def();
+    bd.bend_strength = CR_R(8);
+    bd.split_speed = CR_R(3);
+    bd.split_min_length = CR_R(0.2);
+    cr_body_id planks[BEND_FIELD_PLANKS];
+    for (int i = 0; i < BEND_FIELD_PLANKS; ++i) {
+        cr_real x = CR_R(3) * (cr_real)(i % 16), z = CR_R(1) * (cr_real)(i / 16);
+        if (i < 16 * 4) {
+            cr_body_def post = cr_default_body_def(); /* a post under every plank of the first rows */
+            post.type = CR_BODY_STATIC;
+            post.shape.type = CR_SHAPE_BOX;
+            post.shape.half_extents = cr_v3(CR_R(0.1), CR_R(0.5), CR_R(0.2));
+            post.position = cr_v3(x + CR_R(0.3), CR_R(0.5), z);
+            ENSURE(cr_body_create(b.w, &post, &(cr_body_id){0, 0}) == CR_OK);
+        }
+        cr_body_def pd = cr_default_body_def();
+        pd.shape.type = CR_SHAPE_MESH;
+        pd.shape.asset = b.slot;
+        pd.material.density = CR_R(2000);
+        pd.position = cr_v3(x, CR_R(1.5) + CR_R(0.5) * (cr_real)(i % 5), z);
+        pd.linear_velocity = cr_v3(0, -CR_R(4), 0);
+        ENSURE(cr_body_create(b.w, &pd, &planks[i]) == CR_OK);
+        cr_status as = cr_bend_attach(b.w, planks[i], &bd);
+        ENSURE_MSG(as == CR_OK, "plank %d: %s", i, cr_status_name(as));
+    }
+    uint32_t bones = BEND_FIELD_PLANKS, worst_added = 0, waited = 0, bodies = cr_world_get_body_ids(b.w, NULL, 0);
+    for (int s = 0; s < BEND_FIELD_STEPS; ++s) {
+        ENSURE(cr_world_step(b.w, CR_R(1.0 / 60.0)) == CR_OK);
+        uint32_t now = 0;
+        for (int i = 0; i < BEND_FIELD_PLANKS; ++i) now += cr_bend_get_bone_count(b.w, planks[i]);
+        if (now - bones > worst_added) worst_added = now - bones;
+        bones = now;
+        cr_world_stats st = cr_world_get_stats(b.w);
+        if (st.bend.waiting > waited) waited = st.bend.waiting;
+        ENSURE(st.bend.over_capacity == 0 || now > 0);
+    }
+    cr_world_stats st = cr_world_get_stats(b.w);
+    uint64_t h = cr_world_state_hash(b.w);
+    cr_test_printf("    %d planks, %u bodies in a %.1f MB block: %u bones after %d steps (at most %u added in a step, cap 4, "
+                   "up to %u splits waited), queue %u at the end, hash %016llx\n",
+                   BEND_FIELD_PLANKS, bodies, (double)b.size / (1 << 20), bones, BEND_FIELD_STEPS, worst_added, waited,
+                   st.bend.waiting, (unsigned long long)h);
+    ENSURE(bodies > 4 * BEND_FIELD_PLANKS - 10);
+    ENSURE(worst_added <= 4);
+    ENSURE(bones > BEND_FIELD_PLANKS + 20);
+    ENSURE(waited > 0);              /* the cap made splits wait... */
+    ENSURE(st.bend.waiting == 0);    /* ...and the queue drained */
+    /* recorded on x86-64 gcc -O2; every compiler and CPU must give the same (docs/determinism.md) */
+    ENSURE(h == (CR_FIXED ? 0x06e227bb9ce02c77ull : 0xf00bce7c7f2d5b71ull));
+    free_world(&b);
+}
