@@ -55,6 +55,9 @@ typedef struct cr_bend_def {
     cr_real split_speed;           ///< m/s: an impact on a sub-body faster than this splits the nearest bone at the impact's projection (0: never)
     cr_real split_min_length;      ///< m: neither part of a split bone may be shorter than this
     uint32_t max_bones;            ///< bones the body may grow to by splits (<= the budget's max_bones; 0: the asset's count)
+    /* condensation (seed 000 §4.5, Fig. 15) */
+    cr_real condense_time;         ///< s: bones joined by joints quiet this long merge into one rigid body (0: never)
+    cr_real wake_speed;            ///< m/s: an impact this fast on a condensed cluster gives its bones back their own bodies
     uint32_t cookie;               ///< set by cr_default_bend_def(); checked by cr_bend_attach
 } cr_bend_def;
 

@@ -73,6 +73,7 @@ typedef struct cr_bend_budget {
     uint32_t vertices_per_step; ///< vertices re-skinned per step, all bendable bodies together
     uint32_t splits_per_step;   ///< bones split at impacts per step (dynamic articulation); the rest wait
     uint32_t queue_capacity;    ///< splits waiting for a later step
+    uint32_t condensations_per_step; ///< clusters condensed or woken per step (condensation)
 } cr_bend_budget;
 
 /// A damage model the game writes itself (crumple/damage.h): called once per

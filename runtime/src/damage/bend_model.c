@@ -65,6 +65,7 @@ cr_bend_budget cr_default_bend_budget(void) {
     b.vertices_per_step = 1u << 16;
     b.splits_per_step = 4;
     b.queue_capacity = 64;
+    b.condensations_per_step = 4;
     return b;
 }
 
@@ -74,7 +75,7 @@ cr_status cri_bend_model_check_def(const cr_bend_budget *b) {
     if (b->max_bones < 2 || b->max_bones > CR_ASSET_MAX_BONES || b->max_vertices == 0 ||
         b->max_vertices > CR_ASSET_MAX_VERTICES || b->max_triangles == 0 || b->max_triangles > CR_ASSET_MAX_TRIANGLES ||
         b->max_grid_nodes < 8 || b->max_grid_nodes > CR_ASSET_MAX_SDF_NODES || b->vertices_per_step == 0 ||
-        b->splits_per_step == 0 || b->queue_capacity == 0 || b->queue_capacity > (1u << 20))
+        b->splits_per_step == 0 || b->condensations_per_step == 0 || b->queue_capacity == 0 || b->queue_capacity > (1u << 20))
         return CR_ERR_DEF_INVALID;
     return CR_OK;
 }
@@ -82,7 +83,7 @@ cr_status cri_bend_model_check_def(const cr_bend_budget *b) {
 static uint64_t al16(uint64_t x) { return (x + 15u) & ~(uint64_t)15u; }
 /* node owners, the growth queue, triangle owners, vertex marks, spare influences */
 static uint64_t scratch_bytes(const cr_bend_budget *b) {
-    return al16(b->max_grid_nodes) + al16((uint64_t)b->max_grid_nodes * sizeof(uint32_t)) + al16(b->max_triangles) +
+    return al16((uint64_t)b->max_grid_nodes * sizeof(cr_real)) + al16(b->max_grid_nodes) + al16((uint64_t)b->max_grid_nodes * sizeof(uint32_t)) + al16(b->max_triangles) +
            al16(b->max_vertices) + al16(4ull * b->max_vertices) + al16(4ull * b->max_vertices * sizeof(cr_real));
 }
 static uint64_t per_record_bytes(const cr_bend_budget *b) {
@@ -122,6 +123,7 @@ cr_bend_scratch cri_bend_scratch(const cr_world *w) {
     const cr_bend_budget *b = &w->def.damage.bend;
     uint8_t *p = CR_AT(w, CR_DAMAGE(w)->bend.scratch, uint8_t);
     cr_bend_scratch s;
+    s.grid = (cr_real *)p, p += al16((uint64_t)b->max_grid_nodes * sizeof(cr_real));
     s.node_bone = p, p += al16(b->max_grid_nodes);
     s.queue = (uint32_t *)p, p += al16((uint64_t)b->max_grid_nodes * sizeof(uint32_t));
     s.tri_bone = p, p += al16(b->max_triangles);
@@ -152,9 +154,11 @@ static cr_status check_bend_def(cr_world *w, const cr_bend_def *d) {
         if (v[i] < 0) return cri_refuse(w, CR_ERR_DEF_INVALID, CR_FIELD_BEND_DEF);
     }
     if (d->bend_strength > 0 && d->spring_stiffness > 0) return cri_refuse(w, CR_ERR_DEF_INVALID, CR_FIELD_BEND_DEF);
-    if (!cr_real_is_finite(d->split_speed) || !cr_real_is_finite(d->split_min_length))
+    if (!cr_real_is_finite(d->split_speed) || !cr_real_is_finite(d->split_min_length) ||
+        !cr_real_is_finite(d->condense_time) || !cr_real_is_finite(d->wake_speed))
         return cri_refuse(w, CR_ERR_NOT_FINITE, CR_FIELD_BEND_DEF);
-    if (d->split_speed < 0 || d->split_min_length < 0 || d->max_bones > w->def.damage.bend.max_bones)
+    if (d->split_speed < 0 || d->split_min_length < 0 || d->condense_time < 0 || d->wake_speed < 0 ||
+        d->max_bones > w->def.damage.bend.max_bones)
         return cri_refuse(w, CR_ERR_DEF_INVALID, CR_FIELD_BEND_DEF);
     return CR_OK;
 }
@@ -304,6 +308,7 @@ cr_status cri_bend_model_attach(cr_world *w, uint32_t body_index1, const cr_bend
         if (k < a->bone_count) cri_sub_body_mass(a, node_bone, k, r->node_mass, &centre, &inertia);
         else centre = cr_v3_zero();
         bones[k].skin = cr_transform_identity();
+        bones[k].cluster = -1;
         s = make_sub_body(w, body_index1, rest_slot, centre, k >= a->bone_count, &bones[k].sub);
         if (s == CR_OK && k < a->bone_count) cri_bend_fit_sub_body(w, pick, k, sc.tri_bone, sc.mark);
         if (s == CR_OK && k < a->bone_count && cri_damage_surface_of(w, bones[k].sub.index1) == NULL) s = CR_ERR_CAPACITY;
@@ -392,6 +397,13 @@ void cri_bend_model_rebind(cr_world *w) {
             cr_asset *view = cr_surface_copy_view(c, (uint8_t *)w);
             const cr_asset *rest = cr_world_asset(w, c->rest_slot);
             if (rest == NULL) continue;
+            if (bones[k].cluster == (int32_t)k) { /* a condensed cluster's representative (condense.c) */
+                view->sample_count = bones[k].cluster_samples;
+                view->sdf_origin = bones[k].cluster_origin;
+                view->sdf_cell = bones[k].cluster_cell;
+                view->sdf_inv_cell = cr_div(CR_R(1), bones[k].cluster_cell);
+                continue;
+            }
             view->sample_count = bones[k].samples;
             view->sdf_origin = cr_v3_sub(rest->sdf_origin, bones[k].centre);
         }
@@ -424,6 +436,9 @@ uint64_t cri_bend_model_hash(const cr_world *w, uint64_t h) {
             h = cr_hash_vec3(h, bones[k].seg_a);
             h = cr_hash_vec3(h, bones[k].seg_b);
             h = cr_hash_u32(h, (uint32_t)bones[k].parent);
+            h = cr_hash_u32(h, (uint32_t)bones[k].cluster);
+            h = cr_hash_real(h, bones[k].quiet);
+            if (bones[k].cluster >= 0) h = cr_hash_vec3(h, bones[k].rel.p), h = cr_hash_quat(h, bones[k].rel.q);
             h = cr_hash_u32(h, bones[k].samples);
             h = cr_hash_u32(h, bones[k].nodes);
             h = cr_hash_vec3(h, bones[k].skin.p);
@@ -470,13 +485,110 @@ static bool same_transform(cr_transform a, cr_transform b) {
 static void follow_root(cr_world *w, cr_bend_body *r, const cr_bend_bone *bones) {
     const cr_body *root = cri_world_body_c(w, bones[0].sub);
     if (root == NULL) return;
+    cr_transform x0 = cri_bend_bone_pose(w, bones, 0);
+    if (bones[0].cluster >= 0) root = &cr_world_bodies_c(w)[bones[bones[0].cluster].sub.index1 - 1];
     cr_body *b = &cr_world_bodies(w)[r->body_index1 - 1];
-    cr_vec3 arm = cr_quat_rotate(root->xf.q, bones[0].centre);
-    b->xf.q = root->xf.q;
-    b->xf.p = cr_v3_sub(root->xf.p, arm);
+    b->xf.q = x0.q;
+    b->xf.p = cr_v3_sub(x0.p, cr_quat_rotate(x0.q, bones[0].centre));
     b->finite_p = b->xf.p, b->finite_q = b->xf.q;
-    b->v = cr_v3_sub(root->v, cr_v3_cross(root->w, arm));
+    b->v = cr_v3_add(root->v, cr_v3_cross(root->w, cr_v3_sub(b->xf.p, root->xf.p)));
     b->w = root->w;
+}
+
+/* Parked members of a condensed cluster ride with it (their handles stay meaningful). */
+static void follow_clusters(cr_world *w, const cr_bend_body *r, const cr_bend_bone *bones) {
+    for (uint32_t k = 0; k < r->bone_count; ++k) {
+        int32_t c = bones[k].cluster;
+        if (c < 0 || c == (int32_t)k) continue;
+        const cr_body *cb = &cr_world_bodies_c(w)[bones[c].sub.index1 - 1];
+        cr_body *b = &cr_world_bodies(w)[bones[k].sub.index1 - 1];
+        b->xf = cr_transform_mul(cb->xf, bones[k].rel);
+        b->finite_p = b->xf.p, b->finite_q = b->xf.q;
+        b->v = cr_v3_zero(), b->w = cr_v3_zero(); /* a ghost: the model places it, the solver must not move it */
+    }
+}
+
+/* Below this relative angular velocity (rad/s) a joint is quiet. */
+#define CR_BEND_QUIET_SPEED CR_R(0.05)
+
+/* Condensation (condense.c): quiet timers of the joints between bones that
+ * are simulated on their own, then clusters of bones joined by joints quiet
+ * for condense_time, while condensations_per_step lasts. */
+static uint32_t condense_quiet(cr_world *w, uint32_t rec, cr_real dt, uint32_t *ops) {
+    cr_bend_body *r = &records(w)[rec];
+    cr_bend_bone *bones = bones_of(w, rec);
+    if (r->def.condense_time <= 0 || r->def.spring_stiffness > 0) return 0;
+    const cr_joint *joints = cr_world_joints_c(w);
+    uint32_t work = 0;
+    uint8_t link[CR_ASSET_MAX_BONES];
+    for (uint32_t k = 0; k < r->bone_count; ++k) {
+        link[k] = 0;
+        int32_t p = bones[k].parent;
+        if (p < 0 || bones[k].cluster >= 0 || bones[p].cluster >= 0 || cr_joint_id_is_null(bones[k].joint)) {
+            bones[k].quiet = 0;
+            continue;
+        }
+        const cr_joint *jt = &joints[bones[k].joint.index1 - 1];
+        const cr_body *a = &cr_world_bodies_c(w)[bones[p].sub.index1 - 1], *b = &cr_world_bodies_c(w)[bones[k].sub.index1 - 1];
+        cr_vec3 dw = cr_v3_sub(b->w, a->w);
+        bool quiet = jt->alive && !jt->yielded && jt->bend_rate.x == 0 && jt->bend_rate.y == 0 && jt->bend_rate.z == 0 &&
+                     cr_v3_dot(dw, dw) < cr_mul(CR_BEND_QUIET_SPEED, CR_BEND_QUIET_SPEED);
+        bones[k].quiet = quiet ? bones[k].quiet + dt : 0;
+        link[k] = bones[k].quiet >= r->def.condense_time;
+        ++work;
+    }
+    /* clusters: follow quiet links to the top; a bone whose top is itself with a quiet child starts one */
+    uint32_t top[CR_ASSET_MAX_BONES];
+    for (uint32_t k = 0; k < r->bone_count; ++k) { /* a split's new bone may be the parent of lower ones: walk up */
+        uint32_t t = k;
+        while (link[t]) t = (uint32_t)bones[t].parent;
+        top[k] = t;
+    }
+    for (uint32_t t = 0; t < r->bone_count && *ops < w->def.damage.bend.condensations_per_step; ++t) {
+        if (top[t] != t || bones[t].cluster >= 0) continue;
+        uint32_t members[CR_ASSET_MAX_BONES], n = 0;
+        for (uint32_t k = 0; k < r->bone_count; ++k)
+            if (top[k] == t) members[n++] = k;
+        if (n < 2) continue;
+        work += cri_bend_condense(w, rec, members, n);
+        ++*ops;
+    }
+    return work;
+}
+
+/* An impact faster than wake_speed on a cluster gives its bones their own bodies back. */
+static uint32_t wake_clusters(cr_world *w, uint32_t rec, const cr_damage_input *in, cr_real dt, uint32_t *ops) {
+    cr_bend_body *r = &records(w)[rec];
+    cr_bend_bone *bones = bones_of(w, rec);
+    uint32_t work = 0;
+    for (uint32_t k = 0; k < r->bone_count && r->clusters > 0; ++k) {
+        if (bones[k].cluster != (int32_t)k || *ops >= w->def.damage.bend.condensations_per_step) continue;
+        uint32_t slot = bones[k].sub.index1 - 1;
+        bool hit = false;
+        for (uint32_t e = slot < in->body_high ? in->impact_start[slot] : 0;
+             slot < in->body_high && e < in->impact_start[slot + 1]; ++e)
+            hit = hit || in->impacts[e].normal_speed > r->def.wake_speed;
+        /* the seed's dummy step (Algorithm 2, step 4): a body closing in faster than wake_speed
+         * that reaches the cluster's bounding sphere within the next two steps wakes it now, so
+         * the hit meets the joints and not the rigid cluster */
+        const cr_body *c = &cr_world_bodies_c(w)[slot];
+        const cr_body *all = cr_world_bodies_c(w);
+        for (uint32_t o = 0; o < w->body_high && !hit; ++o) {
+            const cr_body *ob = &all[o];
+            if (!ob->alive || ob->ghost || o == slot || (ob->models & CR_MODEL_BEND) || ob->shape.type == CR_SHAPE_PLANE) continue;
+            cr_vec3 d = cr_v3_sub(ob->xf.p, c->xf.p), u = cr_v3_sub(ob->v, c->v);
+            cr_real dist = cr_v3_len(d);
+            if (dist <= 0) continue;
+            cr_real closing = -cr_div(cr_v3_dot(d, u), dist);
+            cr_real gap = dist - ob->bound_radius - c->bound_radius;
+            hit = closing > r->def.wake_speed && gap < cr_mul(closing, dt + dt);
+            ++work;
+        }
+        if (!hit) continue;
+        work += cri_bend_uncondense(w, rec, k);
+        ++*ops;
+    }
+    return work;
 }
 
 /* Linear blend skinning of every vertex with the bones' transforms and the
@@ -533,7 +645,7 @@ static void enqueue_splits(cr_world *w, const cr_damage_input *in) {
         bool found = false;
         for (uint32_t k = 0; k < r->bone_count; ++k) {
             uint32_t slot = bones[k].sub.index1 - 1;
-            if (slot >= in->body_high) continue;
+            if (slot >= in->body_high || bones[k].cluster >= 0) continue; /* a cluster wakes first, splits later */
             for (uint32_t e = in->impact_start[slot]; e < in->impact_start[slot + 1]; ++e) {
                 const cr_body_impact *im = &in->impacts[e];
                 if (im->normal_speed <= best) continue;
@@ -572,15 +684,18 @@ static void run_splits(cr_world *w) {
     w->stats.bend.waiting += br->queue_count;
 }
 
-void cri_bend_model_step(cr_world *w, const cr_damage_input *in) {
+void cri_bend_model_step(cr_world *w, const cr_damage_input *in, cr_real dt) {
     const cr_bend_budget *bd = &w->def.damage.bend;
     cr_model_stats *st = &w->stats.bend;
     memset(st, 0, sizeof *st);
     if (bd->body_capacity == 0) return;
+    uint32_t ops = 0;
     for (uint32_t i = 0; i < bd->body_capacity; ++i)
-        if (records(w)[i].body_index1 != 0) resolve_joints(w, i);
+        if (records(w)[i].body_index1 != 0) resolve_joints(w, i), st->work += wake_clusters(w, i, in, dt, &ops);
     enqueue_splits(w, in);
     run_splits(w);
+    for (uint32_t i = 0; i < bd->body_capacity; ++i)
+        if (records(w)[i].body_index1 != 0) st->work += condense_quiet(w, i, dt, &ops);
     uint32_t budget = bd->vertices_per_step, spent = 0, start = CR_DAMAGE(w)->bend.next_body % bd->body_capacity;
     bool stopped = false;
     for (uint32_t n = 0; n < bd->body_capacity; ++n) {
@@ -588,13 +703,14 @@ void cri_bend_model_step(cr_world *w, const cr_damage_input *in) {
         cr_bend_body *r = &records(w)[i];
         if (r->body_index1 == 0) continue;
         cr_bend_bone *bones = bones_of(w, i);
+        follow_clusters(w, r, bones);
         follow_root(w, r, bones);
         const cr_body *parent = &cr_world_bodies_c(w)[r->body_index1 - 1];
         cr_transform skin[CR_ASSET_MAX_BONES];
         bool moved = r->dirty != 0;
         for (uint32_t k = 0; k < r->bone_count; ++k) {
             const cr_body *sb = cri_world_body_c(w, bones[k].sub);
-            skin[k] = sb ? bone_skin(parent->xf, sb->xf, bones[k].centre) : bones[k].skin;
+            skin[k] = sb ? bone_skin(parent->xf, cri_bend_bone_pose(w, bones, k), bones[k].centre) : bones[k].skin;
             moved = moved || !same_transform(skin[k], bones[k].skin);
         }
         if (!moved) continue;

@@ -17,8 +17,15 @@ typedef struct cr_bend_bone {
     int32_t parent;        ///< parent bone, -1 for a root
     uint32_t samples;      ///< collision samples it owns (its copy's sample count)
     uint32_t nodes;        ///< inside grid nodes it owns
-    uint32_t pad_;
+    int32_t cluster;       ///< condensed into bone `cluster`'s sub-body (condense.c), -1: simulated on its own
     cr_transform skin;     ///< parent frame at rest -> parent frame now, as last skinned
+    cr_transform rel;      ///< while condensed: its sub-body's pose in the cluster's body frame
+    cr_real quiet;         ///< s, how long the joint to its parent has been quiet (condensation)
+    /* a cluster's representative: its copy's view while condensed (rebind restores it) */
+    cr_vec3 cluster_origin;
+    cr_real cluster_cell;
+    uint32_t cluster_samples;
+    uint32_t pad_;
 } cr_bend_bone;
 
 /// A bendable body.
@@ -29,6 +36,8 @@ typedef struct cr_bend_body {
     uint32_t skinned;      ///< re-skins so far
     uint32_t splits;       ///< bones added at impacts so far
     uint32_t dirty;        ///< the weights changed: re-skin even if no bone moved
+    uint32_t clusters;     ///< condensed clusters now
+    uint32_t condensations; ///< clusters ever condensed
     cr_bend_def def;
     cr_real node_mass;     ///< kg per inside grid node
     cr_real mass, inv_mass;        ///< the body's own, given back when the model lets go
@@ -59,6 +68,7 @@ static inline uint8_t *cri_bend_node_bone(const cr_world *w, uint32_t rec) {
 
 /// The segmentation scratch: owner bytes, growth queue, triangle owners, vertex marks, spare weights.
 typedef struct cr_bend_scratch {
+    cr_real *grid;          ///< a grid's values (condensation)
     uint8_t *node_bone;
     uint32_t *queue;
     uint8_t *tri_bone;
@@ -79,7 +89,7 @@ void cri_bend_model_detach(cr_world *w, uint32_t body_index1);
 /// splits_per_step lasts, move every bendable body to its root bone, and
 /// re-skin the ones whose bones moved while vertices_per_step lasts; fills
 /// cr_world_stats.bend.
-void cri_bend_model_step(cr_world *w, const cr_damage_input *in);
+void cri_bend_model_step(cr_world *w, const cr_damage_input *in, cr_real dt);
 uint64_t cri_bend_model_hash(const cr_world *w, uint64_t h);
 /// The sub-bodies' views after a byte copy (after the surfaces' own rebind).
 void cri_bend_model_rebind(cr_world *w);
@@ -87,6 +97,17 @@ void cri_bend_model_rebind(cr_world *w);
 /// Fill sub-body k's surface copy, centre, mass and bounds from the record's
 /// node owners and the triangle owners in tri_bone (sub_body.c does the cutting).
 void cri_bend_fit_sub_body(cr_world *w, uint32_t rec, uint32_t bone, const uint8_t *tri_bone, uint8_t *mark);
+
+/// A bone's sub-body pose now: its own, or its cluster's composed with its place in it.
+cr_transform cri_bend_bone_pose(const cr_world *w, const cr_bend_bone *bones, uint32_t k);
+
+/* ---- condense.c ---- */
+
+/// Merge bones members[0..n) (a connected set, members[0] the lowest) into
+/// members[0]'s sub-body (seed 000 §4.5); returns the work.
+uint32_t cri_bend_condense(cr_world *w, uint32_t rec, const uint32_t *members, uint32_t n);
+/// Give every bone of the cluster of `rep` its own sub-body back; returns the work.
+uint32_t cri_bend_uncondense(cr_world *w, uint32_t rec, uint32_t rep);
 
 /* ---- dynamic_articulation.c ---- */
 

@@ -89,11 +89,13 @@ uint32_t cri_bend_split(cr_world *w, uint32_t rec, cr_vec3 point, bool *split) {
     uint32_t j = 0;
     cr_real best = CR_REAL_MAX, t = 0;
     for (uint32_t k = 0; k < r->bone_count; ++k) {
+        if (bones[k].cluster >= 0) continue; /* condensed: it splits after a hit wakes its cluster */
         cr_real tk;
         cr_real d2 = segment_dist2(point, bones[k].seg_a, bones[k].seg_b, &tk);
         if (d2 < best) best = d2, j = k, t = tk;
     }
     uint32_t work = r->bone_count;
+    if (best == CR_REAL_MAX) return work;
     cr_vec3 axis = cr_v3_sub(bones[j].seg_b, bones[j].seg_a);
     cr_real len = cr_v3_len(axis);
     cr_real along = cr_mul(t, len);
@@ -155,6 +157,8 @@ uint32_t cri_bend_split(cr_world *w, uint32_t rec, cr_vec3 point, bool *split) {
     bones[n].seg_b = bones[j].seg_b;
     bones[n].skin = bones[j].skin;
     bones[n].joint.index1 = 0, bones[n].joint.generation = 0;
+    bones[n].cluster = -1;
+    bones[n].quiet = 0;
     bones[j].seg_b = s;
     r->bone_count++;
     r->splits++;

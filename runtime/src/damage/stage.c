@@ -221,7 +221,7 @@ void cri_damage_step(cr_step *s) {
         /* Step 3: the models, in a fixed order */
         cri_dent_model_step(w, &in, w->def.damage.dent.work_per_step);
         cri_example_model_step(w, &in, s->dt);
-        cri_bend_model_step(w, &in);
+        cri_bend_model_step(w, &in, s->dt);
         cri_custom_model_step(w, &in, w->def.damage.custom.work_per_step);
     }
     cri_damage_commands_apply(w);

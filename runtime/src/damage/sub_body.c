@@ -176,6 +176,7 @@ uint32_t cri_sub_body_restrict(cr_asset *view, cr_vec3 *positions, cr_vec3 *samp
     for (uint32_t i = 0; i < nodes; ++i) sdf[i] = node_bone[i] == bone ? rest->sdf[i] : cr_max(rest->sdf[i], fill);
     view->sample_count = kept;
     view->sdf_origin = cr_v3_sub(rest->sdf_origin, centre);
+    view->sdf_cell = rest->sdf_cell, view->sdf_inv_cell = rest->sdf_inv_cell; /* a condensed cluster changed them */
     /* its own nodes may reach a cell past its own vertices */
     cr_real pad = rest->sdf_cell;
     view->bounds_min = cr_v3_sub(lo, cr_v3(pad, pad, pad));
