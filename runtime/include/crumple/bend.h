@@ -39,6 +39,7 @@
 
 #include "body.h"
 #include "joint.h"
+#include "dent.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -58,6 +59,9 @@ typedef struct cr_bend_def {
     /* condensation (seed 000 §4.5, Fig. 15) */
     cr_real condense_time;         ///< s: bones joined by joints quiet this long merge into one rigid body (0: never)
     cr_real wake_speed;            ///< m/s: an impact this fast on a condensed cluster gives its bones back their own bodies
+    /* bend + dent (seed 000 §4.4) */
+    bool dents;                    ///< impacts on its sub-bodies dent the body (its rest surface, so the dent bends with it)
+    cr_dent_def dent;              ///< how it dents (crumple/dent.h; cr_default_bend_def fills it with cr_default_dent_def)
     uint32_t cookie;               ///< set by cr_default_bend_def(); checked by cr_bend_attach
 } cr_bend_def;
 

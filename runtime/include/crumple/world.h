@@ -74,6 +74,8 @@ typedef struct cr_bend_budget {
     uint32_t splits_per_step;   ///< bones split at impacts per step (dynamic articulation); the rest wait
     uint32_t queue_capacity;    ///< splits waiting for a later step
     uint32_t condensations_per_step; ///< clusters condensed or woken per step (condensation)
+    uint32_t dents_per_step;    ///< dents made on bendable bodies per step (bend + dent); more impacts count over_capacity
+    uint32_t dent_cells;        ///< largest dent-map side for them (sizes the scratch)
 } cr_bend_budget;
 
 /// A damage model the game writes itself (crumple/damage.h): called once per

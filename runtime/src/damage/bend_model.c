@@ -37,6 +37,7 @@
 #include "damage/bend_model.h"
 #include "damage/sub_body.h"
 #include "geometry/skinning.h"
+#include "damage/dent.h"
 #include "base/hash.h"
 #include "base/check.h"
 
@@ -51,6 +52,7 @@ cr_bend_def cr_default_bend_def(void) {
     d.bend_damping = CR_R(4);
     d.bend_damping_constant = CR_R(2);
     d.split_min_length = CR_R(0.25);
+    d.dent = cr_default_dent_def();
     d.cookie = CR_BEND_COOKIE;
     return d;
 }
@@ -66,6 +68,8 @@ cr_bend_budget cr_default_bend_budget(void) {
     b.splits_per_step = 4;
     b.queue_capacity = 64;
     b.condensations_per_step = 4;
+    b.dents_per_step = 4;
+    b.dent_cells = 64;
     return b;
 }
 
@@ -75,7 +79,8 @@ cr_status cri_bend_model_check_def(const cr_bend_budget *b) {
     if (b->max_bones < 2 || b->max_bones > CR_ASSET_MAX_BONES || b->max_vertices == 0 ||
         b->max_vertices > CR_ASSET_MAX_VERTICES || b->max_triangles == 0 || b->max_triangles > CR_ASSET_MAX_TRIANGLES ||
         b->max_grid_nodes < 8 || b->max_grid_nodes > CR_ASSET_MAX_SDF_NODES || b->vertices_per_step == 0 ||
-        b->splits_per_step == 0 || b->condensations_per_step == 0 || b->queue_capacity == 0 || b->queue_capacity > (1u << 20))
+        b->splits_per_step == 0 || b->condensations_per_step == 0 || b->dents_per_step == 0 || b->dent_cells < 8 ||
+        b->dent_cells > 1024 || b->queue_capacity == 0 || b->queue_capacity > (1u << 20))
         return CR_ERR_DEF_INVALID;
     return CR_OK;
 }
@@ -88,6 +93,7 @@ static uint64_t scratch_bytes(const cr_bend_budget *b) {
 }
 static uint64_t per_record_bytes(const cr_bend_budget *b) {
     return al16((uint64_t)b->max_bones * sizeof(cr_bend_bone)) + al16(4ull * b->max_vertices) +
+           al16((uint64_t)b->max_vertices * sizeof(cr_vec3)) +
            al16(4ull * b->max_vertices * sizeof(cr_real)) + al16(b->max_grid_nodes);
 }
 
@@ -97,7 +103,8 @@ uint64_t cri_bend_model_region_bytes(const cr_world_def *def) {
     const cr_bend_budget *b = &def->damage.bend;
     if (b->body_capacity == 0) return 0;
     return al16((uint64_t)b->body_capacity * sizeof(cr_bend_body)) + b->body_capacity * per_record_bytes(b) +
-           al16((uint64_t)b->queue_capacity * sizeof(cr_bend_split)) + scratch_bytes(b) + 128u;
+           al16((uint64_t)b->queue_capacity * sizeof(cr_bend_split)) + scratch_bytes(b) +
+           al16(cri_dent_scratch_bytes(b->dent_cells)) + 160u;
 }
 
 bool cri_bend_model_layout(cr_world *w, uint8_t *block) {
@@ -112,11 +119,13 @@ bool cri_bend_model_layout(cr_world *w, uint8_t *block) {
     r->skin_bone = cri_arena_push(a, block, n * 4u * b->max_vertices, 16);
     r->skin_weight = cri_arena_push(a, block, n * 4u * b->max_vertices * (uint32_t)sizeof(cr_real), 16);
     r->node_bone = cri_arena_push(a, block, n * b->max_grid_nodes, 16);
+    r->rest_pos = cri_arena_push(a, block, n * b->max_vertices * (uint32_t)sizeof(cr_vec3), 16);
+    r->dent_scratch = cri_arena_push(a, block, cri_dent_scratch_bytes(b->dent_cells), 16);
     r->queue = cri_arena_push(a, block, b->queue_capacity * (uint32_t)sizeof(cr_bend_split), 16);
     r->scratch = cri_arena_push(a, block, (uint32_t)scratch_bytes(b), 16);
     return r->records != CR_NO_OFFSET && r->bones != CR_NO_OFFSET && r->skin_bone != CR_NO_OFFSET &&
            r->skin_weight != CR_NO_OFFSET && r->node_bone != CR_NO_OFFSET && r->queue != CR_NO_OFFSET &&
-           r->scratch != CR_NO_OFFSET;
+           r->scratch != CR_NO_OFFSET && r->rest_pos != CR_NO_OFFSET && r->dent_scratch != CR_NO_OFFSET;
 }
 
 cr_bend_scratch cri_bend_scratch(const cr_world *w) {
@@ -157,6 +166,7 @@ static cr_status check_bend_def(cr_world *w, const cr_bend_def *d) {
     if (!cr_real_is_finite(d->split_speed) || !cr_real_is_finite(d->split_min_length) ||
         !cr_real_is_finite(d->condense_time) || !cr_real_is_finite(d->wake_speed))
         return cri_refuse(w, CR_ERR_NOT_FINITE, CR_FIELD_BEND_DEF);
+    if (d->dents && d->dent.cookie != cr_default_dent_def().cookie) return cri_refuse(w, CR_ERR_DEF_NOT_DEFAULTED, CR_FIELD_BEND_DEF);
     if (d->split_speed < 0 || d->split_min_length < 0 || d->condense_time < 0 || d->wake_speed < 0 ||
         d->max_bones > w->def.damage.bend.max_bones)
         return cri_refuse(w, CR_ERR_DEF_INVALID, CR_FIELD_BEND_DEF);
@@ -175,8 +185,8 @@ void cri_bend_fit_sub_body(cr_world *w, uint32_t rec, uint32_t bone, const uint8
     uint8_t *block = (uint8_t *)w;
     cr_asset *view = cr_surface_copy_view(copy, block);
     bb->samples = cri_sub_body_restrict(view, cr_surface_copy_positions(copy, block), CR_AT(w, copy->samples, cr_vec3),
-                                        CR_AT(w, copy->sdf, cr_real), rest, tri_bone, cri_bend_node_bone(w, rec), mark,
-                                        bone, centre);
+                                        CR_AT(w, copy->sdf, cr_real), rest, cri_bend_rest_pos(w, rec), tri_bone,
+                                        cri_bend_node_bone(w, rec), mark, bone, centre);
     bb->nodes = n;
     bb->centre = centre;
     cr_body *b = &cr_world_bodies(w)[bb->sub.index1 - 1];
@@ -277,6 +287,7 @@ cr_status cri_bend_model_attach(cr_world *w, uint32_t body_index1, const cr_bend
     cr_real *skin_weight = cri_bend_skin_weight(w, pick);
     memcpy(skin_bone, a->skin_bone, 4u * a->vertex_count);
     memcpy(skin_weight, a->skin_weight, 4u * a->vertex_count * sizeof(cr_real));
+    memcpy(cri_bend_rest_pos(w, pick), a->positions, a->vertex_count * sizeof(cr_vec3));
     cr_bend_scratch sc = cri_bend_scratch(w);
     cri_sub_body_segment(a, skin_bone, skin_weight, sc.tri_bone, node_bone, sc.queue);
     uint32_t inside = 0;
@@ -420,6 +431,12 @@ uint64_t cri_bend_model_hash(const cr_world *w, uint64_t h) {
         h = cr_hash_u32(h, r->skinned);
         h = cr_hash_u32(h, r->splits);
         h = cr_hash_u32(h, r->dirty);
+        h = cr_hash_u32(h, r->dent_count);
+        if (r->dent_count > 0) {
+            const cr_asset *rest = cri_damage_rest_asset(w, cr_world_bodies_c(w)[r->body_index1 - 1].shape.asset);
+            const cr_vec3 *rp = cri_bend_rest_pos(w, i);
+            for (uint32_t v = 0; rest && v < rest->vertex_count; ++v) h = cr_hash_vec3(h, rp[v]);
+        }
         if (r->splits > 0) { /* a split changed the influences and the node owners */
             const cr_asset *rest = cri_damage_rest_asset(w, cr_world_bodies_c(w)[r->body_index1 - 1].shape.asset);
             const cr_real *wt = cri_bend_skin_weight(w, i);
@@ -601,7 +618,9 @@ static uint32_t reskin(cr_world *w, uint32_t rec, const cr_bend_bone *bones) {
     const cr_asset *rest = cr_world_asset(w, c->rest_slot);
     cr_skin_bone m[CR_ASSET_MAX_BONES];
     for (uint32_t k = 0; k < r->bone_count; ++k) m[k].r = cr_mat3_from_quat(bones[k].skin.q), m[k].t = bones[k].skin.p;
-    cri_skin_linear(rest, cri_bend_skin_bone(w, rec), cri_bend_skin_weight(w, rec), m, 0, rest->vertex_count,
+    cr_asset dented = *rest; /* the rest surface with its dents (bend_dent.c) */
+    dented.positions = cri_bend_rest_pos(w, rec);
+    cri_skin_linear(&dented, cri_bend_skin_bone(w, rec), cri_bend_skin_weight(w, rec), m, 0, rest->vertex_count,
                     cr_surface_copy_positions(c, block));
     cri_surface_copy_mark(c, 0, rest->vertex_count - 1);
     cr_real radius;
@@ -694,6 +713,26 @@ void cri_bend_model_step(cr_world *w, const cr_damage_input *in, cr_real dt) {
         if (records(w)[i].body_index1 != 0) resolve_joints(w, i), st->work += wake_clusters(w, i, in, dt, &ops);
     enqueue_splits(w, in);
     run_splits(w);
+    uint32_t dents = 0;
+    for (uint32_t i = 0; i < bd->body_capacity; ++i) {
+        cr_bend_body *r = &records(w)[i];
+        if (r->body_index1 == 0 || !r->def.dents) continue;
+        cr_bend_bone *bones = bones_of(w, i);
+        for (uint32_t k = 0; k < r->bone_count; ++k) {
+            uint32_t slot = bones[k].sub.index1 - 1;
+            if (slot >= in->body_high || bones[k].cluster >= 0) continue;
+            for (uint32_t e = in->impact_start[slot]; e < in->impact_start[slot + 1]; ++e) {
+                if (cri_dent_distance(&r->def.dent, in->impacts[e].normal_speed) <= 0) continue;
+                if (dents == bd->dents_per_step) {
+                    st->over_capacity++;
+                    continue;
+                }
+                bool dented = false;
+                st->work += cri_bend_dent(w, i, k, &in->impacts[e], &dented);
+                dents += dented;
+            }
+        }
+    }
     for (uint32_t i = 0; i < bd->body_capacity; ++i)
         if (records(w)[i].body_index1 != 0) st->work += condense_quiet(w, i, dt, &ops);
     uint32_t budget = bd->vertices_per_step, spent = 0, start = CR_DAMAGE(w)->bend.next_body % bd->body_capacity;

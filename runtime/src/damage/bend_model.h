@@ -36,6 +36,8 @@ typedef struct cr_bend_body {
     uint32_t skinned;      ///< re-skins so far
     uint32_t splits;       ///< bones added at impacts so far
     uint32_t dirty;        ///< the weights changed: re-skin even if no bone moved
+    uint32_t dent_count;   ///< dents made (bend + dent)
+    uint32_t pad2_;
     uint32_t clusters;     ///< condensed clusters now
     uint32_t condensations; ///< clusters ever condensed
     cr_bend_def def;
@@ -60,6 +62,10 @@ static inline uint8_t *cri_bend_skin_bone(const cr_world *w, uint32_t rec) {
 }
 static inline cr_real *cri_bend_skin_weight(const cr_world *w, uint32_t rec) {
     return CR_AT(w, CR_DAMAGE(w)->bend.skin_weight, cr_real) + (size_t)rec * 4u * w->def.damage.bend.max_vertices;
+}
+/// A record's rest surface: the asset's, then dented (bend_dent.c).
+static inline cr_vec3 *cri_bend_rest_pos(const cr_world *w, uint32_t rec) {
+    return CR_AT(w, CR_DAMAGE(w)->bend.rest_pos, cr_vec3) + (size_t)rec * w->def.damage.bend.max_vertices;
 }
 /// A record's owner byte per grid node.
 static inline uint8_t *cri_bend_node_bone(const cr_world *w, uint32_t rec) {
@@ -108,6 +114,12 @@ cr_transform cri_bend_bone_pose(const cr_world *w, const cr_bend_bone *bones, ui
 uint32_t cri_bend_condense(cr_world *w, uint32_t rec, const uint32_t *members, uint32_t n);
 /// Give every bone of the cluster of `rep` its own sub-body back; returns the work.
 uint32_t cri_bend_uncondense(cr_world *w, uint32_t rec, uint32_t rep);
+
+/* ---- bend_dent.c ---- */
+
+/// Dent the sub-body of `bone` by impact `im` (its frame) and the body's rest
+/// surface with it (seed 000 §4.4). Returns the work; *dented says whether it did.
+uint32_t cri_bend_dent(cr_world *w, uint32_t rec, uint32_t bone, const cr_body_impact *im, bool *dented);
 
 /* ---- dynamic_articulation.c ---- */
 

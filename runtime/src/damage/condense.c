@@ -202,7 +202,7 @@ uint32_t cri_bend_condense(cr_world *w, uint32_t rec, const uint32_t *members, u
         uint8_t m = sc.mark[rest->sample_vertex[i]];
         if (m == 0) continue;
         const cr_bend_bone *bb = &bones[members[m - 1]];
-        cr_vec3 s = cr_transform_point(bb->rel, cr_v3_sub(rest->samples[i], bb->centre));
+        cr_vec3 s = cr_transform_point(bb->rel, cr_v3_sub(cri_bend_rest_pos(w, rec)[rest->sample_vertex[i]], bb->centre));
         samples[kept++] = s;
         lo = cr_v3_min(lo, s), hi = cr_v3_max(hi, s);
         r2 = cr_max(r2, cr_v3_dot(s, s));
@@ -236,7 +236,7 @@ uint32_t cri_bend_condense(cr_world *w, uint32_t rec, const uint32_t *members, u
     /* its vertices in the cluster's frame too, so its mesh (cr_body_get_mesh) is where its bone is */
     cr_vec3 *pos = cr_surface_copy_positions(copy, block);
     for (uint32_t v = 0; v < rest->vertex_count; ++v)
-        pos[v] = cr_transform_point(bones[rep].rel, cr_v3_sub(rest->positions[v], bones[rep].centre));
+        pos[v] = cr_transform_point(bones[rep].rel, cr_v3_sub(cri_bend_rest_pos(w, rec)[v], bones[rep].centre));
     work += rest->vertex_count;
     view->sample_count = kept;
     view->sdf_origin = lo;

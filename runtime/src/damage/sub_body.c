@@ -152,20 +152,20 @@ uint32_t cri_sub_body_mass(const cr_asset *a, const uint8_t *node_bone, uint32_t
 }
 
 uint32_t cri_sub_body_restrict(cr_asset *view, cr_vec3 *positions, cr_vec3 *samples, cr_real *sdf,
-                               const cr_asset *rest, const uint8_t *tri_bone, const uint8_t *node_bone,
-                               uint8_t *vertex_mark, uint32_t bone, cr_vec3 centre) {
+                               const cr_asset *rest, const cr_vec3 *rest_positions, const uint8_t *tri_bone,
+                               const uint8_t *node_bone, uint8_t *vertex_mark, uint32_t bone, cr_vec3 centre) {
     memset(vertex_mark, 0, rest->vertex_count);
     for (uint32_t t = 0; t < rest->triangle_count; ++t) {
         if (tri_bone[t] != bone) continue;
         for (int k = 0; k < 3; ++k) vertex_mark[rest->triangles[3 * t + k]] = 1;
     }
-    for (uint32_t v = 0; v < rest->vertex_count; ++v) positions[v] = cr_v3_sub(rest->positions[v], centre);
+    for (uint32_t v = 0; v < rest->vertex_count; ++v) positions[v] = cr_v3_sub(rest_positions[v], centre);
     uint32_t kept = 0;
     cr_vec3 lo = cr_v3(CR_REAL_MAX, CR_REAL_MAX, CR_REAL_MAX), hi = cr_v3_neg(lo);
     cr_real r2 = 0;
     for (uint32_t i = 0; i < rest->sample_count; ++i) {
         if (!vertex_mark[rest->sample_vertex[i]]) continue;
-        cr_vec3 s = cr_v3_sub(rest->samples[i], centre);
+        cr_vec3 s = cr_v3_sub(rest_positions[rest->sample_vertex[i]], centre); /* a sample is its vertex */
         samples[kept++] = s;
         lo = cr_v3_min(lo, s);
         hi = cr_v3_max(hi, s);

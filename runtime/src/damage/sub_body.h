@@ -34,10 +34,11 @@ uint32_t cri_sub_body_mass(const cr_asset *a, const uint8_t *node_bone, uint32_t
 /// parent: every vertex and grid value moved into the sub-body's frame (the
 /// parent's axes, origin at `centre`), the collision samples of the bone's
 /// triangles first, the grid of the other bones' nodes raised to one cell
-/// outside. Sets the view's sample count, grid origin and bounds. vertex_mark
+/// outside. rest_positions: the rest surface (the asset's, or dented).
+/// Sets the view's sample count, grid origin and bounds. vertex_mark
 /// is vertex_count bytes of scratch. Returns the samples kept.
 uint32_t cri_sub_body_restrict(cr_asset *view, cr_vec3 *positions, cr_vec3 *samples, cr_real *sdf,
-                               const cr_asset *rest, const uint8_t *tri_bone, const uint8_t *node_bone,
-                               uint8_t *vertex_mark, uint32_t bone, cr_vec3 centre);
+                               const cr_asset *rest, const cr_vec3 *rest_positions, const uint8_t *tri_bone,
+                               const uint8_t *node_bone, uint8_t *vertex_mark, uint32_t bone, cr_vec3 centre);
 
 #endif
