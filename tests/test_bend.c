@@ -2,8 +2,11 @@
  * a body divided into sub-bodies by bone keeps its mass and centre, a bar
  * struck in the middle keeps a bend that grows with the blow and holds with
  * no load, the drawn mesh follows the bones, and snapshots restore it. */
+#define _POSIX_C_SOURCE 200809L /* mkdtemp */
 #include "test_cook_util.h"
 #include "crumple/snapshot.h"
+
+#include <unistd.h>
 
 typedef struct bend_world {
     cr_cook_result cooked;
@@ -585,9 +588,11 @@ static void dent_offsets(const bend_world *b, double (*off)[3], double (*drawn)[
 }
 
 /* data/meshes/bar.obj (4 x 0.5 x 0.5 m) with every face cut into cells of
- * about 0.1 m, written to build/, so a dent has vertices to move. */
-static const char *fine_bar_path(void) {
-    static const char *path = "build/test_bend_fine_bar.obj";
+ * about 0.1 m, written to a fresh folder in /tmp, so a dent has vertices to move. */
+static const char *fine_bar_path(char path[64]) {
+    char dir[] = "/tmp/crumple-bend-XXXXXX";
+    if (mkdtemp(dir) == NULL) return NULL;
+    snprintf(path, 64, "%s/fine_bar.obj", dir);
     FILE *f = fopen(path, "wb");
     if (f == NULL) return NULL;
     const int n = 40, k = 5;
@@ -622,9 +627,13 @@ static const char *fine_bar_path(void) {
  * (not where that part was before the bend), and nowhere else. */
 CR_TEST(bend_dent_follows_the_bend) {
     bend_world b;
-    const char *fine = fine_bar_path();
-    ENSURE(fine != NULL);
-    ENSURE(cook_rigged(&b, fine, "data/rigs/bar.rig", 0, 48, 0));
+    char fine[64];
+    ENSURE(fine_bar_path(fine) != NULL);
+    int cooked = cook_rigged(&b, fine, "data/rigs/bar.rig", 0, 48, 0);
+    remove(fine);
+    fine[strlen(fine) - strlen("/fine_bar.obj")] = 0;
+    rmdir(fine);
+    ENSURE(cooked);
     ENSURE(make_world(&b, cr_v3_zero()));
     ENSURE(add_body(&b, cr_v3_zero(), 2000, &b.body) == CR_OK);
     cr_bend_def bd = cr_default_bend_def();
