@@ -702,3 +702,58 @@ CR_TEST(bend_dent_follows_the_bend) {
     free(drawn);
     free_world(&b);
 }
+
+/* Hostile input: every refusal names cr_bend_def, nothing half-made. */
+CR_TEST(bend_hostile_defs_are_refused) {
+    bend_world b;
+    ENSURE(cook_rigged(&b, "data/meshes/bar.obj", "data/rigs/bar.rig", 0, 32, 0));
+    ENSURE(make_world(&b, cr_v3_zero()));
+    ENSURE(add_body(&b, cr_v3_zero(), 1000, &b.body) == CR_OK);
+    uint32_t bodies = cr_world_get_body_ids(b.w, NULL, 0);
+    cr_bend_def bd = cr_default_bend_def();
+    ENSURE(cr_bend_attach(NULL, b.body, &bd) == CR_ERR_NULL_ARGUMENT);
+    ENSURE(cr_bend_attach(b.w, b.body, NULL) == CR_ERR_NULL_ARGUMENT);
+    cr_body_id stale = b.body;
+    stale.generation += 1;
+    ENSURE(cr_bend_attach(b.w, stale, &bd) == CR_ERR_STALE_HANDLE);
+#if CR_FIXED
+    const cr_real bad[2] = {CR_REAL_MAX, INT64_MIN}; /* saturated: fixed point's non-finite */
+#else
+    const cr_real bad[2] = {NAN, INFINITY};
+#endif
+    for (int i = 0; i < 2; ++i) {
+        cr_bend_def d = bd;
+        d.bend_strength = bad[i];
+        ENSURE(cr_bend_attach(b.w, b.body, &d) == CR_ERR_NOT_FINITE);
+        ENSURE(cr_world_refused_field(b.w) == CR_FIELD_BEND_DEF);
+        d = bd;
+        d.dents = true;
+        d.dent.blur = bad[i];
+        ENSURE(cr_bend_attach(b.w, b.body, &d) == CR_ERR_NOT_FINITE);
+    }
+    cr_bend_def d = bd;
+    d.spring_stiffness = CR_R(10); /* plastic and elastic at once */
+    ENSURE(cr_bend_attach(b.w, b.body, &d) == CR_ERR_DEF_INVALID);
+    d = bd;
+    d.split_speed = -CR_R(1);
+    ENSURE(cr_bend_attach(b.w, b.body, &d) == CR_ERR_DEF_INVALID);
+    d = bd;
+    d.max_bones = 200; /* more than the world's budget */
+    d.split_speed = CR_R(1);
+    ENSURE(cr_bend_attach(b.w, b.body, &d) == CR_ERR_DEF_INVALID);
+    /* an analytic body has no skeleton */
+    cr_body_def sd = cr_default_body_def();
+    sd.shape.type = CR_SHAPE_SPHERE;
+    sd.shape.radius = CR_R(0.5);
+    cr_body_id ball;
+    ENSURE(cr_body_create(b.w, &sd, &ball) == CR_OK);
+    ENSURE(cr_bend_attach(b.w, ball, &bd) == CR_ERR_DEF_INVALID);
+    ENSURE(cr_world_get_body_ids(b.w, NULL, 0) == bodies + 1); /* nothing half-made */
+    ENSURE(cr_bend_get_bone_count(b.w, b.body) == 0);
+    /* a world whose bend budget is out of range names it */
+    cr_world_def def = cr_default_world_def();
+    def.damage.bend.body_capacity = 1;
+    def.damage.bend.max_bones = 1;
+    ENSURE(cr_world_memory_size(&def) == 0 || cr_world_create(&def, b.block, b.size, &(cr_world *){NULL}) != CR_OK);
+    free_world(&b);
+}

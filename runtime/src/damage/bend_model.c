@@ -166,7 +166,18 @@ static cr_status check_bend_def(cr_world *w, const cr_bend_def *d) {
     if (!cr_real_is_finite(d->split_speed) || !cr_real_is_finite(d->split_min_length) ||
         !cr_real_is_finite(d->condense_time) || !cr_real_is_finite(d->wake_speed))
         return cri_refuse(w, CR_ERR_NOT_FINITE, CR_FIELD_BEND_DEF);
-    if (d->dents && d->dent.cookie != cr_default_dent_def().cookie) return cri_refuse(w, CR_ERR_DEF_NOT_DEFAULTED, CR_FIELD_BEND_DEF);
+    if (d->dents) {
+        const cr_dent_def *dd = &d->dent;
+        if (dd->cookie != cr_default_dent_def().cookie) return cri_refuse(w, CR_ERR_DEF_NOT_DEFAULTED, CR_FIELD_BEND_DEF);
+        const cr_real dv[9] = {dd->threshold_speed, dd->speed_scale, dd->fixed_distance, dd->max_distance, dd->blur,
+                               dd->steepness, dd->width_t, dd->min_cos, 0};
+        for (int i = 0; i < 8; ++i) {
+            if (!cr_real_is_finite(dv[i])) return cri_refuse(w, CR_ERR_NOT_FINITE, CR_FIELD_BEND_DEF);
+            if (dv[i] < 0) return cri_refuse(w, CR_ERR_DEF_INVALID, CR_FIELD_BEND_DEF);
+        }
+        if (dd->min_cells < 2 || dd->min_cells > dd->max_cells || dd->steepness <= 0 || dd->min_cos > CR_R(1))
+            return cri_refuse(w, CR_ERR_DEF_INVALID, CR_FIELD_BEND_DEF);
+    }
     if (d->split_speed < 0 || d->split_min_length < 0 || d->condense_time < 0 || d->wake_speed < 0 ||
         d->max_bones > w->def.damage.bend.max_bones)
         return cri_refuse(w, CR_ERR_DEF_INVALID, CR_FIELD_BEND_DEF);
