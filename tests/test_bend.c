@@ -82,7 +82,7 @@ static int check_division(bend_world *b, double *mass_err, double *centre_err) {
     if (cr_bend_attach(b->w, b->body, &bd) != CR_OK) return 0;
     if (cr_bend_attach(b->w, b->body, &bd) != CR_ERR_DEF_INVALID) return 0; /* twice */
     uint32_t n = cr_bend_get_bone_count(b->w, b->body);
-    if (n != b->asset.bone_count) return 0;
+    if (n != b->asset.bone_count || cr_bend_is_sub_body(b->w, b->body)) return 0;
     double m = 0, cx = 0, cy = 0, cz = 0;
     for (uint32_t k = 0; k < n; ++k) {
         cr_body_id s = cr_bend_get_sub_body(b->w, b->body, k);
@@ -91,6 +91,7 @@ static int check_division(bend_world *b, double *mass_err, double *centre_err) {
         if (!cr_body_is_valid(b->w, s) || mk <= 0) return 0;
         m += mk, cx += mk * dd(p.x), cy += mk * dd(p.y), cz += mk * dd(p.z);
         if (cr_joint_id_is_null(cr_bend_get_joint(b->w, b->body, k)) != (b->asset.bones[k].parent < 0)) return 0;
+        if (!cr_bend_is_sub_body(b->w, s)) return 0;
     }
     *mass_err = fabs(m - m0) / m0;
     double dx = cx / m - dd(c0.x), dy = cy / m - dd(c0.y), dz = cz / m - dd(c0.z);

@@ -88,6 +88,11 @@ cr_body_id cr_bend_get_sub_body(const cr_world *world, cr_body_id body, uint32_t
 /// The joint that holds a bone to its parent bone (null id for a root bone).
 cr_joint_id cr_bend_get_joint(const cr_world *world, cr_body_id body, uint32_t bone);
 
+/// True for a sub-body of a bendable body (live, parked or condensed): the
+/// model's collision stand-in for one bone. Draw the bendable body itself
+/// (cr_body_get_mesh: the skinned mesh), not its sub-bodies.
+bool cr_bend_is_sub_body(const cr_world *world, cr_body_id body);
+
 /// Budgets that suit a handful of bendable bodies, once body_capacity is set.
 cr_bend_budget cr_default_bend_budget(void);
 

@@ -401,6 +401,12 @@ cr_body_id cr_bend_get_sub_body(const cr_world *w, cr_body_id id, uint32_t bone)
     return bones_of(w, record_index(w, id.index1))[bone].sub;
 }
 
+bool cr_bend_is_sub_body(const cr_world *w, cr_body_id id) {
+    const cr_body *b = w ? cri_world_body_c(w, id) : NULL;
+    /* the model's bit without a record: made by the model for a bendable body */
+    return b != NULL && (b->models & CR_MODEL_BEND) && record_index(w, id.index1) == w->def.damage.bend.body_capacity;
+}
+
 cr_joint_id cr_bend_get_joint(const cr_world *w, cr_body_id id, uint32_t bone) {
     cr_joint_id none = {0, 0};
     if (bone >= cr_bend_get_bone_count(w, id)) return none;
