@@ -71,10 +71,12 @@ uint32_t cri_sub_body_grow(const cr_asset *a, const uint8_t *tri_bone, const uin
         if (!seeds[bone]) continue;
         const uint32_t *tri = &a->triangles[3 * t];
         cr_vec3 p0 = a->positions[tri[0]], e1 = cr_v3_sub(a->positions[tri[1]], p0), e2 = cr_v3_sub(a->positions[tri[2]], p0);
-        cr_real longest = cr_max(cr_v3_len(e1), cr_max(cr_v3_len(e2), cr_v3_len(cr_v3_sub(e2, e1))));
-        int32_t n = cr_floor_int(cr_mul(longest, a->sdf_inv_cell)) + 1;
+        cr_vec3 e3 = cr_v3_sub(e2, e1);
+        cr_real l2 = cr_max(cr_v3_dot(e1, e1), cr_max(cr_v3_dot(e2, e2), cr_v3_dot(e3, e3)));
+        int32_t n = 1; /* most triangles are shorter than a cell: their corners are the lattice */
+        if (l2 >= cr_mul(a->sdf_cell, a->sdf_cell)) n = cr_floor_int(cr_mul(cr_sqrt(l2), a->sdf_inv_cell)) + 1;
         if (n > 64) n = 64; /* a triangle longer than 64 cells: the growth fills the gaps */
-        cr_real inv_n = cr_div(CR_R(1), cr_from_int(n));
+        cr_real inv_n = n == 1 ? CR_R(1) : cr_div(CR_R(1), cr_from_int(n));
         for (int32_t i = 0; i <= n; ++i) {
             for (int32_t j = 0; i + j <= n; ++j) {
                 cr_vec3 p = cr_v3_add(p0, cr_v3_add(cr_v3_scale(e1, cr_mul(cr_from_int(i), inv_n)),
