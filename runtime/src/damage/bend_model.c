@@ -88,7 +88,8 @@ cr_status cri_bend_model_check_def(const cr_bend_budget *b) {
 static uint64_t al16(uint64_t x) { return (x + 15u) & ~(uint64_t)15u; }
 /* node owners, the growth queue, triangle owners, vertex marks, spare influences */
 static uint64_t scratch_bytes(const cr_bend_budget *b) {
-    return al16((uint64_t)b->max_grid_nodes * sizeof(cr_real)) + al16(b->max_grid_nodes) + al16((uint64_t)b->max_grid_nodes * sizeof(uint32_t)) + al16(b->max_triangles) +
+    return al16((uint64_t)b->max_bones * sizeof(cr_transform)) + al16((uint64_t)b->max_bones * sizeof(cr_skin_bone)) +
+           al16((uint64_t)b->max_grid_nodes * sizeof(cr_real)) + al16(b->max_grid_nodes) + al16((uint64_t)b->max_grid_nodes * sizeof(uint32_t)) + al16(b->max_triangles) +
            al16(b->max_vertices) + al16(4ull * b->max_vertices) + al16(4ull * b->max_vertices * sizeof(cr_real));
 }
 static uint64_t per_record_bytes(const cr_bend_budget *b) {
@@ -132,6 +133,8 @@ cr_bend_scratch cri_bend_scratch(const cr_world *w) {
     const cr_bend_budget *b = &w->def.damage.bend;
     uint8_t *p = CR_AT(w, CR_DAMAGE(w)->bend.scratch, uint8_t);
     cr_bend_scratch s;
+    s.bone_x = (cr_transform *)p, p += al16((uint64_t)b->max_bones * sizeof(cr_transform));
+    s.bone_m = p, p += al16((uint64_t)b->max_bones * sizeof(cr_skin_bone));
     s.grid = (cr_real *)p, p += al16((uint64_t)b->max_grid_nodes * sizeof(cr_real));
     s.node_bone = p, p += al16(b->max_grid_nodes);
     s.queue = (uint32_t *)p, p += al16((uint64_t)b->max_grid_nodes * sizeof(uint32_t));
@@ -633,7 +636,7 @@ static uint32_t reskin(cr_world *w, uint32_t rec, const cr_bend_bone *bones) {
     if (c == NULL) return 0;
     uint8_t *block = (uint8_t *)w;
     const cr_asset *rest = cr_world_asset(w, c->rest_slot);
-    cr_skin_bone m[CR_ASSET_MAX_BONES];
+    cr_skin_bone *m = (cr_skin_bone *)cri_bend_scratch(w).bone_m;
     for (uint32_t k = 0; k < r->bone_count; ++k) m[k].r = cr_mat3_from_quat(bones[k].skin.q), m[k].t = bones[k].skin.p;
     cr_asset dented = *rest; /* the rest surface with its dents (bend_dent.c) */
     dented.positions = cri_bend_rest_pos(w, rec);
@@ -762,7 +765,7 @@ void cri_bend_model_step(cr_world *w, const cr_damage_input *in, cr_real dt) {
         follow_clusters(w, r, bones);
         follow_root(w, r, bones);
         const cr_body *parent = &cr_world_bodies_c(w)[r->body_index1 - 1];
-        cr_transform skin[CR_ASSET_MAX_BONES];
+        cr_transform *skin = cri_bend_scratch(w).bone_x;
         bool moved = r->dirty != 0;
         for (uint32_t k = 0; k < r->bone_count; ++k) {
             const cr_body *sb = cri_world_body_c(w, bones[k].sub);

@@ -74,6 +74,8 @@ static inline uint8_t *cri_bend_node_bone(const cr_world *w, uint32_t rec) {
 
 /// The segmentation scratch: owner bytes, growth queue, triangle owners, vertex marks, spare weights.
 typedef struct cr_bend_scratch {
+    cr_transform *bone_x;   ///< max_bones transforms (a step's skinning transforms, a cluster's inverses)
+    void *bone_m;           ///< max_bones skinning matrices (geometry/skinning.h cr_skin_bone)
     cr_real *grid;          ///< a grid's values (condensation)
     uint8_t *node_bone;
     uint32_t *queue;

@@ -214,7 +214,7 @@ uint32_t cri_bend_condense(cr_world *w, uint32_t rec, const uint32_t *members, u
     cr_real cell = cr_max(cr_div(hi.x - lo.x, cr_from_int((int32_t)dims[0] - 1)),
                           cr_max(cr_div(hi.y - lo.y, cr_from_int((int32_t)dims[1] - 1)),
                                  cr_div(hi.z - lo.z, cr_from_int((int32_t)dims[2] - 1))));
-    cr_transform inv[CR_ASSET_MAX_BONES];
+    cr_transform *inv = sc.bone_x;
     const cr_asset *views[CR_ASSET_MAX_BONES];
     for (uint32_t i = 0; i < n; ++i) {
         inv[i] = cr_transform_inverse(bones[members[i]].rel);
