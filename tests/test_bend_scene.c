@@ -70,3 +70,32 @@ CR_TEST(bend_scene_lines_are_checked) {
     ENSURE(arrlen(s->bends) == 2 && s->bends[0].bend.dents && s->bends[1].bend.spring_stiffness > 0);
     cr_scene_free(s);
 }
+
+/* data/scenes/bend_plank.scene (seed 000 Fig. 14): the one-bone plank gains a
+ * joint where the ball lands, and bends there. */
+CR_TEST(bend_scene_plank_gains_a_joint) {
+    cr_scene *s = NULL;
+    cr_scene_error e;
+    ENSURE(cr_scene_load("data/scenes/bend_plank.scene", &s, &e) == 0);
+    cr_world *w = NULL;
+    ENSURE_MSG(cr_scene_build(s, &w, &e) == 0, "%s:%d: %s", e.file, e.line, e.message);
+    cr_body_id id = s->bodies[cr_scene_find_body(s, "plank")].id;
+    ENSURE(cr_bend_get_bone_count(w, id) == 1);
+    int split_at = -1;
+    for (int f = 0; f < 120; ++f) {
+        ENSURE(cr_scene_step(s, w, f, &e) == 0);
+        if (split_at < 0 && cr_bend_get_bone_count(w, id) > 1) split_at = f;
+    }
+    double bend = bend_of(w, id);
+    cr_joint_id j = cr_bend_get_joint(w, id, 1);
+    ENSURE(!cr_joint_id_is_null(j));
+    double x = cr_to_double(cr_transform_inv_point(cr_body_get_transform(w, id), cr_joint_get_anchor_a(w, j)).x);
+    cr_test_printf("    bend_plank.scene: %u bones (split at frame %d, before the ball lands), joint at x = %.3f m "
+                   "(ball over x = 0.6 m), bend %.4f rad\n",
+                   cr_bend_get_bone_count(w, id), split_at, x, bend);
+    ENSURE(split_at >= 0 && cr_bend_get_bone_count(w, id) == 2);
+    ENSURE(fabs(x - 0.6) < 0.1);
+    ENSURE(bend > 0.1);
+    cr_cli_world_free(w);
+    cr_scene_free(s);
+}

@@ -671,7 +671,7 @@ static void resolve_joints(cr_world *w, uint32_t rec) {
 
 /* Dynamic articulation: the fastest impact above split_speed on each body's
  * sub-bodies this step joins the queue (a full queue counts over_capacity). */
-static void enqueue_splits(cr_world *w, const cr_damage_input *in) {
+static void enqueue_splits(cr_world *w, const cr_damage_input *in, cr_real dt) {
     const cr_bend_budget *bd = &w->def.damage.bend;
     cr_bend_region *br = &CR_DAMAGE(w)->bend;
     cr_bend_split *q = CR_AT(w, br->queue, cr_bend_split);
@@ -691,6 +691,33 @@ static void enqueue_splits(cr_world *w, const cr_damage_input *in) {
                 best = im->normal_speed;
                 point = cr_v3_add(im->point, bones[k].centre); /* sub-body frame -> parent's rest frame */
                 found = true;
+            }
+        }
+        /* the seed's dummy step (Algorithm 2, steps 4-9): a body moving faster than split_speed
+         * that reaches a sub-body's surface within two steps splits it now, at the point it will
+         * hit, so its hit meets the new joint instead of the rigid bone */
+        if (r->bone_count < r->def.max_bones) {
+            const cr_body *all = cr_world_bodies_c(w);
+            cr_real fast2 = cr_mul(r->def.split_speed, r->def.split_speed), dt2 = dt + dt;
+            for (uint32_t o = 0; o < w->body_high; ++o) {
+                const cr_body *ob = &all[o];
+                if (!ob->alive || ob->ghost || ob->type == CR_BODY_STATIC || cr_v3_dot(ob->v, ob->v) <= fast2) continue;
+                for (uint32_t k = 0; k < r->bone_count; ++k) {
+                    if (bones[k].cluster >= 0 || bones[k].sub.index1 == o + 1) continue;
+                    const cr_body *sb = &all[bones[k].sub.index1 - 1];
+                    cr_vec3 d = cr_v3_sub(ob->xf.p, sb->xf.p), u = cr_v3_sub(ob->v, sb->v);
+                    cr_real reach = sb->bound_radius + ob->bound_radius + cr_mul(cr_v3_len(u), dt2);
+                    if (cr_v3_dot(d, d) > cr_mul(reach, reach)) continue;
+                    const cr_asset *view = cr_world_asset(w, sb->shape.asset);
+                    if (view == NULL) continue;
+                    cr_vec3 n, pl = cr_transform_inv_point(sb->xf, ob->xf.p);
+                    cr_real phi = cr_asset_sdf(view, pl, &n);
+                    cr_real closing = -cr_v3_dot(cr_quat_inv_rotate(sb->xf.q, u), n);
+                    if (closing <= best || phi - ob->bound_radius > cr_mul(closing, dt2)) continue;
+                    best = closing;
+                    point = cr_v3_add(cr_v3_mad(pl, -phi, n), bones[k].centre); /* its surface point, rest frame */
+                    found = true;
+                }
             }
         }
         if (!found) continue;
@@ -731,7 +758,7 @@ void cri_bend_model_step(cr_world *w, const cr_damage_input *in, cr_real dt) {
     uint32_t ops = 0;
     for (uint32_t i = 0; i < bd->body_capacity; ++i)
         if (records(w)[i].body_index1 != 0) resolve_joints(w, i), st->work += wake_clusters(w, i, in, dt, &ops);
-    enqueue_splits(w, in);
+    enqueue_splits(w, in, dt);
     run_splits(w);
     uint32_t dents = 0;
     for (uint32_t i = 0; i < bd->body_capacity; ++i) {
