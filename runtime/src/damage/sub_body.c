@@ -50,6 +50,9 @@ uint8_t cri_sub_body_triangle_bone(const cr_asset *a, const uint8_t *skin_bone, 
     return best;
 }
 
+/* The grid node nearest p, as packed coordinates i | j << 10 | k << 20 (a
+ * side has at most CR_ASSET_MAX_SDF_DIM = 1024 nodes): the growth's queue
+ * holds these, so finding a node's neighbours needs no division. */
 static uint32_t node_of(const cr_asset *a, cr_vec3 p) {
     const cr_real c[3] = {p.x - a->sdf_origin.x, p.y - a->sdf_origin.y, p.z - a->sdf_origin.z};
     uint32_t idx[3];
@@ -59,7 +62,7 @@ static uint32_t node_of(const cr_asset *a, cr_vec3 p) {
         if (i > (int32_t)a->sdf_dims[k] - 1) i = (int32_t)a->sdf_dims[k] - 1;
         idx[k] = (uint32_t)i;
     }
-    return idx[0] + a->sdf_dims[0] * (idx[1] + a->sdf_dims[1] * idx[2]);
+    return idx[0] | idx[1] << 10 | idx[2] << 20;
 }
 
 uint32_t cri_sub_body_grow(const cr_asset *a, const uint8_t *tri_bone, const uint8_t *seeds, uint8_t *node_bone,
@@ -81,28 +84,30 @@ uint32_t cri_sub_body_grow(const cr_asset *a, const uint8_t *tri_bone, const uin
             for (int32_t j = 0; i + j <= n; ++j) {
                 cr_vec3 p = cr_v3_add(p0, cr_v3_add(cr_v3_scale(e1, cr_mul(cr_from_int(i), inv_n)),
                                                     cr_v3_scale(e2, cr_mul(cr_from_int(j), inv_n))));
-                uint32_t node = node_of(a, p);
+                uint32_t packed = node_of(a, p);
+                uint32_t node = (packed & 1023u) + nx * ((packed >> 10 & 1023u) + ny * (packed >> 20));
                 ++work;
                 if (node_bone[node] != 0xff) continue;
                 node_bone[node] = bone;
-                queue[tail++] = node;
+                queue[tail++] = packed;
             }
         }
     }
     while (head < tail) {
-        uint32_t node = queue[head++];
-        uint32_t i = node % nx, j = (node / nx) % ny, k = node / (nx * ny);
-        uint32_t nb[6], m = 0;
-        if (i > 0) nb[m++] = node - 1;
-        if (i + 1 < nx) nb[m++] = node + 1;
-        if (j > 0) nb[m++] = node - nx;
-        if (j + 1 < ny) nb[m++] = node + nx;
-        if (k > 0) nb[m++] = node - nx * ny;
-        if (k + 1 < nz) nb[m++] = node + nx * ny;
+        uint32_t packed = queue[head++];
+        uint32_t i = packed & 1023u, j = packed >> 10 & 1023u, k = packed >> 20;
+        uint32_t node = i + nx * (j + ny * k);
+        uint32_t nb[6], np[6], m = 0;
+        if (i > 0) nb[m] = node - 1, np[m++] = packed - 1;
+        if (i + 1 < nx) nb[m] = node + 1, np[m++] = packed + 1;
+        if (j > 0) nb[m] = node - nx, np[m++] = packed - (1u << 10);
+        if (j + 1 < ny) nb[m] = node + nx, np[m++] = packed + (1u << 10);
+        if (k > 0) nb[m] = node - nx * ny, np[m++] = packed - (1u << 20);
+        if (k + 1 < nz) nb[m] = node + nx * ny, np[m++] = packed + (1u << 20);
         for (uint32_t q = 0; q < m; ++q) {
             if (node_bone[nb[q]] != 0xff) continue;
             node_bone[nb[q]] = node_bone[node];
-            queue[tail++] = nb[q];
+            queue[tail++] = np[q];
         }
         ++work;
     }
