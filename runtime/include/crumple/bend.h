@@ -26,6 +26,15 @@
  * nodes are grown again between the two, both halves get their own mass
  * properties, and a new bending joint holds them at the split.
  *
+ * Condensation (§4.5): with condense_time > 0, bones whose joints have been
+ * quiet that long merge into one rigid body (mass, centre, momentum and
+ * angular momentum kept), and get their own bodies back when something
+ * faster than wake_speed hits or is about to hit them.
+ *
+ * Bend + dent (§4.4): with `dents`, impacts on a sub-body also dent the body
+ * (as `dent` says); the dent is in the rest surface the mesh is skinned
+ * from, so it bends with the body.
+ *
  * Usage:
  *     def.damage.bend.body_capacity = 4;       // world def: room for bendable bodies
  *     ...
@@ -85,7 +94,10 @@ cr_status cr_bend_attach(cr_world *world, cr_body_id body, const cr_bend_def *de
 uint32_t cr_bend_get_bone_count(const cr_world *world, cr_body_id body);
 /// The sub-body of a bone (null id if the body does not bend or the bone does not exist).
 cr_body_id cr_bend_get_sub_body(const cr_world *world, cr_body_id body, uint32_t bone);
-/// The joint that holds a bone to its parent bone (null id for a root bone).
+/// The joint that holds a bone to its parent bone: null for a root bone, while
+/// the bone is condensed with its parent (condensation removes the joint and
+/// re-creates it when the cluster wakes), and until the end of the step that
+/// made it (a split's or a wake's joint is a deferred command).
 cr_joint_id cr_bend_get_joint(const cr_world *world, cr_body_id body, uint32_t bone);
 
 /// True for a sub-body of a bendable body (live, parked or condensed): the
