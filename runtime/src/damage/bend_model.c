@@ -561,18 +561,30 @@ static uint32_t condense_quiet(cr_world *w, uint32_t rec, cr_real dt, uint32_t *
     for (uint32_t k = 0; k < r->bone_count; ++k) {
         link[k] = 0;
         int32_t p = bones[k].parent;
-        if (p < 0 || bones[k].cluster >= 0 || bones[p].cluster >= 0 || cr_joint_id_is_null(bones[k].joint)) {
+        bool inner = p >= 0 && bones[k].cluster >= 0 && bones[k].cluster == bones[p].cluster;
+        if (p < 0 || inner || cr_joint_id_is_null(bones[k].joint)) {
             bones[k].quiet = 0;
             continue;
         }
+        /* a condensed side moves as its cluster's body */
+        uint32_t ia = bones[p].cluster >= 0 ? (uint32_t)bones[p].cluster : (uint32_t)p;
+        uint32_t ib = bones[k].cluster >= 0 ? (uint32_t)bones[k].cluster : k;
         const cr_joint *jt = &joints[bones[k].joint.index1 - 1];
-        const cr_body *a = &cr_world_bodies_c(w)[bones[p].sub.index1 - 1], *b = &cr_world_bodies_c(w)[bones[k].sub.index1 - 1];
+        const cr_body *a = &cr_world_bodies_c(w)[bones[ia].sub.index1 - 1], *b = &cr_world_bodies_c(w)[bones[ib].sub.index1 - 1];
         cr_vec3 dw = cr_v3_sub(b->w, a->w);
         bool quiet = jt->alive && !jt->yielded && jt->bend_rate.x == 0 && jt->bend_rate.y == 0 && jt->bend_rate.z == 0 &&
                      cr_v3_dot(dw, dw) < cr_mul(CR_BEND_QUIET_SPEED, CR_BEND_QUIET_SPEED);
         bones[k].quiet = quiet ? bones[k].quiet + dt : 0;
-        link[k] = bones[k].quiet >= r->def.condense_time;
         ++work;
+        if (bones[k].quiet < r->def.condense_time) continue;
+        if (bones[k].cluster < 0 && bones[p].cluster < 0) {
+            link[k] = 1;
+        } else if (*ops < w->def.damage.bend.condensations_per_step) {
+            /* a quiet joint between a cluster and more bones: the cluster opens, and the whole
+             * quiet chain condenses as one after condense_time (clusters never merge in place) */
+            work += cri_bend_uncondense(w, rec, (uint32_t)(bones[k].cluster >= 0 ? bones[k].cluster : bones[p].cluster));
+            ++*ops;
+        }
     }
     /* clusters: follow quiet links to the top; a bone whose top is itself with a quiet child starts one */
     uint32_t top[CR_ASSET_MAX_BONES];
