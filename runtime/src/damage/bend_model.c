@@ -29,8 +29,13 @@
  * the joint a split adds is a deferred command, found by its two bodies in
  * the next step.
  *
- * Not built yet (issue 12; docs/bending.md says what is missing):
- * condensation, re-segmentation after a bend, bend + dent, the cooker's
+ * Condensation (condense.c) and bend + dent (bend_dent.c) run in the same
+ * step: clusters hit or about to be hit wake first, then splits, dents, and
+ * clusters of quiet joints condense, then the bodies follow their roots and
+ * re-skin.
+ *
+ * Not built yet (issue 12; docs/bending.md says what is missing): the
+ * re-segmentation of a bent body (its seams stay open), the cooker's
  * segmentation sections.
  */
 #include "damage/stage.h"
