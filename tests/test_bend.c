@@ -771,3 +771,47 @@ CR_TEST(bend_hostile_defs_are_refused) {
     ENSURE(cr_world_memory_size(&def) == 0 || cr_world_create(&def, b.block, b.size, &(cr_world *){NULL}) != CR_OK);
     free_world(&b);
 }
+
+/* Snapshots of the model's harder states: a condensed cluster (its resampled
+ * view rebuilt after the byte copy), then its wake, a split, a dent. */
+CR_TEST(bend_snapshot_of_condensed_split_and_dented_states) {
+    bend_world b;
+    ENSURE(cook_rigged(&b, "data/meshes/bar.obj", "data/rigs/bar.rig", 0, 32, 0));
+    ENSURE(make_world(&b, cr_v3_zero()));
+    ENSURE(add_body(&b, cr_v3_zero(), 2000, &b.body) == CR_OK);
+    cr_bend_def bd = cr_default_bend_def();
+    bd.bend_strength = CR_R(60);
+    bd.condense_time = CR_R(0.2);
+    bd.wake_speed = CR_R(1);
+    bd.split_speed = CR_R(4);
+    bd.max_bones = 5;
+    bd.dents = true;
+    ENSURE(cr_bend_attach(b.w, b.body, &bd) == CR_OK);
+    cr_body_def s = cr_default_body_def();
+    s.shape.type = CR_SHAPE_BOX;
+    s.shape.half_extents = cr_v3(CR_R(0.2), CR_R(0.2), CR_R(0.2));
+    s.material.density = CR_R(8000);
+    s.position = cr_v3(CR_R(1.1), CR_R(6), 0);
+    s.linear_velocity = cr_v3(0, -CR_R(9), 0);
+    ENSURE(cr_body_create(b.w, &s, &(cr_body_id){0, 0}) == CR_OK);
+    for (int i = 0; i < 20; ++i) cr_world_step(b.w, CR_R(1.0 / 60.0)); /* condensed by now, the block still coming */
+    cr_body_id sub1 = cr_bend_get_sub_body(b.w, b.body, 1);
+    bool condensed = cr_body_get_type(b.w, sub1) != CR_BODY_DYNAMIC;
+    size_t n = cr_world_snapshot_size(b.w);
+    void *snap = malloc(n);
+    ENSURE(snap != NULL && cr_world_snapshot_save(b.w, snap, n) == CR_OK);
+    for (int i = 0; i < 60; ++i) cr_world_step(b.w, CR_R(1.0 / 60.0));
+    uint64_t h1 = cr_world_state_hash(b.w);
+    uint32_t bones1 = cr_bend_get_bone_count(b.w, b.body);
+    ENSURE(cr_world_snapshot_restore(b.w, snap, n) == CR_OK);
+    for (int i = 0; i < 60; ++i) cr_world_step(b.w, CR_R(1.0 / 60.0));
+    cr_body_mesh mesh;
+    ENSURE(cr_body_get_mesh(b.w, b.body, &mesh) == CR_OK);
+    cr_test_printf("    snapshot while condensed (%d), then woken, %u bones after the hit: rerun %s\n", condensed, bones1,
+                   h1 == cr_world_state_hash(b.w) ? "bit-identical" : "DIFFERENT");
+    ENSURE(condensed);
+    ENSURE(bones1 > 3);
+    ENSURE(h1 == cr_world_state_hash(b.w));
+    free(snap);
+    free_world(&b);
+}
