@@ -125,7 +125,7 @@ soak:
 
 # ---- stage benchmarks (tests/bench/): they time internal stages, so they are not `crumple bench`
 .PHONY: bench-stages bench-stages-bin
-STAGE_BENCH_SRC := tests/bench/stage_bench.c tests/bench/bench_dent.c tests/bench/bench_example.c
+STAGE_BENCH_SRC := tests/bench/stage_bench.c tests/bench/bench_dent.c tests/bench/bench_example.c tests/bench/bench_bend.c
 bench-stages-bin: $(BUILD)/bin/crumple_stage_bench
 $(BUILD)/bin/crumple_stage_bench: $(STAGE_BENCH_SRC) tests/bench/stage_bench.h $(TOOLS_LIB) $(LIB)
 	@mkdir -p $(dir $@)
@@ -133,6 +133,8 @@ $(BUILD)/bin/crumple_stage_bench: $(STAGE_BENCH_SRC) tests/bench/stage_bench.h $
 bench-stages: $(BUILD)/bin/crumple_stage_bench
 	$(BUILD)/bin/crumple_stage_bench dent
 	$(BUILD)/bin/crumple_stage_bench example
+	$(BUILD)/bin/crumple_stage_bench skin
+	$(BUILD)/bin/crumple_stage_bench bend
 
 # ---- fuzzing (tests/fuzz/README.md) ------------------------------------------
 # libFuzzer harnesses, built with clang in both scalar modes into

@@ -569,6 +569,7 @@ int cr_render_scene_add_world(cr_render_scene *s, const cr_world *world, const c
     if (ids == NULL) return 0;
     n = cr_world_get_body_ids(world, ids, n);
     for (uint32_t i = 0; i < n; ++i) {
+        if (cr_bend_is_sub_body(world, ids[i])) continue; /* the bendable body draws its skinned mesh for them */
         cr_render_body b;
         memset(&b, 0, sizeof b);
         b.id = ids[i].index1 - 1;

@@ -82,6 +82,13 @@ typedef struct cr_scene_plastic {
     cr_example_def def;
     int line;
 } cr_scene_plastic;
+/// A named bending material (`bend` line, tools/scene_bend.c).
+typedef struct cr_scene_bend {
+    char name[CR_SCENE_NAME_MAX];
+    cr_bend_def bend;
+    int line;
+} cr_scene_bend;
+
 /// A named asset (`asset` line): a cooked .crb file, or an .obj cooked on load.
 typedef struct cr_scene_asset {
     char name[CR_SCENE_NAME_MAX];
@@ -89,6 +96,8 @@ typedef struct cr_scene_asset {
     int line;
     uint32_t sdf_res;             ///< .obj: cook option `sdf N` (grid cells on the longest axis), 0 = cooker default
     uint32_t max_samples;         ///< .obj: cook option `samples N` (collision sample points), 0 = cooker default
+    char rig[CR_SCENE_PATH_MAX];  ///< .obj: cook option `rig PATH` (a skeleton for bending), "" = none
+    uint32_t auto_bones;          ///< .obj: cook option `bones N` (automatic bones), 0 = none
     uint32_t slot;                ///< asset slot in the built world
     uint8_t *bytes_;              ///< private: the cooked file (owned; the view may point into it)
     void *block_;                 ///< private: the view's block (owned)
@@ -103,6 +112,8 @@ typedef struct cr_scene_body {
     cr_dent_def dent;
     bool plastic;                 ///< `plastic NAME`: cr_example_attach(plastic_def) right after the body is created
     cr_example_def plastic_def;
+    bool bends;                   ///< `bend NAME`: cr_bend_attach(bend) right after the body is created
+    cr_bend_def bend;
     int32_t asset;                ///< index into assets for mesh bodies, else -1
     int32_t spawn_frame;          ///< -1: created by cr_scene_build; else by a spawn input
     int line;
@@ -157,6 +168,7 @@ typedef struct cr_scene {
     cr_scene_material *materials;
     cr_scene_dent *dents;
     cr_scene_plastic *plastics;
+    cr_scene_bend *bends;
     bool deform_bytes_given;       ///< `deform memory_kb` was set; else cr_scene_build sizes it from the assets
     cr_scene_asset *assets;
     cr_scene_body *bodies;
@@ -196,6 +208,18 @@ void cr_scene_free_assets(cr_scene *s);
 /// Mesh bodies are placed in their file's frame: turn that placement into the
 /// body frame (centre of mass, principal axes) through asset->mesh_to_body.
 void cr_scene_mesh_placement(const struct cr_asset *asset, cr_vec3 *position, cr_quat *orientation);
+
+/* ---- bending (tools/scene_bend.c) ---- */
+
+/// Index of the bend material called `name`, or -1.
+int32_t cr_scene_bend_find(const cr_scene *s, const char *name);
+/// The attributes after `bend NAME` (ntok words) into *def; 0, or -1 with msg.
+int cr_scene_bend_parse(const cr_scene *s, char *const *tok, int ntok, cr_bend_def *def, char *msg, size_t n);
+/// The world's bend budget and the room for sub-bodies and joints, from the
+/// scene's bendable bodies (assets loaded).
+void cr_scene_bend_budget(const cr_scene *s, cr_world_def *def);
+/// Surface-copy bytes the bendable bodies need.
+uint32_t cr_scene_bend_surface_bytes(const cr_scene *s);
 
 /// Index of the body called `name`, or -1.
 int32_t cr_scene_find_body(const cr_scene *s, const char *name);

@@ -100,6 +100,15 @@ static int load_one(cr_scene *s, cr_scene_asset *a, cr_scene_error *err) {
     key = fnv1a_u64(key, CR_ASSET_VERSION);
     key = fnv1a(key, CR_VERSION_STRING, sizeof CR_VERSION_STRING);
     key = fnv1a_u64(key, a->sdf_res);
+    if (a->rig[0]) { /* a rig (bending): its bytes change the cooked ones; no rig, the key is as before */
+        uint8_t *rig = NULL;
+        size_t rig_size = 0;
+        ps = crp_read_file(a->rig, &rig, &rig_size);
+        if (ps != CRP_OK) return asset_error(s, a, err, "%s: %s", a->rig, crp_status_message(ps));
+        key = fnv1a(key, rig, rig_size);
+        crp_free(rig);
+    }
+    if (a->auto_bones) key = fnv1a_u64(key, 0x626f6e6573ull ^ a->auto_bones);
     key = fnv1a_u64(key, a->max_samples);
     cr_cook_options opt = cr_cook_default_options();
     cr_scene_rig_files rig; /* the data rule's rig, poses and options beside the .obj (tools/scene_example.c) */
@@ -113,6 +122,8 @@ static int load_one(cr_scene *s, cr_scene_asset *a, cr_scene_error *err) {
     opt.quiet = true;
     if (a->sdf_res) opt.sdf_res = (int)a->sdf_res;
     if (a->max_samples) opt.max_samples = a->max_samples;
+    if (a->rig[0]) opt.rig_path = a->rig;
+    if (a->auto_bones) opt.auto_bones = a->auto_bones;
     cr_cook_result res;
     memset(&res, 0, sizeof res);
     char cook_err[600];

@@ -27,6 +27,11 @@ int cr_scene_create_body(cr_scene *s, cr_world *w, uint32_t index, int line, cr_
         memset(&b->id, 0, sizeof b->id);
         return cr_scene_error_set(err, s->path, line, "body '%s': cannot dent: %s (%s)", b->name, cr_status_message(st), cr_status_name(st));
     }
+    if (b->bends && (st = cr_bend_attach(w, b->id, &b->bend)) != CR_OK) {
+        cr_body_destroy(w, b->id);
+        memset(&b->id, 0, sizeof b->id);
+        return cr_scene_error_set(err, s->path, line, "body '%s': cannot bend: %s (%s)", b->name, cr_status_message(st), cr_status_name(st));
+    }
     return cr_scene_example_attach(s, w, index, line, err);
 }
 
@@ -51,7 +56,8 @@ int cr_scene_build(cr_scene *s, cr_world **out, cr_scene_error *err) {
     for (ptrdiff_t i = 0; i < arrlen(s->joints); ++i) memset(&s->joints[i].id, 0, sizeof s->joints[i].id);
     if (cr_scene_load_assets(s, err)) return -1;
     cr_world_def def = s->def;
-    if (!s->deform_bytes_given) def.damage.surface_bytes = dent_copy_bytes(s);
+    cr_scene_bend_budget(s, &def); /* tools/scene_bend.c */
+    if (!s->deform_bytes_given) def.damage.surface_bytes = dent_copy_bytes(s) + cr_scene_bend_surface_bytes(s);
     cr_scene_example_size(s, &def);
     def.log = crp_log_hook;
     def.clock_ns = crp_clock_hook;

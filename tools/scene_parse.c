@@ -389,6 +389,21 @@ static int st_dent(pctx *c) {
     return 0;
 }
 
+/* `bend NAME ...` (seed 000 §4): the attributes are tools/scene_bend.c's. */
+static int st_bend(pctx *c) {
+    cr_scene_bend b;
+    memset(&b, 0, sizeof b);
+    if (read_new_name(c, "bend", 0, b.name)) return -1;
+    int32_t prev = cr_scene_bend_find(c->s, b.name);
+    if (prev >= 0) return fail(c, "bend '%s' already defined at line %d", b.name, c->s->bends[prev].line);
+    char msg[256];
+    if (cr_scene_bend_parse(c->s, c->tok + c->pos, c->ntok - c->pos, &b.bend, msg, sizeof msg)) return fail(c, "%s", msg);
+    c->pos = c->ntok;
+    b.line = c->line;
+    arrput(c->s->bends, b);
+    return 0;
+}
+
 /* `deform KEY N ...`: the dent model's budgets (cr_world_def.damage, crumple/world.h). */
 static int st_deform(pctx *c) {
     static const char *const keys = "bodies memory_kb dents cells queue max_cells";
@@ -453,8 +468,15 @@ static int st_asset(pctx *c) {
             if (read_uint(c, "sdf", 8, 1024, &a.sdf_res)) return -1;
         } else if (strcmp(k, "samples") == 0 && obj) {
             if (read_uint(c, "samples", 1, 1u << 22, &a.max_samples)) return -1;
+        } else if (strcmp(k, "rig") == 0 && obj) { /* a skeleton for bending (docs/bending.md) */
+            if (at_end(c)) return fail(c, "'rig' needs a rig file path");
+            const char *r = c->tok[c->pos++];
+            int m = (r[0] == '/') ? snprintf(a.rig, sizeof a.rig, "%s", r) : snprintf(a.rig, sizeof a.rig, "%s%s", c->s->dir, r);
+            if (m < 0 || (size_t)m >= sizeof a.rig) return fail(c, "rig path is too long");
+        } else if (strcmp(k, "bones") == 0 && obj) {
+            if (read_uint(c, "bones", 1, 64, &a.auto_bones)) return -1;
         } else {
-            return fail(c, "unknown asset attribute '%s' (%s)", k, obj ? "sdf samples" : "a .crb asset takes none");
+            return fail(c, "unknown asset attribute '%s' (%s)", k, obj ? "sdf samples rig bones" : "a .crb asset takes none");
         }
     }
     arrput(c->s->assets, a);
@@ -584,6 +606,14 @@ static int st_body_or_grid(pctx *c, bool grid) {
             b.dent = c->s->dents[d].dent;
         } else if (strcmp(a, "plastic") == 0) {
             if (cr_scene_body_plastic(c->s, &b, at_end(c) ? NULL : c->tok[c->pos++], c->line, c->err)) return -1;
+        } else if (strcmp(a, "bend") == 0) {
+            if (at_end(c)) return fail(c, "'bend' needs a bend name");
+            const char *n = c->tok[c->pos++];
+            int32_t d = cr_scene_bend_find(c->s, n);
+            if (d < 0) return fail(c, "unknown bend '%s' (bends must be defined before they are used)", n);
+            if (b.def.shape.type != CR_SHAPE_MESH) return fail(c, "only mesh bodies bend ('%s' is not a mesh)", b.name);
+            b.bends = true;
+            b.bend = c->s->bends[d].bend;
         } else if (strcmp(a, "position") == 0) {
             if (read_vec3(c, a, &b.def.position)) return -1;
         } else if (strcmp(a, "rotate") == 0) {
@@ -840,7 +870,7 @@ static const statement statements[] = {
     {"gravity", st_gravity}, {"dt", st_dt},         {"frames", st_frames},     {"passes", st_passes},
     {"shock", st_shock},     {"sleep", st_sleep},       {"capacity", st_capacity}, {"cache", st_cache},   {"material", st_material},
     {"asset", st_asset},     {"body", st_body},     {"grid", st_grid},         {"joint", st_joint},
-    {"impulse", st_impulse}, {"dent", st_dent},     {"deform", st_deform},
+    {"impulse", st_impulse}, {"dent", st_dent},     {"deform", st_deform},     {"bend", st_bend},
     {"velocity", st_velocity}, {"target", st_target},
     {"plastic", st_plastic},
 };
@@ -1089,6 +1119,7 @@ void cr_scene_free(cr_scene *s) {
     arrfree(s->assets);
     arrfree(s->bodies);
     arrfree(s->joints);
+    arrfree(s->bends);
     arrfree(s->inputs);
     arrfree(s->frame_inputs);
     shfree(s->names_);

@@ -13,5 +13,8 @@
 int cr_bench_dent(int argc, char **argv);
 /// `crumple_stage_bench example [--json] [--segments N]`: seed 001's re-skin and damage-stage cost (bench_example.c).
 int cr_bench_example(int argc, char **argv);
+/// `crumple_stage_bench skin` / `bend`: seed 000 §4's skinning and bending costs (bench_bend.c).
+int cr_bench_skin(int argc, char **argv);
+int cr_bench_bend(int argc, char **argv);
 
 #endif

@@ -158,7 +158,10 @@ const char *cr_version_string(void);
     X(EXAMPLE_BUDGET_IMPULSES_PER_STEP, "cr_world_def.damage.example.impulses_per_step")     \
     X(EXAMPLE_BUDGET_NEIGHBOURS_PER_STEP, "cr_world_def.damage.example.neighbours_per_step") \
     X(EXAMPLE_BUDGET_VERTICES_PER_STEP, "cr_world_def.damage.example.vertices_per_step")     \
-    X(EXAMPLE_BUDGET_GRID_NODES_PER_STEP, "cr_world_def.damage.example.grid_nodes_per_step")
+    X(EXAMPLE_BUDGET_GRID_NODES_PER_STEP, "cr_world_def.damage.example.grid_nodes_per_step") \
+    X(JOINT_BEND, "cr_joint_def.bend_strength/bend_damping/bend_damping_constant/spring_stiffness/spring_damping") \
+    X(WORLD_DAMAGE_BEND, "cr_world_def.damage.bend")             \
+    X(BEND_DEF, "cr_bend_def")
 
 typedef enum cr_field {
 #define CR_X_FIELD_ENUM_(name, text) CR_FIELD_##name,

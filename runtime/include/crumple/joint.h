@@ -53,6 +53,12 @@ typedef struct cr_joint_def {
     cr_vec3 anchor;          ///< m, world position of the common point at creation
     cr_vec3 axis;            ///< hinge axis, world direction at creation (normalised by create)
     bool collide_connected;  ///< let the two bodies collide with each other (default false)
+    /* Bending (seed 000 §4; docs/bending.md). Fixed joints only; all 0 = rigid. */
+    cr_real bend_strength;   ///< N m s, plastic joint: the angular impulse one step's pre-stabilisation may spend holding the rest orientation; past it the joint yields and keeps the bend (0: never yields)
+    cr_real bend_damping;    ///< 1/s, proportional damping of a yielding joint's bend rate (it keeps bending briefly, then settles)
+    cr_real bend_damping_constant; ///< rad/s^2, constant damping of the bend rate
+    cr_real spring_stiffness; ///< N m/rad, elastic joint: a torsion spring towards the rest orientation, solved in closed form (0: none; not with bend_strength)
+    cr_real spring_damping;  ///< N m s/rad, the spring's damping coefficient C
     uint64_t user_data;
     uint32_t cookie;         ///< set by cr_default_joint_def(); checked by create
 } cr_joint_def;

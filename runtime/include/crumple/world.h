@@ -63,6 +63,22 @@ typedef struct cr_example_budget {
     uint32_t grid_nodes_per_step; ///< distance-grid nodes patched per re-skinned body and step (a larger change is cut, counted shrunk)
 } cr_example_budget;
 
+/// Per-step caps and capacities of the bending model (crumple/bend.h).
+/// Bodies whose re-skin does not fit wait for a later step, in slot order.
+typedef struct cr_bend_budget {
+    uint32_t body_capacity;     ///< bendable bodies at once (0: none, no memory for them)
+    uint32_t max_bones;         ///< bones (sub-bodies) per bendable body at most
+    uint32_t max_vertices;      ///< vertices of a bendable body's asset at most
+    uint32_t max_triangles;     ///< triangles of its asset at most
+    uint32_t max_grid_nodes;    ///< distance-grid nodes of its asset at most (sizes the segmentation scratch)
+    uint32_t vertices_per_step; ///< vertices re-skinned per step, all bendable bodies together
+    uint32_t splits_per_step;   ///< bones split at impacts per step (dynamic articulation); the rest wait
+    uint32_t queue_capacity;    ///< splits waiting for a later step
+    uint32_t condensations_per_step; ///< clusters condensed or woken per step (condensation)
+    uint32_t dents_per_step;    ///< dents made on bendable bodies per step (bend + dent); more impacts count over_capacity
+    uint32_t dent_cells;        ///< largest dent-map side for them (sizes the scratch)
+} cr_bend_budget;
+
 /// A damage model the game writes itself (crumple/damage.h): called once per
 /// step for every body it is attached to, with that body's impacts and
 /// contacts in the body's frame. `step` returns the work units it spent.
@@ -81,6 +97,7 @@ typedef struct cr_damage_def {
     uint32_t command_capacity; ///< deferred world commands (create/destroy body/joint) waiting at once
     cr_dent_budget dent;       ///< the dent model (seed 000 §3)
     cr_example_budget example; ///< example-based plasticity (seed 001)
+    cr_bend_budget bend;       ///< bending (seed 000 §4)
     cr_custom_budget custom;   ///< the game's own model, if any
 } cr_damage_def;
 
@@ -234,6 +251,7 @@ typedef struct cr_world_stats {
     cr_model_stats dent;       ///< the dent model's work
     cr_model_stats custom;     ///< the game's own model's work
     cr_model_stats example;    ///< example plasticity: done = impulses applied, waiting = impulses + bodies waiting
+    cr_model_stats bend;       ///< bending: done = bodies re-skinned, work = vertices re-skinned, waiting = bodies whose re-skin waits
     uint32_t commands_applied; ///< deferred world commands applied at the end of the step
     uint32_t commands_waiting; ///< deferred commands kept for the next step (queue full or the create was refused)
     cr_stage_stats stage[CR_STAGE_COUNT];

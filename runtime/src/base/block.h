@@ -35,6 +35,7 @@ typedef struct cr_body {
     uint8_t asleep;       ///< resting with its island: out of the solver until woken (sleep.c)
     uint8_t models;       ///< damage models attached (CR_MODEL_* bits)
     uint8_t no_sleep;     ///< never falls asleep, nor lets its island (cr_body_def.no_sleep)
+    uint8_t ghost;        ///< out of collision detection: a bending body whose sub-bodies collide for it (damage/bend_model.c)
     uint32_t joint_count; ///< live joints that name this body
     uint32_t island;      ///< while asleep: the island it fell asleep with (lowest slot in it)
     cr_real sleep_time;   ///< s, how long the body has been slower than the sleep thresholds
@@ -70,6 +71,17 @@ typedef struct cr_joint {
     cr_vec3 linear_impulse;  ///< N s on body a, last step's pre-stabilisation
     cr_vec3 angular_impulse; ///< N m s on body a, last step's pre-stabilisation
     uint64_t user_data;
+    /* bending joints (seed 000 §4: solver/plastic_joint.c, solver/elastic_joint.c) */
+    cr_real bend_strength;   ///< N m s; 0: never yields
+    cr_real bend_damping;    ///< 1/s
+    cr_real bend_damping_constant; ///< rad/s^2
+    cr_real spring_stiffness; ///< N m/rad; 0: no spring
+    cr_real spring_damping;  ///< N m s/rad
+    cr_vec3 bend_rate;       ///< rad/s, a's frame: the relative angular velocity a yielding joint still bends at (zero: holding)
+    cr_vec3 spring_w_end;    ///< rad/s, a's frame: the spring's closed-form relative angular velocity at the end of this step
+    cr_vec3 target_w;        ///< rad/s, world: the relative angular velocity this pass aims at (working value of one step)
+    uint32_t yielded;        ///< the plastic clamp bit in this step's pre-stabilisation
+    uint32_t pad2_;
 } cr_joint;
 
 /// Blocks of a coarse minimum grid at most (shape.c).
@@ -130,6 +142,7 @@ static inline cr_impact_event *cr_world_events(cr_world *w) { return CR_AT(w, w-
 #define CR_MODEL_DENT 1u
 #define CR_MODEL_CUSTOM 2u
 #define CR_MODEL_EXAMPLE 4u
+#define CR_MODEL_BEND 8u
 
 /// Shape asset slots with this bit name a body's own surface copy (a dented
 /// body: damage/surfaces.c), so the solver collides with the moved surface

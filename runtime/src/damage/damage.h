@@ -70,6 +70,21 @@ typedef struct cr_example_region {
     uint32_t pad_;
 } cr_example_region;
 
+/// The bending model's part of the block (bend_model.c).
+typedef struct cr_bend_region {
+    uint32_t records;      ///< offset of cr_bend_body[bend.body_capacity]
+    uint32_t bones;        ///< offset of cr_bend_bone[bend.body_capacity * bend.max_bones]
+    uint32_t skin_bone;    ///< offset of uint8_t[4 * max_vertices] per record
+    uint32_t skin_weight;  ///< offset of cr_real[4 * max_vertices] per record
+    uint32_t node_bone;    ///< offset of uint8_t[max_grid_nodes] per record
+    uint32_t rest_pos;     ///< offset of cr_vec3[max_vertices] per record: the rest surface, dents included
+    uint32_t dent_scratch; ///< offset of the dent-map build scratch
+    uint32_t queue;        ///< offset of cr_bend_split[bend.queue_capacity], a ring
+    uint32_t queue_head, queue_count;
+    uint32_t scratch;      ///< offset of the segmentation scratch (attach and splits)
+    uint32_t next_body;    ///< the record the next step's re-skin starts at (no body waits for ever)
+} cr_bend_region;
+
 /// The custom model's part of the block (custom_model.c).
 typedef struct cr_custom_region {
     uint32_t records;      ///< offset of cr_custom_body[custom.body_capacity]
@@ -105,6 +120,7 @@ typedef struct cr_damage_region {
     cr_dent_region dent;
     cr_custom_region custom;
     cr_example_region example;
+    cr_bend_region bend;
 } cr_damage_region;
 
 /// The damage region of a world (const or not, as CR_AT).

@@ -187,6 +187,7 @@ cr_status cri_dent_model_attach(cr_world *w, uint32_t body_index1, const cr_dent
     cr_body *b = &cr_world_bodies(w)[body_index1 - 1];
     if (b->models & CR_MODEL_DENT) return CR_ERR_DEF_INVALID;
     if (b->models & CR_MODEL_EXAMPLE) return CR_ERR_DEF_INVALID; /* its re-skins would erase the dents */
+    if (b->models & CR_MODEL_BEND) return CR_ERR_DEF_INVALID; /* bend + dent (seed 000 §4.4) is not built: docs/bending.md */
     if (b->shape.type != CR_SHAPE_MESH) return CR_ERR_DEF_INVALID;
     /* every real: finite first (CR_ERR_NOT_FINITE), then in range (CR_ERR_DEF_INVALID), naming the field */
     const struct { cr_real v, lo; bool open; cr_field f; } reals[] = {

@@ -171,6 +171,7 @@ cr_status cri_example_model_attach(cr_world *w, uint32_t body_index1, const cr_e
     if (b->models & CR_MODEL_EXAMPLE) return CR_ERR_DEF_INVALID;
     /* a re-skin rewrites the shared surface copy from the rest pose: it would erase the dents */
     if (b->models & CR_MODEL_DENT) return CR_ERR_DEF_INVALID;
+    if (b->models & CR_MODEL_BEND) return CR_ERR_DEF_INVALID; /* its mesh is the bending model's skin */
     if (b->shape.type != CR_SHAPE_MESH) return CR_ERR_DEF_INVALID;
     /* every real: finite first (CR_ERR_NOT_FINITE), then in range (CR_ERR_DEF_INVALID), naming the field.
      * The upper ends keep the products the step forms (nu |dE|, mu dt, alpha |dx|, 1/gamma) inside Q32.32

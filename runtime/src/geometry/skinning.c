@@ -149,3 +149,21 @@ void cri_skin_example_jacobian(const cr_asset *a, uint32_t v, cr_vec3 u, const c
         }
     }
 }
+
+void cri_skin_linear(const cr_asset *a, const uint8_t *bone, const cr_real *weight, const cr_skin_bone *bones,
+                     uint32_t first, uint32_t end, cr_vec3 *out) {
+    for (uint32_t v = first; v < end; ++v) {
+        cr_vec3 u = a->positions[v];
+        cr_real x = 0, y = 0, z = 0;
+        for (uint32_t s = 0; s < CR_ASSET_SKIN_SLOTS; ++s) {
+            cr_real wt = weight[v * CR_ASSET_SKIN_SLOTS + s];
+            if (wt == 0) continue;
+            const cr_skin_bone *m = &bones[bone[v * CR_ASSET_SKIN_SLOTS + s]];
+            cr_real px = cr_mul(m->r.cx.x, u.x) + cr_mul(m->r.cy.x, u.y) + cr_mul(m->r.cz.x, u.z) + m->t.x;
+            cr_real py = cr_mul(m->r.cx.y, u.x) + cr_mul(m->r.cy.y, u.y) + cr_mul(m->r.cz.y, u.z) + m->t.y;
+            cr_real pz = cr_mul(m->r.cx.z, u.x) + cr_mul(m->r.cy.z, u.y) + cr_mul(m->r.cz.z, u.z) + m->t.z;
+            x += cr_mul(wt, px), y += cr_mul(wt, py), z += cr_mul(wt, pz);
+        }
+        out[v] = cr_v3(x, y, z);
+    }
+}

@@ -74,4 +74,17 @@ cr_vec3 cri_skin_example_point_cached(const cr_asset *a, const cr_skin_frame *fr
 /// Eq. 5: cols[e] = dx/dE_e of vertex v at the example weights `weights`.
 void cri_skin_example_jacobian(const cr_asset *a, uint32_t v, cr_vec3 u, const cr_real *weights, cr_vec3 *cols);
 
+/// One bone's linear-blend skinning transform x -> R x + t, as a matrix
+/// (built once per re-skin: 9 multiplies per influence instead of a quaternion rotation).
+typedef struct cr_skin_bone {
+    cr_mat3 r;
+    cr_vec3 t;
+} cr_skin_bone;
+
+/// Linear blend skinning (seed 000 §4: the bending model's mesh follows its
+/// bones): out[v] = sum_s weight[4v+s] (R_b u + t_b), b = bone[4v+s], for
+/// v in [first, end), u the asset's rest position. Zero weights are skipped.
+void cri_skin_linear(const cr_asset *a, const uint8_t *bone, const cr_real *weight, const cr_skin_bone *bones,
+                     uint32_t first, uint32_t end, cr_vec3 *out);
+
 #endif

@@ -200,7 +200,7 @@ void cri_broadphase(cr_step *s) {
         const cr_body *b = &s->bodies[i];
         bp_range *r = &range[i];
         r->kind = BP_NONE;
-        if (!b->alive) continue;
+        if (!b->alive || b->ghost) continue; /* a bending body: its sub-bodies collide for it */
         if (b->shape.type == CR_SHAPE_PLANE) {
             r->kind = BP_PLANE;
             planes[nplanes++] = i;

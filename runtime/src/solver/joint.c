@@ -30,10 +30,13 @@
  * velocities, unless the loss exceeds CR_JOINT_RESTORE_MAX (then it is a
  * real inelastic joint impulse).
  *
- * For a later issue: a joint's rest orientation is state (set/get in the API),
- * so a plastic joint only has to move it when the impulse it needed exceeds a
- * yield limit, and an elastic joint can turn the angular correction into a
- * spring; the last step's impulses are kept per joint for that.
+ * Bending joints (seed 000 §4) are fixed joints with a bending strength
+ * (plastic_joint.c: the accumulated angular impulse is clamped; a yielding
+ * joint's rest follows the bodies and its relative angular velocity is aimed
+ * at a damped bend rate) or a torsion spring (elastic_joint.c: the angular
+ * condition is the spring's closed-form step). Neither has an angular
+ * position to post-stabilise, and their energy loss is their damping's, so
+ * restore_energy leaves them alone. Rigid joints behave bit for bit as before.
  */
 #include "solver/solver.h"
 #include "base/check.h"
@@ -105,6 +108,11 @@ cr_status cr_joint_create(cr_world *w, const cr_joint_def *def, cr_joint_id *out
     j->local_axis_a = cr_quat_inv_rotate(xa.q, axis);
     j->local_axis_b = cr_quat_inv_rotate(xb.q, axis);
     j->rest = cr_quat_normalize(cr_quat_mul(cr_quat_conj(xa.q), xb.q));
+    j->bend_strength = def->bend_strength;
+    j->bend_damping = def->bend_damping;
+    j->bend_damping_constant = def->bend_damping_constant;
+    j->spring_stiffness = def->spring_stiffness;
+    j->spring_damping = def->spring_damping;
     a->joint_count++;
     if (b) b->joint_count++;
     cri_world_wake(w, def->body_a.index1 - 1);
@@ -356,7 +364,8 @@ static uint32_t joint_velocity_pass(cr_joint *jt, jside *a, jside *b, bool accum
         cr_vec3 wa = side_moves(a) ? a->sb->w : cr_v3_zero(), wb = side_moves(b) ? b->sb->w : cr_v3_zero();
         cr_mat3 msum = cr_mat3_add(side_inv_i(a), side_inv_i(b));
         cr_vec3 axis = cr_quat_rotate(a->xf.q, jt->local_axis_a);
-        cr_vec3 l = angular_impulse(jt, msum, cr_v3_sub(wb, wa), axis);
+        cr_vec3 l = angular_impulse(jt, msum, cr_v3_sub(cr_v3_sub(wb, wa), jt->target_w), axis);
+        if (accumulate && jt->bend_strength > 0) l = cri_plastic_clamp(jt, l);
         apply_velocity(a, b, cr_v3_zero(), cr_v3_zero(), cr_v3_zero(), l);
         if (accumulate) jt->angular_impulse = cr_v3_add(jt->angular_impulse, l);
         ++work;
@@ -372,6 +381,46 @@ static uint32_t joint_velocity_pass(cr_joint *jt, jside *a, jside *b, bool accum
     return work + 1;
 }
 
+/* A plastic joint that yielded this step, or still bends at a damped rate:
+ * its rest orientation follows the bodies instead of holding them. */
+static bool joint_bending(const cr_joint *jt) {
+    return jt->bend_strength > 0 && (jt->yielded || jt->bend_rate.x != 0 || jt->bend_rate.y != 0 || jt->bend_rate.z != 0);
+}
+
+/* The relative angular velocity w_b - w_a a bending joint aims at in this
+ * step's pre-stabilisation: an elastic joint's closed-form (phi_n+1 -
+ * phi_n)/dt (elastic_joint.c), a yielding plastic joint's damped bend rate
+ * (plastic_joint.c); zero for every rigid condition. */
+static void pre_target(cr_step *s, cr_joint *jt) {
+    jt->yielded = 0;
+    jt->target_w = cr_v3_zero();
+    if (jt->bend_strength > 0) {
+        jt->target_w = cr_quat_rotate(s->bodies[jt->a - 1].xf.q, jt->bend_rate);
+        return;
+    }
+    if (jt->spring_stiffness <= 0) return;
+    jside a = side_now(s, jt->a), b = side_now(s, jt->b);
+    cr_vec3 phi = angular_error(jt, a.xf, b.xf);
+    cr_vec3 wa = side_moves(&a) ? a.sb->w : cr_v3_zero(), wb = side_moves(&b) ? b.sb->w : cr_v3_zero();
+    cr_vec3 w_rel = cr_v3_sub(wb, wa);
+    /* the one degree of freedom: the direction the joint is turned or turning in */
+    cr_vec3 n = cr_v3_dot(phi, phi) > cr_v3_dot(w_rel, w_rel) ? phi : w_rel;
+    cr_real len = cr_v3_len(n);
+    cr_mat3 msum = cr_mat3_add(side_inv_i(&a), side_inv_i(&b));
+    cr_real inertia = 0;
+    if (len > 0) {
+        n = cr_v3_scale(n, cr_div(CR_R(1), len));
+        cr_real inv = cr_v3_dot(n, cr_mat3_mul_v3(msum, n));
+        if (inv > 0) inertia = cr_div(CR_R(1), inv);
+    }
+    cr_real m[4];
+    cri_spring_step_map(inertia, jt->spring_stiffness, jt->spring_damping, s->dt, m);
+    cr_vec3 phi1 = cr_v3_add(cr_v3_scale(phi, m[0]), cr_v3_scale(w_rel, m[1]));
+    cr_vec3 w1 = cr_v3_add(cr_v3_scale(phi, m[2]), cr_v3_scale(w_rel, m[3]));
+    jt->target_w = cr_v3_scale(cr_v3_sub(phi1, phi), s->inv_dt);
+    jt->spring_w_end = cr_quat_inv_rotate(a.xf.q, w1);
+}
+
 void cri_joints_pre_stabilise(cr_step *s) {
     cr_world *w = s->w;
     cr_joint *joints = cr_world_joints(w);
@@ -379,6 +428,7 @@ void cri_joints_pre_stabilise(cr_step *s) {
     for (uint32_t i = 0; i < w->joint_high; ++i) {
         joints[i].linear_impulse = cr_v3_zero();
         joints[i].angular_impulse = cr_v3_zero();
+        if (joints[i].alive && joints[i].type == CR_JOINT_FIXED) pre_target(s, &joints[i]);
     }
     for (uint32_t it = 0; it < w->def.joint_iterations; ++it) {
         for (uint32_t i = 0; i < w->joint_high; ++i) {
@@ -452,6 +502,21 @@ static void apply_position(cr_body *ba, cr_body *bb, const jside *a, const jside
     }
 }
 
+/* The relative angular velocity a joint ends the step with: an elastic
+ * joint's closed-form w_n+1, a bending joint's damped rate (which is kept as
+ * its bend rate for the next step), zero for a rigid one. */
+static void post_target(cr_step *s, cr_joint *jt, const jside *a, const jside *b) {
+    jt->target_w = cr_v3_zero();
+    cr_quat qa = s->bodies[jt->a - 1].xf.q;
+    if (jt->spring_stiffness > 0) {
+        jt->target_w = cr_quat_rotate(qa, jt->spring_w_end);
+    } else if (joint_bending(jt)) {
+        cr_vec3 wa = side_moves(a) ? a->sb->w : cr_v3_zero(), wb = side_moves(b) ? b->sb->w : cr_v3_zero();
+        jt->target_w = cri_plastic_damped_rate(jt, cr_v3_sub(wb, wa), s->dt);
+        jt->bend_rate = cr_quat_inv_rotate(qa, jt->target_w);
+    }
+}
+
 void cri_joints_post_stabilise(cr_step *s) {
     cr_world *w = s->w;
     cr_joint *joints = cr_world_joints(w);
@@ -470,8 +535,9 @@ void cri_joints_post_stabilise(cr_step *s) {
             jside a = {jt->a ? &s->sb[jt->a - 1] : NULL, ba ? ba->xf : cr_transform_identity()};
             jside b = {jt->b ? &s->sb[jt->b - 1] : NULL, bb ? bb->xf : cr_transform_identity()};
             if (!side_moves(&a) && !side_moves(&b)) continue;
-            if (jt->type != CR_JOINT_POINT) {
-                /* angular first, then linear, as in the velocity passes */
+            if (jt->type != CR_JOINT_POINT && jt->spring_stiffness <= 0 && !joint_bending(jt)) {
+                /* angular first, then linear, as in the velocity passes (a
+                 * spring or a bending joint has no angular position to hold) */
                 cr_vec3 theta = angular_error(jt, a.xf, b.xf);
                 worst = cr_max(worst, cr_max(cr_abs(theta.x), cr_max(cr_abs(theta.y), cr_abs(theta.z))));
                 cr_mat3 msum = cr_mat3_add(side_inv_i(&a), side_inv_i(&b));
@@ -493,6 +559,13 @@ void cri_joints_post_stabilise(cr_step *s) {
         }
         if (worst < CR_JOINT_TOLERANCE) break;
     }
+    /* plastic deformation: a bending joint's rest is where the bodies now are */
+    for (uint32_t i = 0; i < w->joint_high; ++i) {
+        cr_joint *jt = &joints[i];
+        if (!jt->alive || !joint_bending(jt)) continue;
+        cr_quat qb = jt->b ? s->bodies[jt->b - 1].xf.q : cr_quat_identity();
+        jt->rest = cr_quat_normalize(cr_quat_mul(cr_quat_conj(s->bodies[jt->a - 1].xf.q), qb));
+    }
     /* velocity-level post-stabilisation: the velocities meet the joints at
      * the poses the step ends with, and the kinetic energy the projection
      * takes is given back (restore_energy) */
@@ -504,8 +577,11 @@ void cri_joints_post_stabilise(cr_step *s) {
             jside b = side_now(s, jt->b);
             if (!side_moves(&a) && !side_moves(&b)) continue;
             cr_real e0 = side_energy(s, &a) + side_energy(s, &b); /* also takes the bodies' velocities */
+            bool plain = true;
+            if (it == 0 && jt->type == CR_JOINT_FIXED) post_target(s, jt, &a, &b);
+            if (jt->spring_stiffness > 0 || joint_bending(jt)) plain = false; /* their loss is the damping's */
             work += joint_velocity_pass(jt, &a, &b, false);
-            restore_energy(s, &a, &b, it == 0 ? e0 : 0); /* writes them back */
+            restore_energy(s, &a, &b, it == 0 && plain ? e0 : 0); /* writes them back */
         }
     }
     w->stats.stage[CR_STAGE_joints].work += work;

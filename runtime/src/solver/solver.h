@@ -254,6 +254,18 @@ void cri_joints_pre_stabilise(cr_step *s);
 /// Post-stabilisation: move the bodies to remove the drift left after the position update.
 void cri_joints_post_stabilise(cr_step *s);
 
+/* ---- plastic_joint.c, elastic_joint.c (seed 000 §4.1, §4.3) ---- */
+
+/// The part of angular impulse l that keeps the joint's accumulated angular
+/// impulse within its bending strength; marks the joint yielded when it cuts.
+cr_vec3 cri_plastic_clamp(cr_joint *jt, cr_vec3 l);
+/// The relative angular velocity a yielding joint keeps after one step of its
+/// constant + proportional damping (zero once it has settled).
+cr_vec3 cri_plastic_damped_rate(const cr_joint *jt, cr_vec3 w_rel, cr_real dt);
+/// Closed-form step of I phi'' + C phi' + kappa phi = 0 over dt:
+/// phi' = m[0] phi + m[1] w, w' = m[2] phi + m[3] w.
+void cri_spring_step_map(cr_real inertia, cr_real stiffness, cr_real damping, cr_real dt, cr_real m[4]);
+
 /* ---- sleep.c ---- */
 
 /// Wake the islands of sleeping bodies that an awake body or a moving

@@ -16,14 +16,15 @@
 #include <string.h>
 
 static const char state_schema[] =
-    "crumple-state-5;"
+    "crumple-state-6;"
     "world:step_count,body_count;"
     "body:slot,generation,type,position,orientation,linear_velocity,angular_velocity,force,torque,mass,"
     "asleep,island,sleep_time,no_sleep,finite_position,finite_orientation;"
-    "joint:slot,generation,type,a,b,anchor_a,anchor_b,rest,linear_impulse,angular_impulse;"
+    "joint:slot,generation,type,a,b,anchor_a,anchor_b,rest,linear_impulse,angular_impulse,[bending joints: bend_rate,spring_w_end];"
     "surface:body,positions,patch_digest;"
     "dent:body,dent_count,site_point,site_distance,queue_count;"
     "example:body,restitution,weights,pending,queue_count;"
+    "bend:body,bones,skinned,splits,dirty,dent_count,[rest_surface],[weights,owners],sub_body,joint,centre,segment,parent,cluster,quiet,[rel],samples,nodes,skin,queue;"
     "custom:body,state;"
     "commands:count,type,body,joint,position;"
     "event:a,b,point,normal,relative_velocity,normal_speed,impulse";
@@ -72,6 +73,10 @@ uint64_t cr_world_state_hash(const cr_world *w) {
         h = cr_hash_quat(h, j->rest);
         h = cr_hash_vec3(h, j->linear_impulse);
         h = cr_hash_vec3(h, j->angular_impulse);
+        if (j->bend_strength > 0 || j->spring_stiffness > 0) { /* only bending joints: rigid ones hash as before */
+            h = cr_hash_vec3(h, j->bend_rate);
+            h = cr_hash_vec3(h, j->spring_w_end);
+        }
     }
     h = cri_damage_hash(w, h);
     h = cr_hash_u32(h, w->event_count);

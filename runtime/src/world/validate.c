@@ -128,5 +128,15 @@ cr_status cri_joint_def_refuse(cr_world *w, const cr_joint_def *def) {
     if ((unsigned)def->type > CR_JOINT_FIXED) return cri_refuse(w, CR_ERR_DEF_INVALID, CR_FIELD_JOINT_TYPE);
     CR_TRY(cr_check_vec3(w, def->anchor, CR_FIELD_JOINT_ANCHOR));
     CR_TRY(cr_check_vec3(w, def->axis, CR_FIELD_JOINT_AXIS));
+    /* bending joints (seed 000 §4): finite, not negative, on fixed joints,
+     * plastic or elastic but not both */
+    const cr_real bend[5] = {def->bend_strength, def->bend_damping, def->bend_damping_constant,
+                             def->spring_stiffness, def->spring_damping};
+    for (int i = 0; i < 5; ++i) {
+        CR_TRY(cr_check_real(w, bend[i], CR_FIELD_JOINT_BEND));
+        if (bend[i] < 0) return cri_refuse(w, CR_ERR_DEF_INVALID, CR_FIELD_JOINT_BEND);
+        if (bend[i] != 0 && def->type != CR_JOINT_FIXED) return cri_refuse(w, CR_ERR_DEF_INVALID, CR_FIELD_JOINT_BEND);
+    }
+    if (def->bend_strength > 0 && def->spring_stiffness > 0) return cri_refuse(w, CR_ERR_DEF_INVALID, CR_FIELD_JOINT_BEND);
     return CR_OK;
 }
