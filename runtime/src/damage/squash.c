@@ -1,0 +1,258 @@
+/* squash.c — compression and C1 dilation of an implicit skin in contact, with
+ * direction dependence and the volume rule (seed 003 §3; squash.h says what
+ * and which decisions). */
+#include "damage/squash.h"
+#include "geometry/shape.h"
+
+#include <string.h>
+
+cr_real cri_squash_bulge(cr_real x, cr_real c1, cr_real m, cr_real h, cr_real c, cr_real *slope) {
+    *slope = 0;
+    if (x <= c1 || x >= c) return 0;
+    if (x < m) {
+        /* Hermite from (c1, 0, 0) to (m, h, 0): h (3t^2 - 2t^3) */
+        cr_real l = m - c1, t = cr_div(x - c1, l);
+        *slope = cr_div(cr_mul(cr_mul(h, CR_R(6)), cr_mul(t, CR_R(1) - t)), l);
+        return cr_mul(h, cr_mul(cr_mul(t, t), CR_R(3) - 2 * t));
+    }
+    /* Hermite from (m, h, 0) to (c, 0, -1): h (2t^3 - 3t^2 + 1) - L (t^3 - t^2) */
+    cr_real l = c - m, t = cr_div(x - m, l), t2 = cr_mul(t, t), t3 = cr_mul(t2, t);
+    *slope = cr_div(cr_mul(h, cr_mul(CR_R(6), t2 - t)) - cr_mul(l, cr_mul(CR_R(3), t2) - 2 * t), l);
+    return cr_mul(h, 2 * t3 - cr_mul(CR_R(3), t2) + CR_R(1)) - cr_mul(l, t3 - t2);
+}
+
+cr_potential cri_squash_other_potential(const cri_squash_other *o, cr_vec3 p) {
+    cr_potential out = {0, {0, 0, 0}};
+    if (cr_v3_len_sq(cr_v3_sub(p, o->bound_centre)) >= cr_sq(o->bound_radius)) return out;
+    cr_vec3 q = cr_transform_point(o->to_other, p);
+    if (o->kind == CRI_SQUASH_OTHER_SKELETON) {
+        out = cri_skeleton_potential(o->prims, o->count, q);
+        out.f = cr_mul(out.f, o->scale);
+        out.grad = cr_v3_scale(out.grad, o->scale);
+    } else {
+        cr_vec3 n;
+        cr_real d = cri_shape_sdf(o->world, o->shape, q, cr_v3_neg(q), &n);
+        out = cri_distance_potential(d, n, o->scale, o->reach);
+    }
+    out.grad = cr_quat_inv_rotate(o->to_other.q, out.grad);
+    return out;
+}
+
+void cri_squash_vertex_triangles(const uint32_t *triangles, uint32_t t, uint32_t n, uint32_t *start, uint32_t *list) {
+    memset(start, 0, (n + 1) * sizeof(uint32_t));
+    for (uint32_t k = 0; k < 3 * t; ++k) start[triangles[k] + 1]++;
+    for (uint32_t v = 0; v < n; ++v) start[v + 1] += start[v];
+    for (uint32_t k = 0; k < 3 * t; ++k) list[start[triangles[k]]++] = k / 3;
+    for (uint32_t v = n; v > 0; --v) start[v] = start[v - 1]; /* the fill moved each start to the next one's */
+    start[0] = 0;
+}
+
+cr_potential cri_squash_deformed_potential(const cri_squash_params *prm, const cri_squash_skin *skin, uint32_t z,
+                                           const cri_squash_other *others, uint32_t n_others, cr_real scale,
+                                           cr_vec3 p) {
+    cr_potential f = cri_skeleton_potential(prm->prims, prm->count, p);
+    for (uint32_t k = 0; k < n_others; ++k) {
+        cr_real c1 = skin->zone_c1[z * CRI_SQUASH_MAX_OTHERS + k];
+        if (c1 <= 0) continue; /* this other does not reach the vertex */
+        cr_potential g = cri_squash_other_potential(&others[k], p);
+        cr_real d, slope;
+        if (g.f >= prm->c) {
+            d = prm->c - g.f, slope = -CR_R(1);
+        } else {
+            cr_real h = cr_mul(scale, skin->zone_h[z * CRI_SQUASH_MAX_OTHERS + k]);
+            cr_real m = c1 + cr_mul(prm->peak, prm->c - c1);
+            d = cri_squash_bulge(g.f, c1, m, h, prm->c, &slope);
+        }
+        f.f += d;
+        f.grad = cr_v3_mad(f.grad, slope, g.grad);
+    }
+    return f;
+}
+
+/* Twice the signed volume of a triangle's tetrahedron with the origin, times 3 (= 6 V). */
+static cr_real tet6(cr_vec3 a, cr_vec3 b, cr_vec3 c) { return cr_v3_dot(a, cr_v3_cross(b, c)); }
+
+/* Put every zone vertex on F1 = c for bulge scale s; returns the volume change
+ * (m^3) over the triangles that touch the zone. */
+static cr_real place(const cri_squash_params *prm, cri_squash_skin *skin, const cri_squash_other *others,
+                     uint32_t n_others, uint32_t zone_count, cr_real s, bool normals, uint32_t *work) {
+    for (uint32_t z = 0; z < zone_count; ++z) {
+        uint32_t v = skin->zone[z];
+        cr_vec3 y = skin->rest[v];
+        cr_potential f = {0, {0, 0, 0}};
+        for (uint32_t it = 0; it < prm->newton_steps; ++it) {
+            f = cri_squash_deformed_potential(prm, skin, z, others, n_others, s, y);
+            cr_real g2 = cr_v3_len_sq(f.grad);
+            if (g2 <= CR_REAL_EPS) break;
+            y = cr_v3_mad(y, cr_div(prm->c - f.f, g2), f.grad);
+        }
+        skin->pos[v] = y;
+        if (normals) {
+            f = cri_squash_deformed_potential(prm, skin, z, others, n_others, s, y);
+            cr_vec3 n = cr_v3_normalize(cr_v3_neg(f.grad));
+            skin->normals[v] = (n.x == 0 && n.y == 0 && n.z == 0) ? skin->rest_normals[v] : n;
+        }
+    }
+    *work += zone_count * (prm->newton_steps + (normals ? 1u : 0u)) * (1u + n_others);
+    /* each triangle once: from its lowest-numbered zone vertex */
+    cr_real six = 0;
+    for (uint32_t z = 0; z < zone_count; ++z) {
+        uint32_t v = skin->zone[z];
+        for (uint32_t k = skin->tri_start[v]; k < skin->tri_start[v + 1]; ++k) {
+            const uint32_t *t = &skin->triangles[3 * skin->tri_list[k]];
+            bool first = true;
+            for (int j = 0; j < 3; ++j)
+                if (t[j] < v && skin->mark[t[j]]) first = false;
+            if (!first) continue;
+            cr_vec3 a = skin->mark[t[0]] ? skin->pos[t[0]] : skin->rest[t[0]];
+            cr_vec3 b = skin->mark[t[1]] ? skin->pos[t[1]] : skin->rest[t[1]];
+            cr_vec3 c = skin->mark[t[2]] ? skin->pos[t[2]] : skin->rest[t[2]];
+            six += tet6(a, b, c) - tet6(skin->rest[t[0]], skin->rest[t[1]], skin->rest[t[2]]);
+        }
+        *work += skin->tri_start[v + 1] - skin->tri_start[v];
+    }
+    return cr_div(six, CR_R(6));
+}
+
+/* Which vertices the others reach, with each one's c1 and height factor. */
+static uint32_t scan(const cri_squash_params *prm, cri_squash_skin *skin, cri_squash_other *others, uint32_t n_others,
+                     uint32_t *dropped, uint32_t *work, cr_real *fold) {
+    uint32_t count = 0;
+    const cr_real c0_min = cr_half(prm->c0);
+    for (uint32_t k = 0; k < n_others; ++k) others[k].depth = 0;
+    for (uint32_t v = 0; v < skin->vertex_count; ++v) {
+        cr_vec3 x = skin->rest[v];
+        bool near = false;
+        for (uint32_t k = 0; k < n_others; ++k)
+            if (cr_v3_len_sq(cr_v3_sub(x, others[k].bound_centre)) < cr_sq(others[k].bound_radius)) near = true;
+        if (!near) continue;
+        cr_real c1s[CRI_SQUASH_MAX_OTHERS], hs[CRI_SQUASH_MAX_OTHERS], gmax[CRI_SQUASH_MAX_OTHERS];
+        bool any = false;
+        for (uint32_t k = 0; k < n_others; ++k) {
+            cr_potential g = cri_squash_other_potential(&others[k], x);
+            c1s[k] = 0, hs[k] = 0;
+            ++*work;
+            if (g.f < c0_min) continue;
+            /* direction dependence: cos of D2 against the direction from the other to x */
+            cr_real cosa = 0, dl = cr_v3_len(others[k].velocity), gl = cr_v3_len(g.grad);
+            if (dl > CR_R(1e-6) && gl > CR_R(1e-6))
+                cosa = cr_div(cr_div(-cr_v3_dot(others[k].velocity, g.grad), dl), gl);
+            cr_real c1 = cr_mul(prm->c0, CR_R(1) + cr_half(cr_clamp(cosa, -CR_R(1), CR_R(1))));
+            if (g.f < c1) continue;
+            c1s[k] = c1;
+            hs[k] = cr_div(prm->c - prm->c0, prm->c - c1);
+            /* only the dilation's own vertices climb the first cubic */
+            gmax[k] = g.f < prm->c ? gl : 0;
+            if (g.f - prm->c > others[k].depth) others[k].depth = g.f - prm->c;
+            any = true;
+        }
+        if (!any) continue;
+        if (count == skin->zone_capacity) {
+            ++*dropped;
+            continue;
+        }
+        /* the bulge's steepest rise (3h / 2 (m - c1) on the first cubic) times |grad f2| must stay below
+         * 0.8 |grad f1|, or the deformed gradient turns round there and the skin folds over */
+        cr_real g1 = cr_v3_len(cri_skeleton_potential(prm->prims, prm->count, x).grad);
+        ++*work;
+        for (uint32_t k = 0; k < n_others; ++k) {
+            if (c1s[k] <= 0 || gmax[k] <= CR_R(1e-6)) continue;
+            cr_real room = cr_div(cr_mul(cr_mul(prm->peak, prm->c - c1s[k]), g1), cr_mul(CR_R(1.875), gmax[k]));
+            cr_real per = cr_div(room, hs[k]); /* the largest height per unit depth here */
+            if (per < *fold) *fold = per;
+        }
+        for (uint32_t k = 0; k < CRI_SQUASH_MAX_OTHERS; ++k) {
+            skin->zone_c1[count * CRI_SQUASH_MAX_OTHERS + k] = k < n_others ? c1s[k] : 0;
+            skin->zone_h[count * CRI_SQUASH_MAX_OTHERS + k] = k < n_others ? hs[k] : 0;
+        }
+        skin->zone[count++] = v;
+        skin->mark[v] = 1;
+    }
+    *work += skin->vertex_count;
+    /* the height factor becomes a height per unit scale: h = s x depth x factor */
+    cr_real depth = 0;
+    for (uint32_t k = 0; k < n_others; ++k) depth = cr_max(depth, others[k].depth);
+    for (uint32_t z = 0; z < count; ++z)
+        for (uint32_t k = 0; k < n_others; ++k) {
+            cr_real *h = &skin->zone_h[z * CRI_SQUASH_MAX_OTHERS + k];
+            *h = cr_mul(*h, others[k].depth);
+        }
+    /* fold was a height per unit of a factor; as a scale it is per unit depth */
+    *fold = depth > 0 ? cr_div(*fold, depth) : 0;
+    return count;
+}
+
+cri_squash_result cri_squash_deform(const cri_squash_params *prm, cri_squash_skin *skin, cri_squash_other *others,
+                                    uint32_t n_others, const uint32_t *prev, uint32_t prev_count) {
+    cri_squash_result r;
+    memset(&r, 0, sizeof r);
+    if (n_others > CRI_SQUASH_MAX_OTHERS) n_others = CRI_SQUASH_MAX_OTHERS;
+    /* the skin returns to rest where the last step's zone was */
+    for (uint32_t k = 0; k < prev_count; ++k) {
+        skin->pos[prev[k]] = skin->rest[prev[k]];
+        skin->normals[prev[k]] = skin->rest_normals[prev[k]];
+    }
+    r.work += prev_count;
+    /* a zone too narrow for the bulge that would give the volume back folds
+     * before it gets there: then the zone widens (c0 halves), twice at most */
+    cri_squash_params p = *prm;
+    uint32_t zc = 0;
+    for (int attempt = 0; attempt < 3; ++attempt) {
+        if (attempt > 0) {
+            for (uint32_t z = 0; z < zc; ++z) {
+                uint32_t v = skin->zone[z];
+                skin->mark[v] = 0, skin->pos[v] = skin->rest[v], skin->normals[v] = skin->rest_normals[v];
+            }
+            p.c0 = cr_half(p.c0);
+            r.zone_dropped = 0;
+        }
+        cr_real fold = CRI_SQUASH_MAX_SCALE;
+        zc = scan(&p, skin, others, n_others, &r.zone_dropped, &r.work, &fold);
+        cr_real s_max = cr_min(fold, CRI_SQUASH_MAX_SCALE);
+        r.scale_limit = s_max, r.zone_count = zc, r.c0 = p.c0;
+        r.scale = 0, r.dv = r.dv_compressed = 0;
+        if (zc == 0) break;
+        cr_real dv0 = place(&p, skin, others, n_others, zc, 0, false, &r.work);
+        r.dv_compressed = dv0;
+        cr_real best_s = 0, best_dv = dv0, target = 0;
+        bool short_of = false;
+        if (p.fixed_scale >= 0) {
+            best_s = cr_min(p.fixed_scale, s_max);
+        } else if (dv0 < 0) {
+            cr_real loss = cr_max(p.volume_loss, CRI_SQUASH_VOLUME_MARGIN);
+            target = cr_mul(dv0, loss);
+            cr_real sa = 0, va = dv0, sb = cr_min(CR_R(1), cr_half(s_max));
+            cr_real vb = place(&p, skin, others, n_others, zc, sb, false, &r.work);
+            if (vb <= 0 && cr_abs(vb - target) < cr_abs(best_dv - target)) best_s = sb, best_dv = vb;
+            for (int it = 0; it < 3 && vb != va; ++it) {
+                cr_real sn = sb + cr_mul(cr_div(target - vb, vb - va), sb - sa);
+                sn = cr_clamp(sn, 0, s_max);
+                if (sn == sb) break;
+                cr_real vn = place(&p, skin, others, n_others, zc, sn, false, &r.work);
+                sa = sb, va = vb, sb = sn, vb = vn;
+                if (vn <= 0 && cr_abs(vn - target) < cr_abs(best_dv - target)) best_s = sn, best_dv = vn;
+            }
+            /* short of the target by more than 2 % of the compression, at the fold limit */
+            short_of = best_dv - target < cr_mul(CR_R(0.02), dv0) && best_s >= cr_mul(CR_R(0.98), s_max);
+        }
+        r.scale = best_s;
+        if (short_of && attempt < 2) continue;
+        r.dv = place(&p, skin, others, n_others, zc, best_s, true, &r.work);
+        break;
+    }
+    for (uint32_t z = 0; z < zc; ++z) skin->mark[skin->zone[z]] = 0;
+    return r;
+}
+
+cr_vec3 cri_squash_contact_force(const cri_squash_params *prm, const cri_squash_skin *skin, const cri_squash_other *o,
+                                 cr_real stiffness, cr_real vertex_area) {
+    cr_vec3 force = cr_v3_zero();
+    cr_real k = cr_mul(stiffness, vertex_area);
+    for (uint32_t v = 0; v < skin->vertex_count; ++v) {
+        if (cr_v3_len_sq(cr_v3_sub(skin->rest[v], o->bound_centre)) >= cr_sq(o->bound_radius)) continue;
+        cr_potential g = cri_squash_other_potential(o, skin->rest[v]);
+        if (g.f <= prm->c) continue;
+        force = cr_v3_mad(force, -cr_mul(g.f - prm->c, k), skin->rest_normals[v]);
+    }
+    return force;
+}
