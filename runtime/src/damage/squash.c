@@ -116,10 +116,21 @@ static cr_real place(const cri_squash_params *prm, cri_squash_skin *skin, const 
 
 /* Which vertices the others reach, with each one's c1 and height factor. */
 static uint32_t scan(const cri_squash_params *prm, cri_squash_skin *skin, cri_squash_other *others, uint32_t n_others,
-                     uint32_t *dropped, uint32_t *work, cr_real *fold) {
+                     uint32_t *dropped, uint32_t *work, cr_real *fold, cr_real width) {
     uint32_t count = 0;
     const cr_real c0_min = cr_half(prm->c0);
+    /* first the compression depth of each other: the zone grows with it */
     for (uint32_t k = 0; k < n_others; ++k) others[k].depth = 0;
+    for (uint32_t v = 0; v < skin->vertex_count; ++v)
+        for (uint32_t k = 0; k < n_others; ++k) {
+            if (cr_v3_len_sq(cr_v3_sub(skin->rest[v], others[k].bound_centre)) >= cr_sq(others[k].bound_radius)) continue;
+            cr_real f2 = cri_squash_other_potential(&others[k], skin->rest[v]).f;
+            ++*work;
+            if (f2 - prm->c > others[k].depth) others[k].depth = f2 - prm->c;
+        }
+    cr_real ramp[CRI_SQUASH_MAX_OTHERS];
+    for (uint32_t k = 0; k < n_others; ++k)
+        ramp[k] = cr_mul(cr_min(CR_R(1), cr_div(4 * others[k].depth, prm->c - prm->c0)), width);
     for (uint32_t v = 0; v < skin->vertex_count; ++v) {
         cr_vec3 x = skin->rest[v];
         bool near = false;
@@ -138,12 +149,13 @@ static uint32_t scan(const cri_squash_params *prm, cri_squash_skin *skin, cri_sq
             if (dl > CR_R(1e-6) && gl > CR_R(1e-6))
                 cosa = cr_div(cr_div(-cr_v3_dot(others[k].velocity, g.grad), dl), gl);
             cr_real c1 = cr_mul(prm->c0, CR_R(1) + cr_half(cr_clamp(cosa, -CR_R(1), CR_R(1))));
-            if (g.f < c1) continue;
-            c1s[k] = c1;
+            /* the zone opens with the compression, so the skin does not jump when the contact starts */
+            cr_real c1z = prm->c - cr_mul(prm->c - c1, ramp[k]);
+            if (others[k].depth <= 0 || g.f < c1z || c1z >= prm->c) continue;
+            c1s[k] = c1z;
             hs[k] = cr_div(prm->c - prm->c0, prm->c - c1);
             /* only the dilation's own vertices climb the first cubic */
             gmax[k] = g.f < prm->c ? gl : 0;
-            if (g.f - prm->c > others[k].depth) others[k].depth = g.f - prm->c;
             any = true;
         }
         if (!any) continue;
@@ -197,23 +209,33 @@ cri_squash_result cri_squash_deform(const cri_squash_params *prm, cri_squash_ski
      * before it gets there: then the zone widens (c0 halves), twice at most */
     cri_squash_params p = *prm;
     uint32_t zc = 0;
-    for (int attempt = 0; attempt < 3; ++attempt) {
+    cr_real width = CR_R(1);
+    int widened = 0, narrowed = 0;
+    bool grow = false;
+    for (int attempt = 0; attempt < 6; ++attempt) {
         if (attempt > 0) {
             for (uint32_t z = 0; z < zc; ++z) {
                 uint32_t v = skin->zone[z];
                 skin->mark[v] = 0, skin->pos[v] = skin->rest[v], skin->normals[v] = skin->rest_normals[v];
             }
-            p.c0 = cr_half(p.c0);
+            if (grow) p.c0 = cr_half(p.c0), ++widened;
+            else width = narrowed < 3 ? cr_half(width) : 0, ++narrowed;
             r.zone_dropped = 0;
         }
         cr_real fold = CRI_SQUASH_MAX_SCALE;
-        zc = scan(&p, skin, others, n_others, &r.zone_dropped, &r.work, &fold);
+        zc = scan(&p, skin, others, n_others, &r.zone_dropped, &r.work, &fold, width);
         cr_real s_max = cr_min(fold, CRI_SQUASH_MAX_SCALE);
         r.scale_limit = s_max, r.zone_count = zc, r.c0 = p.c0;
         r.scale = 0, r.dv = r.dv_compressed = 0;
         if (zc == 0) break;
         cr_real dv0 = place(&p, skin, others, n_others, zc, 0, false, &r.work);
         r.dv_compressed = dv0;
+        /* b1's slope of -1 at c makes a small bump even at h = 0: where that alone
+         * outgrows the compressed volume (a contact just begun), the zone narrows */
+        if (p.fixed_scale < 0 && dv0 > 0 && narrowed < 4) {
+            grow = false;
+            continue;
+        }
         cr_real best_s = 0, best_dv = dv0, target = 0;
         bool short_of = false;
         if (p.fixed_scale >= 0) {
@@ -236,7 +258,10 @@ cri_squash_result cri_squash_deform(const cri_squash_params *prm, cri_squash_ski
             short_of = best_dv - target < cr_mul(CR_R(0.02), dv0) && best_s >= cr_mul(CR_R(0.98), s_max);
         }
         r.scale = best_s;
-        if (short_of && attempt < 2) continue;
+        if (short_of && widened < 2) {
+            grow = true;
+            continue;
+        }
         r.dv = place(&p, skin, others, n_others, zc, best_s, true, &r.work);
         break;
     }
