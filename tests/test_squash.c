@@ -311,7 +311,9 @@ CR_TEST(squash_spheres_bounce_and_bulge_with_compression) {
         oa.to_other.p = cr_v3(x1 - x2, 0, 0), oa.bound_centre = cr_v3(x2 - x1, 0, 0), oa.bound_radius = CR_R(1);
         ob.to_other.p = cr_v3(x2 - x1, 0, 0), ob.bound_centre = cr_v3(x1 - x2, 0, 0), ob.bound_radius = CR_R(1);
         oa.velocity = cr_v3(v2 - v1, 0, 0), ob.velocity = cr_v3(v1 - v2, 0, 0);
-        cr_vec3 f1 = cri_squash_contact_force(&prm, &a.skin, &oa, CR_R(400), area);
+        cr_vec3 at_a;
+        uint32_t work = 0;
+        cr_vec3 f1 = cri_squash_contact_force(&prm, &a.skin, &oa, CR_R(400), area, &at_a, &work);
         cri_squash_result ra = sq_step(&a, &prm, &oa, 1);
         sq_step(&b, &prm, &ob, 1);
         /* R1 = -R2 */

@@ -19,7 +19,7 @@ typedef struct sq_mesh {
 } sq_mesh;
 
 /* Where the ray centre + t dir meets f = c (bisection: f falls along the ray). */
-static cr_vec3 sq_ray_surface(const cr_squash_primitive *p, uint32_t n, cr_real c, cr_vec3 o, cr_vec3 d, cr_real far) {
+static inline cr_vec3 sq_ray_surface(const cr_squash_primitive *p, uint32_t n, cr_real c, cr_vec3 o, cr_vec3 d, cr_real far) {
     cr_real lo = 0, hi = far;
     for (int it = 0; it < 48; ++it) {
         cr_real mid = cr_half(lo + hi);
@@ -33,7 +33,7 @@ static cr_vec3 sq_ray_surface(const cr_squash_primitive *p, uint32_t n, cr_real 
  * centre ± half cut in n x n quads, each grid point moved onto the surface
  * along the ray from the centre. Faces keep their own vertices (the seams
  * are doubled: each copy moves the same way, so volumes are exact). */
-static void sq_mesh_make(sq_mesh *m, const cr_squash_primitive *p, uint32_t np, cr_real c, cr_vec3 centre, cr_vec3 half,
+static inline void sq_mesh_make(sq_mesh *m, const cr_squash_primitive *p, uint32_t np, cr_real c, cr_vec3 centre, cr_vec3 half,
                          uint32_t n, uint32_t zone_capacity) {
     memset(m, 0, sizeof *m);
     uint32_t nv = 6 * (n + 1) * (n + 1), nt = 6 * n * n * 2;
@@ -90,21 +90,21 @@ static void sq_mesh_make(sq_mesh *m, const cr_squash_primitive *p, uint32_t np, 
     s->zone_capacity = zone_capacity;
 }
 
-static void sq_mesh_free(sq_mesh *m) {
+static inline void sq_mesh_free(sq_mesh *m) {
     free(m->rest), free(m->rest_normals), free(m->pos), free(m->normals), free(m->triangles);
     free(m->tri_start), free(m->tri_list), free(m->prev);
     free(m->skin.mark), free(m->skin.zone), free(m->skin.zone_c1), free(m->skin.zone_h);
 }
 
 /* One step of the skin: deform and remember the zone for the next step's return to rest. */
-static cri_squash_result sq_step(sq_mesh *m, const cri_squash_params *prm, cri_squash_other *o, uint32_t n) {
+static inline cri_squash_result sq_step(sq_mesh *m, const cri_squash_params *prm, cri_squash_other *o, uint32_t n) {
     cri_squash_result r = cri_squash_deform(prm, &m->skin, o, n, m->prev, m->prev_count);
     memcpy(m->prev, m->skin.zone, r.zone_count * sizeof(uint32_t));
     m->prev_count = r.zone_count;
     return r;
 }
 
-static double sq_volume(const cr_vec3 *x, const uint32_t *tri, uint32_t nt) {
+static inline double sq_volume(const cr_vec3 *x, const uint32_t *tri, uint32_t nt) {
     double v = 0;
     for (uint32_t t = 0; t < nt; ++t) {
         const cr_vec3 a = x[tri[3 * t]], b = x[tri[3 * t + 1]], c = x[tri[3 * t + 2]];
@@ -116,7 +116,7 @@ static double sq_volume(const cr_vec3 *x, const uint32_t *tri, uint32_t nt) {
     return v / 6;
 }
 
-static cri_squash_params sq_params(const cr_squash_primitive *p, uint32_t n) {
+static inline cri_squash_params sq_params(const cr_squash_primitive *p, uint32_t n) {
     cri_squash_params prm;
     memset(&prm, 0, sizeof prm);
     prm.prims = p, prm.count = n;
@@ -128,7 +128,7 @@ static cri_squash_params sq_params(const cr_squash_primitive *p, uint32_t n) {
 }
 
 /* A rigid sphere of radius r at `at` (squishy frame) moving with `vel`. */
-static cri_squash_other sq_rigid_sphere(const cr_shape_def *shape, cr_vec3 at, cr_vec3 vel, cr_real c, cr_real reach) {
+static inline cri_squash_other sq_rigid_sphere(const cr_shape_def *shape, cr_vec3 at, cr_vec3 vel, cr_real c, cr_real reach) {
     cri_squash_other o;
     memset(&o, 0, sizeof o);
     o.kind = CRI_SQUASH_OTHER_SHAPE;

@@ -22,8 +22,11 @@
  *     cr_squash_attach(world, blob, &sd);            // blob: a mesh body whose mesh lies on f = c
  *
  * The body's mesh must be the skeleton's rest iso-surface (the cooker or
- * cri_squash_project puts it there); the body collides as a rigid body with
- * its rest surface, and the deformed skin is what cr_body_get_mesh draws.
+ * cri_skeleton_project puts it there). Other bodies may sink up to soft_depth
+ * into it (the solver's contacts start there); inside that layer the seed's
+ * soft contact force (f2 - c) N1, with damping, pushes them apart. The
+ * deformed skin is what cr_body_get_mesh draws; collision samples and the
+ * distance grid stay the rest surface's.
  */
 #ifndef CRUMPLE_SQUASH_H
 #define CRUMPLE_SQUASH_H
@@ -46,7 +49,7 @@ typedef enum cr_squash_primitive_type {
 typedef struct cr_squash_primitive {
     uint32_t type;   ///< cr_squash_primitive_type
     uint32_t pad_;
-    cr_vec3 a;       ///< m, body frame: the point, the segment's start, the rectangle's centre
+    cr_vec3 a;       ///< m: the point, the segment's start, the rectangle's centre
     cr_vec3 b;       ///< m: the segment's end, the rectangle's first half-edge
     cr_vec3 e;       ///< m: the rectangle's second half-edge (perpendicular to b)
     cr_real radius;  ///< m, radius of influence R (> 0)
@@ -58,7 +61,7 @@ cr_squash_primitive cr_default_squash_primitive(void);
 
 /// A squishy body's material and skeleton.
 typedef struct cr_squash_def {
-    const cr_squash_primitive *primitives; ///< the skeleton, body frame (copied by cr_squash_attach)
+    const cr_squash_primitive *primitives; ///< the skeleton in the mesh's own frame (the OBJ's; copied into the body frame by cr_squash_attach)
     uint32_t primitive_count;
     uint32_t newton_steps;   ///< Newton steps that put a vertex on the deformed surface (1..8)
     cr_real isovalue;        ///< c: the skin is f = c (0 < c < weight)
@@ -67,10 +70,13 @@ typedef struct cr_squash_def {
     cr_real rigid_reach;     ///< m: a rigid body's potential c (1 - d/reach)^2 reaches this far from its surface
     cr_real volume_loss;     ///< in [0, 0.5]: share of the compressed volume allowed to stay lost (0: restore it all; flesh: 0.2)
     cr_real stiffness;       ///< N per unit potential and m^2: the soft contact force (f2 - c) N1 per skin area
+    cr_real damping;         ///< N s/m: the soft contact force's damping along it, so bodies settle
+    cr_real soft_depth;      ///< m: how deep another body may sink into the rest skin before the solver stops it (> 0)
     uint32_t cookie;         ///< set by cr_default_squash_def(); checked by cr_squash_attach
 } cr_squash_def;
 
-/// c = 0.5, c0 = 0.2, peak 0.5, 3 Newton steps, reach 0.3 m, no volume loss, stiffness 2e4; no skeleton.
+/// c = 0.5, c0 = 0.2, peak 0.5, 3 Newton steps, reach 0.3 m, no volume loss,
+/// stiffness 2000, damping 100 N s/m, soft depth 0.1 m; no skeleton.
 cr_squash_def cr_default_squash_def(void);
 
 /// Make a mesh body squishy. CR_ERR_DEF_INVALID: not a mesh body, another

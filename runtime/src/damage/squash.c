@@ -270,14 +270,19 @@ cri_squash_result cri_squash_deform(const cri_squash_params *prm, cri_squash_ski
 }
 
 cr_vec3 cri_squash_contact_force(const cri_squash_params *prm, const cri_squash_skin *skin, const cri_squash_other *o,
-                                 cr_real stiffness, cr_real vertex_area) {
-    cr_vec3 force = cr_v3_zero();
-    cr_real k = cr_mul(stiffness, vertex_area);
+                                 cr_real stiffness, cr_real vertex_area, cr_vec3 *point, uint32_t *work) {
+    cr_vec3 force = cr_v3_zero(), at = cr_v3_zero();
+    cr_real k = cr_mul(stiffness, vertex_area), wsum = 0;
     for (uint32_t v = 0; v < skin->vertex_count; ++v) {
         if (cr_v3_len_sq(cr_v3_sub(skin->rest[v], o->bound_centre)) >= cr_sq(o->bound_radius)) continue;
         cr_potential g = cri_squash_other_potential(o, skin->rest[v]);
+        ++*work;
         if (g.f <= prm->c) continue;
         force = cr_v3_mad(force, -cr_mul(g.f - prm->c, k), skin->rest_normals[v]);
+        at = cr_v3_mad(at, g.f - prm->c, skin->rest[v]);
+        wsum += g.f - prm->c;
     }
+    *work += skin->vertex_count;
+    *point = wsum > 0 ? cr_v3_scale(at, cr_div(CR_R(1), wsum)) : cr_v3_zero();
     return force;
 }

@@ -117,8 +117,9 @@ cri_squash_result cri_squash_deform(const cri_squash_params *prm, cri_squash_ski
                                     uint32_t n_others, const uint32_t *prev, uint32_t prev_count);
 /// §2.3 step 3: R1 = -R2 = sum over the interpenetration vertices of
 /// (f2 - c) N1 x stiffness x vertex area, on body 1 (N1: its outward rest
-/// normal, so the force pushes body 1 away). Returns the force (N, squishy frame).
+/// normal, so the force pushes body 1 away). Returns the force (N, squishy
+/// frame); *point gets where it acts (the force-weighted mean of the vertices).
 cr_vec3 cri_squash_contact_force(const cri_squash_params *prm, const cri_squash_skin *skin, const cri_squash_other *o,
-                                 cr_real stiffness, cr_real vertex_area);
+                                 cr_real stiffness, cr_real vertex_area, cr_vec3 *point, uint32_t *work);
 
 #endif
