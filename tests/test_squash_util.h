@@ -88,12 +88,13 @@ static inline void sq_mesh_make(sq_mesh *m, const cr_squash_primitive *p, uint32
     s->zone_c1 = malloc(zone_capacity * CRI_SQUASH_MAX_OTHERS * sizeof(cr_real));
     s->zone_h = malloc(zone_capacity * CRI_SQUASH_MAX_OTHERS * sizeof(cr_real));
     s->zone_capacity = zone_capacity;
+    s->candidates = malloc(nv * sizeof(uint32_t));
 }
 
 static inline void sq_mesh_free(sq_mesh *m) {
     free(m->rest), free(m->rest_normals), free(m->pos), free(m->normals), free(m->triangles);
     free(m->tri_start), free(m->tri_list), free(m->prev);
-    free(m->skin.mark), free(m->skin.zone), free(m->skin.zone_c1), free(m->skin.zone_h);
+    free(m->skin.mark), free(m->skin.zone), free(m->skin.zone_c1), free(m->skin.zone_h), free(m->skin.candidates);
 }
 
 /* One step of the skin: deform and remember the zone for the next step's return to rest. */

@@ -77,9 +77,9 @@ typedef struct cr_squash_region {
     uint32_t zones;        ///< offset of uint32_t[zone_vertices] per record: the last step's zone
     uint32_t tri_start;    ///< offset of uint32_t[max_vertices + 1] per record: vertex -> triangles
     uint32_t tri_list;     ///< offset of uint32_t[6 max_vertices + 24] per record
+    uint32_t cells;        ///< offset of uint32_t[2 max_vertices + 1] per record: vertices bucketed by cell
     uint32_t scratch;      ///< offset of the skin update's scratch: marks, zone, c1 and h per zone vertex
     uint32_t next_body;    ///< the record the next step starts at (no body waits for ever)
-    uint32_t pad_;
 } cr_squash_region;
 
 /// The custom model's part of the block (custom_model.c).

@@ -114,6 +114,93 @@ static cr_real place(const cri_squash_params *prm, cri_squash_skin *skin, const 
     return cr_div(six, CR_R(6));
 }
 
+static int32_t clampi(int32_t v, int32_t lo, int32_t hi) { return v < lo ? lo : (v > hi ? hi : v); }
+
+static uint32_t cell_index(const cri_squash_cells *g, cr_vec3 p) {
+    cr_vec3 d = cr_v3_sub(p, g->origin);
+    int32_t cx = clampi(cr_floor_int(cr_mul(d.x, g->inv_cell)), 0, g->dims[0] - 1);
+    int32_t cy = clampi(cr_floor_int(cr_mul(d.y, g->inv_cell)), 0, g->dims[1] - 1);
+    int32_t cz = clampi(cr_floor_int(cr_mul(d.z, g->inv_cell)), 0, g->dims[2] - 1);
+    return ((uint32_t)cz * (uint32_t)g->dims[1] + (uint32_t)cy) * (uint32_t)g->dims[0] + (uint32_t)cx;
+}
+
+uint32_t cri_squash_cells_build(const cr_vec3 *rest, uint32_t n, uint32_t max_cells, cri_squash_cells *g, uint32_t *start,
+                                uint32_t *vertex) {
+    memset(g, 0, sizeof *g);
+    if (n == 0 || max_cells == 0) return 0;
+    cr_vec3 lo = rest[0], hi = rest[0];
+    for (uint32_t v = 1; v < n; ++v) lo = cr_v3_min(lo, rest[v]), hi = cr_v3_max(hi, rest[v]);
+    const cr_real ext[3] = {hi.x - lo.x, hi.y - lo.y, hi.z - lo.z};
+    /* 64 cells along the longest side at most, fewer until they fit */
+    cr_real cell = cr_max(cr_max(ext[0], cr_max(ext[1], ext[2])) / 64, CR_R(1e-3));
+    uint64_t cells;
+    for (;;) {
+        g->inv_cell = cr_div(CR_R(1), cell);
+        cells = 1;
+        for (int k = 0; k < 3; ++k) {
+            g->dims[k] = cr_floor_int(cr_mul(ext[k], g->inv_cell)) + 1;
+            cells *= (uint64_t)g->dims[k];
+        }
+        if (cells <= max_cells) break;
+        cell = 2 * cell;
+    }
+    g->origin = lo;
+    uint32_t nc = (uint32_t)cells;
+    memset(start, 0, (nc + 1) * sizeof(uint32_t));
+    /* counting sort by cell (vertices ascending within a cell) */
+    for (uint32_t v = 0; v < n; ++v) start[cell_index(g, rest[v]) + 1]++;
+    for (uint32_t c = 0; c < nc; ++c) start[c + 1] += start[c];
+    for (uint32_t v = 0; v < n; ++v) vertex[start[cell_index(g, rest[v])]++] = v;
+    for (uint32_t c = nc; c > 0; --c) start[c] = start[c - 1]; /* the fill moved each start to the next cell's */
+    start[0] = 0;
+    g->start = start, g->vertex = vertex;
+    return nc;
+}
+
+static bool near_any(const cri_squash_other *others, uint32_t n_others, cr_vec3 x) {
+    for (uint32_t k = 0; k < n_others; ++k)
+        if (cr_v3_len_sq(cr_v3_sub(x, others[k].bound_centre)) < cr_sq(others[k].bound_radius)) return true;
+    return false;
+}
+
+/* The vertices within some other's bound: through the cells under the union
+ * of their boxes, or by testing every vertex. Returns the count. */
+static uint32_t candidates(cri_squash_skin *skin, const cri_squash_other *others, uint32_t n_others, uint32_t *work) {
+    uint32_t n = 0;
+    const cri_squash_cells *g = skin->cells;
+    if (g == NULL || g->start == NULL) {
+        for (uint32_t v = 0; v < skin->vertex_count; ++v)
+            if (near_any(others, n_others, skin->rest[v])) skin->candidates[n++] = v;
+        *work += skin->vertex_count;
+        return n;
+    }
+    if (n_others == 0) return 0;
+    cr_vec3 lo = others[0].bound_centre, hi = others[0].bound_centre;
+    for (uint32_t k = 0; k < n_others; ++k) {
+        cr_real r = others[k].bound_radius;
+        lo = cr_v3_min(lo, cr_v3_sub(others[k].bound_centre, cr_v3(r, r, r)));
+        hi = cr_v3_max(hi, cr_v3_add(others[k].bound_centre, cr_v3(r, r, r)));
+    }
+    int32_t c0[3], c1[3];
+    const cr_real l[3] = {lo.x - g->origin.x, lo.y - g->origin.y, lo.z - g->origin.z};
+    const cr_real h[3] = {hi.x - g->origin.x, hi.y - g->origin.y, hi.z - g->origin.z};
+    for (int k = 0; k < 3; ++k) {
+        /* a box wholly outside the grid on one axis holds no vertex */
+        if (h[k] < 0 || cr_floor_int(cr_mul(l[k], g->inv_cell)) >= g->dims[k]) return 0;
+        c0[k] = clampi(cr_floor_int(cr_mul(l[k], g->inv_cell)), 0, g->dims[k] - 1);
+        c1[k] = clampi(cr_floor_int(cr_mul(h[k], g->inv_cell)), 0, g->dims[k] - 1);
+    }
+    for (int32_t z = c0[2]; z <= c1[2]; ++z)
+        for (int32_t y = c0[1]; y <= c1[1]; ++y)
+            for (int32_t x = c0[0]; x <= c1[0]; ++x) {
+                uint32_t c = ((uint32_t)z * (uint32_t)g->dims[1] + (uint32_t)y) * (uint32_t)g->dims[0] + (uint32_t)x;
+                *work += 1 + (g->start[c + 1] - g->start[c]);
+                for (uint32_t i = g->start[c]; i < g->start[c + 1]; ++i)
+                    if (near_any(others, n_others, skin->rest[g->vertex[i]])) skin->candidates[n++] = g->vertex[i];
+            }
+    return n;
+}
+
 /* Which vertices the others reach, with each one's c1 and height factor. */
 static uint32_t scan(const cri_squash_params *prm, cri_squash_skin *skin, cri_squash_other *others, uint32_t n_others,
                      uint32_t *dropped, uint32_t *work, cr_real *fold, cr_real width) {
@@ -121,8 +208,10 @@ static uint32_t scan(const cri_squash_params *prm, cri_squash_skin *skin, cri_sq
     const cr_real c0_min = cr_half(prm->c0);
     /* first the compression depth of each other: the zone grows with it */
     for (uint32_t k = 0; k < n_others; ++k) others[k].depth = 0;
-    for (uint32_t v = 0; v < skin->vertex_count; ++v)
+    uint32_t nc = candidates(skin, others, n_others, work);
+    for (uint32_t i = 0; i < nc; ++i)
         for (uint32_t k = 0; k < n_others; ++k) {
+            uint32_t v = skin->candidates[i];
             if (cr_v3_len_sq(cr_v3_sub(skin->rest[v], others[k].bound_centre)) >= cr_sq(others[k].bound_radius)) continue;
             cr_real f2 = cri_squash_other_potential(&others[k], skin->rest[v]).f;
             ++*work;
@@ -131,12 +220,9 @@ static uint32_t scan(const cri_squash_params *prm, cri_squash_skin *skin, cri_sq
     cr_real ramp[CRI_SQUASH_MAX_OTHERS];
     for (uint32_t k = 0; k < n_others; ++k)
         ramp[k] = cr_mul(cr_min(CR_R(1), cr_div(4 * others[k].depth, prm->c - prm->c0)), width);
-    for (uint32_t v = 0; v < skin->vertex_count; ++v) {
+    for (uint32_t i = 0; i < nc; ++i) {
+        uint32_t v = skin->candidates[i];
         cr_vec3 x = skin->rest[v];
-        bool near = false;
-        for (uint32_t k = 0; k < n_others; ++k)
-            if (cr_v3_len_sq(cr_v3_sub(x, others[k].bound_centre)) < cr_sq(others[k].bound_radius)) near = true;
-        if (!near) continue;
         cr_real c1s[CRI_SQUASH_MAX_OTHERS], hs[CRI_SQUASH_MAX_OTHERS], gmax[CRI_SQUASH_MAX_OTHERS];
         bool any = false;
         for (uint32_t k = 0; k < n_others; ++k) {
@@ -180,7 +266,6 @@ static uint32_t scan(const cri_squash_params *prm, cri_squash_skin *skin, cri_sq
         skin->zone[count++] = v;
         skin->mark[v] = 1;
     }
-    *work += skin->vertex_count;
     /* the height factor becomes a height per unit scale: h = s x depth x factor */
     cr_real depth = 0;
     for (uint32_t k = 0; k < n_others; ++k) depth = cr_max(depth, others[k].depth);
@@ -270,10 +355,12 @@ cri_squash_result cri_squash_deform(const cri_squash_params *prm, cri_squash_ski
 }
 
 cr_vec3 cri_squash_contact_force(const cri_squash_params *prm, const cri_squash_skin *skin, const cri_squash_other *o,
-                                 cr_real stiffness, cr_real vertex_area, cr_vec3 *point, uint32_t *work) {
+                                 uint32_t zone_count, cr_real stiffness, cr_real vertex_area, cr_vec3 *point,
+                                 uint32_t *work) {
     cr_vec3 force = cr_v3_zero(), at = cr_v3_zero();
     cr_real k = cr_mul(stiffness, vertex_area), wsum = 0;
-    for (uint32_t v = 0; v < skin->vertex_count; ++v) {
+    for (uint32_t z = 0; z < zone_count; ++z) {
+        uint32_t v = skin->zone[z];
         if (cr_v3_len_sq(cr_v3_sub(skin->rest[v], o->bound_centre)) >= cr_sq(o->bound_radius)) continue;
         cr_potential g = cri_squash_other_potential(o, skin->rest[v]);
         ++*work;
@@ -282,7 +369,6 @@ cr_vec3 cri_squash_contact_force(const cri_squash_params *prm, const cri_squash_
         at = cr_v3_mad(at, g.f - prm->c, skin->rest[v]);
         wsum += g.f - prm->c;
     }
-    *work += skin->vertex_count;
     *point = wsum > 0 ? cr_v3_scale(at, cr_div(CR_R(1), wsum)) : cr_v3_zero();
     return force;
 }

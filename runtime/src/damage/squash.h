@@ -72,6 +72,16 @@ typedef struct cri_squash_params {
     cr_real fixed_scale;   ///< >= 0: the seed's own rule, h = this x the compression depth, no volume rule; < 0: the volume rule
 } cri_squash_params;
 
+/// The rest vertices bucketed in a grid (body frame), so a contact visits
+/// the cells under it and not the whole body: cost follows the zone.
+typedef struct cri_squash_cells {
+    cr_vec3 origin;          ///< m, corner of cell (0, 0, 0)
+    cr_real inv_cell;        ///< 1/m
+    int32_t dims[3];
+    const uint32_t *start;   ///< [cells + 1] each cell's first entry in vertex
+    const uint32_t *vertex;  ///< [vertex_count] by cell, ascending within a cell
+} cri_squash_cells;
+
 /// A skin and the memory one deformation uses.
 typedef struct cri_squash_skin {
     uint32_t vertex_count, triangle_count;
@@ -86,6 +96,8 @@ typedef struct cri_squash_skin {
     cr_real *zone_c1;                 ///< [zone_capacity * CRI_SQUASH_MAX_OTHERS] scratch
     cr_real *zone_h;                  ///< [zone_capacity * CRI_SQUASH_MAX_OTHERS] scratch
     uint32_t zone_capacity;
+    const cri_squash_cells *cells;    ///< or NULL: every vertex is tested against the others' bounds
+    uint32_t *candidates;             ///< [vertex_count] scratch: the vertices within the others' bounds
 } cri_squash_skin;
 
 /// What one deformation did.
@@ -104,6 +116,10 @@ typedef struct cri_squash_result {
 cr_real cri_squash_bulge(cr_real x, cr_real c1, cr_real m, cr_real h, cr_real c, cr_real *slope);
 /// The other body's potential (scaled to our c) and gradient at p, squishy frame.
 cr_potential cri_squash_other_potential(const cri_squash_other *o, cr_vec3 p);
+/// Bucket n rest vertices in at most max_cells cells (start: [max_cells + 1],
+/// vertex: [n]); returns the cells used.
+uint32_t cri_squash_cells_build(const cr_vec3 *rest, uint32_t n, uint32_t max_cells, cri_squash_cells *g, uint32_t *start,
+                                uint32_t *vertex);
 /// Build the vertex -> triangle lists: start [n + 1], list [3 t].
 void cri_squash_vertex_triangles(const uint32_t *triangles, uint32_t t, uint32_t n, uint32_t *start, uint32_t *list);
 /// The deformed potential F1 and its gradient at p, for zone vertex slot z (c1 and h held per vertex).
@@ -115,11 +131,13 @@ cr_potential cri_squash_deformed_potential(const cri_squash_params *prm, const c
 /// this one are put back at rest first (prev/prev_count: the last zone).
 cri_squash_result cri_squash_deform(const cri_squash_params *prm, cri_squash_skin *skin, cri_squash_other *others,
                                     uint32_t n_others, const uint32_t *prev, uint32_t prev_count);
-/// §2.3 step 3: R1 = -R2 = sum over the interpenetration vertices of
+/// §2.3 step 3, after cri_squash_deform (its zone: zone_count vertices):
+/// R1 = -R2 = sum over the interpenetration vertices of
 /// (f2 - c) N1 x stiffness x vertex area, on body 1 (N1: its outward rest
 /// normal, so the force pushes body 1 away). Returns the force (N, squishy
 /// frame); *point gets where it acts (the force-weighted mean of the vertices).
 cr_vec3 cri_squash_contact_force(const cri_squash_params *prm, const cri_squash_skin *skin, const cri_squash_other *o,
-                                 cr_real stiffness, cr_real vertex_area, cr_vec3 *point, uint32_t *work);
+                                 uint32_t zone_count, cr_real stiffness, cr_real vertex_area, cr_vec3 *point,
+                                 uint32_t *work);
 
 #endif

@@ -52,6 +52,10 @@ typedef struct cr_squash_body {
     cr_real volume;           ///< m^3, the deformed skin
     cr_real volume_compressed;
     cr_real bulge_scale;
+    cr_vec3 cell_origin;      ///< the rest vertices' cells (cri_squash_cells without its pointers)
+    cr_real cell_inv;
+    int32_t cell_dims[3];
+    uint32_t pad_;
 } cr_squash_body;
 
 cr_squash_def cr_default_squash_def(void) {
@@ -95,7 +99,7 @@ cr_status cri_squash_model_check_def(const cr_squash_budget *b) {
 static uint64_t al16(uint64_t x) { return (x + 15u) & ~(uint64_t)15u; }
 static uint64_t max_triangles(const cr_squash_budget *b) { return 2ull * b->max_vertices + 8; }
 static uint64_t scratch_bytes(const cr_squash_budget *b) {
-    return al16(b->max_vertices) + al16((uint64_t)b->zone_vertices * sizeof(uint32_t)) +
+    return al16(b->max_vertices) + al16((uint64_t)b->max_vertices * sizeof(uint32_t)) + al16((uint64_t)b->zone_vertices * sizeof(uint32_t)) +
            2 * al16((uint64_t)b->zone_vertices * CRI_SQUASH_MAX_OTHERS * sizeof(cr_real));
 }
 
@@ -105,7 +109,8 @@ uint64_t cri_squash_model_region_bytes(const cr_world_def *def) {
     uint64_t n = b->body_capacity;
     return al16(n * sizeof(cr_squash_body)) + al16(n * b->max_primitives * sizeof(cr_squash_primitive)) +
            al16(n * b->zone_vertices * sizeof(uint32_t)) + al16(n * (b->max_vertices + 1ull) * sizeof(uint32_t)) +
-           al16(n * 3 * max_triangles(b) * sizeof(uint32_t)) + scratch_bytes(b) + 96u;
+           al16(n * 3 * max_triangles(b) * sizeof(uint32_t)) + al16(n * (2ull * b->max_vertices + 1) * sizeof(uint32_t)) +
+           scratch_bytes(b) + 112u;
 }
 
 bool cri_squash_model_layout(cr_world *w, uint8_t *block) {
@@ -119,8 +124,9 @@ bool cri_squash_model_layout(cr_world *w, uint8_t *block) {
     r->zones = cri_arena_push(&w->persistent, block, n * b->zone_vertices * (uint32_t)sizeof(uint32_t), 16);
     r->tri_start = cri_arena_push(&w->persistent, block, n * (b->max_vertices + 1) * (uint32_t)sizeof(uint32_t), 16);
     r->tri_list = cri_arena_push(&w->persistent, block, n * 3 * (uint32_t)max_triangles(b) * (uint32_t)sizeof(uint32_t), 16);
+    r->cells = cri_arena_push(&w->persistent, block, n * (2 * b->max_vertices + 1) * (uint32_t)sizeof(uint32_t), 16);
     r->scratch = cri_arena_push(&w->persistent, block, (uint32_t)scratch_bytes(b), 16);
-    bool ok = r->records != CR_NO_OFFSET && r->primitives != CR_NO_OFFSET && r->zones != CR_NO_OFFSET &&
+    bool ok = r->cells != CR_NO_OFFSET && r->records != CR_NO_OFFSET && r->primitives != CR_NO_OFFSET && r->zones != CR_NO_OFFSET &&
               r->tri_start != CR_NO_OFFSET && r->tri_list != CR_NO_OFFSET && r->scratch != CR_NO_OFFSET;
     if (ok) {
         memset(block + r->records, 0, n * sizeof(cr_squash_body));
@@ -138,6 +144,9 @@ static uint32_t *zone_of(const cr_world *w, uint32_t rec) {
 }
 static uint32_t *tri_start_of(const cr_world *w, uint32_t rec) {
     return CR_AT(w, CR_DAMAGE(w)->squash.tri_start, uint32_t) + (size_t)rec * (w->def.damage.squash.max_vertices + 1);
+}
+static uint32_t *cells_of(const cr_world *w, uint32_t rec) {
+    return CR_AT(w, CR_DAMAGE(w)->squash.cells, uint32_t) + (size_t)rec * (2 * w->def.damage.squash.max_vertices + 1);
 }
 static uint32_t *tri_list_of(const cr_world *w, uint32_t rec) {
     return CR_AT(w, CR_DAMAGE(w)->squash.tri_list, uint32_t) + (size_t)rec * 3 * max_triangles(&w->def.damage.squash);
@@ -204,6 +213,12 @@ cr_status cri_squash_model_attach(cr_world *w, uint32_t body_index1, const cr_sq
     r->vertex_area = cr_div(a->surface_area, cr_from_int((int32_t)a->vertex_count));
     r->volume_rest = r->volume = r->volume_compressed = a->volume;
     cri_squash_vertex_triangles(a->triangles, a->triangle_count, a->vertex_count, tri_start_of(w, pick), tri_list_of(w, pick));
+    cri_squash_cells g;
+    uint32_t *cells = cells_of(w, pick);
+    uint32_t nc = cri_squash_cells_build(a->positions, a->vertex_count, a->vertex_count, &g, cells, cells + a->vertex_count + 1);
+    (void)nc;
+    r->cell_origin = g.origin, r->cell_inv = g.inv_cell;
+    memcpy(r->cell_dims, g.dims, sizeof r->cell_dims);
     b->soft_depth = def->soft_depth;
     b->models |= CR_MODEL_SQUASH;
     return CR_OK;
@@ -350,6 +365,13 @@ static uint32_t squash_body(cr_world *w, uint32_t ri, cr_real dt) {
     skin.normals = (cr_vec3 *)(block + copy->normals);
     skin.mark = block + sc;
     sc += (uint32_t)al16(bd->max_vertices);
+    skin.candidates = CR_AT(w, sc, uint32_t);
+    sc += (uint32_t)al16((uint64_t)bd->max_vertices * sizeof(uint32_t));
+    cri_squash_cells cells;
+    cells.origin = r->cell_origin, cells.inv_cell = r->cell_inv;
+    memcpy(cells.dims, r->cell_dims, sizeof cells.dims);
+    cells.start = cells_of(w, ri), cells.vertex = cells.start + r->vertex_count + 1;
+    skin.cells = &cells;
     skin.zone = CR_AT(w, sc, uint32_t);
     sc += (uint32_t)al16((uint64_t)bd->zone_vertices * sizeof(uint32_t));
     skin.zone_c1 = CR_AT(w, sc, cr_real);
@@ -376,7 +398,7 @@ static uint32_t squash_body(cr_world *w, uint32_t ri, cr_real dt) {
         if (others[k].kind == CRI_SQUASH_OTHER_SKELETON && other_slot[k] < slot) continue; /* the lower slot pushed both */
         if (others[k].depth <= 0) continue;
         cr_vec3 at;
-        cr_vec3 f = cri_squash_contact_force(&prm, &skin, &others[k], r->def.stiffness, r->vertex_area, &at, &work);
+        cr_vec3 f = cri_squash_contact_force(&prm, &skin, &others[k], res.zone_count, r->def.stiffness, r->vertex_area, &at, &work);
         cr_real fl;
         cr_vec3 dir = cr_v3_normalize_len(f, &fl);
         if (fl <= 0) continue;
