@@ -321,33 +321,40 @@ cri_squash_result cri_squash_deform(const cri_squash_params *prm, cri_squash_ski
             grow = false;
             continue;
         }
-        cr_real best_s = 0, best_dv = dv0, target = 0;
-        bool short_of = false;
-        if (p.fixed_scale >= 0) {
-            best_s = cr_min(p.fixed_scale, s_max);
-        } else if (dv0 < 0) {
-            cr_real loss = cr_max(p.volume_loss, CRI_SQUASH_VOLUME_MARGIN);
-            target = cr_mul(dv0, loss);
-            cr_real sa = 0, va = dv0, sb = cr_min(CR_R(1), cr_half(s_max));
-            cr_real vb = place(&p, skin, others, n_others, zc, sb, false, &r.work);
-            if (vb <= 0 && cr_abs(vb - target) < cr_abs(best_dv - target)) best_s = sb, best_dv = vb;
-            for (int it = 0; it < 3 && vb != va; ++it) {
-                cr_real sn = sb + cr_mul(cr_div(target - vb, vb - va), sb - sa);
-                sn = cr_clamp(sn, 0, s_max);
-                if (sn == sb) break;
-                cr_real vn = place(&p, skin, others, n_others, zc, sn, false, &r.work);
-                sa = sb, va = vb, sb = sn, vb = vn;
-                if (vn <= 0 && cr_abs(vn - target) < cr_abs(best_dv - target)) best_s = sn, best_dv = vn;
-            }
-            /* short of the target by more than 2 % of the compression, at the fold limit */
-            short_of = best_dv - target < cr_mul(CR_R(0.02), dv0) && best_s >= cr_mul(CR_R(0.98), s_max);
+        if (p.fixed_scale >= 0 || dv0 >= 0) {
+            r.scale = p.fixed_scale >= 0 ? cr_min(p.fixed_scale, s_max) : 0;
+            r.dv = place(&p, skin, others, n_others, zc, r.scale, true, &r.work);
+            break;
         }
-        r.scale = best_s;
-        if (short_of && widened < 2) {
+        /* The volume the bulge gives back is close to linear in s: one probe,
+         * the line through it and s = 0, then the final pass; a secant step
+         * only if the curve's bend took the volume above rest. */
+        cr_real target = cr_mul(dv0, cr_max(p.volume_loss, CRI_SQUASH_VOLUME_MARGIN));
+        cr_real sp = cr_min(CR_R(1), s_max);
+        cr_real vp = place(&p, skin, others, n_others, zc, sp, false, &r.work);
+        if (vp < target && sp == s_max && widened < 2) {
+            /* short of the target at the fold limit: a wider zone */
             grow = true;
             continue;
         }
-        r.dv = place(&p, skin, others, n_others, zc, best_s, true, &r.work);
+        cr_real s1 = vp > dv0 ? cr_clamp(cr_mul(sp, cr_div(target - dv0, vp - dv0)), 0, s_max) : 0;
+        cr_real v1 = place(&p, skin, others, n_others, zc, s1, true, &r.work);
+        if (v1 <= 0 && cr_abs(v1 - target) > cr_mul(CR_R(0.02), -dv0) && v1 != vp) {
+            /* more than 2 % of the compression off: one secant step, kept if it is closer and not above rest */
+            cr_real s2 = cr_clamp(s1 + cr_mul(cr_div(target - v1, v1 - vp), s1 - sp), 0, s_max);
+            cr_real v2 = place(&p, skin, others, n_others, zc, s2, true, &r.work);
+            if (v2 <= 0 && cr_abs(v2 - target) < cr_abs(v1 - target)) s1 = s2, v1 = v2;
+            else v1 = place(&p, skin, others, n_others, zc, s1, true, &r.work);
+        }
+        if (v1 > 0) {
+            /* overshot: the secant through the probe and s1, or back to the probe if it was not above rest */
+            cr_real s2 = v1 != vp ? cr_clamp(s1 + cr_mul(cr_div(target - v1, v1 - vp), s1 - sp), 0, s_max) : sp;
+            cr_real v2 = place(&p, skin, others, n_others, zc, s2, true, &r.work);
+            if (v2 > 0) s2 = vp <= 0 && sp < s1 ? sp : 0, v2 = place(&p, skin, others, n_others, zc, s2, true, &r.work);
+            s1 = s2, v1 = v2;
+        }
+        r.scale = s1;
+        r.dv = v1;
         break;
     }
     for (uint32_t z = 0; z < zc; ++z) skin->mark[skin->zone[z]] = 0;
