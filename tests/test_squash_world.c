@@ -203,3 +203,73 @@ CR_TEST(squash_attach_refuses_bad_defs) {
     ENSURE(cr_squash_get(d.w, slab, &v) == CR_OK && v.volume_rest > 0 && v.volume == v.volume_rest);
     slab_free(&d);
 }
+
+/* Two squishy balls (point skeletons) thrown at each other without gravity:
+ * each skin is hollowed by the other's skeleton potential, the force (pushed
+ * once, by the lower slot) throws them apart with equal and opposite
+ * momentum, and both skins are back at rest once they part. */
+CR_TEST(squash_world_two_squishy_balls_bounce_apart) {
+    cr_squash_primitive core = cr_default_squash_primitive();
+    core.radius = CR_R(0.9);
+    char *obj = skin_obj(&core, 1, CR_R(0.5), cr_v3(CR_R(1), CR_R(1), CR_R(1)), 14);
+    cr_cook_result cooked;
+    cr_cook_options opt = cr_cook_default_options();
+    opt.quiet = true;
+    opt.sdf_res = 32;
+    int rc = tc_cook_text("blob.obj", obj, (size_t)arrlen(obj), &opt, &cooked);
+    arrfree(obj);
+    ENSURE(rc == 0);
+    cr_asset asset;
+    void *ab = tc_load(cooked.bytes, cooked.size, &asset);
+    ENSURE(ab != NULL);
+    cr_world_def def = cr_default_world_def();
+    def.body_capacity = 8;
+    def.gravity = cr_v3_zero();
+    def.damage.squash = cr_default_squash_budget();
+    def.damage.squash.body_capacity = 2;
+    size_t size = cr_world_memory_size(&def);
+    void *block = aligned_alloc(CR_BLOCK_ALIGN, (size + 15) / 16 * 16);
+    cr_world *w;
+    uint32_t slot;
+    ENSURE(cr_world_create(&def, block, size, &w) == CR_OK && cr_world_add_asset(w, &asset, &slot) == CR_OK);
+    cr_body_id id[2];
+    for (int k = 0; k < 2; ++k) {
+        cr_body_def bd = cr_default_body_def();
+        bd.shape.type = CR_SHAPE_MESH, bd.shape.asset = slot;
+        bd.position = cr_v3(k ? CR_R(0.6) : -CR_R(0.6), CR_R(0.05) * k, 0);
+        bd.linear_velocity = cr_v3(k ? -CR_R(1) : CR_R(1), 0, 0);
+        bd.material.density = CR_R(100);
+        ENSURE(cr_body_create(w, &bd, &id[k]) == CR_OK);
+        cr_squash_def q = cr_default_squash_def();
+        q.primitives = &core, q.primitive_count = 1;
+        q.stiffness = CR_R(4000), q.damping = CR_R(10);
+        ENSURE(cr_squash_attach(w, id[k], &q) == CR_OK);
+    }
+    uint32_t zone_max[2] = {0, 0};
+    double worst_gain = -1;
+    for (int step = 0; step < 120; ++step) {
+        cr_world_step(w, CR_R(1.0 / 60));
+        for (int k = 0; k < 2; ++k) {
+            cr_squash_view v;
+            cr_squash_get(w, id[k], &v);
+            if (v.zone_vertices > zone_max[k]) zone_max[k] = v.zone_vertices;
+            worst_gain = fmax(worst_gain, cr_to_double(v.volume - v.volume_rest) / cr_to_double(v.volume_rest));
+        }
+    }
+    double v0 = cr_to_double(cr_body_get_linear_velocity(w, id[0]).x), v1 = cr_to_double(cr_body_get_linear_velocity(w, id[1]).x);
+    bool rest = true;
+    for (int k = 0; k < 2; ++k) {
+        cr_body_mesh m;
+        cr_body_get_mesh(w, id[k], &m);
+        rest = rest && memcmp(m.positions, m.rest_positions, m.vertex_count * sizeof(cr_vec3)) == 0;
+    }
+    cr_test_printf("     two squishy balls: zones %u and %u vertices at most; after: vx %.3f and %.3f m/s; volume change at most %+.2g of rest\n",
+                   zone_max[0], zone_max[1], v0, v1, worst_gain);
+    ENSURE(zone_max[0] > 10 && zone_max[1] > 10);
+    ENSURE(v0 < -0.1 && v1 > 0.1);          /* thrown apart */
+    ENSURE(fabs(v0 + v1) < 1e-3);           /* equal masses, equal and opposite pushes */
+    ENSURE(worst_gain <= 1e-6);
+    ENSURE(rest);
+    free(block), free(ab);
+    cr_cook_result_free(&cooked);
+}
