@@ -61,7 +61,8 @@ cr_squash_primitive cr_default_squash_primitive(void);
 
 /// A squishy body's material and skeleton.
 typedef struct cr_squash_def {
-    const cr_squash_primitive *primitives; ///< the skeleton in the mesh's own frame (the OBJ's; copied into the body frame by cr_squash_attach)
+    const cr_squash_primitive *primitives; ///< the skeleton in the mesh's own frame (the OBJ's; copied into the body frame by cr_squash_attach);
+                             ///< none (count 0): the asset's cooked skeleton and isovalue (crumple cook --skeleton, or FILE.skel)
     uint32_t primitive_count;
     uint32_t newton_steps;   ///< Newton steps that put a vertex on the deformed surface (1..8)
     cr_real isovalue;        ///< c: the skin is f = c (0 < c < weight)

@@ -163,11 +163,13 @@ static uint32_t record_index(const cr_world *w, uint32_t body_index1) {
     return cap;
 }
 
-static bool def_ok(const cr_squash_def *d) {
+static bool def_ok(const cr_squash_def *d, const cr_asset *a) {
     const cr_real reals[] = {d->isovalue, d->c0, d->peak, d->rigid_reach, d->volume_loss, d->stiffness, d->damping, d->soft_depth};
     for (size_t i = 0; i < sizeof reals / sizeof reals[0]; ++i)
         if (!cr_real_is_finite(reals[i])) return false;
-    return d->primitives != NULL && d->primitive_count > 0 && d->newton_steps >= 1 && d->newton_steps <= 8 &&
+    bool skeleton = (d->primitives != NULL && d->primitive_count > 0) ||
+                    (d->primitive_count == 0 && a != NULL && a->squash_primitive_count > 0);
+    return skeleton && d->newton_steps >= 1 && d->newton_steps <= 8 &&
            d->isovalue > 0 && d->c0 > 0 && cr_mul(CR_R(1.5), d->c0) < d->isovalue && d->peak > 0 && d->peak < CR_R(1) &&
            d->rigid_reach > CR_R(1e-3) && d->rigid_reach < CR_R(100) && d->volume_loss >= 0 && d->volume_loss <= CR_R(0.5) &&
            d->stiffness >= 0 && d->stiffness < CR_R(1e9) && d->damping >= 0 && d->damping < CR_R(1e9) && d->soft_depth > 0 &&
@@ -179,10 +181,16 @@ cr_status cri_squash_model_attach(cr_world *w, uint32_t body_index1, const cr_sq
     cr_body *b = &cr_world_bodies(w)[body_index1 - 1];
     /* one surface copy per body: the models that move it exclude each other */
     if (b->models & (CR_MODEL_SQUASH | CR_MODEL_DENT | CR_MODEL_EXAMPLE)) return CR_ERR_DEF_INVALID;
-    if (b->shape.type != CR_SHAPE_MESH || !def_ok(def)) return CR_ERR_DEF_INVALID;
-    if (cri_skeleton_check(def->primitives, def->primitive_count) != 0) return CR_ERR_DEF_INVALID;
+    if (b->shape.type != CR_SHAPE_MESH) return CR_ERR_DEF_INVALID;
     const cr_asset *a = cri_damage_rest_asset(w, b->shape.asset);
     if (a == NULL || a->triangle_count == 0) return CR_ERR_DEF_INVALID;
+    /* no skeleton in the def: the cooked one (body frame already, with its own isovalue) */
+    cr_squash_def own = *def;
+    bool cooked = def->primitive_count == 0 && a->squash_primitive_count > 0;
+    if (cooked) own.primitives = a->squash_primitives, own.primitive_count = a->squash_primitive_count, own.isovalue = a->squash_isovalue;
+    def = &own;
+    if (!def_ok(def, a)) return CR_ERR_DEF_INVALID;
+    if (cri_skeleton_check(def->primitives, def->primitive_count) != 0) return CR_ERR_DEF_INVALID;
     if (def->primitive_count > bd->max_primitives || a->vertex_count > bd->max_vertices ||
         a->triangle_count > max_triangles(bd))
         return CR_ERR_CAPACITY;
@@ -205,6 +213,7 @@ cr_status cri_squash_model_attach(cr_world *w, uint32_t body_index1, const cr_sq
     cr_squash_primitive *pr = prims_of(w, pick);
     for (uint32_t i = 0; i < def->primitive_count; ++i) {
         pr[i] = def->primitives[i];
+        if (cooked) continue;
         pr[i].a = cr_transform_point(a->mesh_to_body, pr[i].a);
         if (pr[i].type == CR_SQUASH_SEGMENT) pr[i].b = cr_transform_point(a->mesh_to_body, pr[i].b);
         else pr[i].b = cr_quat_rotate(a->mesh_to_body.q, pr[i].b), pr[i].e = cr_quat_rotate(a->mesh_to_body.q, pr[i].e);
