@@ -68,6 +68,13 @@ typedef struct cr_scene_dent {
     int line;
 } cr_scene_dent;
 
+/// A named squash material (`squash` line, tools/scene_squash.c).
+typedef struct cr_scene_squash {
+    char name[CR_SCENE_NAME_MAX];
+    cr_squash_def def;            ///< no primitives: the body's asset carries the skeleton
+    int line;
+} cr_scene_squash;
+
 /// A named asset (`asset` line): a cooked .crb file, or an .obj cooked on load.
 typedef struct cr_scene_asset {
     char name[CR_SCENE_NAME_MAX];
@@ -87,6 +94,8 @@ typedef struct cr_scene_body {
     cr_body_def def;              ///< complete; def.user_data = scene body index + 1
     bool dents;                   ///< `dent NAME`: cr_dent_attach(dent) right after the body is created
     cr_dent_def dent;
+    bool squash;                  ///< `squash NAME`: cr_squash_attach(squash_def) right after the body is created
+    cr_squash_def squash_def;
     int32_t asset;                ///< index into assets for mesh bodies, else -1
     int32_t spawn_frame;          ///< -1: created by cr_scene_build; else by a spawn input
     int line;
@@ -140,6 +149,7 @@ typedef struct cr_scene {
     int32_t frames;                ///< frames `crumple run` steps by default
     cr_scene_material *materials;
     cr_scene_dent *dents;
+    cr_scene_squash *squashes;
     bool deform_bytes_given;       ///< `deform memory_kb` was set; else cr_scene_build sizes it from the assets
     cr_scene_asset *assets;
     cr_scene_body *bodies;

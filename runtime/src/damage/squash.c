@@ -205,7 +205,8 @@ static uint32_t candidates(cri_squash_skin *skin, const cri_squash_other *others
 static uint32_t scan(const cri_squash_params *prm, cri_squash_skin *skin, cri_squash_other *others, uint32_t n_others,
                      uint32_t *dropped, uint32_t *work, cr_real *fold, cr_real width) {
     uint32_t count = 0;
-    const cr_real c0_min = cr_half(prm->c0);
+    /* the lowest c1 any vertex can get: c0 / 2 (behind the other body), or the widened floor */
+    const cr_real c0_min = width > CR_R(1) ? cr_mul(prm->c, CRI_SQUASH_C1_FLOOR) : cr_half(prm->c0);
     /* first the compression depth of each other: the zone grows with it */
     for (uint32_t k = 0; k < n_others; ++k) others[k].depth = 0;
     uint32_t nc = candidates(skin, others, n_others, work);
@@ -236,7 +237,7 @@ static uint32_t scan(const cri_squash_params *prm, cri_squash_skin *skin, cri_sq
                 cosa = cr_div(cr_div(-cr_v3_dot(others[k].velocity, g.grad), dl), gl);
             cr_real c1 = cr_mul(prm->c0, CR_R(1) + cr_half(cr_clamp(cosa, -CR_R(1), CR_R(1))));
             /* the zone opens with the compression, so the skin does not jump when the contact starts */
-            cr_real c1z = prm->c - cr_mul(prm->c - c1, ramp[k]);
+            cr_real c1z = cr_max(prm->c - cr_mul(prm->c - c1, ramp[k]), cr_mul(prm->c, CRI_SQUASH_C1_FLOOR));
             if (others[k].depth <= 0 || g.f < c1z || c1z >= prm->c) continue;
             c1s[k] = c1z;
             hs[k] = cr_div(prm->c - prm->c0, prm->c - c1);
@@ -294,7 +295,7 @@ cri_squash_result cri_squash_deform(const cri_squash_params *prm, cri_squash_ski
      * before it gets there: then the zone widens (c0 halves), twice at most */
     cri_squash_params p = *prm;
     uint32_t zc = 0;
-    cr_real width = CR_R(1);
+    cr_real width = CR_R(1), widen = CR_R(1);
     int widened = 0, narrowed = 0;
     bool grow = false;
     for (int attempt = 0; attempt < 6; ++attempt) {
@@ -303,14 +304,14 @@ cri_squash_result cri_squash_deform(const cri_squash_params *prm, cri_squash_ski
                 uint32_t v = skin->zone[z];
                 skin->mark[v] = 0, skin->pos[v] = skin->rest[v], skin->normals[v] = skin->rest_normals[v];
             }
-            if (grow) p.c0 = cr_half(p.c0), ++widened;
+            if (grow) widen = cr_mul(widen, CR_R(1.5)), ++widened;
             else width = narrowed < 3 ? cr_half(width) : 0, ++narrowed;
             r.zone_dropped = 0;
         }
         cr_real fold = CRI_SQUASH_MAX_SCALE;
-        zc = scan(&p, skin, others, n_others, &r.zone_dropped, &r.work, &fold, width);
+        zc = scan(&p, skin, others, n_others, &r.zone_dropped, &r.work, &fold, cr_mul(width, widen));
         cr_real s_max = cr_min(fold, CRI_SQUASH_MAX_SCALE);
-        r.scale_limit = s_max, r.zone_count = zc, r.c0 = p.c0;
+        r.scale_limit = s_max, r.zone_count = zc, r.widen = widen;
         r.scale = 0, r.dv = r.dv_compressed = 0;
         if (zc == 0) break;
         cr_real dv0 = place(&p, skin, others, n_others, zc, 0, false, &r.work);

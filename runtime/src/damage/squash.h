@@ -41,6 +41,8 @@
 /// Share of the compressed volume the default rule leaves lost, so that the
 /// nonlinear rest of the secant cannot take the volume above rest.
 #define CRI_SQUASH_VOLUME_MARGIN CR_R(0.01)
+/// A widened zone's c1 stays at or above this share of c (c1 > 0: the zone ends inside the other's reach).
+#define CRI_SQUASH_C1_FLOOR CR_R(0.0625)
 /// Largest bulge scale: h at most this many times the compression depth.
 #define CRI_SQUASH_MAX_SCALE CR_R(64)
 
@@ -109,7 +111,7 @@ typedef struct cri_squash_result {
     cr_real dv;               ///< m^3, the volume change of the final skin
     cr_real scale;            ///< the bulge scale s the volume rule chose
     cr_real scale_limit;      ///< the largest s that does not fold the skin over
-    cr_real c0;               ///< the c0 used: halved (at most twice) when the bulge a narrower zone needs would fold
+    cr_real widen;            ///< the zone's widening: 1, or 1.5 and 2.25 when the bulge a narrower zone needs would fold
 } cri_squash_result;
 
 /// b1(x) and b1'(x) for the dilation on [c1, c] with peak (m, h); 0 outside.
