@@ -273,3 +273,61 @@ CR_TEST(squash_world_two_squishy_balls_bounce_apart) {
     free(block), free(ab);
     cr_cook_result_free(&cooked);
 }
+
+/* Budgets: a zone larger than zone_vertices is cut (counted shrunk, the rest
+ * stays at rest), and bodies past vertices_per_step wait for the next step,
+ * taking turns (each is updated every other step), never dropped. */
+CR_TEST(squash_world_budgets_cut_and_defer) {
+    sq_world d;
+    ENSURE(slab_world(&d, 16));
+    /* a second world with tight budgets, the same asset */
+    cr_world_def def = cr_default_world_def();
+    def.body_capacity = 16;
+    def.damage.squash = cr_default_squash_budget();
+    def.damage.squash.body_capacity = 2;
+    def.damage.squash.zone_vertices = 5;
+    def.damage.squash.vertices_per_step = d.asset.vertex_count + 1; /* room for one body per step */
+    size_t size = cr_world_memory_size(&def);
+    void *block = aligned_alloc(CR_BLOCK_ALIGN, (size + 15) / 16 * 16);
+    cr_world *w;
+    uint32_t slot;
+    ENSURE(cr_world_create(&def, block, size, &w) == CR_OK && cr_world_add_asset(w, &d.asset, &slot) == CR_OK);
+    cr_body_id slab[2], ball[2];
+    for (int k = 0; k < 2; ++k) {
+        cr_body_def sd = cr_default_body_def();
+        sd.type = CR_BODY_STATIC;
+        sd.shape.type = CR_SHAPE_MESH, sd.shape.asset = slot;
+        sd.orientation = cr_quat_conj(d.asset.mesh_to_body.q);
+        sd.position = cr_v3_add(cr_v3_neg(cr_quat_rotate(sd.orientation, d.asset.mesh_to_body.p)), cr_v3(CR_R(5) * k, 0, 0));
+        ENSURE(cr_body_create(w, &sd, &slab[k]) == CR_OK);
+        cr_squash_def q = cr_default_squash_def();
+        q.primitives = &d.prim, q.primitive_count = 1;
+        ENSURE(cr_squash_attach(w, slab[k], &q) == CR_OK);
+        cr_body_def kb = cr_default_body_def();
+        kb.type = CR_BODY_KINEMATIC;
+        kb.shape.type = CR_SHAPE_SPHERE, kb.shape.radius = CR_R(0.3);
+        kb.position = cr_v3(CR_R(5) * k, CR_R(0.363 + 0.3 - 0.06), 0);
+        ENSURE(cr_body_create(w, &kb, &ball[k]) == CR_OK);
+    }
+    uint32_t updated[2] = {0, 0}, shrunk = 0, waiting_steps = 0, zone_max = 0;
+    for (int step = 0; step < 6; ++step) {
+        cr_world_step(w, CR_R(1.0 / 60));
+        cr_world_stats st = cr_world_get_stats(w);
+        shrunk += st.squash.shrunk;
+        waiting_steps += st.squash.waiting == 1;
+        ENSURE(st.squash.done == 1);
+        for (int k = 0; k < 2; ++k) {
+            cr_squash_view v;
+            cr_squash_get(w, slab[k], &v);
+            if (v.zone_vertices > zone_max) zone_max = v.zone_vertices;
+            updated[k] += v.zone_vertices > 0;
+        }
+    }
+    cr_test_printf("     budgets: zone at most %u (cap 5), %u cut, %u steps with a body waiting; both updated: %u, %u steps\n",
+                   zone_max, shrunk, waiting_steps, updated[0], updated[1]);
+    ENSURE(zone_max <= 5 && shrunk > 0);
+    ENSURE(waiting_steps == 6);
+    ENSURE(updated[0] > 0 && updated[1] > 0);
+    free(block);
+    slab_free(&d);
+}
