@@ -24,7 +24,7 @@ cr_real cri_squash_bulge(cr_real x, cr_real c1, cr_real m, cr_real h, cr_real c,
 cr_potential cri_squash_other_potential(const cri_squash_other *o, cr_vec3 p) {
     cr_potential out = {0, {0, 0, 0}};
     if (cr_v3_len_sq(cr_v3_sub(p, o->bound_centre)) >= cr_sq(o->bound_radius)) return out;
-    cr_vec3 q = cr_transform_point(o->to_other, p);
+    cr_vec3 q = cr_v3_add(cr_mat3_mul_v3(o->rot, p), o->to_other.p);
     if (o->kind == CRI_SQUASH_OTHER_SKELETON) {
         out = cri_skeleton_potential(o->prims, o->count, q);
         out.f = cr_mul(out.f, o->scale);
@@ -34,7 +34,7 @@ cr_potential cri_squash_other_potential(const cri_squash_other *o, cr_vec3 p) {
         cr_real d = cri_shape_sdf(o->world, o->shape, q, cr_v3_neg(q), &n);
         out = cri_distance_potential(d, n, o->scale, o->reach);
     }
-    out.grad = cr_quat_inv_rotate(o->to_other.q, out.grad);
+    out.grad = cr_mat3_mul_v3(cr_mat3_transpose(o->rot), out.grad);
     return out;
 }
 
@@ -285,6 +285,7 @@ cri_squash_result cri_squash_deform(const cri_squash_params *prm, cri_squash_ski
     cri_squash_result r;
     memset(&r, 0, sizeof r);
     if (n_others > CRI_SQUASH_MAX_OTHERS) n_others = CRI_SQUASH_MAX_OTHERS;
+    for (uint32_t k = 0; k < n_others; ++k) others[k].rot = cr_mat3_from_quat(others[k].to_other.q);
     /* the skin returns to rest where the last step's zone was */
     for (uint32_t k = 0; k < prev_count; ++k) {
         skin->pos[prev[k]] = skin->rest[prev[k]];
