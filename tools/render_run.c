@@ -240,7 +240,10 @@ int cr_run_pictures_dents(const cr_scene *s, const cr_world *w, const char *dir,
     for (uint32_t i = 0; i < n; ++i) {
         cr_shape_def shape = cr_body_get_shape(w, ids[i]);
         cr_body_mesh bm;
-        if (shape.type != CR_SHAPE_MESH || cr_body_get_mesh(w, ids[i], &bm) != CR_OK || bm.dent_count == 0) continue;
+        /* a squishy body (seed 003) pressed at the end of the run is drawn the same way: its dent and bulge */
+        cr_squash_view sv;
+        bool squashed = cr_squash_get(w, ids[i], &sv) == CR_OK && sv.zone_vertices > 0;
+        if (shape.type != CR_SHAPE_MESH || cr_body_get_mesh(w, ids[i], &bm) != CR_OK || (bm.dent_count == 0 && !squashed)) continue;
         const cr_asset *as = cr_world_get_asset(w, shape.asset);
         if (as == NULL || as->vertex_count != bm.vertex_count) continue;
         uint64_t ud = cr_body_get_user_data(w, ids[i]);
@@ -265,8 +268,12 @@ int cr_run_pictures_dents(const cr_scene *s, const cr_world *w, const char *dir,
         cr_render_scene_init(&scene);
         cr_image img;
         int ok = cr_render_scene_add_body(&scene, &b, &opt) && cr_render_scene_finish(&scene);
-        snprintf(opt.label, sizeof opt.label, "%s: %u DENT%s, DEEPEST %.1f MM", name, bm.dent_count,
-                 bm.dent_count == 1 ? "" : "S", scene.max_displacement * 1000.0);
+        if (squashed)
+            snprintf(opt.label, sizeof opt.label, "%.40s: SQUASHED, %u VERTICES, %.1f MM", name, sv.zone_vertices,
+                     scene.max_displacement * 1000.0);
+        else
+            snprintf(opt.label, sizeof opt.label, "%s: %u DENT%s, DEEPEST %.1f MM", name, bm.dent_count,
+                     bm.dent_count == 1 ? "" : "S", scene.max_displacement * 1000.0);
         cr_camera cam = cr_render_fit_camera(&opt.camera, &scene, opt.width, opt.height);
         ok = ok && cr_render_draw(&scene, &cam, &opt, &img);
         double deepest = scene.max_displacement;
@@ -277,7 +284,7 @@ int cr_run_pictures_dents(const cr_scene *s, const cr_world *w, const char *dir,
             return -1;
         }
         char path[1200];
-        snprintf(path, sizeof path, "%s/dent_%s.png", dir, name);
+        snprintf(path, sizeof path, "%s/%s_%s.png", dir, squashed ? "squash" : "dent", name);
         cr_png_status ps = cr_png_write_file(path, img.rgb, img.width, img.height, 3, CR_PNG_FIXED);
         cr_image_free(&img);
         if (ps != CR_PNG_OK) {
@@ -285,7 +292,9 @@ int cr_run_pictures_dents(const cr_scene *s, const cr_world *w, const char *dir,
             free(ids);
             return -1;
         }
-        if (print)
+        if (print && squashed)
+            printf("squash       %s: %u skin vertices moved, largest %.1f mm -> %s\n", name, sv.zone_vertices, deepest * 1000.0, path);
+        else if (print)
             printf("dent         %s: %u dent%s, deepest %.1f mm -> %s\n", name, bm.dent_count, bm.dent_count == 1 ? "" : "s",
                deepest * 1000.0, path);
         ++written;

@@ -283,8 +283,10 @@ uint64_t cri_squash_model_hash(const cr_world *w, uint64_t h) {
 
 /* ---- step ---------------------------------------------------------------- */
 
-/* The other body `o` as body b's skin sees it; false if its potential cannot reach b's skeleton. */
-static bool other_of(cr_world *w, const cr_squash_body *r, const cr_body *b, uint32_t o_slot, cri_squash_other *out) {
+/* The other body `o` as body b's skin sees it; false if its potential cannot
+ * reach b's skeleton. *gap: how far apart they are (m, <= 0 overlapping). */
+static bool other_of(cr_world *w, const cr_squash_body *r, uint32_t ri, const cr_body *b, uint32_t o_slot, cri_squash_other *out,
+                     cr_real *gap) {
     const cr_body *o = &cr_world_bodies_c(w)[o_slot];
     memset(out, 0, sizeof *out);
     cr_transform to_other = cr_transform_mul(cr_transform_inverse(o->xf), b->xf);
@@ -312,6 +314,10 @@ static bool other_of(cr_world *w, const cr_squash_body *r, const cr_body *b, uin
                                                  : o->bound_radius + r->def.rigid_reach;
     }
     if (cr_v3_len(cr_v3_sub(centre, r->bound_centre)) >= radius + r->bound_radius) return false;
+    /* the bounding spheres meet: now against each primitive's own reach */
+    *gap = o->shape.type == CR_SHAPE_PLANE ? cr_transform_point(to_other, r->bound_centre).y - r->bound_radius - r->def.rigid_reach
+                                           : cri_skeleton_gap(prims_of(w, ri), r->def.primitive_count, centre, radius);
+    if (*gap >= 0) return false;
     out->to_other = to_other;
     out->bound_centre = centre;
     out->bound_radius = radius;
@@ -340,18 +346,25 @@ static uint32_t squash_body(cr_world *w, uint32_t ri, cr_real dt) {
     uint8_t *block = (uint8_t *)w;
     cri_squash_other others[CRI_SQUASH_MAX_OTHERS];
     uint32_t other_slot[CRI_SQUASH_MAX_OTHERS];
+    cr_real other_gap[CRI_SQUASH_MAX_OTHERS];
     uint32_t n = 0, work = 0;
     for (uint32_t s = 0; s < w->body_high; ++s) {
         if (s == slot || !cr_world_bodies_c(w)[s].alive) continue;
         ++work;
         cri_squash_other o;
-        if (!other_of(w, r, b, s, &o)) continue;
-        if (n == CRI_SQUASH_MAX_OTHERS) {
+        cr_real gap;
+        if (!other_of(w, r, ri, b, s, &o, &gap)) continue;
+        /* the closest CRI_SQUASH_MAX_OTHERS, ties by slot; the rest are counted */
+        uint32_t at = n;
+        while (at > 0 && gap < other_gap[at - 1]) --at;
+        if (at == CRI_SQUASH_MAX_OTHERS) {
             w->stats.squash.over_capacity++;
             continue;
         }
-        other_slot[n] = s;
-        others[n++] = o;
+        if (n == CRI_SQUASH_MAX_OTHERS) w->stats.squash.over_capacity++;
+        else ++n;
+        for (uint32_t k = n - 1; k > at; --k) others[k] = others[k - 1], other_slot[k] = other_slot[k - 1], other_gap[k] = other_gap[k - 1];
+        others[at] = o, other_slot[at] = s, other_gap[at] = gap;
     }
     if (n == 0 && r->zone_count == 0) {
         r->contacts = 0;

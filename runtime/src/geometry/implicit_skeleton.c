@@ -75,6 +75,15 @@ cr_real cri_skeleton_value(const cr_squash_primitive *prims, uint32_t count, cr_
     return f;
 }
 
+cr_real cri_skeleton_gap(const cr_squash_primitive *prims, uint32_t count, cr_vec3 centre, cr_real radius) {
+    cr_real best = CR_REAL_MAX;
+    for (uint32_t i = 0; i < count; ++i) {
+        cr_real g = cr_v3_len(offset_from(&prims[i], centre)) - prims[i].radius - radius;
+        if (g < best) best = g;
+    }
+    return best;
+}
+
 void cri_skeleton_bound(const cr_squash_primitive *prims, uint32_t count, cr_vec3 *centre, cr_real *radius) {
     cr_vec3 lo = cr_v3_zero(), hi = cr_v3_zero();
     for (uint32_t i = 0; i < count; ++i) {

@@ -28,6 +28,9 @@ typedef struct cr_potential {
 cr_potential cri_skeleton_potential(const cr_squash_primitive *prims, uint32_t count, cr_vec3 p);
 /// Only f (cheaper: the zone test).
 cr_real cri_skeleton_value(const cr_squash_primitive *prims, uint32_t count, cr_vec3 p);
+/// How far (m) the sphere (centre, radius) is from where the skeleton's
+/// potential is not 0: <= 0 if they overlap (the nearest primitive's reach).
+cr_real cri_skeleton_gap(const cr_squash_primitive *prims, uint32_t count, cr_vec3 centre, cr_real radius);
 /// Centre and radius (m) of a sphere outside which the skeleton's potential is 0.
 void cri_skeleton_bound(const cr_squash_primitive *prims, uint32_t count, cr_vec3 *centre, cr_real *radius);
 /// A rigid body's potential from its signed distance d (m) and outward unit
