@@ -75,12 +75,14 @@ static cr_real tet6(cr_vec3 a, cr_vec3 b, cr_vec3 c) { return cr_v3_dot(a, cr_v3
 /* Put every zone vertex on F1 = c for bulge scale s; returns the volume change
  * (m^3) over the triangles that touch the zone. */
 static cr_real place(const cri_squash_params *prm, cri_squash_skin *skin, const cri_squash_other *others,
-                     uint32_t n_others, uint32_t zone_count, cr_real s, bool normals, uint32_t *work) {
+                     uint32_t n_others, uint32_t zone_count, cr_real s, bool normals, bool warm, uint32_t *work) {
+    /* a later pass of the same step starts where the last one left each vertex, one step nearer: one Newton step fewer */
+    uint32_t steps = warm && prm->newton_steps > 1 ? prm->newton_steps - 1 : prm->newton_steps;
     for (uint32_t z = 0; z < zone_count; ++z) {
         uint32_t v = skin->zone[z];
-        cr_vec3 y = skin->rest[v];
+        cr_vec3 y = warm ? skin->pos[v] : skin->rest[v];
         cr_potential f = {0, {0, 0, 0}};
-        for (uint32_t it = 0; it < prm->newton_steps; ++it) {
+        for (uint32_t it = 0; it < steps; ++it) {
             f = cri_squash_deformed_potential(prm, skin, z, others, n_others, s, y);
             cr_real g2 = cr_v3_len_sq(f.grad);
             if (g2 <= CR_REAL_EPS) break;
@@ -93,7 +95,7 @@ static cr_real place(const cri_squash_params *prm, cri_squash_skin *skin, const 
             skin->normals[v] = (n.x == 0 && n.y == 0 && n.z == 0) ? skin->rest_normals[v] : n;
         }
     }
-    *work += zone_count * (prm->newton_steps + (normals ? 1u : 0u)) * (1u + n_others);
+    *work += zone_count * (steps + (normals ? 1u : 0u)) * (1u + n_others);
     /* each triangle once: from its lowest-numbered zone vertex */
     cr_real six = 0;
     for (uint32_t z = 0; z < zone_count; ++z) {
@@ -315,7 +317,7 @@ cri_squash_result cri_squash_deform(const cri_squash_params *prm, cri_squash_ski
         r.scale_limit = s_max, r.zone_count = zc, r.widen = widen;
         r.scale = 0, r.dv = r.dv_compressed = 0;
         if (zc == 0) break;
-        cr_real dv0 = place(&p, skin, others, n_others, zc, 0, false, &r.work);
+        cr_real dv0 = place(&p, skin, others, n_others, zc, 0, false, false, &r.work);
         r.dv_compressed = dv0;
         /* b1's slope of -1 at c makes a small bump even at h = 0: where that alone
          * outgrows the compressed volume (a contact just begun), the zone narrows */
@@ -325,7 +327,7 @@ cri_squash_result cri_squash_deform(const cri_squash_params *prm, cri_squash_ski
         }
         if (p.fixed_scale >= 0 || dv0 >= 0) {
             r.scale = p.fixed_scale >= 0 ? cr_min(p.fixed_scale, s_max) : 0;
-            r.dv = place(&p, skin, others, n_others, zc, r.scale, true, &r.work);
+            r.dv = place(&p, skin, others, n_others, zc, r.scale, true, true, &r.work);
             break;
         }
         /* The volume the bulge gives back is close to linear in s: one probe,
@@ -333,26 +335,26 @@ cri_squash_result cri_squash_deform(const cri_squash_params *prm, cri_squash_ski
          * only if the curve's bend took the volume above rest. */
         cr_real target = cr_mul(dv0, cr_max(p.volume_loss, CRI_SQUASH_VOLUME_MARGIN));
         cr_real sp = cr_min(CR_R(1), s_max);
-        cr_real vp = place(&p, skin, others, n_others, zc, sp, false, &r.work);
+        cr_real vp = place(&p, skin, others, n_others, zc, sp, false, true, &r.work);
         if (vp < target && sp == s_max && widened < 2) {
             /* short of the target at the fold limit: a wider zone */
             grow = true;
             continue;
         }
         cr_real s1 = vp > dv0 ? cr_clamp(cr_mul(sp, cr_div(target - dv0, vp - dv0)), 0, s_max) : 0;
-        cr_real v1 = place(&p, skin, others, n_others, zc, s1, true, &r.work);
+        cr_real v1 = place(&p, skin, others, n_others, zc, s1, true, true, &r.work);
         if (v1 <= 0 && cr_abs(v1 - target) > cr_mul(CR_R(0.02), -dv0) && v1 != vp) {
             /* more than 2 % of the compression off: one secant step, kept if it is closer and not above rest */
             cr_real s2 = cr_clamp(s1 + cr_mul(cr_div(target - v1, v1 - vp), s1 - sp), 0, s_max);
-            cr_real v2 = place(&p, skin, others, n_others, zc, s2, true, &r.work);
+            cr_real v2 = place(&p, skin, others, n_others, zc, s2, true, true, &r.work);
             if (v2 <= 0 && cr_abs(v2 - target) < cr_abs(v1 - target)) s1 = s2, v1 = v2;
-            else v1 = place(&p, skin, others, n_others, zc, s1, true, &r.work);
+            else v1 = place(&p, skin, others, n_others, zc, s1, true, true, &r.work);
         }
         if (v1 > 0) {
             /* overshot: the secant through the probe and s1, or back to the probe if it was not above rest */
             cr_real s2 = v1 != vp ? cr_clamp(s1 + cr_mul(cr_div(target - v1, v1 - vp), s1 - sp), 0, s_max) : sp;
-            cr_real v2 = place(&p, skin, others, n_others, zc, s2, true, &r.work);
-            if (v2 > 0) s2 = vp <= 0 && sp < s1 ? sp : 0, v2 = place(&p, skin, others, n_others, zc, s2, true, &r.work);
+            cr_real v2 = place(&p, skin, others, n_others, zc, s2, true, true, &r.work);
+            if (v2 > 0) s2 = vp <= 0 && sp < s1 ? sp : 0, v2 = place(&p, skin, others, n_others, zc, s2, true, true, &r.work);
             s1 = s2, v1 = v2;
         }
         r.scale = s1;
