@@ -4,6 +4,7 @@
  * and shorter than the back one, Fig. 5's balls bounce apart and come back to
  * rest, never above their rest volume. */
 #include "test_scene_util.h"
+#include "geometry/implicit_skeleton.h"
 #include <math.h>
 #include <stdlib.h>
 
@@ -138,5 +139,55 @@ CR_TEST(squash_scene_spheres_bounce_apart_and_come_back) {
     ENSURE(bulge_max > 0.002);
     ENSURE(gain <= 1e-6 && loss < 0.05);
     ENSURE(rest);
+    close_scene(&r);
+}
+
+/* Seed 003 §4.2: a kinematic arm (shoulder and upper arm in one skeleton, so
+ * they blend) driven into a belly (another squishy body, so they collide):
+ * the belly is hollowed and bulges around the arm, keeps its volume within
+ * the flesh's allowed loss, and the arm's skin runs from shoulder to arm
+ * without a crease. */
+CR_TEST(squash_scene_character_arm_presses_belly) {
+    scene_run r;
+    ENSURE(open_scene("squash_character", &r) == 0);
+    cr_body_id belly = body(&r, "belly"), arm = body(&r, "arm");
+    double gain = -1, loss = 0;
+    for (int32_t f = 1; f <= r.s->frames; ++f) {
+        ENSURE(step(&r, f) == 0);
+        cr_squash_view v;
+        ENSURE(cr_squash_get(r.w, belly, &v) == CR_OK);
+        double vr = cr_to_double(v.volume_rest), vv = cr_to_double(v.volume);
+        gain = fmax(gain, (vv - vr) / vr), loss = fmax(loss, (vr - vv) / vr);
+    }
+    cr_body_mesh m;
+    ENSURE(cr_body_get_mesh(r.w, belly, &m) == CR_OK);
+    const cr_asset *a = cr_body_get_asset(r.w, belly);
+    double dent = 0, bulge = 0;
+    for (uint32_t k = 0; k < m.vertex_count; ++k) {
+        double out = cr_to_double(cr_v3_dot(cr_v3_sub(m.positions[k], m.rest_positions[k]), a->normals[k]));
+        dent = fmax(dent, -out), bulge = fmax(bulge, out);
+    }
+    /* the arm's skin from shoulder to hand along one side, finely sampled on its f = c: the largest
+     * angle between neighbouring samples' normals (a crease where shoulder and arm meet would keep it large) */
+    const cr_asset *am = cr_body_get_asset(r.w, arm);
+    ENSURE(am->squash_primitive_count == 2);
+    const cr_squash_primitive *pr = am->squash_primitives;
+    cr_vec3 from = pr[0].a, to = pr[1].b, axis = cr_v3_normalize(cr_v3_sub(to, from));
+    cr_vec3 side = cr_v3_normalize(cr_v3_cross(axis, fabs(cr_to_double(axis.y)) < 0.9 ? cr_v3(0, CR_R(1), 0) : cr_v3(CR_R(1), 0, 0)));
+    double worst = 0;
+    cr_vec3 prev = cr_v3_zero();
+    enum { N = 4000 };
+    for (int i = 0; i <= N; ++i) {
+        cr_vec3 q = cr_v3_mad(cr_v3_lerp(from, to, cr_from_float((float)i / N)), CR_R(0.25), side);
+        q = cri_skeleton_project(pr, 2, am->squash_isovalue, q, 12);
+        cr_vec3 n = cr_v3_normalize(cr_v3_neg(cri_skeleton_potential(pr, 2, q).grad));
+        if (i > 0) worst = fmax(worst, acos(fmin(1.0, cr_to_double(cr_v3_dot(n, prev)))) * 180 / SQS_PI);
+        prev = n;
+    }
+    cr_test_printf("     squash_character: belly dent %.3f m, bulge %.4f m, volume %+.3g..%+.2g of rest; arm (%u vertices): "
+                   "largest normal step along its side %.3f deg (%d samples)\n", dent, bulge, -loss, gain, am->vertex_count, worst, N);
+    ENSURE(dent > 0.05 && bulge > 0.002);
+    ENSURE(gain <= 1e-6 && loss < 0.2 + 0.05);
+    ENSURE(worst < 1.0);
     close_scene(&r);
 }

@@ -86,7 +86,12 @@ static cr_real place(const cri_squash_params *prm, cri_squash_skin *skin, const 
             f = cri_squash_deformed_potential(prm, skin, z, others, n_others, s, y);
             cr_real g2 = cr_v3_len_sq(f.grad);
             if (g2 <= CR_REAL_EPS) break;
-            y = cr_v3_mad(y, cr_div(prm->c - f.f, g2), f.grad);
+            /* where the two gradients nearly cancel (deep inside a squishy other) a full Newton step
+             * shoots off: no step longer than max_step, and Newton converges from there */
+            cr_vec3 d = cr_v3_scale(f.grad, cr_div(prm->c - f.f, g2));
+            cr_real dl = cr_v3_len(d);
+            if (dl > prm->max_step) d = cr_v3_scale(d, cr_div(prm->max_step, dl));
+            y = cr_v3_add(y, d);
         }
         skin->pos[v] = y;
         if (normals) {
@@ -297,11 +302,15 @@ cri_squash_result cri_squash_deform(const cri_squash_params *prm, cri_squash_ski
     /* a zone too narrow for the bulge that would give the volume back folds
      * before it gets there: then the zone widens (c0 halves), twice at most */
     cri_squash_params p = *prm;
+    p.max_step = CR_REAL_MAX;
+    for (uint32_t i = 0; i < p.count; ++i) p.max_step = cr_min(p.max_step, cr_mul(CR_R(0.25), p.prims[i].radius));
     uint32_t zc = 0;
     cr_real width = CR_R(1), widen = CR_R(1);
     int widened = 0, narrowed = 0;
     bool grow = false;
-    for (int attempt = 0; attempt < 6; ++attempt) {
+    /* every restart below raises widened (<= 2) or narrowed (<= 4): at most 7 attempts, and the last one always
+     * ends with its final pass (a loop cut short would leave a probe's skin in place) */
+    for (int attempt = 0;; ++attempt) {
         if (attempt > 0) {
             for (uint32_t z = 0; z < zc; ++z) {
                 uint32_t v = skin->zone[z];
@@ -355,6 +364,8 @@ cri_squash_result cri_squash_deform(const cri_squash_params *prm, cri_squash_ski
             cr_real s2 = v1 != vp ? cr_clamp(s1 + cr_mul(cr_div(target - v1, v1 - vp), s1 - sp), 0, s_max) : sp;
             cr_real v2 = place(&p, skin, others, n_others, zc, s2, true, true, &r.work);
             if (v2 > 0) s2 = vp <= 0 && sp < s1 ? sp : 0, v2 = place(&p, skin, others, n_others, zc, s2, true, true, &r.work);
+            /* the last resort is the compression alone, placed from rest as dV0 was: the same numbers, so never above rest */
+            if (v2 > 0) s2 = 0, v2 = place(&p, skin, others, n_others, zc, 0, true, false, &r.work);
             s1 = s2, v1 = v2;
         }
         r.scale = s1;

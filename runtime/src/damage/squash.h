@@ -73,6 +73,7 @@ typedef struct cri_squash_params {
     uint32_t newton_steps;
     cr_real c, c0, peak;
     cr_real volume_loss;
+    cr_real max_step;      ///< m, longest Newton step (cri_squash_deform sets it: a quarter of the smallest radius of influence)
     cr_real fixed_scale;   ///< >= 0: the seed's own rule, h = this x the compression depth, no volume rule; < 0: the volume rule
 } cri_squash_params;
 
