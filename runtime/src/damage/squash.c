@@ -89,8 +89,7 @@ static cr_real place(const cri_squash_params *prm, cri_squash_skin *skin, const 
             /* where the two gradients nearly cancel (deep inside a squishy other) a full Newton step
              * shoots off: no step longer than max_step, and Newton converges from there */
             cr_vec3 d = cr_v3_scale(f.grad, cr_div(prm->c - f.f, g2));
-            cr_real dl = cr_v3_len(d);
-            if (dl > prm->max_step) d = cr_v3_scale(d, cr_div(prm->max_step, dl));
+            if (cr_v3_len_sq(d) > cr_sq(prm->max_step)) d = cr_v3_scale(d, cr_div(prm->max_step, cr_v3_len(d)));
             y = cr_v3_add(y, d);
         }
         skin->pos[v] = y;
