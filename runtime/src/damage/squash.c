@@ -299,7 +299,7 @@ cri_squash_result cri_squash_deform(const cri_squash_params *prm, cri_squash_ski
     }
     r.work += prev_count;
     /* a zone too narrow for the bulge that would give the volume back folds
-     * before it gets there: then the zone widens (c0 halves), twice at most */
+     * before it gets there: then the zone widens (its width x1.5, twice at most) */
     cri_squash_params p = *prm;
     p.max_step = CR_REAL_MAX;
     for (uint32_t i = 0; i < p.count; ++i) p.max_step = cr_min(p.max_step, cr_mul(CR_R(0.25), p.prims[i].radius));

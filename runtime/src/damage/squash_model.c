@@ -10,12 +10,13 @@
  *
  * A step, for each squishy body in record order from where the last step
  * stopped, while vertices_per_step lasts (the first body always runs):
- *   1. the others: every live body whose potential can reach the skeleton's
- *      bound (bounding spheres, slot order, CRI_SQUASH_MAX_OTHERS at most,
- *      more counted over_capacity). A squishy other lends its skeleton
- *      potential; any other body the potential of its signed distance
- *      (geometry/implicit_skeleton.h). The contact summaries are not used:
- *      a body held by the soft force alone has no solver contact.
+ *   1. the others: every live body whose potential can reach the skeleton
+ *      (bounding spheres, then each primitive's own reach), the closest
+ *      CRI_SQUASH_MAX_OTHERS kept (ties by slot; more counted over_capacity).
+ *      A squishy other lends its skeleton potential; any other body the
+ *      potential of its signed distance (geometry/implicit_skeleton.h). The
+ *      contact summaries are not used: a body held by the soft force alone
+ *      has no solver contact.
  *   2. the skin (squash.c): the last step's zone back at rest, this step's
  *      zone compressed and dilated with the volume rule, written into the
  *      surface copy's positions and normals (dirty range marked). The
