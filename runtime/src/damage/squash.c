@@ -342,7 +342,7 @@ cri_squash_result cri_squash_deform(const cri_squash_params *prm, cri_squash_ski
          * the line through it and s = 0, then the final pass; a secant step
          * only if the curve's bend took the volume above rest. */
         cr_real target = cr_mul(dv0, cr_max(p.volume_loss, CRI_SQUASH_VOLUME_MARGIN));
-        cr_real sp = cr_min(CR_R(1), s_max);
+        cr_real sp = cr_min(p.scale_hint > 0 && widened == 0 ? p.scale_hint : CR_R(1), s_max);
         cr_real vp = place(&p, skin, others, n_others, zc, sp, false, true, &r.work);
         if (vp < target && sp == s_max && widened < 2) {
             /* short of the target at the fold limit: a wider zone */
@@ -351,6 +351,11 @@ cri_squash_result cri_squash_deform(const cri_squash_params *prm, cri_squash_ski
         }
         cr_real s1 = vp > dv0 ? cr_clamp(cr_mul(sp, cr_div(target - dv0, vp - dv0)), 0, s_max) : 0;
         cr_real v1 = place(&p, skin, others, n_others, zc, s1, true, true, &r.work);
+        if (s1 == s_max && v1 < target - cr_mul(CR_R(0.02), -dv0) && widened < 2) {
+            /* the line led to the fold limit and the volume is still short (a hint below the limit): wider */
+            grow = true;
+            continue;
+        }
         if (v1 <= 0 && cr_abs(v1 - target) > cr_mul(CR_R(0.02), -dv0) && v1 != vp) {
             /* more than 2 % of the compression off: one secant step, kept if it is closer and not above rest */
             cr_real s2 = cr_clamp(s1 + cr_mul(cr_div(target - v1, v1 - vp), s1 - sp), 0, s_max);

@@ -74,6 +74,7 @@ typedef struct cri_squash_params {
     cr_real c, c0, peak;
     cr_real volume_loss;
     cr_real max_step;      ///< m, longest Newton step (cri_squash_deform sets it: a quarter of the smallest radius of influence)
+    cr_real scale_hint;    ///< > 0: the scale the last step chose, the volume rule's first probe (a contact changes little in a step)
     cr_real fixed_scale;   ///< >= 0: the seed's own rule, h = this x the compression depth, no volume rule; < 0: the volume rule
 } cri_squash_params;
 

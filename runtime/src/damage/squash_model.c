@@ -378,6 +378,7 @@ static uint32_t squash_body(cr_world *w, uint32_t ri, cr_real dt) {
     prm.c = r->def.isovalue, prm.c0 = r->def.c0, prm.peak = r->def.peak;
     prm.volume_loss = r->def.volume_loss;
     prm.fixed_scale = -CR_R(1);
+    prm.scale_hint = r->bulge_scale;
     cri_squash_skin skin;
     memset(&skin, 0, sizeof skin);
     uint32_t sc = CR_DAMAGE(w)->squash.scratch;
