@@ -125,7 +125,7 @@ soak:
 
 # ---- stage benchmarks (tests/bench/): they time internal stages, so they are not `crumple bench`
 .PHONY: bench-stages bench-stages-bin
-STAGE_BENCH_SRC := tests/bench/stage_bench.c tests/bench/bench_dent.c tests/bench/bench_example.c tests/bench/bench_bend.c
+STAGE_BENCH_SRC := tests/bench/stage_bench.c tests/bench/bench_dent.c tests/bench/bench_example.c tests/bench/bench_bend.c tests/bench/bench_squash.c
 bench-stages-bin: $(BUILD)/bin/crumple_stage_bench
 $(BUILD)/bin/crumple_stage_bench: $(STAGE_BENCH_SRC) tests/bench/stage_bench.h $(TOOLS_LIB) $(LIB)
 	@mkdir -p $(dir $@)
@@ -135,6 +135,7 @@ bench-stages: $(BUILD)/bin/crumple_stage_bench
 	$(BUILD)/bin/crumple_stage_bench example
 	$(BUILD)/bin/crumple_stage_bench skin
 	$(BUILD)/bin/crumple_stage_bench bend
+	$(BUILD)/bin/crumple_stage_bench squash
 
 # ---- fuzzing (tests/fuzz/README.md) ------------------------------------------
 # libFuzzer harnesses, built with clang in both scalar modes into

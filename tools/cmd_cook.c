@@ -28,6 +28,8 @@ static void usage(FILE *f) {
             "  --rig FILE             skeleton: lines 'bone NAME PARENT|- X Y Z [QX QY QZ QW]'\n"
             "  --bones auto:N         place N bones inside the shape instead of a rig\n"
             "  --poses FILE           example poses: 'example NAME' then 'BONE TX TY TZ [QX QY QZ QW]' lines\n"
+            "  --skeleton FILE        squishy skin (seed 003): the skeleton the mesh lies on ('point', 'segment', 'rect',\n"
+            "                         'isovalue' lines: docs/asset-format.md); an input FILE.skel is meshed here instead\n"
             "  --timings              print the time of each stage\n"
             "  --quiet                no report and no progress bar on stderr\n");
 }
@@ -99,6 +101,8 @@ int cr_cmd_cook(int argc, char **argv) {
             opt.rig_path = v, ++i;
         } else if (strcmp(a, "--poses") == 0 && v) {
             opt.poses_path = v, ++i;
+        } else if (strcmp(a, "--skeleton") == 0 && v) {
+            opt.skeleton_path = v, ++i;
         } else if (strcmp(a, "--bones") == 0 && v) {
             bad = strncmp(v, "auto:", 5) != 0 || parse_u32_arg(v + 5, &opt.auto_bones) || opt.auto_bones == 0, ++i;
         } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
@@ -118,7 +122,7 @@ int cr_cmd_cook(int argc, char **argv) {
         }
     }
     if (in == NULL || out == NULL) {
-        fprintf(stderr, "crumple cook: need an input .obj and -o OUT.crb\n");
+        fprintf(stderr, "crumple cook: need an input .obj (or a .skel skeleton) and -o OUT.crb\n");
         usage(stderr);
         return 2;
     }

@@ -78,9 +78,11 @@ int cr_cmd_info(int argc, char **argv) {
     }
     size_t file_size = rd32(bytes + CR_AH_FILE_SIZE);
     uint32_t sec_bytes[CR_ASSET_SECTION_COUNT];
+    uint32_t entries = rd32(bytes + CR_AH_SECTION_COUNT);
     for (int id = 0; id < (int)CR_ASSET_SECTION_COUNT; ++id) {
-        /* the loader accepted the table, so it holds every tag once */
-        for (int e = 0; e < (int)CR_ASSET_SECTION_COUNT; ++e) {
+        /* the loader accepted the table, so it holds every required tag once (a missing optional one is empty) */
+        sec_bytes[id] = 0;
+        for (int e = 0; e < (int)entries; ++e) {
             const uint8_t *en = bytes + CR_ASSET_HEADER_SIZE + (size_t)e * CR_ASSET_ENTRY_SIZE;
             char tag[5] = {(char)en[0], (char)en[1], (char)en[2], (char)en[3], 0};
             if (strncmp(tag, sec_name(id), 4) == 0) sec_bytes[id] = rd32(en + 8);
@@ -134,6 +136,8 @@ int cr_cmd_info(int argc, char **argv) {
         printf("  neighbours %u adjacency, %u geodesic entries (radius %.6g)\n", a.adjacency_start[a.vertex_count],
                a.geodesic_count, cr_to_double(a.geodesic_radius));
         printf("  skeleton   %u bones, %u examples\n", a.bone_count, a.example_count);
+        if (a.squash_primitive_count > 0)
+            printf("  squishy    %u skeleton primitives, isovalue %.6g (seed 003)\n", a.squash_primitive_count, cr_to_double(a.squash_isovalue));
         for (uint32_t b = 0; b < a.bone_count; ++b)
             printf("    bone %-3u parent %-3d at (%.6g %.6g %.6g)\n", b, a.bones[b].parent, cr_to_double(a.bones[b].rest.p.x),
                    cr_to_double(a.bones[b].rest.p.y), cr_to_double(a.bones[b].rest.p.z));

@@ -8,6 +8,7 @@
  * grid; a closed mesh needs only the second.
  */
 #include "cook.h"
+#include "cook_squash.h"
 #include "crumple/asset.h"
 #include "platform.h"
 
@@ -197,6 +198,30 @@ int cr_cook_obj(const char *name, const cr_obj *obj, const cr_cook_options *opt,
     }
     out->time.mass = cr_cook_now() - t0;
 
+    /* a squishy skin's skeleton, moved with the mesh; the mesh must lie on its f = c */
+    cr_cook_squash squash;
+    memset(&squash, 0, sizeof squash);
+    if (opt->skeleton_path) {
+        char qerr[768];
+        if (cr_cook_squash_read(opt->skeleton_path, &squash, qerr, sizeof qerr) != 0) {
+            snprintf(err, en, "%s", qerr);
+            cr_cook_mesh_free(&mesh);
+            return -1;
+        }
+        cr_cook_squash_to_body(&squash, &frame);
+        double r2 = 0;
+        for (uint32_t i = 0; i < mesh.vertex_count; ++i) {
+            const double *x = mesh.pos + 3 * (size_t)i;
+            r2 = fmax(r2, x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
+        }
+        if (cr_cook_squash_check_mesh(&squash, mesh.pos, mesh.vertex_count, sqrt(r2), qerr, sizeof qerr) != 0) {
+            snprintf(err, en, "%s: %s (skeleton %s)", name, qerr, opt->skeleton_path);
+            cr_cook_squash_free(&squash);
+            cr_cook_mesh_free(&mesh);
+            return -1;
+        }
+    }
+
     /* signed distance grid in the body frame */
     cr_cook_grid grid;
     bvh = cr_bvh_build(mesh.pos, mesh.tri, mesh.triangle_count);
@@ -272,6 +297,7 @@ int cr_cook_obj(const char *name, const cr_obj *obj, const cr_cook_options *opt,
     a.skin = &skin;
     a.mass = &mass;
     a.frame = &frame;
+    a.squash = opt->skeleton_path ? &squash : NULL;
     char werr[256];
     rc = cr_cook_write(&a, &out->bytes, &out->size, out->section_bytes, werr, sizeof werr);
     if (rc != 0) snprintf(err, en, "%s: %s", name, werr);
@@ -295,6 +321,7 @@ int cr_cook_obj(const char *name, const cr_obj *obj, const cr_cook_options *opt,
     cr_cook_surface_free(&surf);
     cr_cook_grid_free(&grid);
     cr_cook_mesh_free(&mesh);
+    cr_cook_squash_free(&squash);
     out->time.total = out->time.read + (cr_cook_now() - t_start);
     return rc;
 }
@@ -304,7 +331,24 @@ int cr_cook_file(const char *in_path, const char *out_path, const cr_cook_option
     memset(out, 0, sizeof *out);
     double t0 = cr_cook_now();
     cr_obj obj;
-    if (cr_obj_load(in_path, &obj, err, en) != 0) return -1;
+    cr_cook_options o2 = *opt;
+    size_t len = strlen(in_path);
+    if (len > 5 && strcmp(in_path + len - 5, ".skel") == 0) {
+        /* a skeleton alone: its rest surface meshed here, and stored with it */
+        cr_cook_squash sq;
+        if (cr_cook_squash_read(in_path, &sq, err, en) != 0) return -1;
+        char merr[512];
+        int mrc = cr_cook_squash_obj(&sq, &obj, merr, sizeof merr);
+        cr_cook_squash_free(&sq);
+        if (mrc != 0) {
+            snprintf(err, en, "%s: %s", in_path, merr);
+            return -1;
+        }
+        o2.skeleton_path = in_path;
+    } else if (cr_obj_load(in_path, &obj, err, en) != 0) {
+        return -1;
+    }
+    opt = &o2;
     out->time.read = cr_cook_now() - t0;
     int rc = cr_cook_obj(in_path, &obj, opt, out, err, en);
     cr_obj_free(&obj);

@@ -44,6 +44,7 @@ typedef struct cr_cook_options {
     uint32_t auto_bones;     ///< > 0: place this many bones inside the shape (when no rig is given)
     const char *rig_path;    ///< rig text file (docs/asset-format.md), or NULL
     const char *poses_path;  ///< example poses text file, or NULL (needs bones)
+    const char *skeleton_path; ///< squishy skin (seed 003): skeleton text file the mesh lies on (tools/cook_squash.c), or NULL
     bool quiet;              ///< no progress bar or report on stderr
 } cr_cook_options;
 
@@ -96,7 +97,7 @@ typedef struct cr_cook_result {
     uint32_t sdf_dims[3];
     double sdf_cell;
     uint32_t boundary_edges, nonmanifold_edges, components, welded_vertices, dropped_triangles;
-    size_t section_bytes[16];
+    size_t section_bytes[32];    ///< per section, in the format's order (room for sections to come)
 } cr_cook_result;
 
 /// Cook a parsed OBJ. Returns 0, or -1 with "file:line: message" in err.
@@ -210,10 +211,11 @@ typedef struct cr_cook_asset {
     const cr_cook_skin *skin;
     const cr_cook_mass *mass;
     const cr_cook_frame *frame;
+    const struct cr_cook_squash *squash; ///< squishy skeleton in the body frame, or NULL
     double bounds_min[3], bounds_max[3], bound_radius;
 } cr_cook_asset;
 /// Serialise to the asset format (malloc'd bytes). Returns 0 or -1.
-int cr_cook_write(const cr_cook_asset *a, uint8_t **bytes, size_t *size, size_t section_bytes[16], char *err, size_t err_size);
+int cr_cook_write(const cr_cook_asset *a, uint8_t **bytes, size_t *size, size_t section_bytes[32], char *err, size_t err_size);
 
 
 #endif

@@ -7,6 +7,7 @@
  * from the cooker's doubles once, here.
  */
 #include "cook.h"
+#include "cook_squash.h"
 #include "asset_format.h"
 #include "crumple/asset.h"
 
@@ -70,23 +71,29 @@ typedef struct sec_rec {
     uint32_t offset, size, count;
 } sec_rec;
 
-int cr_cook_write(const cr_cook_asset *a, uint8_t **bytes, size_t *size, size_t section_bytes[16], char *err, size_t err_size) {
+int cr_cook_write(const cr_cook_asset *a, uint8_t **bytes, size_t *size, size_t section_bytes[32], char *err, size_t err_size) {
     const cr_cook_mesh *m = a->mesh;
     const cr_cook_surface *s = a->surface;
     const cr_cook_grid *g = a->grid;
     const cr_cook_skin *k = a->skin;
     uint32_t nv = m->vertex_count, nb = k->bone_count, ne = k->example_count;
+    _Static_assert(CR_ASSET_SECTION_COUNT <= 32, "section_bytes has room for 32 sections");
     out_buf o = {0};
     sec_rec sec[CR_ASSET_SECTION_COUNT];
     memset(sec, 0, sizeof sec);
-    ensure(&o, CR_ASSET_HEADER_SIZE + CR_ASSET_SECTION_COUNT * CR_ASSET_ENTRY_SIZE);
-    o.n = CR_ASSET_HEADER_SIZE + CR_ASSET_SECTION_COUNT * CR_ASSET_ENTRY_SIZE;
+    /* the optional sections at the end are written only up to the last one that is not empty
+     * (asset_format.h): an asset without them keeps the bytes of the format before them */
+    uint32_t entries = CR_ASSET_REQUIRED_SECTIONS;
+    if (a->squash && a->squash->count > 0) entries = CR_ASEC_SQIV + 1;
+    ensure(&o, CR_ASSET_HEADER_SIZE + entries * CR_ASSET_ENTRY_SIZE);
+    o.n = CR_ASSET_HEADER_SIZE + entries * CR_ASSET_ENTRY_SIZE;
 
     /* positions as float32 once; samples must be bit-identical copies of them */
     float *pf = malloc(sizeof(float) * 3 * (size_t)nv);
     for (size_t i = 0; i < 3 * (size_t)nv; ++i) pf[i] = (float)m->pos[i];
 
-    for (int id = 0; id < (int)CR_ASSET_SECTION_COUNT; ++id) {
+    if (section_bytes) memset(section_bytes, 0, 32 * sizeof(size_t));
+    for (int id = 0; id < (int)entries; ++id) {
         pad_to(&o, CR_ASSET_ALIGN);
         size_t start = o.n;
         uint32_t count = 0;
@@ -179,6 +186,22 @@ int cr_cook_write(const cr_cook_asset *a, uint8_t **bytes, size_t *size, size_t 
             count = nb ? ne * nb : 0;
             for (size_t i = 0; i < 7 * (size_t)count; ++i) put_f32(&o, k->examples[i]);
             break;
+        case CR_ASEC_SQSK:
+            count = a->squash ? a->squash->count : 0;
+            for (uint32_t i = 0; i < count; ++i) {
+                const cr_cook_primitive *q = &a->squash->prims[i];
+                put_u32(&o, (uint32_t)q->type);
+                for (int c = 0; c < 3; ++c) put_f32(&o, q->a[c]);
+                for (int c = 0; c < 3; ++c) put_f32(&o, q->b[c]);
+                for (int c = 0; c < 3; ++c) put_f32(&o, q->e[c]);
+                put_f32(&o, q->radius);
+                put_f32(&o, q->weight);
+            }
+            break;
+        case CR_ASEC_SQIV:
+            count = a->squash && a->squash->count ? 1 : 0;
+            if (count) put_f32(&o, a->squash->isovalue);
+            break;
         default:
             break;
         }
@@ -206,11 +229,11 @@ int cr_cook_write(const cr_cook_asset *a, uint8_t **bytes, size_t *size, size_t 
     put_u32_at(b + CR_AH_VERSION, CR_ASSET_VERSION);
     put_u32_at(b + CR_AH_HEADER_SIZE, CR_ASSET_HEADER_SIZE);
     put_u32_at(b + CR_AH_FILE_SIZE, (uint32_t)o.n);
-    put_u32_at(b + CR_AH_SECTION_COUNT, CR_ASSET_SECTION_COUNT);
+    put_u32_at(b + CR_AH_SECTION_COUNT, entries);
     put_u32_at(b + CR_AH_TABLE_OFFSET, CR_ASSET_HEADER_SIZE);
     put_u32_at(b + CR_AH_FLAGS, (m->boundary_edges == 0 && m->nonmanifold_edges == 0) ? CR_ASSET_FLAG_CLOSED : 0);
     put_u32_at(b + CR_AH_ENDIAN, CR_ASSET_ENDIAN_MARK);
-    for (int id = 0; id < (int)CR_ASSET_SECTION_COUNT; ++id) {
+    for (int id = 0; id < (int)entries; ++id) {
         uint8_t *e = b + CR_ASSET_HEADER_SIZE + (size_t)id * CR_ASSET_ENTRY_SIZE;
         uint32_t tag = 0;
         switch ((cr_asset_section_id)id) {

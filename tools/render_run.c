@@ -245,7 +245,10 @@ int cr_run_pictures_dents(const cr_scene *s, const cr_world *w, const char *dir,
         cr_body_mesh bm;
         cr_example_view ev;
         const int plastic = cr_example_get(w, ids[i], &ev) == CR_OK;
-        if (shape.type != CR_SHAPE_MESH || cr_body_get_mesh(w, ids[i], &bm) != CR_OK || (bm.dent_count == 0 && !plastic))
+        /* a squishy body (seed 003) pressed at the end of the run is drawn the same way: its dent and bulge */
+        cr_squash_view sv;
+        const bool squashed = cr_squash_get(w, ids[i], &sv) == CR_OK && sv.zone_vertices > 0;
+        if (shape.type != CR_SHAPE_MESH || cr_body_get_mesh(w, ids[i], &bm) != CR_OK || (bm.dent_count == 0 && !plastic && !squashed))
             continue;
         const cr_asset *as = cr_world_get_asset(w, shape.asset);
         if (as == NULL || as->vertex_count != bm.vertex_count) continue;
@@ -285,6 +288,9 @@ int cr_run_pictures_dents(const cr_scene *s, const cr_world *w, const char *dir,
                 for (int k = 0; k < 3; ++k) opt.camera.dir[k] = 0.5 * opt.camera.dir[k] + cr_to_double((&side.x)[k]) / len;
         }
         if (plastic) snprintf(opt.label, sizeof opt.label, "%.24s: EXAMPLE WEIGHTS, %.2f OFF REST", name, moved);
+        else if (squashed)
+            snprintf(opt.label, sizeof opt.label, "%.40s: SQUASHED, %u VERTICES, %.1f MM", name, sv.zone_vertices,
+                     scene.max_displacement * 1000.0);
         else
             snprintf(opt.label, sizeof opt.label, "%s: %u DENT%s, DEEPEST %.1f MM", name, bm.dent_count,
                      bm.dent_count == 1 ? "" : "S", scene.max_displacement * 1000.0);
@@ -298,7 +304,7 @@ int cr_run_pictures_dents(const cr_scene *s, const cr_world *w, const char *dir,
             return -1;
         }
         char path[1200];
-        snprintf(path, sizeof path, "%s/%s_%s.png", dir, plastic ? "weights" : "dent", name);
+        snprintf(path, sizeof path, "%s/%s_%s.png", dir, plastic ? "weights" : squashed ? "squash" : "dent", name);
         cr_png_status ps = cr_png_write_file(path, img.rgb, img.width, img.height, 3, CR_PNG_FIXED);
         cr_image_free(&img);
         if (ps != CR_PNG_OK) {
@@ -308,6 +314,8 @@ int cr_run_pictures_dents(const cr_scene *s, const cr_world *w, const char *dir,
         }
         if (print && plastic)
             printf("plastic      %s: weights off the rest pose up to %.2f -> %s\n", name, moved, path);
+        else if (print && squashed)
+            printf("squash       %s: %u skin vertices moved, largest %.1f mm -> %s\n", name, sv.zone_vertices, deepest * 1000.0, path);
         else if (print)
             printf("dent         %s: %u dent%s, deepest %.1f mm -> %s\n", name, bm.dent_count, bm.dent_count == 1 ? "" : "s",
                deepest * 1000.0, path);

@@ -88,6 +88,12 @@ typedef struct cr_scene_bend {
     cr_bend_def bend;
     int line;
 } cr_scene_bend;
+/// A named squash material (`squash` line, tools/scene_squash.c).
+typedef struct cr_scene_squash {
+    char name[CR_SCENE_NAME_MAX];
+    cr_squash_def def;            ///< no primitives: the body's asset carries the skeleton
+    int line;
+} cr_scene_squash;
 
 /// A named asset (`asset` line): a cooked .crb file, or an .obj cooked on load.
 typedef struct cr_scene_asset {
@@ -114,6 +120,8 @@ typedef struct cr_scene_body {
     cr_example_def plastic_def;
     bool bends;                   ///< `bend NAME`: cr_bend_attach(bend) right after the body is created
     cr_bend_def bend;
+    bool squash;                  ///< `squash NAME`: cr_squash_attach(squash_def) right after the body is created
+    cr_squash_def squash_def;
     int32_t asset;                ///< index into assets for mesh bodies, else -1
     int32_t spawn_frame;          ///< -1: created by cr_scene_build; else by a spawn input
     int line;
@@ -169,6 +177,7 @@ typedef struct cr_scene {
     cr_scene_dent *dents;
     cr_scene_plastic *plastics;
     cr_scene_bend *bends;
+    cr_scene_squash *squashes;
     bool deform_bytes_given;       ///< `deform memory_kb` was set; else cr_scene_build sizes it from the assets
     cr_scene_asset *assets;
     cr_scene_body *bodies;

@@ -85,7 +85,8 @@ static int load_view(cr_scene_asset *a, const char *path, char *why, size_t why_
 static int load_one(cr_scene *s, cr_scene_asset *a, cr_scene_error *err) {
     char why[600];
     size_t n = strlen(a->path);
-    bool obj = n > 4 && (strcmp(a->path + n - 4, ".obj") == 0 || strcmp(a->path + n - 4, ".OBJ") == 0);
+    bool obj = n > 4 && (strcmp(a->path + n - 4, ".obj") == 0 || strcmp(a->path + n - 4, ".OBJ") == 0 ||
+                         (n > 5 && strcmp(a->path + n - 5, ".skel") == 0)); /* a squishy skeleton: meshed and cooked */
     if (!obj) {
         if (load_view(a, a->path, why, sizeof why)) return asset_error(s, a, err, "%s: %s", a->path, why);
         return 0;

@@ -22,6 +22,11 @@ int cr_scene_create_body(cr_scene *s, cr_world *w, uint32_t index, int line, cr_
     cr_status st = cr_body_create(w, &def, &b->id);
     if (st != CR_OK)
         return cr_scene_error_set(err, s->path, line, "body '%s': cannot create: %s (%s)", b->name, cr_status_message(st), cr_status_name(st));
+    if (b->squash && (st = cr_squash_attach(w, b->id, &b->squash_def)) != CR_OK) {
+        cr_body_destroy(w, b->id);
+        memset(&b->id, 0, sizeof b->id);
+        return cr_scene_error_set(err, s->path, line, "body '%s': cannot squash: %s (%s)", b->name, cr_status_message(st), cr_status_name(st));
+    }
     if (b->dents && (st = cr_dent_attach(w, b->id, &b->dent)) != CR_OK) {
         cr_body_destroy(w, b->id);
         memset(&b->id, 0, sizeof b->id);
@@ -41,7 +46,7 @@ static uint32_t dent_copy_bytes(const cr_scene *s) {
     uint64_t total = 0;
     for (ptrdiff_t i = 0; i < arrlen(s->bodies); ++i) {
         const cr_scene_body *b = &s->bodies[i];
-        if (!b->dents || b->asset < 0) continue;
+        if ((!b->dents && !b->squash) || b->asset < 0) continue;
         const cr_asset *a = s->assets[b->asset].view_;
         uint64_t nodes = (uint64_t)a->sdf_dims[0] * a->sdf_dims[1] * a->sdf_dims[2];
         total += 16 + sizeof(cr_asset) + 2 * (16 + (uint64_t)a->vertex_count * sizeof(cr_vec3)) +

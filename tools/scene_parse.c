@@ -19,6 +19,7 @@
 #include "scene.h"
 #include "cli.h"
 #include "stb_ds.h"
+#include "scene_squash.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -456,14 +457,14 @@ static int st_asset(pctx *c) {
     if (prev >= 0) return fail(c, "asset '%s' already defined at line %d", a.name, c->s->assets[prev].line);
     if (at_end(c)) return fail(c, "'asset' needs a file path after the name");
     const char *p = c->tok[c->pos++];
-    if (!ends_with(p, ".crb") && !ends_with(p, ".obj"))
-        return fail(c, "asset '%s': '%s' is neither a cooked .crb nor an .obj file", a.name, p);
+    if (!ends_with(p, ".crb") && !ends_with(p, ".obj") && !ends_with(p, ".skel"))
+        return fail(c, "asset '%s': '%s' is neither a cooked .crb nor an .obj (or .skel) file", a.name, p);
     int n = (p[0] == '/') ? snprintf(a.path, sizeof a.path, "%s", p) : snprintf(a.path, sizeof a.path, "%s%s", c->s->dir, p);
     if (n < 0 || (size_t)n >= sizeof a.path) return fail(c, "asset path is too long");
     a.line = c->line;
     while (!at_end(c)) {
         const char *k = c->tok[c->pos++];
-        bool obj = ends_with(a.path, ".obj");
+        bool obj = ends_with(a.path, ".obj") || ends_with(a.path, ".skel"); /* both cooked on load */
         if (strcmp(k, "sdf") == 0 && obj) {
             if (read_uint(c, "sdf", 8, 1024, &a.sdf_res)) return -1;
         } else if (strcmp(k, "samples") == 0 && obj) {
@@ -614,6 +615,10 @@ static int st_body_or_grid(pctx *c, bool grid) {
             if (b.def.shape.type != CR_SHAPE_MESH) return fail(c, "only mesh bodies bend ('%s' is not a mesh)", b.name);
             b.bends = true;
             b.bend = c->s->bends[d].bend;
+        } else if (strcmp(a, "squash") == 0) {
+            int32_t q = at_end(c) ? -1 : cr_scene_squash_find(c->s, c->tok[c->pos++]);
+            if (q < 0 || b.def.shape.type != CR_SHAPE_MESH) return fail(c, "'squash' needs a squash defined before, on a mesh body");
+            b.squash = true, b.squash_def = c->s->squashes[q].def;
         } else if (strcmp(a, "position") == 0) {
             if (read_vec3(c, a, &b.def.position)) return -1;
         } else if (strcmp(a, "rotate") == 0) {
@@ -865,6 +870,12 @@ typedef struct statement {
 static int st_plastic(pctx *c) { return cr_scene_plastic_statement(c->s, c->line, c->tok + c->pos, c->ntok - c->pos, c->err); }
 static int st_body(pctx *c) { return st_body_or_grid(c, false); }
 static int st_grid(pctx *c) { return st_body_or_grid(c, true); }
+static int st_squash(pctx *c) {
+    char why[256];
+    if (cr_scene_squash_define(c->s, c->tok + c->pos, c->ntok - c->pos, c->line, why, sizeof why)) return fail(c, "%s", why);
+    c->pos = c->ntok;
+    return 0;
+}
 
 static const statement statements[] = {
     {"gravity", st_gravity}, {"dt", st_dt},         {"frames", st_frames},     {"passes", st_passes},
@@ -873,6 +884,7 @@ static const statement statements[] = {
     {"impulse", st_impulse}, {"dent", st_dent},     {"deform", st_deform},     {"bend", st_bend},
     {"velocity", st_velocity}, {"target", st_target},
     {"plastic", st_plastic},
+    {"squash", st_squash},
 };
 
 /* Splits c->buf into words; '#' starts a comment. */
@@ -974,6 +986,7 @@ static int finish(pctx *c) {
     d->body_capacity = c->cap_line[CAP_BODIES] ? c->cap_value[CAP_BODIES] : (nbodies > 0 ? nbodies : 1);
     uint32_t ndent = 0;
     for (uint32_t i = 0; i < nbodies; ++i) ndent += s->bodies[i].dents;
+    for (uint32_t i = 0; i < nbodies; ++i) d->damage.squash.body_capacity += s->bodies[i].squash;
     if (!c->deform_bodies_line) d->damage.dent.body_capacity = ndent;
     else if (ndent > d->damage.dent.body_capacity) {
         c->line = c->deform_bodies_line;
@@ -1115,6 +1128,7 @@ void cr_scene_free(cr_scene *s) {
     arrfree(s->materials);
     arrfree(s->dents);
     arrfree(s->plastics);
+    arrfree(s->squashes);
     cr_scene_free_assets(s);
     arrfree(s->assets);
     arrfree(s->bodies);

@@ -16,5 +16,7 @@ int cr_bench_example(int argc, char **argv);
 /// `crumple_stage_bench skin` / `bend`: seed 000 §4's skinning and bending costs (bench_bend.c).
 int cr_bench_skin(int argc, char **argv);
 int cr_bench_bend(int argc, char **argv);
+/// `crumple_stage_bench squash`: seed 003's skin update (bench_squash.c).
+int cr_bench_squash(int argc, char **argv);
 
 #endif

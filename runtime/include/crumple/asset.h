@@ -55,6 +55,7 @@ extern "C" {
 #define CR_ASSET_MAX_NEIGHBORS (1u << 27)  ///< entries in one CSR neighbour list
 #define CR_ASSET_MAX_BONES 255u            ///< bones (a skin index is one byte)
 #define CR_ASSET_MAX_EXAMPLES 64u          ///< example poses, rest pose included
+#define CR_ASSET_MAX_SQUASH_PRIMITIVES 4096u ///< skeleton primitives of a squishy asset (seed 003)
 #define CR_ASSET_MAX_COORD 1048576.0       ///< 2^20: |any stored real| is below this (m); keeps Q32.32 safe
 #define CR_ASSET_SKIN_SLOTS 4u             ///< skinning influences per vertex
 
@@ -172,6 +173,11 @@ typedef struct cr_asset {
     uint32_t example_count;             ///< example poses, example 0 is the rest pose (0 without bones)
     const cr_transform *examples;       ///< [example_count * bone_count] skinning transform of each bone,
                                         ///< body frame rest -> body frame example; example-major
+
+    /* squishy skin (seed 003, crumple/squash.h): the skeleton whose f = c the mesh lies on; count 0 if rigid */
+    uint32_t squash_primitive_count;
+    const struct cr_squash_primitive *squash_primitives; ///< [squash_primitive_count], body frame
+    cr_real squash_isovalue;            ///< c
 
     cr_asset_topology topology;
     uint64_t checksum;                  ///< the file's checksum: equal checksums, equal cooked bytes

@@ -92,6 +92,7 @@ const char *cr_version_string(void);
     X(WORLD_DAMAGE_COMMANDS, "cr_world_def.damage.command_capacity") \
     X(WORLD_DAMAGE_DENT, "cr_world_def.damage.dent")             \
     X(WORLD_DAMAGE_EXAMPLE, "cr_world_def.damage.example")       \
+    X(WORLD_DAMAGE_SQUASH, "cr_world_def.damage.squash")         \
     X(WORLD_DAMAGE_CUSTOM, "cr_world_def.damage.custom")         \
     X(BODY_TYPE, "cr_body_def.type")                             \
     X(BODY_POSITION, "cr_body_def.position")                     \

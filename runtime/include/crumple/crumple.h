@@ -23,6 +23,7 @@ extern "C" {
 #include "dent.h"
 #include "example.h"
 #include "bend.h"
+#include "squash.h"
 #include "damage.h"
 #include "input.h"
 #include "snapshot.h"

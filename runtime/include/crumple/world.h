@@ -78,6 +78,16 @@ typedef struct cr_bend_budget {
     uint32_t dents_per_step;    ///< dents made on bendable bodies per step (bend + dent); more impacts count over_capacity
     uint32_t dent_cells;        ///< largest dent-map side for them (sizes the scratch)
 } cr_bend_budget;
+/// Per-step caps and capacities of the squash model (crumple/squash.h).
+/// A zone past zone_vertices stays at rest (counted shrunk); bodies whose
+/// skin update does not fit vertices_per_step wait for a later step.
+typedef struct cr_squash_budget {
+    uint32_t body_capacity;      ///< squishy bodies at once (0: none, no memory for them)
+    uint32_t max_vertices;       ///< vertices of a squishy body's mesh at most
+    uint32_t max_primitives;     ///< skeleton primitives per body at most
+    uint32_t zone_vertices;      ///< vertices one body's skin deforms per step at most
+    uint32_t vertices_per_step;  ///< vertices scanned by all skin updates of a step (the first body always runs)
+} cr_squash_budget;
 
 /// A damage model the game writes itself (crumple/damage.h): called once per
 /// step for every body it is attached to, with that body's impacts and
@@ -98,6 +108,7 @@ typedef struct cr_damage_def {
     cr_dent_budget dent;       ///< the dent model (seed 000 §3)
     cr_example_budget example; ///< example-based plasticity (seed 001)
     cr_bend_budget bend;       ///< bending (seed 000 §4)
+    cr_squash_budget squash;   ///< squash and bulge of implicit bodies (seed 003)
     cr_custom_budget custom;   ///< the game's own model, if any
 } cr_damage_def;
 
@@ -252,6 +263,7 @@ typedef struct cr_world_stats {
     cr_model_stats custom;     ///< the game's own model's work
     cr_model_stats example;    ///< example plasticity: done = impulses applied, waiting = impulses + bodies waiting
     cr_model_stats bend;       ///< bending: done = bodies re-skinned, work = vertices re-skinned, waiting = bodies whose re-skin waits
+    cr_model_stats squash;     ///< squash: done = skins updated, work = vertices scanned + potentials evaluated, waiting = bodies
     uint32_t commands_applied; ///< deferred world commands applied at the end of the step
     uint32_t commands_waiting; ///< deferred commands kept for the next step (queue full or the create was refused)
     cr_stage_stats stage[CR_STAGE_COUNT];

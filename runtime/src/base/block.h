@@ -54,6 +54,7 @@ typedef struct cr_body {
     cr_shape_def shape;
     cr_material material;
     uint64_t user_data;
+    cr_real soft_depth;   ///< m, how deep other bodies sink into its rest surface before the solver pushes (squash model; 0: rigid)
 } cr_body;
 
 /// Internal joint record. Anchors and axes live in the bodies' frames.
@@ -143,6 +144,7 @@ static inline cr_impact_event *cr_world_events(cr_world *w) { return CR_AT(w, w-
 #define CR_MODEL_CUSTOM 2u
 #define CR_MODEL_EXAMPLE 4u
 #define CR_MODEL_BEND 8u
+#define CR_MODEL_SQUASH 32u
 
 /// Shape asset slots with this bit name a body's own surface copy (a dented
 /// body: damage/surfaces.c), so the solver collides with the moved surface

@@ -84,6 +84,17 @@ typedef struct cr_bend_region {
     uint32_t scratch;      ///< offset of the segmentation scratch (attach and splits)
     uint32_t next_body;    ///< the record the next step's re-skin starts at (no body waits for ever)
 } cr_bend_region;
+/// The squash model's part of the block (squash_model.c).
+typedef struct cr_squash_region {
+    uint32_t records;      ///< offset of cr_squash_body[squash.body_capacity]
+    uint32_t primitives;   ///< offset of cr_squash_primitive[max_primitives] per record
+    uint32_t zones;        ///< offset of uint32_t[zone_vertices] per record: the last step's zone
+    uint32_t tri_start;    ///< offset of uint32_t[max_vertices + 1] per record: vertex -> triangles
+    uint32_t tri_list;     ///< offset of uint32_t[6 max_vertices + 24] per record
+    uint32_t cells;        ///< offset of uint32_t[2 max_vertices + 1] per record: vertices bucketed by cell
+    uint32_t scratch;      ///< offset of the skin update's scratch: marks, zone, c1 and h per zone vertex
+    uint32_t next_body;    ///< the record the next step starts at (no body waits for ever)
+} cr_squash_region;
 
 /// The custom model's part of the block (custom_model.c).
 typedef struct cr_custom_region {
@@ -121,6 +132,7 @@ typedef struct cr_damage_region {
     cr_custom_region custom;
     cr_example_region example;
     cr_bend_region bend;
+    cr_squash_region squash;
 } cr_damage_region;
 
 /// The damage region of a world (const or not, as CR_AT).

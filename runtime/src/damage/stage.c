@@ -5,6 +5,7 @@
 #include "damage/custom_model.h"
 #include "damage/example_model.h"
 #include "damage/bend_model.h"
+#include "damage/squash_model.h"
 
 #include <string.h>
 
@@ -18,11 +19,13 @@ cr_damage_def cr_default_damage_def(void) {
     d.dent = cr_default_dent_budget();
     d.example = cr_default_example_budget();
     d.bend = cr_default_bend_budget();
+    d.squash = cr_default_squash_budget();
     return d;
 }
 
 static bool any_model(const cr_damage_def *d) {
-    return d->dent.body_capacity > 0 || d->custom.body_capacity > 0 || d->example.body_capacity > 0 || d->bend.body_capacity > 0;
+    return d->dent.body_capacity > 0 || d->custom.body_capacity > 0 || d->example.body_capacity > 0 || d->bend.body_capacity > 0 ||
+           d->squash.body_capacity > 0;
 }
 
 cr_status cri_damage_check_def(const cr_damage_def *d, cr_field *field) {
@@ -30,6 +33,7 @@ cr_status cri_damage_check_def(const cr_damage_def *d, cr_field *field) {
     else if (cri_dent_model_check_def(&d->dent, field) != CR_OK) return CR_ERR_DEF_INVALID;
     else if (cri_example_model_check_def(&d->example, field) != CR_OK) return CR_ERR_DEF_INVALID;
     else if (cri_bend_model_check_def(&d->bend) != CR_OK) *field = CR_FIELD_WORLD_DAMAGE_BEND;
+    else if (cri_squash_model_check_def(&d->squash) != CR_OK) *field = CR_FIELD_WORLD_DAMAGE_SQUASH;
     else if (cri_custom_model_check_def(&d->custom) != CR_OK) *field = CR_FIELD_WORLD_DAMAGE_CUSTOM;
     else return CR_OK;
     return CR_ERR_DEF_INVALID;
@@ -38,10 +42,11 @@ cr_status cri_damage_check_def(const cr_damage_def *d, cr_field *field) {
 uint64_t cri_damage_region_bytes(const cr_world_def *def) {
     const cr_damage_def *d = &def->damage;
     uint64_t surfaces = (uint64_t)d->dent.body_capacity + d->example.body_capacity /* the models that move a surface */
-                        + cri_bend_model_surfaces(&d->bend);
+                        + cri_bend_model_surfaces(&d->bend) + d->squash.body_capacity;
     uint64_t n = al16(surfaces * sizeof(cr_surface_copy)) + (surfaces ? al16(d->surface_bytes) : 0);
     n += al16((uint64_t)d->command_capacity * sizeof(cr_command)) + al16(sizeof(cr_damage_region));
-    return n + cri_dent_model_region_bytes(def) + cri_custom_model_region_bytes(def) + cri_example_model_region_bytes(def) + cri_bend_model_region_bytes(def) + 64u;
+    return n + cri_dent_model_region_bytes(def) + cri_custom_model_region_bytes(def) + cri_example_model_region_bytes(def) +
+           cri_bend_model_region_bytes(def) + cri_squash_model_region_bytes(def) + 64u;
 }
 
 uint64_t cri_damage_scratch_bytes(const cr_world_def *def) {
@@ -58,7 +63,7 @@ bool cri_damage_layout(cr_world *w, uint8_t *block) {
     if (w->damage_region == CR_NO_OFFSET) return false;
     cr_damage_region *r = CR_DAMAGE(w);
     bool ok = true;
-    r->surface_capacity = d->dent.body_capacity + d->example.body_capacity + cri_bend_model_surfaces(&d->bend);
+    r->surface_capacity = d->dent.body_capacity + d->example.body_capacity + cri_bend_model_surfaces(&d->bend) + d->squash.body_capacity;
     if (r->surface_capacity > 0) {
         r->surfaces = cri_arena_push(&w->persistent, block, r->surface_capacity * (uint32_t)sizeof(cr_surface_copy), 16);
         uint32_t mem = cri_arena_push(&w->persistent, block, d->surface_bytes, 16);
@@ -70,7 +75,7 @@ bool cri_damage_layout(cr_world *w, uint8_t *block) {
         ok = ok && r->commands != CR_NO_OFFSET;
     }
     return ok && cri_dent_model_layout(w, block) && cri_custom_model_layout(w, block) && cri_example_model_layout(w, block) &&
-           cri_bend_model_layout(w, block);
+           cri_bend_model_layout(w, block) && cri_squash_model_layout(w, block);
 }
 
 void cri_damage_begin(cr_world *w) {
@@ -197,6 +202,7 @@ void cri_damage_step(cr_step *s) {
     memset(&w->stats.custom, 0, sizeof w->stats.custom);
     memset(&w->stats.example, 0, sizeof w->stats.example);
     memset(&w->stats.bend, 0, sizeof w->stats.bend);
+    memset(&w->stats.squash, 0, sizeof w->stats.squash);
     w->stats.commands_applied = w->stats.commands_waiting = 0;
     if (any_model(&w->def.damage)) {
         cr_damage_input in;
@@ -222,12 +228,14 @@ void cri_damage_step(cr_step *s) {
         cri_dent_model_step(w, &in, w->def.damage.dent.work_per_step);
         cri_example_model_step(w, &in, s->dt);
         cri_bend_model_step(w, &in, s->dt);
+        cri_squash_model_step(w, s->dt);
         cri_custom_model_step(w, &in, w->def.damage.custom.work_per_step);
     }
     cri_damage_commands_apply(w);
     cr_stage_stats *st = &w->stats.stage[CR_STAGE_damage];
-    st->work = w->stats.dent.work + w->stats.custom.work + w->stats.example.work + w->stats.bend.work;
+    st->work = w->stats.dent.work + w->stats.custom.work + w->stats.example.work + w->stats.bend.work + w->stats.squash.work;
     st->overflow += w->stats.dent.waiting + w->stats.custom.waiting + w->stats.example.waiting + w->stats.bend.waiting +
+                    w->stats.squash.waiting +
                     w->stats.commands_waiting;
 }
 
@@ -236,6 +244,7 @@ uint64_t cri_damage_hash(const cr_world *w, uint64_t h) {
     h = cri_dent_model_hash(w, h);
     h = cri_example_model_hash(w, h);
     h = cri_bend_model_hash(w, h);
+    h = cri_squash_model_hash(w, h);
     h = cri_custom_model_hash(w, h);
     return cri_damage_commands_hash(w, h);
 }
@@ -250,5 +259,6 @@ void cri_damage_detach_all(cr_world *w, uint32_t body_index1) {
     cri_custom_model_detach(w, body_index1);
     cri_example_model_detach(w, body_index1);
     cri_bend_model_detach(w, body_index1);
+    cri_squash_model_detach(w, body_index1);
     cri_damage_surface_detach(w, body_index1);
 }

@@ -19,6 +19,7 @@
  */
 #include "crumple/asset.h"
 #include "geometry/asset_format.h"
+#include "crumple/squash.h"
 
 #include <string.h>
 
@@ -273,10 +274,11 @@ static cr_asset_check check_layout(parsed *ps, const void *bytes, size_t size, c
     if (file_size != ps->size || file_size > CR_ASSET_MAX_FILE_SIZE)
         return fail(e, CR_ASSET_BAD_FILE_SIZE, 0, CR_AH_FILE_SIZE);
 
-    if (rd_u32(b + CR_AH_SECTION_COUNT) != CR_ASSET_SECTION_COUNT)
+    uint32_t entries = rd_u32(b + CR_AH_SECTION_COUNT);
+    if (entries < CR_ASSET_REQUIRED_SECTIONS || entries > CR_ASSET_SECTION_COUNT)
         return fail(e, CR_ASSET_BAD_SECTION_TABLE, 0, CR_AH_SECTION_COUNT);
     uint64_t table = rd_u32(b + CR_AH_TABLE_OFFSET);
-    uint64_t table_end = table + (uint64_t)CR_ASSET_SECTION_COUNT * CR_ASSET_ENTRY_SIZE;
+    uint64_t table_end = table + (uint64_t)entries * CR_ASSET_ENTRY_SIZE;
     if (table != CR_ASSET_HEADER_SIZE || table_end > file_size)
         return fail(e, CR_ASSET_BAD_SECTION_TABLE, 0, CR_AH_TABLE_OFFSET);
 
@@ -284,17 +286,23 @@ static cr_asset_check check_layout(parsed *ps, const void *bytes, size_t size, c
      * repeated) rather than as a size mismatch of whatever it now claims to be */
     int ids[CR_ASSET_SECTION_COUNT];
     bool seen[CR_ASSET_SECTION_COUNT] = {false};
-    for (uint32_t s = 0; s < CR_ASSET_SECTION_COUNT; ++s) {
+    for (uint32_t s = 0; s < entries; ++s) {
         uint32_t tag = rd_u32(b + table + (uint64_t)s * CR_ASSET_ENTRY_SIZE);
         int id = -1;
         for (int k = 0; k < (int)CR_ASSET_SECTION_COUNT; ++k)
             if (section_tag((cr_asset_section_id)k) == tag) id = k;
+        /* past the required entries an unknown tag is the payload: the count claims more entries than the table has */
+        if (id < 0 && s >= CR_ASSET_REQUIRED_SECTIONS) return fail(e, CR_ASSET_BAD_SECTION_TABLE, 0, CR_AH_SECTION_COUNT);
         if (id < 0) return fail(e, CR_ASSET_UNKNOWN_SECTION, tag, s);
         if (seen[id]) return fail(e, CR_ASSET_DUPLICATE_SECTION, tag, s);
         seen[id] = true;
         ids[s] = id;
     }
-    for (uint32_t s = 0; s < CR_ASSET_SECTION_COUNT; ++s) {
+    /* the required sections must all be there; an optional one left out is empty */
+    for (uint32_t k = 0; k < CR_ASSET_REQUIRED_SECTIONS; ++k)
+        if (!seen[k]) return fail(e, CR_ASSET_BAD_SECTION_TABLE, section_tag((cr_asset_section_id)k), CR_AH_SECTION_COUNT);
+    memset(ps->sec, 0, sizeof ps->sec);
+    for (uint32_t s = 0; s < entries; ++s) {
         const uint8_t *en = b + table + (uint64_t)s * CR_ASSET_ENTRY_SIZE;
         uint32_t tag = rd_u32(en);
         int id = ids[s];
@@ -306,7 +314,7 @@ static cr_asset_check check_layout(parsed *ps, const void *bytes, size_t size, c
             return fail(e, CR_ASSET_SECTION_SIZE, tag, r.size);
         ps->sec[id] = r;
     }
-    /* every tag is known and none repeats, so all are present; now overlaps */
+    /* every tag is known and none repeats; now overlaps (a left-out section is empty) */
     for (int i = 0; i < (int)CR_ASSET_SECTION_COUNT; ++i)
         for (int j = i + 1; j < (int)CR_ASSET_SECTION_COUNT; ++j) {
             uint64_t a0 = ps->sec[i].offset, a1 = a0 + ps->sec[i].size;
@@ -363,7 +371,11 @@ static cr_asset_check check_layout(parsed *ps, const void *bytes, size_t size, c
         [CR_ASEC_SKNI] = skinned,
         [CR_ASEC_SKNW] = skinned,
         [CR_ASEC_EXMP] = ps->example_count * ps->bone_count,
+        [CR_ASEC_SQSK] = ps->sec[CR_ASEC_SQSK].count, /* bounded below */
+        [CR_ASEC_SQIV] = ps->sec[CR_ASEC_SQSK].count > 0 ? 1u : 0u,
     };
+    if (ps->sec[CR_ASEC_SQSK].count > CR_ASSET_MAX_SQUASH_PRIMITIVES)
+        return fail(e, CR_ASSET_COUNT_LIMIT, section_tag(CR_ASEC_SQSK), ps->sec[CR_ASEC_SQSK].count);
     for (int i = 0; i < (int)CR_ASSET_SECTION_COUNT; ++i)
         if (ps->sec[i].count != expect[i])
             return fail(e, CR_ASSET_SECTION_SIZE, section_tag((cr_asset_section_id)i), ps->sec[i].count);
@@ -441,6 +453,18 @@ static cr_asset_check check_payload(const parsed *ps, cr_asset_error *e) {
     if ((c = check_floats(ps, CR_ASEC_BONE, 7, 32, 4, e)) != CR_ASSET_OK) return c;
     if ((c = check_floats(ps, CR_ASEC_SKNW, 4, 16, 0, e)) != CR_ASSET_OK) return c;
     if ((c = check_floats(ps, CR_ASEC_EXMP, 7, 28, 0, e)) != CR_ASSET_OK) return c;
+    if ((c = check_floats(ps, CR_ASEC_SQSK, 11, 48, 4, e)) != CR_ASSET_OK) return c;
+    if ((c = check_floats(ps, CR_ASEC_SQIV, 1, 4, 0, e)) != CR_ASSET_OK) return c;
+    /* a skeleton the runtime can evaluate: known types, radii and weights in range, c above 0 */
+    const uint8_t *sq = sec_ptr(ps, CR_ASEC_SQSK);
+    for (uint32_t i = 0; i < ps->sec[CR_ASEC_SQSK].count; ++i) {
+        const uint8_t *q = sq + 48ull * i;
+        cr_real radius = rd_real(q + 40), weight = rd_real(q + 44);
+        if (rd_u32(q) > 2u || !(radius > CR_R(1e-4) && radius < CR_R(1e4)) || !(weight > 0 && weight < CR_R(1e4)))
+            return fail(e, CR_ASSET_VALUE_RANGE, section_tag(CR_ASEC_SQSK), i);
+    }
+    if (ps->sec[CR_ASEC_SQIV].count == 1 && !(rd_real(sec_ptr(ps, CR_ASEC_SQIV)) > 0))
+        return fail(e, CR_ASSET_VALUE_RANGE, section_tag(CR_ASEC_SQIV), 0);
 
     /* normals are unit length (a renderer and the solver both assume it) */
     const uint8_t *nrm = sec_ptr(ps, CR_ASEC_VNRM);
@@ -538,6 +562,7 @@ static plan_t plan(const parsed *ps) {
     }
     n += round16((uint64_t)ps->bone_count * sizeof(cr_asset_bone));
     n += round16((uint64_t)ps->sec[CR_ASEC_EXMP].count * sizeof(cr_transform));
+    n += round16((uint64_t)ps->sec[CR_ASEC_SQSK].count * sizeof(cr_squash_primitive));
     p.bytes = n;
     return p;
 }
@@ -645,6 +670,22 @@ static void build_view(const parsed *ps, const plan_t *pl, uint8_t *block, cr_as
             ex[i].q = rd_quat(es + 28ull * i + 12);
         }
         a->examples = ex;
+    }
+
+    if (ps->sec[CR_ASEC_SQSK].count > 0) {
+        uint32_t n = ps->sec[CR_ASEC_SQSK].count;
+        cr_squash_primitive *pr = (cr_squash_primitive *)bump_take(&bp, (uint64_t)n * sizeof(cr_squash_primitive));
+        const uint8_t *src = sec_ptr(ps, CR_ASEC_SQSK);
+        for (uint32_t i = 0; i < n; ++i) {
+            const uint8_t *q = src + 48ull * i;
+            memset(&pr[i], 0, sizeof pr[i]);
+            pr[i].type = rd_u32(q);
+            pr[i].a = rd_vec3(q + 4), pr[i].b = rd_vec3(q + 16), pr[i].e = rd_vec3(q + 28);
+            pr[i].radius = rd_real(q + 40), pr[i].weight = rd_real(q + 44);
+        }
+        a->squash_primitive_count = n;
+        a->squash_primitives = pr;
+        a->squash_isovalue = rd_real(sec_ptr(ps, CR_ASEC_SQIV));
     }
 
     a->topology.boundary_edges = rd_u32(info + CR_AI_BOUNDARY_EDGES);

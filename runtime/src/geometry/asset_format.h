@@ -11,8 +11,12 @@
  * Notes
  *   - The checksum covers every byte after the checksum field, so any change
  *     to the header, table or payload is caught before anything is parsed.
- *   - Every section is always present (a skeleton-less asset has empty bone
- *     sections): fewer cases for the loader means fewer places to get wrong.
+ *   - Every section up to EXMP is always present (a skeleton-less asset has
+ *     empty bone sections): fewer cases for the loader means fewer places to
+ *     get wrong. The sections after EXMP (added later: SQSK, SQIV) may be
+ *     left off the end of the table when empty, so an asset that has none of
+ *     them keeps the bytes it had before they existed; the header's section
+ *     count says how many entries the table has.
  */
 #ifndef CRUMPLE_ASSET_FORMAT_H
 #define CRUMPLE_ASSET_FORMAT_H
@@ -64,7 +68,12 @@
     X(BONE, 'B', 'O', 'N', 'E', 32)          \
     X(SKNI, 'S', 'K', 'N', 'I', 4)           \
     X(SKNW, 'S', 'K', 'N', 'W', 16)          \
-    X(EXMP, 'E', 'X', 'M', 'P', 28)
+    X(EXMP, 'E', 'X', 'M', 'P', 28)          \
+    X(SQSK, 'S', 'Q', 'S', 'K', 48)          \
+    X(SQIV, 'S', 'Q', 'I', 'V', 4)
+
+/// Table entries every asset has (INFO .. EXMP); the rest are optional at the end.
+#define CR_ASSET_REQUIRED_SECTIONS 16u
 
 typedef enum cr_asset_section_id {
 #define CR_X_SEC_ENUM_(id, a, b, c, d, sz) CR_ASEC_##id,
@@ -104,6 +113,10 @@ typedef enum cr_asset_section_id {
 
 /* BONE element: i32 parent, f32 p[3], f32 q[4] (x y z w) = 32 bytes.
  * EXMP element: f32 p[3], f32 q[4] = 28 bytes; example-major, bone-minor.
- * SKNI element: u8 bone[4]; SKNW element: f32 weight[4]. */
+ * SKNI element: u8 bone[4]; SKNW element: f32 weight[4].
+ * SQSK element (a squishy body's skeleton primitive, body frame, seed 003):
+ *   u32 type (0 point, 1 segment, 2 rectangle), f32 a[3], f32 b[3], f32 e[3],
+ *   f32 radius, f32 weight = 48 bytes; count 0 for a rigid asset.
+ * SQIV: one f32, the isovalue c of the skin, when SQSK is not empty; else none. */
 
 #endif

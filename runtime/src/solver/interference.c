@@ -47,6 +47,7 @@ typedef struct np_pair {
     uint32_t a, b;
     const cr_body *A, *B;
     cr_real margin;
+    cr_real soft;                      /* m, the pair's soft layer: squishy bodies let others this deep (squash model) */
     uint32_t n, cap;
     bool reducing;                     /* the list is full: contact reduction runs */
     uint32_t ndir;                     /* reduction directions in use */
@@ -142,7 +143,7 @@ static void add_point(np_pair *c, cr_vec3 p, cr_vec3 n, cr_real phi, bool of_a) 
     cp.kb = sb->dynamic ? sb->inv_mass + cr_v3_dot(cp.nb, cp.wb) : 0;
     cp.k = cr_mat3_add(cri_body_k(sa, cp.ra), cri_body_k(sb, cp.rb));
     cp.kinv = cri_inverse_k(cp.k);
-    cp.phi = phi;
+    cp.phi = c->soft != 0 ? phi + c->soft : phi; /* a squishy body's soft layer (squash model) */
     cp.bounce = CR_R(-1);
     cp.jn = 0;
     cp.jt = cr_v3_zero();
@@ -443,6 +444,8 @@ void cri_interference(cr_step *s) {
         c.B = &s->bodies[b];
         c.cap = def->points_per_pair;
         c.margin = pair_margin(s, a, b, g_dt);
+        c.soft = c.A->soft_depth + c.B->soft_depth;
+        if (c.soft != 0) c.margin -= c.soft;
         if (spheres_apart(c.A, c.B, c.margin) || boxes_apart(s, c.A, c.B, c.margin)) continue;
 
         cr_shape_type ta = c.A->shape.type, tb = c.B->shape.type;

@@ -1,0 +1,110 @@
+/* crumple/squash.h — squash and bulge of skeleton-based implicit bodies
+ * (seed 003, Opalach and Cani, "Local deformations for animation of implicit
+ * surfaces").
+ *
+ * A squishy body's skin is the iso-surface f = c of a potential f = sum f_i
+ * around a skeleton of primitives (points, segments, rectangles), each with a
+ * radius of influence R beyond which it adds nothing. In contact the skin is
+ * hollowed by the other body's potential f2 (compression: f1 += c - f2 where
+ * f2 >= c) and swells around the contact (dilation: f1 += b1(f2) where
+ * c1 <= f2 < c), C1-smooth at both borders; the bulge is higher and shorter in
+ * front of an arriving object; its height is chosen every step so the body's
+ * volume never grows and, by default, what the compression took is given back
+ * (docs/squash.md). The skin returns to rest when the contact ends.
+ *
+ * Usage:
+ *     def.damage.squash.body_capacity = 4;           // world def: room for squishy bodies
+ *     ...
+ *     cr_squash_primitive core = cr_default_squash_primitive();
+ *     core.radius = CR_R(1.2);                       // m, radius of influence
+ *     cr_squash_def sd = cr_default_squash_def();
+ *     sd.primitives = &core, sd.primitive_count = 1; // copied at attach
+ *     cr_squash_attach(world, blob, &sd);            // blob: a mesh body whose mesh lies on f = c
+ *
+ * The body's mesh must be the skeleton's rest iso-surface (the cooker or
+ * cri_skeleton_project puts it there). Other bodies may sink up to soft_depth
+ * into it (the solver's contacts start there); inside that layer the seed's
+ * soft contact force (f2 - c) N1, with damping, pushes them apart. The
+ * deformed skin is what cr_body_get_mesh draws; collision samples and the
+ * distance grid stay the rest surface's.
+ */
+#ifndef CRUMPLE_SQUASH_H
+#define CRUMPLE_SQUASH_H
+
+#include "body.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// The kinds of skeleton primitive (seed 003 §2.1).
+typedef enum cr_squash_primitive_type {
+    CR_SQUASH_POINT = 0,   ///< a point at a
+    CR_SQUASH_SEGMENT = 1, ///< the segment a..b
+    CR_SQUASH_RECT = 2     ///< the rectangle a ± b ± e (b, e: perpendicular half-edges): a flat face
+} cr_squash_primitive_type;
+
+/// One skeleton primitive: f_i(P) = weight (1 - r^2/R^2)^3 for r = the
+/// distance from P to the primitive below the radius of influence R, else 0.
+typedef struct cr_squash_primitive {
+    uint32_t type;   ///< cr_squash_primitive_type
+    uint32_t pad_;
+    cr_vec3 a;       ///< m: the point, the segment's start, the rectangle's centre
+    cr_vec3 b;       ///< m: the segment's end, the rectangle's first half-edge
+    cr_vec3 e;       ///< m: the rectangle's second half-edge (perpendicular to b)
+    cr_real radius;  ///< m, radius of influence R (> 0)
+    cr_real weight;  ///< potential on the primitive itself (> 0)
+} cr_squash_primitive;
+
+/// A point primitive at the origin, R = 1 m, weight 1.
+cr_squash_primitive cr_default_squash_primitive(void);
+
+/// A squishy body's material and skeleton.
+typedef struct cr_squash_def {
+    const cr_squash_primitive *primitives; ///< the skeleton in the mesh's own frame (the OBJ's; copied into the body frame by cr_squash_attach);
+                             ///< none (count 0): the asset's cooked skeleton and isovalue (crumple cook --skeleton, or FILE.skel)
+    uint32_t primitive_count;
+    uint32_t newton_steps;   ///< Newton steps that put a vertex on the deformed surface (1..8)
+    cr_real isovalue;        ///< c: the skin is f = c (0 < c < weight)
+    cr_real c0;              ///< the propagation zone ends where the other's potential is c1 = c0 (1 ± 1/2 ...); 0 < 1.5 c0 < c
+    cr_real peak;            ///< in (0, 1): where the bulge peaks, m = c1 + peak (c - c1)
+    cr_real rigid_reach;     ///< m: a rigid body's potential c (1 - d/reach)^2 reaches this far from its surface
+    cr_real volume_loss;     ///< in [0, 0.5]: share of the compressed volume allowed to stay lost (0: restore it all; flesh: 0.2)
+    cr_real stiffness;       ///< N per unit potential and m^2: the soft contact force (f2 - c) N1 per skin area
+    cr_real damping;         ///< N s/m: the soft contact force's damping along it, so bodies settle
+    cr_real soft_depth;      ///< m: how deep another body may sink into the rest skin before the solver stops it (> 0)
+    uint32_t cookie;         ///< set by cr_default_squash_def(); checked by cr_squash_attach
+} cr_squash_def;
+
+/// c = 0.5, c0 = 0.2, peak 0.5, 3 Newton steps, reach 0.3 m, no volume loss,
+/// stiffness 2000, damping 100 N s/m, soft depth 0.1 m; no skeleton.
+cr_squash_def cr_default_squash_def(void);
+
+/// Make a mesh body squishy. CR_ERR_DEF_INVALID: not a mesh body, another
+/// model moves its surface, no skeleton or a def out of range. CR_ERR_CAPACITY:
+/// all damage.squash.body_capacity records taken, more primitives than
+/// max_primitives, more vertices than max_vertices, or no room in
+/// damage.surface_bytes for its surface copy.
+cr_status cr_squash_attach(cr_world *world, cr_body_id body, const cr_squash_def *def);
+
+/// What a squishy body did in the last step.
+typedef struct cr_squash_view {
+    uint32_t zone_vertices;  ///< vertices in an interpenetration or propagation zone
+    uint32_t contacts;       ///< other bodies whose potential reached the skin
+    cr_real volume_rest;     ///< m^3, of the rest skin
+    cr_real volume;          ///< m^3, of the deformed skin
+    cr_real volume_compressed; ///< m^3, what the compression alone would have left
+    cr_real bulge_scale;     ///< the bulge height per unit of compression the volume rule chose
+} cr_squash_view;
+
+/// CR_ERR_DEF_INVALID if the body is not squishy.
+cr_status cr_squash_get(const cr_world *world, cr_body_id body, cr_squash_view *out);
+
+/// Budgets that suit a few squishy bodies, once body_capacity is set.
+cr_squash_budget cr_default_squash_budget(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,149 @@
+/* squash.h — the local deformation of seed 003 §3 on a squishy body's skin
+ * (internal): compression, C1 dilation, direction dependence, the volume
+ * rule, and the soft contact force of §2.3 step 3. No world needed: the
+ * model (squash_model.c) and the tests call it on arrays.
+ *
+ * For the skin f1 = c of body 1 and the potential f2 of each other body k
+ * (in body 1's frame), the deformed potential is
+ *     F1 = f1 + sum_k d_k(f2k),   d_k(x) = c - x          x >= c   (compression)
+ *                                        = b1(x; c1, h)   c1 <= x < c (dilation)
+ *                                        = 0              otherwise,
+ * b1 two cubics meeting at the peak (m, h): b1(c1) = b1'(c1) = 0, b1(m) = h,
+ * b1'(m) = 0, b1(c) = 0, b1'(c) = -1. F1 is C1, so its iso-surface F1 = c is
+ * tangent-continuous at both borders (the seed's argument, eq. 1).
+ *
+ * Decisions the seed leaves open (docs/squash.md):
+ *   - c1(P) = c0 (1 + 1/2 cos a), a the angle between the other body's
+ *     velocity D2 and -grad f2k(P) (the direction from the other body to P).
+ *     The seed writes grad f1; on a flat face grad f1 is the same at every P
+ *     and cannot tell front from back. With -grad f2 the front of an arriving
+ *     body gets the larger c1: a shorter propagation zone.
+ *   - The bump's height follows its width: h(P) = h (c - c0) / (c - c1(P)),
+ *     so the front bump is higher as well as shorter, as the seed wants.
+ *   - c1(P) and h(P) are taken at the vertex's rest position and held while
+ *     Newton moves it (F1 stays one C1 function per vertex).
+ *   - h = s x (the deepest compression potential of that contact), one scale
+ *     s per body and step, chosen by the volume rule: the volume change the
+ *     skin makes is a smooth, nearly linear function of s, so two secant
+ *     steps from s = 0 and s = 1 find the s that gives back the compressed
+ *     volume less `volume_loss` of it (and a hair more loss, so the
+ *     nonlinearity cannot push the volume above rest); the last s whose
+ *     volume is not above rest is kept.
+ */
+#ifndef CRUMPLE_SQUASH_INTERNAL_H
+#define CRUMPLE_SQUASH_INTERNAL_H
+
+#include "crumple/squash.h"
+#include "geometry/implicit_skeleton.h"
+
+/// Other bodies whose potential can deform one skin in one step.
+#define CRI_SQUASH_MAX_OTHERS 4
+/// Share of the compressed volume the default rule leaves lost, so that the
+/// nonlinear rest of the secant cannot take the volume above rest.
+#define CRI_SQUASH_VOLUME_MARGIN CR_R(0.01)
+/// A widened zone's c1 stays at or above this share of c (c1 > 0: the zone ends inside the other's reach).
+#define CRI_SQUASH_C1_FLOOR CR_R(0.0625)
+/// Largest bulge scale: h at most this many times the compression depth.
+#define CRI_SQUASH_MAX_SCALE CR_R(64)
+
+typedef enum cri_squash_other_kind { CRI_SQUASH_OTHER_SKELETON = 0, CRI_SQUASH_OTHER_SHAPE = 1 } cri_squash_other_kind;
+
+/// One other body's potential seen from the squishy body.
+typedef struct cri_squash_other {
+    uint32_t kind;                      ///< cri_squash_other_kind
+    cr_transform to_other;              ///< squishy body frame -> the other's frame
+    const cr_squash_primitive *prims;   ///< skeleton (kind SKELETON), in the other's frame
+    uint32_t count;
+    cr_real scale;                      ///< its potential times this puts its surface at our c (c / c_other)
+    const cr_world *world;              ///< shape (kind SHAPE): its signed distance
+    const cr_shape_def *shape;
+    cr_real reach;                      ///< m, the rigid potential's reach
+    cr_vec3 bound_centre;               ///< squishy frame: outside this sphere its potential is 0
+    cr_real bound_radius;
+    cr_vec3 velocity;                   ///< m/s, D2: the other's velocity relative to the squishy body, its frame
+    cr_real depth;                      ///< out: deepest f2 - c over the skin (the compression)
+    cr_mat3 rot;                        ///< to_other's rotation as a matrix (cri_squash_deform fills it: 9 products
+                                        ///< per point instead of a quaternion's 30, on the hottest path)
+} cri_squash_other;
+
+/// The squishy body's own skeleton and material.
+typedef struct cri_squash_params {
+    const cr_squash_primitive *prims;
+    uint32_t count;
+    uint32_t newton_steps;
+    cr_real c, c0, peak;
+    cr_real volume_loss;
+    cr_real max_step;      ///< m, longest Newton step (cri_squash_deform sets it: a quarter of the smallest radius of influence)
+    cr_real scale_hint;    ///< > 0: the scale the last step chose, the volume rule's first probe (a contact changes little in a step)
+    cr_real fixed_scale;   ///< >= 0: the seed's own rule, h = this x the compression depth, no volume rule; < 0: the volume rule
+} cri_squash_params;
+
+/// The rest vertices bucketed in a grid (body frame), so a contact visits
+/// the cells under it and not the whole body: cost follows the zone.
+typedef struct cri_squash_cells {
+    cr_vec3 origin;          ///< m, corner of cell (0, 0, 0)
+    cr_real inv_cell;        ///< 1/m
+    int32_t dims[3];
+    const uint32_t *start;   ///< [cells + 1] each cell's first entry in vertex
+    const uint32_t *vertex;  ///< [vertex_count] by cell, ascending within a cell
+} cri_squash_cells;
+
+/// A skin and the memory one deformation uses.
+typedef struct cri_squash_skin {
+    uint32_t vertex_count, triangle_count;
+    const cr_vec3 *rest;              ///< [vertex_count] on f1 = c
+    const cr_vec3 *rest_normals;      ///< [vertex_count]
+    const uint32_t *triangles;        ///< [3 triangle_count], counter-clockwise from outside
+    const uint32_t *tri_start;        ///< [vertex_count + 1] vertex -> triangles (cri_squash_vertex_triangles)
+    const uint32_t *tri_list;         ///< [3 triangle_count]
+    cr_vec3 *pos, *normals;           ///< [vertex_count] the drawn skin: zone vertices written, others untouched
+    uint8_t *mark;                    ///< [vertex_count] scratch, all 0 between calls
+    uint32_t *zone;                   ///< [zone_capacity] out: the zone vertices, ascending
+    cr_real *zone_c1;                 ///< [zone_capacity * CRI_SQUASH_MAX_OTHERS] scratch
+    cr_real *zone_h;                  ///< [zone_capacity * CRI_SQUASH_MAX_OTHERS] scratch
+    uint32_t zone_capacity;
+    const cri_squash_cells *cells;    ///< or NULL: every vertex is tested against the others' bounds
+    uint32_t *candidates;             ///< [vertex_count] scratch: the vertices within the others' bounds
+} cri_squash_skin;
+
+/// What one deformation did.
+typedef struct cri_squash_result {
+    uint32_t zone_count;      ///< vertices deformed
+    uint32_t zone_dropped;    ///< vertices of the zone past zone_capacity (left at rest: counted)
+    uint32_t work;            ///< vertices scanned + potential evaluations + triangles visited
+    cr_real dv_compressed;    ///< m^3, the volume change with compression alone (<= 0)
+    cr_real dv;               ///< m^3, the volume change of the final skin
+    cr_real scale;            ///< the bulge scale s the volume rule chose
+    cr_real scale_limit;      ///< the largest s that does not fold the skin over
+    cr_real widen;            ///< the zone's widening: 1, or 1.5 and 2.25 when the bulge a narrower zone needs would fold
+} cri_squash_result;
+
+/// b1(x) and b1'(x) for the dilation on [c1, c] with peak (m, h); 0 outside.
+cr_real cri_squash_bulge(cr_real x, cr_real c1, cr_real m, cr_real h, cr_real c, cr_real *slope);
+/// The other body's potential (scaled to our c) and gradient at p, squishy frame.
+cr_potential cri_squash_other_potential(const cri_squash_other *o, cr_vec3 p);
+/// Bucket n rest vertices in at most max_cells cells (start: [max_cells + 1],
+/// vertex: [n]); returns the cells used.
+uint32_t cri_squash_cells_build(const cr_vec3 *rest, uint32_t n, uint32_t max_cells, cri_squash_cells *g, uint32_t *start,
+                                uint32_t *vertex);
+/// Build the vertex -> triangle lists: start [n + 1], list [3 t].
+void cri_squash_vertex_triangles(const uint32_t *triangles, uint32_t t, uint32_t n, uint32_t *start, uint32_t *list);
+/// The deformed potential F1 and its gradient at p, for zone vertex slot z (c1 and h held per vertex).
+cr_potential cri_squash_deformed_potential(const cri_squash_params *prm, const cri_squash_skin *skin, uint32_t z,
+                                           const cri_squash_other *others, uint32_t n_others, cr_real scale,
+                                           cr_vec3 p);
+/// Deform the skin by the others' potentials (the whole of §3 with the
+/// volume rule). Vertices that were in the last call's zone and are not in
+/// this one are put back at rest first (prev/prev_count: the last zone).
+cri_squash_result cri_squash_deform(const cri_squash_params *prm, cri_squash_skin *skin, cri_squash_other *others,
+                                    uint32_t n_others, const uint32_t *prev, uint32_t prev_count);
+/// §2.3 step 3, after cri_squash_deform (its zone: zone_count vertices):
+/// R1 = -R2 = sum over the interpenetration vertices of
+/// (f2 - c) N1 x stiffness x vertex area, on body 1 (N1: its outward rest
+/// normal, so the force pushes body 1 away). Returns the force (N, squishy
+/// frame); *point gets where it acts (the force-weighted mean of the vertices).
+cr_vec3 cri_squash_contact_force(const cri_squash_params *prm, const cri_squash_skin *skin, const cri_squash_other *o,
+                                 uint32_t zone_count, cr_real stiffness, cr_real vertex_area, cr_vec3 *point,
+                                 uint32_t *work);
+
+#endif

@@ -1,0 +1,461 @@
+/* squash_model.c — squash and bulge of implicit bodies (seed 003) on the
+ * damage stage's seam.
+ *
+ * A squishy body is a mesh body whose cooked surface lies on its skeleton's
+ * iso-surface f1 = c. Attaching copies the skeleton into the model's region,
+ * builds the vertex -> triangle lists the volume rule needs, takes a surface
+ * copy (damage/surfaces.c) for the drawn skin, and gives the body a soft
+ * layer: the solver lets other bodies sink soft_depth into the rest surface
+ * before its contacts push (solver/interference.c reads cr_body.soft_depth).
+ *
+ * A step, for each squishy body in record order from where the last step
+ * stopped, while vertices_per_step lasts (the first body always runs):
+ *   1. the others: every live body whose potential can reach the skeleton
+ *      (bounding spheres, then each primitive's own reach), the closest
+ *      CRI_SQUASH_MAX_OTHERS kept (ties by slot; more counted over_capacity).
+ *      A squishy other lends its skeleton potential; any other body the
+ *      potential of its signed distance (geometry/implicit_skeleton.h). The
+ *      contact summaries are not used: a body held by the soft force alone
+ *      has no solver contact.
+ *   2. the skin (squash.c): the last step's zone back at rest, this step's
+ *      zone compressed and dilated with the volume rule, written into the
+ *      surface copy's positions and normals (dirty range marked). The
+ *      collision samples and the distance grid stay the rest surface's: the
+ *      deformation is what the player sees (seed §1: "a purely visual
+ *      effect"), the motion comes from the forces.
+ *   3. the soft contact force of seed §2.3 step 3, R1 = -R2 = (f2 - c) N1
+ *      per unit skin area x stiffness, plus damping along it, added to both
+ *      bodies' force and torque for the next velocity update. A pair of
+ *      squishy bodies is pushed once, by the lower slot.
+ */
+#include "damage/stage.h"
+#include "damage/squash_model.h"
+#include "damage/squash.h"
+#include "geometry/mesh_mass.h"
+#include "base/check.h"
+#include "base/hash.h"
+
+#include <string.h>
+
+#define CR_SQUASH_COOKIE 0x73717368u /* "sqsh" */
+
+typedef struct cr_squash_body {
+    uint32_t body_index1;     ///< 0: free
+    uint32_t body_generation;
+    uint32_t vertex_count, triangle_count;
+    uint32_t zone_count;      ///< vertices of the last step's zone (listed in the record's zone row)
+    uint32_t contacts;        ///< others that reached the skin in the last step
+    cr_squash_def def;        ///< primitives: NULL (the copy is in the region)
+    cr_vec3 bound_centre;     ///< m, body frame: the skeleton's potential is 0 outside this sphere
+    cr_real bound_radius;
+    cr_real vertex_area;      ///< m^2, surface area / vertex count
+    cr_real volume_rest;      ///< m^3
+    cr_real volume;           ///< m^3, the deformed skin
+    cr_real volume_compressed;
+    cr_real bulge_scale;
+    cr_vec3 cell_origin;      ///< the rest vertices' cells (cri_squash_cells without its pointers)
+    cr_real cell_inv;
+    int32_t cell_dims[3];
+    uint32_t pad_;
+} cr_squash_body;
+
+cr_squash_def cr_default_squash_def(void) {
+    cr_squash_def d;
+    memset(&d, 0, sizeof d);
+    d.newton_steps = 3;
+    d.isovalue = CR_R(0.5);
+    d.c0 = CR_R(0.2);
+    d.peak = CR_R(0.5);
+    d.rigid_reach = CR_R(0.3);
+    d.volume_loss = 0;
+    d.stiffness = CR_R(2000);
+    d.damping = CR_R(100);
+    d.soft_depth = CR_R(0.1);
+    d.cookie = CR_SQUASH_COOKIE;
+    return d;
+}
+
+cr_squash_budget cr_default_squash_budget(void) {
+    cr_squash_budget b;
+    b.body_capacity = 0; /* no memory for squishy bodies unless the host makes room */
+    b.max_vertices = 16384;
+    b.max_primitives = 32;
+    b.zone_vertices = 8192;
+    b.vertices_per_step = 1u << 16;
+    return b;
+}
+
+cr_status cri_squash_model_check_def(const cr_squash_budget *b) {
+    if (b->body_capacity > 1024) return CR_ERR_DEF_INVALID;
+    if (b->body_capacity == 0) return CR_OK;
+    if (b->max_vertices == 0 || b->max_vertices > CR_ASSET_MAX_VERTICES || b->max_primitives == 0 ||
+        b->max_primitives > 4096 || b->zone_vertices == 0 || b->zone_vertices > b->max_vertices ||
+        b->vertices_per_step == 0)
+        return CR_ERR_DEF_INVALID;
+    /* a record's rows must be addressable by 32-bit offsets */
+    if ((uint64_t)b->body_capacity * (b->max_vertices * 7ull + 32) * sizeof(uint32_t) > (1ull << 30)) return CR_ERR_DEF_INVALID;
+    return CR_OK;
+}
+
+static uint64_t al16(uint64_t x) { return (x + 15u) & ~(uint64_t)15u; }
+static uint64_t max_triangles(const cr_squash_budget *b) { return 2ull * b->max_vertices + 8; }
+static uint64_t scratch_bytes(const cr_squash_budget *b) {
+    return al16(b->max_vertices) + al16((uint64_t)b->max_vertices * sizeof(uint32_t)) + al16((uint64_t)b->zone_vertices * sizeof(uint32_t)) +
+           2 * al16((uint64_t)b->zone_vertices * CRI_SQUASH_MAX_OTHERS * sizeof(cr_real));
+}
+
+uint64_t cri_squash_model_region_bytes(const cr_world_def *def) {
+    const cr_squash_budget *b = &def->damage.squash;
+    if (b->body_capacity == 0) return 0;
+    uint64_t n = b->body_capacity;
+    return al16(n * sizeof(cr_squash_body)) + al16(n * b->max_primitives * sizeof(cr_squash_primitive)) +
+           al16(n * b->zone_vertices * sizeof(uint32_t)) + al16(n * (b->max_vertices + 1ull) * sizeof(uint32_t)) +
+           al16(n * 3 * max_triangles(b) * sizeof(uint32_t)) + al16(n * (2ull * b->max_vertices + 1) * sizeof(uint32_t)) +
+           scratch_bytes(b) + 112u;
+}
+
+bool cri_squash_model_layout(cr_world *w, uint8_t *block) {
+    const cr_squash_budget *b = &w->def.damage.squash;
+    cr_squash_region *r = &CR_DAMAGE(w)->squash;
+    memset(r, 0, sizeof *r);
+    if (b->body_capacity == 0) return true;
+    uint32_t n = b->body_capacity;
+    r->records = cri_arena_push(&w->persistent, block, n * (uint32_t)sizeof(cr_squash_body), 16);
+    r->primitives = cri_arena_push(&w->persistent, block, n * b->max_primitives * (uint32_t)sizeof(cr_squash_primitive), 16);
+    r->zones = cri_arena_push(&w->persistent, block, n * b->zone_vertices * (uint32_t)sizeof(uint32_t), 16);
+    r->tri_start = cri_arena_push(&w->persistent, block, n * (b->max_vertices + 1) * (uint32_t)sizeof(uint32_t), 16);
+    r->tri_list = cri_arena_push(&w->persistent, block, n * 3 * (uint32_t)max_triangles(b) * (uint32_t)sizeof(uint32_t), 16);
+    r->cells = cri_arena_push(&w->persistent, block, n * (2 * b->max_vertices + 1) * (uint32_t)sizeof(uint32_t), 16);
+    r->scratch = cri_arena_push(&w->persistent, block, (uint32_t)scratch_bytes(b), 16);
+    bool ok = r->cells != CR_NO_OFFSET && r->records != CR_NO_OFFSET && r->primitives != CR_NO_OFFSET && r->zones != CR_NO_OFFSET &&
+              r->tri_start != CR_NO_OFFSET && r->tri_list != CR_NO_OFFSET && r->scratch != CR_NO_OFFSET;
+    if (ok) {
+        memset(block + r->records, 0, n * sizeof(cr_squash_body));
+        memset(block + r->scratch, 0, b->max_vertices); /* the marks are 0 between steps */
+    }
+    return ok;
+}
+
+static cr_squash_body *records(const cr_world *w) { return CR_AT(w, CR_DAMAGE(w)->squash.records, cr_squash_body); }
+static cr_squash_primitive *prims_of(const cr_world *w, uint32_t rec) {
+    return CR_AT(w, CR_DAMAGE(w)->squash.primitives, cr_squash_primitive) + (size_t)rec * w->def.damage.squash.max_primitives;
+}
+static uint32_t *zone_of(const cr_world *w, uint32_t rec) {
+    return CR_AT(w, CR_DAMAGE(w)->squash.zones, uint32_t) + (size_t)rec * w->def.damage.squash.zone_vertices;
+}
+static uint32_t *tri_start_of(const cr_world *w, uint32_t rec) {
+    return CR_AT(w, CR_DAMAGE(w)->squash.tri_start, uint32_t) + (size_t)rec * (w->def.damage.squash.max_vertices + 1);
+}
+static uint32_t *cells_of(const cr_world *w, uint32_t rec) {
+    return CR_AT(w, CR_DAMAGE(w)->squash.cells, uint32_t) + (size_t)rec * (2 * w->def.damage.squash.max_vertices + 1);
+}
+static uint32_t *tri_list_of(const cr_world *w, uint32_t rec) {
+    return CR_AT(w, CR_DAMAGE(w)->squash.tri_list, uint32_t) + (size_t)rec * 3 * max_triangles(&w->def.damage.squash);
+}
+
+/* The record of a body, or capacity if it has none. */
+static uint32_t record_index(const cr_world *w, uint32_t body_index1) {
+    uint32_t cap = w->def.damage.squash.body_capacity;
+    if (body_index1 == 0 || body_index1 > w->body_high ||
+        !(cr_world_bodies_c(w)[body_index1 - 1].models & CR_MODEL_SQUASH))
+        return cap;
+    for (uint32_t i = 0; i < cap; ++i)
+        if (records(w)[i].body_index1 == body_index1) return i;
+    return cap;
+}
+
+static bool def_ok(const cr_squash_def *d, const cr_asset *a) {
+    const cr_real reals[] = {d->isovalue, d->c0, d->peak, d->rigid_reach, d->volume_loss, d->stiffness, d->damping, d->soft_depth};
+    for (size_t i = 0; i < sizeof reals / sizeof reals[0]; ++i)
+        if (!cr_real_is_finite(reals[i])) return false;
+    bool skeleton = (d->primitives != NULL && d->primitive_count > 0) ||
+                    (d->primitive_count == 0 && a != NULL && a->squash_primitive_count > 0);
+    return skeleton && d->newton_steps >= 1 && d->newton_steps <= 8 &&
+           d->isovalue > 0 && d->c0 > 0 && cr_mul(CR_R(1.5), d->c0) < d->isovalue && d->peak > 0 && d->peak < CR_R(1) &&
+           d->rigid_reach > CR_R(1e-3) && d->rigid_reach < CR_R(100) && d->volume_loss >= 0 && d->volume_loss <= CR_R(0.5) &&
+           d->stiffness >= 0 && d->stiffness < CR_R(1e9) && d->damping >= 0 && d->damping < CR_R(1e9) && d->soft_depth > 0 &&
+           d->soft_depth < CR_R(100);
+}
+
+cr_status cri_squash_model_attach(cr_world *w, uint32_t body_index1, const cr_squash_def *def) {
+    const cr_squash_budget *bd = &w->def.damage.squash;
+    cr_body *b = &cr_world_bodies(w)[body_index1 - 1];
+    /* one surface copy per body: the models that move it exclude each other */
+    if (b->models & (CR_MODEL_SQUASH | CR_MODEL_DENT | CR_MODEL_EXAMPLE)) return CR_ERR_DEF_INVALID;
+    if (b->shape.type != CR_SHAPE_MESH) return CR_ERR_DEF_INVALID;
+    const cr_asset *a = cri_damage_rest_asset(w, b->shape.asset);
+    if (a == NULL || a->triangle_count == 0) return CR_ERR_DEF_INVALID;
+    /* no skeleton in the def: the cooked one (body frame already, with its own isovalue) */
+    cr_squash_def own = *def;
+    bool cooked = def->primitive_count == 0 && a->squash_primitive_count > 0;
+    if (cooked) own.primitives = a->squash_primitives, own.primitive_count = a->squash_primitive_count, own.isovalue = a->squash_isovalue;
+    def = &own;
+    if (!def_ok(def, a)) return CR_ERR_DEF_INVALID;
+    if (cri_skeleton_check(def->primitives, def->primitive_count) != 0) return CR_ERR_DEF_INVALID;
+    if (def->primitive_count > bd->max_primitives || a->vertex_count > bd->max_vertices ||
+        a->triangle_count > max_triangles(bd))
+        return CR_ERR_CAPACITY;
+    uint32_t pick = bd->body_capacity;
+    for (uint32_t i = 0; i < bd->body_capacity && pick == bd->body_capacity; ++i)
+        if (records(w)[i].body_index1 == 0) pick = i;
+    if (pick == bd->body_capacity) return CR_ERR_CAPACITY;
+    cr_surface_copy *copy;
+    cr_status s = cri_damage_surface_attach(w, body_index1, &copy);
+    if (s != CR_OK) return s;
+    cr_squash_body *r = &records(w)[pick];
+    memset(r, 0, sizeof *r);
+    r->body_index1 = body_index1;
+    r->body_generation = b->generation;
+    r->vertex_count = a->vertex_count;
+    r->triangle_count = a->triangle_count;
+    r->def = *def;
+    r->def.primitives = NULL;
+    /* the skeleton is given in the cooked mesh's frame (the OBJ's); the cooker moved the mesh into its principal frame */
+    cr_squash_primitive *pr = prims_of(w, pick);
+    for (uint32_t i = 0; i < def->primitive_count; ++i) {
+        pr[i] = def->primitives[i];
+        if (cooked) continue;
+        pr[i].a = cr_transform_point(a->mesh_to_body, pr[i].a);
+        if (pr[i].type == CR_SQUASH_SEGMENT) pr[i].b = cr_transform_point(a->mesh_to_body, pr[i].b);
+        else pr[i].b = cr_quat_rotate(a->mesh_to_body.q, pr[i].b), pr[i].e = cr_quat_rotate(a->mesh_to_body.q, pr[i].e);
+    }
+    cri_skeleton_bound(pr, def->primitive_count, &r->bound_centre, &r->bound_radius);
+    r->vertex_area = cr_div(a->surface_area, cr_from_int((int32_t)a->vertex_count));
+    r->volume_rest = r->volume = r->volume_compressed = a->volume;
+    cri_squash_vertex_triangles(a->triangles, a->triangle_count, a->vertex_count, tri_start_of(w, pick), tri_list_of(w, pick));
+    cri_squash_cells g;
+    uint32_t *cells = cells_of(w, pick);
+    uint32_t nc = cri_squash_cells_build(a->positions, a->vertex_count, a->vertex_count, &g, cells, cells + a->vertex_count + 1);
+    (void)nc;
+    r->cell_origin = g.origin, r->cell_inv = g.inv_cell;
+    memcpy(r->cell_dims, g.dims, sizeof r->cell_dims);
+    b->soft_depth = def->soft_depth;
+    b->models |= CR_MODEL_SQUASH;
+    return CR_OK;
+}
+
+cr_status cr_squash_attach(cr_world *w, cr_body_id id, const cr_squash_def *def) {
+    if (w == NULL || def == NULL) return CR_ERR_NULL_ARGUMENT;
+    if (def->cookie != CR_SQUASH_COOKIE) return CR_ERR_DEF_NOT_DEFAULTED;
+    if (cri_world_body(w, id) == NULL) return CR_ERR_STALE_HANDLE;
+    if (w->def.damage.squash.body_capacity == 0) return CR_ERR_CAPACITY;
+    return cri_squash_model_attach(w, id.index1, def);
+}
+
+void cri_squash_model_detach(cr_world *w, uint32_t body_index1) {
+    uint32_t i = record_index(w, body_index1);
+    if (i == w->def.damage.squash.body_capacity) return;
+    records(w)[i].body_index1 = 0;
+    cr_body *b = &cr_world_bodies(w)[body_index1 - 1];
+    b->models &= (uint8_t)~CR_MODEL_SQUASH;
+    b->soft_depth = 0;
+}
+
+cr_status cr_squash_get(const cr_world *w, cr_body_id id, cr_squash_view *out) {
+    if (w == NULL || out == NULL) return CR_ERR_NULL_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    if (cri_world_body_c(w, id) == NULL) return CR_ERR_STALE_HANDLE;
+    uint32_t i = record_index(w, id.index1);
+    if (i == w->def.damage.squash.body_capacity) return CR_ERR_DEF_INVALID;
+    const cr_squash_body *r = &records(w)[i];
+    out->zone_vertices = r->zone_count;
+    out->contacts = r->contacts;
+    out->volume_rest = r->volume_rest;
+    out->volume = r->volume;
+    out->volume_compressed = r->volume_compressed;
+    out->bulge_scale = r->bulge_scale;
+    return CR_OK;
+}
+
+uint64_t cri_squash_model_hash(const cr_world *w, uint64_t h) {
+    const cr_squash_budget *bd = &w->def.damage.squash;
+    for (uint32_t i = 0; i < bd->body_capacity; ++i) {
+        const cr_squash_body *r = &records(w)[i];
+        if (r->body_index1 == 0) continue;
+        h = cr_hash_u32(h, r->body_index1);
+        h = cr_hash_u32(h, r->zone_count);
+        const uint32_t *z = zone_of(w, i);
+        for (uint32_t k = 0; k < r->zone_count; ++k) h = cr_hash_u32(h, z[k]);
+        h = cr_hash_real(h, r->volume);
+        h = cr_hash_real(h, r->bulge_scale);
+    }
+    return h;
+}
+
+/* ---- step ---------------------------------------------------------------- */
+
+/* The other body `o` as body b's skin sees it; false if its potential cannot
+ * reach b's skeleton. *gap: how far apart they are (m, <= 0 overlapping). */
+static bool other_of(cr_world *w, const cr_squash_body *r, uint32_t ri, const cr_body *b, uint32_t o_slot, cri_squash_other *out,
+                     cr_real *gap) {
+    const cr_body *o = &cr_world_bodies_c(w)[o_slot];
+    memset(out, 0, sizeof *out);
+    cr_transform to_other = cr_transform_mul(cr_transform_inverse(o->xf), b->xf);
+    uint32_t oi = (o->models & CR_MODEL_SQUASH) ? record_index(w, o_slot + 1) : w->def.damage.squash.body_capacity;
+    cr_vec3 centre;
+    cr_real radius;
+    if (oi < w->def.damage.squash.body_capacity) {
+        const cr_squash_body *orec = &records(w)[oi];
+        out->kind = CRI_SQUASH_OTHER_SKELETON;
+        out->prims = prims_of(w, oi);
+        out->count = orec->def.primitive_count;
+        /* its surface at our isovalue */
+        out->scale = cr_div(r->def.isovalue, orec->def.isovalue);
+        centre = cr_transform_inv_point(b->xf, cr_transform_point(o->xf, orec->bound_centre));
+        radius = orec->bound_radius;
+    } else {
+        out->kind = CRI_SQUASH_OTHER_SHAPE;
+        out->world = w;
+        out->shape = &o->shape;
+        out->scale = r->def.isovalue;
+        out->reach = r->def.rigid_reach;
+        centre = cr_transform_inv_point(b->xf, o->xf.p);
+        /* a plane reaches everywhere near it: its bound is the skeleton's own, pushed onto it */
+        radius = o->shape.type == CR_SHAPE_PLANE ? r->bound_radius + r->def.rigid_reach + cr_v3_len(cr_v3_sub(centre, r->bound_centre))
+                                                 : o->bound_radius + r->def.rigid_reach;
+    }
+    if (cr_v3_len(cr_v3_sub(centre, r->bound_centre)) >= radius + r->bound_radius) return false;
+    /* the bounding spheres meet: now against each primitive's own reach */
+    *gap = o->shape.type == CR_SHAPE_PLANE ? cr_transform_point(to_other, r->bound_centre).y - r->bound_radius - r->def.rigid_reach
+                                           : cri_skeleton_gap(prims_of(w, ri), r->def.primitive_count, centre, radius);
+    if (*gap >= 0) return false;
+    out->to_other = to_other;
+    out->bound_centre = centre;
+    out->bound_radius = radius;
+    out->velocity = cr_quat_inv_rotate(b->xf.q, cr_v3_sub(o->v, b->v));
+    return true;
+}
+
+static void push(cr_world *w, uint32_t slot, cr_vec3 f, cr_vec3 at) {
+    cr_body *b = &cr_world_bodies(w)[slot];
+    if (b->type != CR_BODY_DYNAMIC) return;
+    b->force = cr_v3_add(b->force, f);
+    b->torque = cr_v3_add(b->torque, cr_v3_cross(cr_v3_sub(at, b->xf.p), f));
+    if (b->asleep) cri_world_wake(w, slot);
+}
+
+/* One squishy body's step; returns the work. */
+static uint32_t squash_body(cr_world *w, uint32_t ri, cr_real dt) {
+    (void)dt;
+    const cr_squash_budget *bd = &w->def.damage.squash;
+    cr_squash_body *r = &records(w)[ri];
+    uint32_t slot = r->body_index1 - 1;
+    const cr_body *b = &cr_world_bodies_c(w)[slot];
+    cr_surface_copy *copy = cri_damage_surface_of(w, r->body_index1);
+    if (copy == NULL) return 0;
+    const cr_asset *rest = cr_world_asset(w, copy->rest_slot);
+    uint8_t *block = (uint8_t *)w;
+    cri_squash_other others[CRI_SQUASH_MAX_OTHERS];
+    uint32_t other_slot[CRI_SQUASH_MAX_OTHERS];
+    cr_real other_gap[CRI_SQUASH_MAX_OTHERS];
+    uint32_t n = 0, work = 0;
+    for (uint32_t s = 0; s < w->body_high; ++s) {
+        if (s == slot || !cr_world_bodies_c(w)[s].alive) continue;
+        ++work;
+        cri_squash_other o;
+        cr_real gap;
+        if (!other_of(w, r, ri, b, s, &o, &gap)) continue;
+        /* the closest CRI_SQUASH_MAX_OTHERS, ties by slot; the rest are counted */
+        uint32_t at = n;
+        while (at > 0 && gap < other_gap[at - 1]) --at;
+        if (at == CRI_SQUASH_MAX_OTHERS) {
+            w->stats.squash.over_capacity++;
+            continue;
+        }
+        if (n == CRI_SQUASH_MAX_OTHERS) w->stats.squash.over_capacity++;
+        else ++n;
+        for (uint32_t k = n - 1; k > at; --k) others[k] = others[k - 1], other_slot[k] = other_slot[k - 1], other_gap[k] = other_gap[k - 1];
+        others[at] = o, other_slot[at] = s, other_gap[at] = gap;
+    }
+    if (n == 0 && r->zone_count == 0) {
+        r->contacts = 0;
+        return work;
+    }
+    cri_squash_params prm;
+    memset(&prm, 0, sizeof prm);
+    prm.prims = prims_of(w, ri), prm.count = r->def.primitive_count;
+    prm.newton_steps = r->def.newton_steps;
+    prm.c = r->def.isovalue, prm.c0 = r->def.c0, prm.peak = r->def.peak;
+    prm.volume_loss = r->def.volume_loss;
+    prm.fixed_scale = -CR_R(1);
+    prm.scale_hint = r->bulge_scale;
+    cri_squash_skin skin;
+    memset(&skin, 0, sizeof skin);
+    uint32_t sc = CR_DAMAGE(w)->squash.scratch;
+    skin.vertex_count = r->vertex_count, skin.triangle_count = r->triangle_count;
+    skin.rest = rest->positions, skin.rest_normals = rest->normals, skin.triangles = rest->triangles;
+    skin.tri_start = tri_start_of(w, ri), skin.tri_list = tri_list_of(w, ri);
+    skin.pos = cr_surface_copy_positions(copy, block);
+    skin.normals = (cr_vec3 *)(block + copy->normals);
+    skin.mark = block + sc;
+    sc += (uint32_t)al16(bd->max_vertices);
+    skin.candidates = CR_AT(w, sc, uint32_t);
+    sc += (uint32_t)al16((uint64_t)bd->max_vertices * sizeof(uint32_t));
+    cri_squash_cells cells;
+    cells.origin = r->cell_origin, cells.inv_cell = r->cell_inv;
+    memcpy(cells.dims, r->cell_dims, sizeof cells.dims);
+    cells.start = cells_of(w, ri), cells.vertex = cells.start + r->vertex_count + 1;
+    skin.cells = &cells;
+    skin.zone = CR_AT(w, sc, uint32_t);
+    sc += (uint32_t)al16((uint64_t)bd->zone_vertices * sizeof(uint32_t));
+    skin.zone_c1 = CR_AT(w, sc, cr_real);
+    sc += (uint32_t)al16((uint64_t)bd->zone_vertices * CRI_SQUASH_MAX_OTHERS * sizeof(cr_real));
+    skin.zone_h = CR_AT(w, sc, cr_real);
+    skin.zone_capacity = bd->zone_vertices;
+    uint32_t *prev = zone_of(w, ri);
+    uint32_t first = r->vertex_count, last = 0;
+    for (uint32_t k = 0; k < r->zone_count; ++k) first = prev[k] < first ? prev[k] : first, last = prev[k] > last ? prev[k] : last;
+    cri_squash_result res = cri_squash_deform(&prm, &skin, others, n, prev, r->zone_count);
+    work += res.work;
+    if (res.zone_dropped > 0) w->stats.squash.shrunk++;
+    memcpy(prev, skin.zone, res.zone_count * sizeof(uint32_t));
+    r->zone_count = res.zone_count;
+    for (uint32_t k = 0; k < res.zone_count; ++k) first = prev[k] < first ? prev[k] : first, last = prev[k] > last ? prev[k] : last;
+    if (first <= last) cri_surface_copy_mark(copy, first, last);
+    r->volume = r->volume_rest + res.dv;
+    r->volume_compressed = r->volume_rest + res.dv_compressed;
+    r->bulge_scale = res.scale;
+    r->contacts = 0;
+    /* the soft contact forces */
+    for (uint32_t k = 0; k < n; ++k) {
+        if (others[k].depth > 0) r->contacts++;
+        if (others[k].kind == CRI_SQUASH_OTHER_SKELETON && other_slot[k] < slot) continue; /* the lower slot pushed both */
+        if (others[k].depth <= 0) continue;
+        cr_vec3 at;
+        cr_vec3 f = cri_squash_contact_force(&prm, &skin, &others[k], res.zone_count, r->def.stiffness, r->vertex_area, &at, &work);
+        cr_real fl;
+        cr_vec3 dir = cr_v3_normalize_len(f, &fl);
+        if (fl <= 0) continue;
+        /* damping along the push: an approaching other is pushed back harder, a leaving one less */
+        cr_real closing = cr_v3_dot(others[k].velocity, dir);
+        f = cr_v3_mad(f, cr_mul(r->def.damping, closing), dir);
+        if (cr_v3_dot(f, dir) < 0) f = cr_v3_zero(); /* a soft contact pulls nobody */
+        cr_vec3 fw = cr_quat_rotate(b->xf.q, f), pw = cr_transform_point(b->xf, at);
+        push(w, slot, fw, pw);
+        push(w, other_slot[k], cr_v3_neg(fw), pw);
+    }
+    return work;
+}
+
+void cri_squash_model_step(cr_world *w, cr_real dt) {
+    const cr_squash_budget *bd = &w->def.damage.squash;
+    if (bd->body_capacity == 0) return;
+    cr_squash_region *reg = &CR_DAMAGE(w)->squash;
+    uint32_t scanned = 0, waiting = 0, done = 0, work = 0, next = reg->next_body;
+    for (uint32_t n = 0; n < bd->body_capacity; ++n) {
+        uint32_t i = (reg->next_body + n) % bd->body_capacity;
+        cr_squash_body *r = &records(w)[i];
+        if (r->body_index1 == 0) continue;
+        if (waiting > 0 || (scanned > 0 && scanned + r->vertex_count > bd->vertices_per_step)) {
+            if (waiting++ == 0) next = i;
+            continue;
+        }
+        scanned += r->vertex_count;
+        work += squash_body(w, i, dt);
+        ++done;
+    }
+    reg->next_body = next;
+    w->stats.squash.done = done;
+    w->stats.squash.work = work;
+    w->stats.squash.waiting = waiting;
+}

@@ -1,0 +1,35 @@
+/* cook_squash.h — a squishy asset's skeleton for the cooker (cook_squash.c). */
+#ifndef CRUMPLE_TOOLS_COOK_SQUASH_H
+#define CRUMPLE_TOOLS_COOK_SQUASH_H
+
+#include "cook.h"
+#include "crumple/squash.h"
+
+/// One primitive, in double (OBJ coordinates until cr_cook_squash_to_body).
+typedef struct cr_cook_primitive {
+    int type;              ///< cr_squash_primitive_type
+    double a[3], b[3], e[3];
+    double radius, weight;
+} cr_cook_primitive;
+
+typedef struct cr_cook_squash {
+    cr_cook_primitive *prims;  ///< malloc'd
+    uint32_t count;
+    double isovalue;
+    int mesh_cells;            ///< cells along the longest side when the cooker meshes the skeleton
+} cr_cook_squash;
+
+/// Read a skeleton file; errors "path:line: what".
+int cr_cook_squash_read(const char *path, cr_cook_squash *out, char *err, size_t en);
+void cr_cook_squash_free(cr_cook_squash *s);
+/// OBJ coordinates -> the body frame the cooker chose.
+void cr_cook_squash_to_body(cr_cook_squash *s, const cr_cook_frame *f);
+/// As the runtime's primitives (this build's scalar).
+void cr_cook_squash_runtime(const cr_cook_squash *s, cr_squash_primitive *out);
+/// 0 if every vertex (body frame, doubles) lies on f = c within max(2 mm, 1 % of the bound radius).
+int cr_cook_squash_check_mesh(const cr_cook_squash *s, const double *pos, uint32_t n, double bound_radius, char *err,
+                              size_t en);
+/// The skeleton's rest surface as an OBJ (tools/squash_mesh.c: star-shaped skins).
+int cr_cook_squash_obj(const cr_cook_squash *s, cr_obj *out, char *err, size_t en);
+
+#endif
