@@ -92,6 +92,7 @@ const char *cr_version_string(void);
     X(WORLD_DAMAGE_COMMANDS, "cr_world_def.damage.command_capacity") \
     X(WORLD_DAMAGE_DENT, "cr_world_def.damage.dent")             \
     X(WORLD_DAMAGE_EXAMPLE, "cr_world_def.damage.example")       \
+    X(WORLD_DAMAGE_FRACTURE, "cr_world_def.damage.fracture")     \
     X(WORLD_DAMAGE_CUSTOM, "cr_world_def.damage.custom")         \
     X(BODY_TYPE, "cr_body_def.type")                             \
     X(BODY_POSITION, "cr_body_def.position")                     \
@@ -138,7 +139,13 @@ const char *cr_version_string(void);
     X(DENT_STEEPNESS, "cr_dent_def.steepness")                   \
     X(DENT_WIDTH_T, "cr_dent_def.width_t")                       \
     X(DENT_MIN_COS, "cr_dent_def.min_cos")                       \
-    X(DENT_CELLS, "cr_dent_def.min_cells/max_cells")
+    X(DENT_CELLS, "cr_dent_def.min_cells/max_cells")             \
+    X(FRACTURE_PIECE_ASSET, "cr_fracture_def.first_piece_asset") \
+    X(FRACTURE_TOUGHNESS, "cr_fracture_def.toughness")           \
+    X(FRACTURE_STRENGTH, "cr_fracture_def.strength")             \
+    X(FRACTURE_DAMAGE_RADIUS, "cr_fracture_def.damage_radius")   \
+    X(FRACTURE_ANCHOR, "cr_fracture_def.anchor_min/anchor_max")  \
+    X(FRACTURE_STRESS_ITERATIONS, "cr_fracture_def.stress_iterations")
 
 typedef enum cr_field {
 #define CR_X_FIELD_ENUM_(name, text) CR_FIELD_##name,

@@ -130,6 +130,7 @@ static inline cr_impact_event *cr_world_events(cr_world *w) { return CR_AT(w, w-
 #define CR_MODEL_DENT 1u
 #define CR_MODEL_CUSTOM 2u
 #define CR_MODEL_EXAMPLE 4u
+#define CR_MODEL_FRACTURE 16u
 
 /// Shape asset slots with this bit name a body's own surface copy (a dented
 /// body: damage/surfaces.c), so the solver collides with the moved surface

@@ -4,6 +4,7 @@
 #include "damage/dent_model.h"
 #include "damage/custom_model.h"
 #include "damage/example_model.h"
+#include "damage/fracture_model.h"
 
 #include <string.h>
 
@@ -16,17 +17,20 @@ cr_damage_def cr_default_damage_def(void) {
     d.command_capacity = 16;
     d.dent = cr_default_dent_budget();
     d.example = cr_default_example_budget();
+    d.fracture = cr_default_fracture_budget();
     return d;
 }
 
 static bool any_model(const cr_damage_def *d) {
-    return d->dent.body_capacity > 0 || d->custom.body_capacity > 0 || d->example.body_capacity > 0;
+    return d->dent.body_capacity > 0 || d->custom.body_capacity > 0 || d->example.body_capacity > 0 ||
+           d->fracture.body_capacity > 0;
 }
 
 cr_status cri_damage_check_def(const cr_damage_def *d, cr_field *field) {
     if (d->command_capacity > (1u << 16)) *field = CR_FIELD_WORLD_DAMAGE_COMMANDS;
     else if (cri_dent_model_check_def(&d->dent) != CR_OK) *field = CR_FIELD_WORLD_DAMAGE_DENT;
     else if (cri_example_model_check_def(&d->example) != CR_OK) *field = CR_FIELD_WORLD_DAMAGE_EXAMPLE;
+    else if (cri_fracture_model_check_def(&d->fracture) != CR_OK) *field = CR_FIELD_WORLD_DAMAGE_FRACTURE;
     else if (cri_custom_model_check_def(&d->custom) != CR_OK) *field = CR_FIELD_WORLD_DAMAGE_CUSTOM;
     else return CR_OK;
     return CR_ERR_DEF_INVALID;
@@ -37,7 +41,8 @@ uint64_t cri_damage_region_bytes(const cr_world_def *def) {
     uint64_t surfaces = (uint64_t)d->dent.body_capacity + d->example.body_capacity; /* the models that move a surface */
     uint64_t n = al16(surfaces * sizeof(cr_surface_copy)) + (surfaces ? al16(d->surface_bytes) : 0);
     n += al16((uint64_t)d->command_capacity * sizeof(cr_command)) + al16(sizeof(cr_damage_region));
-    return n + cri_dent_model_region_bytes(def) + cri_custom_model_region_bytes(def) + cri_example_model_region_bytes(def) + 64u;
+    return n + cri_dent_model_region_bytes(def) + cri_custom_model_region_bytes(def) + cri_example_model_region_bytes(def) +
+           cri_fracture_model_region_bytes(def) + 64u;
 }
 
 uint64_t cri_damage_scratch_bytes(const cr_world_def *def) {
@@ -45,7 +50,8 @@ uint64_t cri_damage_scratch_bytes(const cr_world_def *def) {
     uint64_t slots = def->body_capacity;
     return al16(slots * sizeof(cr_transform)) + 2 * al16((slots + 1) * sizeof(uint32_t)) +
            al16(2ull * def->event_capacity * sizeof(cr_body_impact)) +
-           al16(2ull * def->contact_capacity * sizeof(cr_body_contact)) + 64u;
+           al16(2ull * def->contact_capacity * sizeof(cr_body_contact)) + 64u +
+           cri_fracture_model_scratch_bytes(def);
 }
 
 bool cri_damage_layout(cr_world *w, uint8_t *block) {
@@ -65,7 +71,8 @@ bool cri_damage_layout(cr_world *w, uint8_t *block) {
         r->commands = cri_arena_push(&w->persistent, block, d->command_capacity * (uint32_t)sizeof(cr_command), 16);
         ok = ok && r->commands != CR_NO_OFFSET;
     }
-    return ok && cri_dent_model_layout(w, block) && cri_custom_model_layout(w, block) && cri_example_model_layout(w, block);
+    return ok && cri_dent_model_layout(w, block) && cri_custom_model_layout(w, block) && cri_example_model_layout(w, block) &&
+           cri_fracture_model_layout(w, block);
 }
 
 void cri_damage_begin(cr_world *w) {
@@ -191,6 +198,7 @@ void cri_damage_step(cr_step *s) {
     memset(&w->stats.dent, 0, sizeof w->stats.dent);
     memset(&w->stats.custom, 0, sizeof w->stats.custom);
     memset(&w->stats.example, 0, sizeof w->stats.example);
+    memset(&w->stats.fracture, 0, sizeof w->stats.fracture);
     w->stats.commands_applied = w->stats.commands_waiting = 0;
     if (any_model(&w->def.damage)) {
         cr_damage_input in;
@@ -215,18 +223,22 @@ void cri_damage_step(cr_step *s) {
         /* Step 3: the models, in a fixed order */
         cri_dent_model_step(w, &in, w->def.damage.dent.work_per_step);
         cri_example_model_step(w, &in, s->dt);
+        cri_fracture_model_step(w, &in, s->dt);
         cri_custom_model_step(w, &in, w->def.damage.custom.work_per_step);
     }
     cri_damage_commands_apply(w);
+    cri_fracture_model_after_commands(w);
     cr_stage_stats *st = &w->stats.stage[CR_STAGE_damage];
-    st->work = w->stats.dent.work + w->stats.custom.work + w->stats.example.work;
-    st->overflow += w->stats.dent.waiting + w->stats.custom.waiting + w->stats.example.waiting + w->stats.commands_waiting;
+    st->work = w->stats.dent.work + w->stats.custom.work + w->stats.example.work + w->stats.fracture.work;
+    st->overflow += w->stats.dent.waiting + w->stats.custom.waiting + w->stats.example.waiting + w->stats.fracture.waiting +
+                    w->stats.commands_waiting;
 }
 
 uint64_t cri_damage_hash(const cr_world *w, uint64_t h) {
     h = cri_damage_surfaces_hash(w, h);
     h = cri_dent_model_hash(w, h);
     h = cri_example_model_hash(w, h);
+    h = cri_fracture_model_hash(w, h);
     h = cri_custom_model_hash(w, h);
     return cri_damage_commands_hash(w, h);
 }
@@ -237,5 +249,6 @@ void cri_damage_detach_all(cr_world *w, uint32_t body_index1) {
     cri_dent_model_detach(w, body_index1);
     cri_custom_model_detach(w, body_index1);
     cri_example_model_detach(w, body_index1);
+    cri_fracture_model_detach(w, body_index1);
     cri_damage_surface_detach(w, body_index1);
 }

@@ -24,6 +24,7 @@ static const char state_schema[] =
     "surface:body,positions,patch_digest;"
     "dent:body,dent_count,site_point,site_distance,queue_count;"
     "example:body,restitution,weights,pending,queue_count;"
+    "fracture:actor,whole,broken,spawned,bond_health,piece_body,stress_u,queue_count;"
     "custom:body,state;"
     "commands:count,type,body,joint,position;"
     "event:a,b,point,normal,relative_velocity,normal_speed,impulse";
