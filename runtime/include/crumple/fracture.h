@@ -53,8 +53,8 @@ typedef struct cr_fracture_def {
     cr_real toughness;          ///< N s/m^2: impact impulse per m^2 of bond area that uses up a bond's health
     cr_real strength;           ///< N/m^2: force per m^2 of bond area a bond carries unharmed (stress, joints)
     cr_real damage_radius;      ///< m: an impact's damage falls off linearly to 0 at this distance from its point
-    cr_vec3 anchor_min;         ///< m, body frame: a static body's pieces whose centre lies in [anchor_min,
-    cr_vec3 anchor_max;         ///< anchor_max] hold to the world; an empty box (min > max): no anchors
+    cr_vec3 anchor_min;         ///< m, the asset's mesh frame (as modelled): a static body's pieces whose centre
+    cr_vec3 anchor_max;         ///< lies in [anchor_min, anchor_max] hold to the world; empty (min > max): no anchors
     uint32_t stress_iterations; ///< Gauss-Seidel sweeps of the stress estimate per step (0: no stress, impacts only)
     uint32_t cookie;            ///< set by cr_default_fracture_def(); checked by cr_fracture_attach
 } cr_fracture_def;

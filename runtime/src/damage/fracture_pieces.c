@@ -37,7 +37,8 @@ void cri_fracture_pieces_init(cr_world *w, cr_fracture_actor *a, const cr_asset 
         const cr_asset *piece = cr_world_asset(w, a->def.first_piece_asset + k);
         pc[k].pose = cr_transform_mul(whole->mesh_to_body, cr_transform_inverse(piece->mesh_to_body));
         pc[k].mass = cr_mul(piece->volume, body->material.density);
-        pc[k].anchor = in_box(pc[k].pose.p, a->def.anchor_min, a->def.anchor_max);
+        /* the anchor box is in the mesh frame, where the artist modelled the wall */
+        pc[k].anchor = in_box(cr_transform_inv_point(whole->mesh_to_body, pc[k].pose.p), a->def.anchor_min, a->def.anchor_max);
         pc[k].island = 0;
     }
     a->min_area = CR_REAL_MAX;

@@ -1,0 +1,243 @@
+/* test_fracture.c — prescored fracture at run time (crumple/fracture.h):
+ * a split keeps mass, linear and angular momentum; anchored islands stay
+ * static and cut-off pieces fall; weak hits wear bonds without breaking
+ * them; a full world leaves pieces attached and counts them; bad defs are
+ * refused naming the field. Both scalar builds. */
+#include "test_fracture_util.h"
+#include <string.h>
+
+static double d3(cr_vec3 v, int k) { return cr_to_double(k == 0 ? v.x : (k == 1 ? v.y : v.z)); }
+
+/* Linear and angular momentum (about the world origin) of a body. */
+static void momentum(cr_world *w, cr_body_id id, double p[3], double l[3]) {
+    double m = cr_to_double(cr_body_get_mass(w, id));
+    cr_transform xf = cr_body_get_transform(w, id);
+    cr_vec3 v = cr_body_get_linear_velocity(w, id), om = cr_body_get_angular_velocity(w, id);
+    cr_vec3 I = cr_body_get_inertia(w, id);
+    cr_vec3 lb = cr_quat_inv_rotate(xf.q, om);
+    cr_vec3 Il = cr_quat_rotate(xf.q, cr_v3(cr_mul(I.x, lb.x), cr_mul(I.y, lb.y), cr_mul(I.z, lb.z)));
+    double x[3] = {d3(xf.p, 0), d3(xf.p, 1), d3(xf.p, 2)}, mv[3] = {m * d3(v, 0), m * d3(v, 1), m * d3(v, 2)};
+    for (int k = 0; k < 3; ++k) p[k] = mv[k];
+    l[0] = d3(Il, 0) + x[1] * mv[2] - x[2] * mv[1];
+    l[1] = d3(Il, 1) + x[2] * mv[0] - x[0] * mv[2];
+    l[2] = d3(Il, 2) + x[0] * mv[1] - x[1] * mv[0];
+}
+
+/* The world point of bond k of the kit's whole body. */
+static cr_vec3 bond_world(cr_world *w, cr_body_id whole, const tf_kit *k, uint32_t bond) {
+    return cr_transform_point(cr_body_get_transform(w, whole), k->bonds[bond].centroid);
+}
+
+static uint32_t bond_between(const tf_kit *k, int a, int b) {
+    for (uint32_t i = 0; i < k->asset[0].bond_count; ++i)
+        if ((int)k->bonds[i].a == a && (int)k->bonds[i].b == b) return i;
+    return UINT32_MAX;
+}
+
+CR_TEST(fracture_split_keeps_mass_and_momentum) {
+    static tf_kit k;
+    const double size[3] = {0.25, 0.2, 0.3};
+    ENSURE(tf_kit_make(&k, 4, 1, 1, size));
+    void *block = NULL;
+    cr_world *w = tf_world(&block, cr_v3_zero(), 32);
+    ENSURE(w != NULL && tf_kit_register(&k, w));
+    cr_body_id bar;
+    ENSURE(tf_body(w, &k, CR_BODY_DYNAMIC, cr_v3(0, CR_R(3), 0), &bar) == CR_OK);
+    ENSURE(cr_body_set_velocity(w, bar, cr_v3(CR_R(1.5), CR_R(0.5), CR_R(-0.25)), cr_v3(CR_R(0.4), CR_R(2), CR_R(1))) == CR_OK);
+    cr_fracture_def fd = cr_default_fracture_def();
+    fd.first_piece_asset = k.first_piece_slot;
+    fd.damage_radius = CR_R(0.1); /* the middle bond only */
+    ENSURE(cr_fracture_attach(w, bar, &fd) == CR_OK);
+    ENSURE(cr_world_step(w, CR_R(1.0 / 60.0)) == CR_OK);
+    ENSURE(cr_body_is_valid(w, bar));
+    double M = cr_to_double(cr_body_get_mass(w, bar)), P[3], L[3];
+    momentum(w, bar, P, L);
+    uint32_t mid = bond_between(&k, 1, 2);
+    ENSURE(mid != UINT32_MAX);
+    ENSURE(cr_fracture_apply_damage(w, bar, bond_world(w, bar, &k, mid), CR_R(1e6)) == CR_OK);
+    ENSURE(cr_world_step(w, CR_R(1.0 / 60.0)) == CR_OK);
+    cr_fracture_view v;
+    ENSURE(cr_fracture_get(w, bar, &v) == CR_OK);
+    ENSURE(!v.whole && v.bonds_broken == 1 && v.pieces_spawned == 4);
+    ENSURE(!cr_body_is_valid(w, bar));
+    ENSURE(cr_world_get_joint_count(w) == 2); /* 0-1 and 2-3 still bonded */
+    double m = 0, p[3] = {0, 0, 0}, l[3] = {0, 0, 0};
+    for (uint32_t i = 0; i < 4; ++i) {
+        cr_body_id pb = cr_fracture_get_piece_body(w, bar, i);
+        ENSURE(cr_body_is_valid(w, pb));
+        ENSURE(cr_body_get_type(w, pb) == CR_BODY_DYNAMIC);
+        double pi[3], li[3];
+        momentum(w, pb, pi, li);
+        m += cr_to_double(cr_body_get_mass(w, pb));
+        for (int c = 0; c < 3; ++c) p[c] += pi[c], l[c] += li[c];
+    }
+    double pn = sqrt(P[0] * P[0] + P[1] * P[1] + P[2] * P[2]), ln = sqrt(L[0] * L[0] + L[1] * L[1] + L[2] * L[2]);
+    cr_test_printf("    mass %.6f -> %.6f kg, |P| %.6f, |L| %.6f\n", M, m, pn, ln);
+    ENSURE_NEAR(m, M, 1e-4 * M);
+    for (int c = 0; c < 3; ++c) {
+        ENSURE_NEAR(p[c], P[c], 1e-4 * pn);
+        ENSURE_NEAR(l[c], L[c], 1e-3 * ln);
+    }
+    /* the bonded pairs stay together; the halves drift apart only by their spin */
+    for (int s = 0; s < 30; ++s) ENSURE(cr_world_step(w, CR_R(1.0 / 60.0)) == CR_OK);
+    cr_vec3 a0 = cr_body_get_transform(w, cr_fracture_get_piece_body(w, bar, 0)).p;
+    cr_vec3 a1 = cr_body_get_transform(w, cr_fracture_get_piece_body(w, bar, 1)).p;
+    ENSURE_NEAR(cr_to_double(cr_v3_len(cr_v3_sub(a0, a1))), size[0], 0.01);
+    free(block);
+    tf_kit_free(&k);
+}
+
+/* A static wall bolted by its left column, off the ground: cut loose, the
+ * right column falls as one jointed island; every other piece stays static
+ * where it was. */
+CR_TEST(fracture_anchored_wall_drops_cut_column) {
+    static tf_kit k;
+    const double size[3] = {0.25, 0.25, 0.2};
+    ENSURE(tf_kit_make(&k, 4, 3, 1, size));
+    void *block = NULL;
+    cr_world *w = tf_world(&block, cr_v3(0, CR_R(-9.81), 0), 64);
+    ENSURE(w != NULL && tf_kit_register(&k, w));
+    cr_body_id wall;
+    ENSURE(tf_body(w, &k, CR_BODY_STATIC, cr_v3(0, CR_R(2), 0), &wall) == CR_OK);
+    cr_fracture_def fd = cr_default_fracture_def();
+    fd.first_piece_asset = k.first_piece_slot;
+    fd.damage_radius = CR_R(0.05);
+    fd.anchor_min = cr_v3(CR_R(-1), CR_R(-1), CR_R(-1));
+    fd.anchor_max = cr_v3(CR_R(0.2), CR_R(2), CR_R(1)); /* the left column's centres */
+    ENSURE(cr_fracture_attach(w, wall, &fd) == CR_OK);
+    for (int y = 0; y < 3; ++y) {
+        uint32_t b = bond_between(&k, tf_piece_index(&k, 2, y, 0), tf_piece_index(&k, 3, y, 0));
+        ENSURE(b != UINT32_MAX);
+        ENSURE(cr_fracture_apply_damage(w, wall, bond_world(w, wall, &k, b), CR_R(1e6)) == CR_OK);
+    }
+    ENSURE(cr_world_step(w, CR_R(1.0 / 60.0)) == CR_OK);
+    cr_fracture_view v;
+    ENSURE(cr_fracture_get(w, wall, &v) == CR_OK);
+    ENSURE(!v.whole && v.bonds_broken == 3 && v.pieces_spawned == 12);
+    ENSURE(cr_world_get_joint_count(w) == 2); /* the right column's two bonds */
+    cr_vec3 start[12];
+    for (int i = 0; i < 12; ++i) {
+        cr_body_id pb = cr_fracture_get_piece_body(w, wall, (uint32_t)i);
+        ENSURE(cr_body_is_valid(w, pb));
+        bool right = i % 4 == 3;
+        ENSURE_MSG(cr_body_get_type(w, pb) == (right ? CR_BODY_DYNAMIC : CR_BODY_STATIC), "piece %d", i);
+        start[i] = cr_body_get_transform(w, pb).p;
+    }
+    for (int s = 0; s < 20; ++s) ENSURE(cr_world_step(w, CR_R(1.0 / 60.0)) == CR_OK);
+    for (int i = 0; i < 12; ++i) {
+        cr_vec3 now = cr_body_get_transform(w, cr_fracture_get_piece_body(w, wall, (uint32_t)i)).p;
+        double dy = cr_to_double(now.y) - cr_to_double(start[i].y);
+        if (i % 4 == 3) ENSURE_MSG(dy < -0.3, "piece %d fell %.3f m", i, dy);
+        else ENSURE(dy == 0);
+    }
+    /* the falling column holds together */
+    cr_vec3 p3 = cr_body_get_transform(w, cr_fracture_get_piece_body(w, wall, 3)).p;
+    cr_vec3 p11 = cr_body_get_transform(w, cr_fracture_get_piece_body(w, wall, 11)).p;
+    ENSURE_NEAR(cr_to_double(cr_v3_len(cr_v3_sub(p3, p11))), 2 * size[1], 0.01);
+    free(block);
+    tf_kit_free(&k);
+}
+
+/* Hits below the bonds' toughness wear them; none breaks, the body stays whole. */
+CR_TEST(fracture_weak_hits_wear_without_breaking) {
+    static tf_kit k;
+    const double size[3] = {0.3, 0.3, 0.3};
+    ENSURE(tf_kit_make(&k, 2, 2, 1, size));
+    void *block = NULL;
+    cr_world *w = tf_world(&block, cr_v3_zero(), 16);
+    ENSURE(w != NULL && tf_kit_register(&k, w));
+    cr_body_id box;
+    ENSURE(tf_body(w, &k, CR_BODY_STATIC, cr_v3_zero(), &box) == CR_OK);
+    cr_fracture_def fd = cr_default_fracture_def();
+    fd.first_piece_asset = k.first_piece_slot;
+    ENSURE(cr_fracture_attach(w, box, &fd) == CR_OK);
+    /* toughness 2000 N s/m^2 x 0.09 m^2 = 180 N s per bond at the point itself */
+    cr_vec3 centre = cr_transform_point(cr_body_get_transform(w, box), cr_v3_zero());
+    for (int s = 0; s < 3; ++s) {
+        ENSURE(cr_fracture_apply_damage(w, box, centre, CR_R(40)) == CR_OK);
+        ENSURE(cr_world_step(w, CR_R(1.0 / 60.0)) == CR_OK);
+    }
+    cr_fracture_view v;
+    ENSURE(cr_fracture_get(w, box, &v) == CR_OK);
+    ENSURE(v.whole && v.bonds_broken == 0 && cr_body_is_valid(w, box));
+    for (uint32_t b = 0; b < v.bond_count; ++b) {
+        double h = cr_to_double(cr_fracture_get_bond_health(w, box, b));
+        ENSURE_MSG(h > 0.05 && h < 0.9, "bond %u health %.3f", b, h);
+    }
+    free(block);
+    tf_kit_free(&k);
+}
+
+/* A world without room for the pieces keeps the body whole, counts the
+ * pieces left attached, and splits once room is made. */
+CR_TEST(fracture_full_world_leaves_pieces_attached) {
+    static tf_kit k;
+    const double size[3] = {0.25, 0.25, 0.25};
+    ENSURE(tf_kit_make(&k, 4, 1, 1, size));
+    void *block = NULL;
+    cr_world *w = tf_world(&block, cr_v3_zero(), 4);
+    ENSURE(w != NULL && tf_kit_register(&k, w));
+    cr_body_id bar, filler;
+    ENSURE(tf_body(w, &k, CR_BODY_DYNAMIC, cr_v3_zero(), &bar) == CR_OK);
+    cr_body_def bd = cr_default_body_def();
+    bd.shape.type = CR_SHAPE_SPHERE;
+    bd.shape.radius = CR_R(0.1);
+    bd.position = cr_v3(CR_R(5), 0, 0);
+    ENSURE(cr_body_create(w, &bd, &filler) == CR_OK);
+    cr_fracture_def fd = cr_default_fracture_def();
+    fd.first_piece_asset = k.first_piece_slot;
+    ENSURE(cr_fracture_attach(w, bar, &fd) == CR_OK);
+    ENSURE(cr_fracture_apply_damage(w, bar, cr_body_get_transform(w, bar).p, CR_R(1e6)) == CR_OK);
+    ENSURE(cr_world_step(w, CR_R(1.0 / 60.0)) == CR_OK);
+    cr_world_stats st = cr_world_get_stats(w);
+    ENSURE(st.fracture.over_capacity == 4 && st.fracture.done > 0);
+    ENSURE(cr_body_is_valid(w, bar));
+    cr_fracture_view v;
+    ENSURE(cr_fracture_get(w, bar, &v) == CR_OK && v.whole);
+    ENSURE(cr_body_destroy(w, filler) == CR_OK);
+    ENSURE(cr_world_step(w, CR_R(1.0 / 60.0)) == CR_OK);
+    ENSURE(cr_fracture_get(w, bar, &v) == CR_OK && !v.whole && v.pieces_spawned == 4);
+    free(block);
+    tf_kit_free(&k);
+}
+
+CR_TEST(fracture_attach_refuses_bad_defs) {
+    static tf_kit k;
+    const double size[3] = {0.25, 0.25, 0.25};
+    ENSURE(tf_kit_make(&k, 2, 1, 1, size));
+    void *block = NULL;
+    cr_world *w = tf_world(&block, cr_v3_zero(), 8);
+    ENSURE(w != NULL && tf_kit_register(&k, w));
+    cr_body_id bar, ball;
+    ENSURE(tf_body(w, &k, CR_BODY_DYNAMIC, cr_v3_zero(), &bar) == CR_OK);
+    cr_body_def bd = cr_default_body_def();
+    bd.shape.type = CR_SHAPE_SPHERE;
+    bd.shape.radius = CR_R(0.1);
+    bd.position = cr_v3(CR_R(5), 0, 0);
+    ENSURE(cr_body_create(w, &bd, &ball) == CR_OK);
+    cr_fracture_def fd = cr_default_fracture_def();
+    fd.first_piece_asset = k.first_piece_slot;
+    cr_fracture_def bad = fd;
+    bad.toughness = cr_div(CR_R(1), 0);
+    ENSURE(cr_fracture_attach(w, bar, &bad) == CR_ERR_NOT_FINITE);
+    ENSURE(cr_world_refused_field(w) == CR_FIELD_FRACTURE_TOUGHNESS);
+    bad = fd;
+    bad.strength = CR_R(-1);
+    ENSURE(cr_fracture_attach(w, bar, &bad) == CR_ERR_DEF_INVALID);
+    ENSURE(cr_world_refused_field(w) == CR_FIELD_FRACTURE_STRENGTH);
+    bad = fd;
+    bad.first_piece_asset = k.whole_slot; /* the whole is not piece 0 */
+    ENSURE(cr_fracture_attach(w, bar, &bad) == CR_ERR_DEF_INVALID);
+    ENSURE(cr_world_refused_field(w) == CR_FIELD_FRACTURE_PIECE_ASSET);
+    bad = fd;
+    bad.cookie = 0;
+    ENSURE(cr_fracture_attach(w, bar, &bad) == CR_ERR_DEF_NOT_DEFAULTED);
+    ENSURE(cr_fracture_attach(w, ball, &fd) == CR_ERR_DEF_INVALID);
+    ENSURE(cr_fracture_attach(w, bar, &fd) == CR_OK);
+    ENSURE(cr_fracture_attach(w, bar, &fd) == CR_ERR_DEF_INVALID); /* twice */
+    ENSURE(cr_fracture_apply_damage(w, bar, cr_v3(cr_div(CR_R(1), 0), 0, 0), CR_R(1)) == CR_ERR_NOT_FINITE);
+    ENSURE(cr_world_refused_field(w) == CR_FIELD_WORLD_POINT);
+    ENSURE(cr_fracture_apply_damage(w, ball, cr_v3_zero(), CR_R(1)) == CR_ERR_DEF_INVALID);
+    free(block);
+    tf_kit_free(&k);
+}
