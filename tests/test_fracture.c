@@ -241,3 +241,107 @@ CR_TEST(fracture_attach_refuses_bad_defs) {
     free(block);
     tf_kit_free(&k);
 }
+
+/* Stress, not impacts: a beam of four pieces bolted to a wall at one end
+ * carries its own weight; weak bonds give way at the root under it, strong
+ * ones hold. Nothing touches the beam. */
+static int cantilever(double strength, int steps, cr_fracture_view *out, double *tip_drop) {
+    static tf_kit k;
+    const double size[3] = {0.25, 0.25, 0.25};
+    if (!tf_kit_make(&k, 4, 1, 1, size)) return 0;
+    void *block = NULL;
+    cr_world *w = tf_world(&block, cr_v3(0, CR_R(-9.81), 0), 32);
+    if (w == NULL || !tf_kit_register(&k, w)) return 0;
+    cr_body_id beam;
+    if (tf_body(w, &k, CR_BODY_STATIC, cr_v3(0, CR_R(2), 0), &beam) != CR_OK) return 0;
+    cr_fracture_def fd = cr_default_fracture_def();
+    fd.first_piece_asset = k.first_piece_slot;
+    fd.strength = cr_from_float((float)strength);
+    fd.anchor_min = cr_v3(CR_R(-1), CR_R(-1), CR_R(-1));
+    fd.anchor_max = cr_v3(CR_R(0.2), CR_R(1), CR_R(1));
+    if (cr_fracture_attach(w, beam, &fd) != CR_OK) return 0;
+    cr_vec3 tip0 = cr_transform_point(cr_body_get_transform(w, beam), k.pieces[3].centroid);
+    for (int s = 0; s < steps; ++s)
+        if (cr_world_step(w, CR_R(1.0 / 60.0)) != CR_OK) return 0;
+    if (cr_fracture_get(w, beam, out) != CR_OK) return 0;
+    cr_body_id tip = cr_fracture_get_piece_body(w, beam, 3);
+    *tip_drop = cr_body_is_valid(w, tip) ? cr_to_double(tip0.y) - cr_to_double(cr_body_get_transform(w, tip).p.y) : 0;
+    free(block);
+    tf_kit_free(&k);
+    return 1;
+}
+
+CR_TEST(fracture_stress_breaks_weak_cantilever_root) {
+    /* the root bond carries the weight of three pieces: 3 x 15.6 kg x 9.81 = 460 N
+     * on 0.0625 m^2, 7360 Pa */
+    cr_fracture_view v;
+    double drop = 0;
+    ENSURE(cantilever(20000, 60, &v, &drop));
+    ENSURE_MSG(v.whole && v.bonds_broken == 0, "strong beam broke %u bonds", v.bonds_broken);
+    ENSURE(cantilever(5000, 60, &v, &drop));
+    ENSURE_MSG(!v.whole && v.bonds_broken >= 1, "weak beam: %u bonds broken", v.bonds_broken);
+    cr_test_printf("    weak beam: %u bonds broken, tip fell %.3f m\n", v.bonds_broken, drop);
+    ENSURE(drop > 0.3);
+}
+
+/* A ball thrown at a wall held by its bottom row breaks bonds near the hit:
+ * the pieces there fly on in the ball's direction, the bottom row stays. */
+CR_TEST(fracture_ball_breaks_wall_near_impact) {
+    static tf_kit k;
+    const double size[3] = {0.25, 0.25, 0.2};
+    ENSURE(tf_kit_make(&k, 4, 3, 1, size));
+    void *block = NULL;
+    cr_world *w = tf_world(&block, cr_v3(0, CR_R(-9.81), 0), 64);
+    ENSURE(w != NULL && tf_kit_register(&k, w));
+    cr_body_id wall, ball;
+    ENSURE(tf_body(w, &k, CR_BODY_STATIC, cr_v3_zero(), &wall) == CR_OK);
+    cr_fracture_def fd = cr_default_fracture_def();
+    fd.first_piece_asset = k.first_piece_slot;
+    fd.toughness = CR_R(2000);
+    fd.damage_radius = CR_R(0.4);
+    fd.anchor_min = cr_v3(CR_R(-1), CR_R(-1), CR_R(-1));
+    fd.anchor_max = cr_v3(CR_R(2), CR_R(0.2), CR_R(1));
+    ENSURE(cr_fracture_attach(w, wall, &fd) == CR_OK);
+    cr_body_def bd = cr_default_body_def();
+    bd.shape.type = CR_SHAPE_SPHERE;
+    bd.shape.radius = CR_R(0.1);
+    bd.material.density = CR_R(8000);
+    bd.position = cr_v3(CR_R(0.5), CR_R(0.625), CR_R(-0.6)); /* at the top row, between pieces 1 and 2 */
+    bd.linear_velocity = cr_v3(0, 0, CR_R(20));
+    ENSURE(cr_body_create(w, &bd, &ball) == CR_OK);
+    /* the wall is static: what it took from the ball goes on in the pieces it frees */
+    double before = cr_to_double(cr_body_get_mass(w, ball)) * 20.0, after = 0;
+    for (int s = 0; s < 40; ++s) {
+        ENSURE(cr_world_step(w, CR_R(1.0 / 60.0)) == CR_OK);
+        cr_fracture_view vv;
+        ENSURE(cr_fracture_get(w, wall, &vv) == CR_OK);
+        if (vv.pieces_spawned == 0 || after != 0) continue;
+        after = cr_to_double(cr_body_get_mass(w, ball)) * cr_to_double(cr_body_get_linear_velocity(w, ball).z);
+        for (uint32_t i = 0; i < 12; ++i) {
+            cr_body_id pb = cr_fracture_get_piece_body(w, wall, i);
+            after += cr_to_double(cr_body_get_mass(w, pb)) * cr_to_double(cr_body_get_linear_velocity(w, pb).z);
+        }
+        cr_test_printf("    momentum along the throw: %.2f N s before the hit, %.2f after the split\n", before, after);
+        ENSURE_NEAR(after, before, 0.01 * before);
+    }
+    cr_fracture_view v;
+    ENSURE(cr_fracture_get(w, wall, &v) == CR_OK);
+    cr_test_printf("    %u of %u bonds broken, %u pieces\n", v.bonds_broken, v.bond_count, v.pieces_spawned);
+    ENSURE(!v.whole && v.bonds_broken > 0 && v.bonds_broken < v.bond_count);
+    int flying = 0;
+    for (int i = 0; i < 12; ++i) {
+        cr_body_id pb = cr_fracture_get_piece_body(w, wall, (uint32_t)i);
+        ENSURE(cr_body_is_valid(w, pb));
+        int row = i / 4;
+        if (row == 0) ENSURE_MSG(cr_body_get_type(w, pb) == CR_BODY_STATIC, "bottom piece %d moved", i);
+        if (cr_body_get_type(w, pb) == CR_BODY_DYNAMIC) {
+            ++flying;
+            ENSURE_MSG(row == 2 || row == 1, "piece %d of row %d flew", i, row);
+            cr_vec3 p = cr_body_get_transform(w, pb).p;
+            ENSURE_MSG(cr_to_double(p.z) > 0.2, "piece %d flew the wrong way (z %.3f)", i, cr_to_double(p.z));
+        }
+    }
+    ENSURE(flying > 0);
+    free(block);
+    tf_kit_free(&k);
+}

@@ -35,6 +35,7 @@ static inline void tf_box(char **s, const double lo[3], const double hi[3], int 
 }
 
 #define TF_MAX 64
+#define TF_GAP 0.004 /* m, the crack between pieces */
 
 typedef struct tf_kit {
     int nx, ny, nz, count;
@@ -78,7 +79,21 @@ static inline int tf_kit_make(tf_kit *k, int nx, int ny, int nz, const double si
                 int i = tf_piece_index(k, x, y, z);
                 double plo[3] = {x * size[0], y * size[1], z * size[2]};
                 double phi[3] = {plo[0] + size[0], plo[1] + size[1], plo[2] + size[2]};
-                if (!tf_cook_box(k, 1 + i, plo, phi, 3, 16)) return 0;
+                /* the cooker's crack gap: each piece's surface inset by half of
+                 * it, its mass properties those of the piece before the inset */
+                double ilo[3], ihi[3], e[3];
+                for (int c = 0; c < 3; ++c) ilo[c] = plo[c] + TF_GAP / 2, ihi[c] = phi[c] - TF_GAP / 2, e[c] = size[c] * size[c];
+                if (!tf_cook_box(k, 1 + i, ilo, ihi, 3, 16)) return 0;
+                double vol = size[0] * size[1] * size[2], mom[3] = {vol * (e[1] + e[2]) / 12, vol * (e[0] + e[2]) / 12,
+                                                                    vol * (e[0] + e[1]) / 12};
+                for (int a = 0; a < 2; ++a) /* ascending, as the cooker's principal moments */
+                    for (int b = 0; b < 2 - a; ++b)
+                        if (mom[b] > mom[b + 1]) {
+                            double t = mom[b];
+                            mom[b] = mom[b + 1], mom[b + 1] = t;
+                        }
+                k->asset[1 + i].volume = cr_from_float((float)vol);
+                k->asset[1 + i].inertia = cr_v3(cr_from_float((float)mom[0]), cr_from_float((float)mom[1]), cr_from_float((float)mom[2]));
                 k->pieces[i].volume = k->asset[1 + i].volume;
                 cr_vec3 c = cr_v3(cr_from_float((float)((plo[0] + phi[0]) / 2)), cr_from_float((float)((plo[1] + phi[1]) / 2)),
                                   cr_from_float((float)((plo[2] + phi[2]) / 2)));

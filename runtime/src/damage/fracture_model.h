@@ -33,6 +33,8 @@ typedef struct cr_fracture_actor {
     uint8_t pad_;
     uint32_t pad2_;
     cr_real min_area;         ///< m^2, the smallest bond: loads below strength x this cannot break one
+    cr_vec3 push;             ///< N s, whole frame: this step's impact impulses on a static actor (0 between steps)
+    cr_vec3 push_point;       ///< m, whole frame: their impulse-weighted point
     cr_fracture_def def;
 } cr_fracture_actor;
 
@@ -97,7 +99,9 @@ void cri_fracture_break_bond(cr_world *w, cr_fracture_actor *a, uint32_t k);
 
 /* ---- fracture_bonds.c ---- */
 /// Damage every unbroken bond near `point` (whole frame) by an impulse; returns work (bonds looked at).
-uint32_t cri_fracture_impact(cr_world *w, cr_fracture_actor *a, const cr_asset *whole, cr_vec3 point, cr_real impulse);
+/// `push` is the impulse vector (whole frame) a static actor took, zero for the game's damage.
+uint32_t cri_fracture_impact(cr_world *w, cr_fracture_actor *a, const cr_asset *whole, cr_vec3 point, cr_real impulse,
+                             cr_vec3 push);
 /// The stress estimate over the actor's non-moving pieces (the whole body, or
 /// its static pieces) with `load` (N s per piece this step, world frame, pool
 /// scratch indexed by the actor's pieces); returns work.

@@ -46,6 +46,31 @@ void cri_fracture_pieces_init(cr_world *w, cr_fracture_actor *a, const cr_asset 
         if (whole->bonds[k].area < a->min_area) a->min_area = whole->bonds[k].area;
 }
 
+/* The impulse a static actor took this step, shared by the pieces it frees
+ * (weights falling off with the distance from the hit, as the bond damage
+ * does), so the momentum the static body swallowed goes on in its pieces:
+ * the velocity piece k starts with, world frame (q: the whole's rotation). */
+static cr_vec3 freed_velocity(const cr_world *w, const cr_fracture_actor *a, uint32_t k, cr_quat q) {
+    const cr_fracture_piece *pc = cri_fracture_pieces(w, a);
+    if (cr_v3_len_sq(a->push) == 0 || pc[k].mass <= 0) return cr_v3_zero();
+    cr_real radius = a->def.damage_radius, sum = 0, mine = 0, nearest = CR_REAL_MAX;
+    uint32_t near_k = k;
+    for (uint32_t i = 0; i < a->piece_count; ++i) {
+        if (!pc[i].respawning || pc[i].is_static) continue; /* the pieces freed now */
+        cr_real d = cr_v3_len(cr_v3_sub(pc[i].pose.p, a->push_point));
+        if (d < nearest) nearest = d, near_k = i;
+        cr_real wgt = d < radius ? CR_R(1) - cr_div(d, radius) : 0;
+        sum += wgt;
+        if (i == k) mine = wgt;
+    }
+    if (sum <= 0) {
+        if (near_k != k) return cr_v3_zero();
+        mine = sum = CR_R(1);
+    }
+    cr_vec3 dp = cr_v3_scale(a->push, cr_div(mine, sum));
+    return cr_quat_rotate(q, cr_v3_scale(dp, cr_div(CR_R(1), pc[k].mass)));
+}
+
 static cr_body_id id_of(const cr_world *w, uint32_t index1) {
     cr_body_id id = {index1, cr_world_bodies_c(w)[index1 - 1].generation};
     return id;
@@ -119,10 +144,13 @@ uint32_t cri_fracture_spawn(cr_world *w, cr_fracture_actor *a, const cr_asset *w
         cr_vec3 v = b->v, spin = b->w;
         cr_damage_defer_body_destroy(w, id_of(w, a->whole_index1));
         for (uint32_t k = 0; k < count; ++k) {
-            cr_body_def d = piece_def(w, a, b, k, cr_transform_mul(xf, pc[k].pose), xf.p, v, spin, pc[k].held != 0);
             pc[k].is_static = pc[k].held;
             pc[k].respawning = 1;
             pc[k].body.index1 = 0, pc[k].body.generation = 0;
+        }
+        for (uint32_t k = 0; k < count; ++k) {
+            cr_vec3 vk = a->was_static && !pc[k].held ? freed_velocity(w, a, k, xf.q) : v;
+            cr_body_def d = piece_def(w, a, b, k, cr_transform_mul(xf, pc[k].pose), xf.p, vk, spin, pc[k].held != 0);
             cri_damage_defer_body_create_into(w, &d, body_field(w, a, k));
         }
         for (uint32_t k = 0; k < a->bond_count; ++k) {
@@ -136,13 +164,15 @@ uint32_t cri_fracture_spawn(cr_world *w, cr_fracture_actor *a, const cr_asset *w
         }
     } else {
         /* static pieces cut off from every anchor start to move, at rest */
+        for (uint32_t k = 0; k < count; ++k)
+            if (pc[k].is_static && pc[k].mapped && !pc[k].held) pc[k].respawning = 1, pc[k].is_static = 0;
         for (uint32_t k = 0; k < count; ++k) {
-            if (!(pc[k].is_static && pc[k].mapped) || pc[k].held) continue;
+            if (!pc[k].respawning) continue;
             const cr_body *b = cri_world_body_c(w, pc[k].body);
-            cr_body_def d = piece_def(w, a, b, k, b->xf, b->xf.p, cr_v3_zero(), cr_v3_zero(), false);
+            cr_quat q = cr_quat_mul(b->xf.q, cr_quat_conj(pc[k].pose.q)); /* the whole's rotation */
+            cr_body_def d = piece_def(w, a, b, k, b->xf, b->xf.p, freed_velocity(w, a, k, q), cr_v3_zero(), false);
             cr_damage_defer_body_destroy(w, pc[k].body);
             cri_damage_defer_body_create_into(w, &d, body_field(w, a, k));
-            pc[k].respawning = 1;
         }
         for (uint32_t k = 0; k < a->bond_count; ++k) {
             const cr_asset_bond *g = &whole->bonds[k];
@@ -155,8 +185,6 @@ uint32_t cri_fracture_spawn(cr_world *w, cr_fracture_actor *a, const cr_asset *w
             cri_damage_defer_joint_create_between(w, &jd, body_field(w, a, g->a), body_field(w, a, g->b),
                                                   cri_fracture_bond_offset(w, a, k) + joint_field);
         }
-        for (uint32_t k = 0; k < count; ++k)
-            if (pc[k].respawning) pc[k].is_static = 0;
     }
     a->splitting = 1;
     return n;
