@@ -96,7 +96,7 @@ typedef struct cr_cook_result {
     uint32_t sdf_dims[3];
     double sdf_cell;
     uint32_t boundary_edges, nonmanifold_edges, components, welded_vertices, dropped_triangles;
-    size_t section_bytes[16];
+    size_t section_bytes[32];
 } cr_cook_result;
 
 /// Cook a parsed OBJ. Returns 0, or -1 with "file:line: message" in err.
@@ -202,6 +202,20 @@ int cr_cook_skin_build(const cr_cook_mesh *body_mesh, const cr_cook_grid *grid, 
                        const cr_cook_options *opt, cr_cook_skin *out, char *err, size_t err_size, cr_cook_progress *prog);
 void cr_cook_skin_free(cr_cook_skin *s);
 
+/// A prescored asset's pieces and support graph (cook_fracture.c), in the
+/// whole's body frame; the pieces are complete cooked assets of their own.
+typedef struct cr_cook_fracture {
+    uint32_t piece_count, bond_count;
+    uint8_t **piece_bytes;     ///< [piece_count] each piece's cooked asset
+    size_t *piece_size;
+    double *piece_volume;      ///< [piece_count] m^3
+    double *piece_centroid;    ///< 3 per piece, m, whole body frame
+    uint32_t *bond_pair;       ///< 2 per bond, a < b, pairs ascending
+    double *bond_area;         ///< m^2
+    double *bond_centroid;     ///< 3 per bond, whole body frame
+    double *bond_normal;       ///< 3 per bond, unit, from a into b
+} cr_cook_fracture;
+
 /// Everything the writer needs.
 typedef struct cr_cook_asset {
     const cr_cook_mesh *mesh;      ///< in the body frame
@@ -211,9 +225,10 @@ typedef struct cr_cook_asset {
     const cr_cook_mass *mass;
     const cr_cook_frame *frame;
     double bounds_min[3], bounds_max[3], bound_radius;
+    const cr_cook_fracture *fracture; ///< NULL: not prescored (the fracture sections stay empty)
 } cr_cook_asset;
 /// Serialise to the asset format (malloc'd bytes). Returns 0 or -1.
-int cr_cook_write(const cr_cook_asset *a, uint8_t **bytes, size_t *size, size_t section_bytes[16], char *err, size_t err_size);
+int cr_cook_write(const cr_cook_asset *a, uint8_t **bytes, size_t *size, size_t section_bytes[32], char *err, size_t err_size);
 
 
 #endif

@@ -64,7 +64,10 @@
     X(BONE, 'B', 'O', 'N', 'E', 32)          \
     X(SKNI, 'S', 'K', 'N', 'I', 4)           \
     X(SKNW, 'S', 'K', 'N', 'W', 16)          \
-    X(EXMP, 'E', 'X', 'M', 'P', 28)
+    X(EXMP, 'E', 'X', 'M', 'P', 28)          \
+    X(FRCP, 'F', 'R', 'C', 'P', 24)          \
+    X(FRCB, 'F', 'R', 'C', 'B', 36)          \
+    X(FRCA, 'F', 'R', 'C', 'A', 16)
 
 typedef enum cr_asset_section_id {
 #define CR_X_SEC_ENUM_(id, a, b, c, d, sz) CR_ASEC_##id,
@@ -104,6 +107,13 @@ typedef enum cr_asset_section_id {
 
 /* BONE element: i32 parent, f32 p[3], f32 q[4] (x y z w) = 32 bytes.
  * EXMP element: f32 p[3], f32 q[4] = 28 bytes; example-major, bone-minor.
- * SKNI element: u8 bone[4]; SKNW element: f32 weight[4]. */
+ * SKNI element: u8 bone[4]; SKNW element: f32 weight[4].
+ * Prescored fracture (docs/fracture.md; all three empty in other assets):
+ * FRCP element: u32 offset, u32 size (the piece's own asset: file bytes
+ *   [offset, offset + size) inside FRCA, 16-aligned, in piece order, not
+ *   overlapping), f32 volume, f32 centroid[3] (whole body frame) = 24 bytes.
+ * FRCB element: u32 a, u32 b (a < b, pairs strictly increasing), f32 area,
+ *   f32 centroid[3], f32 normal[3] (unit, from a into b) = 36 bytes.
+ * FRCA: the pieces' cooked assets, each a complete asset, padded to 16. */
 
 #endif
