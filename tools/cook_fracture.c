@@ -1,0 +1,362 @@
+/* cook_fracture.c — prescoring: a closed mesh cut into Voronoi pieces, each
+ * piece cooked as a normal asset, the support graph from the shared cut
+ * faces, all stored with the whole in one prescored asset (cook_fracture.h,
+ * docs/fracture.md).
+ *
+ * Cell sites are drawn inside the mesh (winding number > 1/2) from a
+ * xorshift stream seeded by the options, optionally denser near a point
+ * (acceptance 1 / (1 + (d / sigma)^2)). Cell i is the whole cut by the
+ * bisector plane of every other site j, nearest first; a site farther than
+ * twice the piece's current radius cannot cut it, so the search stops
+ * there. Each cut is capped (cook_plane_cut.c) and its cap triangles carry
+ * j: the bond (i, j) is the cap of i tagged j, its area their area, its
+ * centroid their area-weighted centroid, its normal (s_j - s_i) / |s_j - s_i|.
+ *
+ * A crack gap: pieces cut exactly along shared faces touch, and a body
+ * leaving its neighbour along such a face meets it at grazing corners, where
+ * the distance grids' normals are ill-defined and stop it dead. So each
+ * piece's surface is cut again with every plane moved gap/2 towards its
+ * site, and cooked with the mass properties of the exact cut: volumes still
+ * sum to the whole's, frames and centroids are the exact pieces'.
+ *
+ * Determinism: + - * / sqrt on doubles, fixed orders (sites in draw order,
+ * neighbours by distance then index), so one input and one set of options
+ * give one file.
+ */
+#include "cook_fracture.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+cr_cook_pieces_options cr_cook_default_pieces_options(void) {
+    cr_cook_pieces_options o;
+    memset(&o, 0, sizeof o);
+    o.pieces = 16;
+    o.seed = 1;
+    o.gap = -1;
+    o.piece_sdf_res = 16;
+    return o;
+}
+
+static double rnd(uint64_t *s) {
+    *s ^= *s >> 12;
+    *s ^= *s << 25;
+    *s ^= *s >> 27;
+    return (double)((*s * 0x2545f4914f6cdd1dull) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+typedef struct site_order {
+    double d2;
+    uint32_t j;
+} site_order;
+
+static int by_distance(const void *a, const void *b) {
+    const site_order *x = a, *y = b;
+    if (x->d2 != y->d2) return x->d2 < y->d2 ? -1 : 1;
+    return x->j < y->j ? -1 : (x->j > y->j);
+}
+
+/* bond accumulators: per ordered pair (piece, neighbour) as seen from the piece */
+typedef struct bond_acc {
+    uint32_t a, b;
+    double area, c[3];
+} bond_acc;
+
+static int by_pair(const void *x, const void *y) {
+    const bond_acc *p = x, *q = y;
+    if (p->a != q->a) return p->a < q->a ? -1 : 1;
+    return p->b < q->b ? -1 : (p->b > q->b);
+}
+
+static double radius_from(const crf_mesh *m, const double s[3]) {
+    double r2 = 0;
+    for (uint32_t i = 0; i < m->nv; ++i) {
+        const double *p = m->pos + 3 * (size_t)i;
+        double dx = p[0] - s[0], dy = p[1] - s[1], dz = p[2] - s[2], d = dx * dx + dy * dy + dz * dz;
+        r2 = d > r2 ? d : r2;
+    }
+    return sqrt(r2);
+}
+
+/* Vertices that no triangle uses are left behind by the cuts; the cooker
+ * drops them too, but mass properties want the mesh as it is. */
+static cr_cook_mesh as_cook_mesh(const crf_mesh *m) {
+    cr_cook_mesh c;
+    memset(&c, 0, sizeof c);
+    c.pos = m->pos;
+    c.tri = m->tri;
+    c.vertex_count = m->nv;
+    c.triangle_count = m->nt;
+    c.frame_s = 1;
+    return c;
+}
+
+int cr_cook_prescored(const char *name, const cr_obj *obj, const cr_cook_options *opt, const cr_cook_pieces_options *po,
+                      cr_cook_result *out, cr_cook_pieces_report *rep, char *err, size_t en) {
+    double t_start = cr_cook_now();
+    memset(out, 0, sizeof *out);
+    memset(rep, 0, sizeof *rep);
+    if (po->pieces == 0) {
+        snprintf(err, en, "%s: pieces from OBJ groups are not built yet; give --pieces N (>= 2)", name);
+        return -1;
+    }
+    if (po->pieces < 2 || po->pieces > CR_ASSET_MAX_PIECES) {
+        snprintf(err, en, "%s: --pieces %u: expected 2 to %u", name, po->pieces, CR_ASSET_MAX_PIECES);
+        return -1;
+    }
+    cr_cook_mesh mesh;
+    char cerr[512];
+    if (cr_cook_clean(obj, opt, &mesh, cerr, sizeof cerr) != 0) {
+        snprintf(err, en, "%s: %s", name, cerr);
+        return -1;
+    }
+    if (mesh.boundary_edges || mesh.nonmanifold_edges) {
+        snprintf(err, en, "%s: prescoring needs a closed mesh (%u boundary edges, %u non-manifold edges): its pieces must be closed", name,
+                 mesh.boundary_edges, mesh.nonmanifold_edges);
+        cr_cook_mesh_free(&mesh);
+        return -1;
+    }
+    /* the whole once as it is: its body frame places pieces and bonds */
+    cr_cook_options wopt = *opt;
+    wopt.quiet = true;
+    wopt.fracture = NULL;
+    wopt.mass = NULL;
+    cr_cook_result first;
+    if (cr_cook_obj(name, obj, &wopt, &first, err, en) != 0) {
+        cr_cook_mesh_free(&mesh);
+        return -1;
+    }
+    double R[3][3], P[3];
+    memcpy(R, first.mass.axes, sizeof R);
+    for (int r = 0; r < 3; ++r) P[r] = -(R[r][0] * first.mass.com[0] + R[r][1] * first.mass.com[1] + R[r][2] * first.mass.com[2]);
+    rep->whole_volume = first.mass.volume;
+    cr_cook_result_free(&first);
+
+    /* sites */
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (uint32_t i = 0; i < mesh.vertex_count; ++i)
+        for (int k = 0; k < 3; ++k) {
+            double x = mesh.pos[3 * (size_t)i + k];
+            lo[k] = x < lo[k] ? x : lo[k], hi[k] = x > hi[k] ? x : hi[k];
+        }
+    double diag = sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) + (hi[2] - lo[2]) * (hi[2] - lo[2]));
+    cr_bvh *bvh = cr_bvh_build(mesh.pos, mesh.tri, mesh.triangle_count);
+    uint32_t n = po->pieces;
+    double *site = malloc(sizeof(double) * 3 * n);
+    uint64_t rs = po->seed * 0x9e3779b97f4a7c15ull + 0x2545f4914f6cdd1dull;
+    if (rs == 0) rs = 1;
+    uint32_t got = 0;
+    double sigma = 0.15 * diag;
+    for (uint64_t tries = 0; got < n && tries < 20000ull * n + 100000ull; ++tries) {
+        double q[3];
+        for (int k = 0; k < 3; ++k) q[k] = lo[k] + rnd(&rs) * (hi[k] - lo[k]);
+        double accept = rnd(&rs);
+        if (po->near_set) {
+            double d2 = 0;
+            for (int k = 0; k < 3; ++k) d2 += (q[k] - po->near[k]) * (q[k] - po->near[k]);
+            if (accept * (1.0 + d2 / (sigma * sigma)) > 1.0) continue;
+        }
+        if (cr_bvh_winding(bvh, q) <= 0.5) continue;
+        bool dup = false;
+        for (uint32_t j = 0; j < got && !dup; ++j) {
+            double dx = site[3 * j] - q[0], dy = site[3 * j + 1] - q[1], dz = site[3 * j + 2] - q[2];
+            dup = dx * dx + dy * dy + dz * dz < 1e-12 * diag * diag;
+        }
+        if (dup) continue;
+        memcpy(site + 3 * got++, q, sizeof q);
+    }
+    cr_bvh_free(bvh);
+    if (got < n) {
+        snprintf(err, en, "%s: found only %u of %u cell sites inside the mesh", name, got, n);
+        free(site);
+        cr_cook_mesh_free(&mesh);
+        return -1;
+    }
+    double gap = po->gap;
+    if (gap < 0) gap = 0.02 * cbrt(rep->whole_volume / n);
+    rep->gap = gap;
+
+    /* the cells */
+    crf_mesh whole;
+    memset(&whole, 0, sizeof whole);
+    whole.pos = mesh.pos, whole.nv = mesh.vertex_count, whole.tri = mesh.tri, whole.nt = mesh.triangle_count;
+    whole.tag = malloc(sizeof(uint32_t) * (mesh.triangle_count ? mesh.triangle_count : 1));
+    for (uint32_t t = 0; t < mesh.triangle_count; ++t) whole.tag[t] = CRF_SURFACE;
+    site_order *ord = malloc(sizeof(site_order) * n);
+    bond_acc *acc = NULL;
+    size_t nacc = 0, capacc = 0;
+    cr_cook_fracture fr;
+    memset(&fr, 0, sizeof fr);
+    fr.piece_count = n;
+    fr.piece_bytes = calloc(n, sizeof(uint8_t *));
+    fr.piece_size = calloc(n, sizeof(size_t));
+    fr.piece_volume = calloc(n, sizeof(double));
+    fr.piece_centroid = calloc(3 * (size_t)n, sizeof(double));
+    int rc = 0;
+    for (uint32_t i = 0; i < n && rc == 0; ++i) {
+        double t0 = cr_cook_now();
+        const double *si = site + 3 * (size_t)i;
+        for (uint32_t j = 0; j < n; ++j) {
+            double dx = site[3 * j] - si[0], dy = site[3 * j + 1] - si[1], dz = site[3 * j + 2] - si[2];
+            ord[j].d2 = dx * dx + dy * dy + dz * dz, ord[j].j = j;
+        }
+        qsort(ord, n, sizeof *ord, by_distance);
+        crf_mesh exact, inset, tmp;
+        memset(&exact, 0, sizeof exact);
+        memset(&inset, 0, sizeof inset);
+        bool open = false, first_cut = true;
+        for (uint32_t k = 0; k < n; ++k) {
+            uint32_t j = ord[k].j;
+            if (j == i) continue;
+            double dij = sqrt(ord[k].d2);
+            const crf_mesh *cur = first_cut ? &whole : &exact;
+            if (0.5 * dij > radius_from(cur, si)) break; /* no farther site can cut this piece */
+            double nrm[3], mid[3];
+            for (int c = 0; c < 3; ++c) nrm[c] = (site[3 * j + c] - si[c]) / dij, mid[c] = 0.5 * (site[3 * j + c] + si[c]);
+            double d = nrm[0] * mid[0] + nrm[1] * mid[1] + nrm[2] * mid[2];
+            if (crf_cut(cur, nrm, d, j, &tmp) != 0) open = true;
+            if (!first_cut) crf_mesh_free(&exact);
+            exact = tmp;
+            if (crf_cut(first_cut ? &whole : &inset, nrm, d - 0.5 * gap, j, &tmp) != 0) open = true;
+            if (!first_cut) crf_mesh_free(&inset);
+            inset = tmp;
+            first_cut = false;
+            if (exact.nt == 0) break;
+        }
+        rep->time_cut += cr_cook_now() - t0;
+        if (first_cut || exact.nt == 0 || inset.nt == 0) {
+            snprintf(err, en, "%s: cell %u came out empty", name, i);
+            rc = -1;
+            if (!first_cut) crf_mesh_free(&exact), crf_mesh_free(&inset);
+            break;
+        }
+        rep->open_pieces += open;
+        /* mass of the exact piece; bonds from its caps */
+        cr_cook_mesh em = as_cook_mesh(&exact);
+        cr_cook_mass mass;
+        if (cr_cook_signed_volume(exact.pos, exact.tri, exact.nt) <= 0) rep->inward_pieces++;
+        cr_cook_mass_properties(&em, NULL, 24, &mass, NULL);
+        if (!mass.from_surface || !(mass.volume > 0)) {
+            snprintf(err, en, "%s: piece %u encloses no volume", name, i);
+            rc = -1;
+            crf_mesh_free(&exact), crf_mesh_free(&inset);
+            break;
+        }
+        rep->pieces_volume += mass.volume;
+        fr.piece_volume[i] = mass.volume;
+        for (int r = 0; r < 3; ++r)
+            fr.piece_centroid[3 * i + r] = R[r][0] * mass.com[0] + R[r][1] * mass.com[1] + R[r][2] * mass.com[2] + P[r];
+        for (uint32_t t = 0; t < exact.nt; ++t) {
+            uint32_t j = exact.tag[t];
+            if (j == CRF_SURFACE) continue;
+            const double *a = exact.pos + 3 * (size_t)exact.tri[3 * t], *b = exact.pos + 3 * (size_t)exact.tri[3 * t + 1],
+                         *c = exact.pos + 3 * (size_t)exact.tri[3 * t + 2];
+            double e1[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, e2[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
+            double cx = e1[1] * e2[2] - e1[2] * e2[1], cy = e1[2] * e2[0] - e1[0] * e2[2], cz = e1[0] * e2[1] - e1[1] * e2[0];
+            double area = 0.5 * sqrt(cx * cx + cy * cy + cz * cz);
+            size_t f = nacc;
+            if (nacc > 0 && acc[nacc - 1].a == i && acc[nacc - 1].b == j) f = nacc - 1;
+            else {
+                for (size_t q = nacc; q > 0 && acc[q - 1].a == i; --q)
+                    if (acc[q - 1].b == j) f = q - 1;
+            }
+            if (f == nacc) {
+                if (nacc == capacc) capacc = capacc ? 2 * capacc : 256, acc = realloc(acc, sizeof(bond_acc) * capacc);
+                memset(&acc[nacc], 0, sizeof acc[nacc]);
+                acc[nacc].a = i, acc[nacc].b = j;
+                ++nacc;
+            }
+            acc[f].area += area;
+            for (int k = 0; k < 3; ++k) acc[f].c[k] += area * (a[k] + b[k] + c[k]) / 3.0;
+        }
+        /* cook the inset surface with the exact piece's mass */
+        t0 = cr_cook_now();
+        cr_obj pobj;
+        memset(&pobj, 0, sizeof pobj);
+        pobj.pos = inset.pos;
+        pobj.tri = inset.tri;
+        pobj.vertex_count = inset.nv;
+        pobj.triangle_count = inset.nt;
+        cr_cook_options popt = cr_cook_default_options();
+        popt.quiet = true;
+        popt.sdf_res = po->piece_sdf_res > 0 ? po->piece_sdf_res : 16;
+        popt.max_samples = opt->max_samples;
+        popt.geodesic_max = opt->geodesic_max;
+        popt.mass = &mass;
+        char pname[64];
+        snprintf(pname, sizeof pname, "piece %u", i);
+        cr_cook_result pr;
+        char perr[512];
+        if (cr_cook_obj(pname, &pobj, &popt, &pr, perr, sizeof perr) != 0) {
+            snprintf(err, en, "%s: %s", name, perr);
+            rc = -1;
+        } else {
+            fr.piece_bytes[i] = pr.bytes;
+            fr.piece_size[i] = pr.size;
+            pr.bytes = NULL;
+            cr_cook_result_free(&pr);
+        }
+        rep->time_cook += cr_cook_now() - t0;
+        crf_mesh_free(&exact);
+        crf_mesh_free(&inset);
+    }
+    free(whole.tag);
+    free(ord);
+    /* bonds: the cap of the lower piece, checked against the higher's */
+    if (rc == 0) {
+        qsort(acc, nacc, sizeof *acc, by_pair);
+        fr.bond_pair = malloc(sizeof(uint32_t) * 2 * (nacc ? nacc : 1));
+        fr.bond_area = malloc(sizeof(double) * (nacc ? nacc : 1));
+        fr.bond_centroid = malloc(sizeof(double) * 3 * (nacc ? nacc : 1));
+        fr.bond_normal = malloc(sizeof(double) * 3 * (nacc ? nacc : 1));
+        double min_area = 1e-6 * rep->whole_volume / cbrt(rep->whole_volume); /* slivers below this are no bonds */
+        for (size_t q = 0; q < nacc; ++q) {
+            const bond_acc *b = &acc[q];
+            if (b->a > b->b || b->area <= min_area) continue;
+            bond_acc key = {b->b, b->a, 0, {0, 0, 0}};
+            const bond_acc *other = bsearch(&key, acc, nacc, sizeof *acc, by_pair);
+            double oa = other ? other->area : 0;
+            double mis = fabs(b->area - oa) / b->area;
+            rep->max_bond_mismatch = mis > rep->max_bond_mismatch ? mis : rep->max_bond_mismatch;
+            uint32_t k = fr.bond_count++;
+            fr.bond_pair[2 * k] = b->a, fr.bond_pair[2 * k + 1] = b->b;
+            fr.bond_area[k] = b->area;
+            /* from a into b: the cut plane's normal is the direction between the two sites */
+            double c[3], nm[3], len = 0;
+            for (int r = 0; r < 3; ++r) {
+                c[r] = b->c[r] / b->area;
+                nm[r] = site[3 * (size_t)b->b + r] - site[3 * (size_t)b->a + r];
+                len += nm[r] * nm[r];
+            }
+            len = sqrt(len);
+            for (int r = 0; r < 3; ++r) {
+                fr.bond_centroid[3 * k + r] = R[r][0] * c[0] + R[r][1] * c[1] + R[r][2] * c[2] + P[r];
+                fr.bond_normal[3 * k + r] = (R[r][0] * nm[0] + R[r][1] * nm[1] + R[r][2] * nm[2]) / len;
+            }
+        }
+    }
+    free(site);
+    free(acc);
+    cr_cook_mesh_free(&mesh);
+    rep->pieces = n;
+    rep->bonds = fr.bond_count;
+    if (rc == 0) {
+        cr_cook_options fopt = *opt;
+        fopt.fracture = &fr;
+        fopt.mass = NULL;
+        rc = cr_cook_obj(name, obj, &fopt, out, err, en);
+    }
+    for (uint32_t i = 0; i < n; ++i) free(fr.piece_bytes[i]);
+    free(fr.piece_bytes);
+    free(fr.piece_size);
+    free(fr.piece_volume);
+    free(fr.piece_centroid);
+    free(fr.bond_pair);
+    free(fr.bond_area);
+    free(fr.bond_centroid);
+    free(fr.bond_normal);
+    rep->time_total = cr_cook_now() - t_start;
+    return rc;
+}

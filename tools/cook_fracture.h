@@ -1,0 +1,59 @@
+/* cook_fracture.h — the prescoring cooker (tools only): a closed mesh cut
+ * into Voronoi pieces, or an artist's OBJ groups as pieces, each piece cooked
+ * as a normal asset and stored with the whole and the support graph in one
+ * prescored asset (docs/fracture.md, docs/asset-format.md).
+ *
+ *   cook_plane_cut.c   cut a closed mesh by a plane and cap the cut
+ *   cook_fracture.c    cell sites, the cells' cuts, bonds, cooking the pieces
+ */
+#ifndef CRUMPLE_TOOLS_COOK_FRACTURE_H
+#define CRUMPLE_TOOLS_COOK_FRACTURE_H
+
+#include "cook.h"
+#include "crumple/asset.h"
+
+/// A working mesh with a tag per triangle (the cut plane that made it, or CRF_SURFACE).
+typedef struct crf_mesh {
+    double *pos;               ///< 3 per vertex
+    uint32_t *tri;             ///< 3 per triangle
+    uint32_t *tag;             ///< per triangle
+    uint32_t nv, nt, cap_v, cap_t;
+} crf_mesh;
+#define CRF_SURFACE 0xffffffffu
+
+/// Keep the part of `in` where n.x <= d, capped; cap triangles get `tag`.
+/// Returns 0, or -1 when the cut's edges do not close into loops (an input
+/// that was not a closed 2-manifold); `out` is filled either way.
+int crf_cut(const crf_mesh *in, const double n[3], double d, uint32_t tag, crf_mesh *out);
+void crf_mesh_free(crf_mesh *m);
+
+/// How to prescore.
+typedef struct cr_cook_pieces_options {
+    uint32_t pieces;          ///< Voronoi cells (>= 2); 0: the OBJ's groups (`o`/`g`) are the pieces
+    uint64_t seed;            ///< the cell sites' random stream: same seed, same pieces
+    bool near_set;            ///< sites denser around `near` (mesh frame, after the cook's scale)
+    double near[3];
+    double gap;               ///< m, crack left between neighbouring pieces' surfaces; < 0: 2% of the mean piece size
+    int piece_sdf_res;        ///< grid cells along a piece's longest axis (default 16)
+} cr_cook_pieces_options;
+
+cr_cook_pieces_options cr_cook_default_pieces_options(void);
+
+/// What the prescoring made (for the report and the tests).
+typedef struct cr_cook_pieces_report {
+    uint32_t pieces, bonds;
+    uint32_t open_pieces;     ///< pieces whose cut did not close (0 for a closed input)
+    uint32_t inward_pieces;   ///< pieces whose surface enclosed negative volume before cooking (0: all outward)
+    double whole_volume;      ///< m^3, the whole's
+    double pieces_volume;     ///< m^3, the pieces' sum (before the crack gap)
+    double max_bond_mismatch; ///< largest |area seen from a - area seen from b| / area over the bonds
+    double gap;               ///< m, the crack gap used
+    double time_cut, time_cook, time_total; ///< s
+} cr_cook_pieces_report;
+
+/// Cook `obj` prescored. Returns 0 and the file in *out, or -1 with
+/// "name: message" in err.
+int cr_cook_prescored(const char *name, const cr_obj *obj, const cr_cook_options *opt, const cr_cook_pieces_options *po,
+                      cr_cook_result *out, cr_cook_pieces_report *rep, char *err, size_t err_size);
+
+#endif

@@ -1,0 +1,347 @@
+/* cook_plane_cut.c — cut a closed triangle mesh by a plane and cap the cut
+ * (tools only: doubles, malloc). The prescoring cooker (cook_fracture.c)
+ * makes a Voronoi piece by cutting the whole with the bisector planes of
+ * its cell, one after the other.
+ *
+ * The kept side is n.x <= d. A triangle that straddles the plane keeps its
+ * inside polygon (3 or 4 corners, fanned: it is convex); the cut point of an
+ * edge is made once per edge, keyed by its two end vertices, so the two
+ * triangles that share the edge share the point and the result stays
+ * watertight. Each kept polygon that leaves and re-enters the plane leaves a
+ * directed edge on it; reversed, those edges are the cap's boundary: loops
+ * counter-clockwise seen from outside (+n) around the cap's regions,
+ * clockwise around its holes (a cut through a ring, or a bunny's ear and head
+ * at once gives several). Holes are bridged into the loop around them and
+ * each region is triangulated by ear clipping, in 2-D in the plane.
+ *
+ * Every triangle carries a tag: the original surface's tag or, for a cap,
+ * the tag of the plane that made it; the Voronoi cooker tags planes with the
+ * neighbouring cell, so the bonds' areas and centroids are sums over tags.
+ */
+#include "cook_fracture.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- a small open-addressing map: edge key -> vertex ------------------- */
+
+typedef struct edge_map {
+    uint64_t *key;
+    uint32_t *val;
+    uint32_t cap;
+} edge_map;
+
+static void map_init(edge_map *m, uint32_t n) {
+    m->cap = 16;
+    while (m->cap < 2 * n + 16) m->cap *= 2;
+    m->key = malloc(sizeof(uint64_t) * m->cap);
+    m->val = malloc(sizeof(uint32_t) * m->cap);
+    for (uint32_t i = 0; i < m->cap; ++i) m->key[i] = UINT64_MAX;
+}
+
+static uint32_t *map_slot(edge_map *m, uint64_t k, bool *fresh) {
+    uint64_t h = k * 0x9e3779b97f4a7c15ull;
+    uint32_t i = (uint32_t)(h >> 32) & (m->cap - 1);
+    while (m->key[i] != UINT64_MAX && m->key[i] != k) i = (i + 1) & (m->cap - 1);
+    *fresh = m->key[i] == UINT64_MAX;
+    m->key[i] = k;
+    return &m->val[i];
+}
+
+static void map_free(edge_map *m) {
+    free(m->key);
+    free(m->val);
+}
+
+/* ---- growing arrays ------------------------------------------------------ */
+
+void crf_mesh_free(crf_mesh *m) {
+    free(m->pos);
+    free(m->tri);
+    free(m->tag);
+    memset(m, 0, sizeof *m);
+}
+
+static void add_vertex(crf_mesh *m, const double p[3]) {
+    if (m->nv == m->cap_v) {
+        m->cap_v = m->cap_v ? 2 * m->cap_v : 64;
+        m->pos = realloc(m->pos, sizeof(double) * 3 * m->cap_v);
+    }
+    memcpy(m->pos + 3 * (size_t)m->nv++, p, sizeof(double) * 3);
+}
+
+static void add_tri(crf_mesh *m, uint32_t a, uint32_t b, uint32_t c, uint32_t tag) {
+    if (m->nt == m->cap_t) {
+        m->cap_t = m->cap_t ? 2 * m->cap_t : 64;
+        m->tri = realloc(m->tri, sizeof(uint32_t) * 3 * m->cap_t);
+        m->tag = realloc(m->tag, sizeof(uint32_t) * m->cap_t);
+    }
+    m->tri[3 * (size_t)m->nt] = a, m->tri[3 * (size_t)m->nt + 1] = b, m->tri[3 * (size_t)m->nt + 2] = c;
+    m->tag[m->nt++] = tag;
+}
+
+/* ---- cap triangulation --------------------------------------------------- */
+
+typedef struct poly {
+    uint32_t *v;   /* output vertex indices */
+    double *xy;    /* 2 per entry */
+    uint32_t n;
+} poly;
+
+static double area2(const poly *p) {
+    double a = 0;
+    for (uint32_t i = 0; i < p->n; ++i) {
+        uint32_t j = (i + 1) % p->n;
+        a += p->xy[2 * i] * p->xy[2 * j + 1] - p->xy[2 * j] * p->xy[2 * i + 1];
+    }
+    return a;
+}
+
+static double cross3(const double *a, const double *b, const double *c) {
+    return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
+}
+
+static bool point_in_poly(const poly *p, const double *q) {
+    bool in = false;
+    for (uint32_t i = 0, j = p->n - 1; i < p->n; j = i++) {
+        const double *a = p->xy + 2 * i, *b = p->xy + 2 * j;
+        if ((a[1] > q[1]) != (b[1] > q[1]) && q[0] < (b[0] - a[0]) * (q[1] - a[1]) / (b[1] - a[1]) + a[0]) in = !in;
+    }
+    return in;
+}
+
+/* Splice hole h into outer o through a bridge from the hole's rightmost
+ * vertex to a vertex of o it can see (Eberly's method: the ray to +x, the
+ * edge it meets first, then the reflex vertex inside the triangle that makes
+ * the smallest angle with the ray, if any). */
+static void bridge(poly *o, const poly *h) {
+    uint32_t m = 0;
+    for (uint32_t i = 1; i < h->n; ++i)
+        if (h->xy[2 * i] > h->xy[2 * m] || (h->xy[2 * i] == h->xy[2 * m] && h->xy[2 * i + 1] < h->xy[2 * m + 1])) m = i;
+    const double *M = h->xy + 2 * m;
+    double best_x = INFINITY;
+    uint32_t pick = 0;
+    for (uint32_t i = 0; i < o->n; ++i) {
+        uint32_t j = (i + 1) % o->n;
+        const double *a = o->xy + 2 * i, *b = o->xy + 2 * j;
+        if ((a[1] > M[1]) == (b[1] > M[1])) continue;
+        double x = a[0] + (M[1] - a[1]) * (b[0] - a[0]) / (b[1] - a[1]);
+        if (x < M[0] || x >= best_x) continue;
+        best_x = x;
+        pick = a[0] > b[0] ? i : j;
+    }
+    if (best_x == INFINITY) { /* numerically lost: bridge to the nearest vertex */
+        double bd = INFINITY;
+        for (uint32_t i = 0; i < o->n; ++i) {
+            double dx = o->xy[2 * i] - M[0], dy = o->xy[2 * i + 1] - M[1], d = dx * dx + dy * dy;
+            if (d < bd) bd = d, pick = i;
+        }
+    } else {
+        /* a reflex vertex inside triangle (M, I, P) would block the bridge */
+        const double I[2] = {best_x, M[1]};
+        const double *P = o->xy + 2 * pick;
+        double best_t = INFINITY;
+        uint32_t blocker = UINT32_MAX;
+        for (uint32_t i = 0; i < o->n; ++i) {
+            if (i == pick) continue;
+            const double *q = o->xy + 2 * i;
+            const double *qp = o->xy + 2 * ((i + o->n - 1) % o->n), *qn = o->xy + 2 * ((i + 1) % o->n);
+            if (cross3(qp, q, qn) > 0) continue; /* convex */
+            double s1 = cross3(M, I, q), s2 = cross3(I, P, q), s3 = cross3(P, M, q);
+            bool inside = (s1 >= 0 && s2 >= 0 && s3 >= 0) || (s1 <= 0 && s2 <= 0 && s3 <= 0);
+            if (!inside) continue;
+            double dx = q[0] - M[0], dy = q[1] - M[1];
+            double t = fabs(dy) / (sqrt(dx * dx + dy * dy) + 1e-300); /* sine of the angle to the ray */
+            if (t < best_t || (t == best_t && dx < o->xy[2 * blocker] - M[0])) best_t = t, blocker = i;
+        }
+        if (blocker != UINT32_MAX) pick = blocker;
+    }
+    /* o[0..pick], h[m..], h[..m], o[pick..] */
+    uint32_t n = o->n + h->n + 2;
+    uint32_t *v = malloc(sizeof(uint32_t) * n);
+    double *xy = malloc(sizeof(double) * 2 * n);
+    uint32_t k = 0;
+    for (uint32_t i = 0; i <= pick; ++i, ++k) v[k] = o->v[i], xy[2 * k] = o->xy[2 * i], xy[2 * k + 1] = o->xy[2 * i + 1];
+    for (uint32_t i = 0; i <= h->n; ++i, ++k) {
+        uint32_t s = (m + i) % h->n;
+        v[k] = h->v[s], xy[2 * k] = h->xy[2 * s], xy[2 * k + 1] = h->xy[2 * s + 1];
+    }
+    for (uint32_t i = pick; i < o->n; ++i, ++k) v[k] = o->v[i], xy[2 * k] = o->xy[2 * i], xy[2 * k + 1] = o->xy[2 * i + 1];
+    free(o->v);
+    free(o->xy);
+    o->v = v, o->xy = xy, o->n = k;
+}
+
+/* Ear clipping of a simple polygon, counter-clockwise. O(n^2) per ear at
+ * worst; cross sections of a piece have tens to hundreds of corners. */
+static void ear_clip(crf_mesh *out, poly *p, uint32_t tag) {
+    uint32_t n = p->n;
+    uint32_t *idx = malloc(sizeof(uint32_t) * n);
+    for (uint32_t i = 0; i < n; ++i) idx[i] = i;
+    while (n > 3) {
+        uint32_t ear = UINT32_MAX;
+        double best = -INFINITY;
+        uint32_t fallback = 0;
+        for (uint32_t i = 0; i < n && ear == UINT32_MAX; ++i) {
+            uint32_t a = idx[(i + n - 1) % n], b = idx[i], c = idx[(i + 1) % n];
+            const double *A = p->xy + 2 * a, *B = p->xy + 2 * b, *C = p->xy + 2 * c;
+            double cr = cross3(A, B, C);
+            if (cr > best) best = cr, fallback = i;
+            if (cr <= 0) continue;
+            bool empty = true;
+            for (uint32_t k = 0; k < n && empty; ++k) {
+                uint32_t q = idx[k];
+                if (q == a || q == b || q == c) continue;
+                if (p->v[q] == p->v[a] || p->v[q] == p->v[b] || p->v[q] == p->v[c]) continue; /* bridge copies */
+                const double *Q = p->xy + 2 * q;
+                if (cross3(A, B, Q) >= 0 && cross3(B, C, Q) >= 0 && cross3(C, A, Q) >= 0) empty = false;
+            }
+            if (empty) ear = i;
+        }
+        if (ear == UINT32_MAX) ear = fallback; /* degenerate corners: clip the most convex one */
+        uint32_t a = idx[(ear + n - 1) % n], b = idx[ear], c = idx[(ear + 1) % n];
+        if (p->v[a] != p->v[b] && p->v[b] != p->v[c] && p->v[a] != p->v[c]) add_tri(out, p->v[a], p->v[b], p->v[c], tag);
+        memmove(idx + ear, idx + ear + 1, sizeof(uint32_t) * (n - ear - 1));
+        --n;
+    }
+    if (n == 3 && p->v[idx[0]] != p->v[idx[1]] && p->v[idx[1]] != p->v[idx[2]] && p->v[idx[0]] != p->v[idx[2]])
+        add_tri(out, p->v[idx[0]], p->v[idx[1]], p->v[idx[2]], tag);
+    free(idx);
+}
+
+/* ---- the cut --------------------------------------------------------------- */
+
+int crf_cut(const crf_mesh *in, const double n[3], double d, uint32_t tag, crf_mesh *out) {
+    memset(out, 0, sizeof *out);
+    double *dist = malloc(sizeof(double) * (in->nv ? in->nv : 1));
+    uint32_t *map = malloc(sizeof(uint32_t) * (in->nv ? in->nv : 1));
+    uint32_t inside = 0;
+    for (uint32_t i = 0; i < in->nv; ++i) {
+        const double *p = in->pos + 3 * (size_t)i;
+        dist[i] = n[0] * p[0] + n[1] * p[1] + n[2] * p[2] - d;
+        map[i] = UINT32_MAX;
+        inside += dist[i] <= 0;
+    }
+    if (inside == in->nv) { /* nothing to cut: a copy */
+        for (uint32_t i = 0; i < in->nv; ++i) add_vertex(out, in->pos + 3 * (size_t)i);
+        for (uint32_t t = 0; t < in->nt; ++t) add_tri(out, in->tri[3 * t], in->tri[3 * t + 1], in->tri[3 * t + 2], in->tag[t]);
+        free(dist);
+        free(map);
+        return 0;
+    }
+    edge_map em;
+    map_init(&em, in->nt);
+    uint32_t *seg = NULL; /* cap edges, 2 per entry (from, to) */
+    size_t nseg = 0, capseg = 0;
+    for (uint32_t t = 0; t < in->nt; ++t) {
+        const uint32_t *c = in->tri + 3 * (size_t)t;
+        uint32_t poly_v[4], np = 0, exit_v = UINT32_MAX, entry_v = UINT32_MAX;
+        for (int k = 0; k < 3; ++k) {
+            uint32_t u = c[k], v = c[(k + 1) % 3];
+            bool ui = dist[u] <= 0, vi = dist[v] <= 0;
+            if (ui) {
+                if (map[u] == UINT32_MAX) map[u] = out->nv, add_vertex(out, in->pos + 3 * (size_t)u);
+                poly_v[np++] = map[u];
+            }
+            if (ui != vi) {
+                uint64_t key = u < v ? ((uint64_t)u << 32) | v : ((uint64_t)v << 32) | u;
+                bool fresh;
+                uint32_t *slot = map_slot(&em, key, &fresh);
+                if (fresh) {
+                    /* the same formula from either side of the edge: a < b by index */
+                    uint32_t a = u < v ? u : v, b = u < v ? v : u;
+                    double s = dist[a] / (dist[a] - dist[b]), q[3];
+                    for (int j = 0; j < 3; ++j) q[j] = in->pos[3 * (size_t)a + j] + s * (in->pos[3 * (size_t)b + j] - in->pos[3 * (size_t)a + j]);
+                    *slot = out->nv;
+                    add_vertex(out, q);
+                }
+                poly_v[np++] = *slot;
+                if (ui) exit_v = *slot;
+                else entry_v = *slot;
+            }
+        }
+        if (np < 3) continue;
+        for (uint32_t k = 1; k + 1 < np; ++k) add_tri(out, poly_v[0], poly_v[k], poly_v[k + 1], in->tag[t]);
+        if (exit_v != UINT32_MAX && entry_v != UINT32_MAX && exit_v != entry_v) {
+            if (nseg == capseg) capseg = capseg ? 2 * capseg : 64, seg = realloc(seg, sizeof(uint32_t) * 2 * capseg);
+            seg[2 * nseg] = entry_v, seg[2 * nseg + 1] = exit_v; /* the kept polygon's edge exit -> entry, reversed */
+            ++nseg;
+        }
+    }
+    map_free(&em);
+    free(dist);
+    free(map);
+    /* loops: follow next[] from each unvisited edge */
+    uint32_t *next = malloc(sizeof(uint32_t) * (out->nv ? out->nv : 1));
+    for (uint32_t i = 0; i < out->nv; ++i) next[i] = UINT32_MAX;
+    int rc = 0;
+    for (size_t s = 0; s < nseg; ++s) {
+        if (next[seg[2 * s]] != UINT32_MAX) rc = -1; /* two edges leave one point: not a closed 2-manifold */
+        next[seg[2 * s]] = seg[2 * s + 1];
+    }
+    /* the plane's 2-D basis, u x v = n */
+    double u[3], v[3];
+    {
+        double a[3] = {fabs(n[0]) < 0.6 ? 1.0 : 0.0, fabs(n[0]) < 0.6 ? 0.0 : 1.0, 0.0};
+        u[0] = a[1] * n[2] - a[2] * n[1], u[1] = a[2] * n[0] - a[0] * n[2], u[2] = a[0] * n[1] - a[1] * n[0];
+        double l = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+        for (int k = 0; k < 3; ++k) u[k] /= l;
+        v[0] = n[1] * u[2] - n[2] * u[1], v[1] = n[2] * u[0] - n[0] * u[2], v[2] = n[0] * u[1] - n[1] * u[0];
+    }
+    poly *loops = NULL;
+    uint32_t nloops = 0;
+    uint8_t *seen = calloc(out->nv ? out->nv : 1, 1);
+    for (size_t s = 0; s < nseg && rc == 0; ++s) {
+        uint32_t start = seg[2 * s];
+        if (seen[start]) continue;
+        poly p = {NULL, NULL, 0};
+        uint32_t capn = 0, x = start;
+        while (x != UINT32_MAX && !seen[x]) {
+            seen[x] = 1;
+            if (p.n == capn) capn = capn ? 2 * capn : 16, p.v = realloc(p.v, sizeof(uint32_t) * capn), p.xy = realloc(p.xy, sizeof(double) * 2 * capn);
+            const double *q = out->pos + 3 * (size_t)x;
+            p.v[p.n] = x;
+            p.xy[2 * p.n] = q[0] * u[0] + q[1] * u[1] + q[2] * u[2];
+            p.xy[2 * p.n + 1] = q[0] * v[0] + q[1] * v[1] + q[2] * v[2];
+            ++p.n;
+            x = next[x];
+        }
+        if (x != start) rc = -1; /* an open chain: the input was not closed */
+        loops = realloc(loops, sizeof(poly) * (nloops + 1));
+        loops[nloops++] = p;
+    }
+    free(seen);
+    free(next);
+    free(seg);
+    if (rc == 0) {
+        /* regions (counter-clockwise) take the holes (clockwise) they contain, smallest region first */
+        double *ar = malloc(sizeof(double) * (nloops ? nloops : 1));
+        for (uint32_t i = 0; i < nloops; ++i) ar[i] = area2(&loops[i]);
+        int8_t *used = calloc(nloops ? nloops : 1, 1);
+        for (;;) {
+            /* the hole with the rightmost vertex first, so bridges do not cross */
+            uint32_t h = UINT32_MAX;
+            double hx = -INFINITY;
+            for (uint32_t i = 0; i < nloops; ++i) {
+                if (used[i] || ar[i] >= 0 || loops[i].n < 3) continue;
+                for (uint32_t k = 0; k < loops[i].n; ++k)
+                    if (loops[i].xy[2 * k] > hx) hx = loops[i].xy[2 * k], h = i;
+            }
+            if (h == UINT32_MAX) break;
+            used[h] = 1;
+            uint32_t o = UINT32_MAX;
+            for (uint32_t i = 0; i < nloops; ++i)
+                if (ar[i] > 0 && point_in_poly(&loops[i], loops[h].xy) && (o == UINT32_MAX || ar[i] < ar[o])) o = i;
+            if (o == UINT32_MAX) continue; /* a sliver of negative area with no region: numerically empty */
+            bridge(&loops[o], &loops[h]);
+        }
+        for (uint32_t i = 0; i < nloops; ++i)
+            if (ar[i] > 0 && loops[i].n >= 3) ear_clip(out, &loops[i], tag);
+        free(ar);
+        free(used);
+    }
+    for (uint32_t i = 0; i < nloops; ++i) free(loops[i].v), free(loops[i].xy);
+    free(loops);
+    return rc;
+}
