@@ -45,7 +45,8 @@ typedef struct cr_cook_options {
     const char *rig_path;    ///< rig text file (docs/asset-format.md), or NULL
     const char *poses_path;  ///< example poses text file, or NULL (needs bones)
     bool quiet;              ///< no progress bar or report on stderr
-    /* set by the prescoring cooker (cook_fracture.c), NULL otherwise */
+    /* set by the prescoring cooker (cook_fracture.c), NULL / false otherwise */
+    bool keep_slivers;       ///< keep triangles of no area: a piece's cut faces, which a drop would open
     const struct cr_cook_mass *mass;         ///< use these mass properties (a piece's before its crack gap) instead of the surface's
     const struct cr_cook_fracture *fracture; ///< the pieces and bonds to store with the whole
 } cr_cook_options;

@@ -225,6 +225,11 @@ int cr_cook_prescored(const char *name, const cr_obj *obj, const cr_cook_options
             first_cut = false;
             if (exact.nt == 0) break;
         }
+        /* the cooker drops faces below 1e-12 of the squared diagonal: flip them away first */
+        if (!first_cut) {
+            crf_repair(&exact, 1e-11 * diag * diag);
+            crf_repair(&inset, 1e-11 * diag * diag);
+        }
         rep->time_cut += cr_cook_now() - t0;
         if (first_cut || exact.nt == 0 || inset.nt == 0) {
             snprintf(err, en, "%s: cell %u came out empty", name, i);
@@ -285,6 +290,10 @@ int cr_cook_prescored(const char *name, const cr_obj *obj, const cr_cook_options
         popt.max_samples = opt->max_samples;
         popt.geodesic_max = opt->geodesic_max;
         popt.mass = &mass;
+        /* a cut that grazes a sliver an earlier cut left makes faces of no
+         * area; the piece keeps them (dropping one would open it) */
+        popt.weld_distance = 0;
+        popt.keep_slivers = true;
         char pname[64];
         snprintf(pname, sizeof pname, "piece %u", i);
         cr_cook_result pr;
@@ -293,6 +302,7 @@ int cr_cook_prescored(const char *name, const cr_obj *obj, const cr_cook_options
             snprintf(err, en, "%s: %s", name, perr);
             rc = -1;
         } else {
+            if (pr.boundary_edges || pr.nonmanifold_edges) rep->open_pieces++; /* what the cooker found, not what the cut hoped */
             fr.piece_bytes[i] = pr.bytes;
             fr.piece_size[i] = pr.size;
             pr.bytes = NULL;

@@ -26,6 +26,9 @@ typedef struct crf_mesh {
 /// that was not a closed 2-manifold); `out` is filled either way.
 int crf_cut(const crf_mesh *in, const double n[3], double d, uint32_t tag, crf_mesh *out);
 void crf_mesh_free(crf_mesh *m);
+/// Flip away triangles of less than min_area (m^2) lying on a neighbour's
+/// plane; the surface and its corners stay; returns the flips made.
+uint32_t crf_repair(crf_mesh *m, double min_area);
 
 /// How to prescore.
 typedef struct cr_cook_pieces_options {
@@ -42,7 +45,7 @@ cr_cook_pieces_options cr_cook_default_pieces_options(void);
 /// What the prescoring made (for the report and the tests).
 typedef struct cr_cook_pieces_report {
     uint32_t pieces, bonds;
-    uint32_t open_pieces;     ///< pieces whose cut did not close (0 for a closed input)
+    uint32_t open_pieces;     ///< pieces not closed: their cut did not close into loops, or the cooker found holes
     uint32_t inward_pieces;   ///< pieces whose surface enclosed negative volume before cooking (0: all outward)
     double whole_volume;      ///< m^3, the whole's
     double pieces_volume;     ///< m^3, the pieces' sum (before the crack gap)

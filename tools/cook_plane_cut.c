@@ -177,6 +177,16 @@ static void bridge(poly *o, const poly *h) {
  * worst; cross sections of a piece have tens to hundreds of corners. */
 static void ear_clip(crf_mesh *out, poly *p, uint32_t tag) {
     uint32_t n = p->n;
+    /* corners on a line (where this cut crosses an earlier cap) are no ears:
+     * a triangle of no area would be dropped by the cooker's cleaning and
+     * leave a hole, so "convex" means above the cleaning's threshold */
+    double lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
+    for (uint32_t i = 0; i < n; ++i)
+        for (int k = 0; k < 2; ++k) {
+            double x = p->xy[2 * i + k];
+            lo[k] = x < lo[k] ? x : lo[k], hi[k] = x > hi[k] ? x : hi[k];
+        }
+    double flat = 1e-9 * ((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]));
     uint32_t *idx = malloc(sizeof(uint32_t) * n);
     for (uint32_t i = 0; i < n; ++i) idx[i] = i;
     while (n > 3) {
@@ -188,14 +198,16 @@ static void ear_clip(crf_mesh *out, poly *p, uint32_t tag) {
             const double *A = p->xy + 2 * a, *B = p->xy + 2 * b, *C = p->xy + 2 * c;
             double cr = cross3(A, B, C);
             if (cr > best) best = cr, fallback = i;
-            if (cr <= 0) continue;
+            if (cr <= flat) continue;
             bool empty = true;
             for (uint32_t k = 0; k < n && empty; ++k) {
                 uint32_t q = idx[k];
                 if (q == a || q == b || q == c) continue;
                 if (p->v[q] == p->v[a] || p->v[q] == p->v[b] || p->v[q] == p->v[c]) continue; /* bridge copies */
                 const double *Q = p->xy + 2 * q;
-                if (cross3(A, B, Q) >= 0 && cross3(B, C, Q) >= 0 && cross3(C, A, Q) >= 0) empty = false;
+                /* on the ear's polygon edges a corner cannot be inside it; on the
+                 * new diagonal it would be cut off: that blocks the ear */
+                if (cross3(A, B, Q) > 0 && cross3(B, C, Q) > 0 && cross3(C, A, Q) >= 0) empty = false;
             }
             if (empty) ear = i;
         }
@@ -216,10 +228,20 @@ int crf_cut(const crf_mesh *in, const double n[3], double d, uint32_t tag, crf_m
     memset(out, 0, sizeof *out);
     double *dist = malloc(sizeof(double) * (in->nv ? in->nv : 1));
     uint32_t *map = malloc(sizeof(uint32_t) * (in->nv ? in->nv : 1));
+    /* corners within a rounding error of the plane are on it: a cut that
+     * would shave off a sliver of no volume would leave a cap of no area */
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (uint32_t i = 0; i < in->nv; ++i)
+        for (int k = 0; k < 3; ++k) {
+            double x = in->pos[3 * (size_t)i + k];
+            lo[k] = x < lo[k] ? x : lo[k], hi[k] = x > hi[k] ? x : hi[k];
+        }
+    double tol = 1e-9 * sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) + (hi[2] - lo[2]) * (hi[2] - lo[2]));
     uint32_t inside = 0;
     for (uint32_t i = 0; i < in->nv; ++i) {
         const double *p = in->pos + 3 * (size_t)i;
         dist[i] = n[0] * p[0] + n[1] * p[1] + n[2] * p[2] - d;
+        if (fabs(dist[i]) <= tol) dist[i] = 0;
         map[i] = UINT32_MAX;
         inside += dist[i] <= 0;
     }
@@ -244,7 +266,14 @@ int crf_cut(const crf_mesh *in, const double n[3], double d, uint32_t tag, crf_m
                 if (map[u] == UINT32_MAX) map[u] = out->nv, add_vertex(out, in->pos + 3 * (size_t)u);
                 poly_v[np++] = map[u];
             }
-            if (ui != vi) {
+            if (ui == vi) continue;
+            uint32_t x;
+            uint32_t on = dist[u] == 0 ? u : (dist[v] == 0 ? v : UINT32_MAX);
+            if (on != UINT32_MAX) {
+                /* the crossing is a corner on the plane: that corner, pushed in its own turn */
+                if (map[on] == UINT32_MAX) map[on] = out->nv, add_vertex(out, in->pos + 3 * (size_t)on);
+                x = map[on];
+            } else {
                 uint64_t key = u < v ? ((uint64_t)u << 32) | v : ((uint64_t)v << 32) | u;
                 bool fresh;
                 uint32_t *slot = map_slot(&em, key, &fresh);
@@ -256,10 +285,11 @@ int crf_cut(const crf_mesh *in, const double n[3], double d, uint32_t tag, crf_m
                     *slot = out->nv;
                     add_vertex(out, q);
                 }
-                poly_v[np++] = *slot;
-                if (ui) exit_v = *slot;
-                else entry_v = *slot;
+                x = *slot;
+                poly_v[np++] = x;
             }
+            if (ui) exit_v = x;
+            else entry_v = x;
         }
         if (np < 3) continue;
         for (uint32_t k = 1; k + 1 < np; ++k) add_tri(out, poly_v[0], poly_v[k], poly_v[k + 1], in->tag[t]);
@@ -344,4 +374,83 @@ int crf_cut(const crf_mesh *in, const double n[3], double d, uint32_t tag, crf_m
     for (uint32_t i = 0; i < nloops; ++i) free(loops[i].v), free(loops[i].xy);
     free(loops);
     return rc;
+}
+
+/* ---- repair: faces of no area ---------------------------------------------
+ *
+ * Where a cut grazes an earlier cap at a shallow angle, the sliver it takes
+ * off can be thinner than rounding, and its cap a row of corners on one line:
+ * triangles of no area, which the cooker's cleaning drops, opening a hole. A
+ * triangle with no area lies on its longest edge, so flipping that edge with
+ * the neighbouring triangle replaces both by two triangles of the neighbour's
+ * plane: the same surface, closed, no corner moved. */
+typedef struct half {
+    uint64_t key; /* from << 32 | to */
+    uint32_t tri;
+} half;
+
+static int by_key(const void *a, const void *b) {
+    uint64_t x = ((const half *)a)->key, y = ((const half *)b)->key;
+    return x < y ? -1 : (x > y);
+}
+
+static double tri_area2(const crf_mesh *m, uint32_t t) {
+    const double *a = m->pos + 3 * (size_t)m->tri[3 * t], *b = m->pos + 3 * (size_t)m->tri[3 * t + 1],
+                 *c = m->pos + 3 * (size_t)m->tri[3 * t + 2];
+    double e1[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, e2[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
+    double x = e1[1] * e2[2] - e1[2] * e2[1], y = e1[2] * e2[0] - e1[0] * e2[2], z = e1[0] * e2[1] - e1[1] * e2[0];
+    return x * x + y * y + z * z;
+}
+
+static double d2(const crf_mesh *m, uint32_t a, uint32_t b) {
+    const double *p = m->pos + 3 * (size_t)a, *q = m->pos + 3 * (size_t)b;
+    return (p[0] - q[0]) * (p[0] - q[0]) + (p[1] - q[1]) * (p[1] - q[1]) + (p[2] - q[2]) * (p[2] - q[2]);
+}
+
+uint32_t crf_repair(crf_mesh *m, double min_area) {
+    uint32_t flips = 0;
+    double lim = 4 * min_area * min_area; /* |cross|^2 = (2 area)^2 */
+    half *h = malloc(sizeof(half) * 3 * (m->nt ? m->nt : 1));
+    for (int round = 0; round < 64; ++round) {
+        for (uint32_t t = 0; t < m->nt; ++t)
+            for (int k = 0; k < 3; ++k) {
+                uint32_t a = m->tri[3 * t + k], b = m->tri[3 * t + (k + 1) % 3];
+                h[3 * t + k].key = (uint64_t)a << 32 | b, h[3 * t + k].tri = t;
+            }
+        qsort(h, 3 * (size_t)m->nt, sizeof *h, by_key);
+        uint32_t done = 0;
+        uint8_t *touched = calloc(m->nt ? m->nt : 1, 1);
+        for (uint32_t t = 0; t < m->nt; ++t) {
+            if (touched[t] || tri_area2(m, t) >= lim) continue;
+            /* its longest edge a -> b, the third corner c */
+            uint32_t *v = m->tri + 3 * (size_t)t, k = 0;
+            double best = -1;
+            for (int e = 0; e < 3; ++e) {
+                double l = d2(m, v[e], v[(e + 1) % 3]);
+                if (l > best) best = l, k = (uint32_t)e;
+            }
+            uint32_t a = v[k], b = v[(k + 1) % 3], c = v[(k + 2) % 3];
+            half key = {(uint64_t)b << 32 | a, 0};
+            half *o = bsearch(&key, h, 3 * (size_t)m->nt, sizeof *h, by_key);
+            if (o == NULL || touched[o->tri] || o->tri == t) continue;
+            uint32_t u = o->tri, *w = m->tri + 3 * (size_t)u, x = UINT32_MAX;
+            for (int e = 0; e < 3; ++e)
+                if (w[e] != a && w[e] != b) x = w[e];
+            if (x == UINT32_MAX || x == c) continue;
+            /* a flip onto an edge the mesh has already would fold it */
+            half e1 = {(uint64_t)c << 32 | x, 0}, e2 = {(uint64_t)x << 32 | c, 0};
+            if (bsearch(&e1, h, 3 * (size_t)m->nt, sizeof *h, by_key) || bsearch(&e2, h, 3 * (size_t)m->nt, sizeof *h, by_key)) continue;
+            /* quad a, b, c... as a -> x? the pair (a, b, c) + (b, a, x) becomes (c, a, x) + (c, x, b) */
+            v[0] = c, v[1] = a, v[2] = x;
+            w[0] = c, w[1] = x, w[2] = b;
+            m->tag[t] = m->tag[u];
+            touched[t] = touched[u] = 1;
+            ++done;
+        }
+        free(touched);
+        flips += done;
+        if (done == 0) break;
+    }
+    free(h);
+    return flips;
 }
