@@ -64,14 +64,19 @@ static inline int tf_cook_box(tf_kit *k, int i, const double lo[3], const double
 
 static inline int tf_piece_index(const tf_kit *k, int x, int y, int z) { return (z * k->ny + y) * k->nx + x; }
 
-/* Cook a grid of pieces of edges size[], the whole from the origin corner. */
+/* Cook a grid of pieces of edges size[], the whole from the origin corner;
+ * the whole's faces split into whole_cells x whole_cells quads (dents need vertices). */
+static inline int tf_kit_make_fine(tf_kit *k, int nx, int ny, int nz, const double size[3], int whole_cells);
 static inline int tf_kit_make(tf_kit *k, int nx, int ny, int nz, const double size[3]) {
+    return tf_kit_make_fine(k, nx, ny, nz, size, 4);
+}
+static inline int tf_kit_make_fine(tf_kit *k, int nx, int ny, int nz, const double size[3], int whole_cells) {
     memset(k, 0, sizeof *k);
     k->nx = nx, k->ny = ny, k->nz = nz, k->count = nx * ny * nz;
     if (k->count > TF_MAX) return 0;
     memcpy(k->size, size, sizeof k->size);
     double lo[3] = {0, 0, 0}, hi[3] = {nx * size[0], ny * size[1], nz * size[2]};
-    if (!tf_cook_box(k, 0, lo, hi, 4, 24)) return 0;
+    if (!tf_cook_box(k, 0, lo, hi, whole_cells, 24)) return 0;
     const cr_transform m2b = k->asset[0].mesh_to_body;
     for (int z = 0; z < nz; ++z)
         for (int y = 0; y < ny; ++y)
@@ -161,6 +166,10 @@ static inline cr_world *tf_world(void **block, cr_vec3 gravity, uint32_t bodies)
     def.damage.command_capacity = 512;
     def.damage.fracture = cr_default_fracture_budget();
     def.damage.fracture.body_capacity = 4;
+    def.damage.dent = cr_default_dent_budget();
+    def.damage.dent.body_capacity = 4;
+    def.damage.dent.max_cells = 64;
+    def.damage.dent.work_per_step = 1u << 20;
     size_t size = cr_world_memory_size(&def);
     if (size == 0) return NULL;
     *block = aligned_alloc(CR_BLOCK_ALIGN, (size + 15) / 16 * 16);
