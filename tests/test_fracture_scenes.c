@@ -43,6 +43,7 @@ typedef struct wall_run {
     double dent[4];        /* deepest dent after each hit */
     bool whole[4];         /* still whole after each hit */
     uint32_t broken, moving, bottom_static;
+    double piece_dent;     /* deepest dent a moving piece carries after the break */
     uint64_t hash;
 } wall_run;
 
@@ -95,6 +96,7 @@ static int fracture_wall(tf_kit *k, wall_run *out, int snapshot_at) {
         if (!cr_body_is_valid(w, pb)) continue;
         bool dyn = cr_body_get_type(w, pb) == CR_BODY_DYNAMIC;
         out->moving += dyn;
+        if (dyn) out->piece_dent = fmax(out->piece_dent, max_dent(w, pb));
         out->bottom_static += (i / 4 == 0) && !dyn;
     }
     out->hash = cr_world_state_hash(w);
@@ -117,6 +119,8 @@ CR_TEST(fracture_wall_dents_then_breaks) {
     ENSURE_MSG(!a.whole[3], "the wall broke by the fourth hit");
     ENSURE(a.broken > 0 && a.moving > 0);
     ENSURE(a.bottom_static == 4); /* the far pieces stay attached */
+    cr_test_printf("    the pieces that fly off carry dents %.4f m deep\n", a.piece_dent);
+    ENSURE_MSG(a.piece_dent > 0.5 * a.dent[2], "the dents are kept on the pieces that fly off");
     ENSURE(fracture_wall(&k, &b, -1));
     ENSURE(b.hash == a.hash);
     ENSURE(fracture_wall(&k, &c, 70));

@@ -167,7 +167,7 @@ static inline cr_world *tf_world(void **block, cr_vec3 gravity, uint32_t bodies)
     def.damage.fracture = cr_default_fracture_budget();
     def.damage.fracture.body_capacity = 4;
     def.damage.dent = cr_default_dent_budget();
-    def.damage.dent.body_capacity = 4;
+    def.damage.dent.body_capacity = 24;
     def.damage.dent.max_cells = 64;
     def.damage.dent.work_per_step = 1u << 20;
     size_t size = cr_world_memory_size(&def);

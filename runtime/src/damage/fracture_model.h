@@ -5,6 +5,7 @@
  *   fracture_bonds.c   bond health: impact damage, the stress estimate, joint loads
  *   fracture_islands.c islands of the support graph (union-find)
  *   fracture_pieces.c  pieces become bodies (deferred commands), and join the model
+ *   fracture_dents.c   dents before the break, carried over to the pieces
  */
 #ifndef CRUMPLE_FRACTURE_MODEL_H
 #define CRUMPLE_FRACTURE_MODEL_H
@@ -12,6 +13,7 @@
 #include "damage/damage.h"
 #include "crumple/fracture.h"
 #include "crumple/asset.h"
+#include "crumple/dent.h"
 
 #define CR_FRACTURE_COOKIE 0x66726163u /* "frac" */
 /// cr_fracture_slot.piece of the whole body (not one piece).
@@ -30,12 +32,13 @@ typedef struct cr_fracture_actor {
     uint8_t dirty;            ///< bonds broke since its islands were last found
     uint8_t splitting;        ///< its creates are queued: the whole's destroy must not free the record
     uint8_t was_static;       ///< the whole body was static: anchors count
-    uint8_t pad_;
+    uint8_t dent_pieces;      ///< the whole dented: its pieces dent with dent_def and take its dents over
     uint32_t pad2_;
     cr_real min_area;         ///< m^2, the smallest bond: loads below strength x this cannot break one
     cr_vec3 push;             ///< N s, whole frame: this step's impact impulses on a static actor (0 between steps)
     cr_vec3 push_point;       ///< m, whole frame: their impulse-weighted point
     cr_fracture_def def;
+    cr_dent_def dent_def;     ///< the whole's, for its pieces (dent_pieces)
 } cr_fracture_actor;
 
 /// A piece's state. Its shape, volume and place come from the assets.
@@ -125,5 +128,12 @@ uint32_t cri_fracture_spawn(cr_world *w, cr_fracture_actor *a, const cr_asset *w
                             uint32_t *wait, uint32_t *over);
 /// The pieces whose bodies were made this step join the model (slot map, model bit).
 void cri_fracture_pieces_adopt(cr_world *w, cr_fracture_actor *a, uint32_t actor_index);
+
+/* ---- fracture_dents.c ---- */
+/// At the split: remember whether the whole dents and how (true: it does, and
+/// its destroy waits until its pieces took its dents over).
+bool cri_fracture_dents_keep(cr_world *w, cr_fracture_actor *a);
+/// Piece k, just made a body: dent it like the whole and carry the whole's dents over.
+void cri_fracture_dents_carry(cr_world *w, cr_fracture_actor *a, uint32_t k);
 
 #endif

@@ -119,6 +119,8 @@ uint32_t cri_fracture_spawn(cr_world *w, cr_fracture_actor *a, const cr_asset *w
     if (whole_now) {
         if (islands < 2) return 0;
         n = count, destroys = 1;
+        /* a dented whole lives on to the end of the step, so its pieces can take its dents over */
+        if (cri_fracture_dents_keep(w, a)) destroys = 0;
     } else {
         for (uint32_t k = 0; k < count; ++k) n += pc[k].is_static && pc[k].mapped && !pc[k].held;
         destroys = n;
@@ -142,7 +144,7 @@ uint32_t cri_fracture_spawn(cr_world *w, cr_fracture_actor *a, const cr_asset *w
         const cr_body *b = &cr_world_bodies_c(w)[a->whole_index1 - 1];
         cr_transform xf = b->xf;
         cr_vec3 v = b->v, spin = b->w;
-        cr_damage_defer_body_destroy(w, id_of(w, a->whole_index1));
+        if (!a->dent_pieces) cr_damage_defer_body_destroy(w, id_of(w, a->whole_index1));
         for (uint32_t k = 0; k < count; ++k) {
             pc[k].is_static = pc[k].held;
             pc[k].respawning = 1;
@@ -208,9 +210,15 @@ void cri_fracture_pieces_adopt(cr_world *w, cr_fracture_actor *a, uint32_t actor
             slots[p->body.index1 - 1].piece = k;
             p->mapped = 1;
             p->respawning = 0;
+            if (a->dent_pieces) cri_fracture_dents_carry(w, a, k);
         }
         bodies += p->mapped;
     }
     a->spawned = bodies;
+    if (a->whole_index1 != 0 && a->dent_pieces) {
+        /* the pieces took the whole's dents: now it goes (its detach sees the split) */
+        cr_body_id whole = id_of(w, a->whole_index1);
+        cr_body_destroy(w, whole);
+    }
     if (!pending) a->splitting = 0;
 }
