@@ -185,6 +185,8 @@ int cr_cook_prescored(const char *name, const cr_obj *obj, const cr_cook_options
     whole.tag = malloc(sizeof(uint32_t) * (mesh.triangle_count ? mesh.triangle_count : 1));
     for (uint32_t t = 0; t < mesh.triangle_count; ++t) whole.tag[t] = CRF_SURFACE;
     site_order *ord = malloc(sizeof(site_order) * n);
+    double *plane = malloc(sizeof(double) * 4 * n);     /* a cell's cut planes: n, d */
+    uint32_t *plane_tag = malloc(sizeof(uint32_t) * n); /* and the neighbour each one faces */
     bond_acc *acc = NULL;
     size_t nacc = 0, capacc = 0;
     cr_cook_fracture fr;
@@ -203,38 +205,33 @@ int cr_cook_prescored(const char *name, const cr_obj *obj, const cr_cook_options
             ord[j].d2 = dx * dx + dy * dy + dz * dz, ord[j].j = j;
         }
         qsort(ord, n, sizeof *ord, by_distance);
-        crf_mesh exact, inset, tmp;
+        crf_mesh exact, tmp;
         memset(&exact, 0, sizeof exact);
-        memset(&inset, 0, sizeof inset);
         bool open = false, first_cut = true;
+        uint32_t planes = 0;
         for (uint32_t k = 0; k < n; ++k) {
             uint32_t j = ord[k].j;
             if (j == i) continue;
             double dij = sqrt(ord[k].d2);
             const crf_mesh *cur = first_cut ? &whole : &exact;
             if (0.5 * dij > radius_from(cur, si)) break; /* no farther site can cut this piece */
-            double nrm[3], mid[3];
+            double *nrm = plane + 4 * (size_t)planes, mid[3];
             for (int c = 0; c < 3; ++c) nrm[c] = (site[3 * j + c] - si[c]) / dij, mid[c] = 0.5 * (site[3 * j + c] + si[c]);
-            double d = nrm[0] * mid[0] + nrm[1] * mid[1] + nrm[2] * mid[2];
-            if (crf_cut(cur, nrm, d, j, &tmp) != 0) open = true;
+            nrm[3] = nrm[0] * mid[0] + nrm[1] * mid[1] + nrm[2] * mid[2];
+            plane_tag[planes++] = j;
+            if (crf_cut(cur, nrm, nrm[3], j, &tmp) != 0) open = true;
             if (!first_cut) crf_mesh_free(&exact);
             exact = tmp;
-            if (crf_cut(first_cut ? &whole : &inset, nrm, d - 0.5 * gap, j, &tmp) != 0) open = true;
-            if (!first_cut) crf_mesh_free(&inset);
-            inset = tmp;
             first_cut = false;
             if (exact.nt == 0) break;
         }
         /* the cooker drops faces below 1e-12 of the squared diagonal: flip them away first */
-        if (!first_cut) {
-            crf_repair(&exact, 1e-11 * diag * diag);
-            crf_repair(&inset, 1e-11 * diag * diag);
-        }
+        if (!first_cut) crf_repair(&exact, 1e-11 * diag * diag);
         rep->time_cut += cr_cook_now() - t0;
-        if (first_cut || exact.nt == 0 || inset.nt == 0) {
+        if (first_cut || exact.nt == 0) {
             snprintf(err, en, "%s: cell %u came out empty", name, i);
             rc = -1;
-            if (!first_cut) crf_mesh_free(&exact), crf_mesh_free(&inset);
+            if (!first_cut) crf_mesh_free(&exact);
             break;
         }
         rep->open_pieces += open;
@@ -246,7 +243,7 @@ int cr_cook_prescored(const char *name, const cr_obj *obj, const cr_cook_options
         if (!mass.from_surface || !(mass.volume > 0)) {
             snprintf(err, en, "%s: piece %u encloses no volume", name, i);
             rc = -1;
-            crf_mesh_free(&exact), crf_mesh_free(&inset);
+            crf_mesh_free(&exact);
             break;
         }
         rep->pieces_volume += mass.volume;
@@ -276,42 +273,65 @@ int cr_cook_prescored(const char *name, const cr_obj *obj, const cr_cook_options
             acc[f].area += area;
             for (int k = 0; k < 3; ++k) acc[f].c[k] += area * (a[k] + b[k] + c[k]) / 3.0;
         }
-        /* cook the inset surface with the exact piece's mass */
+        /* the inset surface, cooked with the exact piece's mass. Where planes
+         * meet a corner or an earlier cap within rounding, a cut can come out
+         * folded; moving the crack by a micrometre (deterministically) gets
+         * clear of the coincidence */
         t0 = cr_cook_now();
-        cr_obj pobj;
-        memset(&pobj, 0, sizeof pobj);
-        pobj.pos = inset.pos;
-        pobj.tri = inset.tri;
-        pobj.vertex_count = inset.nv;
-        pobj.triangle_count = inset.nt;
-        cr_cook_options popt = cr_cook_default_options();
-        popt.quiet = true;
-        popt.sdf_res = po->piece_sdf_res > 0 ? po->piece_sdf_res : 16;
-        popt.max_samples = opt->max_samples;
-        popt.geodesic_max = opt->geodesic_max;
-        popt.mass = &mass;
-        /* a cut that grazes a sliver an earlier cut left makes faces of no
-         * area; the piece keeps them (dropping one would open it) */
-        popt.weld_distance = 0;
-        popt.keep_slivers = true;
-        char pname[64];
-        snprintf(pname, sizeof pname, "piece %u", i);
-        cr_cook_result pr;
+        int cooked = -1;
         char perr[512];
-        if (cr_cook_obj(pname, &pobj, &popt, &pr, perr, sizeof perr) != 0) {
+        for (int attempt = 0; attempt < 4 && cooked != 0; ++attempt) {
+            double shift = 0.5 * gap + 1e-6 * diag * attempt;
+            crf_mesh in = whole;
+            bool owned = false;
+            for (uint32_t q = 0; q < planes; ++q) {
+                const double *pl = plane + 4 * (size_t)q;
+                crf_cut(&in, pl, pl[3] - shift, plane_tag[q], &tmp);
+                if (owned) crf_mesh_free(&in);
+                in = tmp, owned = true;
+            }
+            crf_repair(&in, 1e-11 * diag * diag);
+            cr_obj pobj;
+            memset(&pobj, 0, sizeof pobj);
+            pobj.pos = in.pos;
+            pobj.tri = in.tri;
+            pobj.vertex_count = in.nv;
+            pobj.triangle_count = in.nt;
+            cr_cook_options popt = cr_cook_default_options();
+            popt.quiet = true;
+            popt.sdf_res = po->piece_sdf_res > 0 ? po->piece_sdf_res : 16;
+            popt.max_samples = opt->max_samples;
+            popt.geodesic_max = opt->geodesic_max;
+            popt.mass = &mass;
+            /* a cut that grazes a sliver an earlier cut left makes faces of no
+             * area; the piece keeps them (dropping one would open it) */
+            popt.weld_distance = 0;
+            popt.keep_slivers = true;
+            char pname[64];
+            snprintf(pname, sizeof pname, "piece %u", i);
+            cr_cook_result pr;
+            cooked = cr_cook_obj(pname, &pobj, &popt, &pr, perr, sizeof perr);
+            if (cooked == 0 && (pr.boundary_edges || pr.nonmanifold_edges) && attempt < 3) {
+                cr_cook_result_free(&pr);
+                cooked = -1;
+            } else if (cooked == 0) {
+                if (pr.boundary_edges || pr.nonmanifold_edges) rep->open_pieces++; /* what the cooker found, not what the cut hoped */
+                fr.piece_bytes[i] = pr.bytes;
+                fr.piece_size[i] = pr.size;
+                pr.bytes = NULL;
+                cr_cook_result_free(&pr);
+            }
+            if (owned) crf_mesh_free(&in);
+        }
+        if (cooked != 0) {
             snprintf(err, en, "%s: %s", name, perr);
             rc = -1;
-        } else {
-            if (pr.boundary_edges || pr.nonmanifold_edges) rep->open_pieces++; /* what the cooker found, not what the cut hoped */
-            fr.piece_bytes[i] = pr.bytes;
-            fr.piece_size[i] = pr.size;
-            pr.bytes = NULL;
-            cr_cook_result_free(&pr);
         }
         rep->time_cook += cr_cook_now() - t0;
         crf_mesh_free(&exact);
-        crf_mesh_free(&inset);
     }
+    free(plane);
+    free(plane_tag);
     free(whole.tag);
     free(ord);
     /* bonds: the cap of the lower piece, checked against the higher's */

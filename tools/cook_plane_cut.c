@@ -410,6 +410,9 @@ static double d2(const crf_mesh *m, uint32_t a, uint32_t b) {
 uint32_t crf_repair(crf_mesh *m, double min_area) {
     uint32_t flips = 0;
     double lim = 4 * min_area * min_area; /* |cross|^2 = (2 area)^2 */
+    bool any = false;
+    for (uint32_t t = 0; t < m->nt && !any; ++t) any = tri_area2(m, t) < lim;
+    if (!any) return 0; /* the common case: nothing to flip, no edge map */
     half *h = malloc(sizeof(half) * 3 * (m->nt ? m->nt : 1));
     for (int round = 0; round < 64; ++round) {
         for (uint32_t t = 0; t < m->nt; ++t)
