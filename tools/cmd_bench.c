@@ -3,7 +3,7 @@
  *     crumple bench                     pile, rings and terrain, 600 steps each
  *     crumple bench stack pile --steps 120
  *     crumple bench data/scenes/my.scene
- *     crumple bench cook | dent | example   the cooker's, the dent and the example-plasticity benchmarks
+ *     crumple bench cook | dent | example | fracture   the cooker's, dent, example-plasticity and fracture benchmarks
  *
  * Each scene is loaded and built exactly as `crumple run` does (tools/scene.c),
  * then stepped at dt = 1/60 s; every cr_scene_step is timed on the host's
@@ -156,6 +156,7 @@ static const struct {
     {"cook", cr_bench_cook}, /* tools/bench_cook.c */
     {"dent", cr_bench_dent}, /* tools/bench_dent.c */
     {"example", cr_bench_example}, /* tools/bench_example.c */
+    {"fracture", cr_bench_fracture}, /* tools/bench_fracture.c */
 };
 
 int cr_cmd_bench(int argc, char **argv) {

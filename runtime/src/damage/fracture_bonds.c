@@ -83,6 +83,7 @@ uint32_t cri_fracture_stress(cr_world *w, cr_fracture_actor *a, const cr_asset *
     cr_fracture_bond *bonds = cri_fracture_bonds(w, a);
     cr_vec3 *load = load_pool + a->piece_first;
     const uint32_t n = a->piece_count;
+    if (is_whole(a) && a->calm) return 0; /* decided per body, before any piece (fracture_model.c) */
     uint32_t work = n;
     if (!is_whole(a) && a->spawned == 0) return 0;
     /* the loads: weight and contacts, in the world frame (N s this step) */

@@ -276,7 +276,7 @@ cr_status cr_fracture_apply_damage(cr_world *w, cr_body_id id, cr_vec3 world_poi
 
 /* Step 2's per-body part: impacts damage bonds while the budget lasts (the
  * rest waits in the queue behind what waits already), contacts are loads. */
-static void body_inputs(cr_world *w, const cr_damage_input *in, uint32_t slot, cr_vec3 *load, uint32_t *work) {
+static void body_inputs(cr_world *w, const cr_damage_input *in, uint32_t slot, cr_vec3 *load, cr_real dt, uint32_t *work) {
     const cr_fracture_slot *s = &cri_fracture_slots(w)[slot];
     if (s->actor1 == 0) return;
     cr_fracture_actor *a = &cri_fracture_actors(w)[s->actor1 - 1];
@@ -301,9 +301,19 @@ static void body_inputs(cr_world *w, const cr_damage_input *in, uint32_t slot, c
             *work += cri_fracture_impact(w, a, whole, p, im->impulse, push);
     }
     if (a->def.stress_iterations == 0 || load == NULL) return;
+    if (s->piece == CR_FRACTURE_WHOLE) {
+        /* No cost per piece while whole: no bond carries more than all the
+         * loads together (fracture_bonds.c), which is at most twice the
+         * contact impulses and the weight; below the weakest bond's
+         * strength, the stress pass is skipped before it visits a piece. */
+        cr_real total = cr_mul(cr_mul(cr_mul(whole->volume, b->material.density), cr_v3_len(w->def.gravity)), dt);
+        for (uint32_t i = in->contact_start[slot]; i < in->contact_start[slot + 1]; ++i) total += in->contacts[i].impulse;
+        *work += 1 + in->contact_start[slot + 1] - in->contact_start[slot];
+        a->calm = total + total <= cr_mul(cr_mul(a->def.strength, a->min_area), dt);
+        if (a->calm) return;
+    }
     /* contact impulses, world frame, on the piece they press: a piece body's
      * own, or for the whole body the piece whose centre is nearest */
-    cr_fracture_piece *pc = cri_fracture_pieces(w, a);
     for (uint32_t i = in->contact_start[slot]; i < in->contact_start[slot + 1]; ++i) {
         const cr_body_contact *c = &in->contacts[i];
         uint32_t k = s->piece;
@@ -319,7 +329,6 @@ static void body_inputs(cr_world *w, const cr_damage_input *in, uint32_t slot, c
         cr_vec3 jw = cr_quat_rotate(b->xf.q, cr_v3_scale(c->normal, c->impulse));
         load[a->piece_first + k] = cr_v3_add(load[a->piece_first + k], jw);
     }
-    (void)pc;
 }
 
 void cri_fracture_model_step(cr_world *w, const cr_damage_input *in, cr_real dt) {
@@ -347,7 +356,7 @@ void cri_fracture_model_step(cr_world *w, const cr_damage_input *in, cr_real dt)
     if (load) memset(load, 0, fb->piece_capacity * sizeof(cr_vec3));
     for (uint32_t slot = 0; slot < in->body_high; ++slot) {
         const cr_body *b = &cr_world_bodies(w)[slot];
-        if (b->alive && (b->models & CR_MODEL_FRACTURE)) body_inputs(w, in, slot, load, &work);
+        if (b->alive && (b->models & CR_MODEL_FRACTURE)) body_inputs(w, in, slot, load, dt, &work);
     }
     /* 3. actors in record order */
     uint32_t islands_left = fb->islands_per_step, pieces_left = fb->pieces_per_step;

@@ -33,6 +33,8 @@ typedef struct cr_fracture_actor {
     uint8_t splitting;        ///< its creates are queued: the whole's destroy must not free the record
     uint8_t was_static;       ///< the whole body was static: anchors count
     uint8_t dent_pieces;      ///< the whole dented: its pieces dent with dent_def and take its dents over
+    uint8_t calm;             ///< this step the whole's loads cannot break its weakest bond: no stress pass (set per step)
+    uint8_t pad3_[3];
     uint32_t pad2_;
     cr_real min_area;         ///< m^2, the smallest bond: loads below strength x this cannot break one
     cr_vec3 push;             ///< N s, whole frame: this step's impact impulses on a static actor (0 between steps)
