@@ -276,7 +276,7 @@ int cr_cook_prescored(const char *name, const cr_obj *obj, const cr_cook_options
         /* the inset surface, cooked with the exact piece's mass. Where planes
          * meet a corner or an earlier cap within rounding, a cut can come out
          * folded; moving the crack by a micrometre (deterministically) gets
-         * clear of the coincidence */
+         * clear of the coincidence. Up to four attempts, then the cook fails. */
         t0 = cr_cook_now();
         int cooked = -1;
         char perr[512];
@@ -299,7 +299,9 @@ int cr_cook_prescored(const char *name, const cr_obj *obj, const cr_cook_options
             pobj.triangle_count = in.nt;
             cr_cook_options popt = cr_cook_default_options();
             popt.quiet = true;
-            popt.sdf_res = po->piece_sdf_res > 0 ? po->piece_sdf_res : 16;
+            /* a sliver of a piece thinner than a cell can get a grid the loader
+             * refuses (its sign flips): the later attempts use a finer grid */
+            popt.sdf_res = (po->piece_sdf_res > 0 ? po->piece_sdf_res : 16) << (attempt / 2);
             popt.max_samples = opt->max_samples;
             popt.geodesic_max = opt->geodesic_max;
             popt.mass = &mass;
@@ -311,6 +313,13 @@ int cr_cook_prescored(const char *name, const cr_obj *obj, const cr_cook_options
             snprintf(pname, sizeof pname, "piece %u", i);
             cr_cook_result pr;
             cooked = cr_cook_obj(pname, &pobj, &popt, &pr, perr, sizeof perr);
+            if (cooked != 0 && getenv("CRF_DUMP")) {
+                FILE *f = fopen(getenv("CRF_DUMP"), "w");
+                for (uint32_t q = 0; f && q < in.nv; ++q) fprintf(f, "v %.17g %.17g %.17g\n", in.pos[3 * q], in.pos[3 * q + 1], in.pos[3 * q + 2]);
+                for (uint32_t q = 0; f && q < in.nt; ++q) fprintf(f, "f %u %u %u\n", in.tri[3 * q] + 1, in.tri[3 * q + 1] + 1, in.tri[3 * q + 2] + 1);
+                if (f) fclose(f);
+                fprintf(stderr, "%s attempt %d: %s\n", pname, attempt, perr);
+            }
             if (cooked == 0 && (pr.boundary_edges || pr.nonmanifold_edges) && attempt < 3) {
                 cr_cook_result_free(&pr);
                 cooked = -1;
