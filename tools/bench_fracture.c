@@ -44,6 +44,105 @@ static char *box_obj(double w, double h, double d, size_t *len) {
     return s;
 }
 
+/* A box of nx x ny x nz box pieces, prescored without the Voronoi cutter (for
+ * the runtime's numbers at a piece count the cutter does not reach yet): each
+ * piece cooked with the crack gap and the exact box's mass, a bond per shared
+ * face, stored with the whole through the same writer. */
+static void box_mesh(const double lo[3], const double hi[3], double *pos, uint32_t *tri) {
+    for (int i = 0; i < 8; ++i) {
+        pos[3 * i] = (i & 1) ? hi[0] : lo[0];
+        pos[3 * i + 1] = (i & 2) ? hi[1] : lo[1];
+        pos[3 * i + 2] = (i & 4) ? hi[2] : lo[2];
+    }
+    static const uint32_t q[6][4] = {{0, 2, 3, 1}, {4, 5, 7, 6}, {0, 1, 5, 4}, {2, 6, 7, 3}, {0, 4, 6, 2}, {1, 3, 7, 5}};
+    for (int f = 0; f < 6; ++f) {
+        uint32_t *t = tri + 6 * f;
+        t[0] = q[f][0], t[1] = q[f][1], t[2] = q[f][2], t[3] = q[f][0], t[4] = q[f][2], t[5] = q[f][3];
+    }
+}
+
+static int grid_prescored(int nx, int ny, int nz, double cell, int res, cr_cook_result *out, char *err, size_t en) {
+    uint32_t n = (uint32_t)(nx * ny * nz);
+    double pos[24];
+    uint32_t tri[36];
+    double lo[3] = {0, 0, 0}, hi[3] = {nx * cell, ny * cell, nz * cell};
+    box_mesh(lo, hi, pos, tri);
+    cr_obj whole_obj = {pos, tri, 8, 12, 0, 0, 0, 0, 0, 0};
+    cr_cook_options opt = cr_cook_default_options();
+    opt.quiet = true;
+    opt.sdf_res = 32;
+    cr_cook_result first;
+    if (cr_cook_obj("grid", &whole_obj, &opt, &first, err, en) != 0) return -1;
+    double R[3][3], P[3];
+    memcpy(R, first.mass.axes, sizeof R);
+    for (int r = 0; r < 3; ++r) P[r] = -(R[r][0] * first.mass.com[0] + R[r][1] * first.mass.com[1] + R[r][2] * first.mass.com[2]);
+    cr_cook_result_free(&first);
+    cr_cook_fracture fr;
+    memset(&fr, 0, sizeof fr);
+    fr.piece_count = n;
+    fr.piece_bytes = calloc(n, sizeof(uint8_t *));
+    fr.piece_size = calloc(n, sizeof(size_t));
+    fr.piece_volume = calloc(n, sizeof(double));
+    fr.piece_centroid = calloc(3 * (size_t)n, sizeof(double));
+    fr.bond_pair = calloc(6 * (size_t)n, sizeof(uint32_t));
+    fr.bond_area = calloc(3 * (size_t)n, sizeof(double));
+    fr.bond_centroid = calloc(9 * (size_t)n, sizeof(double));
+    fr.bond_normal = calloc(9 * (size_t)n, sizeof(double));
+    double gap = 0.02 * cell;
+    int rc = 0;
+    for (int z = 0; z < nz && rc == 0; ++z)
+        for (int y = 0; y < ny && rc == 0; ++y)
+            for (int x = 0; x < nx && rc == 0; ++x) {
+                uint32_t i = (uint32_t)((z * ny + y) * nx + x);
+                double plo[3] = {x * cell, y * cell, z * cell}, phi[3] = {plo[0] + cell, plo[1] + cell, plo[2] + cell};
+                box_mesh(plo, phi, pos, tri);
+                cr_cook_mesh em;
+                memset(&em, 0, sizeof em);
+                em.pos = pos, em.tri = tri, em.vertex_count = 8, em.triangle_count = 12, em.frame_s = 1;
+                cr_cook_mass mass;
+                cr_cook_mass_properties(&em, NULL, 24, &mass, NULL);
+                for (int k = 0; k < 3; ++k) plo[k] += gap / 2, phi[k] -= gap / 2;
+                box_mesh(plo, phi, pos, tri);
+                cr_obj pobj = {pos, tri, 8, 12, 0, 0, 0, 0, 0, 0};
+                cr_cook_options popt = cr_cook_default_options();
+                popt.quiet = true;
+                popt.sdf_res = res;
+                popt.mass = &mass;
+                cr_cook_result pr;
+                if (cr_cook_obj("grid piece", &pobj, &popt, &pr, err, en) != 0) {
+                    rc = -1;
+                    break;
+                }
+                fr.piece_bytes[i] = pr.bytes, fr.piece_size[i] = pr.size;
+                fr.piece_volume[i] = mass.volume;
+                for (int r = 0; r < 3; ++r)
+                    fr.piece_centroid[3 * i + r] = R[r][0] * mass.com[0] + R[r][1] * mass.com[1] + R[r][2] * mass.com[2] + P[r];
+                for (int axis = 0; axis < 3; ++axis) {
+                    int q[3] = {x, y, z};
+                    q[axis]++;
+                    if (q[0] >= nx || q[1] >= ny || q[2] >= nz) continue;
+                    uint32_t k = fr.bond_count++, j = (uint32_t)((q[2] * ny + q[1]) * nx + q[0]);
+                    fr.bond_pair[2 * k] = i, fr.bond_pair[2 * k + 1] = j;
+                    fr.bond_area[k] = cell * cell;
+                    double c[3] = {(x + 0.5) * cell, (y + 0.5) * cell, (z + 0.5) * cell};
+                    c[axis] += 0.5 * cell;
+                    for (int r = 0; r < 3; ++r) {
+                        fr.bond_centroid[3 * k + r] = R[r][0] * c[0] + R[r][1] * c[1] + R[r][2] * c[2] + P[r];
+                        fr.bond_normal[3 * k + r] = R[r][axis];
+                    }
+                }
+            }
+    if (rc == 0) {
+        box_mesh(lo, hi, pos, tri);
+        opt.fracture = &fr;
+        rc = cr_cook_obj("grid", &whole_obj, &opt, out, err, en);
+    }
+    for (uint32_t i = 0; i < n; ++i) free(fr.piece_bytes[i]);
+    free(fr.piece_bytes), free(fr.piece_size), free(fr.piece_volume), free(fr.piece_centroid);
+    free(fr.bond_pair), free(fr.bond_area), free(fr.bond_centroid), free(fr.bond_normal);
+    return rc;
+}
+
 typedef struct fr_world {
     cr_world *w;
     void *block;
@@ -114,13 +213,15 @@ int cr_bench_fracture(int argc, char **argv) {
     int json = 0, res = 8;
     uint32_t n = 1000;
     const char *mesh = NULL;
+    int grid[3] = {0, 0, 0};
     for (int i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "--json") == 0) json = 1;
+        else if (strcmp(argv[i], "--grid") == 0 && i + 1 < argc && sscanf(argv[i + 1], "%d,%d,%d", &grid[0], &grid[1], &grid[2]) == 3) ++i;
         else if (strcmp(argv[i], "--pieces") == 0 && i + 1 < argc) n = (uint32_t)atoi(argv[++i]);
         else if (strcmp(argv[i], "--mesh") == 0 && i + 1 < argc) mesh = argv[++i];
         else if (strcmp(argv[i], "--piece-sdf-res") == 0 && i + 1 < argc) res = atoi(argv[++i]);
         else {
-            fprintf(stderr, "usage: crumple bench fracture [--pieces N] [--mesh FILE.obj] [--piece-sdf-res R] [--json]\n");
+            fprintf(stderr, "usage: crumple bench fracture [--pieces N] [--mesh FILE.obj | --grid NX,NY,NZ] [--piece-sdf-res R] [--json]\n");
             return 2;
         }
     }
@@ -130,6 +231,22 @@ int cr_bench_fracture(int argc, char **argv) {
     }
     cr_obj obj;
     char err[1024];
+    cr_cook_result r;
+    cr_cook_pieces_report rep;
+    memset(&rep, 0, sizeof rep);
+    double cook_cpu;
+    if (grid[0] > 0 && grid[1] > 0 && grid[2] > 0) {
+        n = (uint32_t)(grid[0] * grid[1] * grid[2]);
+        clock_t g0 = clock();
+        double w0 = cr_cook_now();
+        if (n < 2 || n > 20000 || grid_prescored(grid[0], grid[1], grid[2], 0.1, res, &r, err, sizeof err) != 0) {
+            fprintf(stderr, "crumple bench fracture: --grid: %s\n", n < 2 || n > 20000 ? "2..20000 pieces" : err);
+            return 1;
+        }
+        cook_cpu = (double)(clock() - g0) / CLOCKS_PER_SEC;
+        rep.time_total = cr_cook_now() - w0;
+        goto loaded;
+    }
     if (mesh) {
         if (cr_obj_load(mesh, &obj, err, sizeof err) != 0) {
             fprintf(stderr, "%s\n", err);
@@ -151,16 +268,15 @@ int cr_bench_fracture(int argc, char **argv) {
     cr_cook_pieces_options po = cr_cook_default_pieces_options();
     po.pieces = n;
     po.piece_sdf_res = res;
-    cr_cook_result r;
-    cr_cook_pieces_report rep;
     clock_t c0 = clock();
     int rc = cr_cook_prescored(mesh ? mesh : "wall.obj", &obj, &opt, &po, &r, &rep, err, sizeof err);
-    double cook_cpu = (double)(clock() - c0) / CLOCKS_PER_SEC;
+    cook_cpu = (double)(clock() - c0) / CLOCKS_PER_SEC;
     cr_obj_free(&obj);
     if (rc != 0) {
         fprintf(stderr, "crumple bench fracture: %s\n", err);
         return 1;
     }
+loaded:;
     /* load the whole and its pieces */
     size_t need = (cr_asset_memory_size(r.bytes, r.size) + 15) / 16 * 16;
     void *wblk = aligned_alloc(CR_BLOCK_ALIGN, need);
@@ -214,8 +330,12 @@ int cr_bench_fracture(int argc, char **argv) {
                n, whole.bond_count, rep.time_total, cook_cpu, rep.time_cut, rep.time_cook, plain_ns / 1e3, whole_ns / 1e3,
                whole_dmg / 1e3, whole_work, split_ns / 1e3, split_dmg / 1e3, v.bonds_broken, v.pieces_spawned, after_ns / 1e3);
     } else {
-        printf("prescoring %s into %u pieces (%u bonds): %.2f s wall, %.2f s CPU (cut %.2f s, pieces cooked %.2f s; wall times)\n",
-               mesh ? mesh : "a 2 x 1.5 x 0.3 m wall", n, whole.bond_count, rep.time_total, cook_cpu, rep.time_cut, rep.time_cook);
+        if (grid[0] > 0)
+            printf("a %dx%dx%d grid of 0.1 m box pieces (%u bonds), cooked without the Voronoi cutter: %.2f s wall, %.2f s CPU\n",
+                   grid[0], grid[1], grid[2], whole.bond_count, rep.time_total, cook_cpu);
+        else
+            printf("prescoring %s into %u pieces (%u bonds): %.2f s wall, %.2f s CPU (cut %.2f s, pieces cooked %.2f s; wall times)\n",
+                   mesh ? mesh : "a 2 x 1.5 x 0.3 m wall", n, whole.bond_count, rep.time_total, cook_cpu, rep.time_cut, rep.time_cook);
         printf("whole, resting: %.1f us per step (the same body without fracture: %.1f us); damage stage %.1f us, %u work\n",
                whole_ns / 1e3, plain_ns / 1e3, whole_dmg / 1e3, whole_work);
         printf("the split (%u bonds broken, %u bodies made): damage stage %.3f ms (islands, spawning, creating the bodies), step %.3f ms\n",
