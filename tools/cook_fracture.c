@@ -70,10 +70,10 @@ static int by_pair(const void *x, const void *y) {
     return p->b < q->b ? -1 : (p->b > q->b);
 }
 
-static double radius_from(const crf_mesh *m, const double s[3]) {
+static double radius_from(const double *pos, uint32_t nv, const double s[3]) {
     double r2 = 0;
-    for (uint32_t i = 0; i < m->nv; ++i) {
-        const double *p = m->pos + 3 * (size_t)i;
+    for (uint32_t i = 0; i < nv; ++i) {
+        const double *p = pos + 3 * (size_t)i;
         double dx = p[0] - s[0], dy = p[1] - s[1], dz = p[2] - s[2], d = dx * dx + dy * dy + dz * dz;
         r2 = d > r2 ? d : r2;
     }
@@ -205,7 +205,9 @@ int cr_cook_prescored(const char *name, const cr_obj *obj, const cr_cook_options
             ord[j].d2 = dx * dx + dy * dy + dz * dz, ord[j].j = j;
         }
         qsort(ord, n, sizeof *ord, by_distance);
-        crf_mesh exact, tmp;
+        crf_mesh exact;
+        crf_pmesh pex, ptmp;
+        crf_pmesh_from(&whole, &pex);
         memset(&exact, 0, sizeof exact);
         bool open = false, first_cut = true;
         uint32_t planes = 0;
@@ -213,18 +215,19 @@ int cr_cook_prescored(const char *name, const cr_obj *obj, const cr_cook_options
             uint32_t j = ord[k].j;
             if (j == i) continue;
             double dij = sqrt(ord[k].d2);
-            const crf_mesh *cur = first_cut ? &whole : &exact;
-            if (0.5 * dij > radius_from(cur, si)) break; /* no farther site can cut this piece */
+            if (0.5 * dij > radius_from(pex.pos, pex.nv, si)) break; /* no farther site can cut this piece */
             double *nrm = plane + 4 * (size_t)planes, mid[3];
             for (int c = 0; c < 3; ++c) nrm[c] = (site[3 * j + c] - si[c]) / dij, mid[c] = 0.5 * (site[3 * j + c] + si[c]);
             nrm[3] = nrm[0] * mid[0] + nrm[1] * mid[1] + nrm[2] * mid[2];
             plane_tag[planes++] = j;
-            if (crf_cut(cur, nrm, nrm[3], j, &tmp) != 0) open = true;
-            if (!first_cut) crf_mesh_free(&exact);
-            exact = tmp;
+            if (crf_pcut(&pex, nrm, nrm[3], j, &ptmp) != 0) open = true;
+            crf_pmesh_free(&pex);
+            pex = ptmp;
             first_cut = false;
-            if (exact.nt == 0) break;
+            if (pex.nf == 0) break;
         }
+        crf_pmesh_triangulate(&pex, &exact);
+        crf_pmesh_free(&pex);
         /* the cooker drops faces below 1e-12 of the squared diagonal: flip them away first */
         if (!first_cut) crf_repair(&exact, 1e-11 * diag * diag);
         rep->time_cut += cr_cook_now() - t0;
@@ -282,14 +285,18 @@ int cr_cook_prescored(const char *name, const cr_obj *obj, const cr_cook_options
         char perr[512];
         for (int attempt = 0; attempt < 4 && cooked != 0; ++attempt) {
             double shift = 0.5 * gap + 1e-6 * diag * attempt;
-            crf_mesh in = whole;
-            bool owned = false;
+            crf_mesh in;
+            crf_pmesh pin, ptmp;
+            crf_pmesh_from(&whole, &pin);
             for (uint32_t q = 0; q < planes; ++q) {
                 const double *pl = plane + 4 * (size_t)q;
-                crf_cut(&in, pl, pl[3] - shift, plane_tag[q], &tmp);
-                if (owned) crf_mesh_free(&in);
-                in = tmp, owned = true;
+                crf_pcut(&pin, pl, pl[3] - shift, plane_tag[q], &ptmp);
+                crf_pmesh_free(&pin);
+                pin = ptmp;
             }
+            crf_pmesh_triangulate(&pin, &in);
+            crf_pmesh_free(&pin);
+            bool owned = true;
             crf_repair(&in, 1e-11 * diag * diag);
             cr_obj pobj;
             memset(&pobj, 0, sizeof pobj);

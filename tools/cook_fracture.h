@@ -30,6 +30,33 @@ void crf_mesh_free(crf_mesh *m);
 /// plane; the surface and its corners stay; returns the flips made.
 uint32_t crf_repair(crf_mesh *m, double min_area);
 
+/// A piece as polygon faces (cook_polygon_cut.c): faces stay whole through the
+/// cuts and are triangulated once at the end.
+typedef struct crf_pmesh {
+    double *pos;
+    uint32_t *idx;             ///< corners of every face, face after face
+    uint32_t *start;           ///< [nf + 1] first corner of each face
+    uint32_t *ftag;            ///< [nf]
+    uint32_t nv, ni, nf, cap_v, cap_i, cap_f;
+} crf_pmesh;
+
+/// Faces as index lists (a cap's regions).
+typedef struct crf_faces {
+    uint32_t *idx, *start, count;
+} crf_faces;
+
+void crf_pmesh_from(const crf_mesh *t, crf_pmesh *m);
+void crf_pmesh_free(crf_pmesh *m);
+/// crf_cut on faces: clipped faces keep their tag, the cap's regions are faces tagged `tag`.
+int crf_pcut(const crf_pmesh *in, const double n[3], double d, uint32_t tag, crf_pmesh *out);
+/// Ear-clip every face into triangles.
+void crf_pmesh_triangulate(const crf_pmesh *m, crf_mesh *out);
+/// The cap's regions from its directed boundary edges (cook_plane_cut.c).
+int crf_cap_faces(const double *pos, uint32_t nv, const uint32_t *seg, size_t nseg, const double n[3], crf_faces *out);
+/// Ear-clip one face of out's vertices into out.
+void crf_face_ears(crf_mesh *out, const uint32_t *idx, uint32_t k, uint32_t tag);
+void crf_mesh_vertex(crf_mesh *m, const double p[3]);
+
 /// How to prescore.
 typedef struct cr_cook_pieces_options {
     uint32_t pieces;          ///< Voronoi cells (>= 2); 0: the OBJ's groups (`o`/`g`) are the pieces

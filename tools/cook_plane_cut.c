@@ -222,6 +222,93 @@ static void ear_clip(crf_mesh *out, poly *p, uint32_t tag) {
     free(idx);
 }
 
+/* The cap of a cut from its boundary's directed edges: loops, holes (clockwise)
+ * bridged into the region (counter-clockwise about n) around them. Returns 0, or
+ * -1 when the edges do not close into loops (the input was not closed). */
+static void plane_basis(const double n[3], double u[3], double v[3]) {
+    double a[3] = {fabs(n[0]) < 0.6 ? 1.0 : 0.0, fabs(n[0]) < 0.6 ? 0.0 : 1.0, 0.0};
+    u[0] = a[1] * n[2] - a[2] * n[1], u[1] = a[2] * n[0] - a[0] * n[2], u[2] = a[0] * n[1] - a[1] * n[0];
+    double l = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+    for (int k = 0; k < 3; ++k) u[k] /= l;
+    v[0] = n[1] * u[2] - n[2] * u[1], v[1] = n[2] * u[0] - n[0] * u[2], v[2] = n[0] * u[1] - n[1] * u[0];
+}
+
+static int cap_regions(const double *pos, uint32_t nv, const uint32_t *seg, size_t nseg, const double n[3], poly **regions_out,
+                       uint32_t *count_out) {
+    uint32_t *next = malloc(sizeof(uint32_t) * (nv ? nv : 1));
+    for (uint32_t i = 0; i < nv; ++i) next[i] = UINT32_MAX;
+    int rc = 0;
+    for (size_t s = 0; s < nseg; ++s) {
+        if (next[seg[2 * s]] != UINT32_MAX) rc = -1; /* two edges leave one point: not a closed 2-manifold */
+        next[seg[2 * s]] = seg[2 * s + 1];
+    }
+    double u[3], v[3];
+    plane_basis(n, u, v);
+    poly *loops = NULL;
+    uint32_t nloops = 0;
+    uint8_t *seen = calloc(nv ? nv : 1, 1);
+    for (size_t s = 0; s < nseg && rc == 0; ++s) {
+        uint32_t start = seg[2 * s];
+        if (seen[start]) continue;
+        poly p = {NULL, NULL, 0};
+        uint32_t capn = 0, x = start;
+        while (x != UINT32_MAX && !seen[x]) {
+            seen[x] = 1;
+            if (p.n == capn) capn = capn ? 2 * capn : 16, p.v = realloc(p.v, sizeof(uint32_t) * capn), p.xy = realloc(p.xy, sizeof(double) * 2 * capn);
+            const double *q = pos + 3 * (size_t)x;
+            p.v[p.n] = x;
+            p.xy[2 * p.n] = q[0] * u[0] + q[1] * u[1] + q[2] * u[2];
+            p.xy[2 * p.n + 1] = q[0] * v[0] + q[1] * v[1] + q[2] * v[2];
+            ++p.n;
+            x = next[x];
+        }
+        if (x != start) rc = -1; /* an open chain: the input was not closed */
+        loops = realloc(loops, sizeof(poly) * (nloops + 1));
+        loops[nloops++] = p;
+    }
+    free(seen);
+    free(next);
+    poly *regions = NULL;
+    uint32_t nregions = 0;
+    if (rc == 0) {
+        /* regions (counter-clockwise) take the holes (clockwise) they contain, smallest region first */
+        double *ar = malloc(sizeof(double) * (nloops ? nloops : 1));
+        for (uint32_t i = 0; i < nloops; ++i) ar[i] = area2(&loops[i]);
+        int8_t *used = calloc(nloops ? nloops : 1, 1);
+        for (;;) {
+            /* the hole with the rightmost vertex first, so bridges do not cross */
+            uint32_t h = UINT32_MAX;
+            double hx = -INFINITY;
+            for (uint32_t i = 0; i < nloops; ++i) {
+                if (used[i] || ar[i] >= 0 || loops[i].n < 3) continue;
+                for (uint32_t k = 0; k < loops[i].n; ++k)
+                    if (loops[i].xy[2 * k] > hx) hx = loops[i].xy[2 * k], h = i;
+            }
+            if (h == UINT32_MAX) break;
+            used[h] = 1;
+            uint32_t o = UINT32_MAX;
+            for (uint32_t i = 0; i < nloops; ++i)
+                if (ar[i] > 0 && point_in_poly(&loops[i], loops[h].xy) && (o == UINT32_MAX || ar[i] < ar[o])) o = i;
+            if (o == UINT32_MAX) continue; /* a sliver of negative area with no region: numerically empty */
+            bridge(&loops[o], &loops[h]);
+        }
+        regions = malloc(sizeof(poly) * (nloops ? nloops : 1));
+        for (uint32_t i = 0; i < nloops; ++i) {
+            if (ar[i] > 0 && loops[i].n >= 3) {
+                regions[nregions++] = loops[i];
+                loops[i].v = NULL, loops[i].xy = NULL;
+            }
+        }
+        free(ar);
+        free(used);
+    }
+    for (uint32_t i = 0; i < nloops; ++i) free(loops[i].v), free(loops[i].xy);
+    free(loops);
+    *regions_out = regions;
+    *count_out = nregions;
+    return rc;
+}
+
 /* ---- the cut --------------------------------------------------------------- */
 
 int crf_cut(const crf_mesh *in, const double n[3], double d, uint32_t tag, crf_mesh *out) {
@@ -302,77 +389,15 @@ int crf_cut(const crf_mesh *in, const double n[3], double d, uint32_t tag, crf_m
     map_free(&em);
     free(dist);
     free(map);
-    /* loops: follow next[] from each unvisited edge */
-    uint32_t *next = malloc(sizeof(uint32_t) * (out->nv ? out->nv : 1));
-    for (uint32_t i = 0; i < out->nv; ++i) next[i] = UINT32_MAX;
-    int rc = 0;
-    for (size_t s = 0; s < nseg; ++s) {
-        if (next[seg[2 * s]] != UINT32_MAX) rc = -1; /* two edges leave one point: not a closed 2-manifold */
-        next[seg[2 * s]] = seg[2 * s + 1];
-    }
-    /* the plane's 2-D basis, u x v = n */
-    double u[3], v[3];
-    {
-        double a[3] = {fabs(n[0]) < 0.6 ? 1.0 : 0.0, fabs(n[0]) < 0.6 ? 0.0 : 1.0, 0.0};
-        u[0] = a[1] * n[2] - a[2] * n[1], u[1] = a[2] * n[0] - a[0] * n[2], u[2] = a[0] * n[1] - a[1] * n[0];
-        double l = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
-        for (int k = 0; k < 3; ++k) u[k] /= l;
-        v[0] = n[1] * u[2] - n[2] * u[1], v[1] = n[2] * u[0] - n[0] * u[2], v[2] = n[0] * u[1] - n[1] * u[0];
-    }
-    poly *loops = NULL;
-    uint32_t nloops = 0;
-    uint8_t *seen = calloc(out->nv ? out->nv : 1, 1);
-    for (size_t s = 0; s < nseg && rc == 0; ++s) {
-        uint32_t start = seg[2 * s];
-        if (seen[start]) continue;
-        poly p = {NULL, NULL, 0};
-        uint32_t capn = 0, x = start;
-        while (x != UINT32_MAX && !seen[x]) {
-            seen[x] = 1;
-            if (p.n == capn) capn = capn ? 2 * capn : 16, p.v = realloc(p.v, sizeof(uint32_t) * capn), p.xy = realloc(p.xy, sizeof(double) * 2 * capn);
-            const double *q = out->pos + 3 * (size_t)x;
-            p.v[p.n] = x;
-            p.xy[2 * p.n] = q[0] * u[0] + q[1] * u[1] + q[2] * u[2];
-            p.xy[2 * p.n + 1] = q[0] * v[0] + q[1] * v[1] + q[2] * v[2];
-            ++p.n;
-            x = next[x];
-        }
-        if (x != start) rc = -1; /* an open chain: the input was not closed */
-        loops = realloc(loops, sizeof(poly) * (nloops + 1));
-        loops[nloops++] = p;
-    }
-    free(seen);
-    free(next);
+    poly *regions = NULL;
+    uint32_t nregions = 0;
+    int rc = cap_regions(out->pos, out->nv, seg, nseg, n, &regions, &nregions);
     free(seg);
-    if (rc == 0) {
-        /* regions (counter-clockwise) take the holes (clockwise) they contain, smallest region first */
-        double *ar = malloc(sizeof(double) * (nloops ? nloops : 1));
-        for (uint32_t i = 0; i < nloops; ++i) ar[i] = area2(&loops[i]);
-        int8_t *used = calloc(nloops ? nloops : 1, 1);
-        for (;;) {
-            /* the hole with the rightmost vertex first, so bridges do not cross */
-            uint32_t h = UINT32_MAX;
-            double hx = -INFINITY;
-            for (uint32_t i = 0; i < nloops; ++i) {
-                if (used[i] || ar[i] >= 0 || loops[i].n < 3) continue;
-                for (uint32_t k = 0; k < loops[i].n; ++k)
-                    if (loops[i].xy[2 * k] > hx) hx = loops[i].xy[2 * k], h = i;
-            }
-            if (h == UINT32_MAX) break;
-            used[h] = 1;
-            uint32_t o = UINT32_MAX;
-            for (uint32_t i = 0; i < nloops; ++i)
-                if (ar[i] > 0 && point_in_poly(&loops[i], loops[h].xy) && (o == UINT32_MAX || ar[i] < ar[o])) o = i;
-            if (o == UINT32_MAX) continue; /* a sliver of negative area with no region: numerically empty */
-            bridge(&loops[o], &loops[h]);
-        }
-        for (uint32_t i = 0; i < nloops; ++i)
-            if (ar[i] > 0 && loops[i].n >= 3) ear_clip(out, &loops[i], tag);
-        free(ar);
-        free(used);
+    for (uint32_t i = 0; i < nregions; ++i) {
+        ear_clip(out, &regions[i], tag);
+        free(regions[i].v), free(regions[i].xy);
     }
-    for (uint32_t i = 0; i < nloops; ++i) free(loops[i].v), free(loops[i].xy);
-    free(loops);
+    free(regions);
     return rc;
 }
 
@@ -457,3 +482,58 @@ uint32_t crf_repair(crf_mesh *m, double min_area) {
     free(h);
     return flips;
 }
+
+/* ---- for the polygon cutter (cook_polygon_cut.c) --------------------------- */
+
+int crf_cap_faces(const double *pos, uint32_t nv, const uint32_t *seg, size_t nseg, const double n[3], crf_faces *out) {
+    poly *regions = NULL;
+    uint32_t nregions = 0;
+    int rc = cap_regions(pos, nv, seg, nseg, n, &regions, &nregions);
+    memset(out, 0, sizeof *out);
+    out->count = nregions;
+    out->start = malloc(sizeof(uint32_t) * (nregions + 1));
+    uint32_t total = 0;
+    for (uint32_t i = 0; i < nregions; ++i) total += regions[i].n;
+    out->idx = malloc(sizeof(uint32_t) * (total ? total : 1));
+    out->start[0] = 0;
+    for (uint32_t i = 0; i < nregions; ++i) {
+        memcpy(out->idx + out->start[i], regions[i].v, sizeof(uint32_t) * regions[i].n);
+        out->start[i + 1] = out->start[i] + regions[i].n;
+        free(regions[i].v), free(regions[i].xy);
+    }
+    free(regions);
+    return rc;
+}
+
+void crf_face_ears(crf_mesh *out, const uint32_t *idx, uint32_t k, uint32_t tag) {
+    if (k < 3) return;
+    if (k == 3) {
+        add_tri(out, idx[0], idx[1], idx[2], tag);
+        return;
+    }
+    /* Newell's normal: the face's plane, whatever its shape */
+    double n[3] = {0, 0, 0};
+    for (uint32_t i = 0; i < k; ++i) {
+        const double *a = out->pos + 3 * (size_t)idx[i], *b = out->pos + 3 * (size_t)idx[(i + 1) % k];
+        n[0] += (a[1] - b[1]) * (a[2] + b[2]), n[1] += (a[2] - b[2]) * (a[0] + b[0]), n[2] += (a[0] - b[0]) * (a[1] + b[1]);
+    }
+    double l = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+    if (!(l > 0)) return;
+    for (int c = 0; c < 3; ++c) n[c] /= l;
+    double u[3], v[3];
+    plane_basis(n, u, v);
+    poly p;
+    p.n = k;
+    p.v = malloc(sizeof(uint32_t) * k);
+    p.xy = malloc(sizeof(double) * 2 * k);
+    for (uint32_t i = 0; i < k; ++i) {
+        const double *q = out->pos + 3 * (size_t)idx[i];
+        p.v[i] = idx[i];
+        p.xy[2 * i] = q[0] * u[0] + q[1] * u[1] + q[2] * u[2];
+        p.xy[2 * i + 1] = q[0] * v[0] + q[1] * v[1] + q[2] * v[2];
+    }
+    ear_clip(out, &p, tag);
+    free(p.v), free(p.xy);
+}
+
+void crf_mesh_vertex(crf_mesh *m, const double p[3]) { add_vertex(m, p); }
