@@ -261,3 +261,52 @@ CR_TEST(fracture_cook_prescored_wall_breaks_in_a_world) {
     free(wblk);
     cr_cook_result_free(&r);
 }
+
+/* Pieces from an artist: a 2 x 2 grid of cubes, each its own `o` group, the
+ * shared faces written once by each neighbour, reversed. */
+CR_TEST(fracture_cook_artist_groups_are_the_pieces) {
+    char *s = NULL;
+    int first = 1;
+    for (int y = 0; y < 2; ++y)
+        for (int x = 0; x < 2; ++x) {
+            tc_printf(&s, "o brick_%d_%d\n", x, y);
+            tc_box(&s, 0.3 * x, 0.2 * y, 0, 0.3 * x + 0.3, 0.2 * y + 0.2, 0.25, first);
+            first += 8;
+        }
+    cr_obj obj;
+    char err[1024];
+    ENSURE(cr_obj_parse("bricks.obj", s, (size_t)arrlen(s), &obj, err, sizeof err) == 0);
+    arrfree(s);
+    cr_cook_options opt = cr_cook_default_options();
+    opt.quiet = true;
+    opt.sdf_res = 20;
+    cr_cook_pieces_options po = cr_cook_default_pieces_options();
+    po.pieces = 0; /* the groups */
+    cr_cook_result r;
+    cr_cook_pieces_report rep;
+    int rc = cr_cook_prescored("bricks.obj", &obj, &opt, &po, &r, &rep, err, sizeof err);
+    cr_obj_free(&obj);
+    ENSURE_MSG(rc == 0, "%s", err);
+    cr_test_printf("    %u pieces, %u bonds, volume %.6f of %.6f\n", rep.pieces, rep.bonds, rep.pieces_volume, rep.whole_volume);
+    ENSURE(rep.pieces == 4 && rep.bonds == 4 && rep.open_pieces == 0 && rep.inward_pieces == 0);
+    ENSURE_NEAR(rep.pieces_volume, 0.6 * 0.4 * 0.25, 1e-9);
+    ENSURE_NEAR(rep.whole_volume, 0.6 * 0.4 * 0.25, 1e-6);
+    cr_asset whole;
+    void *blk = tc_load(r.bytes, r.size, &whole);
+    ENSURE(blk != NULL);
+    ENSURE(whole.piece_count == 4 && whole.topology.closed);
+    ENSURE(check_pieces(&r, &whole));
+    /* bricks side by side share 0.2 x 0.25, one above the other 0.3 x 0.25 */
+    double areas[4];
+    for (uint32_t k = 0; k < 4; ++k) areas[k] = cr_to_double(whole.bonds[k].area);
+    int side = 0, stacked = 0;
+    for (uint32_t k = 0; k < 4; ++k) {
+        side += fabs(areas[k] - 0.05) < 1e-6;
+        stacked += fabs(areas[k] - 0.075) < 1e-6;
+        cr_vec3 ab = cr_v3_sub(whole.pieces[whole.bonds[k].b].centroid, whole.pieces[whole.bonds[k].a].centroid);
+        ENSURE(cr_v3_dot(ab, whole.bonds[k].normal) > 0);
+    }
+    ENSURE(side == 2 && stacked == 2);
+    free(blk);
+    cr_cook_result_free(&r);
+}

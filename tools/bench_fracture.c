@@ -67,7 +67,7 @@ static int grid_prescored(int nx, int ny, int nz, double cell, int res, cr_cook_
     uint32_t tri[36];
     double lo[3] = {0, 0, 0}, hi[3] = {nx * cell, ny * cell, nz * cell};
     box_mesh(lo, hi, pos, tri);
-    cr_obj whole_obj = {pos, tri, 8, 12, 0, 0, 0, 0, 0, 0};
+    cr_obj whole_obj = {pos, tri, 8, 12, 0, 0, 0, 0, 0, 0, NULL};
     cr_cook_options opt = cr_cook_default_options();
     opt.quiet = true;
     opt.sdf_res = 32;
@@ -103,7 +103,7 @@ static int grid_prescored(int nx, int ny, int nz, double cell, int res, cr_cook_
                 cr_cook_mass_properties(&em, NULL, 24, &mass, NULL);
                 for (int k = 0; k < 3; ++k) plo[k] += gap / 2, phi[k] -= gap / 2;
                 box_mesh(plo, phi, pos, tri);
-                cr_obj pobj = {pos, tri, 8, 12, 0, 0, 0, 0, 0, 0};
+                cr_obj pobj = {pos, tri, 8, 12, 0, 0, 0, 0, 0, 0, NULL};
                 cr_cook_options popt = cr_cook_default_options();
                 popt.quiet = true;
                 popt.sdf_res = res;

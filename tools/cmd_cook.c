@@ -30,7 +30,8 @@ static void usage(FILE *f) {
             "  --rig FILE             skeleton: lines 'bone NAME PARENT|- X Y Z [QX QY QZ QW]'\n"
             "  --bones auto:N         place N bones inside the shape instead of a rig\n"
             "  --poses FILE           example poses: 'example NAME' then 'BONE TX TY TZ [QX QY QZ QW]' lines\n"
-            "  --pieces N             prescore: cut into N Voronoi pieces with a support graph (docs/fracture.md)\n"
+            "  --pieces N|groups      prescore: cut into N Voronoi pieces, or take the OBJ's o/g groups as pieces,\n"
+            "                         with a support graph (docs/fracture.md)\n"
             "  --piece-seed S         the cell sites' random stream (default 1)\n"
             "  --pieces-near X,Y,Z    denser pieces around this point (mesh frame, after --scale)\n"
             "  --gap D                crack between pieces' surfaces, m (default 2%% of the mean piece size)\n"
@@ -76,6 +77,7 @@ int cr_cmd_cook(int argc, char **argv) {
     bool timings = false;
     cr_cook_pieces_options po = cr_cook_default_pieces_options();
     po.pieces = 0;
+    bool from_groups = false; /* --pieces groups: the OBJ's o/g groups are the pieces */
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -111,7 +113,8 @@ int cr_cmd_cook(int argc, char **argv) {
         } else if (strcmp(a, "--bones") == 0 && v) {
             bad = strncmp(v, "auto:", 5) != 0 || parse_u32_arg(v + 5, &opt.auto_bones) || opt.auto_bones == 0, ++i;
         } else if (strcmp(a, "--pieces") == 0 && v) {
-            bad = parse_u32_arg(v, &po.pieces) || po.pieces < 2, ++i;
+            if (strcmp(v, "groups") == 0) from_groups = true, ++i;
+            else bad = parse_u32_arg(v, &po.pieces) || po.pieces < 2, ++i;
         } else if (strcmp(a, "--piece-seed") == 0 && v) {
             bad = parse_u32_arg(v, &u), po.seed = u, ++i;
         } else if (strcmp(a, "--pieces-near") == 0 && v) {
@@ -147,7 +150,7 @@ int cr_cmd_cook(int argc, char **argv) {
     }
     cr_cook_result r;
     char err[1024];
-    if (po.pieces >= 2) {
+    if (po.pieces >= 2 || from_groups) {
         cr_obj obj;
         if (cr_obj_load(in, &obj, err, sizeof err) != 0) {
             fprintf(stderr, "%s\n", err);

@@ -62,6 +62,7 @@ static int by_distance(const void *a, const void *b) {
 typedef struct bond_acc {
     uint32_t a, b;
     double area, c[3];
+    double n[3]; /* area-weighted normal (groups; the Voronoi bonds take the sites' direction) */
 } bond_acc;
 
 static int by_pair(const void *x, const void *y) {
@@ -93,14 +94,240 @@ static cr_cook_mesh as_cook_mesh(const crf_mesh *m) {
     return c;
 }
 
+/* ---- pieces from an artist: the OBJ's groups (seed 001 §5) -------------------
+ *
+ * Each `o`/`g` statement starts a piece; a piece must be closed. Two pieces
+ * share a face where a triangle of one and a triangle of the other have the
+ * same three corners (by position) in opposite orders: those faces are the
+ * support graph's bonds (area, centroid, normal out of the lower piece) and
+ * are inside the whole, whose surface is every other triangle. The crack gap
+ * shrinks each piece towards its centre of mass by gap / its radius (its
+ * mass stays the exact piece's). */
+typedef struct face_key {
+    double p[9]; /* the corners' positions, smallest first */
+    uint32_t tri;
+} face_key;
+
+static int cmp_corner(const double *a, const double *b) {
+    for (int k = 0; k < 3; ++k)
+        if (a[k] != b[k]) return a[k] < b[k] ? -1 : 1;
+    return 0;
+}
+
+static int by_corners(const void *x, const void *y) {
+    const face_key *a = x, *b = y;
+    for (int k = 0; k < 9; ++k)
+        if (a->p[k] != b->p[k]) return a->p[k] < b->p[k] ? -1 : 1;
+    return a->tri < b->tri ? -1 : (a->tri > b->tri);
+}
+
+static int groups_prescored(const char *name, const cr_obj *obj, const cr_cook_options *opt, const cr_cook_pieces_options *po,
+                            cr_cook_result *out, cr_cook_pieces_report *rep, char *err, size_t en) {
+    uint32_t nt = obj->triangle_count, ng = 0;
+    uint32_t *gid = calloc(obj->group_count + 1, sizeof(uint32_t)); /* statement -> piece, pieces in file order */
+    for (uint32_t t = 0; t < nt; ++t) {
+        uint32_t g = obj->tri_group ? obj->tri_group[t] : 0;
+        if (gid[g] == 0) gid[g] = ++ng;
+    }
+    if (ng < 2 || ng > CR_ASSET_MAX_PIECES) {
+        snprintf(err, en, "%s: pieces from groups: %u group%s with faces; give 2 or more (`o`/`g` lines), or --pieces N", name, ng,
+                 ng == 1 ? "" : "s");
+        free(gid);
+        return -1;
+    }
+    /* shared faces: equal corners, by position */
+    face_key *keys = malloc(sizeof(face_key) * (nt ? nt : 1));
+    for (uint32_t t = 0; t < nt; ++t) {
+        const double *c[3];
+        for (int k = 0; k < 3; ++k) c[k] = obj->pos + 3 * (size_t)obj->tri[3 * (size_t)t + k];
+        for (int a = 0; a < 2; ++a) /* sort three corners */
+            for (int b = 0; b < 2 - a; ++b)
+                if (cmp_corner(c[b], c[b + 1]) > 0) {
+                    const double *x = c[b];
+                    c[b] = c[b + 1], c[b + 1] = x;
+                }
+        for (int k = 0; k < 3; ++k) memcpy(keys[t].p + 3 * k, c[k], sizeof(double) * 3);
+        keys[t].tri = t;
+    }
+    qsort(keys, nt, sizeof *keys, by_corners);
+    uint32_t *partner = malloc(sizeof(uint32_t) * (nt ? nt : 1));
+    for (uint32_t t = 0; t < nt; ++t) partner[t] = UINT32_MAX;
+    for (uint32_t i = 0; i + 1 < nt; ++i)
+        if (memcmp(keys[i].p, keys[i + 1].p, sizeof keys[i].p) == 0) {
+            uint32_t a = keys[i].tri, b = keys[i + 1].tri;
+            uint32_t ga = gid[obj->tri_group ? obj->tri_group[a] : 0], gb = gid[obj->tri_group ? obj->tri_group[b] : 0];
+            if (ga != gb && partner[a] == UINT32_MAX && partner[b] == UINT32_MAX) partner[a] = b, partner[b] = a;
+        }
+    free(keys);
+    /* the whole: every triangle that is not a shared face */
+    cr_obj wobj = *obj;
+    wobj.tri = malloc(sizeof(uint32_t) * 3 * (nt ? nt : 1));
+    wobj.tri_group = NULL;
+    wobj.triangle_count = 0;
+    for (uint32_t t = 0; t < nt; ++t)
+        if (partner[t] == UINT32_MAX) memcpy(wobj.tri + 3 * (size_t)wobj.triangle_count++, obj->tri + 3 * (size_t)t, sizeof(uint32_t) * 3);
+    cr_cook_options wopt = *opt;
+    wopt.quiet = true, wopt.fracture = NULL, wopt.mass = NULL;
+    cr_cook_mesh wm;
+    cr_cook_result first;
+    int rc = cr_cook_clean(&wobj, &wopt, &wm, err, en);
+    if (rc == 0 && (wm.boundary_edges || wm.nonmanifold_edges)) {
+        snprintf(err, en, "%s: the pieces' outer surface is not closed (%u boundary, %u non-manifold edges)", name, wm.boundary_edges,
+                 wm.nonmanifold_edges);
+        rc = -1;
+    }
+    double fs = rc == 0 ? wm.frame_s : 1, fo[3] = {0, 0, 0};
+    if (rc == 0) memcpy(fo, wm.frame_o, sizeof fo), cr_cook_mesh_free(&wm);
+    if (rc == 0) rc = cr_cook_obj(name, &wobj, &wopt, &first, err, en);
+    double R[3][3], P[3];
+    if (rc == 0) {
+        memcpy(R, first.mass.axes, sizeof R);
+        for (int r = 0; r < 3; ++r) P[r] = -(R[r][0] * first.mass.com[0] + R[r][1] * first.mass.com[1] + R[r][2] * first.mass.com[2]);
+        rep->whole_volume = first.mass.volume;
+        cr_cook_result_free(&first);
+    }
+    cr_cook_fracture fr;
+    memset(&fr, 0, sizeof fr);
+    fr.piece_count = ng;
+    fr.piece_bytes = calloc(ng, sizeof(uint8_t *));
+    fr.piece_size = calloc(ng, sizeof(size_t));
+    fr.piece_volume = calloc(ng, sizeof(double));
+    fr.piece_centroid = calloc(3 * (size_t)ng, sizeof(double));
+    bond_acc *acc = NULL;
+    size_t nacc = 0;
+    double *mp = malloc(sizeof(double) * 3 * (obj->vertex_count ? obj->vertex_count : 1));
+    for (uint32_t v = 0; v < obj->vertex_count; ++v)
+        for (int k = 0; k < 3; ++k) mp[3 * (size_t)v + k] = obj->pos[3 * (size_t)v + k] * fs + fo[k];
+    for (uint32_t g = 1; g <= ng && rc == 0; ++g) {
+        /* the piece's triangles, in the mesh frame */
+        crf_mesh pm;
+        memset(&pm, 0, sizeof pm);
+        uint32_t *vmap = malloc(sizeof(uint32_t) * obj->vertex_count);
+        for (uint32_t v = 0; v < obj->vertex_count; ++v) vmap[v] = UINT32_MAX;
+        uint32_t cnt = 0;
+        for (uint32_t t = 0; t < nt; ++t) cnt += gid[obj->tri_group ? obj->tri_group[t] : 0] == g;
+        pm.tri = malloc(sizeof(uint32_t) * 3 * (cnt ? cnt : 1));
+        pm.tag = malloc(sizeof(uint32_t) * (cnt ? cnt : 1));
+        for (uint32_t t = 0; t < nt; ++t) {
+            if (gid[obj->tri_group ? obj->tri_group[t] : 0] != g) continue;
+            for (int k = 0; k < 3; ++k) {
+                uint32_t v = obj->tri[3 * (size_t)t + k];
+                if (vmap[v] == UINT32_MAX) vmap[v] = pm.nv, crf_mesh_vertex(&pm, mp + 3 * (size_t)v);
+                pm.tri[3 * (size_t)pm.nt + k] = vmap[v];
+            }
+            pm.tag[pm.nt++] = partner[t] == UINT32_MAX ? CRF_SURFACE : gid[obj->tri_group[partner[t]]] - 1;
+        }
+        free(vmap);
+        cr_cook_mesh em = as_cook_mesh(&pm);
+        cr_cook_mass mass;
+        if (cr_cook_signed_volume(pm.pos, pm.tri, pm.nt) <= 0) rep->inward_pieces++;
+        cr_cook_mass_properties(&em, NULL, 24, &mass, NULL);
+        uint32_t i = g - 1;
+        if (!mass.from_surface || !(mass.volume > 0)) {
+            snprintf(err, en, "%s: piece %u (group %u) is not a closed solid", name, i, g);
+            rc = -1;
+        } else {
+            rep->pieces_volume += mass.volume;
+            fr.piece_volume[i] = mass.volume;
+            for (int r = 0; r < 3; ++r)
+                fr.piece_centroid[3 * i + r] = R[r][0] * mass.com[0] + R[r][1] * mass.com[1] + R[r][2] * mass.com[2] + P[r];
+            for (uint32_t t = 0; t < pm.nt; ++t) {
+                uint32_t j = pm.tag[t];
+                if (j == CRF_SURFACE || j < i) continue; /* the lower piece's faces make the bond */
+                const double *a = pm.pos + 3 * (size_t)pm.tri[3 * t], *b = pm.pos + 3 * (size_t)pm.tri[3 * t + 1],
+                             *c = pm.pos + 3 * (size_t)pm.tri[3 * t + 2];
+                double e1[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, e2[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
+                double cx = e1[1] * e2[2] - e1[2] * e2[1], cy = e1[2] * e2[0] - e1[0] * e2[2], cz = e1[0] * e2[1] - e1[1] * e2[0];
+                double area = 0.5 * sqrt(cx * cx + cy * cy + cz * cz);
+                size_t f = nacc;
+                for (size_t q = 0; q < nacc; ++q)
+                    if (acc[q].a == i && acc[q].b == j) f = q;
+                if (f == nacc) {
+                    acc = realloc(acc, sizeof(bond_acc) * (nacc + 1));
+                    memset(&acc[nacc], 0, sizeof acc[nacc]);
+                    acc[nacc].a = i, acc[nacc].b = j;
+                    ++nacc;
+                }
+                acc[f].area += area;
+                for (int k = 0; k < 3; ++k) acc[f].c[k] += area * (a[k] + b[k] + c[k]) / 3.0;
+                /* the normal, area-weighted, out of a: kept in the padding of the same record */
+                acc[f].n[0] += 0.5 * cx, acc[f].n[1] += 0.5 * cy, acc[f].n[2] += 0.5 * cz;
+            }
+            /* the crack gap: shrink towards the centre of mass */
+            double gap = po->gap >= 0 ? po->gap : 0.02 * cbrt(mass.volume);
+            double rad = radius_from(pm.pos, pm.nv, mass.com), f = rad > gap ? 1.0 - 0.5 * gap / rad : 1.0;
+            for (uint32_t v = 0; v < pm.nv; ++v)
+                for (int k = 0; k < 3; ++k) pm.pos[3 * (size_t)v + k] = mass.com[k] + f * (pm.pos[3 * (size_t)v + k] - mass.com[k]);
+            rep->gap = gap;
+            cr_obj pobj;
+            memset(&pobj, 0, sizeof pobj);
+            pobj.pos = pm.pos, pobj.tri = pm.tri, pobj.vertex_count = pm.nv, pobj.triangle_count = pm.nt;
+            cr_cook_options popt = cr_cook_default_options();
+            popt.quiet = true;
+            popt.sdf_res = po->piece_sdf_res > 0 ? po->piece_sdf_res : 16;
+            popt.max_samples = opt->max_samples;
+            popt.geodesic_max = opt->geodesic_max;
+            popt.mass = &mass;
+            char pname[64], perr[512];
+            snprintf(pname, sizeof pname, "piece %u", i);
+            cr_cook_result pr;
+            if (cr_cook_obj(pname, &pobj, &popt, &pr, perr, sizeof perr) != 0) {
+                snprintf(err, en, "%s: %s", name, perr);
+                rc = -1;
+            } else {
+                if (pr.boundary_edges || pr.nonmanifold_edges) rep->open_pieces++;
+                fr.piece_bytes[i] = pr.bytes, fr.piece_size[i] = pr.size;
+                pr.bytes = NULL;
+                cr_cook_result_free(&pr);
+            }
+        }
+        crf_mesh_free(&pm);
+    }
+    free(mp);
+    if (rc == 0) {
+        qsort(acc, nacc, sizeof *acc, by_pair);
+        fr.bond_pair = malloc(sizeof(uint32_t) * 2 * (nacc ? nacc : 1));
+        fr.bond_area = malloc(sizeof(double) * (nacc ? nacc : 1));
+        fr.bond_centroid = malloc(sizeof(double) * 3 * (nacc ? nacc : 1));
+        fr.bond_normal = malloc(sizeof(double) * 3 * (nacc ? nacc : 1));
+        for (size_t q = 0; q < nacc; ++q) {
+            const bond_acc *b = &acc[q];
+            double c[3], len = sqrt(b->n[0] * b->n[0] + b->n[1] * b->n[1] + b->n[2] * b->n[2]);
+            if (!(b->area > 0) || !(len > 0)) continue;
+            uint32_t k = fr.bond_count++;
+            fr.bond_pair[2 * k] = b->a, fr.bond_pair[2 * k + 1] = b->b;
+            fr.bond_area[k] = b->area;
+            for (int r = 0; r < 3; ++r) c[r] = b->c[r] / b->area;
+            for (int r = 0; r < 3; ++r) {
+                fr.bond_centroid[3 * k + r] = R[r][0] * c[0] + R[r][1] * c[1] + R[r][2] * c[2] + P[r];
+                fr.bond_normal[3 * k + r] = (R[r][0] * b->n[0] + R[r][1] * b->n[1] + R[r][2] * b->n[2]) / len;
+            }
+        }
+        rep->pieces = ng, rep->bonds = fr.bond_count;
+        cr_cook_options fopt = *opt;
+        fopt.fracture = &fr;
+        fopt.mass = NULL;
+        rc = cr_cook_obj(name, &wobj, &fopt, out, err, en);
+    }
+    free(acc);
+    for (uint32_t i = 0; i < ng; ++i) free(fr.piece_bytes[i]);
+    free(fr.piece_bytes), free(fr.piece_size), free(fr.piece_volume), free(fr.piece_centroid);
+    free(fr.bond_pair), free(fr.bond_area), free(fr.bond_centroid), free(fr.bond_normal);
+    free(wobj.tri);
+    free(partner);
+    free(gid);
+    return rc;
+}
+
 int cr_cook_prescored(const char *name, const cr_obj *obj, const cr_cook_options *opt, const cr_cook_pieces_options *po,
                       cr_cook_result *out, cr_cook_pieces_report *rep, char *err, size_t en) {
     double t_start = cr_cook_now();
     memset(out, 0, sizeof *out);
     memset(rep, 0, sizeof *rep);
     if (po->pieces == 0) {
-        snprintf(err, en, "%s: pieces from OBJ groups are not built yet; give --pieces N (>= 2)", name);
-        return -1;
+        int rc = groups_prescored(name, obj, opt, po, out, rep, err, en);
+        rep->time_total = cr_cook_now() - t_start;
+        return rc;
     }
     if (po->pieces < 2 || po->pieces > CR_ASSET_MAX_PIECES) {
         snprintf(err, en, "%s: --pieces %u: expected 2 to %u", name, po->pieces, CR_ASSET_MAX_PIECES);
@@ -361,7 +588,7 @@ int cr_cook_prescored(const char *name, const cr_obj *obj, const cr_cook_options
         for (size_t q = 0; q < nacc; ++q) {
             const bond_acc *b = &acc[q];
             if (b->a > b->b || b->area <= min_area) continue;
-            bond_acc key = {b->b, b->a, 0, {0, 0, 0}};
+            bond_acc key = {b->b, b->a, 0, {0, 0, 0}, {0, 0, 0}};
             const bond_acc *other = bsearch(&key, acc, nacc, sizeof *acc, by_pair);
             double oa = other ? other->area : 0;
             double mis = fabs(b->area - oa) / b->area;
