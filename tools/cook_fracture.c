@@ -103,6 +103,11 @@ static cr_cook_mesh as_cook_mesh(const crf_mesh *m) {
  * are inside the whole, whose surface is every other triangle. The crack gap
  * shrinks each piece towards its centre of mass by gap / its radius (its
  * mass stays the exact piece's). */
+static int cmp_u64(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : (x > y);
+}
+
 typedef struct face_key {
     double p[9]; /* the corners' positions, smallest first */
     uint32_t tri;
@@ -319,6 +324,60 @@ static int groups_prescored(const char *name, const cr_obj *obj, const cr_cook_o
     return rc;
 }
 
+/* Fill each hole of a mesh without non-manifold edges: its boundary loop,
+ * reversed, ear-clipped in its own best plane (Newell's normal). Returns 0,
+ * or -1 (mesh unchanged) when a boundary corner is on two loops. */
+static int fill_holes(cr_cook_mesh *m, uint32_t *holes) {
+    uint32_t nt = m->triangle_count;
+    uint64_t *h = malloc(sizeof(uint64_t) * 3 * (nt ? nt : 1));
+    for (uint32_t t = 0; t < nt; ++t)
+        for (int k = 0; k < 3; ++k) h[3 * t + k] = (uint64_t)m->tri[3 * t + k] << 32 | m->tri[3 * t + (k + 1) % 3];
+    uint64_t *sorted = malloc(sizeof(uint64_t) * 3 * (nt ? nt : 1));
+    memcpy(sorted, h, sizeof(uint64_t) * 3 * nt);
+    qsort(sorted, 3 * (size_t)nt, sizeof(uint64_t), cmp_u64);
+    uint32_t *next = malloc(sizeof(uint32_t) * (m->vertex_count ? m->vertex_count : 1));
+    for (uint32_t v = 0; v < m->vertex_count; ++v) next[v] = UINT32_MAX;
+    int rc = 0;
+    for (size_t i = 0; i < 3 * (size_t)nt && rc == 0; ++i) {
+        uint32_t a = (uint32_t)(h[i] >> 32), b = (uint32_t)h[i];
+        uint64_t rev = (uint64_t)b << 32 | a;
+        if (bsearch(&rev, sorted, 3 * (size_t)nt, sizeof(uint64_t), cmp_u64)) continue;
+        if (next[b] != UINT32_MAX) rc = -1; /* the filling runs b -> a */
+        next[b] = a;
+    }
+    crf_mesh add;
+    memset(&add, 0, sizeof add);
+    for (uint32_t v = 0; v < m->vertex_count && rc == 0; ++v) crf_mesh_vertex(&add, m->pos + 3 * (size_t)v);
+    uint32_t *loop = malloc(sizeof(uint32_t) * (m->vertex_count ? m->vertex_count : 1));
+    for (uint32_t v = 0; v < m->vertex_count && rc == 0; ++v) {
+        if (next[v] == UINT32_MAX) continue;
+        uint32_t k = 0, x = v;
+        while (x != UINT32_MAX && next[x] != UINT32_MAX && k < m->vertex_count) {
+            loop[k++] = x;
+            uint32_t y = next[x];
+            next[x] = UINT32_MAX;
+            x = y;
+        }
+        if (x != v) {
+            rc = -1;
+            break;
+        }
+        crf_face_ears(&add, loop, k, CRF_SURFACE);
+        ++*holes;
+    }
+    if (rc == 0 && add.nt > 0) {
+        m->tri = realloc(m->tri, sizeof(uint32_t) * 3 * ((size_t)nt + add.nt));
+        memcpy(m->tri + 3 * (size_t)nt, add.tri, sizeof(uint32_t) * 3 * add.nt);
+        m->triangle_count += add.nt;
+    }
+    crf_mesh_free(&add);
+    free(loop);
+    free(next);
+    free(sorted);
+    free(h);
+    return rc;
+}
+
 int cr_cook_prescored(const char *name, const cr_obj *obj, const cr_cook_options *opt, const cr_cook_pieces_options *po,
                       cr_cook_result *out, cr_cook_pieces_report *rep, char *err, size_t en) {
     double t_start = cr_cook_now();
@@ -338,6 +397,23 @@ int cr_cook_prescored(const char *name, const cr_obj *obj, const cr_cook_options
     if (cr_cook_clean(obj, opt, &mesh, cerr, sizeof cerr) != 0) {
         snprintf(err, en, "%s: %s", name, cerr);
         return -1;
+    }
+    /* Holes (a scanned bunny's base) are filled first: pieces must be closed,
+     * so the whole must be. The filled whole is cooked from the cleaned mesh,
+     * in the mesh frame (no second scale or recentre), so whole and pieces
+     * share that frame as before. */
+    cr_obj filled;
+    memset(&filled, 0, sizeof filled);
+    cr_cook_options fo = *opt;
+    if (mesh.boundary_edges && !mesh.nonmanifold_edges) {
+        if (fill_holes(&mesh, &rep->holes_filled) == 0) {
+            filled.pos = mesh.pos, filled.tri = mesh.tri;
+            filled.vertex_count = mesh.vertex_count, filled.triangle_count = mesh.triangle_count;
+            obj = &filled;
+            fo.scale = 1, fo.normalise = 0, fo.recentre = false;
+            opt = &fo;
+            mesh.boundary_edges = 0;
+        }
     }
     if (mesh.boundary_edges || mesh.nonmanifold_edges) {
         snprintf(err, en, "%s: prescoring needs a closed mesh (%u boundary edges, %u non-manifold edges): its pieces must be closed", name,
@@ -411,6 +487,8 @@ int cr_cook_prescored(const char *name, const cr_obj *obj, const cr_cook_options
     whole.pos = mesh.pos, whole.nv = mesh.vertex_count, whole.tri = mesh.tri, whole.nt = mesh.triangle_count;
     whole.tag = malloc(sizeof(uint32_t) * (mesh.triangle_count ? mesh.triangle_count : 1));
     for (uint32_t t = 0; t < mesh.triangle_count; ++t) whole.tag[t] = CRF_SURFACE;
+    crf_pmesh pwhole; /* the whole as faces, once: every cell's first cut reads it */
+    crf_pmesh_from(&whole, &pwhole);
     site_order *ord = malloc(sizeof(site_order) * n);
     double *plane = malloc(sizeof(double) * 4 * n);     /* a cell's cut planes: n, d */
     uint32_t *plane_tag = malloc(sizeof(uint32_t) * n); /* and the neighbour each one faces */
@@ -434,7 +512,7 @@ int cr_cook_prescored(const char *name, const cr_obj *obj, const cr_cook_options
         qsort(ord, n, sizeof *ord, by_distance);
         crf_mesh exact;
         crf_pmesh pex, ptmp;
-        crf_pmesh_from(&whole, &pex);
+        memset(&pex, 0, sizeof pex);
         memset(&exact, 0, sizeof exact);
         bool open = false, first_cut = true;
         uint32_t planes = 0;
@@ -442,12 +520,13 @@ int cr_cook_prescored(const char *name, const cr_obj *obj, const cr_cook_options
             uint32_t j = ord[k].j;
             if (j == i) continue;
             double dij = sqrt(ord[k].d2);
-            if (0.5 * dij > radius_from(pex.pos, pex.nv, si)) break; /* no farther site can cut this piece */
+            const crf_pmesh *cur = first_cut ? &pwhole : &pex;
+            if (0.5 * dij > radius_from(cur->pos, cur->nv, si)) break; /* no farther site can cut this piece */
             double *nrm = plane + 4 * (size_t)planes, mid[3];
             for (int c = 0; c < 3; ++c) nrm[c] = (site[3 * j + c] - si[c]) / dij, mid[c] = 0.5 * (site[3 * j + c] + si[c]);
             nrm[3] = nrm[0] * mid[0] + nrm[1] * mid[1] + nrm[2] * mid[2];
             plane_tag[planes++] = j;
-            if (crf_pcut(&pex, nrm, nrm[3], j, &ptmp) != 0) open = true;
+            if (crf_pcut(cur, nrm, nrm[3], j, &ptmp) != 0) open = true;
             crf_pmesh_free(&pex);
             pex = ptmp;
             first_cut = false;
@@ -514,10 +593,10 @@ int cr_cook_prescored(const char *name, const cr_obj *obj, const cr_cook_options
             double shift = 0.5 * gap + 1e-6 * diag * attempt;
             crf_mesh in;
             crf_pmesh pin, ptmp;
-            crf_pmesh_from(&whole, &pin);
+            memset(&pin, 0, sizeof pin);
             for (uint32_t q = 0; q < planes; ++q) {
                 const double *pl = plane + 4 * (size_t)q;
-                crf_pcut(&pin, pl, pl[3] - shift, plane_tag[q], &ptmp);
+                crf_pcut(q == 0 ? &pwhole : &pin, pl, pl[3] - shift, plane_tag[q], &ptmp);
                 crf_pmesh_free(&pin);
                 pin = ptmp;
             }
@@ -575,6 +654,7 @@ int cr_cook_prescored(const char *name, const cr_obj *obj, const cr_cook_options
     }
     free(plane);
     free(plane_tag);
+    crf_pmesh_free(&pwhole);
     free(whole.tag);
     free(ord);
     /* bonds: the cap of the lower piece, checked against the higher's */
@@ -612,7 +692,6 @@ int cr_cook_prescored(const char *name, const cr_obj *obj, const cr_cook_options
     }
     free(site);
     free(acc);
-    cr_cook_mesh_free(&mesh);
     rep->pieces = n;
     rep->bonds = fr.bond_count;
     if (rc == 0) {
@@ -621,6 +700,7 @@ int cr_cook_prescored(const char *name, const cr_obj *obj, const cr_cook_options
         fopt.mass = NULL;
         rc = cr_cook_obj(name, obj, &fopt, out, err, en);
     }
+    cr_cook_mesh_free(&mesh); /* after the last cook: a filled whole's obj is this mesh */
     for (uint32_t i = 0; i < n; ++i) free(fr.piece_bytes[i]);
     free(fr.piece_bytes);
     free(fr.piece_size);

@@ -74,6 +74,7 @@ typedef struct cr_cook_pieces_report {
     uint32_t pieces, bonds;
     uint32_t open_pieces;     ///< pieces not closed: their cut did not close into loops, or the cooker found holes
     uint32_t inward_pieces;   ///< pieces whose surface enclosed negative volume before cooking (0: all outward)
+    uint32_t holes_filled;    ///< holes of the input closed before cutting (a scan's open base)
     double whole_volume;      ///< m^3, the whole's
     double pieces_volume;     ///< m^3, the pieces' sum (before the crack gap)
     double max_bond_mismatch; ///< largest |area seen from a - area seen from b| / area over the bonds

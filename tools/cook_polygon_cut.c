@@ -105,9 +105,19 @@ int crf_pcut(const crf_pmesh *in, const double n[3], double d, uint32_t tag, crf
         map[i] = UINT32_MAX;
         inside += dist[i] <= 0;
     }
+    /* the map holds the cut edges only: size it by the faces that cross */
+    uint32_t crossing = 0;
+    for (uint32_t f = 0; f < in->nf; ++f) {
+        bool any_in = false, any_out = false;
+        for (uint32_t k = in->start[f]; k < in->start[f + 1]; ++k) {
+            if (dist[in->idx[k]] <= 0) any_in = true;
+            else any_out = true;
+        }
+        if (any_in && any_out) crossing += in->start[f + 1] - in->start[f];
+    }
     pmap em;
     em.cap = 64;
-    while (em.cap < 4 * in->ni + 64) em.cap *= 2;
+    while (em.cap < 4 * crossing + 64) em.cap *= 2;
     em.key = malloc(sizeof(uint64_t) * em.cap);
     em.val = malloc(sizeof(uint32_t) * em.cap);
     for (uint32_t i = 0; i < em.cap; ++i) em.key[i] = UINT64_MAX;
