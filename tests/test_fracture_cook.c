@@ -310,3 +310,27 @@ CR_TEST(fracture_cook_artist_groups_are_the_pieces) {
     free(blk);
     cr_cook_result_free(&r);
 }
+
+/* An open box (its top face missing, as a scan's open base): the hole is
+ * filled before the cut, every piece comes out closed. */
+CR_TEST(fracture_cook_fills_holes_first) {
+    char *s = NULL;
+    double x[2] = {0, 0.6}, y[2] = {0, 0.4}, z[2] = {0, 0.3};
+    for (int i = 0; i < 8; ++i) tc_printf(&s, "v %.17g %.17g %.17g\n", x[i & 1], y[(i >> 1) & 1], z[(i >> 2) & 1]);
+    static const int q[5][4] = {{0, 2, 3, 1}, {4, 5, 7, 6}, {0, 1, 5, 4}, {0, 4, 6, 2}, {1, 3, 7, 5}}; /* no +y face */
+    for (int f = 0; f < 5; ++f) tc_printf(&s, "f %d %d %d %d\n", 1 + q[f][0], 1 + q[f][1], 1 + q[f][2], 1 + q[f][3]);
+    cr_cook_result r;
+    cr_cook_pieces_report rep;
+    ENSURE(prescore_text(s, (size_t)arrlen(s), 6, 2, 16, &r, &rep) == 0);
+    arrfree(s);
+    cr_test_printf("    %u hole filled, %u pieces, volume %.6f of %.6f\n", rep.holes_filled, rep.pieces, rep.pieces_volume, rep.whole_volume);
+    ENSURE(rep.holes_filled == 1 && rep.open_pieces == 0 && rep.inward_pieces == 0);
+    ENSURE_NEAR(rep.whole_volume, 0.6 * 0.4 * 0.3, 1e-6);
+    ENSURE_NEAR(rep.pieces_volume, rep.whole_volume, 0.005 * rep.whole_volume);
+    cr_asset whole;
+    void *blk = tc_load(r.bytes, r.size, &whole);
+    ENSURE(blk != NULL && whole.topology.closed);
+    ENSURE(check_pieces(&r, &whole));
+    free(blk);
+    cr_cook_result_free(&r);
+}
