@@ -3,8 +3,9 @@
  * as a normal asset and stored with the whole and the support graph in one
  * prescored asset (docs/fracture.md, docs/asset-format.md).
  *
- *   cook_plane_cut.c   cut a closed mesh by a plane and cap the cut
- *   cook_fracture.c    cell sites, the cells' cuts, bonds, cooking the pieces
+ *   cook_polygon_cut.c cut a closed mesh (polygon faces) by a plane, cap the cut
+ *   cook_plane_cut.c   caps' regions, ear clipping, repair of faces of no area
+ *   cook_fracture.c    cell sites, the cells' cuts, artist groups, holes, bonds, cooking the pieces
  */
 #ifndef CRUMPLE_TOOLS_COOK_FRACTURE_H
 #define CRUMPLE_TOOLS_COOK_FRACTURE_H
@@ -21,10 +22,6 @@ typedef struct crf_mesh {
 } crf_mesh;
 #define CRF_SURFACE 0xffffffffu
 
-/// Keep the part of `in` where n.x <= d, capped; cap triangles get `tag`.
-/// Returns 0, or -1 when the cut's edges do not close into loops (an input
-/// that was not a closed 2-manifold); `out` is filled either way.
-int crf_cut(const crf_mesh *in, const double n[3], double d, uint32_t tag, crf_mesh *out);
 void crf_mesh_free(crf_mesh *m);
 /// Flip away triangles of less than min_area (m^2) lying on a neighbour's
 /// plane; the surface and its corners stay; returns the flips made.
@@ -47,7 +44,9 @@ typedef struct crf_faces {
 
 void crf_pmesh_from(const crf_mesh *t, crf_pmesh *m);
 void crf_pmesh_free(crf_pmesh *m);
-/// crf_cut on faces: clipped faces keep their tag, the cap's regions are faces tagged `tag`.
+/// Keep the part of `in` where n.x <= d: clipped faces keep their tag, the cap's
+/// regions are faces tagged `tag`. Returns 0, or -1 when the cut's edges do not
+/// close into loops (an input that was not closed); `out` is filled either way.
 int crf_pcut(const crf_pmesh *in, const double n[3], double d, uint32_t tag, crf_pmesh *out);
 /// Ear-clip every face into triangles.
 void crf_pmesh_triangulate(const crf_pmesh *m, crf_mesh *out);

@@ -1,58 +1,22 @@
-/* cook_plane_cut.c — cut a closed triangle mesh by a plane and cap the cut
- * (tools only: doubles, malloc). The prescoring cooker (cook_fracture.c)
- * makes a Voronoi piece by cutting the whole with the bisector planes of
- * its cell, one after the other.
+/* cook_plane_cut.c — the caps of plane cuts and the triangulation of faces
+ * (tools only: doubles, malloc), for the polygon cutter (cook_polygon_cut.c)
+ * and the prescoring cooker (cook_fracture.c).
  *
- * The kept side is n.x <= d. A triangle that straddles the plane keeps its
- * inside polygon (3 or 4 corners, fanned: it is convex); the cut point of an
- * edge is made once per edge, keyed by its two end vertices, so the two
- * triangles that share the edge share the point and the result stays
- * watertight. Each kept polygon that leaves and re-enters the plane leaves a
- * directed edge on it; reversed, those edges are the cap's boundary: loops
- * counter-clockwise seen from outside (+n) around the cap's regions,
- * clockwise around its holes (a cut through a ring, or a bunny's ear and head
- * at once gives several). Holes are bridged into the loop around them and
- * each region is triangulated by ear clipping, in 2-D in the plane.
- *
- * Every triangle carries a tag: the original surface's tag or, for a cap,
- * the tag of the plane that made it; the Voronoi cooker tags planes with the
- * neighbouring cell, so the bonds' areas and centroids are sums over tags.
+ * A cut (kept side n.x <= d) leaves, for each face that leaves and re-enters
+ * the plane, a directed edge on it; reversed, those edges are the cap's
+ * boundary: loops counter-clockwise seen from outside (+n) around the cap's
+ * regions, clockwise around its holes (a cut through a ring, or a bunny's ear
+ * and head at once gives several). Holes are bridged into the loop around
+ * them (Eberly's visible vertex), each region is one face. Faces are
+ * triangulated by ear clipping in 2-D in their plane; corners on a line are
+ * no ears (a triangle of no area would be dropped by the cooker and open the
+ * piece). crf_repair flips away what faces of no area are left.
  */
 #include "cook_fracture.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ---- a small open-addressing map: edge key -> vertex ------------------- */
-
-typedef struct edge_map {
-    uint64_t *key;
-    uint32_t *val;
-    uint32_t cap;
-} edge_map;
-
-static void map_init(edge_map *m, uint32_t n) {
-    m->cap = 16;
-    while (m->cap < 2 * n + 16) m->cap *= 2;
-    m->key = malloc(sizeof(uint64_t) * m->cap);
-    m->val = malloc(sizeof(uint32_t) * m->cap);
-    for (uint32_t i = 0; i < m->cap; ++i) m->key[i] = UINT64_MAX;
-}
-
-static uint32_t *map_slot(edge_map *m, uint64_t k, bool *fresh) {
-    uint64_t h = k * 0x9e3779b97f4a7c15ull;
-    uint32_t i = (uint32_t)(h >> 32) & (m->cap - 1);
-    while (m->key[i] != UINT64_MAX && m->key[i] != k) i = (i + 1) & (m->cap - 1);
-    *fresh = m->key[i] == UINT64_MAX;
-    m->key[i] = k;
-    return &m->val[i];
-}
-
-static void map_free(edge_map *m) {
-    free(m->key);
-    free(m->val);
-}
 
 /* ---- growing arrays ------------------------------------------------------ */
 
@@ -311,95 +275,6 @@ static int cap_regions(const double *pos, uint32_t nv, const uint32_t *seg, size
 
 /* ---- the cut --------------------------------------------------------------- */
 
-int crf_cut(const crf_mesh *in, const double n[3], double d, uint32_t tag, crf_mesh *out) {
-    memset(out, 0, sizeof *out);
-    double *dist = malloc(sizeof(double) * (in->nv ? in->nv : 1));
-    uint32_t *map = malloc(sizeof(uint32_t) * (in->nv ? in->nv : 1));
-    /* corners within a rounding error of the plane are on it: a cut that
-     * would shave off a sliver of no volume would leave a cap of no area */
-    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-    for (uint32_t i = 0; i < in->nv; ++i)
-        for (int k = 0; k < 3; ++k) {
-            double x = in->pos[3 * (size_t)i + k];
-            lo[k] = x < lo[k] ? x : lo[k], hi[k] = x > hi[k] ? x : hi[k];
-        }
-    double tol = 1e-9 * sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) + (hi[2] - lo[2]) * (hi[2] - lo[2]));
-    uint32_t inside = 0;
-    for (uint32_t i = 0; i < in->nv; ++i) {
-        const double *p = in->pos + 3 * (size_t)i;
-        dist[i] = n[0] * p[0] + n[1] * p[1] + n[2] * p[2] - d;
-        if (fabs(dist[i]) <= tol) dist[i] = 0;
-        map[i] = UINT32_MAX;
-        inside += dist[i] <= 0;
-    }
-    if (inside == in->nv) { /* nothing to cut: a copy */
-        for (uint32_t i = 0; i < in->nv; ++i) add_vertex(out, in->pos + 3 * (size_t)i);
-        for (uint32_t t = 0; t < in->nt; ++t) add_tri(out, in->tri[3 * t], in->tri[3 * t + 1], in->tri[3 * t + 2], in->tag[t]);
-        free(dist);
-        free(map);
-        return 0;
-    }
-    edge_map em;
-    map_init(&em, in->nt);
-    uint32_t *seg = NULL; /* cap edges, 2 per entry (from, to) */
-    size_t nseg = 0, capseg = 0;
-    for (uint32_t t = 0; t < in->nt; ++t) {
-        const uint32_t *c = in->tri + 3 * (size_t)t;
-        uint32_t poly_v[4], np = 0, exit_v = UINT32_MAX, entry_v = UINT32_MAX;
-        for (int k = 0; k < 3; ++k) {
-            uint32_t u = c[k], v = c[(k + 1) % 3];
-            bool ui = dist[u] <= 0, vi = dist[v] <= 0;
-            if (ui) {
-                if (map[u] == UINT32_MAX) map[u] = out->nv, add_vertex(out, in->pos + 3 * (size_t)u);
-                poly_v[np++] = map[u];
-            }
-            if (ui == vi) continue;
-            uint32_t x;
-            uint32_t on = dist[u] == 0 ? u : (dist[v] == 0 ? v : UINT32_MAX);
-            if (on != UINT32_MAX) {
-                /* the crossing is a corner on the plane: that corner, pushed in its own turn */
-                if (map[on] == UINT32_MAX) map[on] = out->nv, add_vertex(out, in->pos + 3 * (size_t)on);
-                x = map[on];
-            } else {
-                uint64_t key = u < v ? ((uint64_t)u << 32) | v : ((uint64_t)v << 32) | u;
-                bool fresh;
-                uint32_t *slot = map_slot(&em, key, &fresh);
-                if (fresh) {
-                    /* the same formula from either side of the edge: a < b by index */
-                    uint32_t a = u < v ? u : v, b = u < v ? v : u;
-                    double s = dist[a] / (dist[a] - dist[b]), q[3];
-                    for (int j = 0; j < 3; ++j) q[j] = in->pos[3 * (size_t)a + j] + s * (in->pos[3 * (size_t)b + j] - in->pos[3 * (size_t)a + j]);
-                    *slot = out->nv;
-                    add_vertex(out, q);
-                }
-                x = *slot;
-                poly_v[np++] = x;
-            }
-            if (ui) exit_v = x;
-            else entry_v = x;
-        }
-        if (np < 3) continue;
-        for (uint32_t k = 1; k + 1 < np; ++k) add_tri(out, poly_v[0], poly_v[k], poly_v[k + 1], in->tag[t]);
-        if (exit_v != UINT32_MAX && entry_v != UINT32_MAX && exit_v != entry_v) {
-            if (nseg == capseg) capseg = capseg ? 2 * capseg : 64, seg = realloc(seg, sizeof(uint32_t) * 2 * capseg);
-            seg[2 * nseg] = entry_v, seg[2 * nseg + 1] = exit_v; /* the kept polygon's edge exit -> entry, reversed */
-            ++nseg;
-        }
-    }
-    map_free(&em);
-    free(dist);
-    free(map);
-    poly *regions = NULL;
-    uint32_t nregions = 0;
-    int rc = cap_regions(out->pos, out->nv, seg, nseg, n, &regions, &nregions);
-    free(seg);
-    for (uint32_t i = 0; i < nregions; ++i) {
-        ear_clip(out, &regions[i], tag);
-        free(regions[i].v), free(regions[i].xy);
-    }
-    free(regions);
-    return rc;
-}
 
 /* ---- repair: faces of no area ---------------------------------------------
  *
