@@ -301,6 +301,12 @@ static void body_inputs(cr_world *w, const cr_damage_input *in, uint32_t slot, c
             *work += cri_fracture_impact(w, a, whole, p, im->impulse, push);
     }
     if (a->def.stress_iterations == 0 || load == NULL) return;
+    if (s->piece == CR_FRACTURE_WHOLE && b->asleep) {
+        /* asleep, it carries what it carried when it fell asleep: the stress
+         * pass of that step stands (a touch wakes it, and the pass with it) */
+        a->calm = 1;
+        return;
+    }
     if (s->piece == CR_FRACTURE_WHOLE) {
         /* No cost per piece while whole: no bond carries more than all the
          * loads together (fracture_bonds.c), which is at most twice the
