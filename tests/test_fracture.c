@@ -345,3 +345,95 @@ CR_TEST(fracture_ball_breaks_wall_near_impact) {
     free(block);
     tf_kit_free(&k);
 }
+
+/* Budgets defer, in a fixed order, and count: with room to find one body's
+ * islands per step, the second of two bodies broken in the same step splits
+ * one step later; with room for one impact's bonds per step, the second hit
+ * waits in the queue and is applied the step after. */
+CR_TEST(fracture_budgets_defer_and_count) {
+    static tf_kit k;
+    const double size[3] = {0.25, 0.25, 0.25};
+    ENSURE(tf_kit_make(&k, 4, 1, 1, size));
+    cr_world_def def = cr_default_world_def();
+    def.body_capacity = 32;
+    def.joint_capacity = 64;
+    def.asset_capacity = TF_MAX + 8;
+    def.gravity = cr_v3_zero();
+    def.damage.command_capacity = 64;
+    def.damage.fracture = cr_default_fracture_budget();
+    def.damage.fracture.body_capacity = 2;
+    def.damage.fracture.islands_per_step = 4; /* one bar is 4 pieces + 3 bonds */
+    def.damage.fracture.bonds_per_step = 3;   /* one impact on one bar */
+    size_t bytes = cr_world_memory_size(&def);
+    void *block = aligned_alloc(CR_BLOCK_ALIGN, (bytes + 15) / 16 * 16);
+    cr_world *w;
+    ENSURE(cr_world_create(&def, block, bytes, &w) == CR_OK);
+    ENSURE(tf_kit_register(&k, w));
+    cr_body_id bar[2];
+    cr_fracture_def fd = cr_default_fracture_def();
+    fd.first_piece_asset = k.first_piece_slot;
+    fd.damage_radius = CR_R(0.1);
+    for (int i = 0; i < 2; ++i) {
+        ENSURE(tf_body(w, &k, CR_BODY_DYNAMIC, cr_v3(0, CR_R(2 * i), 0), &bar[i]) == CR_OK);
+        ENSURE(cr_fracture_attach(w, bar[i], &fd) == CR_OK);
+    }
+    uint32_t mid = bond_between(&k, 1, 2);
+    for (int i = 0; i < 2; ++i)
+        ENSURE(cr_fracture_apply_damage(w, bar[i], bond_world(w, bar[i], &k, mid), CR_R(1e6)) == CR_OK);
+    cr_fracture_view v0, v1;
+    /* step 1: bar 0's hit (3 bonds of work); bar 1's waits in the queue */
+    ENSURE(cr_world_step(w, CR_R(1.0 / 60.0)) == CR_OK);
+    cr_world_stats st = cr_world_get_stats(w);
+    ENSURE(cr_fracture_get(w, bar[0], &v0) == CR_OK && cr_fracture_get(w, bar[1], &v1) == CR_OK);
+    ENSURE_MSG(!v0.whole && v1.whole && v1.bonds_broken == 0 && st.fracture.waiting >= 1,
+               "step 1: bar 0 split %d, bar 1 broken %u, waiting %u", !v0.whole, v1.bonds_broken, st.fracture.waiting);
+    /* step 2: bar 1's hit is applied and it splits */
+    ENSURE(cr_world_step(w, CR_R(1.0 / 60.0)) == CR_OK);
+    ENSURE(cr_fracture_get(w, bar[1], &v1) == CR_OK);
+    ENSURE(v1.bonds_broken == 1 && !v1.whole && v1.pieces_spawned == 4);
+    ENSURE(cr_world_get_stats(w).fracture.waiting == 0);
+    free(block);
+    tf_kit_free(&k);
+}
+
+/* Two bars broken in the same step with room for one's islands: the second
+ * splits a step later, counted as waiting meanwhile. */
+CR_TEST(fracture_island_budget_waits_a_step) {
+    static tf_kit k;
+    const double size[3] = {0.25, 0.25, 0.25};
+    ENSURE(tf_kit_make(&k, 4, 1, 1, size));
+    cr_world_def def = cr_default_world_def();
+    def.body_capacity = 32;
+    def.joint_capacity = 64;
+    def.asset_capacity = TF_MAX + 8;
+    def.gravity = cr_v3_zero();
+    def.damage.command_capacity = 64;
+    def.damage.fracture = cr_default_fracture_budget();
+    def.damage.fracture.body_capacity = 2;
+    def.damage.fracture.islands_per_step = 7; /* one bar: 4 pieces + 3 bonds */
+    size_t bytes = cr_world_memory_size(&def);
+    void *block = aligned_alloc(CR_BLOCK_ALIGN, (bytes + 15) / 16 * 16);
+    cr_world *w;
+    ENSURE(cr_world_create(&def, block, bytes, &w) == CR_OK);
+    ENSURE(tf_kit_register(&k, w));
+    cr_body_id bar[2];
+    cr_fracture_def fd = cr_default_fracture_def();
+    fd.first_piece_asset = k.first_piece_slot;
+    fd.damage_radius = CR_R(0.1);
+    for (int i = 0; i < 2; ++i) {
+        ENSURE(tf_body(w, &k, CR_BODY_DYNAMIC, cr_v3(0, CR_R(2 * i), 0), &bar[i]) == CR_OK);
+        ENSURE(cr_fracture_attach(w, bar[i], &fd) == CR_OK);
+    }
+    uint32_t mid = bond_between(&k, 1, 2);
+    for (int i = 0; i < 2; ++i)
+        ENSURE(cr_fracture_apply_damage(w, bar[i], bond_world(w, bar[i], &k, mid), CR_R(1e6)) == CR_OK);
+    cr_fracture_view v0, v1;
+    ENSURE(cr_world_step(w, CR_R(1.0 / 60.0)) == CR_OK);
+    ENSURE(cr_fracture_get(w, bar[0], &v0) == CR_OK && cr_fracture_get(w, bar[1], &v1) == CR_OK);
+    ENSURE(!v0.whole && v1.whole && v1.bonds_broken == 1);
+    ENSURE(cr_world_get_stats(w).fracture.waiting == 1);
+    ENSURE(cr_world_step(w, CR_R(1.0 / 60.0)) == CR_OK);
+    ENSURE(cr_fracture_get(w, bar[1], &v1) == CR_OK && !v1.whole && v1.pieces_spawned == 4);
+    free(block);
+    tf_kit_free(&k);
+}
