@@ -22,6 +22,9 @@
  * Determinism: + - * / sqrt on doubles, fixed orders (sites in draw order,
  * neighbours by distance then index), so one input and one set of options
  * give one file.
+ *
+ * Debugging: with CRF_DUMP=FILE.obj in the environment, a piece the cooker
+ * refuses is written there as it was cut (its last attempt).
  */
 #include "cook_fracture.h"
 
