@@ -127,7 +127,7 @@ int crf_pcut(const crf_pmesh *in, const double n[3], double d, uint32_t tag, crf
         const uint32_t *c = in->idx + in->start[f];
         uint32_t k = in->start[f + 1] - in->start[f];
         pm_begin_face(out, in->ftag[f]);
-        uint32_t pend_exit = UINT32_MAX, first_entry = UINT32_MAX, first_exit = UINT32_MAX;
+        uint32_t pend_exit = UINT32_MAX, first_entry = UINT32_MAX;
         for (uint32_t e = 0; e < k; ++e) {
             uint32_t u = c[e], v = c[(e + 1) % k];
             bool ui = dist[u] <= 0, vi = dist[v] <= 0;
@@ -159,7 +159,6 @@ int crf_pcut(const crf_pmesh *in, const double n[3], double d, uint32_t tag, crf
              * plane; reversed, those joins are the cap's boundary */
             if (ui) {
                 pend_exit = x;
-                if (first_exit == UINT32_MAX) first_exit = x;
             } else {
                 if (pend_exit != UINT32_MAX) {
                     if (pend_exit != x) {
@@ -179,7 +178,6 @@ int crf_pcut(const crf_pmesh *in, const double n[3], double d, uint32_t tag, crf
             seg[2 * nseg] = first_entry, seg[2 * nseg + 1] = pend_exit;
             ++nseg;
         }
-        (void)first_exit;
         pm_end_face(out);
     }
     free(em.key);

@@ -81,7 +81,7 @@ static uint32_t body_field(const cr_world *w, const cr_fracture_actor *a, uint32
 }
 
 /* The def of piece k's body at pose xf moving with (v, spin) of a body whose centre is at c. */
-static cr_body_def piece_def(const cr_world *w, const cr_fracture_actor *a, const cr_body *from, uint32_t k, cr_transform xf,
+static cr_body_def piece_def(const cr_fracture_actor *a, const cr_body *from, uint32_t k, cr_transform xf,
                              cr_vec3 c, cr_vec3 v, cr_vec3 spin, bool is_static) {
     cr_body_def d = cr_default_body_def();
     d.type = is_static ? CR_BODY_STATIC : CR_BODY_DYNAMIC;
@@ -96,7 +96,6 @@ static cr_body_def piece_def(const cr_world *w, const cr_fracture_actor *a, cons
     d.material = from->material;
     d.no_sleep = from->no_sleep != 0;
     d.user_data = from->user_data;
-    (void)w;
     return d;
 }
 
@@ -152,7 +151,7 @@ uint32_t cri_fracture_spawn(cr_world *w, cr_fracture_actor *a, const cr_asset *w
         }
         for (uint32_t k = 0; k < count; ++k) {
             cr_vec3 vk = a->was_static && !pc[k].held ? freed_velocity(w, a, k, xf.q) : v;
-            cr_body_def d = piece_def(w, a, b, k, cr_transform_mul(xf, pc[k].pose), xf.p, vk, spin, pc[k].held != 0);
+            cr_body_def d = piece_def(a, b, k, cr_transform_mul(xf, pc[k].pose), xf.p, vk, spin, pc[k].held != 0);
             cri_damage_defer_body_create_into(w, &d, body_field(w, a, k));
         }
         for (uint32_t k = 0; k < a->bond_count; ++k) {
@@ -172,7 +171,7 @@ uint32_t cri_fracture_spawn(cr_world *w, cr_fracture_actor *a, const cr_asset *w
             if (!pc[k].respawning) continue;
             const cr_body *b = cri_world_body_c(w, pc[k].body);
             cr_quat q = cr_quat_mul(b->xf.q, cr_quat_conj(pc[k].pose.q)); /* the whole's rotation */
-            cr_body_def d = piece_def(w, a, b, k, b->xf, b->xf.p, freed_velocity(w, a, k, q), cr_v3_zero(), false);
+            cr_body_def d = piece_def(a, b, k, b->xf, b->xf.p, freed_velocity(w, a, k, q), cr_v3_zero(), false);
             cr_damage_defer_body_destroy(w, pc[k].body);
             cri_damage_defer_body_create_into(w, &d, body_field(w, a, k));
         }
