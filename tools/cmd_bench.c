@@ -4,6 +4,7 @@
  *     crumple bench stack pile --steps 120
  *     crumple bench data/scenes/my.scene
  *     crumple bench cook                the cooker's benchmark
+ *     crumple bench fracture            prescoring and the split's cost
  *   (the dent-map and re-skin benchmarks time internal stages, which tools
  *   may not reach: they are tests/bench/, `make bench-stages`)
  *
@@ -44,6 +45,7 @@ static const char *const default_scenes[] = {"pile", "rings", "terrain"};
 static void bench_usage(FILE *out) {
     fprintf(out, "usage: crumple bench [SCENE...] [--steps N] [--scenes DIR] [--json] [--poses] [--sleep on|off]\n"
                  "       crumple bench cook [options]   (the cooker's benchmark; the stage benchmarks are make bench-stages)\n"
+                 "       crumple bench fracture [options]   (prescoring 1000 pieces, a resting and a breaking body)\n"
                  "  Steps each scene (default: pile rings terrain) N times (default 600) at 1/60 s\n"
                  "  and prints one JSON object per scene: median and max ms per step.\n"
                  "  A SCENE is a name in DIR (default data/scenes) or a path to a .scene file.\n");
@@ -165,6 +167,7 @@ static const struct {
     int (*run)(int argc, char **argv);
 } sub_benches[] = {
     {"cook", cr_bench_cook}, /* tools/bench_cook.c */
+    {"fracture", cr_bench_fracture}, /* tools/bench_fracture.c */
 };
 
 int cr_cmd_bench(int argc, char **argv) {

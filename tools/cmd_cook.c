@@ -7,6 +7,8 @@
  */
 #include "cli.h"
 #include "cook.h"
+#include "cook_fracture.h"
+#include "platform.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -30,6 +32,12 @@ static void usage(FILE *f) {
             "  --poses FILE           example poses: 'example NAME' then 'BONE TX TY TZ [QX QY QZ QW]' lines\n"
             "  --skeleton FILE        squishy skin (seed 003): the skeleton the mesh lies on ('point', 'segment', 'rect',\n"
             "                         'isovalue' lines: docs/asset-format.md); an input FILE.skel is meshed here instead\n"
+            "  --pieces N|groups      prescore: cut into N Voronoi pieces, or take the OBJ's o/g groups as pieces,\n"
+            "                         with a support graph (docs/fracture.md)\n"
+            "  --piece-seed S         the cell sites' random stream (default 1)\n"
+            "  --pieces-near X,Y,Z    denser pieces around this point (mesh frame, after --scale)\n"
+            "  --gap D                crack between pieces' surfaces, m (default 2%% of the mean piece size)\n"
+            "  --piece-sdf-res N      grid cells along a piece's longest axis (default 16)\n"
             "  --timings              print the time of each stage\n"
             "  --quiet                no report and no progress bar on stderr\n");
 }
@@ -69,6 +77,9 @@ int cr_cmd_cook(int argc, char **argv) {
     cr_cook_options opt = cr_cook_default_options();
     const char *in = NULL, *out = NULL;
     bool timings = false;
+    cr_cook_pieces_options po = cr_cook_default_pieces_options();
+    po.pieces = 0;
+    bool from_groups = false; /* --pieces groups: the OBJ's o/g groups are the pieces */
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -105,6 +116,21 @@ int cr_cmd_cook(int argc, char **argv) {
             opt.skeleton_path = v, ++i;
         } else if (strcmp(a, "--bones") == 0 && v) {
             bad = strncmp(v, "auto:", 5) != 0 || parse_u32_arg(v + 5, &opt.auto_bones) || opt.auto_bones == 0, ++i;
+        } else if (strcmp(a, "--pieces") == 0 && v) {
+            if (strcmp(v, "groups") == 0) from_groups = true, ++i;
+            else bad = parse_u32_arg(v, &po.pieces) || po.pieces < 2, ++i;
+        } else if (strcmp(a, "--piece-seed") == 0 && v) {
+            bad = parse_u32_arg(v, &u), po.seed = u, ++i;
+        } else if (strcmp(a, "--pieces-near") == 0 && v) {
+            char *e1, *e2, *e3;
+            po.near[0] = strtod(v, &e1);
+            po.near[1] = *e1 == ',' ? strtod(e1 + 1, &e2) : (e2 = e1, 0);
+            po.near[2] = *e2 == ',' ? strtod(e2 + 1, &e3) : (e3 = e2, 0);
+            bad = *e1 != ',' || *e2 != ',' || *e3 != 0 || !isfinite(po.near[0] + po.near[1] + po.near[2]), po.near_set = true, ++i;
+        } else if (strcmp(a, "--gap") == 0 && v) {
+            bad = parse_double_arg(v, &po.gap) || po.gap < 0, ++i;
+        } else if (strcmp(a, "--piece-sdf-res") == 0 && v) {
+            bad = parse_u32_arg(v, &u) || u < 8 || u > 256, po.piece_sdf_res = (int)u, ++i;
         } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
             opt.quiet = true;
         } else if (strcmp(a, "--timings") == 0) {
@@ -128,6 +154,32 @@ int cr_cmd_cook(int argc, char **argv) {
     }
     cr_cook_result r;
     char err[1024];
+    if (po.pieces >= 2 || from_groups) {
+        cr_obj obj;
+        if (cr_obj_load(in, &obj, err, sizeof err) != 0) {
+            fprintf(stderr, "%s\n", err);
+            return 1;
+        }
+        cr_cook_pieces_report rep;
+        int rc = cr_cook_prescored(in, &obj, &opt, &po, &r, &rep, err, sizeof err);
+        cr_obj_free(&obj);
+        if (rc == 0) {
+            crp_status st = crp_write_file_atomic(out, r.bytes, r.size);
+            if (st != CRP_OK) snprintf(err, sizeof err, "%s: %s", out, crp_status_message(st)), rc = -1;
+        }
+        if (rc != 0) {
+            fprintf(stderr, "%s\n", err);
+            return 1;
+        }
+        if (!opt.quiet)
+            fprintf(stderr, "%s: wrote %zu bytes: %u pieces, %u bonds, volumes %.6g of %.6g (%+.4f%%), gap %.4g m, "
+                            "cut %.2f s, pieces cooked %.2f s, total %.2f s\n",
+                    out, r.size, rep.pieces, rep.bonds, rep.pieces_volume, rep.whole_volume,
+                    100.0 * (rep.pieces_volume - rep.whole_volume) / rep.whole_volume, rep.gap, rep.time_cut, rep.time_cook,
+                    rep.time_total);
+        cr_cook_result_free(&r);
+        return 0;
+    }
     if (cr_cook_file(in, out, &opt, &r, err, sizeof err) != 0) {
         fprintf(stderr, "%s\n", err);
         return 1;

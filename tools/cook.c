@@ -168,7 +168,9 @@ int cr_cook_obj(const char *name, const cr_obj *obj, const cr_cook_options *opt,
         snprintf(err, en, "%s: out of memory", name);
         return -1;
     }
-    if (closed) {
+    if (opt->mass != NULL) {
+        mass = *opt->mass;
+    } else if (closed) {
         cr_cook_mass_properties(&mesh, NULL, mass_res, &mass, &prog);
         if (!mass.from_surface) {
             /* zero volume inside a closed surface: the grid path needs a BVH after all */
@@ -298,6 +300,7 @@ int cr_cook_obj(const char *name, const cr_obj *obj, const cr_cook_options *opt,
     a.mass = &mass;
     a.frame = &frame;
     a.squash = opt->skeleton_path ? &squash : NULL;
+    a.fracture = opt->fracture;
     char werr[256];
     rc = cr_cook_write(&a, &out->bytes, &out->size, out->section_bytes, werr, sizeof werr);
     if (rc != 0) snprintf(err, en, "%s: %s", name, werr);

@@ -46,6 +46,10 @@ typedef struct cr_cook_options {
     const char *poses_path;  ///< example poses text file, or NULL (needs bones)
     const char *skeleton_path; ///< squishy skin (seed 003): skeleton text file the mesh lies on (tools/cook_squash.c), or NULL
     bool quiet;              ///< no progress bar or report on stderr
+    /* set by the prescoring cooker (cook_fracture.c), NULL / false otherwise */
+    bool keep_slivers;       ///< keep triangles of no area: a piece's cut faces, which a drop would open
+    const struct cr_cook_mass *mass;         ///< use these mass properties (a piece's before its crack gap) instead of the surface's
+    const struct cr_cook_fracture *fracture; ///< the pieces and bonds to store with the whole
 } cr_cook_options;
 
 cr_cook_options cr_cook_default_options(void);
@@ -203,6 +207,20 @@ int cr_cook_skin_build(const cr_cook_mesh *body_mesh, const cr_cook_grid *grid, 
                        const cr_cook_options *opt, cr_cook_skin *out, char *err, size_t err_size, cr_cook_progress *prog);
 void cr_cook_skin_free(cr_cook_skin *s);
 
+/// A prescored asset's pieces and support graph (cook_fracture.c), in the
+/// whole's body frame; the pieces are complete cooked assets of their own.
+typedef struct cr_cook_fracture {
+    uint32_t piece_count, bond_count;
+    uint8_t **piece_bytes;     ///< [piece_count] each piece's cooked asset
+    size_t *piece_size;
+    double *piece_volume;      ///< [piece_count] m^3
+    double *piece_centroid;    ///< 3 per piece, m, whole body frame
+    uint32_t *bond_pair;       ///< 2 per bond, a < b, pairs ascending
+    double *bond_area;         ///< m^2
+    double *bond_centroid;     ///< 3 per bond, whole body frame
+    double *bond_normal;       ///< 3 per bond, unit, from a into b
+} cr_cook_fracture;
+
 /// Everything the writer needs.
 typedef struct cr_cook_asset {
     const cr_cook_mesh *mesh;      ///< in the body frame
@@ -213,6 +231,7 @@ typedef struct cr_cook_asset {
     const cr_cook_frame *frame;
     const struct cr_cook_squash *squash; ///< squishy skeleton in the body frame, or NULL
     double bounds_min[3], bounds_max[3], bound_radius;
+    const cr_cook_fracture *fracture; ///< NULL: not prescored (the fracture sections stay empty)
 } cr_cook_asset;
 /// Serialise to the asset format (malloc'd bytes). Returns 0 or -1.
 int cr_cook_write(const cr_cook_asset *a, uint8_t **bytes, size_t *size, size_t section_bytes[32], char *err, size_t err_size);

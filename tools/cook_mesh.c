@@ -299,7 +299,7 @@ int cr_cook_clean(const cr_obj *obj, const cr_cook_options *opt, cr_cook_mesh *o
         double e1[3] = {pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2]};
         double e2[3] = {pc[0] - pa[0], pc[1] - pa[1], pc[2] - pa[2]};
         double cx = e1[1] * e2[2] - e1[2] * e2[1], cy = e1[2] * e2[0] - e1[0] * e2[2], cz = e1[0] * e2[1] - e1[1] * e2[0];
-        if (0.25 * (cx * cx + cy * cy + cz * cz) <= min_area2) continue;
+        if (0.25 * (cx * cx + cy * cy + cz * cz) <= min_area2 && !opt->keep_slivers) continue;
         tri[3 * kept] = a, tri[3 * kept + 1] = b, tri[3 * kept + 2] = c;
         ++kept;
     }

@@ -85,6 +85,7 @@ int cr_cook_write(const cr_cook_asset *a, uint8_t **bytes, size_t *size, size_t 
      * (asset_format.h): an asset without them keeps the bytes of the format before them */
     uint32_t entries = CR_ASSET_REQUIRED_SECTIONS;
     if (a->squash && a->squash->count > 0) entries = CR_ASEC_SQIV + 1;
+    if (a->fracture && a->fracture->piece_count > 0) entries = CR_ASEC_FRCA + 1;
     ensure(&o, CR_ASSET_HEADER_SIZE + entries * CR_ASSET_ENTRY_SIZE);
     o.n = CR_ASSET_HEADER_SIZE + entries * CR_ASSET_ENTRY_SIZE;
 
@@ -201,6 +202,38 @@ int cr_cook_write(const cr_cook_asset *a, uint8_t **bytes, size_t *size, size_t 
         case CR_ASEC_SQIV:
             count = a->squash && a->squash->count ? 1 : 0;
             if (count) put_f32(&o, a->squash->isovalue);
+            break;
+        case CR_ASEC_FRCP:
+            /* offsets are patched once FRCA is written (it comes later) */
+            count = a->fracture ? a->fracture->piece_count : 0;
+            for (uint32_t i = 0; i < count; ++i) {
+                put_u32(&o, 0);
+                put_u32(&o, (uint32_t)a->fracture->piece_size[i]);
+                put_f32(&o, a->fracture->piece_volume[i]);
+                for (int c = 0; c < 3; ++c) put_f32(&o, a->fracture->piece_centroid[3 * i + c]);
+            }
+            break;
+        case CR_ASEC_FRCB:
+            count = a->fracture ? a->fracture->bond_count : 0;
+            for (uint32_t i = 0; i < count; ++i) {
+                put_u32(&o, a->fracture->bond_pair[2 * i]);
+                put_u32(&o, a->fracture->bond_pair[2 * i + 1]);
+                put_f32(&o, a->fracture->bond_area[i]);
+                for (int c = 0; c < 3; ++c) put_f32(&o, a->fracture->bond_centroid[3 * i + c]);
+                for (int c = 0; c < 3; ++c) put_f32(&o, a->fracture->bond_normal[3 * i + c]);
+            }
+            break;
+        case CR_ASEC_FRCA:
+            for (uint32_t i = 0; a->fracture && i < a->fracture->piece_count; ++i) {
+                pad_to(&o, CR_ASSET_ALIGN);
+                size_t at = o.n;
+                ensure(&o, a->fracture->piece_size[i]);
+                if (!o.oom) memcpy(o.b + o.n, a->fracture->piece_bytes[i], a->fracture->piece_size[i]);
+                o.n += a->fracture->piece_size[i];
+                if (!o.oom) put_u32_at(o.b + sec[CR_ASEC_FRCP].offset + 24 * (size_t)i, (uint32_t)at);
+            }
+            pad_to(&o, CR_ASSET_ALIGN);
+            count = (uint32_t)((o.n - start) / 16);
             break;
         default:
             break;

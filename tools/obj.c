@@ -157,6 +157,7 @@ int cr_obj_parse(const char *name, const char *text, size_t len, cr_obj *out, ch
     if (buf == NULL) return error_at(&r, "out of memory");
     double *pos = NULL;
     uint32_t *tri = NULL;
+    uint32_t *groups = NULL; /* stb_ds: the group of each triangle */
     uint32_t *corners = NULL;
     forward_ref *fwd = NULL;
     int rc = 0;
@@ -295,6 +296,7 @@ int cr_obj_parse(const char *name, const char *text, size_t len, cr_obj *out, ch
                 arrput(tri, corners[0]);
                 arrput(tri, corners[k]);
                 arrput(tri, corners[k + 1]);
+                arrput(groups, out->group_count);
                 out->triangle_count++;
             }
             out->face_count++;
@@ -339,22 +341,27 @@ int cr_obj_parse(const char *name, const char *text, size_t len, cr_obj *out, ch
     if (rc != 0) {
         arrfree(pos);
         arrfree(tri);
+        arrfree(groups);
         memset(out, 0, sizeof *out);
         return -1;
     }
     /* hand out plain malloc'd arrays so callers need not know stb_ds */
     out->pos = malloc(sizeof(double) * 3 * out->vertex_count);
     out->tri = malloc(sizeof(uint32_t) * 3 * out->triangle_count);
-    if (out->pos == NULL || out->tri == NULL) {
+    out->tri_group = malloc(sizeof(uint32_t) * out->triangle_count);
+    if (out->pos == NULL || out->tri == NULL || out->tri_group == NULL) {
         arrfree(pos);
         arrfree(tri);
+        arrfree(groups);
         cr_obj_free(out);
         return error_at(&r, "out of memory");
     }
     memcpy(out->pos, pos, sizeof(double) * 3 * out->vertex_count);
     memcpy(out->tri, tri, sizeof(uint32_t) * 3 * out->triangle_count);
+    memcpy(out->tri_group, groups, sizeof(uint32_t) * out->triangle_count);
     arrfree(pos);
     arrfree(tri);
+    arrfree(groups);
     return 0;
 }
 
@@ -375,5 +382,6 @@ int cr_obj_load(const char *path, cr_obj *out, char *err, size_t err_size) {
 void cr_obj_free(cr_obj *obj) {
     free(obj->pos);
     free(obj->tri);
+    free(obj->tri_group);
     memset(obj, 0, sizeof *obj);
 }

@@ -35,6 +35,7 @@ typedef struct cr_obj {
     uint32_t texcoord_count;  ///< `vt` lines (read, not kept)
     uint32_t normal_count;    ///< `vn` lines (read, not kept)
     uint32_t skipped_count;   ///< lines, points and free-form statements skipped
+    uint32_t *tri_group;      ///< per triangle: the `o`/`g` statement in effect (1-based, in file order; 0 before any), malloc'd
 } cr_obj;
 
 /// Parse OBJ text (need not be NUL-terminated). `name` prefixes error

@@ -115,6 +115,24 @@ typedef struct cr_asset_bone {
     cr_transform rest; ///< the bone's frame at rest, in the body frame (m)
 } cr_asset_bone;
 
+/// One piece of a prescored asset (crumple/fracture.h): a complete cooked
+/// asset nested in this file, cooked in the same mesh frame as the whole.
+typedef struct cr_asset_piece {
+    uint32_t offset;     ///< byte offset of the piece's own asset in this file (16-aligned)
+    uint32_t size;       ///< its bytes
+    cr_real volume;      ///< m^3, the piece's volume (its own asset says the same)
+    cr_vec3 centroid;    ///< m, its centre of mass in this asset's body frame
+} cr_asset_piece;
+#define CR_ASSET_MAX_PIECES 65536u
+
+/// One bond of the support graph: two pieces that share cut faces.
+typedef struct cr_asset_bond {
+    uint32_t a, b;       ///< piece indices, a < b
+    cr_real area;        ///< m^2 of the shared cut faces
+    cr_vec3 centroid;    ///< m, their centroid, body frame
+    cr_vec3 normal;      ///< unit, from piece a into piece b, body frame
+} cr_asset_bond;
+
 /// Mesh quality found by the cooker (reported, not hidden).
 typedef struct cr_asset_topology {
     uint32_t boundary_edges;     ///< edges with one triangle: holes (0 for a closed mesh)
@@ -178,6 +196,11 @@ typedef struct cr_asset {
     uint32_t squash_primitive_count;
     const struct cr_squash_primitive *squash_primitives; ///< [squash_primitive_count], body frame
     cr_real squash_isovalue;            ///< c
+    /* prescored fracture (crumple/fracture.h); piece_count 0 for other assets */
+    uint32_t piece_count;
+    const cr_asset_piece *pieces;       ///< [piece_count]
+    uint32_t bond_count;
+    const cr_asset_bond *bonds;         ///< [bond_count], the support graph
 
     cr_asset_topology topology;
     uint64_t checksum;                  ///< the file's checksum: equal checksums, equal cooked bytes
@@ -193,6 +216,12 @@ size_t cr_asset_memory_size(const void *bytes, size_t size);
 /// CR_ERR_BLOCK_MISALIGNED), zeroes *out, and fills *err if err is not null.
 cr_status cr_asset_load(const void *bytes, size_t size, void *block, size_t block_size, cr_asset *out,
                         cr_asset_error *err);
+
+/// The bytes of piece i's own cooked asset inside a prescored asset's file
+/// (`bytes`, `size`: the file `a` was loaded from). Load them with
+/// cr_asset_load like any asset. CR_ERR_ARGUMENT_RANGE for i >= piece_count.
+cr_status cr_asset_piece_bytes(const cr_asset *a, const void *bytes, size_t size, uint32_t i, const void **piece_bytes,
+                               size_t *piece_size);
 
 /// The checksum the format uses (64-bit, see docs/asset-format.md); the cooker
 /// calls it too, so writer and loader cannot disagree.

@@ -93,6 +93,7 @@ const char *cr_version_string(void);
     X(WORLD_DAMAGE_DENT, "cr_world_def.damage.dent")             \
     X(WORLD_DAMAGE_EXAMPLE, "cr_world_def.damage.example")       \
     X(WORLD_DAMAGE_SQUASH, "cr_world_def.damage.squash")         \
+    X(WORLD_DAMAGE_FRACTURE, "cr_world_def.damage.fracture")     \
     X(WORLD_DAMAGE_CUSTOM, "cr_world_def.damage.custom")         \
     X(BODY_TYPE, "cr_body_def.type")                             \
     X(BODY_POSITION, "cr_body_def.position")                     \
@@ -162,7 +163,13 @@ const char *cr_version_string(void);
     X(EXAMPLE_BUDGET_GRID_NODES_PER_STEP, "cr_world_def.damage.example.grid_nodes_per_step") \
     X(JOINT_BEND, "cr_joint_def.bend_strength/bend_damping/bend_damping_constant/spring_stiffness/spring_damping") \
     X(WORLD_DAMAGE_BEND, "cr_world_def.damage.bend")             \
-    X(BEND_DEF, "cr_bend_def")
+    X(BEND_DEF, "cr_bend_def")                                   \
+    X(FRACTURE_PIECE_ASSET, "cr_fracture_def.first_piece_asset") \
+    X(FRACTURE_TOUGHNESS, "cr_fracture_def.toughness")           \
+    X(FRACTURE_STRENGTH, "cr_fracture_def.strength")             \
+    X(FRACTURE_DAMAGE_RADIUS, "cr_fracture_def.damage_radius")   \
+    X(FRACTURE_ANCHOR, "cr_fracture_def.anchor_min/anchor_max")  \
+    X(FRACTURE_STRESS_ITERATIONS, "cr_fracture_def.stress_iterations")
 
 typedef enum cr_field {
 #define CR_X_FIELD_ENUM_(name, text) CR_FIELD_##name,

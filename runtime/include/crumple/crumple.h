@@ -24,6 +24,7 @@ extern "C" {
 #include "example.h"
 #include "bend.h"
 #include "squash.h"
+#include "fracture.h"
 #include "damage.h"
 #include "input.h"
 #include "snapshot.h"

@@ -88,6 +88,18 @@ typedef struct cr_squash_budget {
     uint32_t zone_vertices;      ///< vertices one body's skin deforms per step at most
     uint32_t vertices_per_step;  ///< vertices scanned by all skin updates of a step (the first body always runs)
 } cr_squash_budget;
+/// Per-step caps and capacities of prescored fracture (crumple/fracture.h).
+/// Impacts beyond bonds_per_step wait in the model's queue in arrival order;
+/// bodies whose islands or pieces do not fit this step wait for the next.
+typedef struct cr_fracture_budget {
+    uint32_t body_capacity;    ///< fracturable bodies at once (0: none, no memory for it)
+    uint32_t piece_capacity;   ///< pieces of all fracturable bodies together
+    uint32_t bond_capacity;    ///< bonds of all fracturable bodies together
+    uint32_t bonds_per_step;   ///< bond evaluations per step (impact damage + stress sweeps + joint loads)
+    uint32_t islands_per_step; ///< support-graph pieces + bonds visited finding islands per step
+    uint32_t pieces_per_step;  ///< pieces made bodies per step (a body splits whole or waits)
+    uint32_t queue_capacity;   ///< impacts waiting for a later step
+} cr_fracture_budget;
 
 /// A damage model the game writes itself (crumple/damage.h): called once per
 /// step for every body it is attached to, with that body's impacts and
@@ -109,6 +121,7 @@ typedef struct cr_damage_def {
     cr_example_budget example; ///< example-based plasticity (seed 001)
     cr_bend_budget bend;       ///< bending (seed 000 §4)
     cr_squash_budget squash;   ///< squash and bulge of implicit bodies (seed 003)
+    cr_fracture_budget fracture; ///< prescored fracture (seeds 000 §1, 001 §5)
     cr_custom_budget custom;   ///< the game's own model, if any
 } cr_damage_def;
 
@@ -264,6 +277,7 @@ typedef struct cr_world_stats {
     cr_model_stats example;    ///< example plasticity: done = impulses applied, waiting = impulses + bodies waiting
     cr_model_stats bend;       ///< bending: done = bodies re-skinned, work = vertices re-skinned, waiting = bodies whose re-skin waits
     cr_model_stats squash;     ///< squash: done = skins updated, work = vertices scanned + potentials evaluated, waiting = bodies
+    cr_model_stats fracture;   ///< fracture: done = bonds broken, waiting = impacts + bodies waiting, over_capacity = pieces left attached for want of bodies
     uint32_t commands_applied; ///< deferred world commands applied at the end of the step
     uint32_t commands_waiting; ///< deferred commands kept for the next step (queue full or the create was refused)
     cr_stage_stats stage[CR_STAGE_COUNT];

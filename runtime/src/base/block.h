@@ -145,6 +145,7 @@ static inline cr_impact_event *cr_world_events(cr_world *w) { return CR_AT(w, w-
 #define CR_MODEL_EXAMPLE 4u
 #define CR_MODEL_BEND 8u
 #define CR_MODEL_SQUASH 32u
+#define CR_MODEL_FRACTURE 16u
 
 /// Shape asset slots with this bit name a body's own surface copy (a dented
 /// body: damage/surfaces.c), so the solver collides with the moved surface

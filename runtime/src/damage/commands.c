@@ -57,6 +57,29 @@ cr_status cr_damage_defer_joint_destroy(cr_world *w, cr_joint_id joint) {
     return push(w, &c);
 }
 
+/* A model that must know the handles it made (fracture's pieces) names block
+ * offsets: the create writes its handle there when it is applied, and a
+ * joint reads its bodies from there, so a joint between two bodies made in
+ * the same step is queued before either exists. */
+cr_status cri_damage_defer_body_create_into(cr_world *w, const cr_body_def *def, uint32_t id_out) {
+    cr_command c = blank(CR_COMMAND_BODY_CREATE);
+    c.body_def = *def;
+    c.id_out = id_out;
+    return push(w, &c);
+}
+
+cr_status cri_damage_defer_joint_create_between(cr_world *w, const cr_joint_def *def, uint32_t a_from, uint32_t b_from,
+                                                uint32_t id_out) {
+    cr_command c = blank(CR_COMMAND_JOINT_CREATE);
+    c.joint_def = *def;
+    c.a_from = a_from, c.b_from = b_from, c.id_out = id_out;
+    return push(w, &c);
+}
+
+uint32_t cri_damage_commands_room(const cr_world *w) {
+    return w->def.damage.command_capacity - CR_DAMAGE(w)->command_count;
+}
+
 void cri_damage_commands_apply(cr_world *w) {
     cr_command *q = CR_AT(w, CR_DAMAGE(w)->commands, cr_command);
     uint32_t kept = 0, applied = 0;
@@ -67,12 +90,16 @@ void cri_damage_commands_apply(cr_world *w) {
         case CR_COMMAND_BODY_CREATE: {
             cr_body_id id;
             s = cr_body_create(w, &c->body_def, &id);
+            if (s == CR_OK && c->id_out != 0) *CR_AT(w, c->id_out, cr_body_id) = id;
             break;
         }
         case CR_COMMAND_BODY_DESTROY: s = cr_body_destroy(w, c->body); break;
         case CR_COMMAND_JOINT_CREATE: {
             cr_joint_id id;
+            if (c->a_from != 0) c->joint_def.body_a = *CR_AT(w, c->a_from, cr_body_id);
+            if (c->b_from != 0) c->joint_def.body_b = *CR_AT(w, c->b_from, cr_body_id);
             s = cr_joint_create(w, &c->joint_def, &id);
+            if (s == CR_OK && c->id_out != 0) *CR_AT(w, c->id_out, cr_joint_id) = id;
             break;
         }
         case CR_COMMAND_JOINT_DESTROY: s = cr_joint_destroy(w, c->joint); break;

@@ -95,6 +95,18 @@ typedef struct cr_squash_region {
     uint32_t scratch;      ///< offset of the skin update's scratch: marks, zone, c1 and h per zone vertex
     uint32_t next_body;    ///< the record the next step starts at (no body waits for ever)
 } cr_squash_region;
+/// The fracture model's part of the block (fracture_model.c).
+typedef struct cr_fracture_region {
+    uint32_t actors;       ///< offset of cr_fracture_actor[fracture.body_capacity]
+    uint32_t pieces;       ///< offset of cr_fracture_piece[fracture.piece_capacity]
+    uint32_t bonds;        ///< offset of cr_fracture_bond[fracture.bond_capacity]
+    uint32_t slots;        ///< offset of cr_fracture_slot[body_capacity]: the actor and piece of each body slot
+    uint32_t pieces_used;  ///< pool entries handed out (a freed actor's range is reused by the next that fits)
+    uint32_t bonds_used;
+    uint32_t queue;        ///< offset of cr_fracture_hit[fracture.queue_capacity], a ring
+    uint32_t queue_head, queue_count;
+    uint32_t pad_;
+} cr_fracture_region;
 
 /// The custom model's part of the block (custom_model.c).
 typedef struct cr_custom_region {
@@ -112,7 +124,9 @@ typedef enum cr_command_type {
 
 typedef struct cr_command {
     uint32_t type;         ///< cr_command_type
-    uint32_t pad_;
+    uint32_t id_out;       ///< block offset where a create writes the new handle (0: nowhere)
+    uint32_t a_from;       ///< joint create: block offset of a cr_body_id read at apply time for body_a (0: the def's)
+    uint32_t b_from;       ///< the same for body_b
     cr_body_id body;
     cr_joint_id joint;
     cr_body_def body_def;
@@ -133,6 +147,7 @@ typedef struct cr_damage_region {
     cr_example_region example;
     cr_bend_region bend;
     cr_squash_region squash;
+    cr_fracture_region fracture;
 } cr_damage_region;
 
 /// The damage region of a world (const or not, as CR_AT).

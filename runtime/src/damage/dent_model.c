@@ -688,3 +688,10 @@ uint32_t cr_world_get_dent_events(const cr_world *w, cr_dent_event *out, uint32_
         for (uint32_t i = 0; i < n && i < capacity; ++i) out[i] = ev[i];
     return n;
 }
+
+bool cri_dent_model_def_of(cr_world *w, uint32_t body_index1, cr_dent_def *out) {
+    cr_dent_body *r = record_of(w, body_index1);
+    if (r == NULL) return false;
+    *out = r->def;
+    return true;
+}

@@ -18,5 +18,7 @@ void cri_dent_model_step(cr_world *w, const cr_damage_input *in, uint32_t budget
 uint64_t cri_dent_model_hash(const cr_world *w, uint64_t h);
 /// Dents applied to a body so far (0 if it does not dent).
 uint32_t cri_dent_model_dent_count(const cr_world *w, uint32_t body_index1);
+/// The def a body dents with (false if it does not dent): fracture gives its pieces the same.
+bool cri_dent_model_def_of(cr_world *w, uint32_t body_index1, cr_dent_def *out);
 
 #endif

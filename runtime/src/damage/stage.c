@@ -6,6 +6,7 @@
 #include "damage/example_model.h"
 #include "damage/bend_model.h"
 #include "damage/squash_model.h"
+#include "damage/fracture_model.h"
 
 #include <string.h>
 
@@ -20,12 +21,13 @@ cr_damage_def cr_default_damage_def(void) {
     d.example = cr_default_example_budget();
     d.bend = cr_default_bend_budget();
     d.squash = cr_default_squash_budget();
+    d.fracture = cr_default_fracture_budget();
     return d;
 }
 
 static bool any_model(const cr_damage_def *d) {
     return d->dent.body_capacity > 0 || d->custom.body_capacity > 0 || d->example.body_capacity > 0 || d->bend.body_capacity > 0 ||
-           d->squash.body_capacity > 0;
+           d->squash.body_capacity > 0 || d->fracture.body_capacity > 0;
 }
 
 cr_status cri_damage_check_def(const cr_damage_def *d, cr_field *field) {
@@ -34,6 +36,7 @@ cr_status cri_damage_check_def(const cr_damage_def *d, cr_field *field) {
     else if (cri_example_model_check_def(&d->example, field) != CR_OK) return CR_ERR_DEF_INVALID;
     else if (cri_bend_model_check_def(&d->bend) != CR_OK) *field = CR_FIELD_WORLD_DAMAGE_BEND;
     else if (cri_squash_model_check_def(&d->squash) != CR_OK) *field = CR_FIELD_WORLD_DAMAGE_SQUASH;
+    else if (cri_fracture_model_check_def(&d->fracture) != CR_OK) *field = CR_FIELD_WORLD_DAMAGE_FRACTURE;
     else if (cri_custom_model_check_def(&d->custom) != CR_OK) *field = CR_FIELD_WORLD_DAMAGE_CUSTOM;
     else return CR_OK;
     return CR_ERR_DEF_INVALID;
@@ -46,7 +49,7 @@ uint64_t cri_damage_region_bytes(const cr_world_def *def) {
     uint64_t n = al16(surfaces * sizeof(cr_surface_copy)) + (surfaces ? al16(d->surface_bytes) : 0);
     n += al16((uint64_t)d->command_capacity * sizeof(cr_command)) + al16(sizeof(cr_damage_region));
     return n + cri_dent_model_region_bytes(def) + cri_custom_model_region_bytes(def) + cri_example_model_region_bytes(def) +
-           cri_bend_model_region_bytes(def) + cri_squash_model_region_bytes(def) + 64u;
+           cri_bend_model_region_bytes(def) + cri_squash_model_region_bytes(def) + cri_fracture_model_region_bytes(def) + 64u;
 }
 
 uint64_t cri_damage_scratch_bytes(const cr_world_def *def) {
@@ -54,7 +57,8 @@ uint64_t cri_damage_scratch_bytes(const cr_world_def *def) {
     uint64_t slots = def->body_capacity;
     return al16(slots * sizeof(cr_transform)) + 2 * al16((slots + 1) * sizeof(uint32_t)) +
            al16(2ull * def->event_capacity * sizeof(cr_body_impact)) +
-           al16(2ull * def->contact_capacity * sizeof(cr_body_contact)) + 64u;
+           al16(2ull * def->contact_capacity * sizeof(cr_body_contact)) + 64u +
+           cri_fracture_model_scratch_bytes(def);
 }
 
 bool cri_damage_layout(cr_world *w, uint8_t *block) {
@@ -75,7 +79,7 @@ bool cri_damage_layout(cr_world *w, uint8_t *block) {
         ok = ok && r->commands != CR_NO_OFFSET;
     }
     return ok && cri_dent_model_layout(w, block) && cri_custom_model_layout(w, block) && cri_example_model_layout(w, block) &&
-           cri_bend_model_layout(w, block) && cri_squash_model_layout(w, block);
+           cri_bend_model_layout(w, block) && cri_squash_model_layout(w, block) && cri_fracture_model_layout(w, block);
 }
 
 void cri_damage_begin(cr_world *w) {
@@ -203,6 +207,7 @@ void cri_damage_step(cr_step *s) {
     memset(&w->stats.example, 0, sizeof w->stats.example);
     memset(&w->stats.bend, 0, sizeof w->stats.bend);
     memset(&w->stats.squash, 0, sizeof w->stats.squash);
+    memset(&w->stats.fracture, 0, sizeof w->stats.fracture);
     w->stats.commands_applied = w->stats.commands_waiting = 0;
     if (any_model(&w->def.damage)) {
         cr_damage_input in;
@@ -229,13 +234,16 @@ void cri_damage_step(cr_step *s) {
         cri_example_model_step(w, &in, s->dt);
         cri_bend_model_step(w, &in, s->dt);
         cri_squash_model_step(w, s->dt);
+        cri_fracture_model_step(w, &in, s->dt);
         cri_custom_model_step(w, &in, w->def.damage.custom.work_per_step);
     }
     cri_damage_commands_apply(w);
+    cri_fracture_model_after_commands(w);
     cr_stage_stats *st = &w->stats.stage[CR_STAGE_damage];
-    st->work = w->stats.dent.work + w->stats.custom.work + w->stats.example.work + w->stats.bend.work + w->stats.squash.work;
+    st->work = w->stats.dent.work + w->stats.custom.work + w->stats.example.work + w->stats.bend.work + w->stats.squash.work +
+               w->stats.fracture.work;
     st->overflow += w->stats.dent.waiting + w->stats.custom.waiting + w->stats.example.waiting + w->stats.bend.waiting +
-                    w->stats.squash.waiting +
+                    w->stats.squash.waiting + w->stats.fracture.waiting +
                     w->stats.commands_waiting;
 }
 
@@ -245,6 +253,7 @@ uint64_t cri_damage_hash(const cr_world *w, uint64_t h) {
     h = cri_example_model_hash(w, h);
     h = cri_bend_model_hash(w, h);
     h = cri_squash_model_hash(w, h);
+    h = cri_fracture_model_hash(w, h);
     h = cri_custom_model_hash(w, h);
     return cri_damage_commands_hash(w, h);
 }
@@ -260,5 +269,6 @@ void cri_damage_detach_all(cr_world *w, uint32_t body_index1) {
     cri_example_model_detach(w, body_index1);
     cri_bend_model_detach(w, body_index1);
     cri_squash_model_detach(w, body_index1);
+    cri_fracture_model_detach(w, body_index1);
     cri_damage_surface_detach(w, body_index1);
 }

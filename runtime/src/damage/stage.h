@@ -46,5 +46,13 @@ uint64_t cri_damage_surfaces_hash(const cr_world *w, uint64_t h);
 /// Apply the queued commands in queue order; those the world refuses stay queued.
 void cri_damage_commands_apply(cr_world *w);
 uint64_t cri_damage_commands_hash(const cr_world *w, uint64_t h);
+/// Queue a body create that writes the new handle at block offset id_out when applied.
+cr_status cri_damage_defer_body_create_into(cr_world *w, const cr_body_def *def, uint32_t id_out);
+/// Queue a joint create whose bodies are read from block offsets a_from/b_from
+/// (0: the def's) when applied, and whose handle is written at id_out (0: nowhere).
+cr_status cri_damage_defer_joint_create_between(cr_world *w, const cr_joint_def *def, uint32_t a_from, uint32_t b_from,
+                                                uint32_t id_out);
+/// Commands the queue has room for now.
+uint32_t cri_damage_commands_room(const cr_world *w);
 
 #endif

@@ -373,6 +373,10 @@ static cr_asset_check check_layout(parsed *ps, const void *bytes, size_t size, c
         [CR_ASEC_EXMP] = ps->example_count * ps->bone_count,
         [CR_ASEC_SQSK] = ps->sec[CR_ASEC_SQSK].count, /* bounded below */
         [CR_ASEC_SQIV] = ps->sec[CR_ASEC_SQSK].count > 0 ? 1u : 0u,
+        /* the fracture sections carry their own counts: check_fracture relates them */
+        [CR_ASEC_FRCP] = ps->sec[CR_ASEC_FRCP].count,
+        [CR_ASEC_FRCB] = ps->sec[CR_ASEC_FRCB].count,
+        [CR_ASEC_FRCA] = ps->sec[CR_ASEC_FRCA].count,
     };
     if (ps->sec[CR_ASEC_SQSK].count > CR_ASSET_MAX_SQUASH_PRIMITIVES)
         return fail(e, CR_ASSET_COUNT_LIMIT, section_tag(CR_ASEC_SQSK), ps->sec[CR_ASEC_SQSK].count);
@@ -399,6 +403,74 @@ static cr_asset_check check_csr(const parsed *ps, cr_asset_section_id start_id, 
         }
     }
     if (rd_u32(st + 4ull * n) != total) return fail(e, CR_ASSET_BAD_CSR, section_tag(start_id), n);
+    return CR_ASSET_OK;
+}
+
+/* Prescored fracture (docs/fracture.md). Pieces: 0, or 2 up to the limit,
+ * each naming a 16-aligned range of FRCA, in order, not overlapping, that
+ * holds a whole asset (magic, version, its own size, its own checksum: the
+ * piece's full validation is its own cr_asset_load); positive volumes that
+ * sum to the whole's within 1% (the cooker cuts the whole, it does not add
+ * or lose matter); centroids inside the bounds. Bonds: pieces a < b in
+ * range, pairs strictly increasing (no bond twice), positive area no larger
+ * than the whole's surface, unit normal, centroid inside the bounds. */
+static bool inside_bounds(const parsed *ps, cr_vec3 p) {
+    const uint8_t *info = sec_ptr(ps, CR_ASEC_INFO);
+    cr_vec3 lo = rd_vec3(info + CR_AI_BOUNDS_MIN), hi = rd_vec3(info + CR_AI_BOUNDS_MAX);
+    cr_real slack = cr_mul(rd_real(info + CR_AI_BOUND_RADIUS), CR_R(0.01)) + CR_R(1e-4);
+    return p.x >= lo.x - slack && p.x <= hi.x + slack && p.y >= lo.y - slack && p.y <= hi.y + slack && p.z >= lo.z - slack &&
+           p.z <= hi.z + slack;
+}
+
+static cr_asset_check check_fracture(const parsed *ps, cr_asset_error *e) {
+    const section_ref *P = &ps->sec[CR_ASEC_FRCP], *B = &ps->sec[CR_ASEC_FRCB], *A = &ps->sec[CR_ASEC_FRCA];
+    uint32_t ptag = section_tag(CR_ASEC_FRCP), btag = section_tag(CR_ASEC_FRCB);
+    if (P->count == 0) {
+        if (B->count != 0) return fail(e, CR_ASSET_COUNT_LIMIT, btag, B->count);
+        if (A->count != 0) return fail(e, CR_ASSET_COUNT_LIMIT, section_tag(CR_ASEC_FRCA), A->count);
+        return CR_ASSET_OK;
+    }
+    if (P->count < 2 || P->count > CR_ASSET_MAX_PIECES) return fail(e, CR_ASSET_COUNT_LIMIT, ptag, P->count);
+    if (B->count > 64ull * P->count) return fail(e, CR_ASSET_COUNT_LIMIT, btag, B->count);
+    cr_asset_check c;
+    if ((c = check_floats(ps, CR_ASEC_FRCP, 4, 24, 8, e)) != CR_ASSET_OK) return c;
+    if ((c = check_floats(ps, CR_ASEC_FRCB, 7, 36, 8, e)) != CR_ASSET_OK) return c;
+    const uint8_t *info = sec_ptr(ps, CR_ASEC_INFO);
+    const uint8_t *pp = sec_ptr(ps, CR_ASEC_FRCP);
+    uint64_t next = A->offset, end = (uint64_t)A->offset + A->size;
+    cr_real volume = 0;
+    for (uint32_t i = 0; i < P->count; ++i) {
+        const uint8_t *el = pp + 24ull * i;
+        uint64_t off = rd_u32(el), size = rd_u32(el + 4);
+        if (off % CR_ASSET_ALIGN != 0 || off < next || size < CR_ASSET_HEADER_SIZE || off + size > end)
+            return fail(e, CR_ASSET_SECTION_BOUNDS, ptag, i);
+        next = off + size;
+        const uint8_t *pb = ps->b + off;
+        if (memcmp(pb + CR_AH_MAGIC, CR_ASSET_MAGIC, 8) != 0 || rd_u32(pb + CR_AH_VERSION) != CR_ASSET_VERSION ||
+            rd_u32(pb + CR_AH_FILE_SIZE) != size || cr_asset_checksum(pb + 16, size - 16) != rd_u64(pb + CR_AH_CHECKSUM))
+            return fail(e, CR_ASSET_VALUE_RANGE, ptag, i);
+        uint32_t vbits = rd_u32(el + 8);
+        if ((vbits >> 31) != 0 || (vbits & 0x7fffffffu) == 0) return fail(e, CR_ASSET_VALUE_RANGE, ptag, i);
+        volume += rd_real(el + 8);
+        if (!inside_bounds(ps, rd_vec3(el + 12))) return fail(e, CR_ASSET_VALUE_RANGE, ptag, i);
+    }
+    cr_real whole = rd_real(info + CR_AI_VOLUME);
+    if (cr_abs(volume - whole) > cr_mul(whole, CR_R(0.01))) return fail(e, CR_ASSET_VALUE_RANGE, ptag, P->count);
+    const uint8_t *bb = sec_ptr(ps, CR_ASEC_FRCB);
+    cr_real area_max = rd_real(info + CR_AI_SURFACE_AREA) + rd_real(info + CR_AI_SURFACE_AREA);
+    uint32_t pa = 0, pb2 = 0;
+    for (uint32_t i = 0; i < B->count; ++i) {
+        const uint8_t *el = bb + 36ull * i;
+        uint32_t a = rd_u32(el), b = rd_u32(el + 4);
+        if (a >= b || b >= P->count) return fail(e, CR_ASSET_INDEX_RANGE, btag, i);
+        if (i > 0 && (a < pa || (a == pa && b <= pb2))) return fail(e, CR_ASSET_VALUE_RANGE, btag, i);
+        pa = a, pb2 = b;
+        uint32_t abits = rd_u32(el + 8);
+        if ((abits >> 31) != 0 || (abits & 0x7fffffffu) == 0 || rd_real(el + 8) > area_max)
+            return fail(e, CR_ASSET_VALUE_RANGE, btag, i);
+        if (!inside_bounds(ps, rd_vec3(el + 12))) return fail(e, CR_ASSET_VALUE_RANGE, btag, i);
+        if (cr_abs(cr_v3_len_sq(rd_vec3(el + 24)) - CR_R(1)) > CR_R(1e-2)) return fail(e, CR_ASSET_VALUE_RANGE, btag, i);
+    }
     return CR_ASSET_OK;
 }
 
@@ -526,7 +598,7 @@ static cr_asset_check check_payload(const parsed *ps, cr_asset_error *e) {
     const uint8_t *ex = sec_ptr(ps, CR_ASEC_EXMP);
     for (uint32_t i = 0; i < ps->sec[CR_ASEC_EXMP].count; ++i)
         if (!quat_is_unit(rd_quat(ex + 28ull * i + 12))) return fail(e, CR_ASSET_BAD_QUATERNION, section_tag(CR_ASEC_EXMP), i);
-    return CR_ASSET_OK;
+    return check_fracture(ps, e);
 }
 
 /* ---- phase 2: the view ------------------------------------------------------ */
@@ -563,6 +635,8 @@ static plan_t plan(const parsed *ps) {
     n += round16((uint64_t)ps->bone_count * sizeof(cr_asset_bone));
     n += round16((uint64_t)ps->sec[CR_ASEC_EXMP].count * sizeof(cr_transform));
     n += round16((uint64_t)ps->sec[CR_ASEC_SQSK].count * sizeof(cr_squash_primitive));
+    n += round16((uint64_t)ps->sec[CR_ASEC_FRCP].count * sizeof(cr_asset_piece));
+    n += round16((uint64_t)ps->sec[CR_ASEC_FRCB].count * sizeof(cr_asset_bond));
     p.bytes = n;
     return p;
 }
@@ -687,6 +761,29 @@ static void build_view(const parsed *ps, const plan_t *pl, uint8_t *block, cr_as
         a->squash_primitives = pr;
         a->squash_isovalue = rd_real(sec_ptr(ps, CR_ASEC_SQIV));
     }
+    a->piece_count = ps->sec[CR_ASEC_FRCP].count;
+    if (a->piece_count) {
+        cr_asset_piece *pieces = (cr_asset_piece *)bump_take(&bp, (uint64_t)a->piece_count * sizeof(cr_asset_piece));
+        const uint8_t *src = sec_ptr(ps, CR_ASEC_FRCP);
+        for (uint32_t i = 0; i < a->piece_count; ++i) {
+            pieces[i].offset = rd_u32(src + 24ull * i);
+            pieces[i].size = rd_u32(src + 24ull * i + 4);
+            pieces[i].volume = rd_real(src + 24ull * i + 8);
+            pieces[i].centroid = rd_vec3(src + 24ull * i + 12);
+        }
+        a->pieces = pieces;
+        a->bond_count = ps->sec[CR_ASEC_FRCB].count;
+        cr_asset_bond *bonds = (cr_asset_bond *)bump_take(&bp, (uint64_t)a->bond_count * sizeof(cr_asset_bond));
+        const uint8_t *bs = sec_ptr(ps, CR_ASEC_FRCB);
+        for (uint32_t i = 0; i < a->bond_count; ++i) {
+            bonds[i].a = rd_u32(bs + 36ull * i);
+            bonds[i].b = rd_u32(bs + 36ull * i + 4);
+            bonds[i].area = rd_real(bs + 36ull * i + 8);
+            bonds[i].centroid = rd_vec3(bs + 36ull * i + 12);
+            bonds[i].normal = rd_vec3(bs + 36ull * i + 24);
+        }
+        a->bonds = a->bond_count ? bonds : NULL;
+    }
 
     a->topology.boundary_edges = rd_u32(info + CR_AI_BOUNDARY_EDGES);
     a->topology.nonmanifold_edges = rd_u32(info + CR_AI_NONMANIFOLD_EDGES);
@@ -731,5 +828,17 @@ cr_status cr_asset_load(const void *bytes, size_t size, void *block, size_t bloc
         return CR_ERR_BLOCK_TOO_SMALL;
     }
     build_view(&ps, &pl, (uint8_t *)block, out);
+    return CR_OK;
+}
+
+cr_status cr_asset_piece_bytes(const cr_asset *a, const void *bytes, size_t size, uint32_t i, const void **piece_bytes,
+                               size_t *piece_size) {
+    if (a == NULL || bytes == NULL || piece_bytes == NULL || piece_size == NULL) return CR_ERR_NULL_ARGUMENT;
+    if (i >= a->piece_count) return CR_ERR_ARGUMENT_RANGE;
+    /* the loader checked the range against the file it was given; a host
+     * that passes other bytes is caught here, not read past */
+    if ((uint64_t)a->pieces[i].offset + a->pieces[i].size > (uint64_t)size) return CR_ERR_ARGUMENT_RANGE;
+    *piece_bytes = (const uint8_t *)bytes + a->pieces[i].offset;
+    *piece_size = a->pieces[i].size;
     return CR_OK;
 }

@@ -13,7 +13,7 @@
  *     to the header, table or payload is caught before anything is parsed.
  *   - Every section up to EXMP is always present (a skeleton-less asset has
  *     empty bone sections): fewer cases for the loader means fewer places to
- *     get wrong. The sections after EXMP (added later: SQSK, SQIV) may be
+ *     get wrong. The sections after EXMP (added later: SQSK, SQIV, FRCP, FRCB, FRCA) may be
  *     left off the end of the table when empty, so an asset that has none of
  *     them keeps the bytes it had before they existed; the header's section
  *     count says how many entries the table has.
@@ -70,7 +70,10 @@
     X(SKNW, 'S', 'K', 'N', 'W', 16)          \
     X(EXMP, 'E', 'X', 'M', 'P', 28)          \
     X(SQSK, 'S', 'Q', 'S', 'K', 48)          \
-    X(SQIV, 'S', 'Q', 'I', 'V', 4)
+    X(SQIV, 'S', 'Q', 'I', 'V', 4)           \
+    X(FRCP, 'F', 'R', 'C', 'P', 24)          \
+    X(FRCB, 'F', 'R', 'C', 'B', 36)          \
+    X(FRCA, 'F', 'R', 'C', 'A', 16)
 
 /// Table entries every asset has (INFO .. EXMP); the rest are optional at the end.
 #define CR_ASSET_REQUIRED_SECTIONS 16u
@@ -117,6 +120,13 @@ typedef enum cr_asset_section_id {
  * SQSK element (a squishy body's skeleton primitive, body frame, seed 003):
  *   u32 type (0 point, 1 segment, 2 rectangle), f32 a[3], f32 b[3], f32 e[3],
  *   f32 radius, f32 weight = 48 bytes; count 0 for a rigid asset.
- * SQIV: one f32, the isovalue c of the skin, when SQSK is not empty; else none. */
+ * SQIV: one f32, the isovalue c of the skin, when SQSK is not empty; else none.
+ * Prescored fracture (docs/fracture.md; all three empty in other assets):
+ * FRCP element: u32 offset, u32 size (the piece's own asset: file bytes
+ *   [offset, offset + size) inside FRCA, 16-aligned, in piece order, not
+ *   overlapping), f32 volume, f32 centroid[3] (whole body frame) = 24 bytes.
+ * FRCB element: u32 a, u32 b (a < b, pairs strictly increasing), f32 area,
+ *   f32 centroid[3], f32 normal[3] (unit, from a into b) = 36 bytes.
+ * FRCA: the pieces' cooked assets, each a complete asset, padded to 16. */
 
 #endif

@@ -26,6 +26,7 @@ static const char state_schema[] =
     "example:body,restitution,weights,pending,queue_count;"
     "bend:body,bones,skinned,splits,dirty,dent_count,[rest_surface],[weights,owners],sub_body,joint,centre,segment,parent,cluster,quiet,[rel],samples,nodes,skin,queue;"
     "squash:body,zone_count,zone,volume,bulge_scale;"
+    "fracture:actor,whole,broken,spawned,bond_health,piece_body,stress_u,queue_count;"
     "custom:body,state;"
     "commands:count,type,body,joint,position;"
     "event:a,b,point,normal,relative_velocity,normal_speed,impulse";

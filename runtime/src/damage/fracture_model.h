@@ -1,0 +1,141 @@
+/* fracture_model.h — prescored fracture (crumple/fracture.h) as a damage
+ * model: its records, its exports for the damage stage (see damage.h), and
+ * the calls between its files:
+ *   fracture_model.c   records, attach/detach, the step's order, hash, public calls
+ *   fracture_bonds.c   bond health: impact damage, the stress estimate, joint loads
+ *   fracture_islands.c islands of the support graph (union-find)
+ *   fracture_pieces.c  pieces become bodies (deferred commands), and join the model
+ *   fracture_dents.c   dents before the break, carried over to the pieces
+ */
+#ifndef CRUMPLE_FRACTURE_MODEL_H
+#define CRUMPLE_FRACTURE_MODEL_H
+
+#include "damage/damage.h"
+#include "crumple/fracture.h"
+#include "crumple/asset.h"
+#include "crumple/dent.h"
+
+#define CR_FRACTURE_COOKIE 0x66726163u /* "frac" */
+/// cr_fracture_slot.piece of the whole body (not one piece).
+#define CR_FRACTURE_WHOLE 0xffffffffu
+
+/// One fracturable body, whole or split.
+typedef struct cr_fracture_actor {
+    uint32_t origin_index1;   ///< the body attached: its handle names the actor for ever (0: free record)
+    uint32_t origin_generation;
+    uint32_t whole_index1;    ///< the whole body's slot while it is whole, 0 once split
+    uint32_t asset;           ///< cooked slot of the whole shape
+    uint32_t piece_first, piece_count, piece_room; ///< its range of the piece pool (room >= count)
+    uint32_t bond_first, bond_count, bond_room;    ///< its range of the bond pool
+    uint32_t broken;          ///< bonds broken so far
+    uint32_t spawned;         ///< pieces made bodies so far (creates applied)
+    uint8_t dirty;            ///< bonds broke since its islands were last found
+    uint8_t splitting;        ///< its creates are queued: the whole's destroy must not free the record
+    uint8_t was_static;       ///< the whole body was static: anchors count
+    uint8_t dent_pieces;      ///< the whole dented: its pieces dent with dent_def and take its dents over
+    uint8_t calm;             ///< this step the whole's loads cannot break its weakest bond: no stress pass (set per step)
+    uint8_t pad3_[3];
+    uint32_t pad2_;
+    cr_real min_area;         ///< m^2, the smallest bond: loads below strength x this cannot break one
+    cr_vec3 push;             ///< N s, whole frame: this step's impact impulses on a static actor (0 between steps)
+    cr_vec3 push_point;       ///< m, whole frame: their impulse-weighted point
+    cr_fracture_def def;
+    cr_dent_def dent_def;     ///< the whole's, for its pieces (dent_pieces)
+} cr_fracture_actor;
+
+/// A piece's state. Its shape, volume and place come from the assets.
+typedef struct cr_fracture_piece {
+    cr_body_id body;          ///< written by the deferred create when the piece becomes a body (commands.c)
+    cr_transform pose;        ///< piece body frame -> whole body frame
+    cr_vec3 stress_u;         ///< the stress estimate's potential, kept between steps (warm start)
+    cr_real mass;             ///< kg, density x the piece's volume
+    uint32_t island;          ///< lowest piece index of its island at the last search
+    uint8_t anchor;           ///< holds to the world (static whole, centre in the anchor box)
+    uint8_t is_static;        ///< its body is (to be) static
+    uint8_t mapped;           ///< its body is in the slot map with the model bit
+    uint8_t respawning;       ///< a create for it is queued (its old body's destroy breaks nothing)
+    uint8_t held;             ///< its island holds an anchor (last island search)
+    uint8_t pad_[3];
+} cr_fracture_piece;
+
+/// A bond's state; its geometry is the asset's cr_asset_bond.
+typedef struct cr_fracture_bond {
+    cr_real health;           ///< 1 new .. 0 broken
+    cr_joint_id joint;        ///< the fixed joint that holds it while both pieces are moving bodies (else null)
+    uint32_t broken;
+} cr_fracture_bond;
+
+/// What a body slot is to the model.
+typedef struct cr_fracture_slot {
+    uint32_t actor1;          ///< actor record + 1, 0: none
+    uint32_t piece;           ///< piece index in the actor, or CR_FRACTURE_WHOLE
+} cr_fracture_slot;
+
+/// A hit waiting for bond budget: in the whole body's frame.
+typedef struct cr_fracture_hit {
+    uint32_t actor;
+    uint32_t pad_;
+    cr_vec3 point;            ///< m, whole body frame
+    cr_real impulse;          ///< N s
+} cr_fracture_hit;
+
+/* ---- fracture_model.c ---- */
+cr_status cri_fracture_model_check_def(const cr_fracture_budget *b);
+uint64_t cri_fracture_model_region_bytes(const cr_world_def *def);
+uint64_t cri_fracture_model_scratch_bytes(const cr_world_def *def);
+bool cri_fracture_model_layout(cr_world *w, uint8_t *block);
+void cri_fracture_model_detach(cr_world *w, uint32_t body_index1);
+/// Impacts and game damage into bond health, stress, islands, pieces queued as
+/// bodies; fills cr_world_stats.fracture.
+void cri_fracture_model_step(cr_world *w, const cr_damage_input *in, cr_real dt);
+/// After the deferred commands: the pieces made bodies join the model.
+void cri_fracture_model_after_commands(cr_world *w);
+uint64_t cri_fracture_model_hash(const cr_world *w, uint64_t h);
+
+cr_fracture_actor *cri_fracture_actors(const cr_world *w);
+cr_fracture_piece *cri_fracture_pieces(const cr_world *w, const cr_fracture_actor *a);
+cr_fracture_bond *cri_fracture_bonds(const cr_world *w, const cr_fracture_actor *a);
+cr_fracture_slot *cri_fracture_slots(const cr_world *w);
+/// Block offset of an actor's piece k (for handles written back by commands).
+uint32_t cri_fracture_piece_offset(const cr_world *w, const cr_fracture_actor *a, uint32_t k);
+uint32_t cri_fracture_bond_offset(const cr_world *w, const cr_fracture_actor *a, uint32_t k);
+/// Break bond k: count it, mark the islands for a search, let go of its joint.
+void cri_fracture_break_bond(cr_world *w, cr_fracture_actor *a, uint32_t k);
+
+/* ---- fracture_bonds.c ---- */
+/// Damage every unbroken bond near `point` (whole frame) by an impulse; returns work (bonds looked at).
+/// `push` is the impulse vector (whole frame) a static actor took, zero for the game's damage.
+uint32_t cri_fracture_impact(cr_world *w, cr_fracture_actor *a, const cr_asset *whole, cr_vec3 point, cr_real impulse,
+                             cr_vec3 push);
+/// The stress estimate over the actor's non-moving pieces (the whole body, or
+/// its static pieces) with `load` (N s per piece this step, world frame, pool
+/// scratch indexed by the actor's pieces); returns work.
+uint32_t cri_fracture_stress(cr_world *w, cr_fracture_actor *a, const cr_asset *whole, cr_vec3 *load, cr_real dt,
+                             uint32_t budget, uint32_t *scratch_u32);
+/// Bonds held by joints: the joint's last impulse against strength x area; returns work.
+uint32_t cri_fracture_joint_loads(cr_world *w, cr_fracture_actor *a, const cr_asset *whole, cr_real dt);
+
+/* ---- fracture_islands.c ---- */
+/// Islands of the unbroken support graph: piece.island = lowest piece index
+/// of its island; returns the number of islands. `parent` is scratch [piece_count].
+uint32_t cri_fracture_islands(const cr_world *w, cr_fracture_actor *a, const cr_asset *whole, uint32_t *parent);
+
+/* ---- fracture_pieces.c ---- */
+/// Piece poses, masses and anchors at attach.
+void cri_fracture_pieces_init(cr_world *w, cr_fracture_actor *a, const cr_asset *whole, const cr_body *body);
+/// Queue the bodies the islands ask for (the whole body's split, or static
+/// pieces cut off from every anchor). Returns pieces queued, or 0 when it
+/// must wait (*wait set) or the world has no room (*over set to pieces left attached).
+uint32_t cri_fracture_spawn(cr_world *w, cr_fracture_actor *a, const cr_asset *whole, uint32_t piece_budget,
+                            uint32_t *wait, uint32_t *over);
+/// The pieces whose bodies were made this step join the model (slot map, model bit).
+void cri_fracture_pieces_adopt(cr_world *w, cr_fracture_actor *a, uint32_t actor_index);
+
+/* ---- fracture_dents.c ---- */
+/// At the split: remember whether the whole dents and how (true: it does, and
+/// its destroy waits until its pieces took its dents over).
+bool cri_fracture_dents_keep(cr_world *w, cr_fracture_actor *a);
+/// Piece k, just made a body: dent it like the whole and carry the whole's dents over.
+void cri_fracture_dents_carry(cr_world *w, cr_fracture_actor *a, uint32_t k);
+
+#endif

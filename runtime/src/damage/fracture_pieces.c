@@ -1,0 +1,223 @@
+/* fracture_pieces.c — pieces become bodies (seed 001 §5: an artist's pieces
+ * held by constraints that shared faces coincide; Blast: an actor splits into
+ * islands that become actors of their own).
+ *
+ * A piece's place in the whole comes from the two cooked frames: both assets
+ * were cooked from one mesh frame, so piece body -> whole body is the whole's
+ * mesh_to_body after the inverse of the piece's. Its mass is the density
+ * times its own asset's volume, which is what cr_body_create will give it.
+ *
+ * The split of a whole body, all in the end-of-step commands of one step:
+ * destroy the whole, create one body per piece at its place with the
+ * velocity of the whole's material point at the piece's centre of mass and
+ * the whole's spin (sum m_i (v + w x r_i) = M v and sum (I_i w + m_i r_i x
+ * (w x r_i)) = I w: linear and angular momentum kept to rounding), then a
+ * fixed joint for each unbroken bond between two moving pieces. Pieces of an
+ * island that holds an anchor of a static body are static bodies. Later, a
+ * static piece cut off from every anchor is replaced by a moving one at rest.
+ *
+ * Room is checked before anything is queued: the command queue, the world's
+ * free body and joint slots, and the step's piece budget. A split that does
+ * not fit waits whole (counted), so nothing is ever half split.
+ */
+#include "damage/stage.h"
+#include "damage/fracture_model.h"
+
+#include <stddef.h>
+#include <string.h>
+
+static bool in_box(cr_vec3 p, cr_vec3 lo, cr_vec3 hi) {
+    return p.x >= lo.x && p.x <= hi.x && p.y >= lo.y && p.y <= hi.y && p.z >= lo.z && p.z <= hi.z;
+}
+
+void cri_fracture_pieces_init(cr_world *w, cr_fracture_actor *a, const cr_asset *whole, const cr_body *body) {
+    cr_fracture_piece *pc = cri_fracture_pieces(w, a);
+    memset(pc, 0, a->piece_count * sizeof *pc);
+    for (uint32_t k = 0; k < a->piece_count; ++k) {
+        const cr_asset *piece = cr_world_asset(w, a->def.first_piece_asset + k);
+        pc[k].pose = cr_transform_mul(whole->mesh_to_body, cr_transform_inverse(piece->mesh_to_body));
+        pc[k].mass = cr_mul(piece->volume, body->material.density);
+        /* the anchor box is in the mesh frame, where the artist modelled the wall */
+        pc[k].anchor = in_box(cr_transform_inv_point(whole->mesh_to_body, pc[k].pose.p), a->def.anchor_min, a->def.anchor_max);
+        pc[k].island = 0;
+    }
+    a->min_area = CR_REAL_MAX;
+    for (uint32_t k = 0; k < a->bond_count; ++k)
+        if (whole->bonds[k].area < a->min_area) a->min_area = whole->bonds[k].area;
+}
+
+/* The impulse a static actor took this step, shared by the pieces it frees
+ * (weights falling off with the distance from the hit, as the bond damage
+ * does), so the momentum the static body swallowed goes on in its pieces:
+ * the velocity piece k starts with, world frame (q: the whole's rotation). */
+static cr_vec3 freed_velocity(const cr_world *w, const cr_fracture_actor *a, uint32_t k, cr_quat q) {
+    const cr_fracture_piece *pc = cri_fracture_pieces(w, a);
+    if (cr_v3_len_sq(a->push) == 0 || pc[k].mass <= 0) return cr_v3_zero();
+    cr_real radius = a->def.damage_radius, sum = 0, mine = 0, nearest = CR_REAL_MAX;
+    uint32_t near_k = k;
+    for (uint32_t i = 0; i < a->piece_count; ++i) {
+        if (!pc[i].respawning || pc[i].is_static) continue; /* the pieces freed now */
+        cr_real d = cr_v3_len(cr_v3_sub(pc[i].pose.p, a->push_point));
+        if (d < nearest) nearest = d, near_k = i;
+        cr_real wgt = d < radius ? CR_R(1) - cr_div(d, radius) : 0;
+        sum += wgt;
+        if (i == k) mine = wgt;
+    }
+    if (sum <= 0) {
+        if (near_k != k) return cr_v3_zero();
+        mine = sum = CR_R(1);
+    }
+    cr_vec3 dp = cr_v3_scale(a->push, cr_div(mine, sum));
+    return cr_quat_rotate(q, cr_v3_scale(dp, cr_div(CR_R(1), pc[k].mass)));
+}
+
+static cr_body_id id_of(const cr_world *w, uint32_t index1) {
+    cr_body_id id = {index1, cr_world_bodies_c(w)[index1 - 1].generation};
+    return id;
+}
+
+static uint32_t body_field(const cr_world *w, const cr_fracture_actor *a, uint32_t k) {
+    return cri_fracture_piece_offset(w, a, k) + (uint32_t)offsetof(cr_fracture_piece, body);
+}
+
+/* The def of piece k's body at pose xf moving with (v, spin) of a body whose centre is at c. */
+static cr_body_def piece_def(const cr_fracture_actor *a, const cr_body *from, uint32_t k, cr_transform xf,
+                             cr_vec3 c, cr_vec3 v, cr_vec3 spin, bool is_static) {
+    cr_body_def d = cr_default_body_def();
+    d.type = is_static ? CR_BODY_STATIC : CR_BODY_DYNAMIC;
+    d.position = xf.p;
+    d.orientation = xf.q;
+    if (!is_static) {
+        d.linear_velocity = cr_v3_add(v, cr_v3_cross(spin, cr_v3_sub(xf.p, c)));
+        d.angular_velocity = spin;
+    }
+    d.shape.type = CR_SHAPE_MESH;
+    d.shape.asset = a->def.first_piece_asset + k;
+    d.material = from->material;
+    d.no_sleep = from->no_sleep != 0;
+    d.user_data = from->user_data;
+    return d;
+}
+
+uint32_t cri_fracture_spawn(cr_world *w, cr_fracture_actor *a, const cr_asset *whole, uint32_t piece_budget, uint32_t *wait,
+                            uint32_t *over) {
+    cr_fracture_piece *pc = cri_fracture_pieces(w, a);
+    cr_fracture_bond *bonds = cri_fracture_bonds(w, a);
+    const bool whole_now = a->whole_index1 != 0;
+    const uint32_t count = a->piece_count;
+    /* held: the island holds an anchor of a static whole (roots are the
+     * lowest index of their island, so a root is final before its members) */
+    uint32_t islands = 0;
+    for (uint32_t k = 0; k < count; ++k) pc[k].held = 0, islands += pc[k].island == k;
+    if (a->was_static)
+        for (uint32_t k = 0; k < count; ++k)
+            if (pc[k].anchor) pc[pc[k].island].held = 1;
+    for (uint32_t k = 0; k < count; ++k) pc[k].held = pc[pc[k].island].held;
+    /* what it takes: n bodies made, destroys, joints for the unbroken bonds between moving pieces */
+    uint32_t n = 0, destroys = 0, joints = 0;
+    if (whole_now) {
+        if (islands < 2) return 0;
+        n = count, destroys = 1;
+        /* a dented whole lives on to the end of the step, so its pieces can take its dents over */
+        if (cri_fracture_dents_keep(w, a)) destroys = 0;
+    } else {
+        for (uint32_t k = 0; k < count; ++k) n += pc[k].is_static && pc[k].mapped && !pc[k].held;
+        destroys = n;
+    }
+    if (n == 0) return 0;
+    for (uint32_t k = 0; k < a->bond_count; ++k) {
+        const cr_asset_bond *g = &whole->bonds[k];
+        if (bonds[k].broken || pc[g->a].held || pc[g->b].held) continue;
+        joints += whole_now || (pc[g->a].is_static && pc[g->a].mapped);
+    }
+    if (n > piece_budget || cri_damage_commands_room(w) < destroys + n + joints) {
+        *wait = 1;
+        return 0;
+    }
+    if (w->def.body_capacity - w->body_count + destroys < n || w->def.joint_capacity - w->joint_count < joints) {
+        *over = n; /* pieces left attached, this step */
+        return 0;
+    }
+    const uint32_t joint_field = (uint32_t)offsetof(cr_fracture_bond, joint);
+    if (whole_now) {
+        const cr_body *b = &cr_world_bodies_c(w)[a->whole_index1 - 1];
+        cr_transform xf = b->xf;
+        cr_vec3 v = b->v, spin = b->w;
+        if (!a->dent_pieces) cr_damage_defer_body_destroy(w, id_of(w, a->whole_index1));
+        for (uint32_t k = 0; k < count; ++k) {
+            pc[k].is_static = pc[k].held;
+            pc[k].respawning = 1;
+            pc[k].body.index1 = 0, pc[k].body.generation = 0;
+        }
+        for (uint32_t k = 0; k < count; ++k) {
+            cr_vec3 vk = a->was_static && !pc[k].held ? freed_velocity(w, a, k, xf.q) : v;
+            cr_body_def d = piece_def(a, b, k, cr_transform_mul(xf, pc[k].pose), xf.p, vk, spin, pc[k].held != 0);
+            cri_damage_defer_body_create_into(w, &d, body_field(w, a, k));
+        }
+        for (uint32_t k = 0; k < a->bond_count; ++k) {
+            const cr_asset_bond *g = &whole->bonds[k];
+            if (bonds[k].broken || pc[g->a].held || pc[g->b].held) continue;
+            cr_joint_def jd = cr_default_joint_def();
+            jd.type = CR_JOINT_FIXED;
+            jd.anchor = cr_transform_point(xf, g->centroid);
+            cri_damage_defer_joint_create_between(w, &jd, body_field(w, a, g->a), body_field(w, a, g->b),
+                                                  cri_fracture_bond_offset(w, a, k) + joint_field);
+        }
+    } else {
+        /* static pieces cut off from every anchor start to move, at rest */
+        for (uint32_t k = 0; k < count; ++k)
+            if (pc[k].is_static && pc[k].mapped && !pc[k].held) pc[k].respawning = 1, pc[k].is_static = 0;
+        for (uint32_t k = 0; k < count; ++k) {
+            if (!pc[k].respawning) continue;
+            const cr_body *b = cri_world_body_c(w, pc[k].body);
+            cr_quat q = cr_quat_mul(b->xf.q, cr_quat_conj(pc[k].pose.q)); /* the whole's rotation */
+            cr_body_def d = piece_def(a, b, k, b->xf, b->xf.p, freed_velocity(w, a, k, q), cr_v3_zero(), false);
+            cr_damage_defer_body_destroy(w, pc[k].body);
+            cri_damage_defer_body_create_into(w, &d, body_field(w, a, k));
+        }
+        for (uint32_t k = 0; k < a->bond_count; ++k) {
+            const cr_asset_bond *g = &whole->bonds[k];
+            if (bonds[k].broken || pc[g->a].held || pc[g->b].held || !pc[g->a].respawning) continue;
+            /* the bond's centroid where piece a's (old, same-pose) body carries it */
+            const cr_body *ba = cri_world_body_c(w, pc[g->a].body);
+            cr_joint_def jd = cr_default_joint_def();
+            jd.type = CR_JOINT_FIXED;
+            jd.anchor = cr_transform_point(ba->xf, cr_transform_inv_point(pc[g->a].pose, g->centroid));
+            cri_damage_defer_joint_create_between(w, &jd, body_field(w, a, g->a), body_field(w, a, g->b),
+                                                  cri_fracture_bond_offset(w, a, k) + joint_field);
+        }
+    }
+    a->splitting = 1;
+    return n;
+}
+
+void cri_fracture_pieces_adopt(cr_world *w, cr_fracture_actor *a, uint32_t actor_index) {
+    cr_fracture_piece *pc = cri_fracture_pieces(w, a);
+    cr_fracture_slot *slots = cri_fracture_slots(w);
+    bool pending = false;
+    uint32_t bodies = 0;
+    for (uint32_t k = 0; k < a->piece_count; ++k) {
+        cr_fracture_piece *p = &pc[k];
+        if (p->respawning) {
+            cr_body *b = cri_world_body(w, p->body);
+            if (b == NULL) {
+                pending = true; /* its create waits in the queue (the world was full) */
+                continue;
+            }
+            b->models |= CR_MODEL_FRACTURE;
+            slots[p->body.index1 - 1].actor1 = actor_index + 1;
+            slots[p->body.index1 - 1].piece = k;
+            p->mapped = 1;
+            p->respawning = 0;
+            if (a->dent_pieces) cri_fracture_dents_carry(w, a, k);
+        }
+        bodies += p->mapped;
+    }
+    a->spawned = bodies;
+    if (a->whole_index1 != 0 && a->dent_pieces) {
+        /* the pieces took the whole's dents: now it goes (its detach sees the split) */
+        cr_body_id whole = id_of(w, a->whole_index1);
+        cr_body_destroy(w, whole);
+    }
+    if (!pending) a->splitting = 0;
+}
