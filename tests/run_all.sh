@@ -7,7 +7,10 @@
 #      hashes on gcc/clang -O0/-O2/-O3, 32-bit x86, aarch64, armhf, Cortex-M4F
 #   4. promises on the libraries: no heap, no writable globals, no libm transcendentals
 #   5. a C++ file that includes crumple/crumple.h compiles, links and runs (both modes)
-#   6. the runtime's folders include only downward (tests/check_layers.sh)
+#   6. the runtime's folders include only downward (tests/check_layers.sh);
+#      before that, make install into a temporary prefix, a game and the
+#      docs/examples/ built with pkg-config alone, mode mismatches fail to link
+#      (tests/check_install.sh)
 #   7. the libFuzzer harnesses (tests/fuzz/), both scalar modes: each over its
 #      seed corpus (the regression inputs) plus a fixed-seed burst (FUZZ_FIXED)
 # Ends with one line "total: N passed, M failed"; exits non-zero on any failure.
@@ -106,6 +109,20 @@ for h in runtime/include/crumple/*.h; do
         failed=$((failed + 1))
     fi
 done
+
+echo "== install + pkg-config + docs/examples (tests/check_install.sh)"
+sh tests/check_install.sh $P $P-fixed >"$log" 2>&1
+cat "$log"
+line=$(tail -n 1 "$log")
+p=$(echo "$line" | sed -n 's/^install: \([0-9]*\) passed, \([0-9]*\) failed$/\1/p')
+f=$(echo "$line" | sed -n 's/^install: \([0-9]*\) passed, \([0-9]*\) failed$/\2/p')
+if [ -z "$p" ]; then
+    echo "install: did not finish"
+    failed=$((failed + 1))
+else
+    passed=$((passed + p))
+    failed=$((failed + f))
+fi
 
 echo "== layers (tests/check_layers.sh)"
 if sh tests/check_layers.sh; then
