@@ -188,6 +188,16 @@ size_t cr_asset_memory_size(const void *bytes, size_t size);
 cr_status cr_asset_load(const void *bytes, size_t size, void *block, size_t block_size, cr_asset *out,
                         cr_asset_error *err);
 
+/// The body pose that puts the mesh where the level has it ("as modelled").
+/// A cooked asset lives in its principal frame (centre of mass at the origin,
+/// axes along the principal moments); `mesh_in_level` is the transform the
+/// level editor gives the mesh as it was modelled (mesh file frame -> world).
+/// The result goes into cr_body_def.position/orientation, so the body's
+/// vertices (cr_body_get_mesh, body frame) land where the artist put them:
+///     body pose = mesh_in_level * inverse(asset->mesh_to_body)
+/// cr_body_create_as_modelled (body.h) does this and creates the body.
+cr_transform cr_asset_body_pose(const cr_asset *asset, cr_transform mesh_in_level);
+
 /// The checksum the format uses (64-bit, see docs/asset-format.md); the cooker
 /// calls it too, so writer and loader cannot disagree.
 uint64_t cr_asset_checksum(const void *bytes, size_t size);
