@@ -69,7 +69,8 @@ for pc in crumple crumple-fixed; do
     fi
 done
 
-# the examples, as a game would build them
+# the examples, as a game would build them, on a plate cooked by the installed tool
+"$prefix/bin/crumple" cook data/meshes/plate.obj -o "$tmp/plate.crb" --quiet || bad "crumple cook plate.obj"
 for ex in docs/examples/*.c docs/examples/*.cpp; do
     [ -f "$ex" ] || continue
     name=$(basename "$ex")
@@ -80,7 +81,7 @@ for ex in docs/examples/*.c docs/examples/*.cpp; do
         esac
         # shellcheck disable=SC2046
         if $build "$ex" -o "$tmp/ex" $(pkg-config --cflags --libs $pc) 2>"$tmp/err" &&
-           (cd "$tmp" && "$tmp/ex" "$OLDPWD/data") >"$tmp/out" 2>"$tmp/err"; then
+           (cd "$tmp" && "$tmp/ex" "$tmp/plate.crb") >"$tmp/out" 2>"$tmp/err"; then
             ok "docs/examples/$name ($pc): $(tail -n 1 "$tmp/out")"
         else
             cat "$tmp/out"
