@@ -10,7 +10,8 @@
 #   6. the runtime's folders include only downward (tests/check_layers.sh);
 #      before that, make install into a temporary prefix, a game and the
 #      docs/examples/ built with pkg-config alone, mode mismatches fail to link
-#      (tests/check_install.sh)
+#      (tests/check_install.sh), and every command's --help and exit codes
+#      (tests/check_cli_help.sh)
 #   7. the libFuzzer harnesses (tests/fuzz/), both scalar modes: each over its
 #      seed corpus (the regression inputs) plus a fixed-seed burst (FUZZ_FIXED)
 # Ends with one line "total: N passed, M failed"; exits non-zero on any failure.
@@ -118,6 +119,20 @@ p=$(echo "$line" | sed -n 's/^install: \([0-9]*\) passed, \([0-9]*\) failed$/\1/
 f=$(echo "$line" | sed -n 's/^install: \([0-9]*\) passed, \([0-9]*\) failed$/\2/p')
 if [ -z "$p" ]; then
     echo "install: did not finish"
+    failed=$((failed + 1))
+else
+    passed=$((passed + p))
+    failed=$((failed + f))
+fi
+
+echo "== crumple --help of every command (tests/check_cli_help.sh)"
+sh tests/check_cli_help.sh $P/bin/crumple >"$log" 2>&1
+cat "$log"
+line=$(tail -n 1 "$log")
+p=$(echo "$line" | sed -n 's/^cli: \([0-9]*\) passed, \([0-9]*\) failed$/\1/p')
+f=$(echo "$line" | sed -n 's/^cli: \([0-9]*\) passed, \([0-9]*\) failed$/\2/p')
+if [ -z "$p" ]; then
+    echo "cli help: did not finish"
     failed=$((failed + 1))
 else
     passed=$((passed + p))

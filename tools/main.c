@@ -27,13 +27,21 @@ static void usage(FILE *out) {
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; ++i)
         fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
     fprintf(out, "  %-10s %s\n", "version", "print the version and scalar mode");
-    fprintf(out, "\n'crumple <command> --help' describes a command.\n");
+    fprintf(out, "\n'crumple <command> --help' describes a command (on stdout, exit 0).\n"
+                 "\nexit codes (every command):\n"
+                 "  0  the work was done (and, where a command checks something, it held)\n"
+                 "  1  the work failed: a bad file, a desync, a check that did not hold; the reason is on stderr\n"
+                 "  2  bad usage: unknown command or option, missing or malformed argument; nothing was done\n");
 }
 
 int main(int argc, char **argv) {
-    if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
+    if (argc < 2) {
+        usage(stderr); /* no command is bad usage */
+        return 2;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
         usage(stdout);
-        return argc < 2 ? 2 : 0;
+        return 0;
     }
     if (strcmp(argv[1], "version") == 0 || strcmp(argv[1], "--version") == 0) {
         printf("%s\n", cr_version_string());
