@@ -7,6 +7,7 @@
 #   - the usage line(s) name every option the help text describes, and the
 #     help describes every option the command's source accepts (tools/cmd_CMD.c)
 #   - an unknown option is bad usage: exit 2, a message on stderr, nothing on stdout
+#   - a missing input file is a failed work: exit 1, a message on stderr
 # The commands are read from `crumple --help`, so a new one is walked too.
 # Prints "cli: N passed, M failed" last.
 set -u
@@ -71,6 +72,17 @@ for c in $commands; do
         *) check_help "$c" "tools/cmd_$c.c" ;;
     esac
 done
+
+# a missing input file is a failure of the work, not of usage: exit 1, said on stderr
+for words in "info /nonexistent.crb" "query /nonexistent.crb --sdf" "render /nonexistent.crb -o $tmp/x.png" \
+             "cook /nonexistent.obj -o $tmp/x.crb" "run /nonexistent.scene" "replay /nonexistent.crr --verify" \
+             "bench /nonexistent.scene"; do
+    # shellcheck disable=SC2086
+    "$cli" $words >"$tmp/out" 2>"$tmp/err" </dev/null; rc=$?
+    [ $rc -eq 1 ] && [ -s "$tmp/err" ] && ok || bad "crumple $words: exit $rc (want 1) or nothing on stderr"
+done
+"$cli" >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc -eq 2 ] && [ -s "$tmp/err" ] && [ ! -s "$tmp/out" ] && ok || bad "crumple without a command: exit $rc (want 2, usage on stderr)"
 
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
