@@ -42,7 +42,7 @@ static void usage(FILE *out) {
     fprintf(out,
             "usage: crumple run SCENE [--frames N] [--json] [--memory] [--shock on|off] [--cache DIR] [--record FILE]\n"
             "       [--render DIR] [--every K] [--size WxH] [--camera C] [--mode M] [--wireframe] [--supersample N]\n"
-            "       [--range MM] [--sheet] [--sheet-frames N] [--dents] [--obj DIR]\n"
+            "       [--range MM] [--sheet] [--sheet-frames N] [--dents] [--obj DIR] [--apng FILE] [--fps N]\n"
             "  Steps a scene file (docs/scene-format.md) and prints a summary: memory, overflows, what\n"
             "  damage did to each body, the state hash. Positions are world coordinates, metres.\n"
             "  --frames N       frames to step (default: the scene's `frames`)\n"

@@ -79,6 +79,12 @@ int cr_run_pictures_option(cr_run_pictures_options *o, int argc, char **argv, in
         }
     } else if (strcmp(a, "--dents") == 0) {
         o->dents = 1;
+    } else if (strcmp(a, "--apng") == 0) {
+        if (!value_of(argc, argv, i, &v)) return -1;
+        o->apng_path = v;
+    } else if (strcmp(a, "--fps") == 0) {
+        if (!value_of(argc, argv, i, &v) || !parse_count(a, v, 1, 1000, &n)) return -1;
+        o->fps = (uint32_t)n;
     } else if (strcmp(a, "--wireframe") == 0) {
         o->render.wireframe = 1;
     } else if (strcmp(a, "--supersample") == 0) {
@@ -124,7 +130,9 @@ void cr_run_pictures_usage(FILE *out) {
             "  --sheet          also write DIR/sheet.png, a contact sheet of the run\n"
             "  --sheet-frames N frames on the sheet (default 12)\n"
             "  --dents          at the end, each dented body alone by dent depth: DIR/dent_NAME.png\n"
-            "  --obj DIR        write the deformed meshes as DIR/frame_NNNNN.obj\n");
+            "  --obj DIR        write the deformed meshes as DIR/frame_NNNNN.obj\n"
+            "  --apng FILE      write the drawn frames (--every, --size, --camera...) as one animated PNG\n"
+            "  --fps N          its frame rate, 1..1000 (default: real time, 1 / (dt x every))\n");
 }
 
 static int drawn(const cr_run_pictures *p, int32_t f) { return f % p->opt.every == 0 || f == p->frames; }
@@ -175,7 +183,7 @@ static int output(cr_run_pictures *p, const cr_scene *s, const cr_world *w, int3
     if (scene.max_displacement > p->max_displacement) p->max_displacement = scene.max_displacement;
     if (ro.range <= 0.0) ro.range = p->max_displacement > 1e-6 ? p->max_displacement : 1e-3;
     char path[1100], err[1300];
-    if (p->opt.render_dir) {
+    if (p->opt.render_dir || p->opt.apng_path) {
         cr_image img;
         if (!cr_render_draw(&scene, &p->camera, &ro, &img)) goto oom;
         if (on_sheet(p, f)) {
@@ -198,15 +206,31 @@ static int output(cr_run_pictures *p, const cr_scene *s, const cr_world *w, int3
             arrput(p->sheet_captions, c);
         }
         if (p->opt.render.legend) cr_render_label(&img, label);
-        snprintf(path, sizeof path, "%s/frame_%05d.png", p->opt.render_dir, (int)f);
-        cr_png_status ps = cr_png_write_file(path, img.rgb, img.width, img.height, 3, CR_PNG_FIXED);
+        cr_png_status ps = CR_PNG_OK;
+        if (p->opt.apng_path) {
+            if (!p->apng_begun) {
+                uint32_t fps = p->opt.fps;
+                if (fps == 0) {
+                    double real = 1.0 / (cr_to_double(s->dt) * p->opt.every);
+                    fps = real < 1.0 ? 1u : real > 1000.0 ? 1000u : (uint32_t)(real + 0.5);
+                }
+                ps = cr_apng_begin(&p->apng, img.width, img.height, fps);
+                p->apng_begun = ps == CR_PNG_OK;
+            }
+            if (ps == CR_PNG_OK) ps = cr_apng_add_frame(&p->apng, img.rgb);
+            snprintf(path, sizeof path, "%s", p->opt.apng_path);
+        }
+        if (ps == CR_PNG_OK && p->opt.render_dir) {
+            snprintf(path, sizeof path, "%s/frame_%05d.png", p->opt.render_dir, (int)f);
+            ps = cr_png_write_file(path, img.rgb, img.width, img.height, 3, CR_PNG_FIXED);
+            if (ps == CR_PNG_OK) p->pictures++;
+        }
         cr_image_free(&img);
         if (ps != CR_PNG_OK) {
             fprintf(stderr, "%s: cannot write PNG: %s\n", path, cr_png_status_message(ps));
             cr_render_scene_free(&scene);
             return -1;
         }
-        p->pictures++;
     }
     if (p->opt.obj_dir) {
         snprintf(path, sizeof path, "%s/frame_%05d.obj", p->opt.obj_dir, (int)f);
@@ -312,7 +336,7 @@ int cr_run_pictures_begin(cr_run_pictures *p, const cr_run_pictures_options *o, 
     p->frames = frames;
     p->scene = s;
     p->world = w;
-    p->active = o->render_dir != NULL || o->obj_dir != NULL;
+    p->active = o->render_dir != NULL || o->obj_dir != NULL || o->apng_path != NULL;
     if (!p->active) return 0;
     if (o->render_dir && make_dir(o->render_dir)) return -1;
     if (o->obj_dir && make_dir(o->obj_dir)) return -1;
@@ -331,6 +355,8 @@ void cr_run_pictures_free(cr_run_pictures *p) {
     }
     arrfree(p->sheet_images);
     arrfree(p->sheet_captions);
+    cr_apng_free(&p->apng);
+    p->apng_begun = 0;
     p->active = 0;
 }
 
@@ -360,6 +386,16 @@ int cr_run_pictures_finish(cr_run_pictures *p, int print) {
         int n = cr_run_pictures_dents(p->scene, p->world, p->opt.render_dir, &p->opt.render, print);
         if (n < 0) rc = -1;
         else p->dent_pictures = (uint32_t)n;
+    }
+    if (p->active && rc == 0 && p->apng_begun) {
+        cr_png_status ps = cr_apng_write_file(&p->apng, p->opt.apng_path);
+        if (ps != CR_PNG_OK) {
+            fprintf(stderr, "%s: cannot write the animated PNG: %s\n", p->opt.apng_path, cr_png_status_message(ps));
+            rc = -1;
+        } else if (print) {
+            printf("animation    %u frames at %u fps, %ux%u -> %s\n", p->apng.frame_count, p->apng.fps, p->apng.width,
+                   p->apng.height, p->opt.apng_path);
+        }
     }
     if (print && p->active && rc == 0) {
         if (p->opt.render_dir)

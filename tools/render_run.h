@@ -2,7 +2,7 @@
  *
  *     crumple run SCENE --render DIR [--every K] [--size WxH] [--camera C]
  *                       [--mode M] [--wireframe] [--range MM] [--sheet [--sheet-frames N]] [--dents]
- *                       [--obj DIR]
+ *                       [--obj DIR] [--apng FILE [--fps N]]
  *
  * cmd_run.c hands each unknown option to cr_run_pictures_option, calls
  * cr_run_pictures_begin before the first step, cr_run_pictures_frame after
@@ -27,6 +27,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "apng.h"
 #include "raster.h"
 #include "render.h"
 #include "scene.h"
@@ -40,6 +41,8 @@ typedef struct cr_run_pictures_options {
     int dents;                ///< --dents: at the end, DIR/dent_NAME.png for each dented body
     uint32_t sheet_frames;    ///< --sheet-frames N: frames on the sheet (2..64)
     cr_render_options render; ///< --size, --camera, --mode, --wireframe, --range
+    const char *apng_path;    ///< --apng FILE: the drawn frames as one animated PNG (null: none)
+    uint32_t fps;             ///< --fps N: its frame rate (0: real time, 1 / (dt x every))
 } cr_run_pictures_options;
 
 /// Defaults: no output, every frame, 480x360, body colours, 12 frames on a sheet.
@@ -73,6 +76,8 @@ typedef struct cr_run_pictures {
     cr_image *sheet_images;   ///< stb_ds: copies of the frames chosen for the sheet
     char **sheet_captions;    ///< stb_ds: their captions (heap strings)
     char sheet_path[1100];    ///< where the sheet went ("" if none)
+    cr_apng apng;             ///< --apng: the frames so far (begun with the first frame)
+    int apng_begun;
 } cr_run_pictures;
 
 /// Prepare for a run of `frames` steps and draw frame 0 (the scene as built).
