@@ -18,6 +18,7 @@
 #include "cli.h"
 #include "render_run.h"
 #include "replay.h"
+#include "run_report.h"
 #include "scene.h"
 #include "stb_ds.h"
 
@@ -36,11 +37,15 @@ typedef struct run_options {
     cr_run_pictures *pics;            /* their state during the run */
     const char *record;               /* --record FILE (a replay, tools/replay.c), or NULL */
     cr_replay *rec;                   /* the replay being recorded */
+    const char *report;               /* --report DIR (tools/run_report.c), or NULL */
+    cr_run_report *rep;               /* its frames during the run */
+    char report_apng[1100];           /* DIR/run.png when --apng was not given */
 } run_options;
 
 static void usage(FILE *out) {
     fprintf(out,
             "usage: crumple run SCENE [--frames N] [--json] [--memory] [--shock on|off] [--cache DIR] [--record FILE]\n"
+            "       [--report DIR]\n"
             "       [--render DIR] [--every K] [--size WxH] [--camera C] [--mode M] [--wireframe] [--supersample N]\n"
             "       [--range MM] [--sheet] [--sheet-frames N] [--dents] [--obj DIR] [--apng FILE] [--fps N]\n"
             "  Steps a scene file (docs/scene-format.md) and prints a summary: memory, overflows, what\n"
@@ -51,7 +56,10 @@ static void usage(FILE *out) {
             "  --shock on|off   override the scene's shock propagation setting\n"
             "  --cache DIR      where .obj assets are cooked, relative to the current directory (default:\n"
             "                   the scene's `cache` line, relative to the scene file; else build/cache)\n"
-            "  --record FILE    write a replay (scene text, inputs, hashes per frame) for `crumple replay`\n");
+            "  --record FILE    write a replay (scene text, inputs, hashes per frame) for `crumple replay`\n"
+            "  --report DIR     write DIR/index.html, one self-contained page: the animation (DIR/run.png\n"
+            "                   unless --apng), stage times, work against capacities, memory, events,\n"
+            "                   state hashes, settings; without --every it draws about 150 frames\n");
     cr_run_pictures_usage(out);
 }
 
@@ -96,6 +104,12 @@ static int parse_options(int argc, char **argv, run_options *o) {
                 return 2;
             }
             o->cache = argv[++i];
+        } else if (strcmp(a, "--report") == 0) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "crumple run: --report needs a folder\n");
+                return 2;
+            }
+            o->report = argv[++i];
         } else if (strcmp(a, "--record") == 0) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "crumple run: --record needs a file name\n");
@@ -136,6 +150,7 @@ static int parse_options(int argc, char **argv, run_options *o) {
 static int frame_outputs(void *user, cr_scene *s, cr_world *w, const cr_scene_frame *fr) {
     const run_options *o = user;
     if (o->rec != NULL) cr_replay_add_frame(o->rec, w, s->frame_inputs, (uint32_t)arrlen(s->frame_inputs));
+    if (o->rep != NULL && cr_run_report_frame(o->rep, s, w, fr)) return 1;
     return cr_run_pictures_frame(o->pics, s, w, fr->frame) ? 1 : 0;
 }
 
@@ -279,6 +294,12 @@ static void print_memory(const cr_scene *s, const cr_world *w) {
         printf("%12llu  %-72s %s\n", (unsigned long long)r[i].bytes, r[i].name, r[i].field);
 }
 
+static bool argv_has(int argc, char **argv, const char *opt) {
+    for (int i = 1; i < argc; ++i)
+        if (strcmp(argv[i], opt) == 0) return true;
+    return false;
+}
+
 int cr_cmd_run(int argc, char **argv) {
     run_options o;
     int rc = parse_options(argc, argv, &o);
@@ -327,7 +348,19 @@ int cr_cmd_run(int argc, char **argv) {
     int status = 0;
     cr_run_pictures pics;
     o.pics = &pics;
-    if (cr_run_pictures_begin(&pics, &o.pictures, s, w, frames)) status = 1;
+    cr_run_report rep;
+    memset(&rep, 0, sizeof rep);
+    if (o.report != NULL) {
+        if (o.pictures.apng_path == NULL) {
+            snprintf(o.report_apng, sizeof o.report_apng, "%s/run.png", o.report);
+            o.pictures.apng_path = o.report_apng;
+        }
+        /* about 150 pictures whatever the length: enough to watch, small enough to embed */
+        if (!argv_has(argc, argv, "--every") && frames > 150) o.pictures.every = (frames + 149) / 150;
+        if (cr_run_report_begin(&rep, o.report, w)) status = 1;
+        o.rep = &rep;
+    }
+    if (status == 0 && cr_run_pictures_begin(&pics, &o.pictures, s, w, frames)) status = 1;
     if (status == 0) {
         cr_scene_loop loop = {.from = 0, .to = frames, .stats = &rs, .each = frame_outputs, .user = &o};
         int rc = cr_scene_run(s, w, &loop, &err);
@@ -353,6 +386,8 @@ int cr_cmd_run(int argc, char **argv) {
     } else {
         cr_run_pictures_free(&pics);
     }
+    if (status == 0 && o.rep != NULL && cr_run_report_finish(o.rep, s, w, o.pictures.apng_path, !o.json)) status = 1;
+    cr_run_report_free(&rep);
     cr_cli_world_free(w);
     cr_scene_free(s);
     return status;
