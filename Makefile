@@ -6,6 +6,7 @@
 #   make fuzz            each libFuzzer harness of tests/fuzz/ for FUZZ_SECONDS, both scalar modes
 #   make soak            the pile and the demo for SOAK_FRAMES frames, twice, both modes (not in make test)
 #   make demo            the README's first command
+#   make readme-images   the README's pictures, regenerated from the current demo
 #   make bench           benchmarks, printed as JSON
 #   make install         headers, libcrumple.a + libcrumple-fixed.a, the tool, pkg-config files (PREFIX, DESTDIR)
 #   make bench-stages    the dent map's steps (seed 000 Table 1) and the re-skin, timed alone (tests/bench/)
@@ -159,6 +160,15 @@ fuzz-burst: fuzz-bins
 
 demo: $(CLI)
 	$(CLI) demo
+
+# The README's and docs/render.md's pictures, from the current demo: its
+# contact sheet and the two dent close-ups.
+.PHONY: readme-images
+readme-images: $(CLI)
+	$(CLI) demo --out $(BUILD)/demo
+	cp $(BUILD)/demo/sheet.png docs/images/demo_sheet.png
+	cp $(BUILD)/demo/dent_anvil.png docs/images/dent_ball_block.png
+	cp $(BUILD)/demo/dent_plate.png docs/images/dent_bunny_plate.png
 
 bench: $(CLI)
 	$(CLI) bench

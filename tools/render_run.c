@@ -3,6 +3,7 @@
  */
 #include "render_run.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -151,7 +152,7 @@ static int on_sheet(const cr_run_pictures *p, int32_t f) {
     return 0;
 }
 
-static int output(cr_run_pictures *p, const cr_scene *s, const cr_world *w, int32_t f) {
+static int output(cr_run_pictures *p, const cr_scene *s, const cr_world *w, int32_t f, int dented) {
     uint64_t t0 = crp_clock_ns();
     double t = (double)f * cr_to_double(s->dt);
     cr_render_options ro = p->opt.render;
@@ -186,9 +187,9 @@ static int output(cr_run_pictures *p, const cr_scene *s, const cr_world *w, int3
     if (p->opt.render_dir || p->opt.apng_path) {
         cr_image img;
         if (!cr_render_draw(&scene, &p->camera, &ro, &img)) goto oom;
-        if (on_sheet(p, f)) {
+        if ((drawn(p, f) && on_sheet(p, f)) || (dented && p->opt.sheet)) {
             char caption[64];
-            snprintf(caption, sizeof caption, "%d  %.2f S", (int)f, t);
+            snprintf(caption, sizeof caption, "%d  %.2f S%s", (int)f, t, dented ? "  DENT" : "");
             char *c = (char *)malloc(strlen(caption) + 1);
             if (c == NULL) {
                 cr_image_free(&img);
@@ -204,6 +205,7 @@ static int output(cr_run_pictures *p, const cr_scene *s, const cr_world *w, int3
             memcpy(copy.rgb, img.rgb, (size_t)img.width * img.height * 3);
             arrput(p->sheet_images, copy);
             arrput(p->sheet_captions, c);
+            arrput(p->sheet_dented, (uint8_t)(dented != 0));
         }
         if (p->opt.render.legend) cr_render_label(&img, label);
         cr_png_status ps = CR_PNG_OK;
@@ -272,11 +274,41 @@ int cr_run_pictures_dents(const cr_scene *s, const cr_world *w, const char *dir,
         cr_render_options opt = *base;
         opt.mode = CR_RENDER_DISPLACEMENT;
         opt.range = 0;
-        /* from above and in front, framed on the dented body */
+        /* A close-up of the dented region, lit from the camera's shoulder: the
+         * camera looks along the dented surface's mean normal, tilted 40
+         * degrees or so, so the hollow reads by its shading as well as its
+         * colour; framed on the moved vertices (and a margin of half their
+         * size), not on the whole body, where a dent is a few pixels. */
+        cr_transform bx = cr_body_get_transform(w, ids[i]);
+        double lo[3] = {1e30, 1e30, 1e30}, hi[3] = {-1e30, -1e30, -1e30}, nsum[3] = {0, 0, 0};
+        uint32_t moved = 0;
+        /* the dent's attenuation reaches deep into a body by tiny amounts (a
+         * thin plate's far face moves too): the region is the vertices moved
+         * by a tenth of the deepest or more, their normals weighted by depth */
+        double deepest_v = 0;
+        for (uint32_t v = 0; v < bm.vertex_count; ++v) {
+            double d = cr_to_double(cr_v3_len(cr_v3_sub(bm.positions[v], bm.rest_positions[v])));
+            if (d > deepest_v) deepest_v = d;
+        }
+        for (uint32_t v = 0; v < bm.vertex_count && deepest_v > 0; ++v) {
+            cr_vec3 a = bm.positions[v];
+            double d = cr_to_double(cr_v3_len(cr_v3_sub(a, bm.rest_positions[v])));
+            if (d < 0.1 * deepest_v) continue;
+            cr_vec3 wp = cr_transform_point(bx, a), wn = cr_quat_rotate(bx.q, bm.normals[v]);
+            double q[3] = {cr_to_double(wp.x), cr_to_double(wp.y), cr_to_double(wp.z)};
+            for (int k = 0; k < 3; ++k) lo[k] = q[k] < lo[k] ? q[k] : lo[k], hi[k] = q[k] > hi[k] ? q[k] : hi[k];
+            nsum[0] += d * cr_to_double(wn.x), nsum[1] += d * cr_to_double(wn.y), nsum[2] += d * cr_to_double(wn.z);
+            ++moved;
+        }
         opt.camera = cr_default_camera_spec();
-        opt.camera.dir[0] = 0.35;
-        opt.camera.dir[1] = 1.0;
-        opt.camera.dir[2] = 0.75;
+        double nl = sqrt(nsum[0] * nsum[0] + nsum[1] * nsum[1] + nsum[2] * nsum[2]);
+        if (moved > 0 && nl > 0) {
+            /* the normal, plus a sideways lean that is never parallel to it */
+            double side[3] = {0.55, 0.3, 0.75};
+            for (int k = 0; k < 3; ++k) opt.camera.dir[k] = nsum[k] / nl + 0.8 * side[k];
+        } else {
+            opt.camera.dir[0] = 0.35, opt.camera.dir[1] = 1.0, opt.camera.dir[2] = 0.75;
+        }
         cr_render_body b;
         memset(&b, 0, sizeof b);
         b.id = ids[i].index1 - 1;
@@ -289,6 +321,14 @@ int cr_run_pictures_dents(const cr_scene *s, const cr_world *w, const char *dir,
         cr_render_scene_init(&scene);
         cr_image img;
         int ok = cr_render_scene_add_body(&scene, &b, &opt) && cr_render_scene_finish(&scene);
+        if (ok && moved > 0) {
+            for (int k = 0; k < 3; ++k) {
+                double c = 0.5 * (lo[k] + hi[k]), h = 0.5 * (hi[k] - lo[k]);
+                h = h * 1.5 + 0.01; /* half again, and a centimetre, around the dent */
+                scene.bmin[k] = c - h, scene.bmax[k] = c + h;
+            }
+            scene.has_bounds = 1;
+        }
         snprintf(opt.label, sizeof opt.label, "%s: %u DENT%s, DEEPEST %.1f MM", name, bm.dent_count,
                  bm.dent_count == 1 ? "" : "S", scene.max_displacement * 1000.0);
         cr_camera cam = cr_render_fit_camera(&opt.camera, &scene, opt.width, opt.height);
@@ -340,12 +380,38 @@ int cr_run_pictures_begin(cr_run_pictures *p, const cr_run_pictures_options *o, 
     if (!p->active) return 0;
     if (o->render_dir && make_dir(o->render_dir)) return -1;
     if (o->obj_dir && make_dir(o->obj_dir)) return -1;
-    return output(p, s, w, 0);
+    return output(p, s, w, 0, 0);
 }
 
 int cr_run_pictures_frame(cr_run_pictures *p, const cr_scene *s, const cr_world *w, int32_t step) {
-    if (!p->active || !drawn(p, step + 1)) return 0;
-    return output(p, s, w, step + 1);
+    if (!p->active) return 0;
+    int dented = cr_world_get_dent_events(w, NULL, 0) > 0;
+    if (!drawn(p, step + 1) && !dented) return 0;
+    return output(p, s, w, step + 1, dented);
+}
+
+/* The sheet's frames among the candidates kept during the run: every dented
+ * frame (up to n - 2 of them), then evenly spaced regular ones (the first and
+ * the last among them) up to n, in frame order. keep[i] says which. */
+static void sheet_pick(const cr_run_pictures *p, uint8_t *keep) {
+    uint32_t total = (uint32_t)arrlen(p->sheet_images), n = p->opt.sheet_frames, dents = 0, regular = 0;
+    for (uint32_t i = 0; i < total; ++i) {
+        keep[i] = total <= n;
+        if (p->sheet_dented[i]) dents++;
+        else regular++;
+    }
+    if (total <= n) return;
+    uint32_t take_dents = dents < n - 2 ? dents : n - 2, left = n - take_dents;
+    for (uint32_t i = 0, d = 0; i < total; ++i)
+        if (p->sheet_dented[i] && d < take_dents) keep[i] = 1, d++;
+    if (left > regular) left = regular;
+    for (uint32_t i = 0, r = 0, j = 0; i < total && j < left; ++i) {
+        if (p->sheet_dented[i]) continue;
+        /* regular candidate r is chosen when it is the j-th of `left` evenly spaced picks */
+        uint32_t want = left > 1 ? (uint32_t)((uint64_t)j * (regular - 1) / (left - 1)) : 0;
+        if (r == want) keep[i] = 1, j++;
+        r++;
+    }
 }
 
 void cr_run_pictures_free(cr_run_pictures *p) {
@@ -355,6 +421,7 @@ void cr_run_pictures_free(cr_run_pictures *p) {
     }
     arrfree(p->sheet_images);
     arrfree(p->sheet_captions);
+    arrfree(p->sheet_dented);
     cr_apng_free(&p->apng);
     p->apng_begun = 0;
     p->active = 0;
@@ -366,8 +433,18 @@ int cr_run_pictures_finish(cr_run_pictures *p, int print) {
         uint64_t t0 = crp_clock_ns();
         cr_image sheet;
         uint32_t factor = p->sheet_images[0].width >= 320 ? 2 : 1;
-        if (!cr_render_contact_sheet(p->sheet_images, (const char *const *)p->sheet_captions,
-                                     (uint32_t)arrlen(p->sheet_images), factor, &sheet)) {
+        uint32_t total = (uint32_t)arrlen(p->sheet_images), count = 0;
+        uint8_t *keep = malloc(total);
+        cr_image *images = malloc(total * sizeof *images);
+        const char **captions = malloc(total * sizeof *captions);
+        if (keep != NULL && images != NULL && captions != NULL) {
+            sheet_pick(p, keep);
+            for (uint32_t i = 0; i < total; ++i)
+                if (keep[i]) images[count] = p->sheet_images[i], captions[count++] = p->sheet_captions[i];
+        }
+        int made = count > 0 && cr_render_contact_sheet(images, captions, count, factor, &sheet);
+        free(keep), free(images), free(captions);
+        if (!made) {
             fprintf(stderr, "crumple run: out of memory making the contact sheet\n");
             rc = -1;
         } else {

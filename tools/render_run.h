@@ -13,12 +13,14 @@
  * Notes
  *   - Frame f (0-based) is the state after f steps: frame_00000.png is the
  *     scene as built, before any step. With --every K, frames 0, K, 2K, ...
- *     and always the last one are drawn.
+ *     and always the last one are drawn, and every frame in which a dent was
+ *     made (damage is what the pictures are for; it lasts one frame).
  *   - The camera and the floor are fixed from the first picture (the scene as
  *     built), so frames line up; the displacement colour range is fixed by
  *     --range or else grows with the largest dent seen so far.
- *   - The sheet picks up to --sheet-frames (default 12) of the drawn frames,
- *     evenly spaced including the first and last, and writes DIR/sheet.png.
+ *   - The sheet picks up to --sheet-frames (default 12) of the drawn frames:
+ *     the frames with dents first (up to all but two), the rest evenly spaced
+ *     including the first and last, in frame order; it writes DIR/sheet.png.
  *   - Files are written atomically; the same scene gives the same bytes.
  */
 #ifndef CRUMPLE_TOOLS_RENDER_RUN_H
@@ -75,6 +77,7 @@ typedef struct cr_run_pictures {
     double ms;                ///< wall time spent drawing and writing, ms
     cr_image *sheet_images;   ///< stb_ds: copies of the frames chosen for the sheet
     char **sheet_captions;    ///< stb_ds: their captions (heap strings)
+    uint8_t *sheet_dented;    ///< stb_ds: 1 where a dent was made in that frame (drawn whatever --every says)
     char sheet_path[1100];    ///< where the sheet went ("" if none)
     cr_apng apng;             ///< --apng: the frames so far (begun with the first frame)
     int apng_begun;
