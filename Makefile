@@ -7,6 +7,7 @@
 #   make soak            the pile and the demo for SOAK_FRAMES frames, twice, both modes (not in make test)
 #   make demo            the README's first command
 #   make readme-images   the README's pictures, regenerated from the current demo
+#   make dent-guide      docs/dent-tuning.md's picture table (crumple tune)
 #   make bench           benchmarks, printed as JSON
 #   make install         headers, libcrumple.a + libcrumple-fixed.a, the tool, pkg-config files (PREFIX, DESTDIR)
 #   make bench-stages    the dent map's steps (seed 000 Table 1) and the re-skin, timed alone (tests/bench/)
@@ -160,6 +161,12 @@ fuzz-burst: fuzz-bins
 
 demo: $(CLI)
 	$(CLI) demo
+
+# docs/dent-tuning.md's table: the bunny's ears into the plate with three dent
+# distances and three widths (crumple tune, tools/cmd_tune.c).
+.PHONY: dent-guide
+dent-guide: $(CLI)
+	$(CLI) tune data/scenes/dent_bunny.scene -o docs/images/dent_tuning.png --size 240x180
 
 # The README's and docs/render.md's pictures, from the current demo: its
 # contact sheet and the two dent close-ups.

@@ -256,6 +256,82 @@ oom:
 
 /* Close-ups: in the run's pictures the projectile sits in its dent and the
  * dent is a few pixels wide, so each dented body is also drawn alone. */
+int cr_run_dent_closeup(const cr_world *w, cr_body_id id, const char *name, const cr_render_options *base, double range,
+                        const char *label, cr_image *out, double *deepest_out) {
+    cr_shape_def shape = cr_body_get_shape(w, id);
+    cr_body_mesh bm;
+    if (shape.type != CR_SHAPE_MESH || cr_body_get_mesh(w, id, &bm) != CR_OK) return 0;
+    const cr_asset *as = cr_world_get_asset(w, shape.asset);
+    if (as == NULL || as->vertex_count != bm.vertex_count) return 0;
+    cr_render_options opt = *base;
+    opt.mode = CR_RENDER_DISPLACEMENT;
+    opt.range = range;
+    /* A close-up of the dented region, lit from the camera's shoulder: the
+     * camera looks along the dented surface's mean normal, tilted 40
+     * degrees or so, so the hollow reads by its shading as well as its
+     * colour; framed on the moved vertices (and a margin of half their
+     * size), not on the whole body, where a dent is a few pixels. */
+    cr_transform bx = cr_body_get_transform(w, id);
+    double lo[3] = {1e30, 1e30, 1e30}, hi[3] = {-1e30, -1e30, -1e30}, nsum[3] = {0, 0, 0};
+    uint32_t moved = 0;
+    /* the dent's attenuation reaches deep into a body by tiny amounts (a
+     * thin plate's far face moves too): the region is the vertices moved
+     * by a tenth of the deepest or more, their normals weighted by depth */
+    double deepest_v = 0;
+    for (uint32_t v = 0; v < bm.vertex_count; ++v) {
+        double d = cr_to_double(cr_v3_len(cr_v3_sub(bm.positions[v], bm.rest_positions[v])));
+        if (d > deepest_v) deepest_v = d;
+    }
+    for (uint32_t v = 0; v < bm.vertex_count && deepest_v > 0; ++v) {
+        cr_vec3 a = bm.positions[v];
+        double d = cr_to_double(cr_v3_len(cr_v3_sub(a, bm.rest_positions[v])));
+        if (d < 0.1 * deepest_v) continue;
+        cr_vec3 wp = cr_transform_point(bx, a), wn = cr_quat_rotate(bx.q, bm.normals[v]);
+        double q[3] = {cr_to_double(wp.x), cr_to_double(wp.y), cr_to_double(wp.z)};
+        for (int k = 0; k < 3; ++k) lo[k] = q[k] < lo[k] ? q[k] : lo[k], hi[k] = q[k] > hi[k] ? q[k] : hi[k];
+        nsum[0] += d * cr_to_double(wn.x), nsum[1] += d * cr_to_double(wn.y), nsum[2] += d * cr_to_double(wn.z);
+        ++moved;
+    }
+    opt.camera = cr_default_camera_spec();
+    double nl = sqrt(nsum[0] * nsum[0] + nsum[1] * nsum[1] + nsum[2] * nsum[2]);
+    if (moved > 0 && nl > 0) {
+        /* the normal, plus a sideways lean that is never parallel to it */
+        double side[3] = {0.55, 0.3, 0.75};
+        for (int k = 0; k < 3; ++k) opt.camera.dir[k] = nsum[k] / nl + 0.8 * side[k];
+    } else {
+        opt.camera.dir[0] = 0.35, opt.camera.dir[1] = 1.0, opt.camera.dir[2] = 0.75;
+    }
+    cr_render_body b;
+    memset(&b, 0, sizeof b);
+    b.id = id.index1 - 1;
+    b.shape = shape;
+    b.xf = bx;
+    b.asset = as;
+    b.positions = bm.positions;
+    b.rest_positions = bm.rest_positions;
+    cr_render_scene scene;
+    cr_render_scene_init(&scene);
+    int ok = cr_render_scene_add_body(&scene, &b, &opt) && cr_render_scene_finish(&scene);
+    if (ok && moved > 0) {
+        for (int k = 0; k < 3; ++k) {
+            double c = 0.5 * (lo[k] + hi[k]), h = 0.5 * (hi[k] - lo[k]);
+            h = h * 1.5 + 0.01; /* half again, and a centimetre, around the dent */
+            scene.bmin[k] = c - h, scene.bmax[k] = c + h;
+        }
+        scene.has_bounds = 1;
+    }
+    if (label != NULL)
+        snprintf(opt.label, sizeof opt.label, "%s", label);
+    else
+        snprintf(opt.label, sizeof opt.label, "%s: %u DENT%s, DEEPEST %.1f MM", name, bm.dent_count,
+                 bm.dent_count == 1 ? "" : "S", scene.max_displacement * 1000.0);
+    cr_camera cam = cr_render_fit_camera(&opt.camera, &scene, opt.width, opt.height);
+    ok = ok && cr_render_draw(&scene, &cam, &opt, out);
+    if (deepest_out != NULL) *deepest_out = scene.max_displacement;
+    cr_render_scene_free(&scene);
+    return ok;
+}
+
 int cr_run_pictures_dents(const cr_scene *s, const cr_world *w, const char *dir, const cr_render_options *base,
                           int print) {
     uint32_t n = cr_world_get_body_ids(w, NULL, 0);
@@ -264,78 +340,15 @@ int cr_run_pictures_dents(const cr_scene *s, const cr_world *w, const char *dir,
     n = cr_world_get_body_ids(w, ids, n);
     int written = 0;
     for (uint32_t i = 0; i < n; ++i) {
-        cr_shape_def shape = cr_body_get_shape(w, ids[i]);
         cr_body_mesh bm;
-        if (shape.type != CR_SHAPE_MESH || cr_body_get_mesh(w, ids[i], &bm) != CR_OK || bm.dent_count == 0) continue;
-        const cr_asset *as = cr_world_get_asset(w, shape.asset);
-        if (as == NULL || as->vertex_count != bm.vertex_count) continue;
+        if (cr_body_get_shape(w, ids[i]).type != CR_SHAPE_MESH || cr_body_get_mesh(w, ids[i], &bm) != CR_OK ||
+            bm.dent_count == 0)
+            continue;
         uint64_t ud = cr_body_get_user_data(w, ids[i]);
         const char *name = ud >= 1 && ud <= (uint64_t)arrlen(s->bodies) ? s->bodies[ud - 1].name : "body";
-        cr_render_options opt = *base;
-        opt.mode = CR_RENDER_DISPLACEMENT;
-        opt.range = 0;
-        /* A close-up of the dented region, lit from the camera's shoulder: the
-         * camera looks along the dented surface's mean normal, tilted 40
-         * degrees or so, so the hollow reads by its shading as well as its
-         * colour; framed on the moved vertices (and a margin of half their
-         * size), not on the whole body, where a dent is a few pixels. */
-        cr_transform bx = cr_body_get_transform(w, ids[i]);
-        double lo[3] = {1e30, 1e30, 1e30}, hi[3] = {-1e30, -1e30, -1e30}, nsum[3] = {0, 0, 0};
-        uint32_t moved = 0;
-        /* the dent's attenuation reaches deep into a body by tiny amounts (a
-         * thin plate's far face moves too): the region is the vertices moved
-         * by a tenth of the deepest or more, their normals weighted by depth */
-        double deepest_v = 0;
-        for (uint32_t v = 0; v < bm.vertex_count; ++v) {
-            double d = cr_to_double(cr_v3_len(cr_v3_sub(bm.positions[v], bm.rest_positions[v])));
-            if (d > deepest_v) deepest_v = d;
-        }
-        for (uint32_t v = 0; v < bm.vertex_count && deepest_v > 0; ++v) {
-            cr_vec3 a = bm.positions[v];
-            double d = cr_to_double(cr_v3_len(cr_v3_sub(a, bm.rest_positions[v])));
-            if (d < 0.1 * deepest_v) continue;
-            cr_vec3 wp = cr_transform_point(bx, a), wn = cr_quat_rotate(bx.q, bm.normals[v]);
-            double q[3] = {cr_to_double(wp.x), cr_to_double(wp.y), cr_to_double(wp.z)};
-            for (int k = 0; k < 3; ++k) lo[k] = q[k] < lo[k] ? q[k] : lo[k], hi[k] = q[k] > hi[k] ? q[k] : hi[k];
-            nsum[0] += d * cr_to_double(wn.x), nsum[1] += d * cr_to_double(wn.y), nsum[2] += d * cr_to_double(wn.z);
-            ++moved;
-        }
-        opt.camera = cr_default_camera_spec();
-        double nl = sqrt(nsum[0] * nsum[0] + nsum[1] * nsum[1] + nsum[2] * nsum[2]);
-        if (moved > 0 && nl > 0) {
-            /* the normal, plus a sideways lean that is never parallel to it */
-            double side[3] = {0.55, 0.3, 0.75};
-            for (int k = 0; k < 3; ++k) opt.camera.dir[k] = nsum[k] / nl + 0.8 * side[k];
-        } else {
-            opt.camera.dir[0] = 0.35, opt.camera.dir[1] = 1.0, opt.camera.dir[2] = 0.75;
-        }
-        cr_render_body b;
-        memset(&b, 0, sizeof b);
-        b.id = ids[i].index1 - 1;
-        b.shape = shape;
-        b.xf = cr_body_get_transform(w, ids[i]);
-        b.asset = as;
-        b.positions = bm.positions;
-        b.rest_positions = bm.rest_positions;
-        cr_render_scene scene;
-        cr_render_scene_init(&scene);
         cr_image img;
-        int ok = cr_render_scene_add_body(&scene, &b, &opt) && cr_render_scene_finish(&scene);
-        if (ok && moved > 0) {
-            for (int k = 0; k < 3; ++k) {
-                double c = 0.5 * (lo[k] + hi[k]), h = 0.5 * (hi[k] - lo[k]);
-                h = h * 1.5 + 0.01; /* half again, and a centimetre, around the dent */
-                scene.bmin[k] = c - h, scene.bmax[k] = c + h;
-            }
-            scene.has_bounds = 1;
-        }
-        snprintf(opt.label, sizeof opt.label, "%s: %u DENT%s, DEEPEST %.1f MM", name, bm.dent_count,
-                 bm.dent_count == 1 ? "" : "S", scene.max_displacement * 1000.0);
-        cr_camera cam = cr_render_fit_camera(&opt.camera, &scene, opt.width, opt.height);
-        ok = ok && cr_render_draw(&scene, &cam, &opt, &img);
-        double deepest = scene.max_displacement;
-        cr_render_scene_free(&scene);
-        if (!ok) {
+        double deepest = 0;
+        if (!cr_run_dent_closeup(w, ids[i], name, base, 0, NULL, &img, &deepest)) {
             fprintf(stderr, "crumple: out of memory drawing the dent of '%s'\n", name);
             free(ids);
             return -1;
@@ -351,7 +364,7 @@ int cr_run_pictures_dents(const cr_scene *s, const cr_world *w, const char *dir,
         }
         if (print)
             printf("dent         %s: %u dent%s, deepest %.1f mm -> %s\n", name, bm.dent_count, bm.dent_count == 1 ? "" : "s",
-               deepest * 1000.0, path);
+                   deepest * 1000.0, path);
         ++written;
     }
     free(ids);

@@ -95,6 +95,14 @@ int cr_run_pictures_finish(cr_run_pictures *p, int print);
 /// Free without writing anything (after an error).
 void cr_run_pictures_free(cr_run_pictures *p);
 
+/// A lit close-up of the dented region of mesh body `id` into *out (free with
+/// cr_image_free): displacement colours up to `range` m (0: its own deepest),
+/// captioned `label` (null: "NAME: N DENTS, DEEPEST X MM"); *deepest (may be
+/// null) gets the deepest displacement. Returns 1, or 0 for a body that is not
+/// a mesh or when out of memory.
+int cr_run_dent_closeup(const cr_world *w, cr_body_id id, const char *name, const cr_render_options *base, double range,
+                        const char *label, cr_image *out, double *deepest);
+
 /// Each mesh body that has dented, drawn alone from above and coloured by
 /// dent depth (seed 000 Figures 5 and 10), into DIR/dent_NAME.png (NAME from
 /// the scene). `print`: one line per picture on stdout. Returns the number
