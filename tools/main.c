@@ -12,7 +12,7 @@ typedef struct cr_command {
 
 static const cr_command commands[] = {
     {"demo", cr_cmd_demo, "run the demo scene: pictures, contact sheet, memory, per-stage time, state hash"},
-    {"run", cr_cmd_run, "step a scene file; --json prints state hash, memory, stats, bodies"},
+    {"run", cr_cmd_run, "step a scene file: summary or --json, --memory, pictures, --apng animation, --report HTML page"},
     {"replay", cr_cmd_replay, "inspect a replay (crumple run --record); --verify re-simulates it, exit 1 on a desync"},
     {"render", cr_cmd_render, "draw a cooked asset to PNG: by body, displacement, bone, weights, or an SDF slice"},
     {"gen", cr_cmd_gen, "generate the meshes the scenes use (torus, terrain, box, sphere) as OBJ"},
