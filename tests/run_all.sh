@@ -7,11 +7,12 @@
 #      hashes on gcc/clang -O0/-O2/-O3, 32-bit x86, aarch64, armhf, Cortex-M4F
 #   4. promises on the libraries: no heap, no writable globals, no libm transcendentals
 #   5. a C++ file that includes crumple/crumple.h compiles, links and runs (both modes)
-#   6. the runtime's folders include only downward (tests/check_layers.sh);
-#      before that, make install into a temporary prefix, a game and the
-#      docs/examples/ built with pkg-config alone, mode mismatches fail to link
-#      (tests/check_install.sh), and every command's --help and exit codes
-#      (tests/check_cli_help.sh)
+#   6. make install into a temporary prefix, a game and the docs/examples/
+#      built with pkg-config alone, mode mismatches fail to link
+#      (tests/check_install.sh); every command's --help and exit codes
+#      (tests/check_cli_help.sh); the stage benchmarks and the soak build; the
+#      runtime's folders include only downward and the tools see only the
+#      public API (tests/check_layers.sh)
 #   7. the libFuzzer harnesses (tests/fuzz/), both scalar modes: each over its
 #      seed corpus (the regression inputs) plus a fixed-seed burst (FUZZ_FIXED)
 # Ends with one line "total: N passed, M failed"; exits non-zero on any failure.
@@ -138,6 +139,18 @@ else
     passed=$((passed + p))
     failed=$((failed + f))
 fi
+
+echo "== programs outside the suite build (tests/bench/, tests/soak/), both modes"
+for fixed in 0 1; do
+    b=$P; [ $fixed = 1 ] && b=$P-fixed
+    if make -s -j"$JOBS" FIXED=$fixed BUILD=$b bench-stages-bin soak-bin >"$log" 2>&1 && "$b/bin/crumple_stage_bench" --help >/dev/null; then
+        passed=$((passed + 1))
+    else
+        cat "$log"
+        echo "stage benchmarks / soak (CR_FIXED=$fixed): do not build"
+        failed=$((failed + 1))
+    fi
+done
 
 echo "== layers (tests/check_layers.sh)"
 if sh tests/check_layers.sh; then

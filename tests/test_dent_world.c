@@ -610,7 +610,125 @@ CR_TEST(hostile_dent_def_names_the_field) {
     dd.min_cells = 2;
     ENSURE(cr_dent_attach(d.w, a, &dd) == CR_ERR_DEF_INVALID);
     ENSURE(cr_world_refused_field(d.w) == CR_FIELD_DENT_CELLS);
+    /* every smoothing iteration is a pass over the map: unbounded ones would be unbounded work */
+    dd = cr_default_dent_def();
+    dd.heat_iterations = CR_DENT_MAX_ITERATIONS + 1;
+    ENSURE(cr_dent_attach(d.w, a, &dd) == CR_ERR_DEF_INVALID);
+    ENSURE(cr_world_refused_field(d.w) == CR_FIELD_DENT_ITERATIONS);
+    dd = cr_default_dent_def();
+    dd.modified_iterations = UINT32_MAX;
+    ENSURE(cr_dent_attach(d.w, a, &dd) == CR_ERR_DEF_INVALID);
+    ENSURE(cr_world_refused_field(d.w) == CR_FIELD_DENT_ITERATIONS);
     dd = cr_default_dent_def();
     ENSURE(cr_dent_attach(d.w, a, &dd) == CR_OK);
     free_world(&d, 1);
+}
+
+/* Two box projectiles hit a static plate at once, `budget` work units a step.
+ * Fills the per-step dent stats and, after `frames` steps, the plate's
+ * positions and grid (caller frees) and every dent event in order. */
+typedef struct two_hits {
+    uint32_t done[16], waiting[16], work[16];
+    cr_vec3 *positions;
+    cr_real *grid;
+    uint32_t vertex_count, triangle_count, sample_count, nodes, dent_count, events;
+    cr_dent_event event[4];
+} two_hits;
+
+static int run_two_hits(uint32_t budget, uint32_t heat, int frames, two_hits *out) {
+    memset(out, 0, sizeof *out);
+    dent_world d;
+    char *plate = NULL, *box = NULL;
+    tess_box(&plate, 0.8, 0.15, 0.6, 36);
+    tess_box(&box, 0.06, 0.04, 0.05, 6);
+    if (!cook_into(&d, 0, plate, 40) || !cook_into(&d, 1, box, 16)) return 0;
+    cr_dent_budget dd = roomy_deform();
+    dd.work_per_step = budget;
+    if (!make_world(&d, 2, cr_v3_zero(), dd)) return 0;
+    cr_body_id plate_id, p;
+    cr_body_def pd = cr_default_body_def();
+    pd.type = CR_BODY_STATIC;
+    pd.shape.type = CR_SHAPE_MESH;
+    pd.shape.asset = d.slot[0];
+    cr_transform pose = modelled_pose(&d.asset[0], cr_v3_zero());
+    pd.position = pose.p, pd.orientation = pose.q;
+    cr_dent_def dent = cr_default_dent_def();
+    dent.heat_iterations = heat;
+    if (create_dentable(d.w, &pd, &dent, &plate_id) != CR_OK) return 0;
+    for (int i = 0; i < 2; ++i) {
+        cr_body_def bd = cr_default_body_def();
+        bd.shape.type = CR_SHAPE_MESH;
+        bd.shape.asset = d.slot[1];
+        cr_transform pose = modelled_pose(&d.asset[1], cr_v3(i ? CR_R(0.45) : CR_R(-0.4), CR_R(0.25), CR_R(0.1) * i));
+        bd.position = pose.p, bd.orientation = pose.q;
+        bd.linear_velocity = cr_v3(0, CR_R(-4.5), 0);
+        if (cr_body_create(d.w, &bd, &p) != CR_OK) return 0;
+    }
+    for (int f = 0; f < frames && f < 16; ++f) {
+        if (cr_world_step(d.w, CR_R(1.0 / 60.0)) != CR_OK) return 0;
+        cr_world_stats st = cr_world_get_stats(d.w);
+        out->done[f] = st.dent.done, out->waiting[f] = st.dent.waiting, out->work[f] = st.dent.work;
+        cr_dent_event ev[4];
+        uint32_t n = cr_world_get_dent_events(d.w, ev, 4);
+        for (uint32_t k = 0; k < n && out->events < 4; ++k) out->event[out->events++] = ev[k];
+    }
+    cr_body_mesh m;
+    if (cr_body_get_mesh(d.w, plate_id, &m) != CR_OK) return 0;
+    const cr_asset *a = cr_body_get_asset(d.w, plate_id);
+    out->vertex_count = m.vertex_count, out->triangle_count = m.triangle_count, out->sample_count = a->sample_count;
+    out->dent_count = m.dent_count;
+    out->nodes = a->sdf_dims[0] * a->sdf_dims[1] * a->sdf_dims[2];
+    out->positions = malloc(m.vertex_count * sizeof(cr_vec3));
+    out->grid = malloc(out->nodes * sizeof(cr_real));
+    memcpy(out->positions, m.positions, m.vertex_count * sizeof(cr_vec3));
+    memcpy(out->grid, a->sdf, out->nodes * sizeof(cr_real));
+    free_world(&d, 2);
+    return 1;
+}
+
+/* Issue 11, budgets: every loop of a dent counts against the dent budget (the
+ * target's vertices and triangles: apply, surface refresh; the projectile's
+ * triangles), so a budget that has room for a second dent's map and patch
+ * but not for its loops over the plate makes it wait (counted), and it is
+ * planned once: a step later it completes as it would have at once, the same
+ * vertices and grid bit for bit, and the work of both steps adds up to the
+ * work of the one step that had room for both. */
+CR_TEST(dent_budget_counts_every_loop_and_defers_identically) {
+    enum { FRAMES = 14 };
+    two_hits roomy, tight;
+    ENSURE(run_two_hits(1u << 22, 4, FRAMES, &roomy));
+    int hit = -1;
+    for (int f = 0; f < FRAMES && hit < 0; ++f)
+        if (roomy.done[f] > 0) hit = f;
+    ENSURE(hit >= 0 && roomy.done[hit] == 2 && roomy.dent_count == 2);
+    uint32_t loops = roomy.vertex_count + (roomy.triangle_count + 2 * roomy.vertex_count + roomy.sample_count);
+    /* both dents' loops over the plate are in the step's work */
+    ENSURE_MSG(roomy.work[hit] >= 2 * loops, "work %u < 2 x %u", roomy.work[hit], loops);
+    /* room for everything but the second dent's pass over the plate's vertices */
+    uint32_t budget = roomy.work[hit] - roomy.vertex_count;
+    ENSURE(run_two_hits(budget, 4, FRAMES, &tight));
+    cr_test_printf("     plate %u vertices, %u triangles; both dents: %u units in one step; budget %u: %u + %u units "
+                   "over two steps, %u waiting between\n",
+                   roomy.vertex_count, roomy.triangle_count, roomy.work[hit], budget, tight.work[hit],
+                   tight.work[hit + 1], tight.waiting[hit]);
+    ENSURE(tight.done[hit] == 1 && tight.waiting[hit] == 1);            /* deferred, counted */
+    ENSURE(tight.work[hit] <= budget);
+    ENSURE(tight.done[hit + 1] == 1 && tight.waiting[hit + 1] == 0);    /* and done the next step */
+    ENSURE(tight.work[hit] + tight.work[hit + 1] == roomy.work[hit]);   /* planned once */
+    ENSURE(tight.dent_count == 2 && tight.events == roomy.events && roomy.events == 2);
+    for (uint32_t k = 0; k < 2; ++k)
+        ENSURE(tight.event[k].depth == roomy.event[k].depth && tight.event[k].first_vertex == roomy.event[k].first_vertex &&
+               tight.event[k].last_vertex == roomy.event[k].last_vertex);
+    ENSURE(memcmp(tight.positions, roomy.positions, roomy.vertex_count * sizeof(cr_vec3)) == 0);
+    ENSURE(memcmp(tight.grid, roomy.grid, roomy.nodes * sizeof(cr_real)) == 0);
+    /* the map's smoothing passes count too: 96 more heat iterations add 96
+     * passes over each map's cells, and nothing else */
+    two_hits smoother;
+    ENSURE(run_two_hits(1u << 22, 100, FRAMES, &smoother));
+    ENSURE(smoother.done[hit] == 2);
+    uint32_t more = smoother.work[hit] - roomy.work[hit];
+    cr_test_printf("     96 more heat iterations: %u more units (%u map cells)\n", more, more / 96);
+    ENSURE(smoother.work[hit] > roomy.work[hit] && more % 96 == 0 && more / 96 >= 2 * 25);
+    free(roomy.positions), free(roomy.grid), free(tight.positions), free(tight.grid);
+    free(smoother.positions), free(smoother.grid);
 }

@@ -358,9 +358,9 @@ static int st_dent(pctx *c) {
             if (v <= 0) return fail(c, "'blur' must be > 0");
             m->blur = v;
         } else if (strcmp(a, "heat") == 0) {
-            if (read_uint(c, a, 0, 1000, &m->heat_iterations)) return -1;
+            if (read_uint(c, a, 0, CR_DENT_MAX_ITERATIONS, &m->heat_iterations)) return -1;
         } else if (strcmp(a, "modified") == 0) {
-            if (read_uint(c, a, 0, 1000, &m->modified_iterations)) return -1;
+            if (read_uint(c, a, 0, CR_DENT_MAX_ITERATIONS, &m->modified_iterations)) return -1;
         } else if (strcmp(a, "steepness") == 0) {
             if (read_reals(c, a, "k", 1, &v)) return -1;
             if (v <= 0) return fail(c, "'steepness' must be > 0");

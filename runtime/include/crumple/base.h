@@ -138,7 +138,8 @@ const char *cr_version_string(void);
     X(DENT_STEEPNESS, "cr_dent_def.steepness")                   \
     X(DENT_WIDTH_T, "cr_dent_def.width_t")                       \
     X(DENT_MIN_COS, "cr_dent_def.min_cos")                       \
-    X(DENT_CELLS, "cr_dent_def.min_cells/max_cells")
+    X(DENT_CELLS, "cr_dent_def.min_cells/max_cells")             \
+    X(DENT_ITERATIONS, "cr_dent_def.heat_iterations/modified_iterations")
 
 typedef enum cr_field {
 #define CR_X_FIELD_ENUM_(name, text) CR_FIELD_##name,

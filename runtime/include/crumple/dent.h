@@ -36,6 +36,10 @@
 extern "C" {
 #endif
 
+/// Most smoothing iterations of each kind a dent def may ask for: every one is
+/// a pass over the dent map, counted against the dent budget.
+#define CR_DENT_MAX_ITERATIONS 1000u
+
 /// How a body dents. Lengths in metres, speeds in m/s.
 typedef struct cr_dent_def {
     cr_real threshold_speed;      ///< relative normal speed below which nothing dents
@@ -43,8 +47,8 @@ typedef struct cr_dent_def {
     cr_real fixed_distance;       ///< dent distance when speed_scale is 0
     cr_real max_distance;         ///< cap on one dent's distance
     cr_real blur;                 ///< sigma of the broadening Gaussians (seed §3.2): wider = softer metal
-    uint32_t heat_iterations;     ///< explicit heat smoothing steps
-    uint32_t modified_iterations; ///< raise-only heat steps after rescaling
+    uint32_t heat_iterations;     ///< explicit heat smoothing steps, 0..CR_DENT_MAX_ITERATIONS
+    uint32_t modified_iterations; ///< raise-only heat steps after rescaling, 0..CR_DENT_MAX_ITERATIONS
     cr_real steepness;            ///< attenuation into the body, a(z) = 2/(1+e^(k z/d)); 1 = the seed's
     cr_real width_t;              ///< glancing width correction t (seed §3.3); 0 = plain shear
     cr_real min_cos;              ///< clamp of cos(angle of incidence) for the 1/cos widening

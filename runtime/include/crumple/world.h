@@ -42,8 +42,9 @@ struct cr_custom_step;
 typedef struct cr_dent_budget {
     uint32_t body_capacity;   ///< bodies with a dent model attached at once (0: no dents, no memory for them)
     uint32_t dents_per_step;  ///< dents applied per step at most
-    uint32_t work_per_step;   ///< work units per step: dent-map cells + grid nodes patched + vertices and
-                              ///< triangles of target and projectile every dent loops over
+    uint32_t work_per_step;   ///< work units per step: dent-map cells per pass (Z-buffer, broadening, each
+                              ///< smoothing iteration) + grid nodes patched + vertices and triangles of
+                              ///< target and projectile every dent loops over
     uint32_t queue_capacity;  ///< impacts waiting for a later step
     uint32_t max_cells;       ///< largest dent-map grid side
 } cr_dent_budget;

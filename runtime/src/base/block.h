@@ -184,6 +184,8 @@ void cri_joints_remove_for_body(cr_world *w, uint32_t body_index1);
 /// Wake a sleeping body and the island it fell asleep with (sleep.c); a
 /// no-op for an awake body. Returns how many bodies woke.
 uint32_t cri_world_wake(cr_world *w, uint32_t slot);
+/// Wake every sleeping body (sleep.c): for changes whose reach is not known. Returns how many woke.
+uint32_t cri_world_wake_all(cr_world *w);
 
 void cri_world_log(const cr_world *w, cr_log_level level, const char *message);
 void cri_world_assert_failed(const cr_world *w, const char *expr, const char *file, int line);

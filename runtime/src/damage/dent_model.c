@@ -12,8 +12,9 @@
  * so the queue always drains. A job that dents both bodies builds both maps
  * before applying either (Jacobi: symmetric dents for equal bodies).
  *
- * Work units count everything a dent loops over: the map's cells, the
- * projectile's triangles (plan and Z-buffer), the target's vertices (apply),
+ * Work units count everything a dent loops over: the map's cells once per
+ * pass (Z-buffer, broadening, every smoothing iteration), the projectile's
+ * triangles (plan and Z-buffer), the target's vertices (apply),
  * the surface refresh (geometry/surface_copy.c), the mass refresh and the
  * grid nodes patched. The patch is planned with the job too and reserved in
  * the budget, so it is not cut by the map; if it must be cut anyway (a first
@@ -75,7 +76,7 @@ typedef struct cr_dent_plan {
     uint32_t cells;          ///< map cells per side
     uint32_t work;           ///< work units the dent will take (map, loops, patch)
     uint32_t patch_nodes;    ///< grid nodes reserved for the patch
-    uint32_t pad_;
+    uint32_t passes;         ///< passes over the map's cells (map_passes)
 } cr_dent_plan;
 
 /// An impact waiting to become dents.
@@ -201,6 +202,8 @@ cr_status cri_dent_model_attach(cr_world *w, uint32_t body_index1, const cr_dent
     if (def->min_cos > CR_R(1)) return cri_refuse(w, CR_ERR_DEF_INVALID, CR_FIELD_DENT_MIN_COS);
     if (def->min_cells < 5 || def->max_cells < def->min_cells)
         return cri_refuse(w, CR_ERR_DEF_INVALID, CR_FIELD_DENT_CELLS);
+    if (def->heat_iterations > CR_DENT_MAX_ITERATIONS || def->modified_iterations > CR_DENT_MAX_ITERATIONS)
+        return cri_refuse(w, CR_ERR_DEF_INVALID, CR_FIELD_DENT_ITERATIONS);
     cr_dent_body *r = NULL;
     for (uint32_t i = 0; i < w->def.damage.dent.body_capacity && r == NULL; ++i)
         if (records(w)[i].body_index1 == 0) r = &records(w)[i];
@@ -313,6 +316,14 @@ static uint32_t patch_nodes(const cr_asset *a, cr_real reach, cr_real distance) 
     return n > 0x7fffffffu ? 0x7fffffffu : (uint32_t)n;
 }
 
+/* Passes the map takes over its cells: one Gaussian for a sphere; for a
+ * triangle projectile the Z-buffer's clear, the broadening and each of the
+ * smoothing's heat and modified iterations (seed 000 §3.2), which a def may
+ * set to hundreds, so a map is counted by what it does, not by its size. */
+static uint32_t map_passes(const cr_dent_def *d, const cr_dent_projectile *proj) {
+    return proj->is_sphere ? 1u : 2u + d->heat_iterations + d->modified_iterations;
+}
+
 /* Everything but the map's cells and the patch: the loops over the target and the projectile. */
 static uint32_t loop_work(const cr_asset *target, uint32_t proj_triangles, bool mass) {
     uint32_t w = 3 * proj_triangles + target->vertex_count;                                /* z-buffer, apply */
@@ -355,8 +366,11 @@ static bool plan_side(cr_world *w, cr_dent_plan *pl, const cr_dent_body *rec, co
     if (speed_u <= CR_R(1e-6) || c <= 0) c = CR_R(1);
     cr_real half = cr_mul(cr_half(cr_from_int((int32_t)pl->cells - 1)), pl->cell);
     pl->patch_nodes = patch_nodes(ta, patch_reach(half, c, pl->distance), pl->distance);
-    pl->work = pl->cells * pl->cells + loop_work(ta, proj.triangle_count, d->refresh_mass && t->type == CR_BODY_DYNAMIC) +
-               pl->patch_nodes;
+    pl->passes = map_passes(d, &proj);
+    /* 1024^2 cells times 2002 passes plus a patch of 2^31 nodes pass 2^32: saturate */
+    uint64_t total = (uint64_t)pl->cells * pl->cells * pl->passes +
+                     loop_work(ta, proj.triangle_count, d->refresh_mass && t->type == CR_BODY_DYNAMIC) + pl->patch_nodes;
+    pl->work = total > 0x7fffffffu ? 0x7fffffffu : (uint32_t)total;
     return pl->distance > 0;
 }
 
@@ -418,10 +432,10 @@ typedef struct dent_side {
     cr_dent dent;
 } dent_side;
 
-/* Shrink a side's map so its cells fit `cells_budget`, keeping its extent. */
+/* Shrink a side's map so its passes over its cells fit `cells_budget`, keeping its extent. */
 static bool fit_map(dent_side *s, uint32_t cells_budget) {
     uint32_t n = s->cells;
-    while (n > 5 && n * n > cells_budget) --n;
+    while (n > 5 && n * n * s->plan->passes > cells_budget) --n;
     if (n == s->cells) return false;
     s->cell = cr_div(cr_mul(s->cell, cr_from_int((int32_t)s->cells - 1)), cr_from_int((int32_t)n - 1));
     s->cells = n;
@@ -581,7 +595,7 @@ static void deepen_build(cr_world *w, dent_side *s, const cr_dent_site *site, cr
     cri_dent_build(&s->dent, d, &now, &s->projectile, n_now, cell_now, scratch_now);
     cri_dent_build(old, d, &was, &s->projectile, n_old, cell_old, scratch_old);
     s->cells = n_now, s->cell = cell_now;
-    *work += n_now * n_now + n_old * n_old + 10 * s->projectile.triangle_count;
+    *work += (n_now * n_now + n_old * n_old) * map_passes(d, &s->projectile) + 10 * s->projectile.triangle_count;
 }
 
 void cri_dent_model_step(cr_world *w, const cr_damage_input *in, uint32_t budget) {
@@ -600,7 +614,8 @@ void cri_dent_model_step(cr_world *w, const cr_damage_input *in, uint32_t budget
         cr_dent_body *ra = a && j->dent_a ? record_of(w, j->a_index1) : NULL;
         cr_dent_body *rb = b && j->dent_b ? record_of(w, j->b_index1) : NULL;
         dent_side sides[2];
-        uint32_t n = 0, need = 0;
+        uint32_t n = 0;
+        uint64_t need = 0;
         memset(sides, 0, sizeof sides);
         if (a && b && ra) {
             sides[n].rec = ra, sides[n].target = a, sides[n].proj = b, sides[n].plan = &j->side[0];
@@ -614,8 +629,8 @@ void cri_dent_model_step(cr_world *w, const cr_damage_input *in, uint32_t budget
         /* a one-sided hit where the same projectile dented before deepens that
          * dent: two maps (the dent as it was and as it will be), counted here */
         cr_dent_site *site = n == 1 ? site_hit(&sides[0]) : NULL;
-        if (site != NULL) need += 2 * sides[0].plan->cells * sides[0].plan->cells;
-        if (dents > 0 && (dents + n > bd->dents_per_step || work + need > budget)) break;
+        if (site != NULL) need += 2ull * sides[0].plan->cells * sides[0].plan->cells * sides[0].plan->passes;
+        if (dents > 0 && (dents + n > bd->dents_per_step || (uint64_t)work + need > budget)) break;
         uint32_t left = budget > work ? budget - work : 0;
         for (uint32_t k = 0; k < n; ++k) {
             dent_side *s = &sides[k];
@@ -623,7 +638,8 @@ void cri_dent_model_step(cr_world *w, const cr_damage_input *in, uint32_t budget
             /* the first job of a step runs even if it does not fit: its map
              * shrinks to a fair share of what is left, the patch keeps its own */
             if (need > left) {
-                uint32_t rest = s->plan->work - s->cells * s->cells;
+                uint32_t map = s->cells * s->cells * s->plan->passes;
+                uint32_t rest = s->plan->work > map ? s->plan->work - map : 0;
                 uint32_t share = left / n > rest ? left / n - rest : 25;
                 if (fit_map(s, share)) w->stats.dent.shrunk++;
             }
@@ -639,7 +655,7 @@ void cri_dent_model_step(cr_world *w, const cr_damage_input *in, uint32_t budget
                 cr_dent_impact imp = {s->plan->point, s->plan->normal, s->plan->velocity, s->plan->distance};
                 cri_dent_build(&s->dent, &s->rec->def, &imp, &s->projectile, s->cells, s->cell,
                               CR_AT(w, reg->scratch + k * mb, void));
-                work += s->cells * s->cells + 3 * s->projectile.triangle_count;
+                work += s->cells * s->cells * s->plan->passes + 3 * s->projectile.triangle_count;
             }
         }
         for (uint32_t k = 0; k < n; ++k) {

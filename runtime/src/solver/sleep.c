@@ -48,6 +48,12 @@ uint32_t cri_world_wake(cr_world *w, uint32_t slot) {
     return woken;
 }
 
+uint32_t cri_world_wake_all(cr_world *w) {
+    uint32_t woken = 0;
+    for (uint32_t i = 0; i < w->body_high; ++i) woken += cri_world_wake(w, i);
+    return woken;
+}
+
 static bool moving_kinematic(const cr_body *b) {
     return b->type == CR_BODY_KINEMATIC && (b->v.x != 0 || b->v.y != 0 || b->v.z != 0 || b->w.x != 0 ||
                                             b->w.y != 0 || b->w.z != 0);
@@ -106,8 +112,7 @@ void cri_sleep_update(cr_step *s) {
     cr_body *bodies = s->bodies;
     uint32_t n = s->nb, sleeping = 0;
     if (!def->sleep) {
-        for (uint32_t i = 0; i < n; ++i)
-            if (bodies[i].alive && bodies[i].asleep) cri_world_wake(w, i);
+        cri_world_wake_all(w);
         w->stats.sleeping = 0;
         return;
     }

@@ -128,11 +128,7 @@ cr_status cr_body_destroy(cr_world *w, cr_body_id id) {
     /* what rested on it must fall: its island, or everything asleep if it
      * was static or kinematic (those are in no island) */
     cri_world_wake(w, id.index1 - 1);
-    if (b->type != CR_BODY_DYNAMIC) {
-        cr_body *bodies = cr_world_bodies(w);
-        for (uint32_t i = 0; i < w->body_high; ++i)
-            if (bodies[i].alive && bodies[i].asleep) cri_world_wake(w, i);
-    }
+    if (b->type != CR_BODY_DYNAMIC) cri_world_wake_all(w);
     if (b->models != 0 || b->shape.type == CR_SHAPE_MESH) cri_damage_detach_all(w, id.index1);
     b->alive = 0;
     cr_slot_release(cr_world_bodies(w), sizeof *b, &w->free_body, id.index1 - 1);
@@ -158,9 +154,7 @@ cr_status cr_body_set_transform(cr_world *w, cr_body_id id, cr_transform t) {
     if (b->type != CR_BODY_DYNAMIC) {
         /* a teleported static or kinematic body may leave sleepers hanging in
          * the air: wake every island (rare, and simpler than asking who rested on it) */
-        cr_body *bodies = cr_world_bodies(w);
-        for (uint32_t i = 0; i < w->body_high; ++i)
-            if (bodies[i].alive && bodies[i].asleep) cri_world_wake(w, i);
+        cri_world_wake_all(w);
     }
     return CR_OK;
 }
