@@ -6,7 +6,10 @@
 #   make fuzz            each libFuzzer harness of tests/fuzz/ for FUZZ_SECONDS, both scalar modes
 #   make soak            the pile and the demo for SOAK_FRAMES frames, twice, both modes (not in make test)
 #   make demo            the README's first command
+#   make readme-images   the README's pictures, regenerated from the current demo
+#   make dent-guide      docs/dent-tuning.md's picture table (crumple tune)
 #   make bench           benchmarks, printed as JSON
+#   make install         headers, libcrumple.a + libcrumple-fixed.a, the tool, pkg-config files (PREFIX, DESTDIR)
 #   make bench-stages    the dent map's steps (seed 000 Table 1) and the re-skin, timed alone (tests/bench/)
 #   make bench-peers     crumple next to Bullet and ODE on the five peer scenes (docs/peers.md)
 #   make cross           Cortex-M4F libraries (both modes, sizes) and the suite as 32-bit x86
@@ -162,8 +165,54 @@ fuzz-burst: fuzz-bins
 demo: $(CLI)
 	$(CLI) demo
 
+# docs/dent-tuning.md's table: the bunny's ears into the plate with three dent
+# distances and three widths (crumple tune, tools/cmd_tune.c).
+.PHONY: dent-guide
+dent-guide: $(CLI)
+	$(CLI) tune data/scenes/dent_bunny.scene -o docs/images/dent_tuning.png --size 240x180
+
+# The README's and docs/render.md's pictures, from the current demo: its
+# contact sheet and the two dent close-ups.
+.PHONY: readme-images
+readme-images: $(CLI)
+	$(CLI) demo --out $(BUILD)/demo
+	cp $(BUILD)/demo/sheet.png docs/images/demo_sheet.png
+	cp $(BUILD)/demo/dent_anvil.png docs/images/dent_ball_block.png
+	cp $(BUILD)/demo/dent_plate.png docs/images/dent_bunny_plate.png
+
 bench: $(CLI)
 	$(CLI) bench
+
+# ---- install (tests/check_install.sh) -----------------------------------------
+# `make install PREFIX=/usr/local DESTDIR=` builds both scalar modes and puts in
+# PREFIX: include/crumple/*.h, lib/libcrumple.a (float32) and
+# lib/libcrumple-fixed.a (Q32.32), bin/crumple (the float tool) and
+# lib/pkgconfig/crumple.pc, crumple-fixed.pc. A game then needs only
+#     cc game.c $$(pkg-config --cflags --libs crumple)
+# DESTDIR stages the files for a package (the .pc files still say PREFIX).
+PREFIX  ?= /usr/local
+DESTDIR ?=
+INSTALL_FLOAT ?= build
+INSTALL_FIXED ?= build-fixed
+CR_VERSION = $(shell sed -n 's/^\#define CR_VERSION_STRING "\(.*\)"/\1/p' runtime/include/crumple/base.h)
+INSTALL_ROOT = $(DESTDIR)$(PREFIX)
+.PHONY: install uninstall
+install:
+	$(MAKE) FIXED=0 BUILD=$(INSTALL_FLOAT) lib cli
+	$(MAKE) FIXED=1 BUILD=$(INSTALL_FIXED) lib
+	mkdir -p $(INSTALL_ROOT)/include/crumple $(INSTALL_ROOT)/lib/pkgconfig $(INSTALL_ROOT)/bin
+	cp runtime/include/crumple/*.h $(INSTALL_ROOT)/include/crumple/
+	cp $(INSTALL_FLOAT)/libcrumple.a $(INSTALL_ROOT)/lib/libcrumple.a
+	cp $(INSTALL_FIXED)/libcrumple.a $(INSTALL_ROOT)/lib/libcrumple-fixed.a
+	cp $(INSTALL_FLOAT)/bin/crumple $(INSTALL_ROOT)/bin/crumple
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@NAME@|crumple|' -e 's|@MODE@|float32|' -e 's|@FIXED@|0|' \
+	    -e 's|@VERSION@|$(CR_VERSION)|' -e '/^#/d' tools/crumple.pc.in > $(INSTALL_ROOT)/lib/pkgconfig/crumple.pc
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@NAME@|crumple-fixed|' -e 's|@MODE@|fixed-point Q32.32|' -e 's|@FIXED@|1|' \
+	    -e 's|@VERSION@|$(CR_VERSION)|' -e '/^#/d' tools/crumple.pc.in > $(INSTALL_ROOT)/lib/pkgconfig/crumple-fixed.pc
+uninstall:
+	rm -f $(INSTALL_ROOT)/include/crumple/*.h $(INSTALL_ROOT)/lib/libcrumple.a $(INSTALL_ROOT)/lib/libcrumple-fixed.a \
+	    $(INSTALL_ROOT)/bin/crumple $(INSTALL_ROOT)/lib/pkgconfig/crumple.pc $(INSTALL_ROOT)/lib/pkgconfig/crumple-fixed.pc
+	-rmdir $(INSTALL_ROOT)/include/crumple
 
 # ---- the peer table (docs/peers.md) -------------------------------------------
 # Bullet and ODE on the peers' own scenes (../shared/peer-scenes.md), interleaved

@@ -7,8 +7,12 @@
 #      hashes on gcc/clang -O0/-O2/-O3, 32-bit x86, aarch64, armhf, Cortex-M4F
 #   4. promises on the libraries: no heap, no writable globals, no libm transcendentals
 #   5. a C++ file that includes crumple/crumple.h compiles, links and runs (both modes)
-#   6. the stage benchmarks and the soak build; the runtime's folders include
-#      only downward and the tools see only the public API (tests/check_layers.sh)
+#   6. make install into a temporary prefix, a game and the docs/examples/
+#      built with pkg-config alone, mode mismatches fail to link
+#      (tests/check_install.sh); every command's --help and exit codes
+#      (tests/check_cli_help.sh); the stage benchmarks and the soak build; the
+#      runtime's folders include only downward and the tools see only the
+#      public API (tests/check_layers.sh)
 #   7. the libFuzzer harnesses (tests/fuzz/), both scalar modes: each over its
 #      seed corpus (the regression inputs) plus a fixed-seed burst (FUZZ_FIXED)
 # Ends with one line "total: N passed, M failed"; exits non-zero on any failure.
@@ -107,6 +111,34 @@ for h in runtime/include/crumple/*.h; do
         failed=$((failed + 1))
     fi
 done
+
+echo "== install + pkg-config + docs/examples (tests/check_install.sh)"
+sh tests/check_install.sh $P $P-fixed >"$log" 2>&1
+cat "$log"
+line=$(tail -n 1 "$log")
+p=$(echo "$line" | sed -n 's/^install: \([0-9]*\) passed, \([0-9]*\) failed$/\1/p')
+f=$(echo "$line" | sed -n 's/^install: \([0-9]*\) passed, \([0-9]*\) failed$/\2/p')
+if [ -z "$p" ]; then
+    echo "install: did not finish"
+    failed=$((failed + 1))
+else
+    passed=$((passed + p))
+    failed=$((failed + f))
+fi
+
+echo "== crumple --help of every command (tests/check_cli_help.sh)"
+sh tests/check_cli_help.sh $P/bin/crumple >"$log" 2>&1
+cat "$log"
+line=$(tail -n 1 "$log")
+p=$(echo "$line" | sed -n 's/^cli: \([0-9]*\) passed, \([0-9]*\) failed$/\1/p')
+f=$(echo "$line" | sed -n 's/^cli: \([0-9]*\) passed, \([0-9]*\) failed$/\2/p')
+if [ -z "$p" ]; then
+    echo "cli help: did not finish"
+    failed=$((failed + 1))
+else
+    passed=$((passed + p))
+    failed=$((failed + f))
+fi
 
 echo "== programs outside the suite build (tests/bench/, tests/soak/), both modes"
 for fixed in 0 1; do

@@ -266,7 +266,7 @@ CR_TEST(scene_errors_name_file_line_and_word) {
     ENSURE_ERROR(HDR "body a floating sphere 1\n", "t.scene:2: unknown body type 'floating' (static kinematic dynamic)");
     ENSURE_ERROR(HDR "capacity springs 3\n",
                  "t.scene:2: unknown capacity 'springs' (keys: bodies joints pairs points points_total contacts events assets scratch_kb)");
-    ENSURE_ERROR(HDR "asset a mesh.stl\n", "t.scene:2: asset 'a': 'mesh.stl' is neither a cooked .crb nor an .obj file");
+    ENSURE_ERROR(HDR "asset a mesh.stl\n", "t.scene:2: asset 'a': 'mesh.stl' is neither a cooked .crb nor an .obj (or .skel) file");
     /* duplicates and misuse */
     ENSURE_ERROR(HDR "body a dynamic sphere 1\nbody a dynamic sphere 1\n", "t.scene:3: body 'a' already defined at line 2");
     ENSURE_ERROR(HDR "grid a dynamic sphere 1 count 2 1 1\nbody a.1 dynamic sphere 1\n",

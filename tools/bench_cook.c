@@ -19,7 +19,14 @@ int cr_bench_cook(int argc, char **argv) {
     cr_cook_options opt = cr_cook_default_options();
     opt.quiet = true;
     for (int i = 1; i < argc; ++i) {
-        if (strcmp(argv[i], "--res") == 0 && i + 1 < argc) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            printf("usage: crumple bench cook [--res N] [--bones auto:N] [MESH.obj]\n"
+                   "  Cooks MESH.obj (default data/meshes/stanford-bunny.obj) once and prints the time of each\n"
+                   "  cooking stage and the process's CPU time as JSON.\n"
+                   "  --res N         distance-grid cells along the longest axis (default 64)\n"
+                   "  --bones auto:N  also place N bones inside the shape and skin it\n");
+            return 0;
+        } else if (strcmp(argv[i], "--res") == 0 && i + 1 < argc) {
             opt.sdf_res = atoi(argv[++i]);
         } else if (strcmp(argv[i], "--bones") == 0 && i + 1 < argc && strncmp(argv[i + 1], "auto:", 5) == 0) {
             opt.auto_bones = (uint32_t)atoi(argv[++i] + 5);

@@ -22,6 +22,7 @@ int cr_cmd_bench(int argc, char **argv);
 int cr_cmd_cook(int argc, char **argv);
 int cr_cmd_info(int argc, char **argv);
 int cr_cmd_query(int argc, char **argv);
+int cr_cmd_tune(int argc, char **argv);
 /// `crumple bench cook`: the bunny's cook time by stage (tools/bench_cook.c).
 int cr_bench_cook(int argc, char **argv);
 /// `crumple bench fracture`: prescoring and the split's cost (tools/bench_fracture.c).

@@ -44,11 +44,17 @@ static const char *const default_scenes[] = {"pile", "rings", "terrain"};
 
 static void bench_usage(FILE *out) {
     fprintf(out, "usage: crumple bench [SCENE...] [--steps N] [--scenes DIR] [--json] [--poses] [--sleep on|off]\n"
-                 "       crumple bench cook [options]   (the cooker's benchmark; the stage benchmarks are make bench-stages)\n"
+                 "       crumple bench cook [--res N] [--bones auto:N] [MESH.obj]   (the cooker's benchmark)\n"
                  "       crumple bench fracture [options]   (prescoring 1000 pieces, a resting and a breaking body)\n"
                  "  Steps each scene (default: pile rings terrain) N times (default 600) at 1/60 s\n"
                  "  and prints one JSON object per scene: median and max ms per step.\n"
-                 "  A SCENE is a name in DIR (default data/scenes) or a path to a .scene file.\n");
+                 "  A SCENE is a name in DIR (default data/scenes) or a path to a .scene file.\n"
+                 "  --steps N       steps per scene (also --frames N)\n"
+                 "  --scenes DIR    where scene names are looked up (default data/scenes)\n"
+                 "  --json          accepted for scripts: the output is always JSON\n"
+                 "  --poses         also print every body's final pose (mesh bodies in their OBJ's frame)\n"
+                 "  --sleep on|off  override the scenes' sleep setting\n"
+                 "  The stage benchmarks (dent map, re-skin) are `make bench-stages`; `crumple bench cook --help`.\n");
 }
 
 static int cmp_double(const void *a, const void *b) {

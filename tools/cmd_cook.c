@@ -17,12 +17,16 @@
 
 static void usage(FILE *f) {
     fprintf(f,
-            "usage: crumple cook IN.obj -o OUT.crb [options]\n"
+            "usage: crumple cook IN.obj -o OUT.crb [--sdf-res N] [--sdf-pad N] [--scale S] [--normalise L] [--recentre]\n"
+            "       [--weld D] [--max-samples N] [--geodesic-radius R] [--geodesic-max N] [--rig FILE | --bones auto:N]\n"
+            "       [--poses FILE] [--timings] [--quiet]\n"
+            "  Cooks an OBJ mesh into a validated binary asset (docs/asset-format.md), in the body frame:\n"
+            "  centre of mass at the origin, axes along the principal moments (`crumple info` prints mesh_to_body).\n"
             "  --sdf-res N            grid cells along the longest axis, padding included (default 64)\n"
             "  --sdf-pad N            empty cells around the shape on every side (default 3)\n"
             "  --scale S              multiply all coordinates by S first (default 1)\n"
-            "  --normalise L          then scale so the longest bounding-box side is L\n"
-            "  --recentre             then move the bounding-box centre to the origin\n"
+            "  --normalise L          then scale so the longest bounding-box side is L (also --normalize)\n"
+            "  --recentre             then move the bounding-box centre to the origin (also --recenter)\n"
             "  --weld D               merge vertices closer than D (default 0: identical positions)\n"
             "  --max-samples N        collision sample points, farthest-point thinned (default 2048, 0 = all)\n"
             "  --geodesic-radius R    radius of the geodesic neighbour lists (default 0.25 x bounding radius)\n"

@@ -55,7 +55,14 @@ int cr_cmd_info(int argc, char **argv) {
         if (strcmp(argv[i], "--json") == 0) {
             json = true;
         } else if (strcmp(argv[i], "--help") == 0) {
-            printf("usage: crumple info FILE.crb [--json]\n");
+            printf("usage: crumple info FILE.crb [--json]\n"
+                   "  Validates a cooked asset completely and prints what it holds: mesh, topology, bounds,\n"
+                   "  distance grid, mass properties, neighbour lists, skeleton, sections.\n"
+                   "  Every position, bound and grid origin is in the body frame: the principal frame the\n"
+                   "  cooker moved the mesh into (centre of mass at the origin, axes along the principal\n"
+                   "  moments). `frame mesh->body` (JSON: mesh_to_body) maps the cooked mesh's own frame\n"
+                   "  into it: x_body = q x_mesh + p. Lengths in the mesh's units (metres if it was).\n"
+                   "  --json           one JSON object instead of the text report\n");
             return 0;
         } else if (argv[i][0] != '-' && path == NULL) {
             path = argv[i];

@@ -56,7 +56,13 @@ int cr_cmd_query(int argc, char **argv) {
         } else if (strcmp(argv[i], "--normal") == 0) {
             normal = true;
         } else if (strcmp(argv[i], "--help") == 0) {
-            printf("usage: crumple query FILE.crb --sdf [--normal] < points.txt\n");
+            printf("usage: crumple query FILE.crb --sdf [--normal] < points.txt\n"
+                   "  Reads one point 'x y z' per line from stdin ('#' starts a comment) and prints the signed\n"
+                   "  distance at it (negative inside), through the runtime's own grid lookup (cr_asset_sdf).\n"
+                   "  Points are in the body frame, the asset's principal frame (centre of mass at the origin;\n"
+                   "  `crumple info` prints mesh_to_body, x_body = q x_mesh + p, to bring OBJ coordinates there).\n"
+                   "  --sdf            print the signed distance (m) of each point (required)\n"
+                   "  --normal         also the outward unit normal from the grid's gradient\n");
             return 0;
         } else if (argv[i][0] != '-' && path == NULL) {
             path = argv[i];

@@ -24,9 +24,11 @@
 
 static void usage(FILE *out) {
     fprintf(out,
-            "usage: crumple render ASSET.crb -o FILE.png [options]\n"
-            "  Draws one cooked asset (docs/render.md).\n"
-            "  -o FILE.png          output picture (required)\n"
+            "usage: crumple render ASSET.crb -o FILE.png [--mode M] [--size WxH] [--camera C] [--example K]\n"
+            "       [--slice AXIS=VALUE] [--range MM] [--wireframe] [--supersample N] [--label TEXT] [--no-legend]\n"
+            "       [--obj FILE.obj] [--stored]\n"
+            "  Draws one cooked asset (docs/render.md), in its body frame (the principal frame).\n"
+            "  -o FILE.png          output picture (required; also --out)\n"
             "  --mode M             body | displacement | bone | weights | sdf (default body)\n"
             "  --size WxH           pixels (default 480x360)\n"
             "  --camera C           iso|front|back|left|right|top[,FOV] or EX,EY,EZ[,TX,TY,TZ[,FOV]] (m, degrees)\n"

@@ -11,11 +11,12 @@
  * snapshots and rollback are checked against the recording from the CLI too.
  *
  * Notes
- *   - Exit status: 0 the replay verified (and matched the golden hashes), 1 a
- *     desync (or a golden mismatch), 2 a bad file, a mismatched build (other
- *     scalar mode, other state-layout id, or the embedded scene builds a
- *     different world def) or a usage error. A mismatched build is reported
- *     as such, never as a desync: its hashes were never meant to agree.
+ *   - Exit status, as for every command (crumple --help): 0 the replay
+ *     verified (and matched the golden hashes); 1 the work failed: a desync,
+ *     a golden mismatch, a bad file, or a mismatched build (other scalar mode,
+ *     other state-layout id, or the embedded scene builds a different world
+ *     def); 2 bad usage. A mismatched build is reported as such on stderr,
+ *     never as a desync: its hashes were never meant to agree.
  *   - Golden hash files (tests/golden/) are text: comment lines start with #,
  *     then `mode NAME`, `frames N`, and one `FRAME HASH` line per frame (hash
  *     in 16 hex digits). --hashes writes that format; --golden reads it.
@@ -33,7 +34,8 @@
 
 #define EXIT_PASS 0
 #define EXIT_DESYNC 1
-#define EXIT_BAD 2
+#define EXIT_BAD 1   /* a replay this build cannot check: the work failed */
+#define EXIT_USAGE 2
 
 typedef struct replay_options {
     const char *file;
@@ -55,7 +57,8 @@ static void usage(FILE *out) {
             "  --golden HASHES  check the recorded per-frame hashes against a golden hash file\n"
             "  --hashes OUT     write the recorded per-frame hashes as a golden hash file\n"
             "  --quiet          print only failures\n"
-            "  exit status: 0 pass, 1 desync or golden mismatch, 2 bad file, mismatched build or usage\n");
+            "  exit status: 0 pass; 1 desync, golden mismatch, bad file or mismatched build (stderr says which);\n"
+            "  2 bad usage\n");
 }
 
 /* 0 ok, 1 help printed, 2 usage error */
@@ -192,7 +195,7 @@ static int verify(const replay_options *o, const cr_replay *r) {
 int cr_cmd_replay(int argc, char **argv) {
     replay_options o;
     int rc = parse_options(argc, argv, &o);
-    if (rc) return rc == 1 ? EXIT_PASS : EXIT_BAD;
+    if (rc) return rc == 1 ? EXIT_PASS : EXIT_USAGE;
     cr_replay r;
     cr_replay_error err;
     cr_replay_status st = cr_replay_load(o.file, &r, &err);

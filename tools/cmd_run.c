@@ -18,6 +18,7 @@
 #include "cli.h"
 #include "render_run.h"
 #include "replay.h"
+#include "run_report.h"
 #include "scene.h"
 #include "stb_ds.h"
 
@@ -29,23 +30,36 @@ typedef struct run_options {
     const char *scene;
     int32_t frames; /* -1: the scene's own `frames` */
     bool json;
+    bool memory;                      /* --memory: the block's regions, no stepping */
     int shock;                        /* -1: the scene's own `shock`, else 0/1 */
     const char *cache;                /* --cache DIR, or NULL */
     cr_run_pictures_options pictures; /* --render, --sheet, --obj, ... (tools/render_run.c) */
     cr_run_pictures *pics;            /* their state during the run */
     const char *record;               /* --record FILE (a replay, tools/replay.c), or NULL */
     cr_replay *rec;                   /* the replay being recorded */
+    const char *report;               /* --report DIR (tools/run_report.c), or NULL */
+    cr_run_report *rep;               /* its frames during the run */
+    char report_apng[1100];           /* DIR/run.png when --apng was not given */
 } run_options;
 
 static void usage(FILE *out) {
     fprintf(out,
-            "usage: crumple run SCENE [--frames N] [--json] [--shock on|off] [--cache DIR]\n"
-            "  Steps a scene file (docs/scene-format.md) and prints a summary.\n"
+            "usage: crumple run SCENE [--frames N] [--json] [--memory] [--shock on|off] [--cache DIR] [--record FILE]\n"
+            "       [--report DIR]\n"
+            "       [--render DIR] [--every K] [--size WxH] [--camera C] [--mode M] [--wireframe] [--supersample N]\n"
+            "       [--range MM] [--sheet] [--sheet-frames N] [--dents] [--obj DIR] [--apng FILE] [--fps N]\n"
+            "  Steps a scene file (docs/scene-format.md) and prints a summary: memory, overflows, what\n"
+            "  damage did to each body, the state hash. Positions are world coordinates, metres.\n"
             "  --frames N       frames to step (default: the scene's `frames`)\n"
             "  --json           print one JSON object at the end instead of the summary\n"
+            "  --memory         print the world block region by region (cr_world_memory_report) and stop\n"
             "  --shock on|off   override the scene's shock propagation setting\n"
-            "  --cache DIR      where .obj assets are cooked (default: the scene's `cache`)\n"
-            "  --record FILE    write a replay (scene text, inputs, hashes per frame) for `crumple replay`\n");
+            "  --cache DIR      where .obj assets are cooked, relative to the current directory (default:\n"
+            "                   the scene's `cache` line, relative to the scene file; else build/cache)\n"
+            "  --record FILE    write a replay (scene text, inputs, hashes per frame) for `crumple replay`\n"
+            "  --report DIR     write DIR/index.html, one self-contained page: the animation (DIR/run.png\n"
+            "                   unless --apng), stage times, work against capacities, memory, events,\n"
+            "                   state hashes, settings; without --every it draws about 150 frames\n");
     cr_run_pictures_usage(out);
 }
 
@@ -75,6 +89,8 @@ static int parse_options(int argc, char **argv, run_options *o) {
             o->frames = (int32_t)v;
         } else if (strcmp(a, "--json") == 0) {
             o->json = true;
+        } else if (strcmp(a, "--memory") == 0) {
+            o->memory = true;
         } else if (strcmp(a, "--shock") == 0) {
             const char *v = i + 1 < argc ? argv[++i] : "";
             if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0) {
@@ -88,6 +104,12 @@ static int parse_options(int argc, char **argv, run_options *o) {
                 return 2;
             }
             o->cache = argv[++i];
+        } else if (strcmp(a, "--report") == 0) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "crumple run: --report needs a folder\n");
+                return 2;
+            }
+            o->report = argv[++i];
         } else if (strcmp(a, "--record") == 0) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "crumple run: --record needs a file name\n");
@@ -128,6 +150,7 @@ static int parse_options(int argc, char **argv, run_options *o) {
 static int frame_outputs(void *user, cr_scene *s, cr_world *w, const cr_scene_frame *fr) {
     const run_options *o = user;
     if (o->rec != NULL) cr_replay_add_frame(o->rec, w, s->frame_inputs, (uint32_t)arrlen(s->frame_inputs));
+    if (o->rep != NULL && cr_run_report_frame(o->rep, s, w, fr)) return 1;
     return cr_run_pictures_frame(o->pics, s, w, fr->frame) ? 1 : 0;
 }
 
@@ -150,6 +173,31 @@ static void json_number(FILE *out, double v) {
         fprintf(out, "%.9g", v);
     else
         fputs("null", out);
+}
+
+/* What damage did to a body so far: dents applied, the deepest point of its
+ * surface below the cooked shape (m) and how many vertices moved. Bodies
+ * without a surface of their own report zeros. */
+typedef struct body_damage {
+    uint32_t dents;
+    double deepest;
+    uint32_t moved;
+} body_damage;
+
+static body_damage damage_of(const cr_world *w, cr_body_id id) {
+    body_damage d = {0, 0.0, 0};
+    cr_body_mesh m;
+    if (cr_body_get_mesh(w, id, &m) != CR_OK || m.positions == m.rest_positions) return d;
+    d.dents = m.dent_count;
+    for (uint32_t v = 0; v < m.vertex_count; ++v) {
+        cr_vec3 p = m.positions[v], r = m.rest_positions[v];
+        if (p.x == r.x && p.y == r.y && p.z == r.z) continue;
+        double dx = cr_to_double(p.x - r.x), dy = cr_to_double(p.y - r.y), dz = cr_to_double(p.z - r.z);
+        double len = sqrt(dx * dx + dy * dy + dz * dz);
+        if (len > d.deepest) d.deepest = len;
+        d.moved++;
+    }
+    return d;
 }
 
 static void json_reals(FILE *out, const cr_real *v, int n) {
@@ -203,6 +251,10 @@ void cr_run_write_json(FILE *out, const cr_scene *s, const cr_world *w, const cr
         json_reals(out, &v.x, 3);
         fprintf(out, ", \"angular_velocity\": ");
         json_reals(out, &av.x, 3);
+        body_damage dmg = damage_of(w, b->id);
+        fprintf(out, ", \"damage\": {\"dents\": %u, \"deepest\": ", dmg.dents);
+        json_number(out, dmg.deepest);
+        fprintf(out, ", \"moved_vertices\": %u}", dmg.moved);
         fputc('}', out);
     }
     fprintf(out, "%s]\n}\n", first ? "" : "\n  ");
@@ -220,7 +272,32 @@ static void print_summary(const cr_scene *s, const cr_world *w, const cr_run_sta
         if (rs->total[k].overflow)
             printf("overflow     %s: %llu items did not fit a capacity\n", cr_stage_name((cr_stage)k),
                    (unsigned long long)rs->total[k].overflow);
+    for (ptrdiff_t i = 0; i < arrlen(s->bodies); ++i) {
+        if (!cr_body_is_valid(w, s->bodies[i].id)) continue;
+        body_damage d = damage_of(w, s->bodies[i].id);
+        if (d.moved > 0 || d.dents > 0)
+            printf("damage       %s: %u dent%s, deepest %.2f mm, %u vertices moved\n", s->bodies[i].name, d.dents,
+                   d.dents == 1 ? "" : "s", d.deepest * 1000.0, d.moved);
+    }
     printf("state hash   %016llx\n", (unsigned long long)cr_world_state_hash(w));
+}
+
+/* --memory: every region of the scene's block, largest first is left to the
+ * reader; block order keeps the report comparable between scenes. */
+static void print_memory(const cr_scene *s, const cr_world *w) {
+    cr_world_def def = cr_world_get_def(w);
+    cr_memory_region r[CR_MEMORY_REGION_MAX];
+    uint32_t n = cr_world_memory_report(&def, r, CR_MEMORY_REGION_MAX);
+    printf("scene        %s (%s)\n", s->path, CR_MODE_NAME);
+    printf("block        %zu bytes (%.3f MiB)\n", cr_world_memory_size(&def), cr_world_memory_size(&def) / 1048576.0);
+    for (uint32_t i = 0; i < n && i < CR_MEMORY_REGION_MAX; ++i)
+        printf("%12llu  %-72s %s\n", (unsigned long long)r[i].bytes, r[i].name, r[i].field);
+}
+
+static bool argv_has(int argc, char **argv, const char *opt) {
+    for (int i = 1; i < argc; ++i)
+        if (strcmp(argv[i], opt) == 0) return true;
+    return false;
 }
 
 int cr_cmd_run(int argc, char **argv) {
@@ -252,6 +329,13 @@ int cr_cmd_run(int argc, char **argv) {
         crp_free(text);
         return 1;
     }
+    if (o.memory) {
+        print_memory(s, w);
+        cr_cli_world_free(w);
+        cr_scene_free(s);
+        crp_free(text);
+        return 0;
+    }
     cr_replay rec;
     if (o.record != NULL) {
         cr_replay_init(&rec, o.scene, (const char *)text, text_size, w, s->dt);
@@ -264,7 +348,19 @@ int cr_cmd_run(int argc, char **argv) {
     int status = 0;
     cr_run_pictures pics;
     o.pics = &pics;
-    if (cr_run_pictures_begin(&pics, &o.pictures, s, w, frames)) status = 1;
+    cr_run_report rep;
+    memset(&rep, 0, sizeof rep);
+    if (o.report != NULL) {
+        if (o.pictures.apng_path == NULL) {
+            snprintf(o.report_apng, sizeof o.report_apng, "%s/run.png", o.report);
+            o.pictures.apng_path = o.report_apng;
+        }
+        /* about 150 pictures whatever the length: enough to watch, small enough to embed */
+        if (!argv_has(argc, argv, "--every") && frames > 150) o.pictures.every = (frames + 149) / 150;
+        if (cr_run_report_begin(&rep, o.report, w)) status = 1;
+        o.rep = &rep;
+    }
+    if (status == 0 && cr_run_pictures_begin(&pics, &o.pictures, s, w, frames)) status = 1;
     if (status == 0) {
         cr_scene_loop loop = {.from = 0, .to = frames, .stats = &rs, .each = frame_outputs, .user = &o};
         int rc = cr_scene_run(s, w, &loop, &err);
@@ -290,6 +386,8 @@ int cr_cmd_run(int argc, char **argv) {
     } else {
         cr_run_pictures_free(&pics);
     }
+    if (status == 0 && o.rep != NULL && cr_run_report_finish(o.rep, s, w, o.pictures.apng_path, !o.json)) status = 1;
+    cr_run_report_free(&rep);
     cr_cli_world_free(w);
     cr_scene_free(s);
     return status;

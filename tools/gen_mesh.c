@@ -343,14 +343,24 @@ char *cr_gen_sphere_obj(const cr_gen_sphere *s, size_t *size) {
 
 /* ------------------------------------------------------------ the command */
 
-static void gen_usage(FILE *out) {
-    fprintf(out, "usage: crumple gen torus   [--major R] [--minor r] [--segments N] [--sides M] [-o FILE]\n"
-                 "       crumple gen terrain [--cells N] [--size S] [--height H] [--thickness T] [-o FILE]\n"
-                 "       crumple gen box     [--sx X] [--sy Y] [--sz Z] [--cells N] [-o FILE]\n"
-                 "       crumple gen sphere  [--radius R] [--segments N] [--rings M] [-o FILE]\n"
-                 "  Writes the mesh as OBJ to FILE (atomically) or to standard output. The defaults\n"
-                 "  give data/meshes/torus.obj and data/meshes/terrain.obj exactly.\n");
+static const char *const gen_usage_lines[4][2] = {
+    {"torus", "torus   [--major R] [--minor r] [--segments N] [--sides M] [-o FILE]"},
+    {"terrain", "terrain [--cells N] [--size S] [--height H] [--thickness T] [-o FILE]"},
+    {"box", "box     [--sx X] [--sy Y] [--sz Z] [--cells N] [-o FILE]"},
+    {"sphere", "sphere  [--radius R] [--segments N] [--rings M] [-o FILE]"},
+};
+
+/* All meshes (only == NULL) or one mesh's usage line. */
+static void gen_usage_of(FILE *out, const char *only) {
+    int n = 0;
+    for (int i = 0; i < 4; ++i)
+        if (only == NULL || strcmp(only, gen_usage_lines[i][0]) == 0)
+            fprintf(out, "%s crumple gen %s\n", n++ ? "      " : "usage:", gen_usage_lines[i][1]);
+    fprintf(out, "  Writes the mesh as OBJ to FILE (atomically; -o, also --output) or to standard output.\n"
+                 "  Lengths in metres. The defaults give data/meshes/torus.obj and data/meshes/terrain.obj exactly.\n");
 }
+
+static void gen_usage(FILE *out) { gen_usage_of(out, NULL); }
 
 static int opt_number(const char *name, const char *text, double *out) {
     char *end = NULL;
@@ -381,6 +391,10 @@ int cr_cmd_gen(int argc, char **argv) {
     const char *path = NULL;
     for (int i = 2; i < argc; ++i) {
         const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            gen_usage_of(stdout, argv[1]);
+            return 0;
+        }
         if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "crumple gen: %s needs a file\n", a);

@@ -80,6 +80,12 @@ int cr_run_pictures_option(cr_run_pictures_options *o, int argc, char **argv, in
         }
     } else if (strcmp(a, "--dents") == 0) {
         o->dents = 1;
+    } else if (strcmp(a, "--apng") == 0) {
+        if (!value_of(argc, argv, i, &v)) return -1;
+        o->apng_path = v;
+    } else if (strcmp(a, "--fps") == 0) {
+        if (!value_of(argc, argv, i, &v) || !parse_count(a, v, 1, 1000, &n)) return -1;
+        o->fps = (uint32_t)n;
     } else if (strcmp(a, "--wireframe") == 0) {
         o->render.wireframe = 1;
     } else if (strcmp(a, "--supersample") == 0) {
@@ -126,7 +132,9 @@ void cr_run_pictures_usage(FILE *out) {
             "  --sheet-frames N frames on the sheet (default 12)\n"
             "  --dents          at the end, each dented body alone by dent depth: DIR/dent_NAME.png,\n"
             "                   and each plastic body by example weights: DIR/weights_NAME.png\n"
-            "  --obj DIR        write the deformed meshes as DIR/frame_NNNNN.obj\n");
+            "  --obj DIR        write the deformed meshes as DIR/frame_NNNNN.obj\n"
+            "  --apng FILE      write the drawn frames (--every, --size, --camera...) as one animated PNG\n"
+            "  --fps N          its frame rate, 1..1000 (default: real time, 1 / (dt x every))\n");
 }
 
 static int drawn(const cr_run_pictures *p, int32_t f) { return f % p->opt.every == 0 || f == p->frames; }
@@ -145,7 +153,7 @@ static int on_sheet(const cr_run_pictures *p, int32_t f) {
     return 0;
 }
 
-static int output(cr_run_pictures *p, const cr_scene *s, const cr_world *w, int32_t f) {
+static int output(cr_run_pictures *p, const cr_scene *s, const cr_world *w, int32_t f, int dented) {
     uint64_t t0 = crp_clock_ns();
     double t = (double)f * cr_to_double(s->dt);
     cr_render_options ro = p->opt.render;
@@ -177,12 +185,12 @@ static int output(cr_run_pictures *p, const cr_scene *s, const cr_world *w, int3
     if (scene.max_displacement > p->max_displacement) p->max_displacement = scene.max_displacement;
     if (ro.range <= 0.0) ro.range = p->max_displacement > 1e-6 ? p->max_displacement : 1e-3;
     char path[1100], err[1300];
-    if (p->opt.render_dir) {
+    if (p->opt.render_dir || p->opt.apng_path) {
         cr_image img;
         if (!cr_render_draw(&scene, &p->camera, &ro, &img)) goto oom;
-        if (on_sheet(p, f)) {
+        if ((drawn(p, f) && on_sheet(p, f)) || (dented && p->opt.sheet)) {
             char caption[64];
-            snprintf(caption, sizeof caption, "%d  %.2f S", (int)f, t);
+            snprintf(caption, sizeof caption, "%d  %.2f S%s", (int)f, t, dented ? "  DENT" : "");
             char *c = (char *)malloc(strlen(caption) + 1);
             if (c == NULL) {
                 cr_image_free(&img);
@@ -198,17 +206,34 @@ static int output(cr_run_pictures *p, const cr_scene *s, const cr_world *w, int3
             memcpy(copy.rgb, img.rgb, (size_t)img.width * img.height * 3);
             arrput(p->sheet_images, copy);
             arrput(p->sheet_captions, c);
+            arrput(p->sheet_dented, (uint8_t)(dented != 0));
         }
         if (p->opt.render.legend) cr_render_label(&img, label);
-        snprintf(path, sizeof path, "%s/frame_%05d.png", p->opt.render_dir, (int)f);
-        cr_png_status ps = cr_png_write_file(path, img.rgb, img.width, img.height, 3, CR_PNG_FIXED);
+        cr_png_status ps = CR_PNG_OK;
+        if (p->opt.apng_path) {
+            if (!p->apng_begun) {
+                uint32_t fps = p->opt.fps;
+                if (fps == 0) {
+                    double real = 1.0 / (cr_to_double(s->dt) * p->opt.every);
+                    fps = real < 1.0 ? 1u : real > 1000.0 ? 1000u : (uint32_t)(real + 0.5);
+                }
+                ps = cr_apng_begin(&p->apng, img.width, img.height, fps);
+                p->apng_begun = ps == CR_PNG_OK;
+            }
+            if (ps == CR_PNG_OK) ps = cr_apng_add_frame(&p->apng, img.rgb);
+            snprintf(path, sizeof path, "%s", p->opt.apng_path);
+        }
+        if (ps == CR_PNG_OK && p->opt.render_dir) {
+            snprintf(path, sizeof path, "%s/frame_%05d.png", p->opt.render_dir, (int)f);
+            ps = cr_png_write_file(path, img.rgb, img.width, img.height, 3, CR_PNG_FIXED);
+            if (ps == CR_PNG_OK) p->pictures++;
+        }
         cr_image_free(&img);
         if (ps != CR_PNG_OK) {
             fprintf(stderr, "%s: cannot write PNG: %s\n", path, cr_png_status_message(ps));
             cr_render_scene_free(&scene);
             return -1;
         }
-        p->pictures++;
     }
     if (p->opt.obj_dir) {
         snprintf(path, sizeof path, "%s/frame_%05d.obj", p->opt.obj_dir, (int)f);
@@ -233,6 +258,128 @@ oom:
 /* Close-ups: in the run's pictures the projectile sits in its dent and the
  * dent is a few pixels wide, so each dented body is also drawn alone; each
  * plastic body (seed 001) too, coloured by its example weights. */
+int cr_run_dent_closeup(const cr_world *w, cr_body_id id, const char *name, const cr_render_options *base, double range,
+                        const char *label, cr_image *out, double *deepest_out) {
+    cr_shape_def shape = cr_body_get_shape(w, id);
+    cr_body_mesh bm;
+    if (shape.type != CR_SHAPE_MESH || cr_body_get_mesh(w, id, &bm) != CR_OK) return 0;
+    const cr_asset *as = cr_world_get_asset(w, shape.asset);
+    if (as == NULL || as->vertex_count != bm.vertex_count) return 0;
+    cr_render_options opt = *base;
+    opt.mode = CR_RENDER_DISPLACEMENT;
+    opt.range = range;
+    /* A close-up of the dented region, lit from the camera's shoulder: the
+     * camera looks along the dented surface's mean normal, tilted 40
+     * degrees or so, so the hollow reads by its shading as well as its
+     * colour; framed on the moved vertices (and a margin of half their
+     * size), not on the whole body, where a dent is a few pixels. */
+    cr_transform bx = cr_body_get_transform(w, id);
+    double lo[3] = {1e30, 1e30, 1e30}, hi[3] = {-1e30, -1e30, -1e30}, nsum[3] = {0, 0, 0};
+    uint32_t moved = 0;
+    /* the dent's attenuation reaches deep into a body by tiny amounts (a
+     * thin plate's far face moves too): the region is the vertices moved
+     * by a tenth of the deepest or more, their normals weighted by depth */
+    double deepest_v = 0;
+    for (uint32_t v = 0; v < bm.vertex_count; ++v) {
+        double d = cr_to_double(cr_v3_len(cr_v3_sub(bm.positions[v], bm.rest_positions[v])));
+        if (d > deepest_v) deepest_v = d;
+    }
+    for (uint32_t v = 0; v < bm.vertex_count && deepest_v > 0; ++v) {
+        cr_vec3 a = bm.positions[v];
+        double d = cr_to_double(cr_v3_len(cr_v3_sub(a, bm.rest_positions[v])));
+        if (d < 0.1 * deepest_v) continue;
+        cr_vec3 wp = cr_transform_point(bx, a), wn = cr_quat_rotate(bx.q, bm.normals[v]);
+        double q[3] = {cr_to_double(wp.x), cr_to_double(wp.y), cr_to_double(wp.z)};
+        for (int k = 0; k < 3; ++k) lo[k] = q[k] < lo[k] ? q[k] : lo[k], hi[k] = q[k] > hi[k] ? q[k] : hi[k];
+        nsum[0] += d * cr_to_double(wn.x), nsum[1] += d * cr_to_double(wn.y), nsum[2] += d * cr_to_double(wn.z);
+        ++moved;
+    }
+    opt.camera = cr_default_camera_spec();
+    double nl = sqrt(nsum[0] * nsum[0] + nsum[1] * nsum[1] + nsum[2] * nsum[2]);
+    if (moved > 0 && nl > 0) {
+        /* the normal, plus a sideways lean that is never parallel to it */
+        double side[3] = {0.55, 0.3, 0.75};
+        for (int k = 0; k < 3; ++k) opt.camera.dir[k] = nsum[k] / nl + 0.8 * side[k];
+    } else {
+        opt.camera.dir[0] = 0.35, opt.camera.dir[1] = 1.0, opt.camera.dir[2] = 0.75;
+    }
+    cr_render_body b;
+    memset(&b, 0, sizeof b);
+    b.id = id.index1 - 1;
+    b.shape = shape;
+    b.xf = bx;
+    b.asset = as;
+    b.positions = bm.positions;
+    b.rest_positions = bm.rest_positions;
+    cr_render_scene scene;
+    cr_render_scene_init(&scene);
+    int ok = cr_render_scene_add_body(&scene, &b, &opt) && cr_render_scene_finish(&scene);
+    if (ok && moved > 0) {
+        for (int k = 0; k < 3; ++k) {
+            double c = 0.5 * (lo[k] + hi[k]), h = 0.5 * (hi[k] - lo[k]);
+            h = h * 1.5 + 0.01; /* half again, and a centimetre, around the dent */
+            scene.bmin[k] = c - h, scene.bmax[k] = c + h;
+        }
+        scene.has_bounds = 1;
+    }
+    if (label != NULL)
+        snprintf(opt.label, sizeof opt.label, "%s", label);
+    else
+        snprintf(opt.label, sizeof opt.label, "%s: %u DENT%s, DEEPEST %.1f MM", name, bm.dent_count,
+                 bm.dent_count == 1 ? "" : "S", scene.max_displacement * 1000.0);
+    cr_camera cam = cr_render_fit_camera(&opt.camera, &scene, opt.width, opt.height);
+    ok = ok && cr_render_draw(&scene, &cam, &opt, out);
+    if (deepest_out != NULL) *deepest_out = scene.max_displacement;
+    cr_render_scene_free(&scene);
+    return ok;
+}
+
+
+/* A plastic body (seed 001) alone, coloured by its example weights and seen
+ * from the side of the vertex that moved furthest off the rest pose; *moved
+ * is that vertex's weight off the rest example. */
+static int weights_closeup(const cr_world *w, cr_body_id id, const char *name, const cr_render_options *base,
+                           const cr_example_view *ev, cr_image *out, double *moved) {
+    cr_shape_def shape = cr_body_get_shape(w, id);
+    cr_body_mesh bm;
+    if (shape.type != CR_SHAPE_MESH || cr_body_get_mesh(w, id, &bm) != CR_OK) return 0;
+    const cr_asset *as = cr_world_get_asset(w, shape.asset);
+    if (as == NULL || as->vertex_count != bm.vertex_count) return 0;
+    cr_render_options opt = *base;
+    opt.mode = CR_RENDER_WEIGHTS;
+    opt.range = 0;
+    opt.camera = cr_default_camera_spec();
+    opt.camera.dir[0] = 0.35, opt.camera.dir[1] = 1.0, opt.camera.dir[2] = 0.75;
+    cr_render_body b;
+    memset(&b, 0, sizeof b);
+    b.id = id.index1 - 1;
+    b.shape = shape;
+    b.xf = cr_body_get_transform(w, id);
+    b.asset = as;
+    b.positions = bm.positions;
+    b.rest_positions = bm.rest_positions;
+    b.example_weights = ev->weights, b.example_count = ev->example_count;
+    cr_render_scene scene;
+    cr_render_scene_init(&scene);
+    int ok = cr_render_scene_add_body(&scene, &b, &opt) && cr_render_scene_finish(&scene);
+    uint32_t most = 0;
+    *moved = 0;
+    for (uint32_t k = 0; k < ev->vertex_count; ++k) {
+        double off = 1 - cr_to_double(ev->weights[k * ev->example_count]);
+        if (off > *moved) *moved = off, most = k;
+    }
+    if (*moved > 0) {
+        cr_vec3 side = cr_quat_rotate(b.xf.q, bm.positions[most]);
+        double len = sqrt(cr_to_double(cr_v3_len_sq(side)));
+        if (len > 0)
+            for (int k = 0; k < 3; ++k) opt.camera.dir[k] = 0.5 * opt.camera.dir[k] + cr_to_double((&side.x)[k]) / len;
+    }
+    snprintf(opt.label, sizeof opt.label, "%.24s: EXAMPLE WEIGHTS, %.2f OFF REST", name, *moved);
+    cr_camera cam = cr_render_fit_camera(&opt.camera, &scene, opt.width, opt.height);
+    ok = ok && cr_render_draw(&scene, &cam, &opt, out);
+    cr_render_scene_free(&scene);
+    return ok;
+}
 int cr_run_pictures_dents(const cr_scene *s, const cr_world *w, const char *dir, const cr_render_options *base,
                           int print) {
     uint32_t n = cr_world_get_body_ids(w, NULL, 0);
@@ -241,63 +388,23 @@ int cr_run_pictures_dents(const cr_scene *s, const cr_world *w, const char *dir,
     n = cr_world_get_body_ids(w, ids, n);
     int written = 0;
     for (uint32_t i = 0; i < n; ++i) {
-        cr_shape_def shape = cr_body_get_shape(w, ids[i]);
         cr_body_mesh bm;
         cr_example_view ev;
         const int plastic = cr_example_get(w, ids[i], &ev) == CR_OK;
         /* a squishy body (seed 003) pressed at the end of the run is drawn the same way: its dent and bulge */
         cr_squash_view sv;
         const bool squashed = cr_squash_get(w, ids[i], &sv) == CR_OK && sv.zone_vertices > 0;
-        if (shape.type != CR_SHAPE_MESH || cr_body_get_mesh(w, ids[i], &bm) != CR_OK || (bm.dent_count == 0 && !plastic && !squashed))
+        if (cr_body_get_shape(w, ids[i]).type != CR_SHAPE_MESH || cr_body_get_mesh(w, ids[i], &bm) != CR_OK ||
+            (bm.dent_count == 0 && !plastic && !squashed))
             continue;
-        const cr_asset *as = cr_world_get_asset(w, shape.asset);
-        if (as == NULL || as->vertex_count != bm.vertex_count) continue;
         uint64_t ud = cr_body_get_user_data(w, ids[i]);
         const char *name = ud >= 1 && ud <= (uint64_t)arrlen(s->bodies) ? s->bodies[ud - 1].name : "body";
-        cr_render_options opt = *base;
-        opt.mode = plastic ? CR_RENDER_WEIGHTS : CR_RENDER_DISPLACEMENT;
-        opt.range = 0;
-        /* from above and in front, framed on the dented body */
-        opt.camera = cr_default_camera_spec();
-        opt.camera.dir[0] = 0.35;
-        opt.camera.dir[1] = 1.0;
-        opt.camera.dir[2] = 0.75;
-        cr_render_body b;
-        memset(&b, 0, sizeof b);
-        b.id = ids[i].index1 - 1;
-        b.shape = shape;
-        b.xf = cr_body_get_transform(w, ids[i]);
-        b.asset = as;
-        b.positions = bm.positions;
-        b.rest_positions = bm.rest_positions;
-        if (plastic) b.example_weights = ev.weights, b.example_count = ev.example_count;
-        cr_render_scene scene;
-        cr_render_scene_init(&scene);
         cr_image img;
-        int ok = cr_render_scene_add_body(&scene, &b, &opt) && cr_render_scene_finish(&scene);
-        double moved = 0; /* plastic: the largest example weight off the rest pose, looked at from its side */
-        uint32_t most = 0;
-        for (uint32_t k = 0; plastic && k < ev.vertex_count; ++k) {
-            double off = 1 - cr_to_double(ev.weights[k * ev.example_count]);
-            if (off > moved) moved = off, most = k;
-        }
-        if (plastic && moved > 0) {
-            cr_vec3 side = cr_quat_rotate(b.xf.q, bm.positions[most]);
-            double len = sqrt(cr_to_double(cr_v3_len_sq(side)));
-            if (len > 0)
-                for (int k = 0; k < 3; ++k) opt.camera.dir[k] = 0.5 * opt.camera.dir[k] + cr_to_double((&side.x)[k]) / len;
-        }
-        if (plastic) snprintf(opt.label, sizeof opt.label, "%.24s: EXAMPLE WEIGHTS, %.2f OFF REST", name, moved);
-        else if (squashed)
-            snprintf(opt.label, sizeof opt.label, "%.40s: SQUASHED, %u VERTICES, %.1f MM", name, sv.zone_vertices,
-                     scene.max_displacement * 1000.0);
-        else
-            snprintf(opt.label, sizeof opt.label, "%s: %u DENT%s, DEEPEST %.1f MM", name, bm.dent_count,
-                     bm.dent_count == 1 ? "" : "S", scene.max_displacement * 1000.0);
-        cr_camera cam = cr_render_fit_camera(&opt.camera, &scene, opt.width, opt.height);
-        ok = ok && cr_render_draw(&scene, &cam, &opt, &img);
-        double deepest = scene.max_displacement;
-        cr_render_scene_free(&scene);
+        double deepest = 0, moved = 0;
+        char label[96];
+        snprintf(label, sizeof label, "%.40s: SQUASHED, %u VERTICES", name, squashed ? sv.zone_vertices : 0u);
+        int ok = plastic ? weights_closeup(w, ids[i], name, base, &ev, &img, &moved)
+                         : cr_run_dent_closeup(w, ids[i], name, base, 0, squashed ? label : NULL, &img, &deepest);
         if (!ok) {
             fprintf(stderr, "crumple: out of memory drawing the dent of '%s'\n", name);
             free(ids);
@@ -318,7 +425,7 @@ int cr_run_pictures_dents(const cr_scene *s, const cr_world *w, const char *dir,
             printf("squash       %s: %u skin vertices moved, largest %.1f mm -> %s\n", name, sv.zone_vertices, deepest * 1000.0, path);
         else if (print)
             printf("dent         %s: %u dent%s, deepest %.1f mm -> %s\n", name, bm.dent_count, bm.dent_count == 1 ? "" : "s",
-               deepest * 1000.0, path);
+                   deepest * 1000.0, path);
         ++written;
     }
     free(ids);
@@ -343,16 +450,42 @@ int cr_run_pictures_begin(cr_run_pictures *p, const cr_run_pictures_options *o, 
     p->frames = frames;
     p->scene = s;
     p->world = w;
-    p->active = o->render_dir != NULL || o->obj_dir != NULL;
+    p->active = o->render_dir != NULL || o->obj_dir != NULL || o->apng_path != NULL;
     if (!p->active) return 0;
     if (o->render_dir && make_dir(o->render_dir)) return -1;
     if (o->obj_dir && make_dir(o->obj_dir)) return -1;
-    return output(p, s, w, 0);
+    return output(p, s, w, 0, 0);
 }
 
 int cr_run_pictures_frame(cr_run_pictures *p, const cr_scene *s, const cr_world *w, int32_t step) {
-    if (!p->active || !drawn(p, step + 1)) return 0;
-    return output(p, s, w, step + 1);
+    if (!p->active) return 0;
+    int dented = cr_world_get_dent_events(w, NULL, 0) > 0;
+    if (!drawn(p, step + 1) && !dented) return 0;
+    return output(p, s, w, step + 1, dented);
+}
+
+/* The sheet's frames among the candidates kept during the run: every dented
+ * frame (up to n - 2 of them), then evenly spaced regular ones (the first and
+ * the last among them) up to n, in frame order. keep[i] says which. */
+static void sheet_pick(const cr_run_pictures *p, uint8_t *keep) {
+    uint32_t total = (uint32_t)arrlen(p->sheet_images), n = p->opt.sheet_frames, dents = 0, regular = 0;
+    for (uint32_t i = 0; i < total; ++i) {
+        keep[i] = total <= n;
+        if (p->sheet_dented[i]) dents++;
+        else regular++;
+    }
+    if (total <= n) return;
+    uint32_t take_dents = dents < n - 2 ? dents : n - 2, left = n - take_dents;
+    for (uint32_t i = 0, d = 0; i < total; ++i)
+        if (p->sheet_dented[i] && d < take_dents) keep[i] = 1, d++;
+    if (left > regular) left = regular;
+    for (uint32_t i = 0, r = 0, j = 0; i < total && j < left; ++i) {
+        if (p->sheet_dented[i]) continue;
+        /* regular candidate r is chosen when it is the j-th of `left` evenly spaced picks */
+        uint32_t want = left > 1 ? (uint32_t)((uint64_t)j * (regular - 1) / (left - 1)) : 0;
+        if (r == want) keep[i] = 1, j++;
+        r++;
+    }
 }
 
 void cr_run_pictures_free(cr_run_pictures *p) {
@@ -362,6 +495,9 @@ void cr_run_pictures_free(cr_run_pictures *p) {
     }
     arrfree(p->sheet_images);
     arrfree(p->sheet_captions);
+    arrfree(p->sheet_dented);
+    cr_apng_free(&p->apng);
+    p->apng_begun = 0;
     p->active = 0;
 }
 
@@ -371,8 +507,18 @@ int cr_run_pictures_finish(cr_run_pictures *p, int print) {
         uint64_t t0 = crp_clock_ns();
         cr_image sheet;
         uint32_t factor = p->sheet_images[0].width >= 320 ? 2 : 1;
-        if (!cr_render_contact_sheet(p->sheet_images, (const char *const *)p->sheet_captions,
-                                     (uint32_t)arrlen(p->sheet_images), factor, &sheet)) {
+        uint32_t total = (uint32_t)arrlen(p->sheet_images), count = 0;
+        uint8_t *keep = malloc(total);
+        cr_image *images = malloc(total * sizeof *images);
+        const char **captions = malloc(total * sizeof *captions);
+        if (keep != NULL && images != NULL && captions != NULL) {
+            sheet_pick(p, keep);
+            for (uint32_t i = 0; i < total; ++i)
+                if (keep[i]) images[count] = p->sheet_images[i], captions[count++] = p->sheet_captions[i];
+        }
+        int made = count > 0 && cr_render_contact_sheet(images, captions, count, factor, &sheet);
+        free(keep), free(images), free(captions);
+        if (!made) {
             fprintf(stderr, "crumple run: out of memory making the contact sheet\n");
             rc = -1;
         } else {
@@ -391,6 +537,16 @@ int cr_run_pictures_finish(cr_run_pictures *p, int print) {
         int n = cr_run_pictures_dents(p->scene, p->world, p->opt.render_dir, &p->opt.render, print);
         if (n < 0) rc = -1;
         else p->dent_pictures = (uint32_t)n;
+    }
+    if (p->active && rc == 0 && p->apng_begun) {
+        cr_png_status ps = cr_apng_write_file(&p->apng, p->opt.apng_path);
+        if (ps != CR_PNG_OK) {
+            fprintf(stderr, "%s: cannot write the animated PNG: %s\n", p->opt.apng_path, cr_png_status_message(ps));
+            rc = -1;
+        } else if (print) {
+            printf("animation    %u frames at %u fps, %ux%u -> %s\n", p->apng.frame_count, p->apng.fps, p->apng.width,
+                   p->apng.height, p->opt.apng_path);
+        }
     }
     if (print && p->active && rc == 0) {
         if (p->opt.render_dir)

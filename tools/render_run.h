@@ -2,7 +2,7 @@
  *
  *     crumple run SCENE --render DIR [--every K] [--size WxH] [--camera C]
  *                       [--mode M] [--wireframe] [--range MM] [--sheet [--sheet-frames N]] [--dents]
- *                       [--obj DIR]
+ *                       [--obj DIR] [--apng FILE [--fps N]]
  *
  * cmd_run.c hands each unknown option to cr_run_pictures_option, calls
  * cr_run_pictures_begin before the first step, cr_run_pictures_frame after
@@ -13,12 +13,14 @@
  * Notes
  *   - Frame f (0-based) is the state after f steps: frame_00000.png is the
  *     scene as built, before any step. With --every K, frames 0, K, 2K, ...
- *     and always the last one are drawn.
+ *     and always the last one are drawn, and every frame in which a dent was
+ *     made (damage is what the pictures are for; it lasts one frame).
  *   - The camera and the floor are fixed from the first picture (the scene as
  *     built), so frames line up; the displacement colour range is fixed by
  *     --range or else grows with the largest dent seen so far.
- *   - The sheet picks up to --sheet-frames (default 12) of the drawn frames,
- *     evenly spaced including the first and last, and writes DIR/sheet.png.
+ *   - The sheet picks up to --sheet-frames (default 12) of the drawn frames:
+ *     the frames with dents first (up to all but two), the rest evenly spaced
+ *     including the first and last, in frame order; it writes DIR/sheet.png.
  *   - Files are written atomically; the same scene gives the same bytes.
  */
 #ifndef CRUMPLE_TOOLS_RENDER_RUN_H
@@ -27,6 +29,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "apng.h"
 #include "raster.h"
 #include "render.h"
 #include "scene.h"
@@ -40,6 +43,8 @@ typedef struct cr_run_pictures_options {
     int dents;                ///< --dents: at the end, DIR/dent_NAME.png for each dented body
     uint32_t sheet_frames;    ///< --sheet-frames N: frames on the sheet (2..64)
     cr_render_options render; ///< --size, --camera, --mode, --wireframe, --range
+    const char *apng_path;    ///< --apng FILE: the drawn frames as one animated PNG (null: none)
+    uint32_t fps;             ///< --fps N: its frame rate (0: real time, 1 / (dt x every))
 } cr_run_pictures_options;
 
 /// Defaults: no output, every frame, 480x360, body colours, 12 frames on a sheet.
@@ -72,7 +77,10 @@ typedef struct cr_run_pictures {
     double ms;                ///< wall time spent drawing and writing, ms
     cr_image *sheet_images;   ///< stb_ds: copies of the frames chosen for the sheet
     char **sheet_captions;    ///< stb_ds: their captions (heap strings)
+    uint8_t *sheet_dented;    ///< stb_ds: 1 where a dent was made in that frame (drawn whatever --every says)
     char sheet_path[1100];    ///< where the sheet went ("" if none)
+    cr_apng apng;             ///< --apng: the frames so far (begun with the first frame)
+    int apng_begun;
 } cr_run_pictures;
 
 /// Prepare for a run of `frames` steps and draw frame 0 (the scene as built).
@@ -86,6 +94,14 @@ int cr_run_pictures_frame(cr_run_pictures *p, const cr_scene *s, const cr_world 
 int cr_run_pictures_finish(cr_run_pictures *p, int print);
 /// Free without writing anything (after an error).
 void cr_run_pictures_free(cr_run_pictures *p);
+
+/// A lit close-up of the dented region of mesh body `id` into *out (free with
+/// cr_image_free): displacement colours up to `range` m (0: its own deepest),
+/// captioned `label` (null: "NAME: N DENTS, DEEPEST X MM"); *deepest (may be
+/// null) gets the deepest displacement. Returns 1, or 0 for a body that is not
+/// a mesh or when out of memory.
+int cr_run_dent_closeup(const cr_world *w, cr_body_id id, const char *name, const cr_render_options *base, double range,
+                        const char *label, cr_image *out, double *deepest);
 
 /// Each mesh body that has dented, drawn alone from above and coloured by
 /// dent depth (seed 000 Figures 5 and 10), into DIR/dent_NAME.png (NAME from

@@ -9,10 +9,16 @@
 # libraries (libc6-dev-*-cross), which the matrix's aarch64/armhf rows link.
 # gcc-multilib conflicts with Debian's cross compilers, so 32-bit x86 comes
 # from lib32gcc-12-dev + libc6-dev-i386 instead.
-# g++, pkg-config, libbullet-dev and libode-dev are for `make bench-peers` only
-# (the peer programs in tests/peers/): benchmark dependencies, never the product's.
+# libbullet-dev and libode-dev are for `make bench-peers` only (the peer
+# programs in tests/peers/): benchmark dependencies, never the product's; g++
+# and pkg-config are used by them and by `make test` (the C++ include check,
+# tests/check_install.sh). CRUMPLE_BROWSER=1 also installs headless Chromium
+# for tests/check_report_browser.sh (the run report seen by a real browser;
+# not part of make test).
 set -eu
-need="make gcc clang libclang-rt-14-dev libstb-dev python3 pngcheck binutils
+browser=""
+[ "${CRUMPLE_BROWSER:-0}" = 1 ] && browser="chromium"
+need="$browser make gcc clang libclang-rt-14-dev libstb-dev python3 pngcheck binutils
       lib32gcc-12-dev libc6-dev-i386
       gcc-arm-none-eabi libnewlib-arm-none-eabi
       gcc-aarch64-linux-gnu libc6-dev-arm64-cross

@@ -222,6 +222,15 @@ cr_status cr_asset_load(const void *bytes, size_t size, void *block, size_t bloc
 /// cr_asset_load like any asset. CR_ERR_ARGUMENT_RANGE for i >= piece_count.
 cr_status cr_asset_piece_bytes(const cr_asset *a, const void *bytes, size_t size, uint32_t i, const void **piece_bytes,
                                size_t *piece_size);
+/// The body pose that puts the mesh where the level has it ("as modelled").
+/// A cooked asset lives in its principal frame (centre of mass at the origin,
+/// axes along the principal moments); `mesh_in_level` is the transform the
+/// level editor gives the mesh as it was modelled (mesh file frame -> world).
+/// The result goes into cr_body_def.position/orientation, so the body's
+/// vertices (cr_body_get_mesh, body frame) land where the artist put them:
+///     body pose = mesh_in_level * inverse(asset->mesh_to_body)
+/// cr_body_create_as_modelled (body.h) does this and creates the body.
+cr_transform cr_asset_body_pose(const cr_asset *asset, cr_transform mesh_in_level);
 
 /// The checksum the format uses (64-bit, see docs/asset-format.md); the cooker
 /// calls it too, so writer and loader cannot disagree.

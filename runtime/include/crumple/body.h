@@ -75,6 +75,13 @@ cr_body_def cr_default_body_def(void);
 
 /// Create a body; on failure returns a status and leaves *out null.
 cr_status cr_body_create(cr_world *world, const cr_body_def *def, cr_body_id *out);
+/// Create a mesh body placed as modelled: `def` as for cr_body_create, except
+/// that its position and orientation are ignored and replaced by the pose that
+/// puts the mesh of def->shape.asset at `mesh_in_level` (the mesh's transform in
+/// the level, mesh file frame -> world; cr_asset_body_pose). CR_ERR_DEF_INVALID
+/// (field cr_body_def.shape.asset) for a non-mesh shape or an empty asset slot.
+cr_status cr_body_create_as_modelled(cr_world *world, const cr_body_def *def, cr_transform mesh_in_level,
+                                     cr_body_id *out);
 cr_status cr_body_destroy(cr_world *world, cr_body_id id);
 bool cr_body_is_valid(const cr_world *world, cr_body_id id);
 

@@ -28,6 +28,37 @@ extern "C" {
 #define CR_FIXED 0
 #endif
 
+/* Compiler flags for the game's own code. The library is built with
+ * -ffp-contract=off and without fast-math; the inline functions of these
+ * headers (cr_mul, the cr_v3_* and cr_quat_* helpers) compile into the game's
+ * objects, so a game whose inputs to the world (poses, impulses, targets) must
+ * be bit-identical on every compiler and CPU compiles with the same flags:
+ *     -DCR_FIXED=0|1 -ffp-contract=off      and never -ffast-math / -Ofast
+ * `pkg-config --cflags crumple` (or crumple-fixed) gives exactly these. What
+ * the preprocessor can see is checked here: */
+#if defined(__FAST_MATH__)
+#error "crumple: -ffast-math (or -Ofast) changes float results between builds; crumple's determinism needs it off"
+#endif
+#if CR_FIXED != 0 && CR_FIXED != 1
+#error "crumple: CR_FIXED must be 0 (float) or 1 (Q32.32 fixed point)"
+#endif
+
+/* The scalar mode is part of the link names. A game compiled with one
+ * CR_FIXED and linked with the other mode's library (libcrumple.a is float,
+ * libcrumple-fixed.a is fixed) fails at link time with an undefined
+ * reference that names the mode it expected, e.g.
+ *     undefined reference to `cr_world_create_fixed_q32'
+ * instead of running with every cr_real misread. Every game calls these. */
+#if CR_FIXED
+#define cr_world_create cr_world_create_fixed_q32
+#define cr_world_memory_size cr_world_memory_size_fixed_q32
+#define cr_asset_load cr_asset_load_fixed_q32
+#else
+#define cr_world_create cr_world_create_float32
+#define cr_world_memory_size cr_world_memory_size_float32
+#define cr_asset_load cr_asset_load_float32
+#endif
+
 #if CR_FIXED
 
 /// Q32.32 fixed point: value = raw / 2^32.

@@ -175,6 +175,26 @@ uint64_t cr_world_memory_need(const cr_world_def *def);
 /// Scratch bytes one step of the solver needs for the capacities in `def`
 /// (the scratch arena is the larger of this and def.scratch_bytes).
 size_t cr_world_scratch_size(const cr_world_def *def);
+/// One region of the world block (cr_world_memory_report).
+typedef struct cr_memory_region {
+    const char *name;   ///< what it holds, e.g. "bodies", "scratch: interference points"
+    const char *field;  ///< the cr_world_def field(s) that size it, e.g. "body_capacity"; "" for fixed overhead
+    uint64_t bytes;     ///< its size in the block
+} cr_memory_region;
+/// Regions cr_world_memory_report lists at most.
+#define CR_MEMORY_REGION_MAX 32u
+/// Every region of the block `def` needs, in block order, with the def field
+/// that sizes it: the way to see what to shrink. Writes at most `capacity`
+/// regions to `out` (may be null to count) and returns how many there are;
+/// their bytes add up to exactly cr_world_memory_need(def). 0 for a refused
+/// def. `crumple run SCENE --memory` prints it for a scene.
+uint32_t cr_world_memory_report(const cr_world_def *def, cr_memory_region *out, uint32_t capacity);
+/// Bytes of cr_world_def.damage.surface_bytes one body of `asset` takes once a
+/// model that moves its surface is attached (cr_dent_attach, cr_example_attach):
+/// its own copy of the vertices, normals, collision samples and distance grid.
+/// The same for every cr_dent_def / cr_example_def; sum it over the bodies that
+/// may deform at once. 0 for a null asset.
+uint64_t cr_asset_damage_bytes(const struct cr_asset *asset);
 /// Create a world inside `block` (aligned to CR_BLOCK_ALIGN, at least cr_world_memory_size bytes).
 cr_status cr_world_create(const cr_world_def *def, void *block, size_t block_size, cr_world **out_world);
 /// The status cr_world_create would return for `def` (before any block is

@@ -842,3 +842,13 @@ cr_status cr_asset_piece_bytes(const cr_asset *a, const void *bytes, size_t size
     *piece_size = a->pieces[i].size;
     return CR_OK;
 }
+
+/* The same arithmetic as the scene files' "as modelled" placement
+ * (tools/scene_asset.c), so a game and a scene place a mesh on the same bits. */
+cr_transform cr_asset_body_pose(const cr_asset *asset, cr_transform mesh_in_level) {
+    if (asset == NULL) return mesh_in_level;
+    cr_transform t;
+    t.q = cr_quat_normalize(cr_quat_mul(mesh_in_level.q, cr_quat_conj(asset->mesh_to_body.q)));
+    t.p = cr_v3_sub(mesh_in_level.p, cr_quat_rotate(t.q, asset->mesh_to_body.p));
+    return t;
+}

@@ -290,3 +290,19 @@ uint32_t cr_world_get_body_ids(const cr_world *w, cr_body_id *out, uint32_t capa
     }
     return n;
 }
+
+cr_status cr_body_create_as_modelled(cr_world *w, const cr_body_def *def, cr_transform mesh_in_level, cr_body_id *out) {
+    if (out == NULL) return CR_ERR_NULL_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    if (w == NULL || def == NULL) return CR_ERR_NULL_ARGUMENT;
+    if (def->cookie != CR_BODY_COOKIE) return CR_ERR_DEF_NOT_DEFAULTED;
+    const cr_asset *a = def->shape.type == CR_SHAPE_MESH ? cr_world_get_asset(w, def->shape.asset) : NULL;
+    if (a == NULL) return cri_refuse(w, CR_ERR_DEF_INVALID, CR_FIELD_BODY_SHAPE_ASSET);
+    CR_TRY(cr_check_vec3(w, mesh_in_level.p, CR_FIELD_BODY_POSITION));
+    CR_TRY(cr_check_quat(w, mesh_in_level.q, CR_FIELD_BODY_ORIENTATION));
+    cr_body_def placed = *def;
+    cr_transform pose = cr_asset_body_pose(a, mesh_in_level);
+    placed.position = pose.p;
+    placed.orientation = pose.q;
+    return cr_body_create(w, &placed, out);
+}

@@ -1,0 +1,96 @@
+/* memory_report.c — the world block region by region (cr_world_memory_report)
+ * and the damage bytes of an asset (cr_asset_damage_bytes).
+ *
+ * A game sizes its block once, from the def; when the number is too big the
+ * programmer needs to see which capacity pays for what. The regions here are
+ * the ones layout() in world.c pushes, in the same order, plus the scratch
+ * plan of cri_scratch_plan_make; tests/test_memory.c checks that they add up
+ * to cr_world_memory_need exactly, so a change to the layout that forgets
+ * this file fails a test instead of printing a wrong report. Damage models
+ * added later show up inside "damage: stage and command queue" until they
+ * get a line of their own.
+ */
+#include "solver/solver.h"
+#include "damage/stage.h"
+#include "damage/dent_model.h"
+#include "damage/example_model.h"
+#include "damage/custom_model.h"
+#include "geometry/surface_copy.h"
+
+#include <string.h>
+
+static uint64_t al16(uint64_t x) { return (x + 15u) & ~(uint64_t)15u; }
+
+typedef struct report {
+    cr_memory_region *out;
+    uint32_t capacity, count;
+    uint64_t sum;
+} report;
+
+static void add(report *r, const char *name, const char *field, uint64_t bytes) {
+    if (bytes == 0) return;
+    if (r->out != NULL && r->count < r->capacity) {
+        r->out[r->count].name = name;
+        r->out[r->count].field = field;
+        r->out[r->count].bytes = bytes;
+    }
+    r->count++;
+    r->sum += bytes;
+}
+
+uint32_t cr_world_memory_report(const cr_world_def *def, cr_memory_region *out, uint32_t capacity) {
+    uint64_t need = cr_world_memory_need(def);
+    if (need == 0) return 0;
+    report r = {out, capacity, 0, 0};
+    add(&r, "world header and its def", "", al16(sizeof(struct cr_world)));
+    add(&r, "bodies", "body_capacity", al16((uint64_t)def->body_capacity * sizeof(cr_body)));
+    add(&r, "joints", "joint_capacity", al16((uint64_t)def->joint_capacity * sizeof(cr_joint)));
+    add(&r, "impact events", "event_capacity", al16((uint64_t)def->event_capacity * sizeof(cr_impact_event)));
+    add(&r, "asset slots and their coarse grids", "asset_capacity",
+        al16((uint64_t)def->asset_capacity * sizeof(const cr_asset *)) +
+            al16((uint64_t)def->asset_capacity * sizeof(cr_coarse_grid)));
+
+    const cr_damage_def *d = &def->damage;
+    uint64_t surfaces = (uint64_t)d->dent.body_capacity + d->example.body_capacity;
+    uint64_t surface_memory = surfaces ? al16(d->surface_bytes) : 0;
+    uint64_t dent = cri_dent_model_region_bytes(def), example = cri_example_model_region_bytes(def);
+    uint64_t custom = cri_custom_model_region_bytes(def);
+    uint64_t damage = cri_damage_region_bytes(def);
+    add(&r, "damage: deformed surface copies", "damage.surface_bytes (cr_asset_damage_bytes per body)", surface_memory);
+    add(&r, "damage: dent model (two dent maps, a grid patch, queue, records)",
+        "damage.dent.max_cells (maps: max_cells^2), .work_per_step (patch), .queue_capacity", dent);
+    add(&r, "damage: example plasticity model", "damage.example", example);
+    add(&r, "damage: the game's model", "damage.custom", custom);
+    add(&r, "damage: stage and command queue", "damage.command_capacity",
+        damage - surface_memory - dent - example - custom);
+    add(&r, "alignment", "", 16u);
+
+    cr_scratch_plan p;
+    cri_scratch_plan_make(def, &p);
+    add(&r, "scratch: solver bodies", "body_capacity", p.sbodies);
+    add(&r, "scratch: broadphase pairs", "pair_capacity", p.pairs);
+    add(&r, "scratch: contact manifolds and their order", "contact_capacity", p.manifolds + p.order);
+    add(&r, "scratch: interference points", "point_capacity", p.points);
+    add(&r, "scratch: one pair's points", "points_per_pair", p.tmp_points + p.active);
+    add(&r, "scratch: contact-graph levels", "body_capacity", p.level_start);
+    add(&r, "scratch: joint exclusions", "joint_capacity", p.no_collide);
+    uint64_t planned = p.sbodies + p.pairs + p.manifolds + p.order + p.points + p.tmp_points + p.active +
+                       p.level_start + p.no_collide;
+    uint64_t damage_scratch = cri_damage_scratch_bytes(def);
+    add(&r, "scratch: damage impacts and contacts", "event_capacity, contact_capacity", damage_scratch);
+    planned += damage_scratch;
+    /* broadphase grid, contact graph and sleep islands take turns in one span */
+    uint64_t step_total = p.total;
+    uint64_t scratch = def->scratch_bytes > step_total ? def->scratch_bytes : step_total;
+    uint64_t transient = p.total - planned; /* includes the cluster sort when that is larger */
+    add(&r, "scratch: broadphase grid / contact graph / sleep islands (one at a time)",
+        "body_capacity, pair_capacity, contact_capacity", transient);
+    add(&r, "scratch: beyond what the capacities need", "scratch_bytes", scratch - p.total);
+    /* whatever is left is the block's own alignment: the test checks the sum */
+    add(&r, "alignment", "", need > r.sum ? need - r.sum : 0);
+    return r.count;
+}
+
+uint64_t cr_asset_damage_bytes(const cr_asset *asset) {
+    return asset != NULL ? cri_surface_copy_bytes(asset) : 0;
+}

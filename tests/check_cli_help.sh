@@ -1,0 +1,88 @@
+#!/bin/sh
+# check_cli_help.sh CRUMPLE — every command of the crumple tool answers --help
+# the same way (issue 18):
+#   - `crumple --help` lists the commands and documents the exit codes 0/1/2
+#   - `crumple CMD --help` (and each sub-benchmark / generator) prints its help
+#     on stdout, nothing on stderr, exit 0, starting "usage: crumple CMD"
+#   - the usage line(s) name every option the help text describes, and the
+#     help describes every option the command's source accepts (tools/cmd_CMD.c)
+#   - an unknown option is bad usage: exit 2, a message on stderr, nothing on stdout
+#   - a missing input file is a failed work: exit 1, a message on stderr
+# The commands are read from `crumple --help`, so a new one is walked too.
+# Prints "cli: N passed, M failed" last.
+set -u
+cli=${1:-build/bin/crumple}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+passed=0
+failed=0
+ok() { passed=$((passed + 1)); }
+bad() { failed=$((failed + 1)); echo "FAIL $1"; }
+
+"$cli" --help >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc -eq 0 ] && [ ! -s "$tmp/err" ] && ok || bad "crumple --help: exit $rc or stderr"
+for code in 0 1 2; do
+    grep -Eq "^ +$code +" "$tmp/out" && ok || bad "crumple --help does not document exit code $code"
+done
+commands=$(sed -n '/^commands:/,/^$/p' "$tmp/out" | sed -n 's/^  \([a-z][a-z-]*\) .*/\1/p')
+[ -n "$commands" ] && ok || bad "no commands listed by crumple --help"
+
+# check_help "CMD [SUB]" SOURCE...: the help of one command
+check_help() {
+    words=$1; shift
+    # shellcheck disable=SC2086
+    "$cli" $words --help >"$tmp/out" 2>"$tmp/err"; rc=$?
+    if [ $rc -ne 0 ] || [ -s "$tmp/err" ] || ! head -n 1 "$tmp/out" | grep -q "^usage: crumple $words"; then
+        bad "crumple $words --help: exit $rc, stderr $(wc -c <"$tmp/err") bytes, first line '$(head -n 1 "$tmp/out")'"
+        return
+    fi
+    ok
+    # the usage block: the first line and the lines that continue it
+    awk 'NR == 1 || (go && /^       /) {print; go = 1; next} {go = 0; exit}' "$tmp/out" >"$tmp/usage"
+    missing=""
+    # (an alias the text introduces with "also --x" need not be in the usage line)
+    for opt in $(sed 's/also --[a-z0-9-]*//g' "$tmp/out" | grep -oE '(^|[ [,|])--[a-z][a-z0-9-]*' |
+                 grep -oE -- '--[a-z][a-z0-9-]*' | grep -vx -- '--help' | sort -u); do
+        grep -qe "$opt\b" "$tmp/usage" || missing="$missing $opt"
+    done
+    [ -z "$missing" ] && ok || bad "crumple $words: usage line lacks$missing"
+    # options the source accepts must be in the help
+    undocumented=""
+    for src in "$@"; do
+        [ -f "$src" ] || continue
+        for opt in $(grep -oE '"--[a-z][a-z0-9-]*"' "$src" | tr -d '"' | sort -u); do
+            [ "$opt" = "--help" ] && continue
+            grep -qe "$opt\b" "$tmp/out" || undocumented="$undocumented $opt"
+        done
+    done
+    [ -z "$undocumented" ] && ok || bad "crumple $words --help does not describe$undocumented (accepted by $*)"
+    # shellcheck disable=SC2086
+    "$cli" $words --no-such-option >"$tmp/out" 2>"$tmp/err" </dev/null; rc=$?
+    [ $rc -eq 2 ] && [ -s "$tmp/err" ] && [ ! -s "$tmp/out" ] && ok ||
+        bad "crumple $words --no-such-option: exit $rc (want 2), stdout $(wc -c <"$tmp/out") bytes, stderr $(wc -c <"$tmp/err") bytes"
+}
+
+for c in $commands; do
+    case $c in
+        version) "$cli" version --help >/dev/null 2>&1 && ok || bad "crumple version --help" ;;
+        bench) check_help bench tools/cmd_bench.c
+               check_help "bench cook" tools/bench_cook.c ;;
+        gen) check_help gen
+             for g in torus terrain box sphere; do check_help "gen $g"; done ;;
+        *) check_help "$c" "tools/cmd_$c.c" ;;
+    esac
+done
+
+# a missing input file is a failure of the work, not of usage: exit 1, said on stderr
+for words in "info /nonexistent.crb" "query /nonexistent.crb --sdf" "render /nonexistent.crb -o $tmp/x.png" \
+             "cook /nonexistent.obj -o $tmp/x.crb" "run /nonexistent.scene" "replay /nonexistent.crr --verify" \
+             "bench /nonexistent.scene"; do
+    # shellcheck disable=SC2086
+    "$cli" $words >"$tmp/out" 2>"$tmp/err" </dev/null; rc=$?
+    [ $rc -eq 1 ] && [ -s "$tmp/err" ] && ok || bad "crumple $words: exit $rc (want 1) or nothing on stderr"
+done
+"$cli" >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc -eq 2 ] && [ -s "$tmp/err" ] && [ ! -s "$tmp/out" ] && ok || bad "crumple without a command: exit $rc (want 2, usage on stderr)"
+
+echo "cli: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

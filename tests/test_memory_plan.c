@@ -1,0 +1,283 @@
+/* test_memory_plan.c — memory a game can plan before it has a world
+ * (issue 18): the block region by region from the def, the damage bytes of an
+ * asset, the issue's targets (5 bodies and a 9k-vertex dentable plate in
+ * 2 MiB), and a mesh body placed "as modelled" from its level transform. */
+#include "test_cook_util.h"
+
+#define MIB (1024.0 * 1024.0)
+
+static cr_real abs_diff(cr_real a, cr_real b) { return a > b ? a - b : b - a; }
+
+static uint64_t report_sum(const cr_world_def *d, uint32_t *count) {
+    cr_memory_region r[CR_MEMORY_REGION_MAX];
+    uint32_t n = cr_world_memory_report(d, r, CR_MEMORY_REGION_MAX);
+    uint64_t sum = 0;
+    for (uint32_t i = 0; i < n && i < CR_MEMORY_REGION_MAX; ++i) sum += r[i].bytes;
+    *count = n;
+    return sum;
+}
+
+static void print_report(const cr_world_def *d) {
+    cr_memory_region r[CR_MEMORY_REGION_MAX];
+    uint32_t n = cr_world_memory_report(d, r, CR_MEMORY_REGION_MAX);
+    for (uint32_t i = 0; i < n; ++i)
+        cr_test_printf("    %10llu  %-60s %s\n", (unsigned long long)r[i].bytes, r[i].name, r[i].field);
+}
+
+static uint32_t no_damage(void *user, struct cr_custom_step *step) {
+    (void)user, (void)step;
+    return 0;
+}
+
+CR_TEST(memory_report_regions_add_up_to_the_block) {
+    cr_world_def d = cr_default_world_def();
+    uint32_t n = 0;
+    ENSURE(report_sum(&d, &n) == cr_world_memory_need(&d));
+    ENSURE(n > 8 && n <= CR_MEMORY_REGION_MAX);
+    /* every region names what it holds; every capacity-sized one its field */
+    cr_memory_region r[CR_MEMORY_REGION_MAX];
+    ENSURE(cr_world_memory_report(&d, r, CR_MEMORY_REGION_MAX) == n);
+    int bodies = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+        ENSURE(r[i].name != NULL && r[i].name[0] != 0 && r[i].field != NULL && r[i].bytes > 0);
+        if (strcmp(r[i].name, "bodies") == 0) bodies = strcmp(r[i].field, "body_capacity") == 0;
+    }
+    ENSURE(bodies);
+    /* more bodies: the report grows by what the block grows */
+    cr_world_def big = d;
+    big.body_capacity *= 4;
+    ENSURE(report_sum(&big, &n) == cr_world_memory_need(&big));
+    /* damage models, and a host scratch beyond the need, are their own lines */
+    cr_world_def dent = d;
+    dent.damage.dent.body_capacity = 3;
+    dent.damage.example.body_capacity = 2;
+    dent.damage.custom.body_capacity = 2;
+    dent.damage.custom.state_bytes = 64;
+    dent.damage.custom.step = no_damage;
+    dent.damage.surface_bytes = 123456;
+    dent.scratch_bytes = 64u << 20;
+    ENSURE(cr_world_memory_need(&dent) > 0 && report_sum(&dent, &n) == cr_world_memory_need(&dent));
+    ENSURE(cr_world_memory_report(&dent, r, CR_MEMORY_REGION_MAX) == n);
+    int surface = 0, beyond = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+        if (strstr(r[i].field, "surface_bytes") != NULL) surface = r[i].bytes == (123456u + 15u) / 16u * 16u;
+        if (strcmp(r[i].field, "scratch_bytes") == 0) beyond = r[i].bytes == (64u << 20) - cr_world_scratch_size(&dent);
+    }
+    ENSURE(surface && beyond);
+    /* counting only, and a short array, give the same count */
+    ENSURE(cr_world_memory_report(&dent, NULL, 0) == n);
+    ENSURE(cr_world_memory_report(&dent, r, 2) == n);
+    /* a refused def has no report */
+    cr_world_def bad = d;
+    bad.cookie = 0;
+    ENSURE(cr_world_memory_report(&bad, r, CR_MEMORY_REGION_MAX) == 0);
+    ENSURE(cr_world_memory_report(NULL, r, CR_MEMORY_REGION_MAX) == 0);
+}
+
+typedef struct plate_asset {
+    cr_cook_result cooked;
+    cr_asset a;
+    void *block;
+} plate_asset;
+
+static int cook_plate(plate_asset *p) {
+    cr_cook_options opt = cr_cook_default_options();
+    opt.quiet = true;
+    char err[512];
+    memset(p, 0, sizeof *p);
+    if (cr_cook_file("data/meshes/plate.obj", NULL, &opt, &p->cooked, err, sizeof err) != 0) {
+        cr_test_printf("    %s\n", err);
+        return 0;
+    }
+    p->block = tc_load(p->cooked.bytes, p->cooked.size, &p->a);
+    return p->block != NULL;
+}
+
+static void free_plate(plate_asset *p) {
+    free(p->block);
+    cr_cook_result_free(&p->cooked);
+}
+
+/* The issue's target: a small level, four things thrown at a dentable 9k-vertex
+ * plate, sized the documented way (docs/memory.md): capacities for 5 bodies,
+ * surface_bytes from cr_asset_damage_bytes. It fits in 2 MiB, runs without
+ * running short of anything, and dents. */
+CR_TEST(memory_five_bodies_and_a_dentable_plate_fit_2_mib) {
+    plate_asset plate;
+    ENSURE(cook_plate(&plate));
+    ENSURE(plate.a.vertex_count > 9000);
+    cr_world_def def = cr_default_world_def();
+    def.body_capacity = 5;
+    def.joint_capacity = 0;
+    def.asset_capacity = 1;
+    def.pair_capacity = 16;     /* 5 bodies: 10 pairs at most */
+    def.contact_capacity = 16;
+    def.points_per_pair = 64;
+    def.point_capacity = 320;  /* 4 bodies on the plate, 64 points each at most, and a margin */
+    def.event_capacity = 64;
+    def.damage.dent.body_capacity = 1;
+    /* the report's largest line was the dent model: two dent maps of
+     * max_cells^2 (default 200) and the grid patch's old values, as many as
+     * work_per_step (default 2^20, capped at 200000 nodes): 2.7 MiB in float,
+     * 5.4 in fixed. 48 cells across a 30 cm plate is a 6 mm map cell; with
+     * 2^16 work units a step the dents are made (their maps a little smaller
+     * than planned: counted in stats.dent.shrunk, printed below). */
+    def.damage.dent.max_cells = 48;
+    def.damage.dent.work_per_step = 1u << 16;
+    def.damage.surface_bytes = (uint32_t)cr_asset_damage_bytes(&plate.a);
+    size_t size = cr_world_memory_size(&def);
+    cr_test_printf("  5 bodies + a %u-vertex dentable plate: block %.3f MiB, of which the plate's copy %.3f MiB\n",
+                   plate.a.vertex_count, size / MIB, def.damage.surface_bytes / MIB);
+    print_report(&def);
+    ENSURE(size > 0 && size <= 2u * 1024u * 1024u);
+
+    void *block = aligned_alloc(CR_BLOCK_ALIGN, (size + CR_BLOCK_ALIGN - 1) / CR_BLOCK_ALIGN * CR_BLOCK_ALIGN);
+    cr_world *w = NULL;
+    ENSURE(cr_world_create(&def, block, size, &w) == CR_OK);
+    uint32_t slot;
+    ENSURE(cr_world_add_asset(w, &plate.a, &slot) == CR_OK);
+    cr_body_def pd = cr_default_body_def();
+    pd.type = CR_BODY_STATIC;
+    pd.shape.type = CR_SHAPE_MESH;
+    pd.shape.asset = slot;
+    cr_body_id pid;
+    ENSURE(cr_body_create_as_modelled(w, &pd, cr_transform_identity(), &pid) == CR_OK);
+    cr_dent_def dd = cr_default_dent_def();
+    dd.threshold_speed = CR_R(1);
+    dd.min_cells = 24;
+    ENSURE(cr_dent_attach(w, pid, &dd) == CR_OK);
+    for (int i = 0; i < 4; ++i) {
+        cr_body_def bd = cr_default_body_def();
+        bd.shape.type = i % 2 ? CR_SHAPE_BOX : CR_SHAPE_SPHERE;
+        bd.shape.radius = CR_R(0.02);
+        bd.shape.half_extents = cr_v3(CR_R(0.02), CR_R(0.02), CR_R(0.02));
+        bd.material.density = CR_R(7800);
+        bd.position = cr_v3(i < 2 ? CR_R(-0.07) : CR_R(0.07), CR_R(0.1) + cr_from_int(i) / 20, i % 2 ? CR_R(0.07) : CR_R(-0.07));
+        bd.linear_velocity = cr_v3(0, CR_R(-4), 0);
+        cr_body_id id;
+        ENSURE(cr_body_create(w, &bd, &id) == CR_OK);
+    }
+    uint32_t dents = 0, shrunk = 0, short_of_room = 0;
+    for (int f = 0; f < 90; ++f) {
+        ENSURE(cr_world_step(w, CR_R(1.0 / 60.0)) == CR_OK);
+        cr_world_stats st = cr_world_get_stats(w);
+        dents += st.dent.done;
+        shrunk += st.dent.shrunk;
+        short_of_room += st.stage[CR_STAGE_broadphase].overflow + st.stage[CR_STAGE_events].overflow +
+                         st.dent.over_capacity + st.stage[CR_STAGE_commands].overflow;
+    }
+    cr_memory_stats m = cr_world_memory_stats(w);
+    cr_test_printf("  90 frames: %u dents (%u made smaller to fit the step's work), high water %.3f of %.3f MiB\n", dents, shrunk, m.high_water / MIB, m.capacity / MIB);
+    ENSURE(dents >= 4);
+    ENSURE(short_of_room == 0);
+    free(block);
+    free_plate(&plate);
+}
+
+/* cr_asset_damage_bytes is exactly what attaching takes: that many bytes of
+ * surface memory fit one body, 16 fewer do not. */
+CR_TEST(memory_asset_damage_bytes_is_what_attach_takes) {
+    plate_asset plate;
+    ENSURE(cook_plate(&plate));
+    uint64_t need = cr_asset_damage_bytes(&plate.a);
+    ENSURE(need > (uint64_t)plate.a.vertex_count * 2u * sizeof(cr_vec3));
+    ENSURE(cr_asset_damage_bytes(NULL) == 0);
+    for (int fewer = 0; fewer < 2; ++fewer) {
+        cr_world_def def = cr_default_world_def();
+        def.body_capacity = 2;
+        def.damage.dent.body_capacity = 1;
+        def.damage.surface_bytes = (uint32_t)need - (fewer ? 16u : 0u);
+        size_t size = cr_world_memory_size(&def);
+        void *block = aligned_alloc(CR_BLOCK_ALIGN, (size + CR_BLOCK_ALIGN - 1) / CR_BLOCK_ALIGN * CR_BLOCK_ALIGN);
+        cr_world *w = NULL;
+        ENSURE(cr_world_create(&def, block, size, &w) == CR_OK);
+        uint32_t slot;
+        ENSURE(cr_world_add_asset(w, &plate.a, &slot) == CR_OK);
+        cr_body_def pd = cr_default_body_def();
+        pd.type = CR_BODY_STATIC;
+        pd.shape.type = CR_SHAPE_MESH;
+        pd.shape.asset = slot;
+        cr_body_id pid;
+        ENSURE(cr_body_create(w, &pd, &pid) == CR_OK);
+        cr_dent_def dd = cr_default_dent_def();
+        ENSURE(cr_dent_attach(w, pid, &dd) == (fewer ? CR_ERR_CAPACITY : CR_OK));
+        free(block);
+    }
+    free_plate(&plate);
+}
+
+/* An L of two boxes modelled away from the origin: its principal frame is
+ * shifted and turned. Placed with cr_body_create_as_modelled at a level
+ * transform, every vertex lands where that transform puts the OBJ's vertex. */
+CR_TEST(memory_mesh_body_as_modelled_lands_where_the_level_puts_it) {
+    char *obj = NULL;
+    tc_box(&obj, 1.0, 2.0, 3.0, 1.6, 2.1, 3.2, 1);
+    tc_box(&obj, 1.0, 2.1, 3.0, 1.1, 2.5, 3.2, 9);
+    double src[16][3];
+    {
+        double x[2] = {1.0, 1.6}, y[2] = {2.0, 2.1}, z[2] = {3.0, 3.2};
+        double x2[2] = {1.0, 1.1}, y2[2] = {2.1, 2.5};
+        for (int i = 0; i < 8; ++i) {
+            src[i][0] = x[i & 1], src[i][1] = y[(i >> 1) & 1], src[i][2] = z[(i >> 2) & 1];
+            src[8 + i][0] = x2[i & 1], src[8 + i][1] = y2[(i >> 1) & 1], src[8 + i][2] = z[(i >> 2) & 1];
+        }
+    }
+    cr_cook_options opt = cr_cook_default_options();
+    opt.quiet = true;
+    opt.sdf_res = 24;
+    cr_cook_result cooked;
+    ENSURE(tc_cook_text("ell.obj", obj, (size_t)arrlen(obj), &opt, &cooked) == 0);
+    arrfree(obj);
+    cr_asset a;
+    void *ablock = tc_load(cooked.bytes, cooked.size, &a);
+    ENSURE(ablock != NULL);
+    ENSURE(cr_to_double(cr_v3_len(a.mesh_to_body.p)) > 0.5); /* the principal frame is far from the file's */
+
+    cr_world_def def = cr_default_world_def();
+    def.body_capacity = 4;
+    def.asset_capacity = 1;
+    size_t size = cr_world_memory_size(&def);
+    void *block = aligned_alloc(CR_BLOCK_ALIGN, (size + CR_BLOCK_ALIGN - 1) / CR_BLOCK_ALIGN * CR_BLOCK_ALIGN);
+    cr_world *w = NULL;
+    ENSURE(cr_world_create(&def, block, size, &w) == CR_OK);
+    uint32_t slot;
+    ENSURE(cr_world_add_asset(w, &a, &slot) == CR_OK);
+    /* the level: 30 degrees about an oblique axis, moved 5 m */
+    cr_transform level;
+    level.q = cr_quat_normalize((cr_quat){CR_R(0.2), CR_R(0.3), CR_R(0.1), CR_R(0.9)});
+    level.p = cr_v3(CR_R(5), CR_R(-1), CR_R(2));
+    cr_body_def bd = cr_default_body_def();
+    bd.type = CR_BODY_STATIC;
+    bd.shape.type = CR_SHAPE_MESH;
+    bd.shape.asset = slot;
+    cr_body_id id;
+    ENSURE(cr_body_create_as_modelled(w, &bd, level, &id) == CR_OK);
+    cr_transform pose = cr_body_get_transform(w, id);
+    cr_body_mesh m;
+    ENSURE(cr_body_get_mesh(w, id, &m) == CR_OK);
+    double worst = 0;
+    for (int i = 0; i < 16; ++i) {
+        cr_vec3 want = cr_transform_point(level, cr_v3(cr_from_float((float)src[i][0]), cr_from_float((float)src[i][1]), cr_from_float((float)src[i][2])));
+        double best = 1e9;
+        for (uint32_t v = 0; v < m.vertex_count; ++v) {
+            double d = cr_to_double(cr_v3_len(cr_v3_sub(cr_transform_point(pose, m.positions[v]), want)));
+            if (d < best) best = d;
+        }
+        if (best > worst) worst = best;
+    }
+    cr_test_printf("  farthest vertex from where the level put it: %.3g m\n", worst);
+    ENSURE(worst < 1e-4);
+    /* the pure function gives the same pose (create normalises the
+     * orientation once more: in fixed point that may move the last bits) */
+    cr_transform p2 = cr_asset_body_pose(&a, level);
+    ENSURE(p2.p.x == pose.p.x && p2.p.y == pose.p.y && p2.p.z == pose.p.z);
+    ENSURE(cr_to_double(abs_diff(p2.q.w, pose.q.w)) < 1e-8 && cr_to_double(abs_diff(p2.q.x, pose.q.x)) < 1e-8);
+    /* an analytic shape has no modelled frame: refused, naming the field */
+    cr_body_def sphere = cr_default_body_def();
+    ENSURE(cr_body_create_as_modelled(w, &sphere, level, &id) == CR_ERR_DEF_INVALID);
+    ENSURE(cr_world_refused_field(w) == CR_FIELD_BODY_SHAPE_ASSET);
+    ENSURE(id.index1 == 0);
+    free(block);
+    free(ablock);
+    cr_cook_result_free(&cooked);
+}
