@@ -51,8 +51,8 @@ static void mark_isolated(cr_step *s) {
 void cri_contacts(cr_step *s) {
     cr_world *w = s->w;
     const uint32_t passes = w->def.contact_passes;
-    uint32_t total = 0;
     mark_isolated(s);
+    uint32_t total = cri_warm_start_apply(s);
     for (uint32_t pass = 0; pass < passes; ++pass) {
         cr_impulse_law law = {ramp(pass, passes), true, false};
         bool last = pass + 1 == passes;
@@ -75,5 +75,6 @@ void cri_contacts(cr_step *s) {
         }
     }
     for (uint32_t i = 0; i < s->nb; ++i) s->sb[i].frozen = 0;
+    cri_warm_start_store(s);
     w->stats.stage[CR_STAGE_contact].work = total;
 }

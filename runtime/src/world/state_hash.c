@@ -74,6 +74,16 @@ uint64_t cr_world_state_hash(const cr_world *w) {
         h = cr_hash_vec3(h, j->angular_impulse);
     }
     h = cri_damage_hash(w, h);
+    /* the contact impulses the next step starts from (solver/warm_start.c) */
+    h = cr_hash_u32(h, w->warm_count);
+    const cr_warm_impulse *warm = CR_AT(w, w->warm, const cr_warm_impulse);
+    for (uint32_t i = 0; i < w->warm_count; ++i) {
+        h = cr_hash_u64(h, warm[i].pair);
+        h = cr_hash_u32(h, warm[i].feature);
+        h = cr_hash_u32(h, warm[i].generations);
+        h = cr_hash_real(h, warm[i].jn);
+        h = cr_hash_vec3(h, warm[i].jt);
+    }
     h = cr_hash_u32(h, w->event_count);
     const cr_impact_event *ev = CR_AT(w, w->events, const cr_impact_event);
     for (uint32_t i = 0; i < w->event_count; ++i) {
