@@ -52,6 +52,9 @@
 /// gravity) for which the contact graph says one body rests on the other;
 /// steeper contacts tie the two bodies into one level.
 #define CR_SUPPORT_COS CR_R(0.5)
+/// m: a side contact between bodies whose centres are this close in height
+/// ties them into one level; otherwise the higher one leans on the lower.
+#define CR_SIDE_TIE CR_R(0.01)
 /// m/s: the last contact pass sweeps a level again (up to level_iterations
 /// times) only while its impulses still correct velocity errors above this.
 #define CR_LEVEL_TOLERANCE CR_R(1e-3)

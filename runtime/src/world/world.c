@@ -506,7 +506,7 @@ cr_status cr_world_step(cr_world *w, cr_real dt) {
         CR_TIMED(w, CR_STAGE_narrowphase, cri_interference(&s));
         CR_TIMED(w, CR_STAGE_collision, cri_collisions(&s));
         CR_TIMED(w, CR_STAGE_velocity, velocity_update(&s));
-        CR_TIMED(w, CR_STAGE_contact, (cri_contact_graph(&s), cri_contacts(&s), cri_rolling_friction(&s), cri_push_out(&s)));
+        CR_TIMED(w, CR_STAGE_contact, (cri_contact_graph(&s), cri_contacts(&s), cri_push_out(&s)));
         CR_TIMED(w, CR_STAGE_joints, cri_joints_pre_stabilise(&s));
         write_back_velocities(&s);
         CR_TIMED(w, CR_STAGE_position, position_update(w, dt, s.sb));
