@@ -72,12 +72,6 @@ void cri_contacts(cr_step *s) {
                 if (s->m[k].flags & CR_MF_ISOLATED) total += cri_process_pair(s, &s->m[k], law);
             cri_rolling_friction(s);
         }
-        /* The impulses the next step starts from are those of the passes
-         * before the shock-propagation sweep: that sweep leaves the lower
-         * levels' impulses without the weight of the bodies above it froze
-         * them under, and warm-starting from it made the pile's settled
-         * bodies jump in groups every few seconds (docs/solver.md). */
-        if (shock) cri_warm_start_store(s);
         for (uint32_t level = 0; level < s->nlevels; ++level) {
             uint32_t k0 = s->level_start[level], k1 = s->level_start[level + 1];
             uint32_t iters = last ? w->def.level_iterations : 1;
@@ -96,6 +90,6 @@ void cri_contacts(cr_step *s) {
         }
     }
     for (uint32_t i = 0; i < s->nb; ++i) s->sb[i].frozen = 0;
-    if (!(w->def.shock_propagation && passes > 0)) cri_warm_start_store(s);
+    cri_warm_start_store(s);
     w->stats.stage[CR_STAGE_contact].work = total;
 }

@@ -147,6 +147,7 @@ static void add_point(np_pair *c, cr_vec3 p, cr_vec3 n, cr_real phi, bool of_a, 
     cp.bounce = CR_R(-1);
     cp.jn = 0;
     cp.jt = cr_v3_zero();
+    cp.jp = 0;
     if (c->n < c->cap) {
         c->s->tmp_pts[c->n++] = cp;
         return;
