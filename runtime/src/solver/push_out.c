@@ -49,7 +49,6 @@ void cri_push_out(cr_step *s) {
         for (uint32_t o = 0; o < s->nm; ++o) {
             const cr_manifold *m = &s->m[s->order[o]];
             cr_sbody *A = &s->sb[m->a], *B = &s->sb[m->b];
-            cr_real ka_on = A->dynamic ? 1 : 0, kb_on = B->dynamic ? 1 : 0;
             if (!A->dynamic && !B->dynamic) continue;
             for (uint32_t i = 0; i < m->count; ++i) {
                 cr_cpoint *p = &s->pts[m->first + i];
@@ -58,7 +57,7 @@ void cri_push_out(cr_step *s) {
                 if (p->phi < -CR_PENETRATION_SLOP)
                     target = cr_min(cr_mul(cr_mul(CR_PENETRATION_BETA, -p->phi - CR_PENETRATION_SLOP), s->inv_dt),
                                     CR_MAX_PUSH_SPEED);
-                cr_real knn = cr_mul(ka_on, p->ka) + cr_mul(kb_on, p->kb);
+                cr_real knn = (A->dynamic ? p->ka : 0) + (B->dynamic ? p->kb : 0);
                 if (knn <= CR_REAL_EPS) continue;
                 cr_real un = push_normal_velocity(s, m, p);
                 cr_real jp = cr_max(p->jp + cr_div(target - un, knn), 0);
