@@ -16,7 +16,7 @@
 #include <string.h>
 
 static const char state_schema[] =
-    "crumple-state-5;"
+    "crumple-state-6;"
     "world:step_count,body_count;"
     "body:slot,generation,type,position,orientation,linear_velocity,angular_velocity,force,torque,mass,"
     "asleep,island,sleep_time,no_sleep,finite_position,finite_orientation;"
@@ -26,6 +26,7 @@ static const char state_schema[] =
     "example:body,restitution,weights,pending,queue_count;"
     "custom:body,state;"
     "commands:count,type,body,joint,position;"
+    "warm:count,pair,feature,generations,jn,jt;"
     "event:a,b,point,normal,relative_velocity,normal_speed,impulse";
 
 uint64_t cri_body_hash_into(uint64_t h, const cr_body *b, uint32_t slot) {
