@@ -108,6 +108,16 @@ typedef struct cr_coarse_grid {
     cr_real radius[CR_CLUSTER_MAX_SAMPLES / CR_CLUSTER_SIZE];  ///< m
 } cr_coarse_grid;
 
+/// A contact impulse kept from one step to the next (solver/warm_start.c),
+/// sorted by (pair, feature). State: hashed and snapshotted.
+typedef struct cr_warm_impulse {
+    uint64_t pair;        ///< (a << 32 | b), body slots
+    uint32_t feature;     ///< the sample (cr_cpoint.feature)
+    uint32_t generations; ///< the two bodies' slot generations, mixed: a reused slot starts cold
+    cr_real jn;           ///< N s, normal impulse
+    cr_vec3 jt;           ///< N s, tangential impulse
+} cr_warm_impulse;
+
 
 struct cr_world {
     uint32_t magic;
@@ -129,6 +139,8 @@ struct cr_world {
     uint32_t asset_count;
     uint32_t coarse;        ///< offset of cr_coarse_grid[def.asset_capacity] (shape.c), derived from the assets, not hashed
     uint32_t damage_region; ///< offset of the damage stage's cr_damage_region (damage/damage.h)
+    uint32_t warm;          ///< offset of cr_warm_impulse[def.point_capacity] (solver/warm_start.c)
+    uint32_t warm_count;    ///< impulses kept from the last step
     uint64_t step_count;
     cr_world_stats stats;
     uint32_t refused_field; ///< cr_field of the last refused call (validate.c); not state, not hashed

@@ -127,11 +127,12 @@ static void support_add(np_pair *c, const cr_cpoint *cp) {
     }
 }
 
-static void add_point(np_pair *c, cr_vec3 p, cr_vec3 n, cr_real phi, bool of_a) {
+static void add_point(np_pair *c, cr_vec3 p, cr_vec3 n, cr_real phi, bool of_a, uint32_t feature) {
     if (n.x == 0 && n.y == 0 && n.z == 0) return; /* no direction to push along */
     cr_cpoint cp;
     const cr_sbody *sa = &c->s->sb[c->a], *sb = &c->s->sb[c->b];
     cp.of_b = of_a ? 0u : 1u;
+    cp.feature = feature | (of_a ? 0u : CR_FEATURE_OF_B);
     cp.ra = cr_v3_sub(p, c->A->xf.p);
     cp.rb = cr_v3_sub(p, c->B->xf.p);
     cp.n = n;
@@ -147,6 +148,7 @@ static void add_point(np_pair *c, cr_vec3 p, cr_vec3 n, cr_real phi, bool of_a) 
     cp.bounce = CR_R(-1);
     cp.jn = 0;
     cp.jt = cr_v3_zero();
+    cp.jp = 0;
     if (c->n < c->cap) {
         c->s->tmp_pts[c->n++] = cp;
         return;
@@ -168,7 +170,7 @@ static void points_against(np_pair *c, const cr_body *X, const cr_body *Y, bool 
         if (phi >= margin) return;
         cr_vec3 n = cr_quat_rotate(Y->xf.q, nl);
         cr_vec3 p = cr_v3_mad(X->xf.p, -X->shape.radius, n);
-        add_point(c, p, x_is_a ? n : cr_v3_neg(n), phi, x_is_a);
+        add_point(c, p, x_is_a ? n : cr_v3_neg(n), phi, x_is_a, 0);
         return;
     }
 
@@ -205,7 +207,7 @@ static void points_against(np_pair *c, const cr_body *X, const cr_body *Y, bool 
             cr_real phi = h0 + cr_v3_dot(up_in_x, samples[i]);
             if (phi >= margin) continue;
             cr_vec3 p = cr_v3_add(cr_mat3_mul_v3(rx, samples[i]), X->xf.p);
-            add_point(c, p, x_is_a ? up : cr_v3_neg(up), phi, x_is_a);
+            add_point(c, p, x_is_a ? up : cr_v3_neg(up), phi, x_is_a, i);
         }
         return;
     }
@@ -257,7 +259,7 @@ static void points_against(np_pair *c, const cr_body *X, const cr_body *Y, bool 
         if (phi >= margin) continue;
         cr_vec3 n = cr_mat3_mul_v3(cr_mat3_transpose(ryt), nl);
         cr_vec3 p = cr_v3_add(cr_mat3_mul_v3(rx, sl), X->xf.p);
-        add_point(c, p, x_is_a ? n : cr_v3_neg(n), phi, x_is_a);
+        add_point(c, p, x_is_a ? n : cr_v3_neg(n), phi, x_is_a, i);
     }
     }
     if (X->shape.type != CR_SHAPE_BOX) return;
@@ -321,7 +323,9 @@ static void points_against(np_pair *c, const cr_body *X, const cr_body *Y, bool 
                 if (phi >= margin) continue;
                 cr_vec3 n = cr_mat3_mul_v3(cr_mat3_transpose(ryt), nl);
                 cr_vec3 p = cr_v3_add(cr_mat3_mul_v3(rx, sl), X->xf.p);
-                add_point(c, p, x_is_a ? n : cr_v3_neg(n), phi, x_is_a);
+                /* a fine sample is named by its edge and its place on it */
+                add_point(c, p, x_is_a ? n : cr_v3_neg(n), phi, x_is_a,
+                          CR_FEATURE_FINE | (uint32_t)axis << 24 | (uint32_t)corner << 22 | (uint32_t)j);
             }
         }
     }

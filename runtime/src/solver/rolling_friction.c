@@ -93,7 +93,7 @@ static cr_mat3 contact_inv_inertia(const cr_step *s, uint32_t i, cr_vec3 r) {
     return cr_mat3_scale(cr_mat3_inverse(cr_mat3_scale(ic, sc)), sc);
 }
 
-static void roll_pair(cr_step *s, cr_manifold *m) {
+static void roll_pair(cr_step *s, cr_manifold *m, cr_real jn) {
     const cr_cpoint *p = &s->pts[m->contact_point];
     cr_sbody *A = &s->sb[m->a], *B = &s->sb[m->b];
     cr_mat3 ia = A->dynamic ? A->inv_i : cr_mat3_scale(cr_mat3_identity(), 0);
@@ -109,8 +109,8 @@ static void roll_pair(cr_step *s, cr_manifold *m) {
     cr_mat3 mc = cr_mat3_add(contact_inv_inertia(s, m->a, p->ra), contact_inv_inertia(s, m->b, p->rb));
     cr_real kt = cr_v3_dot(t, cr_mat3_mul_v3(mc, t));
     cr_real kn = cr_v3_dot(n, cr_mat3_mul_v3(mc, n));
-    cr_real wt_new = shrink(wt_len, cr_mul(cr_mul(m->rolling, m->contact_jn), kt));
-    cr_real wn_new = shrink(wn, cr_mul(cr_mul(m->spinning, m->contact_jn), kn));
+    cr_real wt_new = shrink(wt_len, cr_mul(cr_mul(m->rolling, jn), kt));
+    cr_real wn_new = shrink(wn, cr_mul(cr_mul(m->spinning, jn), kn));
     if (wt_new == wt_len && wn_new == wn) return;
     cr_vec3 dw = cr_v3_add(cr_v3_scale(t, wt_new - wt_len), cr_v3_scale(n, wn_new - wn));
 
@@ -172,7 +172,16 @@ static void roll_pair(cr_step *s, cr_manifold *m) {
 void cri_rolling_friction(cr_step *s) {
     for (uint32_t k = 0; k < s->nm; ++k) {
         cr_manifold *m = &s->m[k];
-        if (m->contact_jn <= 0 || (m->rolling <= 0 && m->spinning <= 0)) continue;
-        roll_pair(s, m);
+        if (m->rolling <= 0 && m->spinning <= 0) continue;
+        /* the pair's normal impulse so far (warm start included): this runs
+         * before the last contact pass (contact.c), when a pair resolved in
+         * the last pass only has not been pressed yet this step */
+        cr_real jn = 0;
+        for (uint32_t i = 0; i < m->count; ++i) {
+            cr_real pj = s->pts[m->first + i].jn;
+            if (pj > 0) jn = jn > CR_REAL_MAX - pj ? CR_REAL_MAX : jn + pj;
+        }
+        if (jn <= 0) continue;
+        roll_pair(s, m, jn);
     }
 }

@@ -33,6 +33,8 @@
 #define CR_PENETRATION_BETA CR_R(0.2)
 /// m/s: cap on the push-out velocity, so a deep overlap separates, not explodes.
 #define CR_MAX_PUSH_SPEED CR_R(0.5)
+/// sweeps of the push-out pseudo-impulses at most (push_out.c).
+#define CR_PUSH_SWEEPS 8u
 /// m/s: relative normal speeds within this of a point's floor count as
 /// resting, not approaching. It only absorbs the rounding noise the iterated
 /// impulses leave (a body drifts at most this x 10 s = 0.1 mm by it); it is
@@ -50,6 +52,9 @@
 /// gravity) for which the contact graph says one body rests on the other;
 /// steeper contacts tie the two bodies into one level.
 #define CR_SUPPORT_COS CR_R(0.5)
+/// m: a side contact between bodies whose centres are this close in height
+/// ties them into one level; otherwise the higher one leans on the lower.
+#define CR_SIDE_TIE CR_R(0.01)
 /// m/s: the last contact pass sweeps a level again (up to level_iterations
 /// times) only while its impulses still correct velocity errors above this.
 #define CR_LEVEL_TOLERANCE CR_R(1e-3)
@@ -74,6 +79,8 @@ typedef struct cr_sbody {
     cr_vec3 v;          ///< m/s
     cr_vec3 w;          ///< rad/s
     cr_vec3 dx;         ///< m, impact-time correction added by the position update
+    cr_vec3 push_v;     ///< m/s, push-out pseudo-velocity: moves the position update, never kept (push_out.c)
+    cr_vec3 push_w;     ///< rad/s, the same for the orientation
     cr_mat3 inv_i;      ///< 1/(kg m^2), world frame; zero unless dynamic
     cr_mat3 rot;        ///< the start-of-step orientation as a matrix (body to world)
     cr_real spin_reach; ///< m/s, |w| x bounding radius at the start of the step (0 for planes and static bodies)
@@ -109,7 +116,13 @@ typedef struct cr_cpoint {
     cr_real bounce; ///< m/s, collision target -e u_n fixed when first met approaching; negative until then
     cr_real jn;   ///< N s, normal impulse the collision, then the contact passes applied here
     cr_vec3 jt;   ///< N s, tangential impulse the contact passes applied here
+    cr_real jp;   ///< N s, push-out pseudo-impulse (push_out.c)
+    uint32_t feature; ///< which sample of which body (CR_FEATURE_*): names the point from step to step (warm_start.c)
 } cr_cpoint;
+
+/// cr_cpoint.feature: the sample is b's; a box's extra edge sample against a thin body.
+#define CR_FEATURE_OF_B 0x80000000u
+#define CR_FEATURE_FINE 0x40000000u
 
 enum {
     CR_MF_STICKING = 1u,  ///< the last contact impulse was static friction
@@ -203,12 +216,12 @@ static inline cr_real cr_point_normal_velocity(const cr_step *s, const cr_manifo
 }
 /// The smallest relative normal velocity at which the point does not
 /// interfere at the predicted position (the seed's "non-separating" test).
+/// A point already deeper than that is not pushed out by its velocity: the
+/// push-out is a separate pseudo-velocity that moves positions only
+/// (push_out.c), so it never becomes momentum.
 static inline cr_real cr_point_floor(const cr_step *s, const cr_cpoint *p, bool contact) {
+    (void)contact;
     if (p->phi > 0) return -cr_mul(p->phi, s->inv_dt);
-    if (contact && p->phi < -CR_PENETRATION_SLOP) {
-        cr_real push = cr_mul(cr_mul(CR_PENETRATION_BETA, -p->phi - CR_PENETRATION_SLOP), s->inv_dt);
-        return cr_min(push, CR_MAX_PUSH_SPEED);
-    }
     return 0;
 }
 /// Process one pair with the seed's aggressive optimisation: impulse at the
@@ -238,6 +251,20 @@ void cri_contact_graph(cr_step *s);
 
 /// Contact stage: restitution ramp, level order, shock propagation.
 void cri_contacts(cr_step *s);
+
+/* ---- warm_start.c ---- */
+
+/// Each touching point starts the contact stage with the impulse its sample
+/// needed last step (found by pair and feature), applied to the bodies.
+uint32_t cri_warm_start_apply(cr_step *s);
+/// Keep this step's contact impulses for the next step.
+void cri_warm_start_store(cr_step *s);
+
+/* ---- push_out.c ---- */
+
+/// Split position correction: pseudo-velocities (sb->push_v, push_w) that
+/// move points deeper than CR_PENETRATION_SLOP out at the position update.
+void cri_push_out(cr_step *s);
 
 /* ---- rolling_friction.c ---- */
 

@@ -29,6 +29,7 @@ static const char state_schema[] =
     "fracture:actor,whole,broken,spawned,bond_health,piece_body,stress_u,queue_count;"
     "custom:body,state;"
     "commands:count,type,body,joint,position;"
+    "warm:count,pair,feature,generations,jn,jt;"
     "event:a,b,point,normal,relative_velocity,normal_speed,impulse";
 
 uint64_t cri_body_hash_into(uint64_t h, const cr_body *b, uint32_t slot) {
@@ -81,6 +82,16 @@ uint64_t cr_world_state_hash(const cr_world *w) {
         }
     }
     h = cri_damage_hash(w, h);
+    /* the contact impulses the next step starts from (solver/warm_start.c) */
+    h = cr_hash_u32(h, w->warm_count);
+    const cr_warm_impulse *warm = CR_AT(w, w->warm, const cr_warm_impulse);
+    for (uint32_t i = 0; i < w->warm_count; ++i) {
+        h = cr_hash_u64(h, warm[i].pair);
+        h = cr_hash_u32(h, warm[i].feature);
+        h = cr_hash_u32(h, warm[i].generations);
+        h = cr_hash_real(h, warm[i].jn);
+        h = cr_hash_vec3(h, warm[i].jt);
+    }
     h = cr_hash_u32(h, w->event_count);
     const cr_impact_event *ev = CR_AT(w, w->events, const cr_impact_event);
     for (uint32_t i = 0; i < w->event_count; ++i) {

@@ -119,7 +119,8 @@ static uint64_t layout(const cr_world_def *def, uint8_t *block, uint64_t block_s
     uint64_t events = align16((uint64_t)def->event_capacity * sizeof(cr_impact_event));
     uint64_t assets = align16((uint64_t)def->asset_capacity * sizeof(const cr_asset *));
     uint64_t coarse = align16((uint64_t)def->asset_capacity * sizeof(cr_coarse_grid));
-    uint64_t persistent_bytes = bodies + joints + events + assets + coarse + cri_damage_region_bytes(def) + 16u;
+    uint64_t warm = align16((uint64_t)def->point_capacity * sizeof(cr_warm_impulse));
+    uint64_t persistent_bytes = bodies + joints + events + assets + coarse + warm + cri_damage_region_bytes(def) + 16u;
     uint64_t scratch = scratch_bytes_of(def);
     uint64_t total = header + persistent_bytes + scratch + 16u;
     if (block == NULL && block_size == UINT64_MAX) return total; /* cr_world_memory_need: no limit */
@@ -138,10 +139,12 @@ static uint64_t layout(const cr_world_def *def, uint8_t *block, uint64_t block_s
     w->events = cri_arena_push(&w->persistent, block, (uint32_t)events, 16);
     w->assets = cri_arena_push(&w->persistent, block, (uint32_t)assets, 16);
     w->coarse = cri_arena_push(&w->persistent, block, (uint32_t)coarse, 16);
+    w->warm = cri_arena_push(&w->persistent, block, (uint32_t)warm, 16);
     uint32_t scratch_begin = (uint32_t)align16(w->persistent.end);
     cri_arena_init(&w->scratch, scratch_begin, scratch_begin + (uint32_t)scratch);
     bool ok = w->bodies != CR_NO_OFFSET && w->joints != CR_NO_OFFSET && w->events != CR_NO_OFFSET &&
-              w->assets != CR_NO_OFFSET && w->coarse != CR_NO_OFFSET && cri_damage_layout(w, block);
+              w->assets != CR_NO_OFFSET && w->coarse != CR_NO_OFFSET && w->warm != CR_NO_OFFSET &&
+              cri_damage_layout(w, block);
     return ok ? total : 0;
 }
 
@@ -424,9 +427,11 @@ static void position_update(cr_world *w, cr_real dt, const cr_sbody *sb) {
         cr_body *b = &bodies[i];
         if (!b->alive || b->type == CR_BODY_STATIC || b->asleep) continue;
         cr_vec3 p = cr_v3_mad(b->xf.p, dt, b->v);
-        if (sb != NULL) p = cr_v3_add(p, sb[i].dx); /* impact-time correction (collision.c) */
+        if (sb != NULL) p = cr_v3_mad(cr_v3_add(p, sb[i].dx), dt, sb[i].push_v); /* impact time, push-out */
         cr_vec3 spin = b->w;
         cr_quat q = turn_keeping_momentum(b, dt, &spin);
+        if (sb != NULL && (sb[i].push_w.x != 0 || sb[i].push_w.y != 0 || sb[i].push_w.z != 0))
+            q = cr_quat_integrate(q, sb[i].push_w, dt);
         if (!cr_vec3_is_finite(p) || !cr_quat_is_finite(q) || !cr_vec3_is_finite(b->v) || !cr_vec3_is_finite(spin)) {
             freeze(w, b);
             continue;
@@ -501,7 +506,7 @@ cr_status cr_world_step(cr_world *w, cr_real dt) {
         CR_TIMED(w, CR_STAGE_narrowphase, cri_interference(&s));
         CR_TIMED(w, CR_STAGE_collision, cri_collisions(&s));
         CR_TIMED(w, CR_STAGE_velocity, velocity_update(&s));
-        CR_TIMED(w, CR_STAGE_contact, (cri_contact_graph(&s), cri_contacts(&s), cri_rolling_friction(&s)));
+        CR_TIMED(w, CR_STAGE_contact, (cri_contact_graph(&s), cri_contacts(&s), cri_push_out(&s)));
         CR_TIMED(w, CR_STAGE_joints, cri_joints_pre_stabilise(&s));
         write_back_velocities(&s);
         CR_TIMED(w, CR_STAGE_position, position_update(w, dt, s.sb));
