@@ -16,7 +16,7 @@
 #include <string.h>
 
 static const char state_schema[] =
-    "crumple-state-6;"
+    "crumple-state-7;"
     "world:step_count,body_count;"
     "body:slot,generation,type,position,orientation,linear_velocity,angular_velocity,force,torque,mass,"
     "asleep,island,sleep_time,no_sleep,finite_position,finite_orientation;"
