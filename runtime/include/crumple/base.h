@@ -138,7 +138,16 @@ const char *cr_version_string(void);
     X(DENT_STEEPNESS, "cr_dent_def.steepness")                   \
     X(DENT_WIDTH_T, "cr_dent_def.width_t")                       \
     X(DENT_MIN_COS, "cr_dent_def.min_cos")                       \
-    X(DENT_CELLS, "cr_dent_def.min_cells/max_cells")
+    X(DENT_CELLS, "cr_dent_def.min_cells/max_cells")             \
+    X(WORLD_SPRING, "cr_world_def.spring")                       \
+    X(SOFT_ASSET, "cr_soft_def.asset")                           \
+    X(SOFT_TRANSFORM, "cr_soft_def.transform")                   \
+    X(SOFT_VELOCITY, "cr_soft_def.linear_velocity/angular_velocity") \
+    X(SOFT_MASS, "cr_soft_def.mass")                             \
+    X(SOFT_STIFFNESS, "cr_soft_def.stiffness/bend_stiffness/volume_stiffness") \
+    X(SOFT_DAMPING, "cr_soft_def.damping/absolute_damping")      \
+    X(SOFT_RADIUS, "cr_soft_def.particle_radius")                \
+    X(SOFT_CONTACT, "cr_soft_def.friction/restitution")
 
 typedef enum cr_field {
 #define CR_X_FIELD_ENUM_(name, text) CR_FIELD_##name,

@@ -22,6 +22,7 @@ extern "C" {
 #include "events.h"
 #include "dent.h"
 #include "example.h"
+#include "spring.h"
 #include "damage.h"
 #include "input.h"
 #include "snapshot.h"

@@ -116,6 +116,7 @@ struct cr_world {
     uint32_t asset_count;
     uint32_t coarse;        ///< offset of cr_coarse_grid[def.asset_capacity] (shape.c), derived from the assets, not hashed
     uint32_t damage_region; ///< offset of the damage stage's cr_damage_region (damage/damage.h)
+    uint32_t soft_region;   ///< offset of the soft-body stage's cr_soft_region (soft/mass_spring.h)
     uint64_t step_count;
     cr_world_stats stats;
     uint32_t refused_field; ///< cr_field of the last refused call (validate.c); not state, not hashed

@@ -10,6 +10,7 @@
  */
 #include "base/block.h"
 #include "damage/stage.h"
+#include "soft/mass_spring.h"
 #include "base/hash.h"
 #include "crumple/input.h"
 
@@ -25,6 +26,7 @@ static const char state_schema[] =
     "dent:body,dent_count,site_point,site_distance,queue_count;"
     "example:body,restitution,weights,pending,queue_count;"
     "custom:body,state;"
+    "spring:count,next_body,slot,generation,asleep,sleep_time,positions,velocities;"
     "commands:count,type,body,joint,position;"
     "event:a,b,point,normal,relative_velocity,normal_speed,impulse";
 
@@ -74,6 +76,7 @@ uint64_t cr_world_state_hash(const cr_world *w) {
         h = cr_hash_vec3(h, j->angular_impulse);
     }
     h = cri_damage_hash(w, h);
+    h = cri_soft_hash(w, h);
     h = cr_hash_u32(h, w->event_count);
     const cr_impact_event *ev = CR_AT(w, w->events, const cr_impact_event);
     for (uint32_t i = 0; i < w->event_count; ++i) {

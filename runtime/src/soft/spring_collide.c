@@ -1,0 +1,261 @@
+/* spring_collide.c — a soft body's collisions (seed 004's "collision detection
+ * and response", done with the rigid core's signed distances).
+ *
+ * Seed 004 intersects edges with triangles and collects the points inside by
+ * a depth-first search; crumple already has what that search computes: every
+ * rigid body's signed distance (seed 002's grid for meshes, closed forms for
+ * boxes, spheres and planes). So each particle, a sphere of the body's
+ * particle radius, is tested against the signed distance of every rigid body
+ * whose bounding sphere reaches the soft body's bounds, in every substep:
+ *
+ *   - push-out: the particle moves out along the normal by its depth (the
+ *     rigid body is not moved; its velocity is what the impulse changes);
+ *   - impulse: the relative normal velocity is removed (restitution for
+ *     approaches faster than 1 m/s) with the effective mass of both sides,
+ *     1/m_p + 1/M + (r x n) I^-1 (r x n), plus Coulomb friction up to mu J;
+ *     the rigid body gets the equal and opposite impulse, so momentum is
+ *     exchanged exactly (to rounding) and a soft ball pushes a light box and
+ *     is pushed by a heavy one. A sleeping rigid body is static unless the
+ *     impulse would move it faster than the world's sleep speed: then it wakes.
+ *
+ * Soft against soft: particles of different bodies closer than the sum of
+ * their radii push apart (mass weighted, so the centre of mass stays) and
+ * lose their approach velocity with equal and opposite impulses. The pairs
+ * are found once per step in a grid of cells sorted by key (a stable radix
+ * sort of (cell, particle) in particle order: deterministic), with a margin
+ * for the step's motion; pairs beyond the capacity are counted, not kept.
+ */
+#include "soft/mass_spring.h"
+#include "geometry/shape.h"
+#include "base/check.h"
+
+#include <string.h>
+
+#define CR_SOFT_REST_SPEED CR_R(1.0) /* m/s: slower approaches rest (restitution 0) */
+
+static uint64_t al16(uint64_t x) { return (x + 15u) & ~(uint64_t)15u; }
+
+uint64_t cri_soft_collide_scratch_bytes(const cr_world_def *def) {
+    uint64_t P = def->spring.particle_capacity;
+    /* (key, particle) twice for the radix sort, and the pairs */
+    return 2 * al16(P * 8u) + al16(P * CR_SOFT_PAIRS_PER_PARTICLE * 8u) + 64u;
+}
+
+uint32_t cri_soft_rigid_candidates(cr_world *w, const cr_soft_body *sb, cr_real reach, uint32_t *out) {
+    const cr_body *bodies = cr_world_bodies_c(w);
+    uint32_t n = 0;
+    cr_real grow = sb->radius + reach;
+    cr_vec3 lo = cr_v3_sub(sb->bounds_min, cr_v3(grow, grow, grow)), hi = cr_v3_add(sb->bounds_max, cr_v3(grow, grow, grow));
+    for (uint32_t i = 0; i < w->body_high; ++i) {
+        const cr_body *b = &bodies[i];
+        if (!b->alive) continue;
+        if (b->shape.type != CR_SHAPE_PLANE) {
+            cr_real r = b->bound_radius + cr_mul(cr_v3_len(b->v), cr_mul(w->def.spring.max_dt, CR_R(2)));
+            cr_vec3 c = b->xf.p;
+            if (c.x + r < lo.x || c.y + r < lo.y || c.z + r < lo.z || c.x - r > hi.x || c.y - r > hi.y || c.z - r > hi.z)
+                continue;
+        }
+        out[n++] = i;
+    }
+    return n;
+}
+
+uint32_t cri_soft_collide_rigid(cr_world *w, cr_soft_body *sb, const uint32_t *cand, uint32_t n_cand) {
+    cr_body *bodies = cr_world_bodies(w);
+    cr_particle *p = cri_soft_particles(w) + sb->first_particle;
+    cr_real r = sb->radius;
+    uint32_t contacts = 0;
+    for (uint32_t c = 0; c < n_cand; ++c) {
+        uint32_t slot = cand[c];
+        cr_body *b = &bodies[slot];
+        bool plane = b->shape.type == CR_SHAPE_PLANE;
+        bool dynamic = b->type == CR_BODY_DYNAMIC;
+        cr_mat3 inv_i = cr_mat3_diag(cr_v3_zero());
+        if (dynamic) {
+            cr_mat3 rot = cr_mat3_from_quat(b->xf.q);
+            inv_i = cr_mat3_mul(cr_mat3_mul(rot, cr_mat3_diag(b->inv_inertia)), cr_mat3_transpose(rot));
+        }
+        cr_real reach2 = cr_sq(b->bound_radius + r);
+        cr_real mu = cr_sqrt(cr_mul(sb->friction, b->material.friction));
+        cr_real e_max = cr_max(sb->restitution, b->material.restitution);
+        for (uint32_t i = 0; i < sb->particle_count; ++i) {
+            cr_vec3 rel = cr_v3_sub(p[i].x, b->xf.p);
+            if (!plane && cr_v3_len_sq(rel) > reach2) continue;
+            cr_vec3 local = cr_quat_inv_rotate(b->xf.q, rel), nl;
+            cr_real d = cri_shape_sdf(w, &b->shape, local, local, &nl);
+            if (d >= r) continue;
+            cr_vec3 n = cr_quat_rotate(b->xf.q, nl);
+            p[i].x = cr_v3_mad(p[i].x, r - d, n);
+            ++contacts;
+            rel = cr_v3_sub(p[i].x, b->xf.p);
+            cr_vec3 vb = b->type == CR_BODY_STATIC ? cr_v3_zero() : cr_v3_add(b->v, cr_v3_cross(b->w, rel));
+            bool sleeping = dynamic && b->asleep;
+            if (sleeping) vb = cr_v3_zero();
+            cr_vec3 vrel = cr_v3_sub(p[i].v, vb);
+            cr_real vn = cr_v3_dot(vrel, n);
+            if (vn >= 0) continue;
+            cr_real wb = 0;
+            if (dynamic) {
+                cr_vec3 rn = cr_v3_cross(rel, n);
+                wb = b->inv_mass + cr_v3_dot(rn, cr_mat3_mul_v3(inv_i, rn));
+            }
+            cr_real e = vn < -CR_SOFT_REST_SPEED ? e_max : 0;
+            cr_real jn = cr_div(-cr_mul(CR_R(1) + e, vn), p[i].inv_mass + wb);
+            if (sleeping) {
+                /* a resting push leaves a sleeping body asleep (and static); a hard one wakes it */
+                if (cr_mul(jn, b->inv_mass) > w->def.sleep_linear) {
+                    cri_world_wake(w, slot);
+                    sleeping = false;
+                } else {
+                    wb = 0;
+                    jn = cr_div(-cr_mul(CR_R(1) + e, vn), p[i].inv_mass);
+                }
+            }
+            cr_vec3 J = cr_v3_scale(n, jn);
+            cr_vec3 vt = cr_v3_sub(vrel, cr_v3_scale(n, vn));
+            cr_real vt_len;
+            cr_vec3 t = cr_v3_normalize_len(vt, &vt_len);
+            if (vt_len > CR_REAL_EPS) {
+                cr_real jt = cr_min(cr_div(vt_len, p[i].inv_mass + wb), cr_mul(mu, jn));
+                J = cr_v3_mad(J, -jt, t);
+            }
+            p[i].v = cr_v3_mad(p[i].v, p[i].inv_mass, J);
+            if (dynamic && !sleeping) {
+                b->v = cr_v3_mad(b->v, -b->inv_mass, J);
+                b->w = cr_v3_sub(b->w, cr_mat3_mul_v3(inv_i, cr_v3_cross(rel, J)));
+            }
+        }
+    }
+    return contacts;
+}
+
+/* Cell key of a point: three 10-bit cell coordinates (wrapping: far cells
+ * share keys, which only adds candidates that the distance test drops). */
+static uint32_t cell_key(int32_t x, int32_t y, int32_t z) {
+    return ((uint32_t)x & 1023u) | (((uint32_t)y & 1023u) << 10) | (((uint32_t)z & 1023u) << 20);
+}
+
+static int32_t cell_of(cr_real x, cr_real inv_cell) { return cr_floor_int(cr_mul(x, inv_cell)); }
+
+uint32_t cri_soft_find_pairs(cr_world *w, cr_real margin, const uint32_t *owner, uint32_t *pairs, uint32_t capacity,
+                             uint32_t *overflow) {
+    cr_soft_region *r = cri_soft_region(w);
+    uint32_t P = r->particle_count;
+    *overflow = 0;
+    if (P == 0) return 0;
+    const cr_soft_body *bodies = cri_soft_bodies(w);
+    const cr_particle *p = cri_soft_particles(w);
+    cr_real rmax = 0;
+    for (uint32_t i = 0; i < r->body_high; ++i)
+        if (bodies[i].alive) rmax = cr_max(rmax, bodies[i].radius);
+    cr_real cell = rmax + rmax + margin;
+    if (cell <= CR_R(1e-4)) cell = CR_R(1e-4);
+    cr_real inv_cell = cr_div(CR_R(1), cell);
+    uint32_t mark = cr_arena_pos(&w->scratch);
+    uint32_t o_a = cri_arena_push_uninit(&w->scratch, P * 8u, 16), o_b = cri_arena_push_uninit(&w->scratch, P * 8u, 16);
+    if (o_a == CR_NO_OFFSET || o_b == CR_NO_OFFSET) {
+        cri_arena_pop_to(&w->scratch, mark);
+        *overflow = P;
+        return 0;
+    }
+    uint32_t *a = CR_AT(w, o_a, uint32_t), *b = CR_AT(w, o_b, uint32_t); /* (key, particle) pairs */
+    for (uint32_t i = 0; i < P; ++i) {
+        a[2 * i] = cell_key(cell_of(p[i].x.x, inv_cell), cell_of(p[i].x.y, inv_cell), cell_of(p[i].x.z, inv_cell));
+        a[2 * i + 1] = i;
+    }
+    /* LSD radix sort by key, 8 bits a pass, stable: equal keys stay in particle order */
+    for (uint32_t shift = 0; shift < 32; shift += 8) {
+        uint32_t count[257];
+        memset(count, 0, sizeof count);
+        for (uint32_t i = 0; i < P; ++i) count[((a[2 * i] >> shift) & 255u) + 1]++;
+        for (uint32_t k = 0; k < 256; ++k) count[k + 1] += count[k];
+        for (uint32_t i = 0; i < P; ++i) {
+            uint32_t dst = count[(a[2 * i] >> shift) & 255u]++;
+            b[2 * dst] = a[2 * i];
+            b[2 * dst + 1] = a[2 * i + 1];
+        }
+        uint32_t *t = a;
+        a = b;
+        b = t;
+    }
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < P; ++i) {
+        int32_t cx = cell_of(p[i].x.x, inv_cell), cy = cell_of(p[i].x.y, inv_cell), cz = cell_of(p[i].x.z, inv_cell);
+        cr_real ri = bodies[owner[i]].radius;
+        for (int32_t dz = -1; dz <= 1; ++dz)
+            for (int32_t dy = -1; dy <= 1; ++dy)
+                for (int32_t dx = -1; dx <= 1; ++dx) {
+                    uint32_t key = cell_key(cx + dx, cy + dy, cz + dz);
+                    uint32_t lo = 0, hi = P; /* first entry with this key */
+                    while (lo < hi) {
+                        uint32_t mid = lo + (hi - lo) / 2;
+                        if (a[2 * mid] < key) lo = mid + 1;
+                        else hi = mid;
+                    }
+                    for (uint32_t e = lo; e < P && a[2 * e] == key; ++e) {
+                        uint32_t j = a[2 * e + 1];
+                        if (j <= i || owner[j] == owner[i]) continue;
+                        cr_real reach = ri + bodies[owner[j]].radius + margin;
+                        if (cr_v3_len_sq(cr_v3_sub(p[j].x, p[i].x)) >= cr_sq(reach)) continue;
+                        if (n < capacity) {
+                            pairs[2 * n] = i;
+                            pairs[2 * n + 1] = j;
+                            ++n;
+                        } else {
+                            ++*overflow;
+                        }
+                    }
+                }
+    }
+    cri_arena_pop_to(&w->scratch, mark);
+    return n;
+}
+
+uint32_t cri_soft_collide_pairs(cr_world *w, const uint32_t *pairs, uint32_t n_pairs, const uint32_t *owner,
+                                const uint32_t *moving) {
+    cr_soft_body *bodies = cri_soft_bodies(w);
+    cr_particle *p = cri_soft_particles(w);
+    uint32_t contacts = 0;
+    for (uint32_t k = 0; k < n_pairs; ++k) {
+        uint32_t i = pairs[2 * k], j = pairs[2 * k + 1];
+        cr_soft_body *A = &bodies[owner[i]], *B = &bodies[owner[j]];
+        if (!moving[owner[i]] && !moving[owner[j]]) continue; /* two resting bodies stay as they are */
+        cr_vec3 d = cr_v3_sub(p[j].x, p[i].x);
+        cr_real dist;
+        cr_vec3 n = cr_v3_normalize_len(d, &dist);
+        cr_real pen = A->radius + B->radius - dist;
+        if (pen <= 0 || dist <= CR_REAL_EPS) continue;
+        cr_vec3 vrel = cr_v3_sub(p[j].v, p[i].v);
+        cr_real vn = cr_v3_dot(vrel, n);
+        /* a body that did not run this step is immovable unless hit: then it wakes */
+        cr_real wi = p[i].inv_mass, wj = p[j].inv_mass;
+        if (!moving[owner[i]]) {
+            if (vn < -w->def.sleep_linear) A->asleep = 0, A->sleep_time = 0;
+            else wi = 0;
+        }
+        if (!moving[owner[j]]) {
+            if (vn < -w->def.sleep_linear) B->asleep = 0, B->sleep_time = 0;
+            else wj = 0;
+        }
+        cr_real wsum = wi + wj;
+        if (wsum <= 0) continue;
+        ++contacts;
+        cr_real share_i = cr_div(wi, wsum), share_j = cr_div(wj, wsum);
+        p[i].x = cr_v3_mad(p[i].x, -cr_mul(pen, share_i), n);
+        p[j].x = cr_v3_mad(p[j].x, cr_mul(pen, share_j), n);
+        if (vn >= 0) continue;
+        cr_real jn = cr_div(-vn, wsum);
+        cr_vec3 J = cr_v3_scale(n, jn);
+        cr_vec3 vt = cr_v3_sub(vrel, cr_v3_scale(n, vn));
+        cr_real vt_len;
+        cr_vec3 t = cr_v3_normalize_len(vt, &vt_len);
+        if (vt_len > CR_REAL_EPS) {
+            cr_real mu = cr_sqrt(cr_mul(A->friction, B->friction));
+            J = cr_v3_mad(J, -cr_min(cr_div(vt_len, wsum), cr_mul(mu, jn)), t);
+        }
+        /* J acts on j; -J on i */
+        p[i].v = cr_v3_mad(p[i].v, -wi, J);
+        p[j].v = cr_v3_mad(p[j].v, wj, J);
+    }
+    return contacts;
+}
