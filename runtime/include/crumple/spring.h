@@ -12,11 +12,10 @@
  * available as `absolute_damping`). docs/mass-spring.md is the model.
  *
  * Soft bodies are their own kind of body with their own stage (soft/): the
- * world steps them after the rigid solver, in a fixed number of substeps of
- * symplectic Euler. cr_soft_create refuses a def whose stiffness, damping
- * and masses that integrator cannot keep stable at the world's
- * cr_spring_budget.max_dt (CR_ERR_DEF_INVALID naming the field), so a soft
- * body never explodes. Particles collide with every rigid body's signed
+ * world steps them after the rigid solver, in a fixed number of XPBD
+ * substeps (a spring of stiffness k is a distance constraint of compliance
+ * 1/k), which no stiffness makes explode; cr_soft_create refuses values out
+ * of range (CR_ERR_DEF_INVALID naming the field) and NaN/Inf. Particles collide with every rigid body's signed
  * distance (two-way: equal and opposite impulses, so momentum is exchanged
  * exactly) and with the particles of other soft bodies.
  *
@@ -61,7 +60,7 @@ typedef struct cr_soft_def {
     cr_vec3 linear_velocity;     ///< m/s, of every particle
     cr_vec3 angular_velocity;    ///< rad/s, about transform.p
     cr_real mass;                ///< kg, the whole body's
-    bool equal_masses;           ///< the seed's equal particle masses; false: each particle a third of its triangles' area
+    bool area_masses;            ///< each particle a third of its triangles' area x density (non-uniform meshes); false: the seed's equal masses
     cr_real stiffness;           ///< N/m, each structural spring (an edge)
     cr_real bend_stiffness;      ///< N/m, each bending spring (across an edge); 0: none
     cr_real damping;             ///< N s/m, on the relative velocity along each spring
@@ -76,14 +75,14 @@ typedef struct cr_soft_def {
     uint32_t cookie;             ///< set by cr_default_soft_def(); checked by cr_soft_create
 } cr_soft_def;
 
-/// A rubber ball: stiffness 2000 N/m, bending 500 N/m, damping 2 N s/m,
+/// A rubber ball: stiffness 1000 N/m, bending 250 N/m, damping 0.5 N s/m,
 /// volume stiffness 20 kPa, 1 kg, friction 0.5, restitution 0.3.
 cr_soft_def cr_default_soft_def(void);
 
 /// Create a soft body. CR_ERR_CAPACITY when the world has no room for its
 /// body, particles or springs (cr_spring_budget); CR_ERR_DEF_INVALID (the
-/// field in cr_world_refused_field) for a def the integrator cannot keep
-/// stable at max_dt, or a value out of range; CR_ERR_NOT_FINITE for NaN/Inf.
+/// field in cr_world_refused_field) for a value out of range (stiffness and
+/// damping up to 1e7); CR_ERR_NOT_FINITE for NaN/Inf.
 cr_status cr_soft_create(cr_world *world, const cr_soft_def *def, cr_soft_id *out);
 /// Destroy a soft body; the others keep their handles.
 cr_status cr_soft_destroy(cr_world *world, cr_soft_id id);

@@ -82,8 +82,8 @@ typedef struct cr_spring_budget {
     uint32_t body_capacity;      ///< soft bodies at once (0: none, no memory for them)
     uint32_t particle_capacity;  ///< particles of all soft bodies together
     uint32_t spring_capacity;    ///< springs of all soft bodies together
-    uint32_t substeps;           ///< symplectic Euler substeps per step of max_dt (default 8)
-    cr_real max_dt;              ///< s, the longest step the stability check admits per `substeps` (default 1/60); longer steps take more substeps
+    uint32_t substeps;           ///< XPBD substeps per step of max_dt (default 8)
+    cr_real max_dt;              ///< s, a step of up to max_dt takes `substeps` substeps (default 1/60); a longer one takes more, never longer ones
     uint32_t work_per_step;      ///< (particles + springs) x substeps per step at most, all soft bodies together
 } cr_spring_budget;
 
