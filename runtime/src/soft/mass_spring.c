@@ -89,7 +89,7 @@ uint64_t cri_soft_scratch_bytes(const cr_world_def *def) {
     if (b->body_capacity == 0) return 0;
     /* forces, per-particle owner, per-body flags + candidate lists, collisions */
     return al16(2ull * b->particle_capacity * sizeof(cr_vec3)) + al16((uint64_t)b->particle_capacity * 4u) +
-           al16((uint64_t)b->body_capacity * 4u) + al16((uint64_t)def->body_capacity * 4u) +
+           al16((uint64_t)b->body_capacity * 4u) + al16((uint64_t)b->body_capacity * (CR_SOFT_MAX_CANDIDATES + 1u) * 4u) +
            cri_soft_collide_scratch_bytes(def) + 128u;
 }
 
@@ -328,6 +328,19 @@ cr_status cr_soft_create(cr_world *w, const cr_soft_def *d, cr_soft_id *out) {
     }
     cr_real mean_edge = body.structural_count ? cr_div(edge_sum, cr_from_int((int32_t)body.structural_count)) : CR_R(0.1);
     body.radius = d->particle_radius > 0 ? d->particle_radius : cr_mul(mean_edge, CR_R(0.35));
+    /* against soft bodies a particle stands for its triangles: its radius
+     * covers the widest triangle's circumradius, so no particle of another
+     * body fits through the middle of a triangle (slivers capped at the mean edge) */
+    cr_real widest = 0;
+    for (uint32_t t = 0; t < a->triangle_count; ++t) {
+        const uint32_t *tri = &a->triangles[3 * t];
+        cr_vec3 e1 = cr_v3_sub(p[tri[1]].x, p[tri[0]].x), e2 = cr_v3_sub(p[tri[2]].x, p[tri[0]].x);
+        cr_real twice_area = cr_v3_len(cr_v3_cross(e1, e2));
+        cr_real abc = cr_mul(cr_mul(cr_v3_len(e1), cr_v3_len(e2)), cr_v3_len(cr_v3_sub(e2, e1)));
+        cr_real circum = twice_area > 0 ? cr_div(abc, twice_area + twice_area) : mean_edge;
+        widest = cr_max(widest, cr_min(circum, mean_edge));
+    }
+    body.soft_radius = cr_max(body.radius, widest);
     body.rest_volume = volume_of(a, p, p[0].x);
     bool volume = body.volume_stiffness > 0 && body.rest_volume > CR_R(1e-9);
     if (!volume) body.volume_stiffness = 0;
@@ -365,8 +378,9 @@ cr_status cr_soft_destroy(cr_world *w, cr_soft_id id) {
     cr_particle *p = cri_soft_particles(w);
     cr_spring *s = cri_soft_springs(w);
     /* close the gap: later bodies' particles and springs move down, in place */
-    memmove(&p[p0], &p[p0 + np], (size_t)(r->particle_count - p0 - np) * sizeof *p);
-    memmove(&s[s0], &s[s0 + ns], (size_t)(r->spring_count - s0 - ns) * sizeof *s);
+    /* copied forward one record at a time (the library uses no memmove) */
+    for (uint32_t i = p0; i + np < r->particle_count; ++i) p[i] = p[i + np];
+    for (uint32_t i = s0; i + ns < r->spring_count; ++i) s[i] = s[i + ns];
     memset(&p[r->particle_count - np], 0, (size_t)np * sizeof *p);
     memset(&s[r->spring_count - ns], 0, (size_t)ns * sizeof *s);
     r->particle_count -= np;
@@ -609,7 +623,7 @@ void cri_soft_step(cr_world *w, cr_real dt) {
     uint32_t o_f = cri_arena_push_uninit(&w->scratch, (P ? 2 * P : 1) * (uint32_t)sizeof(cr_vec3), 16);
     uint32_t o_owner = cri_arena_push_uninit(&w->scratch, (P ? P : 1) * 4u, 16);
     uint32_t o_moving = cri_arena_push(&w->scratch, (uint8_t *)w, (B ? B : 1) * 4u, 16); /* zeroed: nobody runs yet */
-    uint32_t o_cand = cri_arena_push_uninit(&w->scratch, (w->body_high ? w->body_high : 1) * 4u, 16);
+    uint32_t o_cand = cri_arena_push_uninit(&w->scratch, (B ? B : 1) * (CR_SOFT_MAX_CANDIDATES + 1u) * 4u, 16);
     if (o_f == CR_NO_OFFSET || o_owner == CR_NO_OFFSET || o_moving == CR_NO_OFFSET || o_cand == CR_NO_OFFSET) {
         st->waiting = r->body_count; /* no scratch: every body waits, counted */
         cri_arena_pop_to(&w->scratch, mark);
@@ -656,21 +670,26 @@ void cri_soft_step(cr_world *w, cr_real dt) {
         n_pairs = cri_soft_find_pairs(w, reach + reach, owner, CR_AT(w, o_pairs, uint32_t), pair_cap, &pair_overflow);
     st->over_capacity = pair_overflow;
 
-    /* The substeps run body after body (a body's rigid candidates are found
-     * once, its springs stay in cache): forces, motion and rigid contacts in
-     * every substep; the soft pairs then respond once, on the step's end
-     * state, found with a margin for the step's motion. */
+    /* Each running body's rigid candidates, found once a step (a row of
+     * CR_SOFT_MAX_CANDIDATES + 1 words: the count, then the slots). Then the
+     * substeps, all bodies in each: forces and motion, rigid contacts, and
+     * the soft pairs (found once, with a margin for the step's motion), so
+     * soft bodies meet as often as they meet the ground. */
     uint32_t contacts = 0;
     for (uint32_t i = 0; i < B; ++i) {
         if (!moving[i]) continue;
-        cr_soft_body *sb = &bodies[i];
-        uint32_t nc = cri_soft_rigid_candidates(w, sb, reach, cand);
-        for (int32_t k = 0; k < n; ++k) {
-            integrate(w, sb, f, h);
-            contacts += cri_soft_collide_rigid(w, sb, cand, nc);
-        }
+        uint32_t *row = cand + i * (CR_SOFT_MAX_CANDIDATES + 1u);
+        row[0] = cri_soft_rigid_candidates(w, &bodies[i], reach, row + 1, CR_SOFT_MAX_CANDIDATES, &st->over_capacity);
     }
-    if (n_pairs > 0) contacts += cri_soft_collide_pairs(w, CR_AT(w, o_pairs, uint32_t), n_pairs, owner, moving);
+    for (int32_t k = 0; k < n; ++k) {
+        for (uint32_t i = 0; i < B; ++i) {
+            if (!moving[i]) continue;
+            const uint32_t *row = cand + i * (CR_SOFT_MAX_CANDIDATES + 1u);
+            integrate(w, &bodies[i], f, h);
+            contacts += cri_soft_collide_rigid(w, &bodies[i], row + 1, row[0]);
+        }
+        if (n_pairs > 0) contacts += cri_soft_collide_pairs(w, CR_AT(w, o_pairs, uint32_t), n_pairs, owner, moving, h);
+    }
 
     /* bounds, sleep */
     cr_real sleep_v2 = cr_mul(w->def.sleep_linear, w->def.sleep_linear);

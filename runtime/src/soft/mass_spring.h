@@ -35,7 +35,8 @@ typedef struct cr_soft_body {
     cr_real absolute_damping; ///< N s/m per particle
     cr_real volume_stiffness; ///< Pa
     cr_real rest_volume;      ///< m^3
-    cr_real radius;           ///< m, particle collision radius
+    cr_real radius;           ///< m, particle collision radius against rigid bodies
+    cr_real soft_radius;      ///< m, against other soft bodies: the widest triangle's circumradius, so no particle slips through
     cr_real friction;
     cr_real restitution;
     cr_real sleep_time;       ///< s slower than the world's sleep_linear
@@ -102,8 +103,12 @@ bool cri_soft_internal_force_sum(cr_world *w, cr_soft_id id, cr_vec3 *sum, cr_re
 /// Scratch the collision passes need for the def's capacities.
 uint64_t cri_soft_collide_scratch_bytes(const cr_world_def *def);
 /// The rigid bodies a soft body may touch this step (bounding spheres against
-/// its bounds grown by its motion): slots into `out`, returns the count.
-uint32_t cri_soft_rigid_candidates(cr_world *w, const cr_soft_body *sb, cr_real reach, uint32_t *out);
+/// its bounds grown by its motion): slots into `out` (at most `capacity`, in
+/// slot order; the others are counted in *overflow), returns the count.
+uint32_t cri_soft_rigid_candidates(cr_world *w, const cr_soft_body *sb, cr_real reach, uint32_t *out, uint32_t capacity,
+                                   uint32_t *overflow);
+/// Rigid bodies one soft body collides with in a step at most.
+#define CR_SOFT_MAX_CANDIDATES 64u
 /// One substep's particle contacts with the candidate rigid bodies: push out,
 /// equal and opposite impulses (restitution, friction). Returns contacts.
 uint32_t cri_soft_collide_rigid(cr_world *w, cr_soft_body *sb, const uint32_t *cand, uint32_t n_cand);
@@ -113,11 +118,12 @@ uint32_t cri_soft_collide_rigid(cr_world *w, cr_soft_body *sb, const uint32_t *c
 /// counts the pairs that did not fit).
 uint32_t cri_soft_find_pairs(cr_world *w, cr_real margin, const uint32_t *owner, uint32_t *pairs, uint32_t capacity,
                              uint32_t *overflow);
-/// The response of the step's particle pairs (owner: body slot of each
-/// particle; moving: per slot, whether it ran this step); returns contacts.
+/// One substep's response of the step's particle pairs (owner: body slot of
+/// each particle; moving: per slot, whether it ran this step; h: the
+/// substep, s); returns contacts.
 uint32_t cri_soft_collide_pairs(cr_world *w, const uint32_t *pairs, uint32_t n_pairs, const uint32_t *owner,
-                                const uint32_t *moving);
+                                const uint32_t *moving, cr_real h);
 /// Pair capacity per particle of the world's particle capacity.
-#define CR_SOFT_PAIRS_PER_PARTICLE 4u
+#define CR_SOFT_PAIRS_PER_PARTICLE 16u
 
 #endif

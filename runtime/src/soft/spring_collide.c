@@ -41,7 +41,8 @@ uint64_t cri_soft_collide_scratch_bytes(const cr_world_def *def) {
     return 2 * al16(P * 8u) + al16(P * CR_SOFT_PAIRS_PER_PARTICLE * 8u) + 64u;
 }
 
-uint32_t cri_soft_rigid_candidates(cr_world *w, const cr_soft_body *sb, cr_real reach, uint32_t *out) {
+uint32_t cri_soft_rigid_candidates(cr_world *w, const cr_soft_body *sb, cr_real reach, uint32_t *out, uint32_t capacity,
+                                   uint32_t *overflow) {
     const cr_body *bodies = cr_world_bodies_c(w);
     uint32_t n = 0;
     cr_real grow = sb->radius + reach;
@@ -55,7 +56,8 @@ uint32_t cri_soft_rigid_candidates(cr_world *w, const cr_soft_body *sb, cr_real 
             if (c.x + r < lo.x || c.y + r < lo.y || c.z + r < lo.z || c.x - r > hi.x || c.y - r > hi.y || c.z - r > hi.z)
                 continue;
         }
-        out[n++] = i;
+        if (n < capacity) out[n++] = i;
+        else ++*overflow;
     }
     return n;
 }
@@ -147,7 +149,7 @@ uint32_t cri_soft_find_pairs(cr_world *w, cr_real margin, const uint32_t *owner,
     const cr_particle *p = cri_soft_particles(w);
     cr_real rmax = 0;
     for (uint32_t i = 0; i < r->body_high; ++i)
-        if (bodies[i].alive) rmax = cr_max(rmax, bodies[i].radius);
+        if (bodies[i].alive) rmax = cr_max(rmax, bodies[i].soft_radius);
     cr_real cell = rmax + rmax + margin;
     if (cell <= CR_R(1e-4)) cell = CR_R(1e-4);
     cr_real inv_cell = cr_div(CR_R(1), cell);
@@ -181,7 +183,7 @@ uint32_t cri_soft_find_pairs(cr_world *w, cr_real margin, const uint32_t *owner,
     uint32_t n = 0;
     for (uint32_t i = 0; i < P; ++i) {
         int32_t cx = cell_of(p[i].x.x, inv_cell), cy = cell_of(p[i].x.y, inv_cell), cz = cell_of(p[i].x.z, inv_cell);
-        cr_real ri = bodies[owner[i]].radius;
+        cr_real ri = bodies[owner[i]].soft_radius;
         for (int32_t dz = -1; dz <= 1; ++dz)
             for (int32_t dy = -1; dy <= 1; ++dy)
                 for (int32_t dx = -1; dx <= 1; ++dx) {
@@ -195,7 +197,7 @@ uint32_t cri_soft_find_pairs(cr_world *w, cr_real margin, const uint32_t *owner,
                     for (uint32_t e = lo; e < P && a[2 * e] == key; ++e) {
                         uint32_t j = a[2 * e + 1];
                         if (j <= i || owner[j] == owner[i]) continue;
-                        cr_real reach = ri + bodies[owner[j]].radius + margin;
+                        cr_real reach = ri + bodies[owner[j]].soft_radius + margin;
                         if (cr_v3_len_sq(cr_v3_sub(p[j].x, p[i].x)) >= cr_sq(reach)) continue;
                         if (n < capacity) {
                             pairs[2 * n] = i;
@@ -212,7 +214,7 @@ uint32_t cri_soft_find_pairs(cr_world *w, cr_real margin, const uint32_t *owner,
 }
 
 uint32_t cri_soft_collide_pairs(cr_world *w, const uint32_t *pairs, uint32_t n_pairs, const uint32_t *owner,
-                                const uint32_t *moving) {
+                                const uint32_t *moving, cr_real h) {
     cr_soft_body *bodies = cri_soft_bodies(w);
     cr_particle *p = cri_soft_particles(w);
     uint32_t contacts = 0;
@@ -223,7 +225,7 @@ uint32_t cri_soft_collide_pairs(cr_world *w, const uint32_t *pairs, uint32_t n_p
         cr_vec3 d = cr_v3_sub(p[j].x, p[i].x);
         cr_real dist;
         cr_vec3 n = cr_v3_normalize_len(d, &dist);
-        cr_real pen = A->radius + B->radius - dist;
+        cr_real pen = A->soft_radius + B->soft_radius - dist;
         if (pen <= 0 || dist <= CR_REAL_EPS) continue;
         cr_vec3 vrel = cr_v3_sub(p[j].v, p[i].v);
         cr_real vn = cr_v3_dot(vrel, n);
@@ -243,15 +245,18 @@ uint32_t cri_soft_collide_pairs(cr_world *w, const uint32_t *pairs, uint32_t n_p
         cr_real share_i = cr_div(wi, wsum), share_j = cr_div(wj, wsum);
         p[i].x = cr_v3_mad(p[i].x, -cr_mul(pen, share_i), n);
         p[j].x = cr_v3_mad(p[j].x, cr_mul(pen, share_j), n);
-        if (vn >= 0) continue;
-        cr_real jn = cr_div(-vn, wsum);
+        /* the push-out is an impulse too (pen / h over the pair's inverse
+         * mass): friction is bounded by both, so bodies resting on each
+         * other (no approach speed left) still hold by friction */
+        cr_real jn = vn < 0 ? cr_div(-vn, wsum) : 0;
+        cr_real j_push = cr_div(cr_div(pen, h), wsum);
         cr_vec3 J = cr_v3_scale(n, jn);
         cr_vec3 vt = cr_v3_sub(vrel, cr_v3_scale(n, vn));
         cr_real vt_len;
         cr_vec3 t = cr_v3_normalize_len(vt, &vt_len);
         if (vt_len > CR_REAL_EPS) {
             cr_real mu = cr_sqrt(cr_mul(A->friction, B->friction));
-            J = cr_v3_mad(J, -cr_min(cr_div(vt_len, wsum), cr_mul(mu, jn)), t);
+            J = cr_v3_mad(J, -cr_min(cr_div(vt_len, wsum), cr_mul(mu, jn + j_push)), t);
         }
         /* J acts on j; -J on i */
         p[i].v = cr_v3_mad(p[i].v, -wi, J);
