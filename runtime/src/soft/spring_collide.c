@@ -62,7 +62,82 @@ uint32_t cri_soft_rigid_candidates(cr_world *w, const cr_soft_body *sb, cr_real 
     return n;
 }
 
-uint32_t cri_soft_collide_rigid(cr_world *w, cr_soft_body *sb, const uint32_t *cand, uint32_t n_cand) {
+/* The impulse between particle `pt` (already pushed out, touching along n,
+ * the rigid body's outward normal) and rigid body b: the relative normal
+ * velocity removed (restitution above CR_SOFT_REST_SPEED), Coulomb friction,
+ * equal and opposite. */
+static void contact_impulse(cr_world *w, cr_body *b, uint32_t slot, const cr_mat3 *inv_i, cr_particle *pt, cr_vec3 n,
+                            cr_real mu, cr_real e_max, cr_real push_speed) {
+    bool dynamic = b->type == CR_BODY_DYNAMIC;
+    cr_vec3 rel = cr_v3_sub(pt->x, b->xf.p);
+    bool sleeping = dynamic && b->asleep;
+    cr_vec3 vb = (b->type == CR_BODY_STATIC || sleeping) ? cr_v3_zero() : cr_v3_add(b->v, cr_v3_cross(b->w, rel));
+    cr_vec3 vrel = cr_v3_sub(pt->v, vb);
+    cr_real vn = cr_v3_dot(vrel, n);
+    if (vn >= 0 && push_speed <= 0) return;
+    cr_real wb = 0;
+    if (dynamic) {
+        cr_vec3 rn = cr_v3_cross(rel, n);
+        wb = b->inv_mass + cr_v3_dot(rn, cr_mat3_mul_v3(*inv_i, rn));
+    }
+    cr_real e = vn < -CR_SOFT_REST_SPEED ? e_max : 0;
+    cr_real jn = vn < 0 ? cr_div(-cr_mul(CR_R(1) + e, vn), pt->inv_mass + wb) : 0;
+    if (sleeping) {
+        /* a resting push leaves a sleeping body asleep (and static); a hard one wakes it */
+        if (cr_mul(jn, b->inv_mass) > w->def.sleep_linear) {
+            cri_world_wake(w, slot);
+            sleeping = false;
+        } else {
+            wb = 0;
+            jn = vn < 0 ? cr_div(-cr_mul(CR_R(1) + e, vn), pt->inv_mass) : 0;
+        }
+    }
+    /* the push-out counts as an impulse for friction (pen / h over the
+     * inverse masses): a particle pressed against a wall by its neighbours,
+     * with no approach speed of its own, still holds by friction */
+    cr_real j_push = cr_div(push_speed, pt->inv_mass + wb);
+    cr_vec3 J = cr_v3_scale(n, jn);
+    cr_vec3 vt = cr_v3_sub(vrel, cr_v3_scale(n, vn));
+    cr_real vt_len;
+    cr_vec3 t = cr_v3_normalize_len(vt, &vt_len);
+    if (vt_len > CR_REAL_EPS) {
+        cr_real jt = cr_min(cr_div(vt_len, pt->inv_mass + wb), cr_mul(mu, jn + j_push));
+        J = cr_v3_mad(J, -jt, t);
+    }
+    pt->v = cr_v3_mad(pt->v, pt->inv_mass, J);
+    if (dynamic && !sleeping) {
+        b->v = cr_v3_mad(b->v, -b->inv_mass, J);
+        b->w = cr_v3_sub(b->w, cr_mat3_mul_v3(*inv_i, cr_v3_cross(rel, J)));
+    }
+}
+
+/* Points along a box's edges, one per soft radius: the rigid body's samples
+ * against the soft surface (the particles' spheres). A particle pushed out
+ * of a box by its distance alone slides off round an edge, and the edge then
+ * passes between particles; against these points it cannot. */
+static uint32_t box_edge_points(cr_vec3 he, cr_real spacing, cr_vec3 *out, uint32_t cap) {
+    uint32_t n = 0;
+    const cr_real h[3] = {he.x, he.y, he.z};
+    for (int axis = 0; axis < 3; ++axis) {
+        int32_t k = cr_floor_int(cr_div(h[axis] + h[axis], spacing)) + 1;
+        if (k < 1) k = 1;
+        if (k > 32) k = 32;
+        int u = (axis + 1) % 3, v = (axis + 2) % 3;
+        for (int corner = 0; corner < 4; ++corner)
+            for (int32_t j = 0; j <= k; ++j) {
+                if (n >= cap) return n;
+                cr_real c[3];
+                c[axis] = -h[axis] + cr_div(cr_mul(h[axis] + h[axis], cr_from_int(j)), cr_from_int(k));
+                c[u] = (corner & 1) ? h[u] : -h[u];
+                c[v] = (corner & 2) ? h[v] : -h[v];
+                out[n++] = cr_v3(c[0], c[1], c[2]);
+            }
+    }
+    return n;
+}
+
+uint32_t cri_soft_collide_rigid(cr_world *w, cr_soft_body *sb, const uint32_t *cand, uint32_t n_cand, cr_real h) {
+    cr_real inv_h = cr_div(CR_R(1), h);
     cr_body *bodies = cr_world_bodies(w);
     cr_particle *p = cri_soft_particles(w) + sb->first_particle;
     cr_real r = sb->radius;
@@ -71,13 +146,12 @@ uint32_t cri_soft_collide_rigid(cr_world *w, cr_soft_body *sb, const uint32_t *c
         uint32_t slot = cand[c];
         cr_body *b = &bodies[slot];
         bool plane = b->shape.type == CR_SHAPE_PLANE;
-        bool dynamic = b->type == CR_BODY_DYNAMIC;
         cr_mat3 inv_i = cr_mat3_diag(cr_v3_zero());
-        if (dynamic) {
+        if (b->type == CR_BODY_DYNAMIC) {
             cr_mat3 rot = cr_mat3_from_quat(b->xf.q);
             inv_i = cr_mat3_mul(cr_mat3_mul(rot, cr_mat3_diag(b->inv_inertia)), cr_mat3_transpose(rot));
         }
-        cr_real reach2 = cr_sq(b->bound_radius + r);
+        cr_real reach2 = cr_sq(b->bound_radius + sb->soft_radius);
         cr_real mu = cr_sqrt(cr_mul(sb->friction, b->material.friction));
         cr_real e_max = cr_max(sb->restitution, b->material.restitution);
         for (uint32_t i = 0; i < sb->particle_count; ++i) {
@@ -89,42 +163,28 @@ uint32_t cri_soft_collide_rigid(cr_world *w, cr_soft_body *sb, const uint32_t *c
             cr_vec3 n = cr_quat_rotate(b->xf.q, nl);
             p[i].x = cr_v3_mad(p[i].x, r - d, n);
             ++contacts;
-            rel = cr_v3_sub(p[i].x, b->xf.p);
-            cr_vec3 vb = b->type == CR_BODY_STATIC ? cr_v3_zero() : cr_v3_add(b->v, cr_v3_cross(b->w, rel));
-            bool sleeping = dynamic && b->asleep;
-            if (sleeping) vb = cr_v3_zero();
-            cr_vec3 vrel = cr_v3_sub(p[i].v, vb);
-            cr_real vn = cr_v3_dot(vrel, n);
-            if (vn >= 0) continue;
-            cr_real wb = 0;
-            if (dynamic) {
-                cr_vec3 rn = cr_v3_cross(rel, n);
-                wb = b->inv_mass + cr_v3_dot(rn, cr_mat3_mul_v3(inv_i, rn));
-            }
-            cr_real e = vn < -CR_SOFT_REST_SPEED ? e_max : 0;
-            cr_real jn = cr_div(-cr_mul(CR_R(1) + e, vn), p[i].inv_mass + wb);
-            if (sleeping) {
-                /* a resting push leaves a sleeping body asleep (and static); a hard one wakes it */
-                if (cr_mul(jn, b->inv_mass) > w->def.sleep_linear) {
-                    cri_world_wake(w, slot);
-                    sleeping = false;
-                } else {
-                    wb = 0;
-                    jn = cr_div(-cr_mul(CR_R(1) + e, vn), p[i].inv_mass);
-                }
-            }
-            cr_vec3 J = cr_v3_scale(n, jn);
-            cr_vec3 vt = cr_v3_sub(vrel, cr_v3_scale(n, vn));
-            cr_real vt_len;
-            cr_vec3 t = cr_v3_normalize_len(vt, &vt_len);
-            if (vt_len > CR_REAL_EPS) {
-                cr_real jt = cr_min(cr_div(vt_len, p[i].inv_mass + wb), cr_mul(mu, jn));
-                J = cr_v3_mad(J, -jt, t);
-            }
-            p[i].v = cr_v3_mad(p[i].v, p[i].inv_mass, J);
-            if (dynamic && !sleeping) {
-                b->v = cr_v3_mad(b->v, -b->inv_mass, J);
-                b->w = cr_v3_sub(b->w, cr_mat3_mul_v3(inv_i, cr_v3_cross(rel, J)));
+            contact_impulse(w, b, slot, &inv_i, &p[i], n, mu, e_max, cr_mul(r - d, inv_h));
+        }
+        if (b->shape.type != CR_SHAPE_BOX) continue;
+        /* the box's edges against the particles' soft spheres */
+        cr_vec3 pts[12 * 33];
+        uint32_t np = box_edge_points(b->shape.half_extents, sb->soft_radius, pts, 12 * 33);
+        cr_real R = r, R2 = cr_mul(R, R);
+        cr_vec3 lo = cr_v3_sub(sb->bounds_min, cr_v3(R + R, R + R, R + R)), hi = cr_v3_add(sb->bounds_max, cr_v3(R + R, R + R, R + R));
+        for (uint32_t k = 0; k < np; ++k) {
+            cr_vec3 q = cr_transform_point(b->xf, pts[k]);
+            /* the step's bounds, grown: points far from the body touch none of it */
+            if (q.x < lo.x || q.y < lo.y || q.z < lo.z || q.x > hi.x || q.y > hi.y || q.z > hi.z) continue;
+            for (uint32_t i = 0; i < sb->particle_count; ++i) {
+                cr_vec3 dq = cr_v3_sub(p[i].x, q);
+                cr_real d2 = cr_v3_len_sq(dq);
+                if (d2 >= R2) continue;
+                cr_real dist;
+                cr_vec3 n = cr_v3_normalize_len(dq, &dist);
+                if (dist <= CR_REAL_EPS) continue;
+                p[i].x = cr_v3_mad(p[i].x, R - dist, n);
+                ++contacts;
+                contact_impulse(w, b, slot, &inv_i, &p[i], n, mu, e_max, cr_mul(R - dist, inv_h));
             }
         }
     }
