@@ -18,6 +18,8 @@ int cr_cmd_demo(int argc, char **argv);
 int cr_bench_dent(int argc, char **argv);
 /// `crumple bench example`: seed 001's re-skin and damage-stage cost (tools/bench_example.c).
 int cr_bench_example(int argc, char **argv);
+/// `crumple bench soft`: issue 16's soft_pile, timed (tools/bench_soft.c).
+int cr_bench_soft(int argc, char **argv);
 int cr_cmd_run(int argc, char **argv);
 int cr_cmd_replay(int argc, char **argv);
 int cr_cmd_render(int argc, char **argv);

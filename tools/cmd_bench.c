@@ -3,7 +3,7 @@
  *     crumple bench                     pile, rings and terrain, 600 steps each
  *     crumple bench stack pile --steps 120
  *     crumple bench data/scenes/my.scene
- *     crumple bench cook | dent | example   the cooker's, the dent and the example-plasticity benchmarks
+ *     crumple bench cook | dent | example | soft   the cooker's, the dent, the example-plasticity and the soft-pile benchmarks
  *
  * Each scene is loaded and built exactly as `crumple run` does (tools/scene.c),
  * then stepped at dt = 1/60 s; every cr_scene_step is timed on the host's
@@ -41,7 +41,7 @@ static const char *const default_scenes[] = {"pile", "rings", "terrain"};
 
 static void bench_usage(FILE *out) {
     fprintf(out, "usage: crumple bench [SCENE...] [--steps N] [--scenes DIR] [--json] [--poses] [--sleep on|off]\n"
-                 "       crumple bench cook|dent|example [options]   (the cooker's, dent and example-plasticity benchmarks)\n"
+                 "       crumple bench cook|dent|example|soft [options]   (the cooker's, dent, example-plasticity and soft-pile benchmarks)\n"
                  "  Steps each scene (default: pile rings terrain) N times (default 600) at 1/60 s\n"
                  "  and prints one JSON object per scene: median and max ms per step.\n"
                  "  A SCENE is a name in DIR (default data/scenes) or a path to a .scene file.\n");
@@ -156,6 +156,7 @@ static const struct {
     {"cook", cr_bench_cook}, /* tools/bench_cook.c */
     {"dent", cr_bench_dent}, /* tools/bench_dent.c */
     {"example", cr_bench_example}, /* tools/bench_example.c */
+    {"soft", cr_bench_soft}, /* tools/bench_soft.c */
 };
 
 int cr_cmd_bench(int argc, char **argv) {
