@@ -154,9 +154,21 @@ uint32_t cri_soft_collide_rigid(cr_world *w, cr_soft_body *sb, const uint32_t *c
         cr_real reach2 = cr_sq(b->bound_radius + sb->soft_radius);
         cr_real mu = cr_sqrt(cr_mul(sb->friction, b->material.friction));
         cr_real e_max = cr_max(sb->restitution, b->material.restitution);
+        /* a box's world bounds (|R| h): a wall's bounding sphere holds the
+         * whole pile, its bounds only the particles near it */
+        bool box = b->shape.type == CR_SHAPE_BOX;
+        cr_vec3 ext = cr_v3_zero();
+        if (box) {
+            cr_mat3 rot = cr_mat3_from_quat(b->xf.q);
+            cr_vec3 he = b->shape.half_extents;
+            ext.x = cr_mul(cr_abs(rot.cx.x), he.x) + cr_mul(cr_abs(rot.cy.x), he.y) + cr_mul(cr_abs(rot.cz.x), he.z) + r;
+            ext.y = cr_mul(cr_abs(rot.cx.y), he.x) + cr_mul(cr_abs(rot.cy.y), he.y) + cr_mul(cr_abs(rot.cz.y), he.z) + r;
+            ext.z = cr_mul(cr_abs(rot.cx.z), he.x) + cr_mul(cr_abs(rot.cy.z), he.y) + cr_mul(cr_abs(rot.cz.z), he.z) + r;
+        }
         for (uint32_t i = 0; i < sb->particle_count; ++i) {
             cr_vec3 rel = cr_v3_sub(p[i].x, b->xf.p);
             if (!plane && cr_v3_len_sq(rel) > reach2) continue;
+            if (box && (cr_abs(rel.x) > ext.x || cr_abs(rel.y) > ext.y || cr_abs(rel.z) > ext.z)) continue;
             cr_vec3 local = cr_quat_inv_rotate(b->xf.q, rel), nl;
             cr_real d = cri_shape_sdf(w, &b->shape, local, local, &nl);
             if (d >= r) continue;
@@ -245,16 +257,21 @@ uint32_t cri_soft_find_pairs(cr_world *w, cr_real margin, const uint32_t *owner,
         int32_t cx = cell_of(p[i].x.x, inv_cell), cy = cell_of(p[i].x.y, inv_cell), cz = cell_of(p[i].x.z, inv_cell);
         cr_real ri = bodies[owner[i]].soft_radius;
         for (int32_t dz = -1; dz <= 1; ++dz)
-            for (int32_t dy = -1; dy <= 1; ++dy)
-                for (int32_t dx = -1; dx <= 1; ++dx) {
-                    uint32_t key = cell_key(cx + dx, cy + dy, cz + dz);
-                    uint32_t lo = 0, hi = P; /* first entry with this key */
+            for (int32_t dy = -1; dy <= 1; ++dy) {
+                /* x is the key's low bits: the row's three cells are one run of
+                 * keys [first, last] unless x wraps, then three runs */
+                uint32_t k0 = cell_key(cx - 1, cy + dy, cz + dz), k2 = cell_key(cx + 1, cy + dy, cz + dz);
+                int32_t runs = k0 <= k2 ? 1 : 3;
+                for (int32_t run = 0; run < runs; ++run) {
+                    uint32_t first = runs == 1 ? k0 : cell_key(cx - 1 + run, cy + dy, cz + dz);
+                    uint32_t last = runs == 1 ? k2 : first;
+                    uint32_t lo = 0, hi = P; /* first entry with a key >= first */
                     while (lo < hi) {
                         uint32_t mid = lo + (hi - lo) / 2;
-                        if (a[2 * mid] < key) lo = mid + 1;
+                        if (a[2 * mid] < first) lo = mid + 1;
                         else hi = mid;
                     }
-                    for (uint32_t e = lo; e < P && a[2 * e] == key; ++e) {
+                    for (uint32_t e = lo; e < P && a[2 * e] <= last; ++e) {
                         uint32_t j = a[2 * e + 1];
                         if (j <= i || owner[j] == owner[i]) continue;
                         cr_real reach = ri + bodies[owner[j]].soft_radius + margin;
@@ -268,6 +285,7 @@ uint32_t cri_soft_find_pairs(cr_world *w, cr_real margin, const uint32_t *owner,
                         }
                     }
                 }
+            }
     }
     cri_arena_pop_to(&w->scratch, mark);
     return n;
