@@ -253,7 +253,19 @@ uint32_t cri_soft_find_pairs(cr_world *w, cr_real margin, const uint32_t *owner,
         b = t;
     }
     uint32_t n = 0;
+    cr_real grow = cell; /* any partner is within a cell of the particle */
     for (uint32_t i = 0; i < P; ++i) {
+        /* most particles are near no other body: only those inside another
+         * body's bounds (grown by a cell) look in the grid */
+        bool near = false;
+        for (uint32_t k = 0; k < r->body_high && !near; ++k) {
+            const cr_soft_body *o = &bodies[k];
+            if (!o->alive || k == owner[i]) continue;
+            near = p[i].x.x >= o->bounds_min.x - grow && p[i].x.x <= o->bounds_max.x + grow &&
+                   p[i].x.y >= o->bounds_min.y - grow && p[i].x.y <= o->bounds_max.y + grow &&
+                   p[i].x.z >= o->bounds_min.z - grow && p[i].x.z <= o->bounds_max.z + grow;
+        }
+        if (!near) continue;
         int32_t cx = cell_of(p[i].x.x, inv_cell), cy = cell_of(p[i].x.y, inv_cell), cz = cell_of(p[i].x.z, inv_cell);
         cr_real ri = bodies[owner[i]].soft_radius;
         for (int32_t dz = -1; dz <= 1; ++dz)
