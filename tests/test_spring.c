@@ -166,6 +166,25 @@ CR_TEST(spring_def_refusals_name_the_field) {
     ENSURE(cr_soft_create(d.w, &sd, &ids[2]) == CR_OK);
     ENSURE(ids[2].index1 == ids[0].index1 && ids[2].generation != ids[0].generation);
     sp_free(&d);
+    /* the world def's soft budget is checked like every other field */
+    cr_world_def wd = cr_default_world_def();
+    wd.spring = sp_budget(2, 100, 100);
+    cr_field f;
+    ENSURE(cr_world_def_check(&wd, &f) == CR_OK);
+    wd.spring.substeps = 0;
+    ENSURE(cr_world_def_check(&wd, &f) == CR_ERR_DEF_INVALID && f == CR_FIELD_WORLD_SPRING);
+    wd.spring = sp_budget(2, 100, 100);
+    wd.spring.max_dt = CR_R(-1);
+    ENSURE(cr_world_def_check(&wd, &f) == CR_ERR_DEF_INVALID && f == CR_FIELD_WORLD_SPRING);
+    /* a world without soft room refuses a soft body, naming the budget */
+    cr_world_def plain = cr_default_world_def();
+    cr_world *w = ts_world(&plain);
+    ENSURE(w != NULL);
+    cr_soft_def sd2 = cr_default_soft_def();
+    cr_soft_id none;
+    ENSURE(cr_soft_create(w, &sd2, &none) == CR_ERR_CAPACITY && cr_world_refused_field(w) == CR_FIELD_WORLD_SPRING);
+    ENSURE(cr_soft_get_state(w, none, &(cr_soft_state){0}) == CR_ERR_STALE_HANDLE);
+    ts_free(w);
 }
 
 /* Destroying a body closes up the packed particle arrays; the others keep
