@@ -177,14 +177,22 @@ uint32_t cri_soft_collide_rigid(cr_world *w, cr_soft_body *sb, const uint32_t *c
             ++contacts;
             contact_impulse(w, b, slot, &inv_i, &p[i], n, mu, e_max, cr_mul(r - d, inv_h));
         }
-        if (b->shape.type != CR_SHAPE_BOX) continue;
-        /* the box's edges against the particles' soft spheres */
+        /* the rigid body's own samples against the particles: a box's edges
+         * (one point per soft radius), a mesh's sample vertices */
         cr_vec3 pts[12 * 33];
-        uint32_t np = box_edge_points(b->shape.half_extents, sb->soft_radius, pts, 12 * 33);
+        uint32_t np = 0;
+        const cr_vec3 *local_pts = pts;
+        if (b->shape.type == CR_SHAPE_BOX) {
+            np = box_edge_points(b->shape.half_extents, sb->soft_radius, pts, 12 * 33);
+        } else if (b->shape.type == CR_SHAPE_MESH) {
+            const cr_asset *a = cr_world_asset(w, b->shape.asset);
+            if (a != NULL) local_pts = a->samples, np = a->sample_count;
+        }
+        if (np == 0) continue;
         cr_real R = r, R2 = cr_mul(R, R);
         cr_vec3 lo = cr_v3_sub(sb->bounds_min, cr_v3(R + R, R + R, R + R)), hi = cr_v3_add(sb->bounds_max, cr_v3(R + R, R + R, R + R));
         for (uint32_t k = 0; k < np; ++k) {
-            cr_vec3 q = cr_transform_point(b->xf, pts[k]);
+            cr_vec3 q = cr_transform_point(b->xf, local_pts[k]);
             /* the step's bounds, grown: points far from the body touch none of it */
             if (q.x < lo.x || q.y < lo.y || q.z < lo.z || q.x > hi.x || q.y > hi.y || q.z > hi.z) continue;
             for (uint32_t i = 0; i < sb->particle_count; ++i) {
