@@ -296,3 +296,33 @@ CR_TEST(spring_over_budget_takes_turns) {
     sp_free(&d[0]);
     sp_free(&d[1]);
 }
+
+/* Hostile use: a huge impulse and a step of seconds neither crash nor make a
+ * non-finite particle; a NaN impulse is refused naming it. */
+CR_TEST(spring_hostile_steps_stay_finite) {
+    sp_world d = {0};
+    ENSURE(sp_cook_sphere(&d, 0.3, 8, 6));
+    ENSURE(sp_make_world(&d, cr_v3(0, CR_R(-9.81), 0), sp_budget(2, 400, 4000)));
+    ts_ground(d.w, ts_material(0.3, 0.6));
+    cr_soft_def sd = cr_default_soft_def();
+    sd.asset = d.slot[0];
+    sd.transform.p = cr_v3(0, CR_R(1), 0);
+    cr_soft_id a, b;
+    ENSURE(cr_soft_create(d.w, &sd, &a) == CR_OK);
+    sd.transform.p = cr_v3(0, CR_R(2), 0);
+    ENSURE(cr_soft_create(d.w, &sd, &b) == CR_OK);
+    ENSURE(cr_soft_apply_impulse(d.w, a, cr_v3(CR_R(1000), CR_R(5000), 0), cr_v3(0, CR_R(1), 0)) == CR_OK);
+#if !CR_FIXED
+    ENSURE(cr_soft_apply_impulse(d.w, a, cr_v3((cr_real)NAN, 0, 0), cr_v3_zero()) == CR_ERR_NOT_FINITE &&
+           cr_world_refused_field(d.w) == CR_FIELD_IMPULSE);
+#endif
+    const cr_real dts[] = {CR_R(1.0 / 60.0), CR_R(5.0), CR_R(0.001), CR_R(1.0 / 60.0)};
+    for (int k = 0; k < 4; ++k)
+        for (int i = 0; i < 10; ++i) ENSURE(cr_world_step(d.w, dts[k]) == CR_OK);
+    cr_vec3 x[64];
+    uint32_t n = cr_soft_get_positions(d.w, a, x, 64);
+    for (uint32_t i = 0; i < n && i < 64; ++i) ENSURE(isfinite(ts_d(x[i].x)) && isfinite(ts_d(x[i].y)) && isfinite(ts_d(x[i].z)));
+    cr_soft_state s = sp_state(d.w, b);
+    ENSURE(isfinite(ts_d(s.centre.y)) && ts_d(s.bounds_min.y) > -0.1); /* the other ball rests on the ground */
+    sp_free(&d);
+}

@@ -39,6 +39,7 @@
 #include <string.h>
 
 #define CR_SOFT_MAX_STIFFNESS CR_R(1.0e7) /* N/m or Pa: keeps every force product inside Q32.32 */
+#define CR_SOFT_MAX_SUBSTEPS 4096         /* substeps in one step at most (a longer dt simulates less soft time) */
 
 static uint64_t al16(uint64_t x) { return (x + 15u) & ~(uint64_t)15u; }
 
@@ -613,10 +614,13 @@ void cri_soft_step(cr_world *w, cr_real dt) {
     const cr_spring_budget *bud = &w->def.spring;
     /* substeps of at most max_dt / substeps: a longer step takes more of them, never a longer one */
     cr_real h_max = cr_div(bud->max_dt, cr_from_int((int32_t)bud->substeps));
-    int32_t n = cr_floor_int(cr_div(dt, h_max));
-    if (n < 1 || cr_mul(h_max, cr_from_int(n)) < dt) ++n;
-    if (n > 4096) n = 4096;
-    cr_real h = cr_div(dt, cr_from_int(n));
+    /* a step longer than CR_SOFT_MAX_SUBSTEPS substeps of h_max moves soft
+     * bodies by only that much time: never a substep longer than the one
+     * their stiffness was admitted for */
+    cr_real steps_real = cr_div(dt, h_max);
+    int32_t n = steps_real >= cr_from_int(CR_SOFT_MAX_SUBSTEPS) ? CR_SOFT_MAX_SUBSTEPS : cr_floor_int(steps_real);
+    if (n < CR_SOFT_MAX_SUBSTEPS && (n < 1 || cr_mul(h_max, cr_from_int(n)) < dt)) ++n;
+    cr_real h = n >= CR_SOFT_MAX_SUBSTEPS ? h_max : cr_div(dt, cr_from_int(n));
 
     uint32_t P = r->particle_count, B = r->body_high;
     uint32_t mark = cr_arena_pos(&w->scratch);

@@ -217,7 +217,12 @@ static uint32_t cell_key(int32_t x, int32_t y, int32_t z) {
     return ((uint32_t)x & 1023u) | (((uint32_t)y & 1023u) << 10) | (((uint32_t)z & 1023u) << 20);
 }
 
-static int32_t cell_of(cr_real x, cr_real inv_cell) { return cr_floor_int(cr_mul(x, inv_cell)); }
+/* Cell coordinate, clamped so a particle flung far away never overflows the
+ * integer conversion (its key only wraps, and far cells hold no partners). */
+static int32_t cell_of(cr_real x, cr_real inv_cell) {
+    cr_real c = cr_clamp(cr_mul(x, inv_cell), CR_R(-1.0e9), CR_R(1.0e9));
+    return cr_floor_int(c);
+}
 
 uint32_t cri_soft_find_pairs(cr_world *w, cr_real margin, const uint32_t *owner, uint32_t *pairs, uint32_t capacity,
                              uint32_t *overflow) {
