@@ -690,7 +690,7 @@ void cri_soft_step(cr_world *w, cr_real dt) {
             if (!moving[i]) continue;
             const uint32_t *row = cand + i * (CR_SOFT_MAX_CANDIDATES + 1u);
             integrate(w, &bodies[i], f, h);
-            contacts += cri_soft_collide_rigid(w, &bodies[i], row + 1, row[0], h);
+            contacts += cri_soft_collide_rigid(w, &bodies[i], row + 1, row[0], h, reach);
         }
         if (n_pairs > 0) contacts += cri_soft_collide_pairs(w, CR_AT(w, o_pairs, uint32_t), n_pairs, owner, moving, h);
     }

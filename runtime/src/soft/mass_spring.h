@@ -111,7 +111,9 @@ uint32_t cri_soft_rigid_candidates(cr_world *w, const cr_soft_body *sb, cr_real 
 #define CR_SOFT_MAX_CANDIDATES 64u
 /// One substep's particle contacts with the candidate rigid bodies: push out,
 /// equal and opposite impulses (restitution, friction). Returns contacts.
-uint32_t cri_soft_collide_rigid(cr_world *w, cr_soft_body *sb, const uint32_t *cand, uint32_t n_cand, cr_real h);
+/// (h: the substep, s; reach: how far the body may move this step, m)
+uint32_t cri_soft_collide_rigid(cr_world *w, cr_soft_body *sb, const uint32_t *cand, uint32_t n_cand, cr_real h,
+                               cr_real reach);
 /// Particle pairs of different soft bodies closer than their radii plus
 /// `margin`, found once per step through a sorted grid; returns the pair count
 /// (pairs are two u32 global particle indices; at most `capacity`; *overflow

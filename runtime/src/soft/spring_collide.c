@@ -21,9 +21,10 @@
  * Soft against soft: particles of different bodies closer than the sum of
  * their radii push apart (mass weighted, so the centre of mass stays) and
  * lose their approach velocity with equal and opposite impulses. The pairs
- * are found once per step in a grid of cells sorted by key (a stable radix
- * sort of (cell, particle) in particle order: deterministic), with a margin
- * for the step's motion; pairs beyond the capacity are counted, not kept.
+ * are found once per step, with a margin for the step's motion, between the
+ * particles of each body inside another's grown bounds (body pairs in slot
+ * order, particles in index order: deterministic); pairs beyond the capacity
+ * are counted, not kept.
  */
 #include "soft/mass_spring.h"
 #include "geometry/shape.h"
@@ -136,7 +137,8 @@ static uint32_t box_edge_points(cr_vec3 he, cr_real spacing, cr_vec3 *out, uint3
     return n;
 }
 
-uint32_t cri_soft_collide_rigid(cr_world *w, cr_soft_body *sb, const uint32_t *cand, uint32_t n_cand, cr_real h) {
+uint32_t cri_soft_collide_rigid(cr_world *w, cr_soft_body *sb, const uint32_t *cand, uint32_t n_cand, cr_real h,
+                               cr_real reach) {
     cr_real inv_h = cr_div(CR_R(1), h);
     cr_body *bodies = cr_world_bodies(w);
     cr_particle *p = cri_soft_particles(w) + sb->first_particle;
@@ -164,6 +166,14 @@ uint32_t cri_soft_collide_rigid(cr_world *w, cr_soft_body *sb, const uint32_t *c
             ext.x = cr_mul(cr_abs(rot.cx.x), he.x) + cr_mul(cr_abs(rot.cy.x), he.y) + cr_mul(cr_abs(rot.cz.x), he.z) + r;
             ext.y = cr_mul(cr_abs(rot.cx.y), he.x) + cr_mul(cr_abs(rot.cy.y), he.y) + cr_mul(cr_abs(rot.cz.y), he.z) + r;
             ext.z = cr_mul(cr_abs(rot.cx.z), he.x) + cr_mul(cr_abs(rot.cy.z), he.y) + cr_mul(cr_abs(rot.cz.z), he.z) + r;
+            /* a wall far from this body: nothing of it can touch (bounds are
+             * the last step's, grown by this step's motion) */
+            cr_real g = sb->soft_radius + sb->soft_radius + reach;
+            cr_vec3 c0 = b->xf.p;
+            if (c0.x + ext.x < sb->bounds_min.x - g || c0.x - ext.x > sb->bounds_max.x + g ||
+                c0.y + ext.y < sb->bounds_min.y - g || c0.y - ext.y > sb->bounds_max.y + g ||
+                c0.z + ext.z < sb->bounds_min.z - g || c0.z - ext.z > sb->bounds_max.z + g)
+                continue;
         }
         for (uint32_t i = 0; i < sb->particle_count; ++i) {
             cr_vec3 rel = cr_v3_sub(p[i].x, b->xf.p);
@@ -190,7 +200,8 @@ uint32_t cri_soft_collide_rigid(cr_world *w, cr_soft_body *sb, const uint32_t *c
         }
         if (np == 0) continue;
         cr_real R = r, R2 = cr_mul(R, R);
-        cr_vec3 lo = cr_v3_sub(sb->bounds_min, cr_v3(R + R, R + R, R + R)), hi = cr_v3_add(sb->bounds_max, cr_v3(R + R, R + R, R + R));
+        cr_real gr = R + R + reach;
+        cr_vec3 lo = cr_v3_sub(sb->bounds_min, cr_v3(gr, gr, gr)), hi = cr_v3_add(sb->bounds_max, cr_v3(gr, gr, gr));
         for (uint32_t k = 0; k < np; ++k) {
             cr_vec3 q = cr_transform_point(b->xf, local_pts[k]);
             /* the step's bounds, grown: points far from the body touch none of it */
@@ -211,106 +222,68 @@ uint32_t cri_soft_collide_rigid(cr_world *w, cr_soft_body *sb, const uint32_t *c
     return contacts;
 }
 
-/* Cell key of a point: three 10-bit cell coordinates (wrapping: far cells
- * share keys, which only adds candidates that the distance test drops). */
-static uint32_t cell_key(int32_t x, int32_t y, int32_t z) {
-    return ((uint32_t)x & 1023u) | (((uint32_t)y & 1023u) << 10) | (((uint32_t)z & 1023u) << 20);
-}
-
-/* Cell coordinate, clamped so a particle flung far away never overflows the
- * integer conversion (its key only wraps, and far cells hold no partners). */
-static int32_t cell_of(cr_real x, cr_real inv_cell) {
-    cr_real c = cr_clamp(cr_mul(x, inv_cell), CR_R(-1.0e9), CR_R(1.0e9));
-    return cr_floor_int(c);
+/* The particles of `body` inside the box [lo, hi], as global indices. */
+static uint32_t particles_in(const cr_particle *p, const cr_soft_body *body, cr_vec3 lo, cr_vec3 hi, uint32_t *out) {
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < body->particle_count; ++k) {
+        cr_vec3 x = p[body->first_particle + k].x;
+        if (x.x >= lo.x && x.y >= lo.y && x.z >= lo.z && x.x <= hi.x && x.y <= hi.y && x.z <= hi.z)
+            out[n++] = body->first_particle + k;
+    }
+    return n;
 }
 
 uint32_t cri_soft_find_pairs(cr_world *w, cr_real margin, const uint32_t *owner, uint32_t *pairs, uint32_t capacity,
                              uint32_t *overflow) {
+    (void)owner;
     cr_soft_region *r = cri_soft_region(w);
     uint32_t P = r->particle_count;
     *overflow = 0;
     if (P == 0) return 0;
     const cr_soft_body *bodies = cri_soft_bodies(w);
     const cr_particle *p = cri_soft_particles(w);
-    cr_real rmax = 0;
-    for (uint32_t i = 0; i < r->body_high; ++i)
-        if (bodies[i].alive) rmax = cr_max(rmax, bodies[i].soft_radius);
-    cr_real cell = rmax + rmax + margin;
-    if (cell <= CR_R(1e-4)) cell = CR_R(1e-4);
-    cr_real inv_cell = cr_div(CR_R(1), cell);
     uint32_t mark = cr_arena_pos(&w->scratch);
-    uint32_t o_a = cri_arena_push_uninit(&w->scratch, P * 8u, 16), o_b = cri_arena_push_uninit(&w->scratch, P * 8u, 16);
+    uint32_t o_a = cri_arena_push_uninit(&w->scratch, P * 4u + 4u, 16), o_b = cri_arena_push_uninit(&w->scratch, P * 4u + 4u, 16);
     if (o_a == CR_NO_OFFSET || o_b == CR_NO_OFFSET) {
         cri_arena_pop_to(&w->scratch, mark);
         *overflow = P;
         return 0;
     }
-    uint32_t *a = CR_AT(w, o_a, uint32_t), *b = CR_AT(w, o_b, uint32_t); /* (key, particle) pairs */
-    for (uint32_t i = 0; i < P; ++i) {
-        a[2 * i] = cell_key(cell_of(p[i].x.x, inv_cell), cell_of(p[i].x.y, inv_cell), cell_of(p[i].x.z, inv_cell));
-        a[2 * i + 1] = i;
-    }
-    /* LSD radix sort by key, 8 bits a pass, stable: equal keys stay in particle order */
-    for (uint32_t shift = 0; shift < 32; shift += 8) {
-        uint32_t count[257];
-        memset(count, 0, sizeof count);
-        for (uint32_t i = 0; i < P; ++i) count[((a[2 * i] >> shift) & 255u) + 1]++;
-        for (uint32_t k = 0; k < 256; ++k) count[k + 1] += count[k];
-        for (uint32_t i = 0; i < P; ++i) {
-            uint32_t dst = count[(a[2 * i] >> shift) & 255u]++;
-            b[2 * dst] = a[2 * i];
-            b[2 * dst + 1] = a[2 * i + 1];
-        }
-        uint32_t *t = a;
-        a = b;
-        b = t;
-    }
+    uint32_t *la = CR_AT(w, o_a, uint32_t), *lb = CR_AT(w, o_b, uint32_t);
+    /* Body pairs whose bounds (grown by both radii and the step's motion)
+     * overlap, in slot order; then only the particles of each inside the
+     * other's grown bounds are tested against each other, in index order.
+     * In a pile a body overlaps a few neighbours by a few particles, so this
+     * tests far fewer pairs than a grid around every particle would. */
     uint32_t n = 0;
-    cr_real grow = cell; /* any partner is within a cell of the particle */
-    for (uint32_t i = 0; i < P; ++i) {
-        /* most particles are near no other body: only those inside another
-         * body's bounds (grown by a cell) look in the grid */
-        bool near = false;
-        for (uint32_t k = 0; k < r->body_high && !near; ++k) {
-            const cr_soft_body *o = &bodies[k];
-            if (!o->alive || k == owner[i]) continue;
-            near = p[i].x.x >= o->bounds_min.x - grow && p[i].x.x <= o->bounds_max.x + grow &&
-                   p[i].x.y >= o->bounds_min.y - grow && p[i].x.y <= o->bounds_max.y + grow &&
-                   p[i].x.z >= o->bounds_min.z - grow && p[i].x.z <= o->bounds_max.z + grow;
-        }
-        if (!near) continue;
-        int32_t cx = cell_of(p[i].x.x, inv_cell), cy = cell_of(p[i].x.y, inv_cell), cz = cell_of(p[i].x.z, inv_cell);
-        cr_real ri = bodies[owner[i]].soft_radius;
-        for (int32_t dz = -1; dz <= 1; ++dz)
-            for (int32_t dy = -1; dy <= 1; ++dy) {
-                /* x is the key's low bits: the row's three cells are one run of
-                 * keys [first, last] unless x wraps, then three runs */
-                uint32_t k0 = cell_key(cx - 1, cy + dy, cz + dz), k2 = cell_key(cx + 1, cy + dy, cz + dz);
-                int32_t runs = k0 <= k2 ? 1 : 3;
-                for (int32_t run = 0; run < runs; ++run) {
-                    uint32_t first = runs == 1 ? k0 : cell_key(cx - 1 + run, cy + dy, cz + dz);
-                    uint32_t last = runs == 1 ? k2 : first;
-                    uint32_t lo = 0, hi = P; /* first entry with a key >= first */
-                    while (lo < hi) {
-                        uint32_t mid = lo + (hi - lo) / 2;
-                        if (a[2 * mid] < first) lo = mid + 1;
-                        else hi = mid;
-                    }
-                    for (uint32_t e = lo; e < P && a[2 * e] <= last; ++e) {
-                        uint32_t j = a[2 * e + 1];
-                        if (j <= i || owner[j] == owner[i]) continue;
-                        cr_real reach = ri + bodies[owner[j]].soft_radius + margin;
-                        if (cr_v3_len_sq(cr_v3_sub(p[j].x, p[i].x)) >= cr_sq(reach)) continue;
-                        if (n < capacity) {
-                            pairs[2 * n] = i;
-                            pairs[2 * n + 1] = j;
-                            ++n;
-                        } else {
-                            ++*overflow;
-                        }
+    for (uint32_t A = 0; A < r->body_high; ++A) {
+        const cr_soft_body *ba = &bodies[A];
+        if (!ba->alive) continue;
+        for (uint32_t B = A + 1; B < r->body_high; ++B) {
+            const cr_soft_body *bb = &bodies[B];
+            if (!bb->alive) continue;
+            cr_real reach = ba->soft_radius + bb->soft_radius + margin;
+            cr_vec3 g = cr_v3(reach, reach, reach);
+            cr_vec3 alo = cr_v3_sub(ba->bounds_min, g), ahi = cr_v3_add(ba->bounds_max, g);
+            if (bb->bounds_max.x < alo.x || bb->bounds_max.y < alo.y || bb->bounds_max.z < alo.z ||
+                bb->bounds_min.x > ahi.x || bb->bounds_min.y > ahi.y || bb->bounds_min.z > ahi.z)
+                continue;
+            uint32_t na = particles_in(p, ba, cr_v3_sub(bb->bounds_min, g), cr_v3_add(bb->bounds_max, g), la);
+            if (na == 0) continue;
+            uint32_t nb = particles_in(p, bb, alo, ahi, lb);
+            cr_real reach2 = cr_sq(reach);
+            for (uint32_t i = 0; i < na; ++i)
+                for (uint32_t j = 0; j < nb; ++j) {
+                    if (cr_v3_len_sq(cr_v3_sub(p[lb[j]].x, p[la[i]].x)) >= reach2) continue;
+                    if (n < capacity) {
+                        pairs[2 * n] = la[i];
+                        pairs[2 * n + 1] = lb[j];
+                        ++n;
+                    } else {
+                        ++*overflow;
                     }
                 }
-            }
+        }
     }
     cri_arena_pop_to(&w->scratch, mark);
     return n;
