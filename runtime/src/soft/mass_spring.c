@@ -671,7 +671,7 @@ void cri_soft_step(cr_world *w, cr_real dt) {
     uint32_t pair_cap = bud->particle_capacity * CR_SOFT_PAIRS_PER_PARTICLE, n_pairs = 0, pair_overflow = 0;
     uint32_t o_pairs = r->body_count > 1 ? cri_arena_push_uninit(&w->scratch, pair_cap * 8u + 8u, 16) : CR_NO_OFFSET;
     if (o_pairs != CR_NO_OFFSET)
-        n_pairs = cri_soft_find_pairs(w, reach + reach, owner, CR_AT(w, o_pairs, uint32_t), pair_cap, &pair_overflow);
+        n_pairs = cri_soft_find_pairs(w, reach + reach, CR_AT(w, o_pairs, uint32_t), pair_cap, &pair_overflow);
     st->over_capacity = pair_overflow;
 
     /* Each running body's rigid candidates, found once a step (a row of

@@ -115,11 +115,11 @@ uint32_t cri_soft_rigid_candidates(cr_world *w, const cr_soft_body *sb, cr_real 
 uint32_t cri_soft_collide_rigid(cr_world *w, cr_soft_body *sb, const uint32_t *cand, uint32_t n_cand, cr_real h,
                                cr_real reach);
 /// Particle pairs of different soft bodies closer than their radii plus
-/// `margin`, found once per step through a sorted grid; returns the pair count
-/// (pairs are two u32 global particle indices; at most `capacity`; *overflow
-/// counts the pairs that did not fit).
-uint32_t cri_soft_find_pairs(cr_world *w, cr_real margin, const uint32_t *owner, uint32_t *pairs, uint32_t capacity,
-                             uint32_t *overflow);
+/// `margin`, found once per step between the particles of each body inside
+/// another's grown bounds; returns the pair count (pairs are two u32 global
+/// particle indices; at most `capacity`; *overflow counts the pairs that did
+/// not fit).
+uint32_t cri_soft_find_pairs(cr_world *w, cr_real margin, uint32_t *pairs, uint32_t capacity, uint32_t *overflow);
 /// One substep's response of the step's particle pairs (owner: body slot of
 /// each particle; moving: per slot, whether it ran this step; h: the
 /// substep, s); returns contacts.

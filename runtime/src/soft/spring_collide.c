@@ -38,8 +38,8 @@ static uint64_t al16(uint64_t x) { return (x + 15u) & ~(uint64_t)15u; }
 
 uint64_t cri_soft_collide_scratch_bytes(const cr_world_def *def) {
     uint64_t P = def->spring.particle_capacity;
-    /* (key, particle) twice for the radix sort, and the pairs */
-    return 2 * al16(P * 8u) + al16(P * CR_SOFT_PAIRS_PER_PARTICLE * 8u) + 64u;
+    /* two lists of particles inside a partner's bounds, and the pairs */
+    return 2 * al16(P * 4u + 4u) + al16(P * CR_SOFT_PAIRS_PER_PARTICLE * 8u + 8u) + 64u;
 }
 
 uint32_t cri_soft_rigid_candidates(cr_world *w, const cr_soft_body *sb, cr_real reach, uint32_t *out, uint32_t capacity,
@@ -233,9 +233,7 @@ static uint32_t particles_in(const cr_particle *p, const cr_soft_body *body, cr_
     return n;
 }
 
-uint32_t cri_soft_find_pairs(cr_world *w, cr_real margin, const uint32_t *owner, uint32_t *pairs, uint32_t capacity,
-                             uint32_t *overflow) {
-    (void)owner;
+uint32_t cri_soft_find_pairs(cr_world *w, cr_real margin, uint32_t *pairs, uint32_t capacity, uint32_t *overflow) {
     cr_soft_region *r = cri_soft_region(w);
     uint32_t P = r->particle_count;
     *overflow = 0;
