@@ -67,7 +67,7 @@ typedef struct cr_soft_def {
     cr_real absolute_damping;    ///< N s/m, on each particle's absolute velocity (the seed's form; slows rigid motion too)
     bool normalise_by_neighbours; ///< the seed's force / n (n: the particle's neighbour count)
     cr_real volume_stiffness;    ///< Pa, pressure per unit relative volume change (closed meshes; 0: volume not kept)
-    cr_real particle_radius;     ///< m, collision radius of each particle; 0: a quarter of the mean edge
+    cr_real particle_radius;     ///< m, collision radius of each particle against rigid bodies; 0: 0.35 x the mean edge (against soft bodies: at least the widest triangle's circumradius)
     cr_real friction;            ///< Coulomb friction against anything
     cr_real restitution;         ///< of impacts faster than 1 m/s (slower ones rest)
     bool no_sleep;               ///< never sleeps

@@ -247,7 +247,7 @@ typedef struct cr_world_stats {
     cr_model_stats dent;       ///< the dent model's work
     cr_model_stats custom;     ///< the game's own model's work
     cr_model_stats example;    ///< example plasticity: done = impulses applied, waiting = impulses + bodies waiting
-    cr_model_stats spring;     ///< soft bodies: done = bodies stepped, work = (particles + springs) x substeps, waiting = bodies that waited
+    cr_model_stats spring;     ///< soft bodies: done = bodies stepped, work = (particles + springs) x substeps, waiting = bodies that waited, over_capacity = soft pairs or rigid candidates that did not fit, shrunk = particle contacts
     uint32_t commands_applied; ///< deferred world commands applied at the end of the step
     uint32_t commands_waiting; ///< deferred commands kept for the next step (queue full or the create was refused)
     cr_stage_stats stage[CR_STAGE_COUNT];
