@@ -326,3 +326,48 @@ CR_TEST(spring_hostile_steps_stay_finite) {
     ENSURE(isfinite(ts_d(s.centre.y)) && ts_d(s.bounds_min.y) > -0.1); /* the other ball rests on the ground */
     sp_free(&d);
 }
+
+/* The deformed surface a game draws: positions in the asset's vertex order
+ * with unit outward normals, squashed with the body. */
+CR_TEST(spring_surface_and_normals) {
+    sp_world d = {0};
+    ENSURE(sp_cook_sphere(&d, 0.5, 12, 8));
+    ENSURE(sp_make_world(&d, cr_v3(0, CR_R(-9.81), 0), sp_budget(2, 4096, 16384)));
+    ts_ground(d.w, ts_material(0.2, 0.6));
+    cr_soft_def sd = cr_default_soft_def();
+    sd.asset = d.slot[0];
+    sd.transform.p = cr_v3(0, CR_R(1.2), 0);
+    sd.stiffness = CR_R(300); /* soft: it squashes visibly on landing */
+    sd.bend_stiffness = CR_R(60);
+    sd.volume_stiffness = CR_R(3000);
+    cr_soft_id b;
+    ENSURE(cr_soft_create(d.w, &sd, &b) == CR_OK);
+    uint32_t n = cr_soft_get_normals(d.w, b, NULL, 0);
+    ENSURE(n == d.asset[0].vertex_count);
+    cr_vec3 *x = (cr_vec3 *)calloc(n, sizeof *x), *nv = (cr_vec3 *)calloc(n, sizeof *nv);
+    double worst_out = 1, flattest = 1;
+    for (int step = 0; step < 60; ++step) {
+        cr_world_step(d.w, TS_DT);
+        ENSURE(cr_soft_get_positions(d.w, b, x, n) == n && cr_soft_get_normals(d.w, b, nv, n) == n);
+        cr_soft_state s = sp_state(d.w, b);
+        flattest = fmin(flattest, (ts_d(s.bounds_max.y) - ts_d(s.bounds_min.y)) / 1.0);
+        for (uint32_t i = 0; i < n; ++i) {
+            cr_vec3 r = cr_v3_sub(x[i], s.centre);
+            double len = sp_len(nv[i]), out = (ts_d(r.x) * ts_d(nv[i].x) + ts_d(r.y) * ts_d(nv[i].y) + ts_d(r.z) * ts_d(nv[i].z)) / sp_len(r);
+            ENSURE(fabs(len - 1) < 1e-3);
+            worst_out = fmin(worst_out, out);
+        }
+    }
+    /* the bottom vertex's normal points down while it rests on the ground */
+    uint32_t low = 0;
+    for (uint32_t i = 1; i < n; ++i)
+        if (x[i].y < x[low].y) low = i;
+    cr_test_printf("    surface: height down to %.3f of rest while landing, normals at least %.3f along the outward radius, "
+                   "the lowest vertex's normal y %.3f\n", flattest, worst_out, ts_d(nv[low].y));
+    ENSURE(flattest < 0.95);
+    ENSURE(worst_out > 0.5);
+    ENSURE(ts_d(nv[low].y) < -0.7);
+    free(x);
+    free(nv);
+    sp_free(&d);
+}
