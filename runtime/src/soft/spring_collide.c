@@ -153,7 +153,10 @@ uint32_t cri_soft_collide_rigid(cr_world *w, cr_soft_body *sb, const uint32_t *c
             cr_mat3 rot = cr_mat3_from_quat(b->xf.q);
             inv_i = cr_mat3_mul(cr_mat3_mul(rot, cr_mat3_diag(b->inv_inertia)), cr_mat3_transpose(rot));
         }
-        cr_real reach2 = cr_sq(b->bound_radius + sb->soft_radius);
+        /* a plane's bound is CR_REAL_MAX, and a huge body's squared bound
+         * overflows fixed point: those skip the sphere test */
+        bool unbounded = plane || b->bound_radius > CR_R(1000);
+        cr_real reach2 = unbounded ? 0 : cr_sq(b->bound_radius + sb->soft_radius);
         cr_real mu = cr_sqrt(cr_mul(sb->friction, b->material.friction));
         cr_real e_max = cr_max(sb->restitution, b->material.restitution);
         /* a box's world bounds (|R| h): a wall's bounding sphere holds the
@@ -177,7 +180,7 @@ uint32_t cri_soft_collide_rigid(cr_world *w, cr_soft_body *sb, const uint32_t *c
         }
         for (uint32_t i = 0; i < sb->particle_count; ++i) {
             cr_vec3 rel = cr_v3_sub(p[i].x, b->xf.p);
-            if (!plane && cr_v3_len_sq(rel) > reach2) continue;
+            if (!unbounded && cr_v3_len_sq(rel) > reach2) continue;
             if (box && (cr_abs(rel.x) > ext.x || cr_abs(rel.y) > ext.y || cr_abs(rel.z) > ext.z)) continue;
             cr_vec3 local = cr_quat_inv_rotate(b->xf.q, rel), nl;
             cr_real d = cri_shape_sdf(w, &b->shape, local, local, &nl);
