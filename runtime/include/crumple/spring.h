@@ -114,7 +114,9 @@ typedef struct cr_soft_state {
 } cr_soft_state;
 cr_status cr_soft_get_state(const cr_world *world, cr_soft_id id, cr_soft_state *out);
 
-/// Apply an impulse (N s) at the particle nearest `world_point`; wakes the body.
+/// Apply an impulse (N s, each component within ±1e6: CR_ERR_ARGUMENT_RANGE)
+/// at the particle nearest `world_point`; wakes the body. A particle's
+/// velocity components are kept within ±1000 m/s.
 cr_status cr_soft_apply_impulse(cr_world *world, cr_soft_id id, cr_vec3 impulse, cr_vec3 world_point);
 
 #ifdef __cplusplus

@@ -42,6 +42,7 @@
 
 #define CR_SOFT_MAX_STIFFNESS CR_R(1.0e7) /* N/m or Pa: keeps every force product inside Q32.32 */
 #define CR_SOFT_MAX_SUBSTEPS 4096         /* substeps in one step at most (a longer dt simulates less soft time) */
+#define CR_SOFT_MAX_SPEED CR_R(1000)      /* m/s, each velocity component of a particle at most */
 
 static uint64_t al16(uint64_t x) { return (x + 15u) & ~(uint64_t)15u; }
 
@@ -472,6 +473,14 @@ static cr_vec3 spin_of(const cr_particle *p, uint32_t n, cr_vec3 c) {
     return l;
 }
 
+/* Each velocity component within ±CR_SOFT_MAX_SPEED: squares and cross
+ * products of velocities and positions then stay inside Q32.32 (a 5000 N s
+ * impulse on a 12 g particle overflowed them), and no game shape moves faster. */
+static cr_vec3 clamp_speed(cr_vec3 v) {
+    const cr_real m = CR_SOFT_MAX_SPEED;
+    return cr_v3(cr_clamp(v.x, -m, m), cr_clamp(v.y, -m, m), cr_clamp(v.z, -m, m));
+}
+
 static void integrate(cr_world *w, cr_soft_body *sb, cr_vec3 *corr, cr_real h) {
     cr_particle *p = cri_soft_particles(w) + sb->first_particle;
     const cr_spring *s = cri_soft_springs(w) + sb->first_spring;
@@ -480,7 +489,7 @@ static void integrate(cr_world *w, cr_soft_body *sb, cr_vec3 *corr, cr_real h) {
     cr_real inv_h = cr_div(CR_R(1), h), inv_h2 = cr_mul(inv_h, inv_h);
     cr_real inv_m = cr_div(CR_R(1), sb->mass);
     for (uint32_t i = 0; i < n; ++i) {
-        p[i].v = cr_v3_add(p[i].v, gh);
+        p[i].v = clamp_speed(cr_v3_add(p[i].v, gh));
         if (sb->absolute_damping > 0) /* the seed's damping, implicit: v / (1 + h c / m) never overshoots */
             p[i].v = cr_v3_scale(p[i].v, cr_div(CR_R(1), CR_R(1) + cr_mul(cr_mul(h, sb->absolute_damping), p[i].inv_mass)));
         corr[i] = cr_v3_zero();
@@ -835,6 +844,10 @@ cr_status cr_soft_get_state(const cr_world *w, cr_soft_id id, cr_soft_state *out
 cr_status cr_soft_apply_impulse(cr_world *w, cr_soft_id id, cr_vec3 impulse, cr_vec3 point) {
     if (w == NULL) return CR_ERR_NULL_ARGUMENT;
     CR_TRY(cr_check_vec3(w, impulse, CR_FIELD_IMPULSE));
+    /* finite is not enough in fixed point: impulse / particle mass must fit */
+    const cr_real lim = CR_R(1.0e6);
+    if (cr_abs(impulse.x) > lim || cr_abs(impulse.y) > lim || cr_abs(impulse.z) > lim)
+        return cri_refuse(w, CR_ERR_ARGUMENT_RANGE, CR_FIELD_IMPULSE);
     CR_TRY(cri_check_position(w, point, CR_FIELD_WORLD_POINT));
     cr_soft_body *sb = cri_soft_body(w, id);
     if (sb == NULL) return CR_ERR_STALE_HANDLE;
@@ -845,7 +858,7 @@ cr_status cr_soft_apply_impulse(cr_world *w, cr_soft_id id, cr_vec3 impulse, cr_
         cr_real d = cr_v3_len_sq(cr_v3_sub(p[i].x, point));
         if (d < best_d) best_d = d, best = i;
     }
-    p[best].v = cr_v3_mad(p[best].v, p[best].inv_mass, impulse);
+    p[best].v = clamp_speed(cr_v3_add(p[best].v, clamp_speed(cr_v3_scale(impulse, p[best].inv_mass))));
     wake(sb);
     return CR_OK;
 }
