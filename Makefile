@@ -12,6 +12,7 @@
 #   make install         headers, libcrumple.a + libcrumple-fixed.a, the tool, pkg-config files (PREFIX, DESTDIR)
 #   make bench-stages    the dent map's steps (seed 000 Table 1) and the re-skin, timed alone (tests/bench/)
 #   make bench-peers     crumple next to Bullet and ODE on the five peer scenes (docs/peers.md)
+#   make bench-soft      soft_pile in crumple and in Bullet's btSoftBody (docs/mass-spring.md)
 #   make cross           Cortex-M4F libraries (both modes, sizes) and the suite as 32-bit x86
 # Settings below are ?= so that a user can override any of them.
 
@@ -238,6 +239,15 @@ $(PEER_DIR)/layout/pile.txt: tests/peers/peer_scenes.py
 	python3 tests/peers/peer_scenes.py data/scenes data/meshes $(PEER_DIR)/layout
 bench-peers: $(CLI) $(PEER_DIR)/bullet_peer $(PEER_DIR)/ode_peer $(PEER_DIR)/layout/pile.txt
 	python3 tests/peers/bench_peers.py $(CLI) $(PEER_DIR)/bullet_peer $(PEER_DIR)/ode_peer $(PEER_DIR)/layout data/scenes $(PEER_ROUNDS) $(PEER_SCENES)
+
+# issue 16's soft_pile in crumple and in Bullet's btSoftBody, same meshes (docs/mass-spring.md)
+.PHONY: bench-soft
+$(PEER_DIR)/bullet_soft_peer: tests/peers/bullet_soft_peer.cpp
+	@mkdir -p $(dir $@)
+	$(PEER_CXX) $(PEER_FLAGS) $$(pkg-config --cflags-only-I bullet | sed 's/-I/-isystem /g') $< -o $@ $$(pkg-config --libs bullet)
+bench-soft: $(CLI) $(PEER_DIR)/bullet_soft_peer
+	$(CLI) bench soft --export $(PEER_DIR)/soft_pile.txt
+	$(PEER_DIR)/bullet_soft_peer $(PEER_DIR)/soft_pile.txt
 
 cross:
 	@sh tests/cross.sh

@@ -5,6 +5,7 @@
  *     crumple bench data/scenes/my.scene
  *     crumple bench cook                the cooker's benchmark
  *     crumple bench fracture            prescoring and the split's cost
+ *     crumple bench soft                issue 16's soft pile (make bench-soft: beside Bullet's)
  *   (the dent-map and re-skin benchmarks time internal stages, which tools
  *   may not reach: they are tests/bench/, `make bench-stages`)
  *
@@ -46,6 +47,7 @@ static void bench_usage(FILE *out) {
     fprintf(out, "usage: crumple bench [SCENE...] [--steps N] [--scenes DIR] [--json] [--poses] [--sleep on|off]\n"
                  "       crumple bench cook [--res N] [--bones auto:N] [MESH.obj]   (the cooker's benchmark)\n"
                  "       crumple bench fracture [options]   (prescoring 1000 pieces, a resting and a breaking body)\n"
+                 "       crumple bench soft [options]   (the soft pile, timed; make bench-soft runs Bullet's beside it)\n"
                  "  Steps each scene (default: pile rings terrain) N times (default 600) at 1/60 s\n"
                  "  and prints one JSON object per scene: median and max ms per step.\n"
                  "  A SCENE is a name in DIR (default data/scenes) or a path to a .scene file.\n"
@@ -174,6 +176,7 @@ static const struct {
 } sub_benches[] = {
     {"cook", cr_bench_cook}, /* tools/bench_cook.c */
     {"fracture", cr_bench_fracture}, /* tools/bench_fracture.c */
+    {"soft", cr_bench_soft}, /* tools/bench_soft.c */
 };
 
 int cr_cmd_bench(int argc, char **argv) {

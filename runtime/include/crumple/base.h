@@ -169,7 +169,16 @@ const char *cr_version_string(void);
     X(FRACTURE_STRENGTH, "cr_fracture_def.strength")             \
     X(FRACTURE_DAMAGE_RADIUS, "cr_fracture_def.damage_radius")   \
     X(FRACTURE_ANCHOR, "cr_fracture_def.anchor_min/anchor_max")  \
-    X(FRACTURE_STRESS_ITERATIONS, "cr_fracture_def.stress_iterations")
+    X(FRACTURE_STRESS_ITERATIONS, "cr_fracture_def.stress_iterations") \
+    X(WORLD_SPRING, "cr_world_def.spring")                       \
+    X(SOFT_ASSET, "cr_soft_def.asset")                           \
+    X(SOFT_TRANSFORM, "cr_soft_def.transform")                   \
+    X(SOFT_VELOCITY, "cr_soft_def.linear_velocity/angular_velocity") \
+    X(SOFT_MASS, "cr_soft_def.mass")                             \
+    X(SOFT_STIFFNESS, "cr_soft_def.stiffness/bend_stiffness/volume_stiffness") \
+    X(SOFT_DAMPING, "cr_soft_def.damping/absolute_damping")      \
+    X(SOFT_RADIUS, "cr_soft_def.particle_radius")                \
+    X(SOFT_CONTACT, "cr_soft_def.friction/restitution")
 
 typedef enum cr_field {
 #define CR_X_FIELD_ENUM_(name, text) CR_FIELD_##name,

@@ -25,6 +25,7 @@ extern "C" {
 #include "bend.h"
 #include "squash.h"
 #include "fracture.h"
+#include "spring.h"
 #include "damage.h"
 #include "input.h"
 #include "snapshot.h"

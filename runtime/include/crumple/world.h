@@ -113,6 +113,19 @@ typedef struct cr_custom_budget {
     void *user;
 } cr_custom_budget;
 
+/// Room and integrator settings for mass-spring soft bodies (crumple/spring.h),
+/// a field of cr_world_def. A step whose soft work would pass work_per_step
+/// steps the bodies that fit, in slot order from where the last step stopped;
+/// the others wait (they keep their state) and run first next step.
+typedef struct cr_spring_budget {
+    uint32_t body_capacity;      ///< soft bodies at once (0: none, no memory for them)
+    uint32_t particle_capacity;  ///< particles of all soft bodies together
+    uint32_t spring_capacity;    ///< springs of all soft bodies together
+    uint32_t substeps;           ///< XPBD substeps per step of max_dt (default 8)
+    cr_real max_dt;              ///< s, a step of up to max_dt takes `substeps` substeps (default 1/60); a longer one takes more, never longer ones
+    uint32_t work_per_step;      ///< (particles + springs) x substeps per step at most, all soft bodies together
+} cr_spring_budget;
+
 /// The damage stage's memory and every model's capacities (a field of cr_world_def).
 typedef struct cr_damage_def {
     uint32_t surface_bytes;    ///< memory for the bodies' own copies of surface and distance grid (dented bodies)
@@ -152,6 +165,7 @@ typedef struct cr_world_def {
     cr_real sleep_linear;         ///< m/s, "rested": slower than this at every step of sleep_time (default 0.02)
     cr_real sleep_angular;        ///< rad/s, "rested": turning slower than this at every step of sleep_time (default 0.05)
     cr_damage_def damage;         ///< memory and budgets of the damage stage (dents, the game's own model)
+    cr_spring_budget spring;      ///< room for mass-spring soft bodies (crumple/spring.h)
     cr_log_fn *log;               ///< optional log sink
     void *log_user;
     cr_assert_fn *assert_handler; ///< optional; called when an internal invariant fails
@@ -298,6 +312,7 @@ typedef struct cr_world_stats {
     cr_model_stats bend;       ///< bending: done = bodies re-skinned, work = vertices re-skinned, waiting = bodies whose re-skin waits
     cr_model_stats squash;     ///< squash: done = skins updated, work = vertices scanned + potentials evaluated, waiting = bodies
     cr_model_stats fracture;   ///< fracture: done = bonds broken, waiting = impacts + bodies waiting, over_capacity = pieces left attached for want of bodies
+    cr_model_stats spring;     ///< soft bodies: done = bodies stepped, work = (particles + springs) x substeps, waiting = bodies that waited, over_capacity = soft pairs or rigid candidates that did not fit, shrunk = particle contacts
     uint32_t commands_applied; ///< deferred world commands applied at the end of the step
     uint32_t commands_waiting; ///< deferred commands kept for the next step (queue full or the create was refused)
     cr_stage_stats stage[CR_STAGE_COUNT];

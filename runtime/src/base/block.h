@@ -141,6 +141,7 @@ struct cr_world {
     uint32_t damage_region; ///< offset of the damage stage's cr_damage_region (damage/damage.h)
     uint32_t warm;          ///< offset of cr_warm_impulse[def.point_capacity] (solver/warm_start.c)
     uint32_t warm_count;    ///< impulses kept from the last step
+    uint32_t soft_region;   ///< offset of the soft-body stage's cr_soft_region (soft/mass_spring.h)
     uint64_t step_count;
     cr_world_stats stats;
     uint32_t refused_field; ///< cr_field of the last refused call (validate.c); not state, not hashed

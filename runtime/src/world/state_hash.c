@@ -10,6 +10,7 @@
  */
 #include "base/block.h"
 #include "damage/stage.h"
+#include "soft/mass_spring.h"
 #include "base/hash.h"
 #include "crumple/input.h"
 
@@ -28,6 +29,7 @@ static const char state_schema[] =
     "squash:body,zone_count,zone,volume,bulge_scale;"
     "fracture:actor,whole,broken,spawned,bond_health,piece_body,stress_u,queue_count;"
     "custom:body,state;"
+    "spring:count,next_body,slot,generation,asleep,sleep_time,positions,velocities;"
     "commands:count,type,body,joint,position;"
     "warm:count,pair,feature,generations,jn,jt;"
     "event:a,b,point,normal,relative_velocity,normal_speed,impulse";
@@ -92,6 +94,7 @@ uint64_t cr_world_state_hash(const cr_world *w) {
         h = cr_hash_real(h, warm[i].jn);
         h = cr_hash_vec3(h, warm[i].jt);
     }
+    h = cri_soft_hash(w, h);
     h = cr_hash_u32(h, w->event_count);
     const cr_impact_event *ev = CR_AT(w, w->events, const cr_impact_event);
     for (uint32_t i = 0; i < w->event_count; ++i) {

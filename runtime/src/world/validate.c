@@ -12,6 +12,7 @@
  */
 #include "base/block.h"
 #include "damage/stage.h"
+#include "soft/mass_spring.h"
 #include "base/check.h"
 
 cr_status cri_refuse(cr_world *w, cr_status s, cr_field field) {
@@ -58,6 +59,8 @@ cr_status cri_world_def_fields(const cr_world_def *def, cr_field *field) {
     CR_DEF_REAL(def->sleep_time, def->sleep_time < 0, CR_FIELD_WORLD_SLEEP_TIME);
     CR_DEF_REAL(def->sleep_linear, def->sleep_linear < 0, CR_FIELD_WORLD_SLEEP_LINEAR);
     CR_DEF_REAL(def->sleep_angular, def->sleep_angular < 0, CR_FIELD_WORLD_SLEEP_ANGULAR);
+    cr_status soft = cri_soft_check_budget(&def->spring);
+    if (soft != CR_OK) return *field = CR_FIELD_WORLD_SPRING, soft;
     return cri_damage_check_def(&def->damage, field);
 }
 

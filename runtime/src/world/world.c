@@ -27,6 +27,7 @@
  */
 #include "solver/solver.h"
 #include "damage/stage.h"
+#include "soft/mass_spring.h"
 #include "base/hash.h"
 #include "base/check.h"
 
@@ -57,6 +58,7 @@ cr_world_def cr_default_world_def(void) {
     d.sleep_linear = CR_R(0.02);
     d.sleep_angular = CR_R(0.05);
     d.damage = cr_default_damage_def();
+    d.spring = cr_default_spring_budget();
     d.cookie = CR_DEF_COOKIE;
     /* scratch_bytes stays 0: the world sizes its scratch from the capacities
      * (cri_scratch_plan_make), so a def whose capacities change needs nothing else */
@@ -89,7 +91,8 @@ void cri_scratch_plan_make(const cr_world_def *def, cr_scratch_plan *p) {
     uint64_t sleep = cri_sleep_scratch(def) + 32u;
     if (sleep > transient) transient = sleep;
     p->total = p->sbodies + p->pairs + p->manifolds + p->points + p->tmp_points + p->active + p->order +
-               p->level_start + p->no_collide + transient + 64u + cri_damage_scratch_bytes(def);
+               p->level_start + p->no_collide + transient + 64u + cri_damage_scratch_bytes(def) +
+               cri_soft_scratch_bytes(def);
     /* between steps, adding an asset sorts its samples into clusters in scratch */
     uint64_t clusters = def->asset_capacity > 0 ? align16(3u * CR_CLUSTER_MAX_SAMPLES * sizeof(uint32_t)) + 16u : 0;
     if (clusters > p->total) p->total = clusters;
@@ -120,7 +123,8 @@ static uint64_t layout(const cr_world_def *def, uint8_t *block, uint64_t block_s
     uint64_t assets = align16((uint64_t)def->asset_capacity * sizeof(const cr_asset *));
     uint64_t coarse = align16((uint64_t)def->asset_capacity * sizeof(cr_coarse_grid));
     uint64_t warm = align16((uint64_t)def->point_capacity * sizeof(cr_warm_impulse));
-    uint64_t persistent_bytes = bodies + joints + events + assets + coarse + warm + cri_damage_region_bytes(def) + 16u;
+    uint64_t persistent_bytes = bodies + joints + events + assets + coarse + warm + cri_damage_region_bytes(def) + 16u +
+                              cri_soft_region_bytes(def);
     uint64_t scratch = scratch_bytes_of(def);
     uint64_t total = header + persistent_bytes + scratch + 16u;
     if (block == NULL && block_size == UINT64_MAX) return total; /* cr_world_memory_need: no limit */
@@ -144,7 +148,7 @@ static uint64_t layout(const cr_world_def *def, uint8_t *block, uint64_t block_s
     cri_arena_init(&w->scratch, scratch_begin, scratch_begin + (uint32_t)scratch);
     bool ok = w->bodies != CR_NO_OFFSET && w->joints != CR_NO_OFFSET && w->events != CR_NO_OFFSET &&
               w->assets != CR_NO_OFFSET && w->coarse != CR_NO_OFFSET && w->warm != CR_NO_OFFSET &&
-              cri_damage_layout(w, block);
+              cri_damage_layout(w, block) && cri_soft_layout(w, block);
     return ok ? total : 0;
 }
 
@@ -515,6 +519,7 @@ cr_status cr_world_step(cr_world *w, cr_real dt) {
         /* event points are carried by body a to its end-of-step pose */
         CR_TIMED(w, CR_STAGE_events, cri_impact_events(&s));
         CR_TIMED(w, CR_STAGE_position, cri_sleep_update(&s));
+        cri_soft_step(w, dt); /* soft bodies (seed 004) after the rigid bodies moved: soft/ */
         CR_TIMED(w, CR_STAGE_damage, cri_damage_step(&s));
         w->stats.pairs = s.npairs;
         w->stats.manifolds = s.nm;

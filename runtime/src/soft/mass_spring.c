@@ -1,0 +1,882 @@
+/* mass_spring.c — elastic mass-spring bodies (seed 004, Kharevych and Khan
+ * 2002, "3D physics engine for elastic and deformable bodies").
+ *
+ * A soft body is its mesh: every vertex a particle, every edge a spring of
+ * its rest length (seed: "the edges of the triangles possess the physical
+ * qualities of springs"). Three things the seed leaves open are decided here
+ * (docs/mass-spring.md has the measurements):
+ *
+ *   - Bending springs across every edge (between the two vertices opposite
+ *     it) and a volume force for closed meshes (the seed's first extension):
+ *     an edge network alone folds flat under its own weight.
+ *   - Damping acts on the relative velocity along each spring (N s/m), so a
+ *     body flying or spinning rigidly keeps its momentum; the seed's damping
+ *     of each particle's own velocity is `absolute_damping`.
+ *   - The seed divides each particle's force by its neighbour count n. Done
+ *     per particle that breaks Newton's third law (two ends of a spring with
+ *     different n get different forces: momentum drifts), so the option
+ *     divides each spring's stiffness by the mean n of its two ends instead.
+ *
+ * The integrator is XPBD in substeps (h = max_dt / substeps, one projection
+ * per spring per substep; docs/mass-spring.md has why and the measurements):
+ * a spring of stiffness k is a distance constraint of compliance 1/k, which
+ * is the seed's Hooke spring in the soft range and a fully projected edge
+ * past it. Explicit integration of the seed's forces (its own method) needs
+ * h^2 * 2 sum k / m < 4: a 1 kg ball of 146 particles at 60 Hz and 8
+ * substeps could not be stiffer than about 150 N/m a spring; XPBD keeps
+ * energy from growing up to h^2 w sum k = 16 at a particle (measured), and
+ * create refuses a def past that (stable_range). Linear momentum is kept to
+ * rounding (every projection is along the gradient of a translation-invariant
+ * constraint, weighted by inverse mass); angular momentum too once the spin
+ * the projection loses is given back (integrate).
+ *
+ * Memory: the body records, particles and springs are in the persistent
+ * arena at capacities from cr_world_def.spring; forces and the collision
+ * lists are per-step scratch.
+ */
+#include "soft/mass_spring.h"
+#include "base/check.h"
+#include "base/hash.h"
+
+#include <string.h>
+
+#define CR_SOFT_MAX_STIFFNESS CR_R(1.0e7) /* N/m or Pa: keeps every force product inside Q32.32 */
+#define CR_SOFT_MAX_SUBSTEPS 4096         /* substeps in one step at most (a longer dt simulates less soft time) */
+#define CR_SOFT_MAX_SPEED CR_R(1000)      /* m/s, each velocity component of a particle at most */
+
+static uint64_t al16(uint64_t x) { return (x + 15u) & ~(uint64_t)15u; }
+
+cr_spring_budget cr_default_spring_budget(void) {
+    cr_spring_budget b;
+    memset(&b, 0, sizeof b);
+    b.substeps = 8;
+    b.max_dt = CR_R(1.0 / 60.0);
+    b.work_per_step = 1u << 24;
+    return b;
+}
+
+cr_soft_def cr_default_soft_def(void) {
+    cr_soft_def d;
+    memset(&d, 0, sizeof d);
+    d.transform = cr_transform_identity();
+    d.mass = CR_R(1);
+    d.stiffness = CR_R(1000);
+    d.bend_stiffness = CR_R(250);
+    d.damping = CR_R(0.5);
+    d.volume_stiffness = CR_R(20000);
+    d.friction = CR_R(0.5);
+    d.restitution = CR_R(0.3);
+    d.cookie = CR_DEF_COOKIE;
+    return d;
+}
+
+cr_status cri_soft_check_budget(const cr_spring_budget *b) {
+    if (b->body_capacity > (1u << 16) || b->particle_capacity > (1u << 22) || b->spring_capacity > (1u << 24))
+        return CR_ERR_DEF_INVALID;
+    if (b->body_capacity == 0) return CR_OK;
+    if (b->substeps == 0 || b->substeps > 256) return CR_ERR_DEF_INVALID;
+    if (!cr_real_is_finite(b->max_dt)) return CR_ERR_NOT_FINITE;
+    if (b->max_dt <= 0 || b->max_dt > CR_R(1)) return CR_ERR_DEF_INVALID;
+    return CR_OK;
+}
+
+uint64_t cri_soft_region_bytes(const cr_world_def *def) {
+    const cr_spring_budget *b = &def->spring;
+    if (b->body_capacity == 0) return al16(sizeof(cr_soft_region)) + 16u;
+    return al16(sizeof(cr_soft_region)) + al16((uint64_t)b->body_capacity * sizeof(cr_soft_body)) +
+           al16((uint64_t)b->particle_capacity * sizeof(cr_particle)) +
+           al16((uint64_t)b->spring_capacity * sizeof(cr_spring)) + 64u;
+}
+
+uint64_t cri_soft_scratch_bytes(const cr_world_def *def) {
+    const cr_spring_budget *b = &def->spring;
+    if (b->body_capacity == 0) return 0;
+    /* forces, per-particle owner, per-body flags + candidate lists, collisions */
+    return al16(2ull * b->particle_capacity * sizeof(cr_vec3)) + al16((uint64_t)b->particle_capacity * 4u) +
+           al16((uint64_t)b->body_capacity * 4u) + al16((uint64_t)b->body_capacity * (CR_SOFT_MAX_CANDIDATES + 1u) * 4u) +
+           cri_soft_collide_scratch_bytes(def) + 128u;
+}
+
+bool cri_soft_layout(cr_world *w, uint8_t *block) {
+    w->soft_region = cri_arena_push(&w->persistent, block, (uint32_t)sizeof(cr_soft_region), 16);
+    if (w->soft_region == CR_NO_OFFSET) return false;
+    const cr_spring_budget *b = &w->def.spring;
+    if (b->body_capacity == 0) return true;
+    cr_soft_region *r = cri_soft_region(w);
+    r->bodies = cri_arena_push(&w->persistent, block, b->body_capacity * (uint32_t)sizeof(cr_soft_body), 16);
+    r->particles = b->particle_capacity ? cri_arena_push(&w->persistent, block, b->particle_capacity * (uint32_t)sizeof(cr_particle), 16) : 0;
+    r->springs = b->spring_capacity ? cri_arena_push(&w->persistent, block, b->spring_capacity * (uint32_t)sizeof(cr_spring), 16) : 0;
+    return r->bodies != CR_NO_OFFSET && (b->particle_capacity == 0 || r->particles != CR_NO_OFFSET) &&
+           (b->spring_capacity == 0 || r->springs != CR_NO_OFFSET);
+}
+
+cr_soft_body *cri_soft_body(cr_world *w, cr_soft_id id) {
+    if (w == NULL || w->def.spring.body_capacity == 0 || id.index1 == 0) return NULL;
+    cr_soft_region *r = cri_soft_region(w);
+    if (id.index1 > r->body_high) return NULL;
+    cr_soft_body *b = &cri_soft_bodies(w)[id.index1 - 1];
+    return (b->alive && b->generation == id.generation) ? b : NULL;
+}
+
+const cr_soft_body *cri_soft_body_c(const cr_world *w, cr_soft_id id) { return cri_soft_body((cr_world *)w, id); }
+
+/* ---- building a body from its asset ---------------------------------- */
+
+static bool adjacent(const cr_asset *a, uint32_t u, uint32_t v) {
+    uint32_t lo = a->adjacency_start[u], hi = a->adjacency_start[u + 1];
+    while (lo < hi) { /* ascending lists: binary search */
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (a->adjacency[mid] == v) return true;
+        if (a->adjacency[mid] < v) lo = mid + 1;
+        else hi = mid;
+    }
+    return false;
+}
+
+/* The two vertices opposite edge (u, v): their common neighbours. Returns how
+ * many there are (a manifold edge has exactly 2; bending springs only then). */
+static uint32_t opposite(const cr_asset *a, uint32_t u, uint32_t v, uint32_t out[2]) {
+    uint32_t i = a->adjacency_start[u], ie = a->adjacency_start[u + 1];
+    uint32_t j = a->adjacency_start[v], je = a->adjacency_start[v + 1], n = 0;
+    while (i < ie && j < je) {
+        uint32_t x = a->adjacency[i], y = a->adjacency[j];
+        if (x == y) {
+            if (n < 2) out[n] = x;
+            ++n, ++i, ++j;
+        } else if (x < y) ++i;
+        else ++j;
+    }
+    return n;
+}
+
+/* Walks the asset's springs in their fixed order: structural (each edge u < v
+ * in vertex order), then bending (across each edge whose two opposite
+ * vertices are not already joined). With out == NULL it only counts. */
+static uint32_t build_springs(const cr_asset *a, cr_spring *out, uint32_t *structural) {
+    uint32_t n = 0;
+    for (uint32_t u = 0; u < a->vertex_count; ++u)
+        for (uint32_t e = a->adjacency_start[u]; e < a->adjacency_start[u + 1]; ++e) {
+            uint32_t v = a->adjacency[e];
+            if (v <= u) continue;
+            if (out != NULL) out[n] = (cr_spring){u, v, 0, CR_R(1), 0};
+            ++n;
+        }
+    *structural = n;
+    for (uint32_t u = 0; u < a->vertex_count; ++u)
+        for (uint32_t e = a->adjacency_start[u]; e < a->adjacency_start[u + 1]; ++e) {
+            uint32_t v = a->adjacency[e], o[2];
+            if (v <= u || opposite(a, u, v, o) != 2 || adjacent(a, o[0], o[1])) continue;
+            if (out != NULL) out[n] = (cr_spring){o[0] < o[1] ? o[0] : o[1], o[0] < o[1] ? o[1] : o[0], 0, 0, 0};
+            ++n;
+        }
+    return n;
+}
+
+/* Volume enclosed by the triangles (divergence theorem) about `o`, m^3. */
+static cr_real volume_of(const cr_asset *a, const cr_particle *p, cr_vec3 o) {
+    cr_real six_v = 0;
+    for (uint32_t t = 0; t < a->triangle_count; ++t) {
+        const uint32_t *tri = &a->triangles[3 * t];
+        cr_vec3 x0 = cr_v3_sub(p[tri[0]].x, o), x1 = cr_v3_sub(p[tri[1]].x, o), x2 = cr_v3_sub(p[tri[2]].x, o);
+        six_v += cr_v3_dot(x0, cr_v3_cross(x1, x2));
+    }
+    return cr_div(six_v, CR_R(6));
+}
+
+#define CR_SOFT_FAIL(s, f) return cri_refuse(w, (s), (f))
+
+static cr_status check_soft_def(cr_world *w, const cr_soft_def *d) {
+    if (d->cookie != CR_DEF_COOKIE) return CR_ERR_DEF_NOT_DEFAULTED;
+    const cr_asset *a = (d->asset & CR_SURFACE_SLOT_FLAG) ? NULL : cr_world_asset(w, d->asset);
+    if (a == NULL || a->vertex_count < 4 || a->triangle_count < 4 || a->adjacency_start == NULL)
+        CR_SOFT_FAIL(CR_ERR_DEF_INVALID, CR_FIELD_SOFT_ASSET);
+    CR_TRY(cri_check_position(w, d->transform.p, CR_FIELD_SOFT_TRANSFORM));
+    cr_status q = cr_quat_status(d->transform.q);
+    if (q != CR_OK) CR_SOFT_FAIL(q, CR_FIELD_SOFT_TRANSFORM);
+    CR_TRY(cr_check_vec3(w, d->linear_velocity, CR_FIELD_SOFT_VELOCITY));
+    CR_TRY(cr_check_vec3(w, d->angular_velocity, CR_FIELD_SOFT_VELOCITY));
+    const cr_real reals[] = {d->mass, d->stiffness, d->bend_stiffness, d->damping, d->absolute_damping,
+                             d->volume_stiffness, d->particle_radius, d->friction, d->restitution};
+    const cr_field fields[] = {CR_FIELD_SOFT_MASS, CR_FIELD_SOFT_STIFFNESS, CR_FIELD_SOFT_STIFFNESS,
+                               CR_FIELD_SOFT_DAMPING, CR_FIELD_SOFT_DAMPING, CR_FIELD_SOFT_STIFFNESS,
+                               CR_FIELD_SOFT_RADIUS, CR_FIELD_SOFT_CONTACT, CR_FIELD_SOFT_CONTACT};
+    for (uint32_t i = 0; i < sizeof reals / sizeof reals[0]; ++i) {
+        CR_TRY(cr_check_real(w, reals[i], fields[i]));
+        if (reals[i] < 0) CR_SOFT_FAIL(CR_ERR_DEF_INVALID, fields[i]);
+    }
+    if (d->mass <= CR_R(1e-4) || d->mass > CR_R(1e6)) CR_SOFT_FAIL(CR_ERR_DEF_INVALID, CR_FIELD_SOFT_MASS);
+    if (d->stiffness <= 0 || d->stiffness > CR_SOFT_MAX_STIFFNESS || d->bend_stiffness > CR_SOFT_MAX_STIFFNESS ||
+        d->volume_stiffness > CR_SOFT_MAX_STIFFNESS)
+        CR_SOFT_FAIL(CR_ERR_DEF_INVALID, CR_FIELD_SOFT_STIFFNESS);
+    if (d->damping > CR_SOFT_MAX_STIFFNESS || d->absolute_damping > CR_SOFT_MAX_STIFFNESS)
+        CR_SOFT_FAIL(CR_ERR_DEF_INVALID, CR_FIELD_SOFT_DAMPING);
+    if (d->particle_radius > CR_R(100)) CR_SOFT_FAIL(CR_ERR_DEF_INVALID, CR_FIELD_SOFT_RADIUS);
+    if (d->friction > CR_R(100) || d->restitution > CR_R(1)) CR_SOFT_FAIL(CR_ERR_DEF_INVALID, CR_FIELD_SOFT_CONTACT);
+    return CR_OK;
+}
+
+/* Particle masses: the seed's equal masses (default), or each particle a third of the
+ * area of its triangles (the seed: "a more sophisticated algorithm is needed
+ * to compute mass of each vertex" when the mesh is not uniform). A particle
+ * that no triangle names gets a hundredth of the equal share, so every
+ * particle has an inverse mass; then all are scaled to the body's mass. */
+static void set_masses(const cr_asset *a, const cr_soft_def *d, cr_particle *p) {
+    uint32_t n = a->vertex_count;
+    cr_real equal = cr_div(d->mass, cr_from_int((int32_t)n)), total = 0;
+    for (uint32_t i = 0; i < n; ++i) p[i].mass = d->area_masses ? 0 : equal;
+    if (d->area_masses) {
+        for (uint32_t t = 0; t < a->triangle_count; ++t) {
+            const uint32_t *tri = &a->triangles[3 * t];
+            cr_vec3 e1 = cr_v3_sub(a->positions[tri[1]], a->positions[tri[0]]);
+            cr_vec3 e2 = cr_v3_sub(a->positions[tri[2]], a->positions[tri[0]]);
+            cr_real third = cr_div(cr_v3_len(cr_v3_cross(e1, e2)), CR_R(6));
+            for (int k = 0; k < 3; ++k) p[tri[k]].mass += third;
+        }
+        for (uint32_t i = 0; i < n; ++i) total += p[i].mass;
+        cr_real floor_m = cr_div(equal, CR_R(100));
+        for (uint32_t i = 0; i < n; ++i) {
+            p[i].mass = total > 0 ? cr_div(cr_mul(p[i].mass, d->mass), total) : equal;
+            if (p[i].mass < floor_m) p[i].mass = floor_m;
+        }
+    }
+    for (uint32_t i = 0; i < n; ++i) p[i].inv_mass = cr_div(CR_R(1), p[i].mass);
+}
+
+/* The integrator's stable range, measured (docs/mass-spring.md): one
+ * Gauss-Seidel XPBD projection a substep keeps a deformed body's energy from
+ * growing while, at every particle, h^2 w_i sum_j k_ij (its springs'
+ * stiffness over its mass, in substeps squared) stays below about 16; a UV
+ * sphere whose poles reached 25 gained 40 % of its energy in a step, at 14
+ * nothing. So a def with a particle past CR_SOFT_MAX_LOAD at max_dt /
+ * substeps is refused, naming the stiffness; more substeps, fewer springs at
+ * a vertex or more mass admit it. The volume's compliance V0 / (kv h^2) must
+ * likewise be at least a quarter of sum w |dV/dx|^2. */
+#define CR_SOFT_MAX_LOAD CR_R(16)
+#define CR_SOFT_MIN_COMPLIANCE CR_R(0.25)
+static cr_status stable_range(cr_world *w, const cr_soft_body *sb, const cr_asset *a, cr_particle *p,
+                              const cr_spring *s) {
+    cr_real h = cr_div(w->def.spring.max_dt, cr_from_int((int32_t)w->def.spring.substeps));
+    cr_real h2 = cr_mul(h, h), inv_h2 = cr_div(CR_R(1), h2);
+    /* the sums live in the new particles' velocities until they are set */
+    for (uint32_t i = 0; i < sb->particle_count; ++i) p[i].v.x = 0;
+    for (uint32_t j = 0; j < sb->spring_count; ++j) p[s[j].a].v.x += s[j].k, p[s[j].b].v.x += s[j].k;
+    for (uint32_t i = 0; i < sb->particle_count; ++i) {
+        cr_real load = cr_mul(cr_mul(h2, p[i].inv_mass), p[i].v.x);
+        if (!cr_real_is_finite(load) || load > CR_SOFT_MAX_LOAD) return cri_refuse(w, CR_ERR_DEF_INVALID, CR_FIELD_SOFT_STIFFNESS);
+    }
+    if (sb->volume_stiffness > 0) {
+        /* sum of w |dV/dx|^2 at rest, against the volume's compliance V0 / (kv h^2) */
+        cr_real wg = 0;
+        cr_vec3 o = p[0].x;
+        for (uint32_t t = 0; t < a->triangle_count; ++t) {
+            const uint32_t *tri = &a->triangles[3 * t];
+            /* a corner's gradient is a third of its triangles' area vectors
+             * (2A n / 6); one triangle's share of sum w |g|^2 */
+            cr_vec3 x0 = cr_v3_sub(p[tri[0]].x, o), x1 = cr_v3_sub(p[tri[1]].x, o), x2 = cr_v3_sub(p[tri[2]].x, o);
+            cr_vec3 area2 = cr_v3_cross(cr_v3_sub(x1, x0), cr_v3_sub(x2, x0));
+            cr_real share = cr_mul(cr_v3_len_sq(area2), CR_R(1.0 / 36.0));
+            for (int k = 0; k < 3; ++k) wg += cr_mul(share, p[tri[k]].inv_mass);
+        }
+        cr_real alpha = cr_mul(cr_div(sb->rest_volume, sb->volume_stiffness), inv_h2);
+        if (alpha < cr_mul(CR_SOFT_MIN_COMPLIANCE, wg)) return cri_refuse(w, CR_ERR_DEF_INVALID, CR_FIELD_SOFT_STIFFNESS);
+    }
+    return CR_OK;
+}
+
+cr_status cr_soft_create(cr_world *w, const cr_soft_def *d, cr_soft_id *out) {
+    if (out != NULL) out->index1 = out->generation = 0;
+    if (w == NULL || d == NULL || out == NULL) return CR_ERR_NULL_ARGUMENT;
+    if (w->def.spring.body_capacity == 0) return cri_refuse(w, CR_ERR_CAPACITY, CR_FIELD_WORLD_SPRING);
+    CR_TRY(check_soft_def(w, d));
+    const cr_asset *a = cr_world_asset(w, d->asset);
+    cr_soft_region *r = cri_soft_region(w);
+    uint32_t structural, n_springs = build_springs(a, NULL, &structural);
+    if (r->particle_count + a->vertex_count > w->def.spring.particle_capacity ||
+        r->spring_count + n_springs > w->def.spring.spring_capacity)
+        return cri_refuse(w, CR_ERR_CAPACITY, CR_FIELD_WORLD_SPRING);
+    if (r->free_body == 0 && r->body_high >= w->def.spring.body_capacity)
+        return cri_refuse(w, CR_ERR_CAPACITY, CR_FIELD_WORLD_SPRING);
+    /* fill the new body's particles and springs past the used ones; they
+     * count only once the body is accepted */
+    cr_particle *p = cri_soft_particles(w) + r->particle_count;
+    cr_spring *s = cri_soft_springs(w) + r->spring_count;
+    cr_soft_body body;
+    memset(&body, 0, sizeof body);
+    body.asset = d->asset;
+    body.particle_count = a->vertex_count;
+    body.spring_count = build_springs(a, s, &body.structural_count);
+    body.closed = a->topology.closed;
+    body.no_sleep = d->no_sleep;
+    body.mass = d->mass;
+    body.absolute_damping = d->absolute_damping;
+    body.volume_stiffness = a->topology.closed ? d->volume_stiffness : 0;
+    body.friction = d->friction;
+    body.restitution = d->restitution;
+    body.user_data = d->user_data;
+    for (uint32_t i = 0; i < a->vertex_count; ++i) p[i].x = cr_transform_point(d->transform, a->positions[i]);
+    set_masses(a, d, p);
+    cr_real edge_sum = 0;
+    for (uint32_t j = 0; j < body.spring_count; ++j) {
+        s[j].rest = cr_v3_len(cr_v3_sub(p[s[j].b].x, p[s[j].a].x));
+        bool bend = j >= body.structural_count;
+        cr_real k = bend ? d->bend_stiffness : d->stiffness;
+        if (d->normalise_by_neighbours) {
+            /* the seed's force / n, per spring by the mean n of its ends (Newton's third law holds) */
+            uint32_t na = a->adjacency_start[s[j].a + 1] - a->adjacency_start[s[j].a];
+            uint32_t nb = a->adjacency_start[s[j].b + 1] - a->adjacency_start[s[j].b];
+            k = cr_div(k + k, cr_from_int((int32_t)(na + nb)));
+        }
+        s[j].k = k;
+        s[j].c = bend ? 0 : d->damping;
+        if (!bend) edge_sum += s[j].rest;
+    }
+    cr_real mean_edge = body.structural_count ? cr_div(edge_sum, cr_from_int((int32_t)body.structural_count)) : CR_R(0.1);
+    body.radius = d->particle_radius > 0 ? d->particle_radius : cr_mul(mean_edge, CR_R(0.35));
+    /* against soft bodies a particle stands for its triangles: its radius
+     * covers the widest triangle's circumradius, so no particle of another
+     * body fits through the middle of a triangle (slivers capped at the mean edge) */
+    cr_real widest = 0;
+    for (uint32_t t = 0; t < a->triangle_count; ++t) {
+        const uint32_t *tri = &a->triangles[3 * t];
+        cr_vec3 e1 = cr_v3_sub(p[tri[1]].x, p[tri[0]].x), e2 = cr_v3_sub(p[tri[2]].x, p[tri[0]].x);
+        cr_real twice_area = cr_v3_len(cr_v3_cross(e1, e2));
+        cr_real abc = cr_mul(cr_mul(cr_v3_len(e1), cr_v3_len(e2)), cr_v3_len(cr_v3_sub(e2, e1)));
+        cr_real circum = twice_area > 0 ? cr_div(abc, twice_area + twice_area) : mean_edge;
+        widest = cr_max(widest, cr_min(circum, mean_edge));
+    }
+    body.soft_radius = cr_max(body.radius, widest);
+    body.rest_volume = volume_of(a, p, p[0].x);
+    bool volume = body.volume_stiffness > 0 && body.rest_volume > CR_R(1e-9);
+    if (!volume) body.volume_stiffness = 0;
+    CR_TRY(stable_range(w, &body, a, p, s));
+    for (uint32_t i = 0; i < a->vertex_count; ++i)
+        p[i].v = cr_v3_add(d->linear_velocity, cr_v3_cross(d->angular_velocity, cr_v3_sub(p[i].x, d->transform.p)));
+
+    uint32_t slot = cr_slot_take(cri_soft_bodies(w), sizeof(cr_soft_body), &r->free_body, &r->body_high,
+                                 w->def.spring.body_capacity);
+    cr_soft_body *sb = &cri_soft_bodies(w)[slot];
+    uint32_t gen = sb->generation;
+    body.generation = gen;
+    body.alive = 1;
+    body.first_particle = r->particle_count;
+    body.first_spring = r->spring_count;
+    body.bounds_min = body.bounds_max = p[0].x;
+    for (uint32_t i = 1; i < body.particle_count; ++i) {
+        body.bounds_min = cr_v3_min(body.bounds_min, p[i].x);
+        body.bounds_max = cr_v3_max(body.bounds_max, p[i].x);
+    }
+    *sb = body;
+    r->particle_count += body.particle_count;
+    r->spring_count += body.spring_count;
+    r->body_count++;
+    out->index1 = slot + 1;
+    out->generation = gen;
+    return CR_OK;
+}
+
+cr_status cr_soft_destroy(cr_world *w, cr_soft_id id) {
+    cr_soft_body *sb = cri_soft_body(w, id);
+    if (sb == NULL) return w == NULL ? CR_ERR_NULL_ARGUMENT : CR_ERR_STALE_HANDLE;
+    cr_soft_region *r = cri_soft_region(w);
+    uint32_t p0 = sb->first_particle, np = sb->particle_count, s0 = sb->first_spring, ns = sb->spring_count;
+    cr_particle *p = cri_soft_particles(w);
+    cr_spring *s = cri_soft_springs(w);
+    /* close the gap: later bodies' particles and springs move down, in place */
+    /* copied forward one record at a time (the library uses no memmove) */
+    for (uint32_t i = p0; i + np < r->particle_count; ++i) p[i] = p[i + np];
+    for (uint32_t i = s0; i + ns < r->spring_count; ++i) s[i] = s[i + ns];
+    memset(&p[r->particle_count - np], 0, (size_t)np * sizeof *p);
+    memset(&s[r->spring_count - ns], 0, (size_t)ns * sizeof *s);
+    r->particle_count -= np;
+    r->spring_count -= ns;
+    cr_soft_body *bodies = cri_soft_bodies(w);
+    for (uint32_t i = 0; i < r->body_high; ++i) {
+        if (!bodies[i].alive || &bodies[i] == sb) continue;
+        if (bodies[i].first_particle > p0) bodies[i].first_particle -= np;
+        if (bodies[i].first_spring > s0) bodies[i].first_spring -= ns;
+    }
+    uint32_t gen = sb->generation, slot = id.index1 - 1;
+    memset(sb, 0, sizeof *sb);
+    sb->generation = gen;
+    cr_slot_release(bodies, sizeof(cr_soft_body), &r->free_body, slot);
+    r->body_count--;
+    return CR_OK;
+}
+
+/* ---- forces and the integrator ---------------------------------------- */
+
+/* Spring forces along each spring from the change of its length (seed 004's
+ * spring equation) plus damping of the relative velocity along it; both ends
+ * get equal and opposite forces. Returns the elastic energy if asked. */
+static void spring_forces(const cr_spring *s, uint32_t ns, const cr_particle *p, cr_vec3 *f, cr_real *energy) {
+    cr_real e = 0;
+    for (uint32_t j = 0; j < ns; ++j) {
+        cr_vec3 d = cr_v3_sub(p[s[j].b].x, p[s[j].a].x);
+        cr_real len;
+        cr_vec3 u = cr_v3_normalize_len(d, &len);
+        if (len <= CR_REAL_EPS) continue; /* no direction to pull along */
+        cr_real stretch = len - s[j].rest;
+        cr_real along = cr_v3_dot(cr_v3_sub(p[s[j].b].v, p[s[j].a].v), u);
+        cr_vec3 F = cr_v3_scale(u, cr_mul(s[j].k, stretch) + cr_mul(s[j].c, along));
+        f[s[j].a] = cr_v3_add(f[s[j].a], F);
+        f[s[j].b] = cr_v3_sub(f[s[j].b], F);
+        if (energy != NULL) e += cr_half(cr_mul(s[j].k, cr_mul(stretch, stretch)));
+    }
+    if (energy != NULL) *energy += e;
+}
+
+/* The volume force of a closed body: the gradient of the potential
+ * (kv / 2 V0) (V - V0)^2, i.e. a pressure p = kv (V0 - V) / V0 on every
+ * triangle, F_i = p dV/dx_i. It sums to zero and has no torque (V does not
+ * change under rigid motion), so momentum is kept. */
+static void volume_forces(const cr_soft_body *sb, const cr_asset *a, const cr_particle *p, cr_vec3 *f, cr_real *energy) {
+    cr_vec3 o = p[0].x;
+    cr_real v = volume_of(a, p, o);
+    cr_real rel = cr_div(sb->rest_volume - v, sb->rest_volume);
+    cr_real pressure = cr_mul(sb->volume_stiffness, rel);
+    if (energy != NULL) *energy += cr_half(cr_mul(cr_mul(sb->volume_stiffness, rel), sb->rest_volume - v));
+    cr_real k = cr_div(pressure, CR_R(6));
+    for (uint32_t t = 0; t < a->triangle_count; ++t) {
+        const uint32_t *tri = &a->triangles[3 * t];
+        cr_vec3 x0 = cr_v3_sub(p[tri[0]].x, o), x1 = cr_v3_sub(p[tri[1]].x, o), x2 = cr_v3_sub(p[tri[2]].x, o);
+        f[tri[0]] = cr_v3_mad(f[tri[0]], k, cr_v3_cross(x1, x2));
+        f[tri[1]] = cr_v3_mad(f[tri[1]], k, cr_v3_cross(x2, x0));
+        f[tri[2]] = cr_v3_mad(f[tri[2]], k, cr_v3_cross(x0, x1));
+    }
+}
+
+static void internal_forces(cr_world *w, const cr_soft_body *sb, cr_vec3 *f, cr_real *energy) {
+    cr_particle *p = cri_soft_particles(w) + sb->first_particle;
+    for (uint32_t i = 0; i < sb->particle_count; ++i) f[i] = cr_v3_zero();
+    spring_forces(cri_soft_springs(w) + sb->first_spring, sb->spring_count, p, f, energy);
+    if (sb->volume_stiffness > 0) volume_forces(sb, cr_world_asset(w, sb->asset), p, f, energy);
+}
+
+/* One XPBD substep of one body (Macklin, Mueller, Chentanez 2016; "small
+ * steps", 2019): predict x* = x + h v + h^2 g, project each spring and the
+ * volume once, in their fixed order, with compliance alpha = 1/k (the
+ * seed's spring of stiffness k, so a soft spring sags by mg/k), then
+ * v = (x - x_prev) / h. Every projection moves its particles along the
+ * gradient of a translation- and rotation-invariant constraint, weighted by
+ * inverse mass, so linear and angular momentum are kept to rounding; it is
+ * stable at any stiffness (a stiff spring is at most fully projected). */
+/* Centre of mass and angular momentum about it (for the spin correction). */
+static cr_vec3 centre_of(const cr_particle *p, uint32_t n, cr_real inv_mass_total) {
+    cr_vec3 o = p[0].x, c = cr_v3_zero();
+    for (uint32_t i = 0; i < n; ++i) c = cr_v3_mad(c, p[i].mass, cr_v3_sub(p[i].x, o));
+    return cr_v3_add(o, cr_v3_scale(c, inv_mass_total));
+}
+
+static cr_vec3 spin_of(const cr_particle *p, uint32_t n, cr_vec3 c) {
+    cr_vec3 l = cr_v3_zero();
+    for (uint32_t i = 0; i < n; ++i) l = cr_v3_add(l, cr_v3_scale(cr_v3_cross(cr_v3_sub(p[i].x, c), p[i].v), p[i].mass));
+    return l;
+}
+
+/* Each velocity component within ±CR_SOFT_MAX_SPEED: squares and cross
+ * products of velocities and positions then stay inside Q32.32 (a 5000 N s
+ * impulse on a 12 g particle overflowed them), and no game shape moves faster. */
+static cr_vec3 clamp_speed(cr_vec3 v) {
+    const cr_real m = CR_SOFT_MAX_SPEED;
+    return cr_v3(cr_clamp(v.x, -m, m), cr_clamp(v.y, -m, m), cr_clamp(v.z, -m, m));
+}
+
+static void integrate(cr_world *w, cr_soft_body *sb, cr_vec3 *corr, cr_real h) {
+    cr_particle *p = cri_soft_particles(w) + sb->first_particle;
+    const cr_spring *s = cri_soft_springs(w) + sb->first_spring;
+    uint32_t n = sb->particle_count;
+    cr_vec3 gh = cr_v3_scale(w->def.gravity, h);
+    cr_real inv_h = cr_div(CR_R(1), h), inv_h2 = cr_mul(inv_h, inv_h);
+    cr_real inv_m = cr_div(CR_R(1), sb->mass);
+    for (uint32_t i = 0; i < n; ++i) {
+        p[i].v = clamp_speed(cr_v3_add(p[i].v, gh));
+        if (sb->absolute_damping > 0) /* the seed's damping, implicit: v / (1 + h c / m) never overshoots */
+            p[i].v = cr_v3_scale(p[i].v, cr_div(CR_R(1), CR_R(1) + cr_mul(cr_mul(h, sb->absolute_damping), p[i].inv_mass)));
+        corr[i] = cr_v3_zero();
+        p[i].x = cr_v3_mad(p[i].x, h, p[i].v);
+    }
+    /* the spin before the projection (the same at the predicted positions as
+     * at the old ones: a free drift has no torque) */
+    cr_vec3 c0 = centre_of(p, n, inv_m), l0 = spin_of(p, n, c0);
+    /* the corrections are kept apart (corr) and become velocity as corr / h:
+     * small numbers with their own precision, so the momentum they carry
+     * cancels to rounding of themselves, not of the positions */
+    for (uint32_t j = 0; j < sb->spring_count; ++j) {
+        if (s[j].k <= 0) continue;
+        cr_particle *A = &p[s[j].a], *B = &p[s[j].b];
+        cr_real len;
+        cr_vec3 u = cr_v3_normalize_len(cr_v3_sub(B->x, A->x), &len);
+        if (len <= CR_REAL_EPS) continue; /* no direction to push along */
+        cr_real c = len - s[j].rest;
+        cr_real alpha = cr_mul(cr_div(CR_R(1), s[j].k), inv_h2);
+        cr_real wsum = A->inv_mass + B->inv_mass;
+        cr_real num = -c, den = wsum + alpha;
+        cr_real dl = cr_div(num, den);
+        cr_vec3 da = cr_v3_scale(u, -cr_mul(dl, A->inv_mass)), db = cr_v3_scale(u, cr_mul(dl, B->inv_mass));
+        A->x = cr_v3_add(A->x, da), corr[s[j].a] = cr_v3_add(corr[s[j].a], da);
+        B->x = cr_v3_add(B->x, db), corr[s[j].b] = cr_v3_add(corr[s[j].b], db);
+    }
+    if (sb->volume_stiffness > 0) {
+        /* C = V - V0, compliance V0 / kv: the potential (kv / 2 V0)(V - V0)^2 */
+        const cr_asset *a = cr_world_asset(w, sb->asset);
+        cr_vec3 o = p[0].x;
+        cr_real c = volume_of(a, p, o) - sb->rest_volume;
+        cr_vec3 *g = corr + n; /* the gradient, in the scratch after corr */
+        for (uint32_t i = 0; i < n; ++i) g[i] = cr_v3_zero();
+        for (uint32_t t = 0; t < a->triangle_count; ++t) {
+            const uint32_t *tri = &a->triangles[3 * t];
+            cr_vec3 x0 = cr_v3_sub(p[tri[0]].x, o), x1 = cr_v3_sub(p[tri[1]].x, o), x2 = cr_v3_sub(p[tri[2]].x, o);
+            g[tri[0]] = cr_v3_add(g[tri[0]], cr_v3_cross(x1, x2));
+            g[tri[1]] = cr_v3_add(g[tri[1]], cr_v3_cross(x2, x0));
+            g[tri[2]] = cr_v3_add(g[tri[2]], cr_v3_cross(x0, x1));
+        }
+        cr_real wg = 0;
+        for (uint32_t i = 0; i < n; ++i) {
+            g[i] = cr_v3_scale(g[i], CR_R(1.0 / 6.0));
+            wg += cr_mul(p[i].inv_mass, cr_v3_len_sq(g[i]));
+        }
+        cr_real alpha = cr_mul(cr_div(sb->rest_volume, sb->volume_stiffness), inv_h2);
+        if (wg + alpha > 0) {
+            cr_real dl = cr_div(-c, wg + alpha);
+            for (uint32_t i = 0; i < n; ++i) {
+                cr_vec3 dx = cr_v3_scale(g[i], cr_mul(dl, p[i].inv_mass));
+                p[i].x = cr_v3_add(p[i].x, dx), corr[i] = cr_v3_add(corr[i], dx);
+            }
+        }
+    }
+    for (uint32_t i = 0; i < n; ++i) p[i].v = cr_v3_mad(p[i].v, inv_h, corr[i]);
+    /* Damping of the relative velocity along each spring (N s/m), as
+     * velocity impulses after the projection: implicit per spring, so the
+     * relative speed shrinks by h c (w_a + w_b) but never past zero, and
+     * every impulse takes energy out. Put inside the projection (XPBD's own
+     * damping) it gained energy: 22 % in one step at c = 10 N s/m. */
+    for (uint32_t j = 0; j < sb->structural_count; ++j) {
+        if (s[j].c <= 0) continue;
+        cr_particle *A = &p[s[j].a], *B = &p[s[j].b];
+        cr_vec3 u = cr_v3_normalize(cr_v3_sub(B->x, A->x));
+        cr_real wsum = A->inv_mass + B->inv_mass;
+        cr_real vrel = cr_v3_dot(cr_v3_sub(B->v, A->v), u);
+        cr_real j_imp = cr_mul(-vrel, cr_min(cr_mul(h, s[j].c), cr_div(CR_R(1), wsum)));
+        A->v = cr_v3_mad(A->v, -cr_mul(j_imp, A->inv_mass), u);
+        B->v = cr_v3_mad(B->v, cr_mul(j_imp, B->inv_mass), u);
+    }
+    /* Position projection turns a spinning body's velocities by less than
+     * the body turned (a first-order loss of angular momentum, (h w)^2 / 2 a
+     * substep: 7 % in 4 s of a ball at 3 rad/s). The internal forces have no
+     * torque, so the spin the projection lost is given back as a rigid
+     * rotation about the centre of mass: no linear momentum, L as before. */
+    cr_vec3 c1 = centre_of(p, n, inv_m), dl = cr_v3_sub(l0, spin_of(p, n, c1));
+    cr_mat3 inertia = cr_mat3_diag(cr_v3_zero());
+    for (uint32_t i = 0; i < n; ++i) {
+        cr_vec3 r = cr_v3_sub(p[i].x, c1);
+        cr_real r2 = cr_v3_len_sq(r);
+        cr_mat3 rr = {cr_v3_scale(r, r.x), cr_v3_scale(r, r.y), cr_v3_scale(r, r.z)};
+        inertia = cr_mat3_add(inertia, cr_mat3_scale(cr_mat3_add(cr_mat3_diag(cr_v3(r2, r2, r2)), cr_mat3_scale(rr, CR_R(-1))), p[i].mass));
+    }
+    if (cr_mat3_det(inertia) > 0) {
+        cr_vec3 wc = cr_mat3_mul_v3(cr_mat3_inverse(inertia), dl);
+        for (uint32_t i = 0; i < n; ++i) p[i].v = cr_v3_add(p[i].v, cr_v3_cross(wc, cr_v3_sub(p[i].x, c1)));
+    }
+}
+
+static void refresh_bounds(cr_world *w, cr_soft_body *sb, cr_real *max_speed_sq) {
+    cr_particle *p = cri_soft_particles(w) + sb->first_particle;
+    sb->bounds_min = sb->bounds_max = p[0].x;
+    cr_real vmax = 0;
+    for (uint32_t i = 0; i < sb->particle_count; ++i) {
+        sb->bounds_min = cr_v3_min(sb->bounds_min, p[i].x);
+        sb->bounds_max = cr_v3_max(sb->bounds_max, p[i].x);
+        cr_real v2 = cr_v3_len_sq(p[i].v);
+        if (v2 > vmax) vmax = v2;
+    }
+    *max_speed_sq = vmax;
+}
+
+/* A soft body touched by something moving wakes (spring_collide.c calls it). */
+static void wake(cr_soft_body *sb) {
+    sb->asleep = 0;
+    sb->sleep_time = 0;
+}
+
+/* Sleeping soft bodies wake when an awake dynamic rigid body's bounding
+ * sphere reaches their bounds (the soft stage does not test sleepers' particles). */
+static void wake_touched(cr_world *w, cr_soft_body *sb) {
+    const cr_body *bodies = cr_world_bodies_c(w);
+    for (uint32_t i = 0; i < w->body_high; ++i) {
+        const cr_body *b = &bodies[i];
+        if (!b->alive || b->asleep || b->type == CR_BODY_STATIC || b->shape.type == CR_SHAPE_PLANE) continue;
+        if (b->type == CR_BODY_KINEMATIC && cr_v3_len_sq(b->v) == 0 && cr_v3_len_sq(b->w) == 0) continue;
+        cr_real r = b->bound_radius + sb->radius;
+        cr_vec3 c = b->xf.p;
+        if (c.x + r < sb->bounds_min.x || c.y + r < sb->bounds_min.y || c.z + r < sb->bounds_min.z ||
+            c.x - r > sb->bounds_max.x || c.y - r > sb->bounds_max.y || c.z - r > sb->bounds_max.z)
+            continue;
+        wake(sb);
+        return;
+    }
+}
+
+void cri_soft_step(cr_world *w, cr_real dt) {
+    cr_model_stats *st = &w->stats.spring;
+    memset(st, 0, sizeof *st);
+    if (w->def.spring.body_capacity == 0) return;
+    cr_soft_region *r = cri_soft_region(w);
+    if (r->body_count == 0) return;
+    const cr_spring_budget *bud = &w->def.spring;
+    /* substeps of at most max_dt / substeps: a longer step takes more of them, never a longer one */
+    cr_real h_max = cr_div(bud->max_dt, cr_from_int((int32_t)bud->substeps));
+    /* a step longer than CR_SOFT_MAX_SUBSTEPS substeps of h_max moves soft
+     * bodies by only that much time: never a substep longer than the one
+     * their stiffness was admitted for */
+    cr_real steps_real = cr_div(dt, h_max);
+    int32_t n = steps_real >= cr_from_int(CR_SOFT_MAX_SUBSTEPS) ? CR_SOFT_MAX_SUBSTEPS : cr_floor_int(steps_real);
+    if (n < CR_SOFT_MAX_SUBSTEPS && (n < 1 || cr_mul(h_max, cr_from_int(n)) < dt)) ++n;
+    cr_real h = n >= CR_SOFT_MAX_SUBSTEPS ? h_max : cr_div(dt, cr_from_int(n));
+
+    uint32_t P = r->particle_count, B = r->body_high;
+    uint32_t mark = cr_arena_pos(&w->scratch);
+    uint32_t o_f = cri_arena_push_uninit(&w->scratch, (P ? 2 * P : 1) * (uint32_t)sizeof(cr_vec3), 16);
+    uint32_t o_owner = cri_arena_push_uninit(&w->scratch, (P ? P : 1) * 4u, 16);
+    uint32_t o_moving = cri_arena_push(&w->scratch, (uint8_t *)w, (B ? B : 1) * 4u, 16); /* zeroed: nobody runs yet */
+    uint32_t o_cand = cri_arena_push_uninit(&w->scratch, (B ? B : 1) * (CR_SOFT_MAX_CANDIDATES + 1u) * 4u, 16);
+    if (o_f == CR_NO_OFFSET || o_owner == CR_NO_OFFSET || o_moving == CR_NO_OFFSET || o_cand == CR_NO_OFFSET) {
+        st->waiting = r->body_count; /* no scratch: every body waits, counted */
+        cri_arena_pop_to(&w->scratch, mark);
+        return;
+    }
+    cr_vec3 *f = CR_AT(w, o_f, cr_vec3);
+    uint32_t *owner = CR_AT(w, o_owner, uint32_t), *moving = CR_AT(w, o_moving, uint32_t);
+    uint32_t *cand = CR_AT(w, o_cand, uint32_t);
+    cr_soft_body *bodies = cri_soft_bodies(w);
+
+    /* who runs this step: slot order from next_body, while the budget lasts */
+    uint64_t work = 0;
+    uint32_t first_waiting = UINT32_MAX;
+    for (uint32_t k = 0; k < B; ++k) {
+        uint32_t i = (r->next_body + k) % B;
+        cr_soft_body *sb = &bodies[i];
+        if (!sb->alive) continue;
+        for (uint32_t j = 0; j < sb->particle_count; ++j) owner[sb->first_particle + j] = i;
+        if (sb->asleep) wake_touched(w, sb);
+        if (sb->asleep) continue;
+        uint64_t cost = (uint64_t)(sb->particle_count + sb->spring_count) * (uint32_t)n;
+        if (work + cost > bud->work_per_step && st->done > 0) {
+            if (first_waiting == UINT32_MAX) first_waiting = i;
+            st->waiting++;
+            continue;
+        }
+        work += cost;
+        moving[i] = 1;
+        st->done++;
+    }
+    r->next_body = first_waiting == UINT32_MAX ? 0 : first_waiting;
+
+    /* soft-soft pairs once per step, with a margin for this step's motion */
+    cr_real vmax = 0;
+    for (uint32_t i = 0; i < B; ++i) {
+        if (!moving[i]) continue;
+        cr_particle *p = cri_soft_particles(w) + bodies[i].first_particle;
+        for (uint32_t j = 0; j < bodies[i].particle_count; ++j) vmax = cr_max(vmax, cr_v3_len_sq(p[j].v));
+    }
+    cr_real reach = cr_mul(cr_sqrt(vmax) + cr_mul(cr_v3_len(w->def.gravity), dt), dt);
+    uint32_t pair_cap = bud->particle_capacity * CR_SOFT_PAIRS_PER_PARTICLE, n_pairs = 0, pair_overflow = 0;
+    uint32_t o_pairs = r->body_count > 1 ? cri_arena_push_uninit(&w->scratch, pair_cap * 8u + 8u, 16) : CR_NO_OFFSET;
+    if (o_pairs != CR_NO_OFFSET)
+        n_pairs = cri_soft_find_pairs(w, reach + reach, CR_AT(w, o_pairs, uint32_t), pair_cap, &pair_overflow);
+    st->over_capacity = pair_overflow;
+
+    /* Each running body's rigid candidates, found once a step (a row of
+     * CR_SOFT_MAX_CANDIDATES + 1 words: the count, then the slots). Then the
+     * substeps, all bodies in each: forces and motion, rigid contacts, and
+     * the soft pairs (found once, with a margin for the step's motion), so
+     * soft bodies meet as often as they meet the ground. */
+    uint32_t contacts = 0;
+    for (uint32_t i = 0; i < B; ++i) {
+        if (!moving[i]) continue;
+        uint32_t *row = cand + i * (CR_SOFT_MAX_CANDIDATES + 1u);
+        row[0] = cri_soft_rigid_candidates(w, &bodies[i], reach, row + 1, CR_SOFT_MAX_CANDIDATES, &st->over_capacity);
+    }
+    for (int32_t k = 0; k < n; ++k) {
+        for (uint32_t i = 0; i < B; ++i) {
+            if (!moving[i]) continue;
+            const uint32_t *row = cand + i * (CR_SOFT_MAX_CANDIDATES + 1u);
+            integrate(w, &bodies[i], f, h);
+            contacts += cri_soft_collide_rigid(w, &bodies[i], row + 1, row[0], h, reach);
+        }
+        if (n_pairs > 0) contacts += cri_soft_collide_pairs(w, CR_AT(w, o_pairs, uint32_t), n_pairs, owner, moving, h);
+    }
+
+    /* bounds, sleep */
+    cr_real sleep_v2 = cr_mul(w->def.sleep_linear, w->def.sleep_linear);
+    for (uint32_t i = 0; i < B; ++i) {
+        if (!moving[i]) continue;
+        cr_soft_body *sb = &bodies[i];
+        cr_real v2;
+        refresh_bounds(w, sb, &v2);
+        if (!w->def.sleep || sb->no_sleep || v2 > sleep_v2) {
+            sb->sleep_time = 0;
+        } else {
+            sb->sleep_time += dt;
+            if (sb->sleep_time >= w->def.sleep_time) {
+                sb->asleep = 1;
+                cr_particle *p = cri_soft_particles(w) + sb->first_particle;
+                for (uint32_t j = 0; j < sb->particle_count; ++j) p[j].v = cr_v3_zero();
+            }
+        }
+    }
+    st->work = (uint32_t)(work > 0xffffffffu ? 0xffffffffu : work);
+    st->shrunk = contacts; /* not shrunk work: the contact count, reported in the same record */
+    cri_arena_pop_to(&w->scratch, mark);
+}
+
+/* ---- reading it -------------------------------------------------------- */
+
+uint64_t cri_soft_hash(const cr_world *w, uint64_t h) {
+    if (w->def.spring.body_capacity == 0) return h;
+    const cr_soft_region *r = cri_soft_region_c(w);
+    if (r->body_count == 0) return h;
+    h = cr_hash_u32(h, r->body_count);
+    h = cr_hash_u32(h, r->next_body);
+    const cr_soft_body *bodies = CR_AT(w, r->bodies, const cr_soft_body);
+    const cr_particle *p = CR_AT(w, r->particles, const cr_particle);
+    for (uint32_t i = 0; i < r->body_high; ++i) {
+        const cr_soft_body *sb = &bodies[i];
+        if (!sb->alive) continue;
+        h = cr_hash_u32(h, i);
+        h = cr_hash_u32(h, sb->generation);
+        h = cr_hash_u32(h, sb->asleep);
+        h = cr_hash_real(h, sb->sleep_time);
+        for (uint32_t j = 0; j < sb->particle_count; ++j) {
+            h = cr_hash_vec3(h, p[sb->first_particle + j].x);
+            h = cr_hash_vec3(h, p[sb->first_particle + j].v);
+        }
+    }
+    return h;
+}
+
+static uint32_t copy_out(const cr_world *w, cr_soft_id id, cr_vec3 *out, uint32_t cap, bool vel) {
+    const cr_soft_body *sb = cri_soft_body_c(w, id);
+    if (sb == NULL) return 0;
+    const cr_particle *p = CR_AT(w, cri_soft_region_c(w)->particles, const cr_particle) + sb->first_particle;
+    for (uint32_t i = 0; out != NULL && i < sb->particle_count && i < cap; ++i) out[i] = vel ? p[i].v : p[i].x;
+    return sb->particle_count;
+}
+
+uint32_t cr_soft_get_positions(const cr_world *w, cr_soft_id id, cr_vec3 *out, uint32_t cap) {
+    return copy_out(w, id, out, cap, false);
+}
+
+uint32_t cr_soft_get_velocities(const cr_world *w, cr_soft_id id, cr_vec3 *out, uint32_t cap) {
+    return copy_out(w, id, out, cap, true);
+}
+
+uint32_t cr_soft_get_normals(const cr_world *w, cr_soft_id id, cr_vec3 *out, uint32_t cap) {
+    const cr_soft_body *sb = cri_soft_body_c(w, id);
+    if (sb == NULL) return 0;
+    if (out == NULL) return sb->particle_count;
+    const cr_particle *p = CR_AT(w, cri_soft_region_c(w)->particles, const cr_particle) + sb->first_particle;
+    const cr_asset *a = cr_world_asset(w, sb->asset);
+    uint32_t n = sb->particle_count < cap ? sb->particle_count : cap;
+    for (uint32_t i = 0; i < n; ++i) out[i] = cr_v3_zero();
+    for (uint32_t t = 0; t < a->triangle_count; ++t) {
+        const uint32_t *tri = &a->triangles[3 * t];
+        /* the cross product's length is twice the area: area weighting for free */
+        cr_vec3 nt = cr_v3_cross(cr_v3_sub(p[tri[1]].x, p[tri[0]].x), cr_v3_sub(p[tri[2]].x, p[tri[0]].x));
+        for (int k = 0; k < 3; ++k)
+            if (tri[k] < n) out[tri[k]] = cr_v3_add(out[tri[k]], nt);
+    }
+    for (uint32_t i = 0; i < n; ++i) out[i] = cr_v3_normalize(out[i]);
+    return sb->particle_count;
+}
+
+cr_status cr_soft_get_state(const cr_world *w, cr_soft_id id, cr_soft_state *out) {
+    if (w == NULL || out == NULL) return CR_ERR_NULL_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    const cr_soft_body *sb = cri_soft_body_c(w, id);
+    if (sb == NULL) return CR_ERR_STALE_HANDLE;
+    const cr_particle *p = CR_AT(w, cri_soft_region_c(w)->particles, const cr_particle) + sb->first_particle;
+    const cr_spring *s = CR_AT(w, cri_soft_region_c(w)->springs, const cr_spring) + sb->first_spring;
+    out->particles = sb->particle_count;
+    out->springs = sb->spring_count;
+    out->asleep = sb->asleep != 0;
+    out->rest_volume = sb->rest_volume;
+    cr_real m = 0;
+    cr_vec3 mx = cr_v3_zero(), mv = cr_v3_zero();
+    out->bounds_min = out->bounds_max = p[0].x;
+    cr_vec3 o = p[0].x; /* sums about the first particle keep fixed point's numbers small */
+    for (uint32_t i = 0; i < sb->particle_count; ++i) {
+        m += p[i].mass;
+        mx = cr_v3_mad(mx, p[i].mass, cr_v3_sub(p[i].x, o));
+        mv = cr_v3_mad(mv, p[i].mass, p[i].v);
+        out->kinetic_energy += cr_half(cr_mul(p[i].mass, cr_v3_len_sq(p[i].v)));
+        out->bounds_min = cr_v3_min(out->bounds_min, p[i].x);
+        out->bounds_max = cr_v3_max(out->bounds_max, p[i].x);
+    }
+    out->mass = m;
+    out->centre = cr_v3_add(o, cr_v3_scale(mx, cr_div(CR_R(1), m)));
+    out->linear_momentum = mv;
+    cr_vec3 l = cr_v3_zero();
+    for (uint32_t i = 0; i < sb->particle_count; ++i)
+        l = cr_v3_add(l, cr_v3_scale(cr_v3_cross(cr_v3_sub(p[i].x, out->centre), p[i].v), p[i].mass));
+    out->angular_momentum = l;
+    cr_real err2 = 0;
+    for (uint32_t j = 0; j < sb->structural_count; ++j) {
+        cr_real len = cr_v3_len(cr_v3_sub(p[s[j].b].x, p[s[j].a].x));
+        cr_real e = cr_div(len - s[j].rest, s[j].rest);
+        err2 += cr_mul(e, e);
+        cr_real st = len - s[j].rest;
+        out->elastic_energy += cr_half(cr_mul(s[j].k, cr_mul(st, st)));
+    }
+    for (uint32_t j = sb->structural_count; j < sb->spring_count; ++j) {
+        cr_real st = cr_v3_len(cr_v3_sub(p[s[j].b].x, p[s[j].a].x)) - s[j].rest;
+        out->elastic_energy += cr_half(cr_mul(s[j].k, cr_mul(st, st)));
+    }
+    if (sb->structural_count > 0) out->edge_error = cr_sqrt(cr_div(err2, cr_from_int((int32_t)sb->structural_count)));
+    const cr_asset *a = cr_world_asset(w, sb->asset);
+    out->volume = volume_of(a, p, o);
+    if (sb->volume_stiffness > 0) {
+        cr_real dv = out->volume - sb->rest_volume;
+        out->elastic_energy += cr_div(cr_mul(cr_half(sb->volume_stiffness), cr_mul(dv, dv)), sb->rest_volume);
+    }
+    return CR_OK;
+}
+
+cr_status cr_soft_apply_impulse(cr_world *w, cr_soft_id id, cr_vec3 impulse, cr_vec3 point) {
+    if (w == NULL) return CR_ERR_NULL_ARGUMENT;
+    CR_TRY(cr_check_vec3(w, impulse, CR_FIELD_IMPULSE));
+    /* finite is not enough in fixed point: impulse / particle mass must fit */
+    const cr_real lim = CR_R(1.0e6);
+    if (cr_abs(impulse.x) > lim || cr_abs(impulse.y) > lim || cr_abs(impulse.z) > lim)
+        return cri_refuse(w, CR_ERR_ARGUMENT_RANGE, CR_FIELD_IMPULSE);
+    CR_TRY(cri_check_position(w, point, CR_FIELD_WORLD_POINT));
+    cr_soft_body *sb = cri_soft_body(w, id);
+    if (sb == NULL) return CR_ERR_STALE_HANDLE;
+    cr_particle *p = cri_soft_particles(w) + sb->first_particle;
+    uint32_t best = 0;
+    cr_real best_d = CR_REAL_MAX;
+    for (uint32_t i = 0; i < sb->particle_count; ++i) {
+        cr_real d = cr_v3_len_sq(cr_v3_sub(p[i].x, point));
+        if (d < best_d) best_d = d, best = i;
+    }
+    p[best].v = clamp_speed(cr_v3_add(p[best].v, clamp_speed(cr_v3_scale(impulse, p[best].inv_mass))));
+    wake(sb);
+    return CR_OK;
+}
+
+bool cri_soft_internal_force_sum(cr_world *w, cr_soft_id id, cr_vec3 *sum, cr_real *largest) {
+    cr_soft_body *sb = cri_soft_body(w, id);
+    if (sb == NULL) return false;
+    uint32_t mark = cr_arena_pos(&w->scratch);
+    uint32_t off = cri_arena_push_uninit(&w->scratch, sb->particle_count * (uint32_t)sizeof(cr_vec3), 16);
+    if (off == CR_NO_OFFSET) return false;
+    cr_vec3 *f = CR_AT(w, off, cr_vec3);
+    *sum = cr_v3_zero();
+    *largest = 0;
+    internal_forces(w, sb, f, NULL);
+    for (uint32_t i = 0; i < sb->particle_count; ++i) {
+        *sum = cr_v3_add(*sum, f[i]);
+        *largest = cr_max(*largest, cr_v3_len(f[i]));
+    }
+    cri_arena_pop_to(&w->scratch, mark);
+    return true;
+}

@@ -1,0 +1,131 @@
+/* mass_spring.h — the soft-body stage's part of the world block and its
+ * entry points (internal; seed 004, docs/mass-spring.md).
+ *
+ * The stage sits between the rigid solver and the damage stage (its own
+ * layer, soft/, tests/check_layers.sh): world.c lays its region out, steps it
+ * after the rigid position update, and hashes it. Its records are
+ *   cr_soft_body   one per soft body (slot header first, like cr_body)
+ *   cr_particle    the particles of all bodies, packed body after body
+ *   cr_spring      the springs of all bodies, packed body after body
+ * A destroyed body's particles and springs are closed up by moving the later
+ * bodies' down, so the arrays stay packed and their order is the slot order
+ * of creation — deterministic, and a byte copy of the block is a snapshot.
+ *
+ * mass_spring.c is the model (particles, springs, volume, the integrator);
+ * spring_collide.c its collisions with rigid bodies and with other soft bodies.
+ */
+#ifndef CRUMPLE_SOFT_MASS_SPRING_H
+#define CRUMPLE_SOFT_MASS_SPRING_H
+
+#include "base/block.h"
+
+/// One soft body.
+typedef struct cr_soft_body {
+    uint32_t generation;
+    uint32_t next_free;       ///< index1 of the next free slot when dead
+    uint8_t alive;
+    uint8_t asleep;
+    uint8_t no_sleep;
+    uint8_t closed;           ///< the asset is closed: the volume force applies
+    uint32_t asset;           ///< asset slot (triangles; never a flagged surface copy)
+    uint32_t first_particle, particle_count;
+    uint32_t first_spring, spring_count;
+    uint32_t structural_count; ///< the first springs are edges, the rest bending springs
+    cr_real mass;             ///< kg
+    cr_real absolute_damping; ///< N s/m per particle
+    cr_real volume_stiffness; ///< Pa
+    cr_real rest_volume;      ///< m^3
+    cr_real radius;           ///< m, particle collision radius against rigid bodies
+    cr_real soft_radius;      ///< m, against other soft bodies: the widest triangle's circumradius, so no particle slips through
+    cr_real friction;
+    cr_real restitution;
+    cr_real sleep_time;       ///< s slower than the world's sleep_linear
+    cr_vec3 bounds_min, bounds_max; ///< m, the particles at the end of the last step
+    uint64_t user_data;
+} cr_soft_body;
+
+typedef struct cr_particle {
+    cr_vec3 x;                ///< m, world space
+    cr_vec3 v;                ///< m/s
+    cr_real mass;             ///< kg
+    cr_real inv_mass;         ///< 1/kg
+} cr_particle;
+
+typedef struct cr_spring {
+    uint32_t a, b;            ///< particle indices within the body
+    cr_real rest;             ///< m, rest length
+    cr_real k;                ///< N/m
+    cr_real c;                ///< N s/m, along the spring
+} cr_spring;
+
+typedef struct cr_soft_region {
+    uint32_t bodies;          ///< offset of cr_soft_body[spring.body_capacity]
+    uint32_t particles;       ///< offset of cr_particle[spring.particle_capacity]
+    uint32_t springs;         ///< offset of cr_spring[spring.spring_capacity]
+    uint32_t free_body;       ///< index1 of the first free slot
+    uint32_t body_count;      ///< live soft bodies
+    uint32_t body_high;       ///< slots ever used
+    uint32_t particle_count;  ///< particles in use (packed)
+    uint32_t spring_count;    ///< springs in use (packed)
+    uint32_t next_body;       ///< the slot the next step starts at (a body that waited runs first)
+    uint32_t pad_;
+} cr_soft_region;
+
+static inline cr_soft_region *cri_soft_region(cr_world *w) { return CR_AT(w, w->soft_region, cr_soft_region); }
+static inline const cr_soft_region *cri_soft_region_c(const cr_world *w) {
+    return CR_AT(w, w->soft_region, const cr_soft_region);
+}
+static inline cr_soft_body *cri_soft_bodies(cr_world *w) { return CR_AT(w, cri_soft_region(w)->bodies, cr_soft_body); }
+static inline cr_particle *cri_soft_particles(cr_world *w) { return CR_AT(w, cri_soft_region(w)->particles, cr_particle); }
+static inline cr_spring *cri_soft_springs(cr_world *w) { return CR_AT(w, cri_soft_region(w)->springs, cr_spring); }
+
+/* world.c */
+cr_status cri_soft_check_budget(const cr_spring_budget *b);
+uint64_t cri_soft_region_bytes(const cr_world_def *def);
+uint64_t cri_soft_scratch_bytes(const cr_world_def *def);
+bool cri_soft_layout(cr_world *w, uint8_t *block);
+/// The stage: every awake soft body within the budget, after the rigid position update.
+void cri_soft_step(cr_world *w, cr_real dt);
+/// Mix every soft body into the state hash (nothing when there are none, so
+/// worlds without soft bodies hash as before).
+uint64_t cri_soft_hash(const cr_world *w, uint64_t h);
+
+/// The live soft body a handle names, or NULL.
+cr_soft_body *cri_soft_body(cr_world *w, cr_soft_id id);
+const cr_soft_body *cri_soft_body_c(const cr_world *w, cr_soft_id id);
+
+/// Sum of the internal forces (springs, spring damping, volume) on a body's
+/// particles now, N (zero to rounding: tests check it every step), and the
+/// largest single particle's; false for a stale handle or no scratch.
+bool cri_soft_internal_force_sum(cr_world *w, cr_soft_id id, cr_vec3 *sum, cr_real *largest);
+
+/* spring_collide.c */
+/// Scratch the collision passes need for the def's capacities.
+uint64_t cri_soft_collide_scratch_bytes(const cr_world_def *def);
+/// The rigid bodies a soft body may touch this step (bounding spheres against
+/// its bounds grown by its motion): slots into `out` (at most `capacity`, in
+/// slot order; the others are counted in *overflow), returns the count.
+uint32_t cri_soft_rigid_candidates(cr_world *w, const cr_soft_body *sb, cr_real reach, uint32_t *out, uint32_t capacity,
+                                   uint32_t *overflow);
+/// Rigid bodies one soft body collides with in a step at most.
+#define CR_SOFT_MAX_CANDIDATES 64u
+/// One substep's particle contacts with the candidate rigid bodies: push out,
+/// equal and opposite impulses (restitution, friction). Returns contacts.
+/// (h: the substep, s; reach: how far the body may move this step, m)
+uint32_t cri_soft_collide_rigid(cr_world *w, cr_soft_body *sb, const uint32_t *cand, uint32_t n_cand, cr_real h,
+                               cr_real reach);
+/// Particle pairs of different soft bodies closer than their radii plus
+/// `margin`, found once per step between the particles of each body inside
+/// another's grown bounds; returns the pair count (pairs are two u32 global
+/// particle indices; at most `capacity`; *overflow counts the pairs that did
+/// not fit).
+uint32_t cri_soft_find_pairs(cr_world *w, cr_real margin, uint32_t *pairs, uint32_t capacity, uint32_t *overflow);
+/// One substep's response of the step's particle pairs (owner: body slot of
+/// each particle; moving: per slot, whether it ran this step; h: the
+/// substep, s); returns contacts.
+uint32_t cri_soft_collide_pairs(cr_world *w, const uint32_t *pairs, uint32_t n_pairs, const uint32_t *owner,
+                                const uint32_t *moving, cr_real h);
+/// Pair capacity per particle of the world's particle capacity.
+#define CR_SOFT_PAIRS_PER_PARTICLE 16u
+
+#endif

@@ -1,0 +1,343 @@
+/* spring_collide.c — a soft body's collisions (seed 004's "collision detection
+ * and response", done with the rigid core's signed distances).
+ *
+ * Seed 004 intersects edges with triangles and collects the points inside by
+ * a depth-first search; crumple already has what that search computes: every
+ * rigid body's signed distance (seed 002's grid for meshes, closed forms for
+ * boxes, spheres and planes). So each particle, a sphere of the body's
+ * particle radius, is tested against the signed distance of every rigid body
+ * whose bounding sphere reaches the soft body's bounds, in every substep:
+ *
+ *   - push-out: the particle moves out along the normal by its depth (the
+ *     rigid body is not moved; its velocity is what the impulse changes);
+ *   - impulse: the relative normal velocity is removed (restitution for
+ *     approaches faster than 1 m/s) with the effective mass of both sides,
+ *     1/m_p + 1/M + (r x n) I^-1 (r x n), plus Coulomb friction up to mu J;
+ *     the rigid body gets the equal and opposite impulse, so momentum is
+ *     exchanged exactly (to rounding) and a soft ball pushes a light box and
+ *     is pushed by a heavy one. A sleeping rigid body is static unless the
+ *     impulse would move it faster than the world's sleep speed: then it wakes.
+ *
+ * Soft against soft: particles of different bodies closer than the sum of
+ * their radii push apart (mass weighted, so the centre of mass stays) and
+ * lose their approach velocity with equal and opposite impulses. The pairs
+ * are found once per step, with a margin for the step's motion, between the
+ * particles of each body inside another's grown bounds (body pairs in slot
+ * order, particles in index order: deterministic); pairs beyond the capacity
+ * are counted, not kept.
+ */
+#include "soft/mass_spring.h"
+#include "geometry/shape.h"
+#include "base/check.h"
+
+#include <string.h>
+
+#define CR_SOFT_REST_SPEED CR_R(1.0) /* m/s: slower approaches rest (restitution 0) */
+
+static uint64_t al16(uint64_t x) { return (x + 15u) & ~(uint64_t)15u; }
+
+uint64_t cri_soft_collide_scratch_bytes(const cr_world_def *def) {
+    uint64_t P = def->spring.particle_capacity;
+    /* two lists of particles inside a partner's bounds, and the pairs */
+    return 2 * al16(P * 4u + 4u) + al16(P * CR_SOFT_PAIRS_PER_PARTICLE * 8u + 8u) + 64u;
+}
+
+uint32_t cri_soft_rigid_candidates(cr_world *w, const cr_soft_body *sb, cr_real reach, uint32_t *out, uint32_t capacity,
+                                   uint32_t *overflow) {
+    const cr_body *bodies = cr_world_bodies_c(w);
+    uint32_t n = 0;
+    cr_real grow = sb->radius + reach;
+    cr_vec3 lo = cr_v3_sub(sb->bounds_min, cr_v3(grow, grow, grow)), hi = cr_v3_add(sb->bounds_max, cr_v3(grow, grow, grow));
+    for (uint32_t i = 0; i < w->body_high; ++i) {
+        const cr_body *b = &bodies[i];
+        if (!b->alive) continue;
+        if (b->shape.type != CR_SHAPE_PLANE) {
+            cr_real r = b->bound_radius + cr_mul(cr_v3_len(b->v), cr_mul(w->def.spring.max_dt, CR_R(2)));
+            cr_vec3 c = b->xf.p;
+            if (c.x + r < lo.x || c.y + r < lo.y || c.z + r < lo.z || c.x - r > hi.x || c.y - r > hi.y || c.z - r > hi.z)
+                continue;
+        }
+        if (n < capacity) out[n++] = i;
+        else ++*overflow;
+    }
+    return n;
+}
+
+/* The impulse between particle `pt` (already pushed out, touching along n,
+ * the rigid body's outward normal) and rigid body b: the relative normal
+ * velocity removed (restitution above CR_SOFT_REST_SPEED), Coulomb friction,
+ * equal and opposite. */
+static void contact_impulse(cr_world *w, cr_body *b, uint32_t slot, const cr_mat3 *inv_i, cr_particle *pt, cr_vec3 n,
+                            cr_real mu, cr_real e_max, cr_real push_speed) {
+    bool dynamic = b->type == CR_BODY_DYNAMIC;
+    cr_vec3 rel = cr_v3_sub(pt->x, b->xf.p);
+    bool sleeping = dynamic && b->asleep;
+    cr_vec3 vb = (b->type == CR_BODY_STATIC || sleeping) ? cr_v3_zero() : cr_v3_add(b->v, cr_v3_cross(b->w, rel));
+    cr_vec3 vrel = cr_v3_sub(pt->v, vb);
+    cr_real vn = cr_v3_dot(vrel, n);
+    if (vn >= 0 && push_speed <= 0) return;
+    cr_real wb = 0;
+    if (dynamic) {
+        cr_vec3 rn = cr_v3_cross(rel, n);
+        wb = b->inv_mass + cr_v3_dot(rn, cr_mat3_mul_v3(*inv_i, rn));
+    }
+    cr_real e = vn < -CR_SOFT_REST_SPEED ? e_max : 0;
+    cr_real jn = vn < 0 ? cr_div(-cr_mul(CR_R(1) + e, vn), pt->inv_mass + wb) : 0;
+    if (sleeping) {
+        /* a resting push leaves a sleeping body asleep (and static); a hard one wakes it */
+        if (cr_mul(jn, b->inv_mass) > w->def.sleep_linear) {
+            cri_world_wake(w, slot);
+            sleeping = false;
+        } else {
+            wb = 0;
+            jn = vn < 0 ? cr_div(-cr_mul(CR_R(1) + e, vn), pt->inv_mass) : 0;
+        }
+    }
+    /* the push-out counts as an impulse for friction (pen / h over the
+     * inverse masses): a particle pressed against a wall by its neighbours,
+     * with no approach speed of its own, still holds by friction */
+    cr_real j_push = cr_div(push_speed, pt->inv_mass + wb);
+    cr_vec3 J = cr_v3_scale(n, jn);
+    cr_vec3 vt = cr_v3_sub(vrel, cr_v3_scale(n, vn));
+    cr_real vt_len;
+    cr_vec3 t = cr_v3_normalize_len(vt, &vt_len);
+    if (vt_len > CR_REAL_EPS) {
+        cr_real jt = cr_min(cr_div(vt_len, pt->inv_mass + wb), cr_mul(mu, jn + j_push));
+        J = cr_v3_mad(J, -jt, t);
+    }
+    pt->v = cr_v3_mad(pt->v, pt->inv_mass, J);
+    if (dynamic && !sleeping) {
+        b->v = cr_v3_mad(b->v, -b->inv_mass, J);
+        b->w = cr_v3_sub(b->w, cr_mat3_mul_v3(*inv_i, cr_v3_cross(rel, J)));
+    }
+}
+
+/* Points along a box's edges, one per soft radius: the rigid body's samples
+ * against the soft surface (the particles' spheres). A particle pushed out
+ * of a box by its distance alone slides off round an edge, and the edge then
+ * passes between particles; against these points it cannot. */
+static uint32_t box_edge_points(cr_vec3 he, cr_real spacing, cr_vec3 *out, uint32_t cap) {
+    uint32_t n = 0;
+    const cr_real h[3] = {he.x, he.y, he.z};
+    for (int axis = 0; axis < 3; ++axis) {
+        int32_t k = cr_floor_int(cr_div(h[axis] + h[axis], spacing)) + 1;
+        if (k < 1) k = 1;
+        if (k > 32) k = 32;
+        int u = (axis + 1) % 3, v = (axis + 2) % 3;
+        for (int corner = 0; corner < 4; ++corner)
+            for (int32_t j = 0; j <= k; ++j) {
+                if (n >= cap) return n;
+                cr_real c[3];
+                c[axis] = -h[axis] + cr_div(cr_mul(h[axis] + h[axis], cr_from_int(j)), cr_from_int(k));
+                c[u] = (corner & 1) ? h[u] : -h[u];
+                c[v] = (corner & 2) ? h[v] : -h[v];
+                out[n++] = cr_v3(c[0], c[1], c[2]);
+            }
+    }
+    return n;
+}
+
+uint32_t cri_soft_collide_rigid(cr_world *w, cr_soft_body *sb, const uint32_t *cand, uint32_t n_cand, cr_real h,
+                               cr_real reach) {
+    cr_real inv_h = cr_div(CR_R(1), h);
+    cr_body *bodies = cr_world_bodies(w);
+    cr_particle *p = cri_soft_particles(w) + sb->first_particle;
+    cr_real r = sb->radius;
+    uint32_t contacts = 0;
+    for (uint32_t c = 0; c < n_cand; ++c) {
+        uint32_t slot = cand[c];
+        cr_body *b = &bodies[slot];
+        bool plane = b->shape.type == CR_SHAPE_PLANE;
+        cr_mat3 inv_i = cr_mat3_diag(cr_v3_zero());
+        if (b->type == CR_BODY_DYNAMIC) {
+            cr_mat3 rot = cr_mat3_from_quat(b->xf.q);
+            inv_i = cr_mat3_mul(cr_mat3_mul(rot, cr_mat3_diag(b->inv_inertia)), cr_mat3_transpose(rot));
+        }
+        /* a plane's bound is CR_REAL_MAX, and a huge body's squared bound
+         * overflows fixed point: those skip the sphere test */
+        bool unbounded = plane || b->bound_radius > CR_R(1000);
+        cr_real reach2 = unbounded ? 0 : cr_sq(b->bound_radius + sb->soft_radius);
+        cr_real mu = cr_sqrt(cr_mul(sb->friction, b->material.friction));
+        cr_real e_max = cr_max(sb->restitution, b->material.restitution);
+        /* a box's world bounds (|R| h): a wall's bounding sphere holds the
+         * whole pile, its bounds only the particles near it */
+        bool box = b->shape.type == CR_SHAPE_BOX;
+        cr_vec3 ext = cr_v3_zero();
+        if (box) {
+            cr_mat3 rot = cr_mat3_from_quat(b->xf.q);
+            cr_vec3 he = b->shape.half_extents;
+            ext.x = cr_mul(cr_abs(rot.cx.x), he.x) + cr_mul(cr_abs(rot.cy.x), he.y) + cr_mul(cr_abs(rot.cz.x), he.z) + r;
+            ext.y = cr_mul(cr_abs(rot.cx.y), he.x) + cr_mul(cr_abs(rot.cy.y), he.y) + cr_mul(cr_abs(rot.cz.y), he.z) + r;
+            ext.z = cr_mul(cr_abs(rot.cx.z), he.x) + cr_mul(cr_abs(rot.cy.z), he.y) + cr_mul(cr_abs(rot.cz.z), he.z) + r;
+            /* a wall far from this body: nothing of it can touch (bounds are
+             * the last step's, grown by this step's motion) */
+            cr_real g = sb->soft_radius + sb->soft_radius + reach;
+            cr_vec3 c0 = b->xf.p;
+            if (c0.x + ext.x < sb->bounds_min.x - g || c0.x - ext.x > sb->bounds_max.x + g ||
+                c0.y + ext.y < sb->bounds_min.y - g || c0.y - ext.y > sb->bounds_max.y + g ||
+                c0.z + ext.z < sb->bounds_min.z - g || c0.z - ext.z > sb->bounds_max.z + g)
+                continue;
+        }
+        for (uint32_t i = 0; i < sb->particle_count; ++i) {
+            cr_vec3 rel = cr_v3_sub(p[i].x, b->xf.p);
+            if (!unbounded && cr_v3_len_sq(rel) > reach2) continue;
+            if (box && (cr_abs(rel.x) > ext.x || cr_abs(rel.y) > ext.y || cr_abs(rel.z) > ext.z)) continue;
+            cr_vec3 local = cr_quat_inv_rotate(b->xf.q, rel), nl;
+            cr_real d = cri_shape_sdf(w, &b->shape, local, local, &nl);
+            if (d >= r) continue;
+            cr_vec3 n = cr_quat_rotate(b->xf.q, nl);
+            p[i].x = cr_v3_mad(p[i].x, r - d, n);
+            ++contacts;
+            contact_impulse(w, b, slot, &inv_i, &p[i], n, mu, e_max, cr_mul(r - d, inv_h));
+        }
+        /* the rigid body's own samples against the particles: a box's edges
+         * (one point per soft radius), a mesh's sample vertices */
+        cr_vec3 pts[12 * 33];
+        uint32_t np = 0;
+        const cr_vec3 *local_pts = pts;
+        if (b->shape.type == CR_SHAPE_BOX) {
+            np = box_edge_points(b->shape.half_extents, sb->soft_radius, pts, 12 * 33);
+        } else if (b->shape.type == CR_SHAPE_MESH) {
+            const cr_asset *a = cr_world_asset(w, b->shape.asset);
+            if (a != NULL) local_pts = a->samples, np = a->sample_count;
+        }
+        if (np == 0) continue;
+        cr_real R = r, R2 = cr_mul(R, R);
+        cr_real gr = R + R + reach;
+        cr_vec3 lo = cr_v3_sub(sb->bounds_min, cr_v3(gr, gr, gr)), hi = cr_v3_add(sb->bounds_max, cr_v3(gr, gr, gr));
+        for (uint32_t k = 0; k < np; ++k) {
+            cr_vec3 q = cr_transform_point(b->xf, local_pts[k]);
+            /* the step's bounds, grown: points far from the body touch none of it */
+            if (q.x < lo.x || q.y < lo.y || q.z < lo.z || q.x > hi.x || q.y > hi.y || q.z > hi.z) continue;
+            for (uint32_t i = 0; i < sb->particle_count; ++i) {
+                cr_vec3 dq = cr_v3_sub(p[i].x, q);
+                cr_real d2 = cr_v3_len_sq(dq);
+                if (d2 >= R2) continue;
+                cr_real dist;
+                cr_vec3 n = cr_v3_normalize_len(dq, &dist);
+                if (dist <= CR_REAL_EPS) continue;
+                p[i].x = cr_v3_mad(p[i].x, R - dist, n);
+                ++contacts;
+                contact_impulse(w, b, slot, &inv_i, &p[i], n, mu, e_max, cr_mul(R - dist, inv_h));
+            }
+        }
+    }
+    return contacts;
+}
+
+/* The particles of `body` inside the box [lo, hi], as global indices. */
+static uint32_t particles_in(const cr_particle *p, const cr_soft_body *body, cr_vec3 lo, cr_vec3 hi, uint32_t *out) {
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < body->particle_count; ++k) {
+        cr_vec3 x = p[body->first_particle + k].x;
+        if (x.x >= lo.x && x.y >= lo.y && x.z >= lo.z && x.x <= hi.x && x.y <= hi.y && x.z <= hi.z)
+            out[n++] = body->first_particle + k;
+    }
+    return n;
+}
+
+uint32_t cri_soft_find_pairs(cr_world *w, cr_real margin, uint32_t *pairs, uint32_t capacity, uint32_t *overflow) {
+    cr_soft_region *r = cri_soft_region(w);
+    uint32_t P = r->particle_count;
+    *overflow = 0;
+    if (P == 0) return 0;
+    const cr_soft_body *bodies = cri_soft_bodies(w);
+    const cr_particle *p = cri_soft_particles(w);
+    uint32_t mark = cr_arena_pos(&w->scratch);
+    uint32_t o_a = cri_arena_push_uninit(&w->scratch, P * 4u + 4u, 16), o_b = cri_arena_push_uninit(&w->scratch, P * 4u + 4u, 16);
+    if (o_a == CR_NO_OFFSET || o_b == CR_NO_OFFSET) {
+        cri_arena_pop_to(&w->scratch, mark);
+        *overflow = P;
+        return 0;
+    }
+    uint32_t *la = CR_AT(w, o_a, uint32_t), *lb = CR_AT(w, o_b, uint32_t);
+    /* Body pairs whose bounds (grown by both radii and the step's motion)
+     * overlap, in slot order; then only the particles of each inside the
+     * other's grown bounds are tested against each other, in index order.
+     * In a pile a body overlaps a few neighbours by a few particles, so this
+     * tests far fewer pairs than a grid around every particle would. */
+    uint32_t n = 0;
+    for (uint32_t A = 0; A < r->body_high; ++A) {
+        const cr_soft_body *ba = &bodies[A];
+        if (!ba->alive) continue;
+        for (uint32_t B = A + 1; B < r->body_high; ++B) {
+            const cr_soft_body *bb = &bodies[B];
+            if (!bb->alive) continue;
+            cr_real reach = ba->soft_radius + bb->soft_radius + margin;
+            cr_vec3 g = cr_v3(reach, reach, reach);
+            cr_vec3 alo = cr_v3_sub(ba->bounds_min, g), ahi = cr_v3_add(ba->bounds_max, g);
+            if (bb->bounds_max.x < alo.x || bb->bounds_max.y < alo.y || bb->bounds_max.z < alo.z ||
+                bb->bounds_min.x > ahi.x || bb->bounds_min.y > ahi.y || bb->bounds_min.z > ahi.z)
+                continue;
+            uint32_t na = particles_in(p, ba, cr_v3_sub(bb->bounds_min, g), cr_v3_add(bb->bounds_max, g), la);
+            if (na == 0) continue;
+            uint32_t nb = particles_in(p, bb, alo, ahi, lb);
+            cr_real reach2 = cr_sq(reach);
+            for (uint32_t i = 0; i < na; ++i)
+                for (uint32_t j = 0; j < nb; ++j) {
+                    if (cr_v3_len_sq(cr_v3_sub(p[lb[j]].x, p[la[i]].x)) >= reach2) continue;
+                    if (n < capacity) {
+                        pairs[2 * n] = la[i];
+                        pairs[2 * n + 1] = lb[j];
+                        ++n;
+                    } else {
+                        ++*overflow;
+                    }
+                }
+        }
+    }
+    cri_arena_pop_to(&w->scratch, mark);
+    return n;
+}
+
+uint32_t cri_soft_collide_pairs(cr_world *w, const uint32_t *pairs, uint32_t n_pairs, const uint32_t *owner,
+                                const uint32_t *moving, cr_real h) {
+    cr_soft_body *bodies = cri_soft_bodies(w);
+    cr_particle *p = cri_soft_particles(w);
+    uint32_t contacts = 0;
+    for (uint32_t k = 0; k < n_pairs; ++k) {
+        uint32_t i = pairs[2 * k], j = pairs[2 * k + 1];
+        cr_soft_body *A = &bodies[owner[i]], *B = &bodies[owner[j]];
+        if (!moving[owner[i]] && !moving[owner[j]]) continue; /* two resting bodies stay as they are */
+        cr_vec3 d = cr_v3_sub(p[j].x, p[i].x);
+        cr_real dist;
+        cr_vec3 n = cr_v3_normalize_len(d, &dist);
+        cr_real pen = A->soft_radius + B->soft_radius - dist;
+        if (pen <= 0 || dist <= CR_REAL_EPS) continue;
+        cr_vec3 vrel = cr_v3_sub(p[j].v, p[i].v);
+        cr_real vn = cr_v3_dot(vrel, n);
+        /* a body that did not run this step is immovable unless hit: then it wakes */
+        cr_real wi = p[i].inv_mass, wj = p[j].inv_mass;
+        if (!moving[owner[i]]) {
+            if (vn < -w->def.sleep_linear) A->asleep = 0, A->sleep_time = 0;
+            else wi = 0;
+        }
+        if (!moving[owner[j]]) {
+            if (vn < -w->def.sleep_linear) B->asleep = 0, B->sleep_time = 0;
+            else wj = 0;
+        }
+        cr_real wsum = wi + wj;
+        if (wsum <= 0) continue;
+        ++contacts;
+        cr_real share_i = cr_div(wi, wsum), share_j = cr_div(wj, wsum);
+        p[i].x = cr_v3_mad(p[i].x, -cr_mul(pen, share_i), n);
+        p[j].x = cr_v3_mad(p[j].x, cr_mul(pen, share_j), n);
+        /* the push-out is an impulse too (pen / h over the pair's inverse
+         * mass): friction is bounded by both, so bodies resting on each
+         * other (no approach speed left) still hold by friction */
+        cr_real jn = vn < 0 ? cr_div(-vn, wsum) : 0;
+        cr_real j_push = cr_div(cr_div(pen, h), wsum);
+        cr_vec3 J = cr_v3_scale(n, jn);
+        cr_vec3 vt = cr_v3_sub(vrel, cr_v3_scale(n, vn));
+        cr_real vt_len;
+        cr_vec3 t = cr_v3_normalize_len(vt, &vt_len);
+        if (vt_len > CR_REAL_EPS) {
+            cr_real mu = cr_sqrt(cr_mul(A->friction, B->friction));
+            J = cr_v3_mad(J, -cr_min(cr_div(vt_len, wsum), cr_mul(mu, jn + j_push)), t);
+        }
+        /* J acts on j; -J on i */
+        p[i].v = cr_v3_mad(p[i].v, -wi, J);
+        p[j].v = cr_v3_mad(p[j].v, wj, J);
+    }
+    return contacts;
+}
