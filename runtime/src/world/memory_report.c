@@ -6,15 +6,19 @@
  * the ones layout() in world.c pushes, in the same order, plus the scratch
  * plan of cri_scratch_plan_make; tests/test_memory.c checks that they add up
  * to cr_world_memory_need exactly, so a change to the layout that forgets
- * this file fails a test instead of printing a wrong report. Damage models
- * added later show up inside "damage: stage and command queue" until they
- * get a line of their own.
+ * this file fails a test instead of printing a wrong report. A damage model
+ * without a line of its own would show up inside "damage: stage and command
+ * queue": every model has one.
  */
 #include "solver/solver.h"
 #include "damage/stage.h"
 #include "damage/dent_model.h"
 #include "damage/example_model.h"
 #include "damage/custom_model.h"
+#include "damage/bend_model.h"
+#include "damage/squash_model.h"
+#include "damage/fracture_model.h"
+#include "soft/mass_spring.h"
 #include "geometry/surface_copy.h"
 
 #include <string.h>
@@ -49,21 +53,28 @@ uint32_t cr_world_memory_report(const cr_world_def *def, cr_memory_region *out, 
     add(&r, "asset slots and their coarse grids", "asset_capacity",
         al16((uint64_t)def->asset_capacity * sizeof(const cr_asset *)) +
             al16((uint64_t)def->asset_capacity * sizeof(cr_coarse_grid)));
+    add(&r, "warm-start contact impulses", "point_capacity", al16((uint64_t)def->point_capacity * sizeof(cr_warm_impulse)));
 
     const cr_damage_def *d = &def->damage;
-    uint64_t surfaces = (uint64_t)d->dent.body_capacity + d->example.body_capacity;
+    uint64_t surfaces =
+        (uint64_t)d->dent.body_capacity + d->example.body_capacity + cri_bend_model_surfaces(&d->bend) + d->squash.body_capacity;
     uint64_t surface_memory = surfaces ? al16(d->surface_bytes) : 0;
     uint64_t dent = cri_dent_model_region_bytes(def), example = cri_example_model_region_bytes(def);
-    uint64_t custom = cri_custom_model_region_bytes(def);
+    uint64_t bend = cri_bend_model_region_bytes(def), squash = cri_squash_model_region_bytes(def);
+    uint64_t fracture = cri_fracture_model_region_bytes(def), custom = cri_custom_model_region_bytes(def);
     uint64_t damage = cri_damage_region_bytes(def);
     add(&r, "damage: deformed surface copies", "damage.surface_bytes (cr_asset_damage_bytes per body)", surface_memory);
     add(&r, "damage: dent model (two dent maps, a grid patch, queue, records)",
         "damage.dent.max_cells (maps: max_cells^2), .work_per_step (patch), .queue_capacity", dent);
     add(&r, "damage: example plasticity model", "damage.example", example);
+    add(&r, "damage: bending model (bones, skins, split queue)", "damage.bend", bend);
+    add(&r, "damage: squash model (skeletons, zones)", "damage.squash", squash);
+    add(&r, "damage: fracture model (pieces, bonds, queue)", "damage.fracture", fracture);
     add(&r, "damage: the game's model", "damage.custom", custom);
     add(&r, "damage: stage and command queue", "damage.command_capacity",
-        damage - surface_memory - dent - example - custom);
+        damage - surface_memory - dent - example - bend - squash - fracture - custom);
     add(&r, "alignment", "", 16u);
+    add(&r, "soft bodies (particles, springs)", "spring", cri_soft_region_bytes(def));
 
     cr_scratch_plan p;
     cri_scratch_plan_make(def, &p);
@@ -78,7 +89,9 @@ uint32_t cr_world_memory_report(const cr_world_def *def, cr_memory_region *out, 
                        p.level_start + p.no_collide;
     uint64_t damage_scratch = cri_damage_scratch_bytes(def);
     add(&r, "scratch: damage impacts and contacts", "event_capacity, contact_capacity", damage_scratch);
-    planned += damage_scratch;
+    uint64_t soft_scratch = cri_soft_scratch_bytes(def);
+    add(&r, "scratch: soft-body contacts", "spring", soft_scratch);
+    planned += damage_scratch + soft_scratch;
     /* broadphase grid, contact graph and sleep islands take turns in one span */
     uint64_t step_total = p.total;
     uint64_t scratch = def->scratch_bytes > step_total ? def->scratch_bytes : step_total;
