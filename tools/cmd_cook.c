@@ -19,7 +19,8 @@ static void usage(FILE *f) {
     fprintf(f,
             "usage: crumple cook IN.obj -o OUT.crb [--sdf-res N] [--sdf-pad N] [--scale S] [--normalise L] [--recentre]\n"
             "       [--weld D] [--max-samples N] [--geodesic-radius R] [--geodesic-max N] [--rig FILE | --bones auto:N]\n"
-            "       [--poses FILE] [--timings] [--quiet]\n"
+            "       [--poses FILE] [--skeleton FILE] [--pieces N|groups] [--piece-seed S] [--pieces-near X,Y,Z] [--gap D]\n"
+            "       [--piece-sdf-res N] [--timings] [--quiet]\n"
             "  Cooks an OBJ mesh into a validated binary asset (docs/asset-format.md), in the body frame:\n"
             "  centre of mass at the origin, axes along the principal moments (`crumple info` prints mesh_to_body).\n"
             "  --sdf-res N            grid cells along the longest axis, padding included (default 64)\n"

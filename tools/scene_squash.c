@@ -29,9 +29,9 @@ int cr_scene_squash_define(cr_scene *s, char *const *tok, int ntok, int line, ch
     if (ntok < 1) return snprintf(why, n, "'squash' needs a name"), -1;
     cr_scene_squash q;
     memset(&q, 0, sizeof q);
-    if (strlen(tok[0]) >= sizeof q.name) return snprintf(why, n, "squash name '%s' is too long", tok[0]), -1;
+    if (strlen(tok[0]) >= sizeof q.name) return snprintf(why, n, "squash name '%.40s...' is too long", tok[0]), -1;
     int32_t prev = cr_scene_squash_find(s, tok[0]);
-    if (prev >= 0) return snprintf(why, n, "squash '%s' already defined at line %d", tok[0], s->squashes[prev].line), -1;
+    if (prev >= 0) return snprintf(why, n, "squash '%.63s' already defined at line %d", tok[0], s->squashes[prev].line), -1;
     strcpy(q.name, tok[0]);
     q.line = line;
     q.def = cr_default_squash_def();
