@@ -33,7 +33,7 @@
 
 /* Eye, target (m) and field of view (degrees) that keep the block and the
  * plate in front, where their dents show, and the pile behind to the right. */
-#define DEMO_CAMERA "0.5,1.5,2.4,0.6,0.1,-0.8,48"
+#define DEMO_CAMERA "0.0,2.9,4.6,0.1,0.3,-0.9,60"
 
 static void usage(FILE *out) {
     fprintf(out,
