@@ -14,43 +14,12 @@ import struct
 import sys
 import zlib
 
+from png_decode import unfilter  # the same row filters as a still PNG
+
 
 def fail(msg):
     sys.stderr.write("apng_decode: %s\n" % msg)
     sys.exit(1)
-
-
-def unfilter(raw, width, height, bpp):
-    stride = width * bpp
-    if len(raw) != (stride + 1) * height:
-        fail("inflated %d bytes, expected %d" % (len(raw), (stride + 1) * height))
-    out = bytearray()
-    prev = bytearray(stride)
-    for y in range(height):
-        base = y * (stride + 1)
-        f = raw[base]
-        row = bytearray(raw[base + 1:base + 1 + stride])
-        for i in range(stride):
-            a = row[i - bpp] if i >= bpp else 0
-            b = prev[i]
-            c = prev[i - bpp] if i >= bpp else 0
-            if f == 0:
-                p = 0
-            elif f == 1:
-                p = a
-            elif f == 2:
-                p = b
-            elif f == 3:
-                p = (a + b) // 2
-            elif f == 4:
-                pa, pb, pc = abs(b - c), abs(a - c), abs(a + b - 2 * c)
-                p = a if pa <= pb and pa <= pc else (b if pb <= pc else c)
-            else:
-                fail("bad filter %d" % f)
-            row[i] = (row[i] + p) & 0xFF
-        out += row
-        prev = row
-    return out
 
 
 def main():
@@ -112,7 +81,10 @@ def main():
         fail("acTL says %d frames, found %d" % (actl[0], len(frames)))
     with open(sys.argv[2], "wb") as out:
         for f in frames:
-            out.write(unfilter(zlib.decompress(f), width, height, 3))
+            try:
+                out.write(unfilter(zlib.decompress(f), width, height, 3))
+            except ValueError as e:
+                fail(str(e))
     print(width, height, len(frames), delay[0], delay[1])
 
 

@@ -18,6 +18,41 @@ def fail(msg):
     sys.exit(1)
 
 
+def unfilter(raw, width, height, bpp):
+    """Undoes PNG's row filters (also used by apng_decode.py); ValueError on bad data."""
+    stride = width * bpp
+    if len(raw) != (stride + 1) * height:
+        raise ValueError("inflated %d bytes, expected %d" % (len(raw), (stride + 1) * height))
+    out = bytearray()
+    prev = bytearray(stride)
+    for y in range(height):
+        base = y * (stride + 1)
+        f = raw[base]
+        row = bytearray(raw[base + 1:base + 1 + stride])
+        for i in range(stride):
+            a = row[i - bpp] if i >= bpp else 0
+            b = prev[i]
+            c = prev[i - bpp] if i >= bpp else 0
+            if f == 0:
+                pred = 0
+            elif f == 1:
+                pred = a
+            elif f == 2:
+                pred = b
+            elif f == 3:
+                pred = (a + b) >> 1
+            elif f == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                pred = a if (pa <= pb and pa <= pc) else (b if pb <= pc else c)
+            else:
+                raise ValueError("bad filter %d on row %d" % (f, y))
+            row[i] = (row[i] + pred) & 255
+        out += row
+        prev = row
+    return out
+
+
 def main():
     if len(sys.argv) != 3:
         fail("usage: png_decode.py IN.png OUT.raw")
@@ -47,39 +82,13 @@ def main():
     if depth != 8 or interlace != 0 or colour not in (0, 2, 6):
         fail("unsupported format %r" % (header,))
     bpp = {0: 1, 2: 3, 6: 4}[colour]
-    raw = zlib.decompress(idat)
-    stride = width * bpp
-    if len(raw) != (stride + 1) * height:
-        fail("inflated %d bytes, expected %d" % (len(raw), (stride + 1) * height))
-    out = bytearray()
-    prev = bytearray(stride)
-    for y in range(height):
-        base = y * (stride + 1)
-        f = raw[base]
-        row = bytearray(raw[base + 1:base + 1 + stride])
-        for i in range(stride):
-            a = row[i - bpp] if i >= bpp else 0
-            b = prev[i]
-            c = prev[i - bpp] if i >= bpp else 0
-            if f == 0:
-                pred = 0
-            elif f == 1:
-                pred = a
-            elif f == 2:
-                pred = b
-            elif f == 3:
-                pred = (a + b) >> 1
-            elif f == 4:
-                p = a + b - c
-                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-                pred = a if (pa <= pb and pa <= pc) else (b if pb <= pc else c)
-            else:
-                fail("bad filter %d on row %d" % (f, y))
-            row[i] = (row[i] + pred) & 255
-        out += row
-        prev = row
+    try:
+        out = unfilter(zlib.decompress(idat), width, height, bpp)
+    except ValueError as e:
+        fail(str(e))
     open(sys.argv[2], "wb").write(bytes(out))
     print("%d %d %d" % (width, height, bpp))
 
 
-main()
+if __name__ == "__main__":
+    main()
