@@ -66,8 +66,8 @@ typedef struct cr_example_region {
     uint32_t queue;        ///< offset of cr_example_job[example.queue_capacity], a ring
     uint32_t queue_head, queue_count;
     uint32_t next_body;    ///< the record the next step's re-skin starts at (no body waits for ever)
-    uint32_t scratch;      ///< offset of the patch scratch: old positions, moved-vertex buckets (max_vertices), grid values
-    uint32_t pad_;
+    uint32_t scratch;      ///< offset of the patch scratch: moved-vertex buckets (max_vertices), grid values, field
+    uint32_t grid_pos;     ///< offset of cr_vec3[max_vertices] per record: the surface the distance grid was last patched to
 } cr_example_region;
 
 /// The bending model's part of the block (bend_model.c).

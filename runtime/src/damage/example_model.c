@@ -120,13 +120,17 @@ static uint64_t row_stride(const cr_example_budget *b) {
 /* The grid patch's scratch: the surface before this step's re-skin, and the old grid values. */
 static uint64_t vertex_scratch(const cr_example_budget *b);
 static uint64_t scratch_bytes(const cr_example_budget *b) {
-    return vertex_scratch(b) + al16((uint64_t)b->grid_nodes_per_step * sizeof(cr_real));
+    /* the old grid values, then the splatted displacement field (3 per node) */
+    return vertex_scratch(b) + 4 * al16((uint64_t)b->grid_nodes_per_step * sizeof(cr_real));
 }
+
+static uint64_t grid_pos_stride(const cr_example_budget *b) { return al16((uint64_t)b->max_vertices * sizeof(cr_vec3)); }
 
 uint64_t cri_example_model_region_bytes(const cr_world_def *def) {
     const cr_example_budget *b = &def->damage.example;
     if (b->body_capacity == 0) return 0;
     return al16((uint64_t)b->body_capacity * sizeof(cr_example_body)) + 2 * b->body_capacity * row_stride(b) +
+           b->body_capacity * grid_pos_stride(b) +
            al16((uint64_t)b->queue_capacity * sizeof(cr_example_job)) + scratch_bytes(b) + 80u;
 }
 
@@ -141,14 +145,18 @@ bool cri_example_model_layout(cr_world *w, uint8_t *block) {
     r->pending = cri_arena_push(&w->persistent, block, b->body_capacity * r->row_stride, 16);
     r->queue = cri_arena_push(&w->persistent, block, b->queue_capacity * (uint32_t)sizeof(cr_example_job), 16);
     r->scratch = cri_arena_push(&w->persistent, block, (uint32_t)scratch_bytes(b), 16);
+    r->grid_pos = cri_arena_push(&w->persistent, block, b->body_capacity * (uint32_t)grid_pos_stride(b), 16);
     if (r->records != CR_NO_OFFSET) memset(block + r->records, 0, b->body_capacity * sizeof(cr_example_body));
-    return r->records != CR_NO_OFFSET && r->weights != CR_NO_OFFSET && r->pending != CR_NO_OFFSET &&
+    return r->records != CR_NO_OFFSET && r->weights != CR_NO_OFFSET && r->pending != CR_NO_OFFSET && r->grid_pos != CR_NO_OFFSET &&
            r->queue != CR_NO_OFFSET && r->scratch != CR_NO_OFFSET;
 }
 
 static cr_example_body *records(const cr_world *w) { return CR_AT(w, CR_DAMAGE(w)->example.records, cr_example_body); }
 static cr_real *weights_of(const cr_world *w, uint32_t rec) {
     return CR_AT(w, CR_DAMAGE(w)->example.weights + rec * CR_DAMAGE(w)->example.row_stride, cr_real);
+}
+static cr_vec3 *grid_pos_of(const cr_world *w, uint32_t rec) {
+    return CR_AT(w, CR_DAMAGE(w)->example.grid_pos + rec * (uint32_t)grid_pos_stride(&w->def.damage.example), cr_vec3);
 }
 static cr_real *pending_of(const cr_world *w, uint32_t rec) {
     return CR_AT(w, CR_DAMAGE(w)->example.pending + rec * CR_DAMAGE(w)->example.row_stride, cr_real);
@@ -213,6 +221,8 @@ cr_status cri_example_model_attach(cr_world *w, uint32_t body_index1, const cr_e
     memset(e, 0, n * sizeof(cr_real));
     memset(d, 0, n * sizeof(cr_real));
     for (uint32_t v = 0; v < a->vertex_count; ++v) e[v * a->example_count] = CR_R(1);
+    /* the grid is the copy's as it is now */
+    memcpy(grid_pos_of(w, pick), cr_surface_copy_positions(copy, (uint8_t *)w), a->vertex_count * sizeof(cr_vec3));
     b->models |= CR_MODEL_EXAMPLE;
     return CR_OK;
 }
@@ -450,41 +460,150 @@ static cr_vec3 move_at(const void *ctx, cr_vec3 p) {
     return wsum > CR_R(1) ? cr_v3_scale(sum, cr_div(CR_R(1), wsum)) : sum;
 }
 
+/* The fast path of the same field: the moves splatted once onto the body's
+ * grid nodes around the moved vertices, with the separable kernel
+ * (1 - x^2)^2 (1 - y^2)^2 (1 - z^2)^2 (x, y, z the offsets over R), divided by
+ * max(sum w, 1) as above, and read back trilinearly. The patch reads the field
+ * at each node and at its pre-image a few times (the fixed-point inverse):
+ * scanning the moved vertices near each of those points was 80 % of the
+ * stage; a splat visits each (vertex, node) pair once, with three products. */
+/// nodes along one axis a splat may cover (2 R / cell + 1); more falls back to the scan
+#define CR_EXAMPLE_SPLAT_SPAN 48
+
+/* Splat the moves of moved[0..n) (old -> now) onto a box of the view's grid
+ * nodes; false (nothing written) if the box is larger than `capacity` nodes
+ * or R spans more than CR_EXAMPLE_SPLAT_SPAN nodes. `wsum` holds capacity
+ * reals. Adds the pairs visited to *work. */
+static bool splat_field(cr_patch_field *m, cr_real *field, cr_real *wsum, uint32_t capacity, const cr_asset *view,
+                        const cr_vec3 *old, const cr_vec3 *now, const uint32_t *moved, uint32_t n, cr_vec3 lo,
+                        cr_vec3 hi, cr_real radius, uint32_t *work) {
+    const cr_real rc = cr_mul(radius, view->sdf_inv_cell); /* R in cells */
+    if (cr_floor_int(2 * rc) + 2 > CR_EXAMPLE_SPLAT_SPAN) return false;
+    const cr_real inv_rc = cr_div(CR_R(1), rc);
+    const cr_real l[3] = {lo.x - view->sdf_origin.x, lo.y - view->sdf_origin.y, lo.z - view->sdf_origin.z};
+    const cr_real h[3] = {hi.x - view->sdf_origin.x, hi.y - view->sdf_origin.y, hi.z - view->sdf_origin.z};
+    int32_t b0[3];
+    uint64_t nodes = 1;
+    for (int k = 0; k < 3; ++k) {
+        /* a zero layer each side, so the trilinear read fades to 0 at the box's edge */
+        b0[k] = cr_floor_int(cr_mul(l[k], view->sdf_inv_cell) - rc) - 1;
+        int32_t b1 = cr_floor_int(cr_mul(h[k], view->sdf_inv_cell) + rc) + 2;
+        m->first[k] = b0[k];
+        m->dims[k] = b1 - b0[k] + 1;
+        nodes *= (uint64_t)m->dims[k];
+    }
+    if (nodes > capacity) return false;
+    m->origin = cr_v3(view->sdf_origin.x + cr_mul(cr_from_int(b0[0]), view->sdf_cell),
+                      view->sdf_origin.y + cr_mul(cr_from_int(b0[1]), view->sdf_cell),
+                      view->sdf_origin.z + cr_mul(cr_from_int(b0[2]), view->sdf_cell));
+    m->inv_cell = view->sdf_inv_cell;
+    m->f = field;
+    memset(field, 0, (size_t)nodes * 3 * sizeof(cr_real));
+    memset(wsum, 0, (size_t)nodes * sizeof(cr_real));
+    const int32_t sy = m->dims[0], sz = m->dims[0] * m->dims[1];
+    uint32_t pairs = 0;
+    for (uint32_t k = 0; k < n; ++k) {
+        uint32_t v = moved[k];
+        cr_vec3 d = cr_v3_sub(now[v], old[v]);
+        const cr_real u[3] = {cr_mul(old[v].x - m->origin.x, m->inv_cell), cr_mul(old[v].y - m->origin.y, m->inv_cell),
+                              cr_mul(old[v].z - m->origin.z, m->inv_cell)};
+        int32_t a[3], cnt[3];
+        cr_real wk[3][CR_EXAMPLE_SPLAT_SPAN];
+        for (int ax = 0; ax < 3; ++ax) {
+            a[ax] = cr_floor_int(u[ax] - rc) + 1;
+            cnt[ax] = 0;
+            for (int32_t j = a[ax]; cnt[ax] < CR_EXAMPLE_SPLAT_SPAN; ++j) {
+                cr_real x = cr_mul(cr_from_int(j) - u[ax], inv_rc);
+                if (x >= CR_R(1)) break;
+                wk[ax][cnt[ax]++] = x <= CR_R(-1) ? 0 : cr_sq(CR_R(1) - cr_sq(x));
+            }
+        }
+        for (int32_t z = 0; z < cnt[2]; ++z) {
+            if (wk[2][z] == 0) continue;
+            for (int32_t y = 0; y < cnt[1]; ++y) {
+                cr_real wzy = cr_mul(wk[2][z], wk[1][y]);
+                if (wzy == 0) continue;
+                int32_t row = (a[0]) + (a[1] + y) * sy + (a[2] + z) * sz;
+                for (int32_t x = 0; x < cnt[0]; ++x) {
+                    cr_real wgt = cr_mul(wzy, wk[0][x]);
+                    cr_real *f = field + 3 * (row + x);
+                    f[0] += cr_mul(wgt, d.x), f[1] += cr_mul(wgt, d.y), f[2] += cr_mul(wgt, d.z);
+                    wsum[row + x] += wgt;
+                }
+            }
+        }
+        pairs += (uint32_t)(cnt[0] * cnt[1] * cnt[2]);
+    }
+    for (uint64_t i = 0; i < nodes; ++i)
+        if (wsum[i] > CR_R(1)) {
+            cr_real inv = cr_div(CR_R(1), wsum[i]);
+            field[3 * i] = cr_mul(field[3 * i], inv), field[3 * i + 1] = cr_mul(field[3 * i + 1], inv);
+            field[3 * i + 2] = cr_mul(field[3 * i + 2], inv);
+        }
+    *work += pairs + (uint32_t)nodes;
+    return true;
+}
+
 /* The patch scratch, after the old positions: moved list, sorted list, cell starts, then the grid values. */
 static uint64_t vertex_scratch(const cr_example_budget *b) {
-    return al16((uint64_t)b->max_vertices * sizeof(cr_vec3)) + 3 * al16(((uint64_t)b->max_vertices + 1) * sizeof(uint32_t));
+    return 3 * al16(((uint64_t)b->max_vertices + 1) * sizeof(uint32_t));
 }
 
 /* Patch the body's distance grid around the vertices in [first, last] that
  * moved from old to now; returns the work. */
-static uint32_t patch_grid(cr_world *w, cr_surface_copy *copy, const cr_asset *rest, const cr_vec3 *old,
-                           const cr_vec3 *now, uint32_t first, uint32_t last) {
+static uint32_t patch_grid(cr_world *w, cr_surface_copy *copy, const cr_asset *rest, cr_vec3 *old,
+                           const cr_vec3 *now, uint32_t count, bool flush) {
     const cr_example_budget *bd = &w->def.damage.example;
     if (bd->grid_nodes_per_step == 0) return 0;
-    uint32_t base = CR_DAMAGE(w)->example.scratch + (uint32_t)al16((uint64_t)bd->max_vertices * sizeof(cr_vec3));
+    uint32_t base = CR_DAMAGE(w)->example.scratch;
     uint32_t list_bytes = (uint32_t)al16(((uint64_t)bd->max_vertices + 1) * sizeof(uint32_t));
     uint32_t *moved = CR_AT(w, base, uint32_t), *sorted = CR_AT(w, base + list_bytes, uint32_t);
     uint32_t *start = CR_AT(w, base + 2 * list_bytes, uint32_t);
     uint32_t n = 0;
-    cr_vec3 lo = old[first], hi = old[first];
+    cr_vec3 lo = cr_v3_zero(), hi = cr_v3_zero();
     cr_real move2 = 0;
-    /* A vertex that moved less than 1/16 of a cell is left out of this patch:
-     * a fade's tail moves the whole body a little every step, and patching
-     * every node around it for that is much of the stage's time. What is left
-     * out is at most the tail's sum, 1/(16 (1 - lambda)) of a cell, below the
-     * blend's own error (docs/example-plasticity.md, "Grid patch"). */
-    const cr_real skip2 = cr_sq(cr_mul(rest->sdf_cell, CR_R(0.0625)));
-    for (uint32_t v = first; v <= last; ++v) {
+    /* Lazily: `old` is the surface the grid was last patched to, and the grid
+     * is patched only when some vertex is a quarter of a cell or more away
+     * from it (or the body's fade has just ended: `flush`). A fade moves the
+     * whole body a little every step; patching every node around it every
+     * step was most of the stage's time. The patch then takes every vertex
+     * more than 1/16 of a cell away (1/256 on a flush, where the frame
+     * shift's rounding is what is left), so the grid lags the mesh by less
+     * than a quarter of a cell while a body moves and by nothing that adds
+     * up (docs/example-plasticity.md, "Grid patch"). */
+    const cr_real due2 = cr_sq(cr_mul(rest->sdf_cell, CR_R(0.25)));
+    const cr_real skip2 = cr_sq(cr_mul(rest->sdf_cell, flush ? CR_R(0.00390625) : CR_R(0.0625)));
+    for (uint32_t v = 0; v < count; ++v) {
         cr_vec3 d = cr_v3_sub(now[v], old[v]);
-        if (cr_v3_len_sq(d) <= skip2) continue;
+        cr_real d2 = cr_v3_len_sq(d);
+        if (d2 <= skip2) continue;
+        if (n == 0) lo = old[v], hi = old[v];
         moved[n++] = v;
         lo = cr_v3_min(lo, old[v]), hi = cr_v3_max(hi, old[v]);
-        move2 = cr_max(move2, cr_v3_len_sq(d));
+        move2 = cr_max(move2, d2);
     }
-    if (n == 0) return last - first + 1;
+    if (n == 0 || (!flush && move2 < due2)) return count;
     /* support: one and a half mean edges (equilateral triangles of the mean area), two cells at least */
     cr_real edge = cr_sqrt(cr_mul(cr_div(rest->surface_area, cr_from_int((int32_t)rest->triangle_count)), CR_R(2.309401)));
     cr_real radius = cr_max(cr_mul(CR_R(1.5), edge), 2 * rest->sdf_cell);
+    cr_real half = cr_max(hi.x - lo.x, cr_max(hi.y - lo.y, hi.z - lo.z));
+    cr_real reach = cr_half(half) + radius;
+    cr_real *saved = CR_AT(w, CR_DAMAGE(w)->example.scratch + (uint32_t)vertex_scratch(bd), cr_real);
+    cr_real *field = saved + al16((uint64_t)bd->grid_nodes_per_step * sizeof(cr_real)) / sizeof(cr_real);
+    const cr_asset *view = cr_surface_copy_view(copy, (uint8_t *)w);
+    cr_patch_field sf;
+    uint32_t splat_work = 0;
+    if (splat_field(&sf, field, saved, bd->grid_nodes_per_step, view, old, now, moved, n, lo, hi, radius, &splat_work)) {
+        cr_real max_move = cr_sqrt(move2);
+        cr_surface_patch p = cri_surface_copy_patch_field(copy, (uint8_t *)w, &sf, max_move, saved, bd->grid_nodes_per_step);
+        if (p.shrunk) /* the box and its margin are more than the budget: the core of the usual patch */
+            p = cri_surface_copy_patch(copy, (uint8_t *)w, cr_v3_scale(cr_v3_add(lo, hi), CR_R(0.5)), reach,
+                                       max_move + radius, cri_patch_field_at, &sf, bd->grid_nodes_per_step, saved,
+                                       bd->grid_nodes_per_step);
+        if (p.shrunk) w->stats.example.shrunk++;
+        for (uint32_t k = 0; k < n; ++k) old[moved[k]] = now[moved[k]];
+        return count + 2 * n + splat_work + p.nodes;
+    }
     /* buckets at least R wide, no more of them than there are vertices */
     skin_move m;
     m.old = old, m.now = now, m.sorted = sorted, m.start = start, m.lo = lo;
@@ -525,15 +644,13 @@ static uint32_t patch_grid(cr_world *w, cr_surface_copy *copy, const cr_asset *r
                 near[((uint32_t)c[2] * (uint32_t)m.dims[1] + (uint32_t)c[1]) * (uint32_t)m.dims[0] + (uint32_t)c[0]] = count;
             }
     m.near = near;
-    cr_real half = cr_max(ext[0], cr_max(ext[1], ext[2]));
-    cr_real reach = cr_half(half) + radius;
-    cr_real *saved = CR_AT(w, CR_DAMAGE(w)->example.scratch + (uint32_t)vertex_scratch(bd), cr_real);
     cr_surface_patch p = cri_surface_copy_patch(copy, (uint8_t *)w, cr_v3_scale(cr_v3_add(lo, hi), CR_R(0.5)), reach,
                                                cr_sqrt(move2) + radius, move_at, &m, bd->grid_nodes_per_step, saved,
                                                bd->grid_nodes_per_step);
     if (p.shrunk) w->stats.example.shrunk++;
+    for (uint32_t k = 0; k < n; ++k) old[sorted[k]] = now[sorted[k]]; /* sorted holds the moved vertices */
     /* the moved list and its buckets, the nodes read, and the neighbours each node's blend visits (a few per node) */
-    return (last - first + 1) + 2 * n + 28 * cells + 8 * p.nodes;
+    return count + 3 * n + 28 * cells + 8 * p.nodes;
 }
 
 /* Seed 001 §3.2: "we translate and rotate x so the local center of mass is
@@ -546,7 +663,7 @@ static uint32_t patch_grid(cr_world *w, cr_surface_copy *copy, const cr_asset *r
  * deformed surface's diagonal in the body's axes about that centre; the axes
  * are not turned to the new principal axes (that would resample the grid:
  * docs/example-plasticity.md). Returns the work. */
-static uint32_t follow_mass(cr_world *w, cr_body *b, cr_surface_copy *copy, const cr_asset *rest) {
+static uint32_t follow_mass(cr_world *w, cr_body *b, cr_surface_copy *copy, const cr_asset *rest, cr_vec3 *grid_pos) {
     if (b->type != CR_BODY_DYNAMIC || b->mass <= 0) return 0;
     uint8_t *block = (uint8_t *)w;
     const cr_vec3 *pos = cr_surface_copy_positions(copy, block);
@@ -561,6 +678,7 @@ static uint32_t follow_mass(cr_world *w, cr_body *b, cr_surface_copy *copy, cons
     const cr_vec3 c = mm.centre;
     if (c.x == 0 && c.y == 0 && c.z == 0) return work;
     work += cri_surface_copy_shift(copy, block, rest, c);
+    for (uint32_t v = 0; v < rest->vertex_count; ++v) grid_pos[v] = cr_v3_sub(grid_pos[v], c); /* the grid moved with the frame */
     cri_surface_copy_mark(copy, 0, rest->vertex_count - 1); /* every vertex moved in the body frame */
     const uint32_t self = (uint32_t)(b - cr_world_bodies(w)) + 1;
     cr_vec3 rc = cr_quat_rotate(b->xf.q, c);
@@ -592,8 +710,6 @@ static uint32_t fade_and_skin(cr_world *w, uint32_t ri) {
     uint8_t *block = (uint8_t *)w;
     const cr_asset *rest = cr_world_asset(w, copy->rest_slot);
     cr_vec3 *pos = cr_surface_copy_positions(copy, block);
-    cr_vec3 *old = CR_AT(w, CR_DAMAGE(w)->example.scratch, cr_vec3);
-    memcpy(old, pos, r->vertex_count * sizeof(cr_vec3));
     uint32_t ne = r->example_count, first = r->vertex_count, last = 0, left = 0;
     cr_real *e = weights_of(w, ri), *d = pending_of(w, ri);
     cr_real keep = r->def.lambda, take = CR_R(1) - r->def.lambda;
@@ -644,8 +760,9 @@ static uint32_t fade_and_skin(cr_world *w, uint32_t ri) {
     uint32_t work = r->vertex_count;
     if (first <= last) {
         cri_surface_copy_mark(copy, first, last);
-        work += patch_grid(w, copy, rest, old, pos, first, last);
-        work += follow_mass(w, b, copy, rest);
+        cr_vec3 *grid_pos = grid_pos_of(w, ri);
+        work += patch_grid(w, copy, rest, grid_pos, pos, r->vertex_count, !r->active);
+        work += follow_mass(w, b, copy, rest, grid_pos);
         work += cri_surface_copy_refresh(copy, block, &b->bound_radius);
         /* a sleeping body whose shape changed must meet its contacts again */
         if (b->asleep) cri_world_wake(w, r->body_index1 - 1);

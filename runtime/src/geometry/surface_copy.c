@@ -202,6 +202,90 @@ cr_surface_patch cri_surface_copy_patch(cr_surface_copy *c, uint8_t *block, cr_v
     return out;
 }
 
+cr_vec3 cri_patch_field_at(const void *ctx, cr_vec3 p) {
+    const cr_patch_field *m = (const cr_patch_field *)ctx;
+    const cr_real u[3] = {cr_mul(p.x - m->origin.x, m->inv_cell), cr_mul(p.y - m->origin.y, m->inv_cell),
+                          cr_mul(p.z - m->origin.z, m->inv_cell)};
+    int32_t i[3];
+    cr_real f[3];
+    for (int k = 0; k < 3; ++k) {
+        i[k] = cr_floor_int(u[k]);
+        if (i[k] < 0 || i[k] >= m->dims[k] - 1) return cr_v3_zero(); /* beyond the box: the field is 0 there */
+        f[k] = u[k] - cr_from_int(i[k]);
+    }
+    const int32_t sy = 3 * m->dims[0], sz = sy * m->dims[1];
+    const cr_real *o = m->f + 3 * i[0] + i[1] * sy + i[2] * sz;
+    cr_real out[3];
+    for (int c = 0; c < 3; ++c) {
+        const cr_real *q = o + c;
+        cr_real x00 = q[0] + cr_mul(f[0], q[3] - q[0]);
+        cr_real x10 = q[sy] + cr_mul(f[0], q[sy + 3] - q[sy]);
+        cr_real x01 = q[sz] + cr_mul(f[0], q[sz + 3] - q[sz]);
+        cr_real x11 = q[sz + sy] + cr_mul(f[0], q[sz + sy + 3] - q[sz + sy]);
+        cr_real y0 = x00 + cr_mul(f[1], x10 - x00), y1 = x01 + cr_mul(f[1], x11 - x01);
+        out[c] = y0 + cr_mul(f[2], y1 - y0);
+    }
+    return cr_v3(out[0], out[1], out[2]);
+}
+
+cr_surface_patch cri_surface_copy_patch_field(cr_surface_copy *c, uint8_t *block, const cr_patch_field *field,
+                                             cr_real max_move, cr_real *old, uint32_t scratch_nodes) {
+    cr_surface_patch out = {0, false};
+    const cr_asset *view = (const cr_asset *)(block + c->view);
+    cr_real *sdf = (cr_real *)(block + c->sdf);
+    int32_t margin = cr_floor_int(cr_mul(max_move, view->sdf_inv_cell)) + 2;
+    int32_t lo[3], hi[3], c0[3], size[3];
+    uint64_t nodes = 1;
+    for (int k = 0; k < 3; ++k) {
+        int32_t dim = (int32_t)view->sdf_dims[k];
+        /* the box's inner nodes (its outer layer is 0), inside the grid */
+        lo[k] = field->first[k] + 1, hi[k] = field->first[k] + field->dims[k] - 2;
+        lo[k] = lo[k] < 0 ? 0 : lo[k], hi[k] = hi[k] > dim - 1 ? dim - 1 : hi[k];
+        if (lo[k] > hi[k]) return out;
+        c0[k] = lo[k] - margin < 0 ? 0 : lo[k] - margin;
+        int32_t c1 = hi[k] + margin > dim - 1 ? dim - 1 : hi[k] + margin;
+        size[k] = c1 - c0[k] + 1;
+        nodes *= (uint64_t)size[k];
+    }
+    if (nodes > scratch_nodes) {
+        out.shrunk = true;
+        return out;
+    }
+    uint32_t nx = view->sdf_dims[0], nxy = nx * view->sdf_dims[1];
+    for (int32_t z = 0; z < size[2]; ++z)
+        for (int32_t y = 0; y < size[1]; ++y)
+            memcpy(old + (uint32_t)(z * size[1] + y) * (uint32_t)size[0],
+                   sdf + (uint32_t)(c0[2] + z) * nxy + (uint32_t)(c0[1] + y) * nx + (uint32_t)c0[0],
+                   (size_t)size[0] * sizeof(cr_real));
+    const cr_real settle2 = cr_sq(cr_mul(view->sdf_cell, CR_R(0.015625)));
+    const int32_t fy = field->dims[0], fz = field->dims[0] * field->dims[1];
+    for (int32_t z = lo[2]; z <= hi[2]; ++z)
+        for (int32_t y = lo[1]; y <= hi[1]; ++y) {
+            const cr_real *row = field->f + 3 * ((z - field->first[2]) * fz + (y - field->first[1]) * fy - field->first[0]);
+            for (int32_t x = lo[0]; x <= hi[0]; ++x) {
+                const cr_real *fd = row + 3 * x;
+                if (fd[0] == 0 && fd[1] == 0 && fd[2] == 0) continue;
+                cr_vec3 node = cr_v3(view->sdf_origin.x + cr_mul(cr_from_int(x), view->sdf_cell),
+                                     view->sdf_origin.y + cr_mul(cr_from_int(y), view->sdf_cell),
+                                     view->sdf_origin.z + cr_mul(cr_from_int(z), view->sdf_cell));
+                cr_vec3 pre = cr_v3_sub(node, cr_v3(fd[0], fd[1], fd[2]));
+                for (int it = 1; it < CR_PATCH_INVERSE_STEPS; ++it) {
+                    cr_vec3 next = cr_v3_sub(node, cri_patch_field_at(field, pre));
+                    cr_real step2 = cr_v3_len_sq(cr_v3_sub(next, pre));
+                    pre = next;
+                    if (step2 < settle2) break; /* where the field varies slowly one step is already there */
+                }
+                cr_vec3 u = cr_v3_scale(cr_v3_sub(pre, view->sdf_origin), view->sdf_inv_cell);
+                cr_real v = sample_saved(old, c0, size, u, view->sdf_cell);
+                uint32_t at = (uint32_t)z * nxy + (uint32_t)y * nx + (uint32_t)x;
+                sdf[at] = v;
+                c->patch_digest = cr_hash_real(cr_hash_u32(c->patch_digest, at), v);
+            }
+        }
+    out.nodes = (uint32_t)nodes;
+    return out;
+}
+
 /* Volume of the closed surface (divergence theorem), m^3. */
 static cr_real surface_volume(const cr_vec3 *pos, const uint32_t *tri, uint32_t count) {
     cr_real six_v = 0;

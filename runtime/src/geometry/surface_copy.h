@@ -77,6 +77,27 @@ cr_surface_patch cri_surface_copy_patch(cr_surface_copy *c, uint8_t *block, cr_v
                                        cr_real max_move, cr_surface_displacement_fn *disp, const void *ctx,
                                        uint32_t budget, cr_real *scratch, uint32_t scratch_nodes);
 
+/// A displacement field held at the nodes of a box of the copy's own grid
+/// lattice (body frame, m), 0 on the box's outer layer and beyond it.
+typedef struct cr_patch_field {
+    const cr_real *f;        ///< [nodes][3], x fastest
+    int32_t first[3];        ///< the box's node (0, 0, 0) as the grid's node index (may lie outside the grid)
+    int32_t dims[3];
+    cr_vec3 origin;          ///< m, where node (0, 0, 0) is
+    cr_real inv_cell;        ///< 1/m, the grid's
+} cr_patch_field;
+
+/// The field at p, trilinear (a cr_surface_displacement_fn; ctx: cr_patch_field).
+cr_vec3 cri_patch_field_at(const void *ctx, cr_vec3 p);
+
+/// cri_surface_copy_patch for a node-aligned field: only the grid nodes
+/// inside the field's box are visited, a node reads its own value without
+/// interpolation (0: left as it is), and the pre-image iteration stops when a
+/// step moves it less than 1/64 of a cell. Returns shrunk with nothing done when the saved
+/// box (the field's box with the move's margin) exceeds `scratch_nodes`.
+cr_surface_patch cri_surface_copy_patch_field(cr_surface_copy *c, uint8_t *block, const cr_patch_field *field,
+                                             cr_real max_move, cr_real *scratch, uint32_t scratch_nodes);
+
 /// Move the body frame's origin by `c` (body frame, m): positions, collision
 /// samples, bounds, grid origin and mesh frame all shift by -c, the grid
 /// values stay (a translation of the frame, not of the surface). `rest` is the
