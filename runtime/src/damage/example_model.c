@@ -47,7 +47,7 @@
 
 #define CR_EXAMPLE_COOKIE 0x6578706cu /* "expl" */
 /// A pending weight change below this in every entry of a row is applied at once.
-#define CR_EXAMPLE_SETTLE CR_R(1e-6)
+#define CR_EXAMPLE_SETTLE CR_R(1e-3)
 /// m: eq. 8's epsilon on |J^T dx| (the seed's 1e-8 is below the fixed-point step).
 #define CR_EXAMPLE_EPSILON CR_R(1e-8)
 
