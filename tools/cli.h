@@ -27,6 +27,8 @@ int cr_cmd_tune(int argc, char **argv);
 int cr_bench_cook(int argc, char **argv);
 /// `crumple bench fracture`: prescoring and the split's cost (tools/bench_fracture.c).
 int cr_bench_fracture(int argc, char **argv);
+/// `crumple bench example`: what plasticity adds to the rigid step of the plastic scenes (tools/bench_plastic.c).
+int cr_bench_plastic(int argc, char **argv);
 /// `crumple bench soft`: issue 16's soft_pile, timed (tools/bench_soft.c).
 int cr_bench_soft(int argc, char **argv);
 /// Read and validate a cooked asset with the runtime loader (tools/cmd_info.c); prints "file:0: why" on failure. Caller frees *bytes (crp_free) and *block (free).

@@ -4,6 +4,7 @@
  *     crumple bench stack pile --steps 120
  *     crumple bench data/scenes/my.scene
  *     crumple bench cook                the cooker's benchmark
+ *     crumple bench example             what plasticity adds to the plastic scenes' rigid step
  *     crumple bench fracture            prescoring and the split's cost
  *     crumple bench soft                issue 16's soft pile (make bench-soft: beside Bullet's)
  *   (the dent-map and re-skin benchmarks time internal stages, which tools
@@ -46,6 +47,7 @@ static const char *const default_scenes[] = {"pile", "rings", "terrain"};
 static void bench_usage(FILE *out) {
     fprintf(out, "usage: crumple bench [SCENE...] [--steps N] [--scenes DIR] [--json] [--poses] [--sleep on|off]\n"
                  "       crumple bench cook [--res N] [--bones auto:N] [MESH.obj]   (the cooker's benchmark)\n"
+                 "       crumple bench example [--rounds N]   (what plasticity adds to the rigid step of example_pachinko and example_car)\n"
                  "       crumple bench fracture [options]   (prescoring 1000 pieces, a resting and a breaking body)\n"
                  "       crumple bench soft [options]   (the soft pile, timed; make bench-soft runs Bullet's beside it)\n"
                  "  Steps each scene (default: pile rings terrain) N times (default 600) at 1/60 s\n"
@@ -175,6 +177,7 @@ static const struct {
     int (*run)(int argc, char **argv);
 } sub_benches[] = {
     {"cook", cr_bench_cook}, /* tools/bench_cook.c */
+    {"example", cr_bench_plastic}, /* tools/bench_plastic.c */
     {"fracture", cr_bench_fracture}, /* tools/bench_fracture.c */
     {"soft", cr_bench_soft}, /* tools/bench_soft.c */
 };

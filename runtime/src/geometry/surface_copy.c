@@ -268,8 +268,12 @@ cr_surface_patch cri_surface_copy_patch_field(cr_surface_copy *c, uint8_t *block
                 cr_vec3 node = cr_v3(view->sdf_origin.x + cr_mul(cr_from_int(x), view->sdf_cell),
                                      view->sdf_origin.y + cr_mul(cr_from_int(y), view->sdf_cell),
                                      view->sdf_origin.z + cr_mul(cr_from_int(z), view->sdf_cell));
-                cr_vec3 pre = cr_v3_sub(node, cr_v3(fd[0], fd[1], fd[2]));
-                for (int it = 1; it < CR_PATCH_INVERSE_STEPS; ++it) {
+                cr_vec3 move = cr_v3(fd[0], fd[1], fd[2]);
+                cr_vec3 pre = cr_v3_sub(node, move);
+                /* a step corrects by at most |D| (the field moves less than it is far), so a node
+                 * moved less than the tolerance needs none */
+                const int steps = cr_v3_len_sq(move) < settle2 ? 1 : CR_PATCH_INVERSE_STEPS;
+                for (int it = 1; it < steps; ++it) {
                     cr_vec3 next = cr_v3_sub(node, cri_patch_field_at(field, pre));
                     cr_real step2 = cr_v3_len_sq(cr_v3_sub(next, pre));
                     pre = next;
