@@ -124,7 +124,11 @@ static uint64_t scratch_bytes(const cr_example_budget *b) {
     return vertex_scratch(b) + 4 * al16((uint64_t)b->grid_nodes_per_step * sizeof(cr_real));
 }
 
-static uint64_t grid_pos_stride(const cr_example_budget *b) { return al16((uint64_t)b->max_vertices * sizeof(cr_vec3)); }
+/* Per record: the surface the grid was last patched to (max_vertices), then
+ * each example pose's centre of volume minus the rest pose's (max_examples). */
+static uint64_t grid_pos_stride(const cr_example_budget *b) {
+    return al16((uint64_t)b->max_vertices * sizeof(cr_vec3)) + al16((uint64_t)b->max_examples * sizeof(cr_vec3));
+}
 
 uint64_t cri_example_model_region_bytes(const cr_world_def *def) {
     const cr_example_budget *b = &def->damage.example;
@@ -157,6 +161,9 @@ static cr_real *weights_of(const cr_world *w, uint32_t rec) {
 }
 static cr_vec3 *grid_pos_of(const cr_world *w, uint32_t rec) {
     return CR_AT(w, CR_DAMAGE(w)->example.grid_pos + rec * (uint32_t)grid_pos_stride(&w->def.damage.example), cr_vec3);
+}
+static cr_vec3 *pose_shift_of(const cr_world *w, uint32_t rec) {
+    return (cr_vec3 *)((uint8_t *)grid_pos_of(w, rec) + al16((uint64_t)w->def.damage.example.max_vertices * sizeof(cr_vec3)));
 }
 static cr_real *pending_of(const cr_world *w, uint32_t rec) {
     return CR_AT(w, CR_DAMAGE(w)->example.pending + rec * CR_DAMAGE(w)->example.row_stride, cr_real);
@@ -221,6 +228,20 @@ cr_status cri_example_model_attach(cr_world *w, uint32_t body_index1, const cr_e
     memset(e, 0, n * sizeof(cr_real));
     memset(d, 0, n * sizeof(cr_real));
     for (uint32_t v = 0; v < a->vertex_count; ++v) e[v * a->example_count] = CR_R(1);
+    /* Each example's centre of volume, from the rest pose's: a dynamic body's
+     * frame follows its shape's centre (follow_mass), so the Jacobian is read
+     * in that frame (apply_job). The grid positions' room holds each pose. */
+    cr_vec3 *buf = grid_pos_of(w, pick), *shift = pose_shift_of(w, pick);
+    cr_vec3 c0 = cr_v3_zero();
+    cr_real row[CR_ASSET_MAX_EXAMPLES];
+    for (uint32_t k = 0; k < a->example_count; ++k) {
+        for (uint32_t i = 0; i < a->example_count; ++i) row[i] = i == k ? CR_R(1) : 0;
+        for (uint32_t v = 0; v < a->vertex_count; ++v) buf[v] = cri_skin_example_point(a, NULL, v, a->positions[v], row);
+        cr_mesh_mass mm = cri_mesh_mass_of(buf, a->triangles, a->triangle_count);
+        cr_vec3 c = mm.volume > 0 ? mm.centre : cr_v3_zero();
+        if (k == 0) c0 = c;
+        shift[k] = cr_v3_sub(c, c0);
+    }
     /* the grid is the copy's as it is now */
     memcpy(grid_pos_of(w, pick), cr_surface_copy_positions(copy, (uint8_t *)w), a->vertex_count * sizeof(cr_vec3));
     b->models |= CR_MODEL_EXAMPLE;
@@ -361,6 +382,15 @@ static uint32_t apply_job(cr_world *w, uint32_t ri, const cr_example_job *j, uin
     cr_vec3 cols[CR_ASSET_MAX_EXAMPLES];
     for (uint32_t k = 0; k < ne; ++k) at[k] = e[nearest * ne + k] + d[nearest * ne + k];
     cri_skin_example_jacobian(rest, nearest, rest->positions[nearest], at, cols);
+    /* A dynamic body's frame sits at its deformed shape's centre (follow_mass):
+     * what a vertex does toward example k in that frame is its move in the
+     * pose's own coordinates less the pose's centre shift. Without this, a
+     * pose authored with a global offset (a front crash moving the car's
+     * centre 16 cm) reads as a push in that direction everywhere on the body. */
+    if (b->type == CR_BODY_DYNAMIC && b->mass > 0) {
+        const cr_vec3 *shift = pose_shift_of(w, ri);
+        for (uint32_t k = 0; k < ne; ++k) cols[k] = cr_v3_sub(cols[k], shift[k]);
+    }
     cr_real g2 = 0;
     for (uint32_t k = 0; k < ne; ++k) {
         de[k] = cr_v3_dot(cols[k], j->dx); /* eq. 6: J^T dx */
