@@ -278,6 +278,15 @@ DATA_CRB      := $(patsubst data/meshes/%.obj,$(COOKED)/%.crb,$(sort $(wildcard 
 
 data: $(DATA_CRB)
 
+# The plastic assets of issue 13 (mesh, rig, poses, cook options) are made by
+# `crumple gen barrel|car` (tools/gen_plastic.c) before they are cooked; a file
+# whose bytes are already the generator's is left alone, so nothing recooks.
+PLASTIC_GEN := barrel car
+.PHONY: gen-plastic
+gen-plastic: $(CLI)
+	@for a in $(PLASTIC_GEN); do $(CLI) gen $$a --dir data || exit 1; done
+$(PLASTIC_GEN:%=$(COOKED)/%.crb): | gen-plastic
+
 .SECONDEXPANSION:
 $(COOKED)/%.crb: data/meshes/%.obj $$(wildcard data/rigs/$$*.rig data/poses/$$*.pose data/meshes/$$*.cook) $(CLI)
 	@mkdir -p $(dir $@)

@@ -1,7 +1,7 @@
 /* test_example_scenes.c — the shipped example-plasticity scenes show what
  * they claim (issue 13, seed 001), run exactly as `crumple run` runs them, in
  * both scalar modes, on the authored barrel and car (data/meshes, data/rigs,
- * data/poses; tools/gen_plastic_assets.py). Every number a claim depends on
+ * data/poses; `crumple gen barrel|car`, tools/gen_plastic.c). Every number a claim depends on
  * is printed. */
 #include "test_scene_util.h"
 #include "stb_ds.h"

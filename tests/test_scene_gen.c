@@ -194,3 +194,28 @@ CR_TEST(scene_gen_dent_meshes_are_reproduced_and_closed) {
     size_t size;
     ENSURE(cr_gen_box_obj(&block, &size) == NULL);
 }
+
+/* The plastic assets of issue 13 (the barrel and the car: mesh, rig, example
+ * poses, cook options) are exactly what `crumple gen barrel|car` writes, and
+ * an unknown name is refused. */
+CR_TEST(scene_gen_plastic_assets_are_reproduced) {
+    static const char *const names[2] = {"barrel", "car"};
+    static const char *const where[4][2] = {{"meshes", "obj"}, {"rigs", "rig"}, {"poses", "pose"}, {"meshes", "cook"}};
+    for (int a = 0; a < 2; ++a) {
+        char *texts[4];
+        size_t sizes[4];
+        ENSURE(cr_gen_plastic_text(names[a], texts, sizes) == 0);
+        for (int i = 0; i < 4; ++i) {
+            char path[128];
+            snprintf(path, sizeof path, "data/%s/%s.%s", where[i][0], names[a], where[i][1]);
+            ENSURE(same_as_file(texts[i], sizes[i], path));
+            free(texts[i]);
+        }
+        cr_test_printf("  %s: mesh, rig, poses and cook options as generated\n", names[a]);
+    }
+    char *texts[4];
+    size_t sizes[4];
+    ENSURE(cr_gen_plastic_text("boat", texts, sizes) == 2);
+    char *a1[] = {"gen", "car", "--colour", "red"};
+    ENSURE(cr_cmd_gen(4, a1) == 2);
+}

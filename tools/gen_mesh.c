@@ -46,6 +46,9 @@ static double gen_cos(double x) {
     return sum;
 }
 
+double cr_gen_sin(double x) { return gen_sin(x); }
+double cr_gen_cos(double x) { return gen_cos(x); }
+
 typedef struct gvec {
     double x, y, z;
 } gvec;
@@ -343,21 +346,25 @@ char *cr_gen_sphere_obj(const cr_gen_sphere *s, size_t *size) {
 
 /* ------------------------------------------------------------ the command */
 
-static const char *const gen_usage_lines[4][2] = {
+static const char *const gen_usage_lines[6][2] = {
     {"torus", "torus   [--major R] [--minor r] [--segments N] [--sides M] [-o FILE]"},
     {"terrain", "terrain [--cells N] [--size S] [--height H] [--thickness T] [-o FILE]"},
     {"box", "box     [--sx X] [--sy Y] [--sz Z] [--cells N] [-o FILE]"},
     {"sphere", "sphere  [--radius R] [--segments N] [--rings M] [-o FILE]"},
+    {"barrel", "barrel  [--dir DIR]"},
+    {"car", "car     [--dir DIR]"},
 };
 
 /* All meshes (only == NULL) or one mesh's usage line. */
 static void gen_usage_of(FILE *out, const char *only) {
     int n = 0;
-    for (int i = 0; i < 4; ++i)
+    for (int i = 0; i < 6; ++i)
         if (only == NULL || strcmp(only, gen_usage_lines[i][0]) == 0)
             fprintf(out, "%s crumple gen %s\n", n++ ? "      " : "usage:", gen_usage_lines[i][1]);
     fprintf(out, "  Writes the mesh as OBJ to FILE (atomically; -o, also --output) or to standard output.\n"
-                 "  Lengths in metres. The defaults give data/meshes/torus.obj and data/meshes/terrain.obj exactly.\n");
+                 "  Lengths in metres. The defaults give data/meshes/torus.obj and data/meshes/terrain.obj exactly.\n"
+                 "  barrel and car write the plastic assets of issue 13 (mesh, rig, example poses, cook options)\n"
+                 "  into DIR/meshes, DIR/rigs and DIR/poses (--dir, default data), leaving files that are already so.\n");
 }
 
 static void gen_usage(FILE *out) { gen_usage_of(out, NULL); }
@@ -378,10 +385,26 @@ int cr_cmd_gen(int argc, char **argv) {
         gen_usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;
     }
+    if (strcmp(argv[1], "barrel") == 0 || strcmp(argv[1], "car") == 0) {
+        const char *dir = "data";
+        for (int i = 2; i < argc; ++i) {
+            if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+                gen_usage_of(stdout, argv[1]);
+                return 0;
+            }
+            if (strcmp(argv[i], "--dir") == 0 && i + 1 < argc) dir = argv[++i];
+            else {
+                fprintf(stderr, "crumple gen: unknown %s option '%s' or missing value\n", argv[1], argv[i]);
+                gen_usage_of(stderr, argv[1]);
+                return 2;
+            }
+        }
+        return cr_gen_plastic(argv[1], dir); /* tools/gen_plastic.c */
+    }
     bool torus = strcmp(argv[1], "torus") == 0, terrain = strcmp(argv[1], "terrain") == 0;
     bool box = strcmp(argv[1], "box") == 0, sphere = strcmp(argv[1], "sphere") == 0;
     if (!torus && !terrain && !box && !sphere) {
-        fprintf(stderr, "crumple gen: unknown mesh '%s' (torus terrain box sphere)\n", argv[1]);
+        fprintf(stderr, "crumple gen: unknown mesh '%s' (torus terrain box sphere barrel car)\n", argv[1]);
         return 2;
     }
     cr_gen_torus to = cr_gen_default_torus();

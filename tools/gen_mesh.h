@@ -64,7 +64,20 @@ char *cr_gen_sphere_obj(const cr_gen_sphere *s, size_t *size);
 /// mesh samples at its vertices; between vertices the mesh interpolates linearly).
 double cr_gen_terrain_height(const cr_gen_terrain *t, double x, double z);
 
-/// `crumple gen torus|terrain|box|sphere [options] [-o FILE]`
+/// The generator's own sine and cosine (a Taylor series: the same bits everywhere).
+double cr_gen_sin(double x);
+double cr_gen_cos(double x);
+
+/// The plastic assets of issue 13 (tools/gen_plastic.c): `name` barrel or car.
+/// texts[0..3] get new malloc'ed texts (free()) of NAME.obj, NAME.rig,
+/// NAME.pose and NAME.cook, sizes their lengths; returns 0, or 2 for an
+/// unknown name, 1 out of memory.
+int cr_gen_plastic_text(const char *name, char **texts, size_t *sizes);
+/// Write them under dir/meshes, dir/rigs, dir/poses, leaving a file whose bytes
+/// are already these; returns 0, or 1 after printing why.
+int cr_gen_plastic(const char *name, const char *dir);
+
+/// `crumple gen torus|terrain|box|sphere|barrel|car [options] [-o FILE | --dir DIR]`
 int cr_cmd_gen(int argc, char **argv);
 
 #endif

@@ -15,7 +15,7 @@ static const cr_command commands[] = {
     {"run", cr_cmd_run, "step a scene file: summary or --json, --memory, pictures, --apng animation, --report HTML page"},
     {"replay", cr_cmd_replay, "inspect a replay (crumple run --record); --verify re-simulates it, exit 1 on a desync"},
     {"render", cr_cmd_render, "draw a cooked asset to PNG: by body, displacement, bone, weights, or an SDF slice"},
-    {"gen", cr_cmd_gen, "generate the meshes the scenes use (torus, terrain, box, sphere) as OBJ"},
+    {"gen", cr_cmd_gen, "generate the meshes the scenes use (torus, terrain, box, sphere) as OBJ, and the plastic assets (barrel, car)"},
     {"tune", cr_cmd_tune, "the dent tuning table: one impact with each dent distance and width, drawn side by side"},
     {"bench", cr_cmd_bench, "ms per step of pile, rings and terrain (600 steps), as JSON"},
     {"cook", cr_cmd_cook, "cook an OBJ mesh (+ rig, poses) into a validated binary asset (.crb)"},
