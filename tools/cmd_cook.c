@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "cook.h"
 #include "cook_fracture.h"
+#include "asset_format.h"
 #include "platform.h"
 
 #include <math.h>
@@ -189,9 +190,15 @@ int cr_cmd_cook(int argc, char **argv) {
         fprintf(stderr, "%s\n", err);
         return 1;
     }
-    if (!opt.quiet)
+    if (!opt.quiet) {
         fprintf(stderr, "%s: wrote %zu bytes (volume %.6g, %u samples, %u bones, %u examples)\n", out, r.size, r.mass.volume,
                 r.sample_count, r.bone_count, r.example_count);
+        /* the geodesic lists are what a plastic asset's size grows with (--geodesic-radius, --geodesic-max) */
+        size_t geo = r.section_bytes[CR_ASEC_GEOS] + r.section_bytes[CR_ASEC_GEOI] + r.section_bytes[CR_ASEC_GEOD];
+        if (geo > 0)
+            fprintf(stderr, "%s: geodesic lists %zu bytes (%.1f %% of the file, %zu entries)\n", out, geo,
+                    100.0 * (double)geo / (double)r.size, r.section_bytes[CR_ASEC_GEOI] / 4);
+    }
     if (timings) cr_cook_print_timings(stdout, in, &r);
     cr_cook_result_free(&r);
     return 0;
