@@ -796,6 +796,9 @@ static uint32_t fade_and_skin(cr_world *w, uint32_t ri) {
         work += cri_surface_copy_refresh(copy, block, &b->bound_radius);
         /* a sleeping body whose shape changed must meet its contacts again */
         if (b->asleep) cri_world_wake(w, r->body_index1 - 1);
+    } else if (!r->active) {
+        /* the fade ended with nothing left to move: what the lazy patch still owes the grid */
+        work += patch_grid(w, copy, rest, grid_pos_of(w, ri), pos, r->vertex_count, true);
     }
     return work;
 }
