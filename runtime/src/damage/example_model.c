@@ -18,8 +18,11 @@
  *      changed (eq. 3) into their surface copy, while vertices_per_step lasts
  *      (the first body always runs; the next step starts at the body that
  *      waited); then the copy's normals and samples are refreshed, its grid
- *      patched where vertices moved (grid_nodes_per_step), a dynamic body's
- *      inertia recomputed at constant mass, and a sleeping body woken.
+ *      patched where vertices moved, lazily (once some vertex is a quarter of
+ *      a cell from the surface the grid was last patched to, and when the
+ *      fade ends; grid_nodes_per_step), a dynamic body's frame moved to its
+ *      shape's centre and its inertia recomputed at constant mass, and a
+ *      sleeping body woken.
  * Every loop is counted in cr_world_stats.example.work.
  *
  * Decisions the seed leaves open (docs/example-plasticity.md):
@@ -28,6 +31,9 @@
  *     two points of the simplex, which stays in it without clamping, and the
  *     final E is exactly independent of lambda (eq. 14) — clamping at every
  *     fade step, as the seed does, makes the result depend on lambda.
+ *   - A dynamic body's Jacobian is read in its recentred frame: each
+ *     example's column less that pose's centre-of-volume shift (computed at
+ *     attach), so a pose authored off-centre does not bias the push.
  *   - The Jacobian is taken at the target E + dE, where the vertex is going,
  *     for the same reason: a second hit during the fade sees the same J
  *     whatever lambda is.
@@ -117,7 +123,7 @@ static uint64_t al16(uint64_t x) { return (x + 15u) & ~(uint64_t)15u; }
 static uint64_t row_stride(const cr_example_budget *b) {
     return al16((uint64_t)b->max_vertices * b->max_examples * sizeof(cr_real));
 }
-/* The grid patch's scratch: the surface before this step's re-skin, and the old grid values. */
+/* The grid patch's scratch: the moved-vertex lists and buckets, then per grid node the old value and the splatted field. */
 static uint64_t vertex_scratch(const cr_example_budget *b);
 static uint64_t scratch_bytes(const cr_example_budget *b) {
     /* the old grid values, then the splatted displacement field (3 per node) */
