@@ -20,7 +20,8 @@ static void usage(FILE *f) {
             "usage: crumple cook IN.obj -o OUT.crb [--sdf-res N] [--sdf-pad N] [--scale S] [--normalise L] [--recentre]\n"
             "       [--weld D] [--max-samples N] [--geodesic-radius R] [--geodesic-max N] [--rig FILE | --bones auto:N]\n"
             "       [--poses FILE] [--skeleton FILE] [--pieces N|groups] [--piece-seed S] [--pieces-near X,Y,Z] [--gap D]\n"
-            "       [--piece-sdf-res N] [--timings] [--quiet]\n"
+            "       [--piece-sdf-res N] [--soft] [--soft-spread R] [--soft-edge L] [--soft-internal N]\n"
+            "       [--soft-masses equal|area] [--timings] [--quiet]\n"
             "  Cooks an OBJ mesh into a validated binary asset (docs/asset-format.md), in the body frame:\n"
             "  centre of mass at the origin, axes along the principal moments (`crumple info` prints mesh_to_body).\n"
             "  --sdf-res N            grid cells along the longest axis, padding included (default 64)\n"
@@ -43,6 +44,11 @@ static void usage(FILE *f) {
             "  --pieces-near X,Y,Z    denser pieces around this point (mesh frame, after --scale)\n"
             "  --gap D                crack between pieces' surfaces, m (default 2%% of the mean piece size)\n"
             "  --piece-sdf-res N      grid cells along a piece's longest axis (default 16)\n"
+            "  --soft                 a soft (mass-spring) body: particles and springs (docs/mass-spring.md)\n"
+            "  --soft-spread R        remesh when the longest edge is over R x the shortest (default 2)\n"
+            "  --soft-edge L          the remesher's edge length, m (default: the mean edge)\n"
+            "  --soft-internal N      internal springs: chords cast per vertex through a closed body (0-5, default 1)\n"
+            "  --soft-masses M        particle masses: equal (default, the seed's) or area\n"
             "  --timings              print the time of each stage\n"
             "  --quiet                no report and no progress bar on stderr\n");
 }
@@ -136,6 +142,17 @@ int cr_cmd_cook(int argc, char **argv) {
             bad = parse_double_arg(v, &po.gap) || po.gap < 0, ++i;
         } else if (strcmp(a, "--piece-sdf-res") == 0 && v) {
             bad = parse_u32_arg(v, &u) || u < 8 || u > 256, po.piece_sdf_res = (int)u, ++i;
+        } else if (strcmp(a, "--soft") == 0) {
+            opt.soft = true;
+        } else if (strcmp(a, "--soft-spread") == 0 && v) {
+            bad = parse_double_arg(v, &opt.soft_spread) || !(opt.soft_spread >= 1), opt.soft = true, ++i;
+        } else if (strcmp(a, "--soft-edge") == 0 && v) {
+            bad = parse_double_arg(v, &opt.soft_edge) || !(opt.soft_edge > 0), opt.soft = true, ++i;
+        } else if (strcmp(a, "--soft-internal") == 0 && v) {
+            bad = parse_u32_arg(v, &opt.soft_internal) || opt.soft_internal > 5, opt.soft = true, ++i;
+        } else if (strcmp(a, "--soft-masses") == 0 && v) {
+            bad = strcmp(v, "equal") != 0 && strcmp(v, "area") != 0, opt.soft_area_masses = strcmp(v, "area") == 0,
+            opt.soft = true, ++i;
         } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
             opt.quiet = true;
         } else if (strcmp(a, "--timings") == 0) {
@@ -192,6 +209,10 @@ int cr_cmd_cook(int argc, char **argv) {
     if (!opt.quiet)
         fprintf(stderr, "%s: wrote %zu bytes (volume %.6g, %u samples, %u bones, %u examples)\n", out, r.size, r.mass.volume,
                 r.sample_count, r.bone_count, r.example_count);
+    if (!opt.quiet && opt.soft)
+        fprintf(stderr, "%s: soft: %u particles, %u structural, %u bending, %u internal springs; edge-length spread %.3g%s\n",
+                out, r.vertex_count, r.soft_structural, r.soft_bending, r.soft_internal, r.soft_spread_after,
+                r.soft_remeshed ? " (remeshed)" : "");
     if (timings) cr_cook_print_timings(stdout, in, &r);
     cr_cook_result_free(&r);
     return 0;
