@@ -205,6 +205,11 @@ void cr_scene_spring_budget(const cr_scene *s, cr_world_def *def) {
         if (m >= 0 && s->springs[m].substeps > b.substeps) b.substeps = s->springs[m].substeps;
     }
     b.body_capacity = n;
+    /* twice the particles: the soft pair list is sized from this capacity
+     * (CR_SOFT_PAIRS_PER_PARTICLE a particle), and a pile's particles touch
+     * more than that many others on average; with the exact count soft_pile
+     * dropped pairs and bodies passed into each other */
+    particles *= 2;
     b.particle_capacity = particles > 0xffffffu ? 0xffffffu : (uint32_t)particles;
     b.spring_capacity = springs > 0xffffffu ? 0xffffffu : (uint32_t)springs;
     def->spring = b;
@@ -216,6 +221,11 @@ int cr_scene_spring_create(cr_scene *s, cr_world *w, cr_scene_error *err) {
         memset(&b->id, 0, sizeof b->id);
         cr_soft_def def = b->def;
         def.asset = s->assets[b->asset].slot;
+        /* placed as modelled, like a mesh body: position and rotation are the
+         * mesh file's frame, not the cooked body frame (centre of mass,
+         * principal axes), so `rotate 0 0 1 35` tilts a cube onto an edge
+         * whatever axes its cook chose */
+        cr_scene_mesh_placement(s->assets[b->asset].view_, &def.transform.p, &def.transform.q);
         cr_status st = cr_soft_create(w, &def, &b->id);
         if (st != CR_OK) {
             cr_field f = cr_world_refused_field(w);
