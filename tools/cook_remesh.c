@@ -28,11 +28,15 @@
  * the spread before and after. New vertices lie on the old edges (no
  * projection back to a smooth surface), so the shape is the old polyhedron.
  *
+ * Splitting stops at 8 times the input's vertices plus 4096 (a few huge
+ * triangles among small ones would otherwise split into millions).
+ *
  * Determinism: every pass sorts its candidates by (length, lower index,
  * higher index), a total order, and works on a triangle at most once per
  * pass (a touched triangle's edges wait for the next pass).
  */
 #include "cook_soft.h"
+#include "crumple/asset.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -136,12 +140,12 @@ static void split_triangle(mesh_w *m, uint32_t t, uint32_t a, uint32_t b, uint32
     }
 }
 
-static uint32_t split_pass(mesh_w *m, double hi) {
+static uint32_t split_pass(mesh_w *m, double hi, uint32_t cap) {
     uint32_t ne, done = 0;
     edge *e = edges_of(m, &ne);
     qsort(e, ne, sizeof *e, cmp_len_desc);
     uint8_t *touched = calloc(m->nt + 1, 1);
-    for (uint32_t i = 0; i < ne && e[i].len > hi; ++i) {
+    for (uint32_t i = 0; i < ne && e[i].len > hi && m->nv < cap; ++i) {
         const edge *x = &e[i];
         if (x->t0 == UINT32_MAX || touched[x->t0] || (x->t1 != UINT32_MAX && touched[x->t1])) continue;
         grow(m, m->nv + 1, m->nt + 2);
@@ -390,10 +394,15 @@ int cr_cook_remesh(cr_cook_mesh *mesh, double target, cr_cook_remesh_report *rep
     rep->target = target > 0 ? target : mean;
     mesh_w m = {mesh->pos, mesh->tri, mesh->vertex_count, mesh->triangle_count, mesh->vertex_count, mesh->triangle_count};
     uint32_t live = mesh->vertex_count;
+    /* a mesh of a few huge triangles among small ones (the mean edge far
+     * below the longest) would split into millions: at most 8 times the
+     * vertices plus 4096, and the report's spread says how far it got */
+    uint32_t cap = mesh->vertex_count > (CR_ASSET_MAX_VERTICES - 4096u) / 8u ? CR_ASSET_MAX_VERTICES
+                                                                             : 8u * mesh->vertex_count + 4096u;
     double lo = 0.8 * rep->target, hi = 4.0 / 3.0 * rep->target;
     for (uint32_t round = 0; round < 32; ++round) {
         uint32_t s = 0, c = 0, k;
-        for (int pass = 0; pass < 64 && (k = split_pass(&m, hi)) > 0; ++pass) s += k;
+        for (int pass = 0; pass < 64 && (k = split_pass(&m, hi, cap)) > 0; ++pass) s += k;
         live += s;
         while ((k = collapse_pass(&m, lo, hi, &live)) > 0) c += k;
         for (int pass = 0; pass < 8 && (k = flip_pass(&m, hi)) > 0; ++pass) rep->flips += k;
@@ -405,7 +414,7 @@ int cr_cook_remesh(cr_cook_mesh *mesh, double target, cr_cook_remesh_report *rep
     /* smoothing moved vertices last: one more split and collapse round puts the edges it stretched back in range */
     {
         uint32_t k;
-        for (int pass = 0; pass < 64 && (k = split_pass(&m, hi)) > 0; ++pass) rep->splits += k, live += k;
+        for (int pass = 0; pass < 64 && (k = split_pass(&m, hi, cap)) > 0; ++pass) rep->splits += k, live += k;
         while ((k = collapse_pass(&m, lo, hi, &live)) > 0) rep->collapses += k;
     }
     /* drop the vertices collapses removed, keeping the others' order */
