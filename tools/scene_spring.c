@@ -125,6 +125,7 @@ int cr_scene_soft_define(cr_scene *s, char *const *tok, int ntok, int line, char
     if (prev >= 0) return snprintf(why, wn, "soft body '%s' already defined at line %d", b.name, s->softs[prev].line), -1;
     b.line = line;
     b.asset = -1;
+    b.spawn_frame = -1;
     for (ptrdiff_t i = 0; i < arrlen(s->assets); ++i)
         if (strcmp(s->assets[i].name, tok[1]) == 0) b.asset = (int32_t)i;
     if (b.asset < 0) return snprintf(why, wn, "unknown asset '%.40s' (assets must be defined before they are used)", tok[1]), -1;
@@ -165,8 +166,16 @@ int cr_scene_soft_define(cr_scene *s, char *const *tok, int ntok, int line, char
         } else if (strcmp(k, "mass") == 0) {
             if (numbers(tok, ntok, &i, k, 1, 1e-3, 1e6, &mass, why, wn)) return -1;
             mass_set = true;
+        } else if (strcmp(k, "spawn") == 0) {
+            const char *t = i < ntok ? tok[i] : "";
+            uint32_t f = 0;
+            int digits = 0;
+            for (; *t >= '0' && *t <= '9' && digits < 9; ++t, ++digits) f = f * 10 + (uint32_t)(*t - '0');
+            if (*t != 0 || digits == 0 || f > 10000000u) return snprintf(why, wn, "'spawn' needs a frame number 0..10000000"), -1;
+            b.spawn_frame = (int32_t)f;
+            ++i;
         } else {
-            return snprintf(why, wn, "unknown soft attribute '%.40s' (spring position rotate quat velocity spin mass)", k), -1;
+            return snprintf(why, wn, "unknown soft attribute '%.40s' (spring position rotate quat velocity spin mass spawn)", k), -1;
         }
     }
     /* the material's fields, then this body's own */
@@ -215,25 +224,35 @@ void cr_scene_spring_budget(const cr_scene *s, cr_world_def *def) {
     def->spring = b;
 }
 
+static int create_soft(cr_scene *s, cr_world *w, cr_scene_soft *b, cr_scene_error *err) {
+    cr_soft_def def = b->def;
+    def.asset = s->assets[b->asset].slot;
+    /* placed as modelled, like a mesh body: position and rotation are the
+     * mesh file's frame, not the cooked body frame (centre of mass,
+     * principal axes), so `rotate 0 0 1 35` tilts a cube onto an edge
+     * whatever axes its cook chose */
+    cr_scene_mesh_placement(s->assets[b->asset].view_, &def.transform.p, &def.transform.q);
+    cr_status st = cr_soft_create(w, &def, &b->id);
+    if (st != CR_OK) {
+        cr_field f = cr_world_refused_field(w);
+        return cr_scene_error_set(err, s->path, b->line, "soft body '%s': cannot create: %s (%s%s%s)", b->name,
+                                  cr_status_message(st), cr_status_name(st), f != CR_FIELD_NONE ? ", " : "",
+                                  f != CR_FIELD_NONE ? cr_field_name(f) : "");
+    }
+    return 0;
+}
+
 int cr_scene_spring_create(cr_scene *s, cr_world *w, cr_scene_error *err) {
     for (ptrdiff_t i = 0; i < arrlen(s->softs); ++i) {
-        cr_scene_soft *b = &s->softs[i];
-        memset(&b->id, 0, sizeof b->id);
-        cr_soft_def def = b->def;
-        def.asset = s->assets[b->asset].slot;
-        /* placed as modelled, like a mesh body: position and rotation are the
-         * mesh file's frame, not the cooked body frame (centre of mass,
-         * principal axes), so `rotate 0 0 1 35` tilts a cube onto an edge
-         * whatever axes its cook chose */
-        cr_scene_mesh_placement(s->assets[b->asset].view_, &def.transform.p, &def.transform.q);
-        cr_status st = cr_soft_create(w, &def, &b->id);
-        if (st != CR_OK) {
-            cr_field f = cr_world_refused_field(w);
-            return cr_scene_error_set(err, s->path, b->line, "soft body '%s': cannot create: %s (%s%s%s)", b->name,
-                                      cr_status_message(st), cr_status_name(st), f != CR_FIELD_NONE ? ", " : "",
-                                      f != CR_FIELD_NONE ? cr_field_name(f) : "");
-        }
+        memset(&s->softs[i].id, 0, sizeof s->softs[i].id);
+        if (s->softs[i].spawn_frame < 0 && create_soft(s, w, &s->softs[i], err)) return -1;
     }
+    return 0;
+}
+
+int cr_scene_spring_spawn(cr_scene *s, cr_world *w, int32_t frame, cr_scene_error *err) {
+    for (ptrdiff_t i = 0; i < arrlen(s->softs); ++i)
+        if (s->softs[i].spawn_frame == frame && create_soft(s, w, &s->softs[i], err)) return -1;
     return 0;
 }
 
