@@ -176,6 +176,10 @@ int cr_cook_obj(const char *name, const cr_obj *obj, const cr_cook_options *opt,
                                 "%u vertices, spread %.3g\n",
                         name, rep.spread_before, opt->soft_spread, rep.target, rep.splits, rep.collapses, rep.vertices_after,
                         rep.spread_after);
+            if (!opt->quiet && rep.spread_after > opt->soft_spread)
+                fprintf(stderr, "%s: soft: warning: the spread is still above %.3g: edges on a boundary (or where a collapse "
+                                "would fold the surface) are kept; equal masses will be uneven, --soft-masses area evens them\n",
+                        name, opt->soft_spread);
         }
     }
 

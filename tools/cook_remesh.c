@@ -431,6 +431,16 @@ int cr_cook_remesh(cr_cook_mesh *mesh, double target, cr_cook_remesh_report *rep
     free(remap);
     mesh->pos = m.pos, mesh->tri = m.tri;
     mesh->vertex_count = nv, mesh->triangle_count = m.nt;
+    /* a split boundary edge is two boundary edges: the report counts them again
+     * (non-manifold edges are never split or collapsed, their count stands) */
+    if (mesh->boundary_edges > 0) {
+        uint32_t ne, open = 0;
+        m.nv = nv;
+        edge *e = edges_of(&m, &ne);
+        for (uint32_t i = 0; i < ne; ++i) open += e[i].t0 != UINT32_MAX && e[i].t1 == UINT32_MAX;
+        free(e);
+        mesh->boundary_edges = open;
+    }
     rep->spread_after = cr_cook_edge_spread(mesh->pos, mesh->tri, mesh->triangle_count, NULL);
     rep->vertices_after = nv;
     return 0;
