@@ -54,6 +54,23 @@ CR_TEST(spring_cook_soft_remeshes_within_ratio_and_repeats) {
             arrfree(s);
         }
         ENSURE(r[0].size == r[1].size && memcmp(r[0].bytes, r[1].bytes, r[0].size) == 0);
+        /* the shape is kept: closed as before, the volume to 5 % (new vertices lie on the old faces: a coarse
+         * polyhedron's corners are cut a little) */
+        {
+            cr_cook_options rigid = opt;
+            rigid.soft = false;
+            char *t = NULL;
+            if (mesh == 0) tc_sphere(&t, 0.5, 16, 10);
+            else t = sc_read(CR_SHARED_MESHES "spot.obj");
+            cr_cook_result rr;
+            ENSURE(tc_cook_text("rigid.obj", t, (size_t)arrlen(t), &rigid, &rr) == 0);
+            arrfree(t);
+            cr_test_printf("    volume %.6g before remeshing, %.6g after (%+.2f %%); boundary edges %u\n", rr.mass.volume,
+                           r[0].mass.volume, 100 * (r[0].mass.volume / rr.mass.volume - 1), r[0].boundary_edges);
+            ENSURE(fabs(r[0].mass.volume / rr.mass.volume - 1) < 0.05);
+            ENSURE(r[0].boundary_edges == 0 && r[0].nonmanifold_edges == 0);
+            cr_cook_result_free(&rr);
+        }
         cr_test_printf("    %s: edge-length spread %.2f -> %.2f (ratio %.2f), %u particles, %u structural, %u bending, %u internal\n",
                        mesh ? "spot.obj" : "UV sphere 16x10", r[0].soft_spread_before, r[0].soft_spread_after, opt.soft_spread,
                        r[0].vertex_count, r[0].soft_structural, r[0].soft_bending, r[0].soft_internal);
