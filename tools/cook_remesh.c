@@ -30,7 +30,7 @@
  * vertex back on its nearest point of the input surface, so the shape is
  * the input polyhedron's (no smoother surface is invented).
  *
- * Splitting stops at 8 times the input's vertices plus 4096 (a few huge
+ * Splitting stops at 8 times the input's vertices plus 1024 (a few huge
  * triangles among small ones would otherwise split into millions).
  *
  * Determinism: every pass sorts its candidates by (length, lower index,
@@ -468,9 +468,9 @@ int cr_cook_remesh(cr_cook_mesh *mesh, double target, cr_cook_remesh_report *rep
     uint32_t live = mesh->vertex_count;
     /* a mesh of a few huge triangles among small ones (the mean edge far
      * below the longest) would split into millions: at most 8 times the
-     * vertices plus 4096, and the report's spread says how far it got */
-    uint32_t cap = mesh->vertex_count > (CR_ASSET_MAX_VERTICES - 4096u) / 8u ? CR_ASSET_MAX_VERTICES
-                                                                             : 8u * mesh->vertex_count + 4096u;
+     * vertices plus 1024, and the report's spread says how far it got */
+    uint32_t cap = mesh->vertex_count > (CR_ASSET_MAX_VERTICES - 1024u) / 8u ? CR_ASSET_MAX_VERTICES
+                                                                             : 8u * mesh->vertex_count + 1024u;
     double lo = 0.8 * rep->target, hi = 4.0 / 3.0 * rep->target;
     for (uint32_t round = 0; round < 32; ++round) {
         uint32_t s = 0, c = 0, k;
