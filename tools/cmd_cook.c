@@ -174,6 +174,11 @@ int cr_cmd_cook(int argc, char **argv) {
         usage(stderr);
         return 2;
     }
+    if (opt.soft && (po.pieces >= 2 || from_groups)) {
+        /* a prescored body breaks into rigid pieces; a soft one has no pieces to break into */
+        fprintf(stderr, "crumple cook: --soft and --pieces cannot be combined\n");
+        return 2;
+    }
     cr_cook_result r;
     char err[1024];
     if (po.pieces >= 2 || from_groups) {
