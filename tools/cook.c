@@ -169,14 +169,16 @@ int cr_cook_obj(const char *name, const cr_obj *obj, const cr_cook_options *opt,
         if (spread > opt->soft_spread) {
             cr_cook_remesh_report rep;
             cr_cook_remesh(&mesh, opt->soft_edge, &rep);
-            out->soft_remeshed = true;
+            out->soft_remeshed = !rep.kept_input;
             out->soft_spread_after = rep.spread_after;
             if (!opt->quiet)
                 fprintf(stderr, "%s: soft: edge-length spread %.3g > %.3g: remeshed to %.4g m edges: %u splits, %u collapses, "
                                 "%u vertices, spread %.3g\n",
                         name, rep.spread_before, opt->soft_spread, rep.target, rep.splits, rep.collapses, rep.vertices_after,
                         rep.spread_after);
-            if (!opt->quiet && rep.spread_after > opt->soft_spread)
+            if (!opt->quiet && rep.kept_input)
+                fprintf(stderr, "%s: soft: warning: remeshing made the spread worse; the mesh is kept as it was\n", name);
+            else if (!opt->quiet && rep.spread_after > opt->soft_spread)
                 fprintf(stderr, "%s: soft: warning: the spread is still above %.3g: edges on a boundary (or where a collapse "
                                 "would fold the surface) are kept; equal masses will be uneven, --soft-masses area evens them\n",
                         name, opt->soft_spread);

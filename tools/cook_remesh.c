@@ -30,7 +30,9 @@
  * vertex back on its nearest point of the input surface, so the shape is
  * the input polyhedron's (no smoother surface is invented).
  *
- * Splitting stops at 8 times the input's vertices plus 1024 (a few huge
+ * A result whose spread is worse than the input's (a hostile mesh whose
+ * protected edges make splits and collapses undo each other) is dropped and
+ * the input kept. Splitting stops at 8 times the input's vertices plus 1024 (a few huge
  * triangles among small ones would otherwise split into millions).
  *
  * Determinism: every pass sorts its candidates by (length, lower index,
@@ -492,8 +494,7 @@ int cr_cook_remesh(cr_cook_mesh *mesh, double target, cr_cook_remesh_report *rep
         if (bvh) project_pass(&m, bvh, pos0, tri0);
     }
     cr_bvh_free(bvh);
-    free(pos0);
-    free(tri0);
+    uint32_t nv0 = mesh->vertex_count, nt0 = mesh->triangle_count, open0 = mesh->boundary_edges;
     /* drop the vertices collapses removed, keeping the others' order */
     uint32_t *remap = malloc(sizeof(uint32_t) * (m.nv + 1));
     for (uint32_t v = 0; v < m.nv; ++v) remap[v] = UINT32_MAX;
@@ -519,6 +520,18 @@ int cr_cook_remesh(cr_cook_mesh *mesh, double target, cr_cook_remesh_report *rep
         mesh->boundary_edges = open;
     }
     rep->spread_after = cr_cook_edge_spread(mesh->pos, mesh->tri, mesh->triangle_count, NULL);
-    rep->vertices_after = nv;
+    if (!(rep->spread_after <= rep->spread_before)) {
+        /* a hostile mesh can come out worse (splits and collapses undoing
+         * each other around protected edges): then the input stands */
+        free(mesh->pos), free(mesh->tri);
+        mesh->pos = pos0, mesh->tri = tri0;
+        mesh->vertex_count = nv0, mesh->triangle_count = nt0, mesh->boundary_edges = open0;
+        rep->spread_after = rep->spread_before;
+        rep->kept_input = true;
+        pos0 = NULL, tri0 = NULL;
+    }
+    free(pos0);
+    free(tri0);
+    rep->vertices_after = mesh->vertex_count;
     return 0;
 }

@@ -13,6 +13,7 @@ typedef struct cr_cook_remesh_report {
     double spread_before, spread_after;
     double target;             ///< m, the edge length aimed at
     uint32_t splits, collapses, flips, rounds, vertices_after;
+    bool kept_input;           ///< the remeshed spread came out worse: the input mesh was kept
 } cr_cook_remesh_report;
 
 /// Longest over shortest edge of a triangle list (INFINITY for a zero-length
