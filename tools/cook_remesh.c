@@ -32,8 +32,9 @@
  *
  * A result whose spread is worse than the input's (a hostile mesh whose
  * protected edges make splits and collapses undo each other) is dropped and
- * the input kept. Splitting stops at 8 times the input's vertices plus 1024 (a few huge
- * triangles among small ones would otherwise split into millions).
+ * the input kept. Splitting stops at 8 times the input's vertices plus 256
+ * (a few huge triangles among small ones would otherwise split into
+ * millions).
  *
  * Determinism: every pass sorts its candidates by (length, lower index,
  * higher index), a total order, and works on a triangle at most once per
@@ -470,9 +471,9 @@ int cr_cook_remesh(cr_cook_mesh *mesh, double target, cr_cook_remesh_report *rep
     uint32_t live = mesh->vertex_count;
     /* a mesh of a few huge triangles among small ones (the mean edge far
      * below the longest) would split into millions: at most 8 times the
-     * vertices plus 1024, and the report's spread says how far it got */
-    uint32_t cap = mesh->vertex_count > (CR_ASSET_MAX_VERTICES - 1024u) / 8u ? CR_ASSET_MAX_VERTICES
-                                                                             : 8u * mesh->vertex_count + 1024u;
+     * vertices plus 256, and the report's spread says how far it got */
+    uint32_t cap = mesh->vertex_count > (CR_ASSET_MAX_VERTICES - 256u) / 8u ? CR_ASSET_MAX_VERTICES
+                                                                             : 8u * mesh->vertex_count + 256u;
     double lo = 0.8 * rep->target, hi = 4.0 / 3.0 * rep->target;
     for (uint32_t round = 0; round < 32; ++round) {
         uint32_t s = 0, c = 0, k;

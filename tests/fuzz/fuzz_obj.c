@@ -5,7 +5,7 @@
  * them back itself); this harness holds it to that: a cook that succeeds and
  * a load that fails is a crash. Inputs with many vertices are only parsed,
  * not cooked, so each execution stays in milliseconds. A mesh of at most
- * 100 vertices whose input has an odd length is also cooked as a soft
+ * 60 vertices whose input has an odd length is also cooked as a soft
  * asset (`--soft`: the remesher, the springs, SPRP/SPRS), under the same
  * promise; only some, because a soft cook costs several rigid ones.
  */
@@ -30,7 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         opt.sdf_pad = 2;
         opt.max_samples = 64;
         opt.geodesic_max = 4;
-        int softs = obj.vertex_count <= 100 && (size & 1u) ? 2 : 1;
+        int softs = obj.vertex_count <= 60 && (size & 1u) ? 2 : 1;
         for (int soft = 0; soft < softs; ++soft) {
             opt.soft = soft != 0;
             cr_cook_result r;
