@@ -1,11 +1,12 @@
-/* bench_soft.c — `crumple bench soft [--json] [--steps N] [--export FILE]`:
+/* bench_soft.c — `crumple bench soft [--json] [--steps N] [--export FILE] [--scene FILE]`:
  * the soft_pile scene of issue 16 (seed 004), timed.
  *
- * Twenty soft bodies — a UV ball (r 0.3 m, 12 x 8), a subdivided cube (0.5 m,
- * 3 x 3 quads a face) and data/meshes/torus.obj scaled to 0.7 m, in turn —
- * fall into a 2 x 2 m box (ground plane + four static box walls): 0.5 kg
- * each, stiffness 1000 N/m, bending 250 N/m, volume 50 kPa, 600 steps at
- * 1/60 s (the issue's numbers). Reported: ms per step (median of the
+ * The pile is data/scenes/soft_pile.scene (its one definition, also run by
+ * tests/test_spring_scene_files.c): twenty soft bodies — a UV ball (r 0.3 m,
+ * 12 x 8), a subdivided cube (0.5 m, 3 x 3 quads a face) and
+ * data/meshes/torus.obj scaled to 0.7 m, in turn — fall into a 2 x 2 m box
+ * (ground plane + four static box walls): 0.5 kg each, stiffness 1000 N/m,
+ * bending 250 N/m, volume 50 kPa, 600 steps at 1/60 s (the issue's numbers). Reported: ms per step (median of the
  * per-step times, and the mean), the soft stage's work, and how many
  * particles ended inside another body (winding number of its closed mesh)
  * or outside the box.
@@ -16,19 +17,15 @@
  * same particle counts: docs/mass-spring.md has the side-by-side numbers.
  */
 #include "cli.h"
-#include "cook.h"
-#include "obj.h"
+#include "scene.h"
+#include "scene_spring.h"
+#include "stb_ds.h"
 #include "platform.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static uint64_t clock_hook(void *user) {
-    (void)user;
-    return crp_clock_ns();
-}
 
 static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
@@ -63,79 +60,6 @@ static void put(text *t, const char *fmt, ...) {
     }
 }
 
-static void sphere_obj(text *t, double r, int seg, int rings) {
-    const double pi = 3.14159265358979323846;
-    put(t, "v 0 %.9g 0\n", r);
-    for (int i = 1; i < rings; ++i)
-        for (int j = 0; j < seg; ++j) {
-            double th = pi * i / rings, ph = 2 * pi * j / seg;
-            put(t, "v %.9g %.9g %.9g\n", r * sin(th) * cos(ph), r * cos(th), -r * sin(th) * sin(ph));
-        }
-    put(t, "v 0 %.9g 0\n", -r);
-    int south = 2 + (rings - 1) * seg;
-    for (int j = 0; j < seg; ++j) put(t, "f 1 %d %d\n", 2 + j, 2 + (j + 1) % seg);
-    for (int i = 0; i < rings - 2; ++i)
-        for (int j = 0; j < seg; ++j) {
-            int a = 2 + i * seg + j, b = 2 + i * seg + (j + 1) % seg;
-            put(t, "f %d %d %d %d\n", a, a + seg, b + seg, b);
-        }
-    for (int j = 0; j < seg; ++j) put(t, "f %d %d %d\n", 2 + (rings - 2) * seg + j, south, 2 + (rings - 2) * seg + (j + 1) % seg);
-}
-
-static void cube_obj(text *t, double h, int n) {
-    int m = n + 1, next = 1;
-    int *id = calloc((size_t)(m * m * m), sizeof(int));
-    if (id == NULL) return;
-    for (int k = 0; k < m; ++k)
-        for (int j = 0; j < m; ++j)
-            for (int i = 0; i < m; ++i) {
-                if (i != 0 && i != n && j != 0 && j != n && k != 0 && k != n) continue;
-                id[(k * m + j) * m + i] = next++;
-                put(t, "v %.9g %.9g %.9g\n", -h + 2 * h * i / n, -h + 2 * h * j / n, -h + 2 * h * k / n);
-            }
-#define ID(i, j, k) id[((k) * m + (j)) * m + (i)]
-    for (int a = 0; a < n; ++a)
-        for (int b = 0; b < n; ++b) {
-            put(t, "f %d %d %d %d\n", ID(a, b, 0), ID(a, b + 1, 0), ID(a + 1, b + 1, 0), ID(a + 1, b, 0));
-            put(t, "f %d %d %d %d\n", ID(a, b, n), ID(a + 1, b, n), ID(a + 1, b + 1, n), ID(a, b + 1, n));
-            put(t, "f %d %d %d %d\n", ID(a, 0, b), ID(a + 1, 0, b), ID(a + 1, 0, b + 1), ID(a, 0, b + 1));
-            put(t, "f %d %d %d %d\n", ID(a, n, b), ID(a, n, b + 1), ID(a + 1, n, b + 1), ID(a + 1, n, b));
-            put(t, "f %d %d %d %d\n", ID(0, a, b), ID(0, a, b + 1), ID(0, a + 1, b + 1), ID(0, a + 1, b));
-            put(t, "f %d %d %d %d\n", ID(n, a, b), ID(n, a + 1, b), ID(n, a + 1, b + 1), ID(n, a, b + 1));
-        }
-#undef ID
-    free(id);
-}
-
-typedef struct soft_asset {
-    cr_cook_result cooked;
-    cr_asset asset;
-    void *block;
-} soft_asset;
-
-static int cook_text(const char *name, text *t, double normalise, soft_asset *out) {
-    cr_obj obj;
-    char err[512];
-    if (cr_obj_parse(name, t->s, t->len, &obj, err, sizeof err) != 0) {
-        fprintf(stderr, "crumple bench soft: %s\n", err);
-        return 0;
-    }
-    cr_cook_options opt = cr_cook_default_options();
-    opt.quiet = true;
-    opt.sdf_res = 24;
-    opt.normalise = normalise;
-    int rc = cr_cook_obj(name, &obj, &opt, &out->cooked, err, sizeof err);
-    cr_obj_free(&obj);
-    if (rc != 0) {
-        fprintf(stderr, "crumple bench soft: %s\n", err);
-        return 0;
-    }
-    size_t need = cr_asset_memory_size(out->cooked.bytes, out->cooked.size);
-    out->block = need ? aligned_alloc(CR_BLOCK_ALIGN, (need + 15) / 16 * 16) : NULL;
-    return out->block != NULL &&
-           cr_asset_load(out->cooked.bytes, out->cooked.size, out->block, (need + 15) / 16 * 16, &out->asset, NULL) == CR_OK;
-}
-
 static double winding(const cr_asset *a, const cr_vec3 *x, cr_vec3 q) {
     double total = 0;
     for (uint32_t t = 0; t < a->triangle_count; ++t) {
@@ -157,108 +81,60 @@ static double winding(const cr_asset *a, const cr_vec3 *x, cr_vec3 q) {
     return total / (4 * 3.14159265358979323846);
 }
 
-#define PILE 20
 #define WALL 1.0
 
 int cr_bench_soft(int argc, char **argv) {
     int json = 0, steps = 600;
-    const char *export_path = NULL;
+    const char *export_path = NULL, *scene_path = "data/scenes/soft_pile.scene";
     for (int i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "--json") == 0) json = 1;
         else if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc) steps = atoi(argv[++i]);
         else if (strcmp(argv[i], "--export") == 0 && i + 1 < argc) export_path = argv[++i];
+        else if (strcmp(argv[i], "--scene") == 0 && i + 1 < argc) scene_path = argv[++i];
         else {
-            fprintf(stderr, "usage: crumple bench soft [--json] [--steps N] [--export FILE]\n");
+            fprintf(stderr, "usage: crumple bench soft [--json] [--steps N] [--export FILE] [--scene FILE]\n");
             return 2;
         }
     }
     if (steps < 1 || steps > 100000) steps = 600;
-    soft_asset assets[3];
-    memset(assets, 0, sizeof assets);
-    text t = {0};
-    sphere_obj(&t, 0.3, 12, 8);
-    int ok = cook_text("ball", &t, 0, &assets[0]);
-    t.len = 0;
-    cube_obj(&t, 0.25, 3);
-    ok = ok && cook_text("cube", &t, 0, &assets[1]);
-    t.len = 0;
-    FILE *f = fopen("data/meshes/torus.obj", "rb");
-    if (f != NULL) {
-        int c;
-        while ((c = fgetc(f)) != EOF) put(&t, "%c", c);
-        fclose(f);
-    }
-    ok = ok && f != NULL && cook_text("torus.obj", &t, 0.7, &assets[2]);
-    free(t.s);
-    if (!ok) {
-        fprintf(stderr, "crumple bench soft: could not cook the pile's meshes (run from the repository root)\n");
-        return 1;
-    }
-
-    cr_world_def def = cr_default_world_def();
-    def.body_capacity = 16;
-    def.asset_capacity = 4;
-    def.clock_ns = clock_hook;
-    def.spring = cr_default_spring_budget();
-    def.spring.body_capacity = PILE;
-    def.spring.particle_capacity = PILE * 256;
-    def.spring.spring_capacity = PILE * 1200;
-    size_t size = cr_world_memory_size(&def);
-    void *block = aligned_alloc(CR_BLOCK_ALIGN, (size + 15) / 16 * 16);
+    /* the one definition of the pile: its scene file (tools/scene_spring.c) */
+    cr_scene *sc = NULL;
+    cr_scene_error e;
     cr_world *w = NULL;
-    if (block == NULL || cr_world_create(&def, block, size, &w) != CR_OK) {
-        fprintf(stderr, "crumple bench soft: world\n");
+    if (cr_scene_load(scene_path, &sc, &e) || cr_scene_build(sc, &w, &e)) {
+        cr_scene_error_print(stderr, &e);
+        fprintf(stderr, "crumple bench soft: could not build %s (run from the repository root)\n", scene_path);
+        cr_scene_free(sc);
         return 1;
     }
-    uint32_t slot[3];
-    for (int k = 0; k < 3; ++k) cr_world_add_asset(w, &assets[k].asset, &slot[k]);
-    cr_body_def gd = cr_default_body_def();
-    gd.type = CR_BODY_STATIC;
-    gd.shape.type = CR_SHAPE_PLANE;
-    cr_body_id id;
-    cr_body_create(w, &gd, &id);
-    const double wall[4][6] = {{WALL + 0.1, 1.5, 0, 0.1, 1.5, WALL + 0.2}, {-WALL - 0.1, 1.5, 0, 0.1, 1.5, WALL + 0.2},
-                               {0, 1.5, WALL + 0.1, WALL + 0.2, 1.5, 0.1}, {0, 1.5, -WALL - 0.1, WALL + 0.2, 1.5, 0.1}};
-    for (int k = 0; k < 4; ++k) {
-        cr_body_def bd = cr_default_body_def();
-        bd.type = CR_BODY_STATIC;
-        bd.shape.type = CR_SHAPE_BOX;
-        bd.position = cr_v3(CR_R(wall[k][0]), CR_R(wall[k][1]), CR_R(wall[k][2]));
-        bd.shape.half_extents = cr_v3(CR_R(wall[k][3]), CR_R(wall[k][4]), CR_R(wall[k][5]));
-        cr_body_create(w, &bd, &id);
-    }
-    cr_soft_id ids[PILE];
-    int kind[PILE];
+    int pile = (int)arrlen(sc->softs);
+    cr_soft_id *ids = malloc(sizeof(cr_soft_id) * (size_t)(pile ? pile : 1));
+    const cr_asset **as = malloc(sizeof(cr_asset *) * (size_t)(pile ? pile : 1));
     text ex = {0};
-    put(&ex, "# crumple bench soft --export: soft_pile (issue 16)\n");
-    put(&ex, "steps %d dt %.9g gravity -9.81\nground 0\n", steps, 1.0 / 60.0);
-    for (int k = 0; k < 4; ++k)
-        put(&ex, "wall %.9g %.9g %.9g %.9g %.9g %.9g\n", wall[k][0], wall[k][1], wall[k][2], wall[k][3], wall[k][4], wall[k][5]);
+    put(&ex, "# crumple bench soft --export: %s (issue 16)\n", scene_path);
+    put(&ex, "steps %d dt %.9g gravity %.9g\nground 0\n", steps, cr_to_double(sc->dt), cr_to_double(sc->def.gravity.y));
+    for (ptrdiff_t k = 0; k < arrlen(sc->bodies); ++k) {
+        const cr_body_def *bd = &sc->bodies[k].def;
+        if (bd->type != CR_BODY_STATIC || bd->shape.type != CR_SHAPE_BOX) continue;
+        put(&ex, "wall %.9g %.9g %.9g %.9g %.9g %.9g\n", cr_to_double(bd->position.x), cr_to_double(bd->position.y),
+            cr_to_double(bd->position.z), cr_to_double(bd->shape.half_extents.x), cr_to_double(bd->shape.half_extents.y),
+            cr_to_double(bd->shape.half_extents.z));
+    }
     uint32_t particles = 0, springs = 0;
-    for (int i = 0; i < PILE; ++i) {
-        cr_soft_def sd = cr_default_soft_def();
-        kind[i] = i % 3;
-        sd.asset = slot[kind[i]];
-        sd.transform.p = cr_v3(cr_from_float((float)(-0.45 + 0.9 * (i % 2))), cr_from_float((float)(0.5 + 0.75 * (i / 2))),
-                               cr_from_float((float)(-0.4 + 0.8 * ((i / 2) % 2))));
-        sd.transform.q = cr_quat_from_axis_angle(cr_v3(CR_R(1), 0, 0), cr_from_float((float)(0.3 * i)));
-        sd.mass = CR_R(0.5);
-        sd.volume_stiffness = CR_R(50000);
-        sd.friction = CR_R(0.8);
-        if (cr_soft_create(w, &sd, &ids[i]) != CR_OK) {
-            fprintf(stderr, "crumple bench soft: body %d refused\n", i);
-            return 1;
-        }
+    for (int i = 0; i < pile; ++i) {
+        const cr_soft_def *sd = &sc->softs[i].def;
+        ids[i] = sc->softs[i].id;
+        as[i] = cr_world_get_asset(w, cr_soft_get_asset(w, ids[i]));
         cr_soft_state st;
         cr_soft_get_state(w, ids[i], &st);
         particles += st.particles;
         springs += st.springs;
-        const cr_asset *a = &assets[kind[i]].asset;
+        const cr_asset *a = as[i];
         cr_vec3 *x = malloc(st.particles * sizeof *x);
         cr_soft_get_positions(w, ids[i], x, st.particles);
         put(&ex, "body %u %u mass %.9g stiffness %.9g bend %.9g volume %.9g friction %.9g\n", st.particles, a->triangle_count,
-            cr_to_double(sd.mass), cr_to_double(sd.stiffness), cr_to_double(sd.bend_stiffness),
-            cr_to_double(sd.volume_stiffness), cr_to_double(sd.friction));
+            cr_to_double(sd->mass), cr_to_double(sd->stiffness), cr_to_double(sd->bend_stiffness),
+            cr_to_double(sd->volume_stiffness), cr_to_double(sd->friction));
         for (uint32_t p = 0; p < st.particles; ++p)
             put(&ex, "v %.9g %.9g %.9g\n", cr_to_double(x[p].x), cr_to_double(x[p].y), cr_to_double(x[p].z));
         for (uint32_t q = 0; q < a->triangle_count; ++q)
@@ -279,7 +155,7 @@ int cr_bench_soft(int argc, char **argv) {
     uint64_t work = 0;
     for (int s = 0; s < steps; ++s) {
         uint64_t t0 = crp_clock_ns();
-        cr_world_step(w, CR_R(1.0 / 60.0));
+        cr_world_step(w, sc->dt);
         ms[s] = (double)(crp_clock_ns() - t0) * 1e-6;
         total += ms[s];
         work += cr_world_get_stats(w).spring.work;
@@ -287,40 +163,40 @@ int cr_bench_soft(int argc, char **argv) {
     qsort(ms, (size_t)steps, sizeof *ms, cmp_double);
     /* what a player would see: particles inside another body, or outside the box */
     int inside = 0, outside = 0, resting = 0;
-    cr_vec3 *xs[PILE];
-    for (int i = 0; i < PILE; ++i) {
-        xs[i] = malloc(512 * sizeof(cr_vec3));
-        cr_soft_get_positions(w, ids[i], xs[i], 512);
+    cr_vec3 **xs = malloc(sizeof(cr_vec3 *) * (size_t)(pile ? pile : 1));
+    for (int i = 0; i < pile; ++i) {
+        xs[i] = malloc(as[i]->vertex_count * sizeof(cr_vec3));
+        cr_soft_get_positions(w, ids[i], xs[i], as[i]->vertex_count);
     }
-    for (int i = 0; i < PILE; ++i) {
+    for (int i = 0; i < pile; ++i) {
         cr_soft_state st;
         cr_soft_get_state(w, ids[i], &st);
         if (st.asleep || cr_to_double(cr_v3_len(st.linear_momentum)) / cr_to_double(st.mass) < 0.05) ++resting;
         for (uint32_t p = 0; p < st.particles; ++p) {
             cr_vec3 q = xs[i][p];
             if (fabs(cr_to_double(q.x)) > WALL + 0.02 || fabs(cr_to_double(q.z)) > WALL + 0.02 || cr_to_double(q.y) < -0.02) ++outside;
-            for (int j = 0; j < PILE; ++j)
-                if (j != i && winding(&assets[kind[j]].asset, xs[j], q) > 0.5) ++inside;
+            for (int j = 0; j < pile; ++j)
+                if (j != i && winding(as[j], xs[j], q) > 0.5) ++inside;
         }
     }
-    for (int i = 0; i < PILE; ++i) free(xs[i]);
+    for (int i = 0; i < pile; ++i) free(xs[i]);
+    free(xs);
     if (json)
         printf("{\"bench\":\"soft_pile\",\"bodies\":%d,\"particles\":%u,\"springs\":%u,\"steps\":%d,\"ms_per_step_median\":%.4f,"
                "\"ms_per_step_mean\":%.4f,\"work_per_step\":%.0f,\"particles_inside_another\":%d,\"particles_outside\":%d,"
                "\"resting\":%d,\"mode\":\"%s\"}\n",
-               PILE, particles, springs, steps, ms[steps / 2], total / steps, (double)work / steps, inside, outside, resting,
+               pile, particles, springs, steps, ms[steps / 2], total / steps, (double)work / steps, inside, outside, resting,
                CR_MODE_NAME);
     else
         printf("soft_pile (%s): %d bodies, %u particles, %u springs, %d steps at 1/60 s\n"
                "  ms/step: median %.3f, mean %.3f; soft work %.0f units/step\n"
                "  particles inside another body: %d; outside the box: %d; at rest: %d of %d\n",
-               CR_MODE_NAME, PILE, particles, springs, steps, ms[steps / 2], total / steps, (double)work / steps, inside,
-               outside, resting, PILE);
+               CR_MODE_NAME, pile, particles, springs, steps, ms[steps / 2], total / steps, (double)work / steps, inside,
+               outside, resting, pile);
     free(ms);
-    free(block);
-    for (int k = 0; k < 3; ++k) {
-        free(assets[k].block);
-        cr_cook_result_free(&assets[k].cooked);
-    }
+    free(ids);
+    free(as);
+    cr_cli_world_free(w);
+    cr_scene_free(sc);
     return 0;
 }

@@ -21,7 +21,8 @@ static void usage(FILE *f) {
             "usage: crumple cook IN.obj -o OUT.crb [--sdf-res N] [--sdf-pad N] [--scale S] [--normalise L] [--recentre]\n"
             "       [--weld D] [--max-samples N] [--geodesic-radius R] [--geodesic-max N] [--rig FILE | --bones auto:N]\n"
             "       [--poses FILE] [--skeleton FILE] [--pieces N|groups] [--piece-seed S] [--pieces-near X,Y,Z] [--gap D]\n"
-            "       [--piece-sdf-res N] [--timings] [--quiet]\n"
+            "       [--piece-sdf-res N] [--soft] [--soft-spread R] [--soft-edge L] [--soft-internal N]\n"
+            "       [--soft-masses equal|area] [--timings] [--quiet]\n"
             "  Cooks an OBJ mesh into a validated binary asset (docs/asset-format.md), in the body frame:\n"
             "  centre of mass at the origin, axes along the principal moments (`crumple info` prints mesh_to_body).\n"
             "  --sdf-res N            grid cells along the longest axis, padding included (default 64)\n"
@@ -44,6 +45,11 @@ static void usage(FILE *f) {
             "  --pieces-near X,Y,Z    denser pieces around this point (mesh frame, after --scale)\n"
             "  --gap D                crack between pieces' surfaces, m (default 2%% of the mean piece size)\n"
             "  --piece-sdf-res N      grid cells along a piece's longest axis (default 16)\n"
+            "  --soft                 a soft (mass-spring) body: particles and springs (docs/mass-spring.md)\n"
+            "  --soft-spread R        remesh when the longest edge is over R x the shortest (default 2)\n"
+            "  --soft-edge L          the remesher's edge length, m (default: the mean edge)\n"
+            "  --soft-internal N      internal springs: chords cast per vertex through a closed body (0-5, default 1)\n"
+            "  --soft-masses M        particle masses: equal (default, the seed's) or area\n"
             "  --timings              print the time of each stage\n"
             "  --quiet                no report and no progress bar on stderr\n");
 }
@@ -137,6 +143,17 @@ int cr_cmd_cook(int argc, char **argv) {
             bad = parse_double_arg(v, &po.gap) || po.gap < 0, ++i;
         } else if (strcmp(a, "--piece-sdf-res") == 0 && v) {
             bad = parse_u32_arg(v, &u) || u < 8 || u > 256, po.piece_sdf_res = (int)u, ++i;
+        } else if (strcmp(a, "--soft") == 0) {
+            opt.soft = true;
+        } else if (strcmp(a, "--soft-spread") == 0 && v) {
+            bad = parse_double_arg(v, &opt.soft_spread) || !(opt.soft_spread >= 1), opt.soft = true, ++i;
+        } else if (strcmp(a, "--soft-edge") == 0 && v) {
+            bad = parse_double_arg(v, &opt.soft_edge) || !(opt.soft_edge > 0), opt.soft = true, ++i;
+        } else if (strcmp(a, "--soft-internal") == 0 && v) {
+            bad = parse_u32_arg(v, &opt.soft_internal) || opt.soft_internal > 5, opt.soft = true, ++i;
+        } else if (strcmp(a, "--soft-masses") == 0 && v) {
+            bad = strcmp(v, "equal") != 0 && strcmp(v, "area") != 0, opt.soft_area_masses = strcmp(v, "area") == 0,
+            opt.soft = true, ++i;
         } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
             opt.quiet = true;
         } else if (strcmp(a, "--timings") == 0) {
@@ -156,6 +173,11 @@ int cr_cmd_cook(int argc, char **argv) {
     if (in == NULL || out == NULL) {
         fprintf(stderr, "crumple cook: need an input .obj (or a .skel skeleton) and -o OUT.crb\n");
         usage(stderr);
+        return 2;
+    }
+    if (opt.soft && (po.pieces >= 2 || from_groups)) {
+        /* a prescored body breaks into rigid pieces; a soft one has no pieces to break into */
+        fprintf(stderr, "crumple cook: --soft and --pieces cannot be combined\n");
         return 2;
     }
     cr_cook_result r;
@@ -199,6 +221,10 @@ int cr_cmd_cook(int argc, char **argv) {
             fprintf(stderr, "%s: geodesic lists %zu bytes (%.1f %% of the file, %zu entries)\n", out, geo,
                     100.0 * (double)geo / (double)r.size, r.section_bytes[CR_ASEC_GEOI] / 4);
     }
+    if (!opt.quiet && opt.soft)
+        fprintf(stderr, "%s: soft: %u particles, %u structural, %u bending, %u internal springs; edge-length spread %.3g%s\n",
+                out, r.vertex_count, r.soft_structural, r.soft_bending, r.soft_internal, r.soft_spread_after,
+                r.soft_remeshed ? " (remeshed)" : "");
     if (timings) cr_cook_print_timings(stdout, in, &r);
     cr_cook_result_free(&r);
     return 0;

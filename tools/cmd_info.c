@@ -145,6 +145,12 @@ int cr_cmd_info(int argc, char **argv) {
         printf("  skeleton   %u bones, %u examples\n", a.bone_count, a.example_count);
         if (a.squash_primitive_count > 0)
             printf("  squishy    %u skeleton primitives, isovalue %.6g (seed 003)\n", a.squash_primitive_count, cr_to_double(a.squash_isovalue));
+        if (a.soft_spring_count > 0) {
+            uint32_t kind[3] = {0, 0, 0};
+            for (uint32_t j = 0; j < a.soft_spring_count; ++j) kind[a.soft_springs[j].kind < 3 ? a.soft_springs[j].kind : 2]++;
+            printf("  soft       %u particles, %u structural, %u bending, %u internal springs (seed 004)\n", a.vertex_count,
+                   kind[0], kind[1], kind[2]);
+        }
         for (uint32_t b = 0; b < a.bone_count; ++b)
             printf("    bone %-3u parent %-3d at (%.6g %.6g %.6g)\n", b, a.bones[b].parent, cr_to_double(a.bones[b].rest.p.x),
                    cr_to_double(a.bones[b].rest.p.y), cr_to_double(a.bones[b].rest.p.z));

@@ -267,6 +267,11 @@ static void print_summary(const cr_scene *s, const cr_world *w, const cr_run_sta
     printf("frames       %d at dt %.6g s (%.3f ms total, %.4f ms/step mean, %.4f max)\n", (int)rs->frames,
            cr_to_double(s->dt), rs->step_ms_total, rs->frames ? rs->step_ms_total / rs->frames : 0.0, rs->step_ms_max);
     printf("bodies       %u\n", st.body_count);
+    uint32_t nsoft = cr_world_get_soft_ids(w, NULL, 0);
+    if (nsoft > 0) { /* soft bodies (issue 16): how many, and how many the soft stage stepped and kept waiting last step */
+        printf("soft bodies  %u (last step: %u stepped, %u waiting; %u soft contacts)\n", nsoft, st.spring.done, st.spring.waiting,
+               st.spring.shrunk);
+    }
     printf("memory       used %zu B, high-water %zu B, capacity %zu B\n", m.used, m.high_water, m.capacity);
     for (int k = 0; k < CR_STAGE_COUNT; ++k)
         if (rs->total[k].overflow)

@@ -9,6 +9,7 @@
  */
 #include "cook.h"
 #include "cook_squash.h"
+#include "cook_soft.h"
 #include "crumple/asset.h"
 #include "platform.h"
 
@@ -25,6 +26,8 @@ cr_cook_options cr_cook_default_options(void) {
     o.sdf_pad = 3;
     o.max_samples = 2048;
     o.geodesic_max = 16;
+    o.soft_spread = 2.5;
+    o.soft_internal = 1;
     return o;
 }
 
@@ -94,6 +97,11 @@ static int check_options(const cr_cook_options *opt, char *err, size_t n) {
         snprintf(err, n, "--geodesic-max must be at most 4096");
         return -1;
     }
+    if (!(opt->soft_spread >= 1) || !isfinite(opt->soft_spread) || opt->soft_edge < 0 || !isfinite(opt->soft_edge) ||
+        opt->soft_internal > 5) {
+        snprintf(err, n, "--soft-spread must be >= 1, --soft-edge >= 0 and --soft-internal 0 to 5");
+        return -1;
+    }
     if (opt->rig_path && opt->auto_bones) {
         snprintf(err, n, "give either --rig or --bones auto:N, not both");
         return -1;
@@ -153,6 +161,28 @@ int cr_cook_obj(const char *name, const cr_obj *obj, const cr_cook_options *opt,
                     name, mesh.boundary_edges, mesh.nonmanifold_edges);
         if (mesh.components > 1) fprintf(stderr, "%s: note: %u separate components\n", name, mesh.components);
         if (mesh.flipped) fprintf(stderr, "%s: note: triangles faced inwards; all were reversed\n", name);
+    }
+    /* a soft body's particles want near-equal edges (seed 004's equal masses): remesh when they are not */
+    if (opt->soft) {
+        double spread = cr_cook_edge_spread(mesh.pos, mesh.tri, mesh.triangle_count, NULL);
+        out->soft_spread_before = out->soft_spread_after = spread;
+        if (spread > opt->soft_spread) {
+            cr_cook_remesh_report rep;
+            cr_cook_remesh(&mesh, opt->soft_edge, &rep);
+            out->soft_remeshed = !rep.kept_input;
+            out->soft_spread_after = rep.spread_after;
+            if (!opt->quiet)
+                fprintf(stderr, "%s: soft: edge-length spread %.3g > %.3g: remeshed to %.4g m edges: %u splits, %u collapses, "
+                                "%u vertices, spread %.3g\n",
+                        name, rep.spread_before, opt->soft_spread, rep.target, rep.splits, rep.collapses, rep.vertices_after,
+                        rep.spread_after);
+            if (!opt->quiet && rep.kept_input)
+                fprintf(stderr, "%s: soft: warning: remeshing made the spread worse; the mesh is kept as it was\n", name);
+            else if (!opt->quiet && rep.spread_after > opt->soft_spread)
+                fprintf(stderr, "%s: soft: warning: the spread is still above %.3g: edges on a boundary (or where a collapse "
+                                "would fold the surface) are kept; equal masses will be uneven, --soft-masses area evens them\n",
+                        name, opt->soft_spread);
+        }
     }
 
     /* mass and the body frame */
@@ -301,6 +331,27 @@ int cr_cook_obj(const char *name, const cr_obj *obj, const cr_cook_options *opt,
     a.frame = &frame;
     a.squash = opt->skeleton_path ? &squash : NULL;
     a.fracture = opt->fracture;
+    cr_cook_soft soft;
+    memset(&soft, 0, sizeof soft);
+    if (opt->soft) {
+        /* the springs between the positions as stored (float), so the loader's rest-length check sees the same numbers */
+        float *pf = malloc(sizeof(float) * 3 * (size_t)mesh.vertex_count + 4);
+        for (size_t i = 0; i < 3 * (size_t)mesh.vertex_count; ++i) pf[i] = (float)mesh.pos[i];
+        char sferr[256];
+        rc = cr_cook_soft_build(&mesh, pf, &surf, opt->soft_internal, opt->soft_area_masses, &soft, sferr, sizeof sferr);
+        free(pf);
+        if (rc != 0) {
+            snprintf(err, en, "%s: %s", name, sferr);
+            cr_cook_skin_free(&skin);
+            cr_cook_surface_free(&surf);
+            cr_cook_grid_free(&grid);
+            cr_cook_mesh_free(&mesh);
+            cr_cook_squash_free(&squash);
+            return -1;
+        }
+        a.soft = &soft;
+        out->soft_structural = soft.structural, out->soft_bending = soft.bending, out->soft_internal = soft.internal;
+    }
     char werr[256];
     rc = cr_cook_write(&a, &out->bytes, &out->size, out->section_bytes, werr, sizeof werr);
     if (rc != 0) snprintf(err, en, "%s: %s", name, werr);
@@ -320,6 +371,7 @@ int cr_cook_obj(const char *name, const cr_obj *obj, const cr_cook_options *opt,
     out->components = mesh.components;
     out->welded_vertices = mesh.welded_vertices;
     out->dropped_triangles = mesh.dropped_triangles;
+    cr_cook_soft_free(&soft);
     cr_cook_skin_free(&skin);
     cr_cook_surface_free(&surf);
     cr_cook_grid_free(&grid);

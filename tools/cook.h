@@ -50,6 +50,12 @@ typedef struct cr_cook_options {
     bool keep_slivers;       ///< keep triangles of no area: a piece's cut faces, which a drop would open
     const struct cr_cook_mass *mass;         ///< use these mass properties (a piece's before its crack gap) instead of the surface's
     const struct cr_cook_fracture *fracture; ///< the pieces and bonds to store with the whole
+    /* a soft (mass-spring) asset: remesh, then particles and springs (cook_soft.h, docs/mass-spring.md) */
+    bool soft;               ///< write SPRP and SPRS
+    double soft_spread;      ///< remesh when the longest edge is more than this times the shortest; default 2.5
+    double soft_edge;        ///< m, the remesher's target edge length; 0 = the mean edge
+    uint32_t soft_internal;  ///< internal chords cast per vertex of a closed mesh (0 none, at most 5); default 1
+    bool soft_area_masses;   ///< particle mass a third of its triangles' area; false: equal (the seed's)
 } cr_cook_options;
 
 cr_cook_options cr_cook_default_options(void);
@@ -102,6 +108,10 @@ typedef struct cr_cook_result {
     double sdf_cell;
     uint32_t boundary_edges, nonmanifold_edges, components, welded_vertices, dropped_triangles;
     size_t section_bytes[32];    ///< per section, in the format's order (room for sections to come)
+    /* --soft: the remesher's edge-length spread (longest / shortest) before and after, and the springs */
+    bool soft_remeshed;
+    double soft_spread_before, soft_spread_after;
+    uint32_t soft_structural, soft_bending, soft_internal;
 } cr_cook_result;
 
 /// Cook a parsed OBJ. Returns 0, or -1 with "file:line: message" in err.
@@ -232,6 +242,7 @@ typedef struct cr_cook_asset {
     const struct cr_cook_squash *squash; ///< squishy skeleton in the body frame, or NULL
     double bounds_min[3], bounds_max[3], bound_radius;
     const cr_cook_fracture *fracture; ///< NULL: not prescored (the fracture sections stay empty)
+    const struct cr_cook_soft *soft;  ///< NULL: not a soft asset (SPRP and SPRS stay empty)
 } cr_cook_asset;
 /// Serialise to the asset format (malloc'd bytes). Returns 0 or -1.
 int cr_cook_write(const cr_cook_asset *a, uint8_t **bytes, size_t *size, size_t section_bytes[32], char *err, size_t err_size);

@@ -8,6 +8,7 @@
  */
 #include "cook.h"
 #include "cook_squash.h"
+#include "cook_soft.h"
 #include "asset_format.h"
 #include "crumple/asset.h"
 
@@ -86,6 +87,7 @@ int cr_cook_write(const cr_cook_asset *a, uint8_t **bytes, size_t *size, size_t 
     uint32_t entries = CR_ASSET_REQUIRED_SECTIONS;
     if (a->squash && a->squash->count > 0) entries = CR_ASEC_SQIV + 1;
     if (a->fracture && a->fracture->piece_count > 0) entries = CR_ASEC_FRCA + 1;
+    if (a->soft && a->soft->spring_count > 0) entries = CR_ASEC_SPRS + 1;
     ensure(&o, CR_ASSET_HEADER_SIZE + entries * CR_ASSET_ENTRY_SIZE);
     o.n = CR_ASSET_HEADER_SIZE + entries * CR_ASSET_ENTRY_SIZE;
 
@@ -234,6 +236,17 @@ int cr_cook_write(const cr_cook_asset *a, uint8_t **bytes, size_t *size, size_t 
             }
             pad_to(&o, CR_ASSET_ALIGN);
             count = (uint32_t)((o.n - start) / 16);
+            break;
+        case CR_ASEC_SPRP:
+            count = a->soft ? a->soft->vertex_count : 0;
+            for (uint32_t i = 0; i < count; ++i) put_f32f(&o, a->soft->weight[i]);
+            break;
+        case CR_ASEC_SPRS:
+            count = a->soft ? a->soft->spring_count : 0;
+            for (uint32_t i = 0; i < count; ++i) {
+                for (int c = 0; c < 3; ++c) put_u32(&o, a->soft->spring[3 * (size_t)i + c]);
+                put_f32(&o, a->soft->rest[i]);
+            }
             break;
         default:
             break;

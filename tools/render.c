@@ -562,6 +562,43 @@ int cr_render_scene_finish(cr_render_scene *s) {
     return 1;
 }
 
+/* Soft (mass-spring) bodies: the deformed surface, the asset's triangles over
+ * the particles' world positions (an identity frame). Palette colours go on
+ * after the rigid bodies'; displacement is not defined for a body without a
+ * rigid frame, so it draws as rest (zero). */
+static int add_soft_bodies(cr_render_scene *s, const cr_world *world, const cr_asset *const *assets, uint32_t asset_count,
+                           uint32_t first_colour, const cr_render_options *opt) {
+    uint32_t n = cr_world_get_soft_ids(world, NULL, 0);
+    if (n == 0) return 1;
+    cr_soft_id *ids = (cr_soft_id *)malloc(sizeof(cr_soft_id) * n);
+    if (ids == NULL) return 0;
+    n = cr_world_get_soft_ids(world, ids, n);
+    int ok = 1;
+    for (uint32_t i = 0; i < n && ok; ++i) {
+        uint32_t slot = cr_soft_get_asset(world, ids[i]);
+        const cr_asset *a = assets ? (slot < asset_count ? assets[slot] : NULL) : cr_world_get_asset(world, slot);
+        cr_render_body b;
+        memset(&b, 0, sizeof b);
+        b.id = first_colour + ids[i].index1 - 1;
+        b.shape.type = CR_SHAPE_MESH;
+        b.shape.asset = slot;
+        b.xf.q = cr_quat_identity();
+        b.asset = a;
+        cr_vec3 *pos = a ? (cr_vec3 *)malloc(sizeof(cr_vec3) * a->vertex_count) : NULL;
+        if (a != NULL && pos == NULL) ok = 0;
+        else if (a != NULL && cr_soft_get_positions(world, ids[i], pos, a->vertex_count) == a->vertex_count) {
+            b.positions = pos;
+            b.rest_positions = pos;
+            ok = cr_render_scene_add_body(s, &b, opt);
+        } else {
+            s->missing_assets++;
+        }
+        free(pos);
+    }
+    free(ids);
+    return ok;
+}
+
 int cr_render_scene_add_world(cr_render_scene *s, const cr_world *world, const cr_asset *const *assets,
                               uint32_t asset_count, const cr_render_options *opt) {
     uint32_t n = cr_world_get_body_ids(world, NULL, 0);
@@ -599,6 +636,7 @@ int cr_render_scene_add_world(cr_render_scene *s, const cr_world *world, const c
         }
     }
     free(ids);
+    if (!add_soft_bodies(s, world, assets, asset_count, n, opt)) return 0;
     return cr_render_scene_finish(s);
 }
 

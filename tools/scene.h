@@ -104,6 +104,7 @@ typedef struct cr_scene_asset {
     uint32_t max_samples;         ///< .obj: cook option `samples N` (collision sample points), 0 = cooker default
     char rig[CR_SCENE_PATH_MAX];  ///< .obj: cook option `rig PATH` (a skeleton for bending), "" = none
     uint32_t auto_bones;          ///< .obj: cook option `bones N` (automatic bones), 0 = none
+    bool soft;                    ///< .obj: cook option `soft` (a mass-spring asset: remeshed, SPRP/SPRS; tools/scene_spring.c)
     uint32_t slot;                ///< asset slot in the built world
     uint8_t *bytes_;              ///< private: the cooked file (owned; the view may point into it)
     void *block_;                 ///< private: the view's block (owned)
@@ -178,6 +179,8 @@ typedef struct cr_scene {
     cr_scene_plastic *plastics;
     cr_scene_bend *bends;
     cr_scene_squash *squashes;
+    struct cr_scene_spring *springs; ///< soft materials (`spring` lines, tools/scene_spring.c)
+    struct cr_scene_soft *softs;     ///< soft bodies (`soft` lines, tools/scene_spring.c)
     bool deform_bytes_given;       ///< `deform memory_kb` was set; else cr_scene_build sizes it from the assets
     cr_scene_asset *assets;
     cr_scene_body *bodies;

@@ -111,6 +111,7 @@ static int load_one(cr_scene *s, cr_scene_asset *a, cr_scene_error *err) {
     }
     if (a->auto_bones) key = fnv1a_u64(key, 0x626f6e6573ull ^ a->auto_bones);
     key = fnv1a_u64(key, a->max_samples);
+    if (a->soft) key = fnv1a_u64(key, 0x736f6674ull); /* "soft": no soft, the key is as before */
     cr_cook_options opt = cr_cook_default_options();
     cr_scene_rig_files rig; /* the data rule's rig, poses and options beside the .obj (tools/scene_example.c) */
     if (cr_scene_example_cook_options(a->path, &opt, &rig, &key, why, sizeof why)) return asset_error(s, a, err, "%s", why);
@@ -125,6 +126,7 @@ static int load_one(cr_scene *s, cr_scene_asset *a, cr_scene_error *err) {
     if (a->max_samples) opt.max_samples = a->max_samples;
     if (a->rig[0]) opt.rig_path = a->rig;
     if (a->auto_bones) opt.auto_bones = a->auto_bones;
+    opt.soft = a->soft;
     cr_cook_result res;
     memset(&res, 0, sizeof res);
     char cook_err[600];

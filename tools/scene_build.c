@@ -7,6 +7,7 @@
  * are created later by the same cr_scene_create_body (scene_inputs.c).
  */
 #include "scene.h"
+#include "scene_spring.h"
 #include "cli.h"
 #include "stb_ds.h"
 
@@ -64,6 +65,7 @@ int cr_scene_build(cr_scene *s, cr_world **out, cr_scene_error *err) {
     cr_scene_bend_budget(s, &def); /* tools/scene_bend.c */
     if (!s->deform_bytes_given) def.damage.surface_bytes = dent_copy_bytes(s) + cr_scene_bend_surface_bytes(s);
     cr_scene_example_size(s, &def);
+    cr_scene_spring_budget(s, &def); /* tools/scene_spring.c */
     def.log = crp_log_hook;
     def.clock_ns = crp_clock_hook;
     cr_world *w = NULL;
@@ -100,6 +102,10 @@ int cr_scene_build(cr_scene *s, cr_world **out, cr_scene_error *err) {
             return cr_scene_error_set(err, s->path, j->line, "joint '%s': cannot create: %s (%s)", j->name, cr_status_message(st),
                              cr_status_name(st));
         }
+    }
+    if (cr_scene_spring_create(s, w, err)) { /* soft bodies after the rigid ones (tools/scene_spring.c) */
+        cr_cli_world_free(w);
+        return -1;
     }
     *out = w;
     return 0;

@@ -7,6 +7,7 @@
  * world (s->frame_inputs). The frame that uses them is scene_run.c.
  */
 #include "scene.h"
+#include "scene_spring.h"
 #include "stb_ds.h"
 
 #include <string.h>
@@ -61,7 +62,7 @@ int cr_scene_spawn(cr_scene *s, cr_world *w, int32_t frame, cr_scene_error *err)
     for (size_t i = first_input_of(s, frame); i < n && s->inputs[i].frame == frame; ++i)
         if (s->inputs[i].kind == CR_SCENE_INPUT_SPAWN && cr_scene_create_body(s, w, s->inputs[i].body, s->inputs[i].line, err))
             return -1;
-    return 0;
+    return cr_scene_spring_spawn(s, w, frame, err); /* soft bodies with `spawn FRAME` (tools/scene_spring.c) */
 }
 
 int cr_scene_apply_inputs(cr_scene *s, cr_world *w, int32_t frame, cr_scene_error *err) {

@@ -20,6 +20,7 @@
 #include "cli.h"
 #include "stb_ds.h"
 #include "scene_squash.h"
+#include "scene_spring.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -476,8 +477,10 @@ static int st_asset(pctx *c) {
             if (m < 0 || (size_t)m >= sizeof a.rig) return fail(c, "rig path is too long");
         } else if (strcmp(k, "bones") == 0 && obj) {
             if (read_uint(c, "bones", 1, 64, &a.auto_bones)) return -1;
+        } else if (strcmp(k, "soft") == 0 && obj) { /* a mass-spring asset (docs/mass-spring.md) */
+            a.soft = true;
         } else {
-            return fail(c, "unknown asset attribute '%s' (%s)", k, obj ? "sdf samples rig bones" : "a .crb asset takes none");
+            return fail(c, "unknown asset attribute '%s' (%s)", k, obj ? "sdf samples rig bones soft" : "a .crb asset takes none");
         }
     }
     arrput(c->s->assets, a);
@@ -877,6 +880,19 @@ static int st_squash(pctx *c) {
     return 0;
 }
 
+static int st_spring(pctx *c) {
+    char why[256];
+    if (cr_scene_spring_define(c->s, c->tok + c->pos, c->ntok - c->pos, c->line, why, sizeof why)) return fail(c, "%s", why);
+    c->pos = c->ntok;
+    return 0;
+}
+static int st_soft(pctx *c) {
+    char why[256];
+    if (cr_scene_soft_define(c->s, c->tok + c->pos, c->ntok - c->pos, c->line, why, sizeof why)) return fail(c, "%s", why);
+    c->pos = c->ntok;
+    return 0;
+}
+
 static const statement statements[] = {
     {"gravity", st_gravity}, {"dt", st_dt},         {"frames", st_frames},     {"passes", st_passes},
     {"shock", st_shock},     {"sleep", st_sleep},       {"capacity", st_capacity}, {"cache", st_cache},   {"material", st_material},
@@ -885,6 +901,7 @@ static const statement statements[] = {
     {"velocity", st_velocity}, {"target", st_target},
     {"plastic", st_plastic},
     {"squash", st_squash},
+    {"spring", st_spring}, {"soft", st_soft},
 };
 
 /* Splits c->buf into words; '#' starts a comment. */
@@ -1129,6 +1146,7 @@ void cr_scene_free(cr_scene *s) {
     arrfree(s->dents);
     arrfree(s->plastics);
     arrfree(s->squashes);
+    cr_scene_spring_free(s);
     cr_scene_free_assets(s);
     arrfree(s->assets);
     arrfree(s->bodies);

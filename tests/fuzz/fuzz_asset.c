@@ -6,7 +6,9 @@
  * nearly every input would stop at CR_ASSET_BAD_CHECKSUM). An accepted asset
  * becomes a dynamic mesh body dropped on a plane next to a sphere, and the
  * world steps a few frames: whatever the loader lets through must simulate
- * without a sanitizer report and stay finite.
+ * without a sanitizer report and stay finite. A soft asset (SPRP, SPRS) is
+ * also made a soft body from its cooked springs (it may be refused: a def
+ * the integrator cannot keep stable is an error, not a crash).
  *
  *     make fuzz            (FUZZ_SECONDS each, both scalar modes)
  *     build-fuzz/fuzz/fuzz_asset tests/fuzz/corpus/asset
@@ -57,6 +59,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     def.pair_capacity = 64;
     def.point_capacity = 4096;
     def.contact_capacity = 64;
+    bool soft = asset.soft_spring_count > 0 && asset.vertex_count <= 4096 && asset.soft_spring_count <= 65536;
+    if (soft) {
+        def.spring = cr_default_spring_budget();
+        def.spring.body_capacity = 1;
+        def.spring.particle_capacity = asset.vertex_count;
+        def.spring.spring_capacity = asset.soft_spring_count;
+    }
     size_t wsize = cr_world_memory_size(&def);
     void *wblock = aligned_alloc(CR_BLOCK_ALIGN, (wsize + 15) / 16 * 16);
     cr_world *w = NULL;
@@ -74,12 +83,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             bd.position = cr_v3(0, asset.bound_radius + CR_R(0.1), 0);
             cr_body_create(w, &bd, &mesh);
         }
+        cr_soft_id jelly = {0, 0};
+        if (soft) {
+            cr_soft_def sd = cr_default_soft_def();
+            sd.asset = slot;
+            sd.transform.p = cr_v3(CR_R(5), asset.bound_radius + CR_R(0.1), 0);
+            (void)cr_soft_create(w, &sd, &jelly);
+        }
         bd = cr_default_body_def();
         bd.position = cr_v3(CR_R(0.3), CR_R(3), 0);
         cr_body_create(w, &bd, &ball);
         for (int i = 0; i < 8; ++i)
             if (cr_world_step(w, CR_R(1.0 / 60.0)) != CR_OK) abort();
         if (!cr_body_id_is_null(mesh)) check_finite(w, mesh);
+        if (!cr_soft_id_is_null(jelly)) {
+            cr_soft_state st;
+            if (cr_soft_get_state(w, jelly, &st) != CR_OK) abort();
+#if CR_FIXED
+            if (st.centre.y == CR_REAL_MAX || st.centre.y == -CR_REAL_MAX) abort();
+#else
+            if (st.centre.y != st.centre.y || st.centre.y - st.centre.y != 0) abort();
+#endif
+        }
         check_finite(w, ball);
     }
     free(wblock);

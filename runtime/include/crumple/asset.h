@@ -56,6 +56,7 @@ extern "C" {
 #define CR_ASSET_MAX_BONES 255u            ///< bones (a skin index is one byte)
 #define CR_ASSET_MAX_EXAMPLES 64u          ///< example poses, rest pose included
 #define CR_ASSET_MAX_SQUASH_PRIMITIVES 4096u ///< skeleton primitives of a squishy asset (seed 003)
+#define CR_ASSET_MAX_SOFT_SPRINGS_PER_VERTEX 64u ///< a soft asset's springs per vertex at most (SPRS)
 #define CR_ASSET_MAX_COORD 1048576.0       ///< 2^20: |any stored real| is below this (m); keeps Q32.32 safe
 #define CR_ASSET_SKIN_SLOTS 4u             ///< skinning influences per vertex
 
@@ -133,6 +134,20 @@ typedef struct cr_asset_bond {
     cr_vec3 normal;      ///< unit, from piece a into piece b, body frame
 } cr_asset_bond;
 
+/// Kinds of a soft asset's springs (crumple/spring.h).
+typedef enum cr_asset_spring_kind {
+    CR_ASSET_SPRING_STRUCTURAL = 0, ///< an edge of the mesh
+    CR_ASSET_SPRING_BENDING = 1,    ///< between the two vertices opposite an edge
+    CR_ASSET_SPRING_INTERNAL = 2    ///< between two vertices through the interior (a closed body's shape)
+} cr_asset_spring_kind;
+
+/// One spring of a cooked soft asset, between two vertices (= particles).
+typedef struct cr_asset_spring {
+    uint32_t a, b;       ///< vertex indices, a < b
+    uint32_t kind;       ///< cr_asset_spring_kind
+    cr_real rest;        ///< m, rest length in the body frame
+} cr_asset_spring;
+
 /// Mesh quality found by the cooker (reported, not hidden).
 typedef struct cr_asset_topology {
     uint32_t boundary_edges;     ///< edges with one triangle: holes (0 for a closed mesh)
@@ -201,6 +216,10 @@ typedef struct cr_asset {
     const cr_asset_piece *pieces;       ///< [piece_count]
     uint32_t bond_count;
     const cr_asset_bond *bonds;         ///< [bond_count], the support graph
+    /* soft (mass-spring) asset (crumple/spring.h, `crumple cook --soft`); soft_spring_count 0 for other assets */
+    uint32_t soft_spring_count;
+    const cr_asset_spring *soft_springs;  ///< [soft_spring_count] structural, then bending, then internal
+    const cr_real *soft_mass_weights;     ///< [vertex_count] each particle's share of the body's mass (sum 1)
 
     cr_asset_topology topology;
     uint64_t checksum;                  ///< the file's checksum: equal checksums, equal cooked bytes

@@ -119,6 +119,13 @@ cr_status cr_soft_get_state(const cr_world *world, cr_soft_id id, cr_soft_state 
 /// velocity components are kept within ±1000 m/s.
 cr_status cr_soft_apply_impulse(cr_world *world, cr_soft_id id, cr_vec3 impulse, cr_vec3 world_point);
 
+/// The live soft bodies in slot order into `out` (at most `capacity`);
+/// returns how many there are (call with capacity 0 to count).
+uint32_t cr_world_get_soft_ids(const cr_world *world, cr_soft_id *out, uint32_t capacity);
+/// The asset slot a soft body was made from (its triangles are the surface
+/// to draw over cr_soft_get_positions); UINT32_MAX for a stale handle.
+uint32_t cr_soft_get_asset(const cr_world *world, cr_soft_id id);
+
 #ifdef __cplusplus
 }
 #endif

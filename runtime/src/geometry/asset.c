@@ -377,7 +377,12 @@ static cr_asset_check check_layout(parsed *ps, const void *bytes, size_t size, c
         [CR_ASEC_FRCP] = ps->sec[CR_ASEC_FRCP].count,
         [CR_ASEC_FRCB] = ps->sec[CR_ASEC_FRCB].count,
         [CR_ASEC_FRCA] = ps->sec[CR_ASEC_FRCA].count,
+        /* a soft asset has both: a weight per vertex and its springs (bounded below) */
+        [CR_ASEC_SPRP] = ps->sec[CR_ASEC_SPRS].count > 0 ? ps->vertex_count : 0u,
+        [CR_ASEC_SPRS] = ps->sec[CR_ASEC_SPRS].count,
     };
+    if ((uint64_t)ps->sec[CR_ASEC_SPRS].count > (uint64_t)CR_ASSET_MAX_SOFT_SPRINGS_PER_VERTEX * ps->vertex_count)
+        return fail(e, CR_ASSET_COUNT_LIMIT, section_tag(CR_ASEC_SPRS), ps->sec[CR_ASEC_SPRS].count);
     if (ps->sec[CR_ASEC_SQSK].count > CR_ASSET_MAX_SQUASH_PRIMITIVES)
         return fail(e, CR_ASSET_COUNT_LIMIT, section_tag(CR_ASEC_SQSK), ps->sec[CR_ASEC_SQSK].count);
     for (int i = 0; i < (int)CR_ASSET_SECTION_COUNT; ++i)
@@ -470,6 +475,53 @@ static cr_asset_check check_fracture(const parsed *ps, cr_asset_error *e) {
             return fail(e, CR_ASSET_VALUE_RANGE, btag, i);
         if (!inside_bounds(ps, rd_vec3(el + 12))) return fail(e, CR_ASSET_VALUE_RANGE, btag, i);
         if (cr_abs(cr_v3_len_sq(rd_vec3(el + 24)) - CR_R(1)) > CR_R(1e-2)) return fail(e, CR_ASSET_VALUE_RANGE, btag, i);
+    }
+    return CR_ASSET_OK;
+}
+
+/* A soft asset (docs/mass-spring.md): weights each in (0, 1] summing to 1
+ * within 1e-3 (the runtime multiplies them by the body's mass, so a particle
+ * of no mass, which has no inverse, cannot be described); springs between
+ * two different vertices a < b, of a known kind, kinds in non-decreasing
+ * order starting with a structural one (the runtime damps the structural
+ * springs, which come first), and a positive rest length that is the
+ * distance between its vertices (to 1e-3 of itself + 1e-6 m): the runtime
+ * places the rest shape from the vertices, and a spring whose rest length
+ * says otherwise would hold a deformed body. Only loops over the counts the
+ * layout checked, so nothing is read past a section. */
+static cr_asset_check check_soft(const parsed *ps, cr_asset_error *e) {
+    const section_ref *S = &ps->sec[CR_ASEC_SPRS];
+    if (S->count == 0) return CR_ASSET_OK;
+    uint32_t wtag = section_tag(CR_ASEC_SPRP), stag = section_tag(CR_ASEC_SPRS);
+    cr_asset_check c;
+    if ((c = check_floats(ps, CR_ASEC_SPRP, 1, 4, 0, e)) != CR_ASSET_OK) return c;
+    if ((c = check_floats(ps, CR_ASEC_SPRS, 1, 16, 12, e)) != CR_ASSET_OK) return c;
+    const uint8_t *wp = sec_ptr(ps, CR_ASEC_SPRP);
+    cr_real sum = 0;
+    for (uint32_t i = 0; i < ps->vertex_count; ++i) {
+        uint32_t bits = rd_u32(wp + 4ull * i);
+        cr_real wi = rd_real(wp + 4ull * i);
+        if ((bits >> 31) != 0 || !(wi > 0) || wi > CR_R(1)) return fail(e, CR_ASSET_VALUE_RANGE, wtag, i);
+        sum += wi;
+    }
+    if (cr_abs(sum - CR_R(1)) > CR_R(1e-3)) return fail(e, CR_ASSET_VALUE_RANGE, wtag, ps->vertex_count);
+    const uint8_t *sp = sec_ptr(ps, CR_ASEC_SPRS), *pos = sec_ptr(ps, CR_ASEC_VPOS);
+    uint32_t prev_kind = 0;
+    for (uint32_t i = 0; i < S->count; ++i) {
+        const uint8_t *el = sp + 16ull * i;
+        uint32_t a = rd_u32(el), b = rd_u32(el + 4), kind = rd_u32(el + 8);
+        if (a >= b || b >= ps->vertex_count) return fail(e, CR_ASSET_INDEX_RANGE, stag, i);
+        if (kind > CR_ASSET_SPRING_INTERNAL || kind < prev_kind || (i == 0 && kind != CR_ASSET_SPRING_STRUCTURAL))
+            return fail(e, CR_ASSET_VALUE_RANGE, stag, i);
+        prev_kind = kind;
+        cr_real rest = rd_real(el + 12);
+        /* |d| as m |d / m| (m the largest component): no square of a
+         * coordinate, which could pass Q32.32 for coordinates near 2^20 */
+        cr_vec3 d = cr_v3_sub(rd_vec3(pos + 12ull * b), rd_vec3(pos + 12ull * a));
+        cr_real m = cr_max(cr_abs(d.x), cr_max(cr_abs(d.y), cr_abs(d.z)));
+        cr_real len = m > 0 ? cr_mul(m, cr_v3_len(cr_v3(cr_div(d.x, m), cr_div(d.y, m), cr_div(d.z, m)))) : 0;
+        if (!(rest > 0) || !(len > 0) || cr_abs(rest - len) > cr_mul(rest, CR_R(1e-3)) + CR_R(1e-6))
+            return fail(e, CR_ASSET_VALUE_RANGE, stag, i);
     }
     return CR_ASSET_OK;
 }
@@ -598,6 +650,7 @@ static cr_asset_check check_payload(const parsed *ps, cr_asset_error *e) {
     const uint8_t *ex = sec_ptr(ps, CR_ASEC_EXMP);
     for (uint32_t i = 0; i < ps->sec[CR_ASEC_EXMP].count; ++i)
         if (!quat_is_unit(rd_quat(ex + 28ull * i + 12))) return fail(e, CR_ASSET_BAD_QUATERNION, section_tag(CR_ASEC_EXMP), i);
+    if ((c = check_soft(ps, e)) != CR_ASSET_OK) return c;
     return check_fracture(ps, e);
 }
 
@@ -637,6 +690,8 @@ static plan_t plan(const parsed *ps) {
     n += round16((uint64_t)ps->sec[CR_ASEC_SQSK].count * sizeof(cr_squash_primitive));
     n += round16((uint64_t)ps->sec[CR_ASEC_FRCP].count * sizeof(cr_asset_piece));
     n += round16((uint64_t)ps->sec[CR_ASEC_FRCB].count * sizeof(cr_asset_bond));
+    n += round16((uint64_t)ps->sec[CR_ASEC_SPRS].count * sizeof(cr_asset_spring));
+    if (!p.alias_real) n += round16((uint64_t)ps->sec[CR_ASEC_SPRP].count * sizeof(cr_real));
     p.bytes = n;
     return p;
 }
@@ -783,6 +838,20 @@ static void build_view(const parsed *ps, const plan_t *pl, uint8_t *block, cr_as
             bonds[i].normal = rd_vec3(bs + 36ull * i + 24);
         }
         a->bonds = a->bond_count ? bonds : NULL;
+    }
+
+    a->soft_spring_count = ps->sec[CR_ASEC_SPRS].count;
+    if (a->soft_spring_count) {
+        cr_asset_spring *sp = (cr_asset_spring *)bump_take(&bp, (uint64_t)a->soft_spring_count * sizeof(cr_asset_spring));
+        const uint8_t *src = sec_ptr(ps, CR_ASEC_SPRS);
+        for (uint32_t i = 0; i < a->soft_spring_count; ++i) {
+            sp[i].a = rd_u32(src + 16ull * i);
+            sp[i].b = rd_u32(src + 16ull * i + 4);
+            sp[i].kind = rd_u32(src + 16ull * i + 8);
+            sp[i].rest = rd_real(src + 16ull * i + 12);
+        }
+        a->soft_springs = sp;
+        a->soft_mass_weights = real_array(ps, pl, &bp, CR_ASEC_SPRP, ps->vertex_count);
     }
 
     a->topology.boundary_edges = rd_u32(info + CR_AI_BOUNDARY_EDGES);

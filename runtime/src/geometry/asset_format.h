@@ -13,7 +13,8 @@
  *     to the header, table or payload is caught before anything is parsed.
  *   - Every section up to EXMP is always present (a skeleton-less asset has
  *     empty bone sections): fewer cases for the loader means fewer places to
- *     get wrong. The sections after EXMP (added later: SQSK, SQIV, FRCP, FRCB, FRCA) may be
+ *     get wrong. The sections after EXMP (added later: SQSK, SQIV, FRCP, FRCB, FRCA,
+ *     SPRP, SPRS) may be
  *     left off the end of the table when empty, so an asset that has none of
  *     them keeps the bytes it had before they existed; the header's section
  *     count says how many entries the table has.
@@ -73,7 +74,9 @@
     X(SQIV, 'S', 'Q', 'I', 'V', 4)           \
     X(FRCP, 'F', 'R', 'C', 'P', 24)          \
     X(FRCB, 'F', 'R', 'C', 'B', 36)          \
-    X(FRCA, 'F', 'R', 'C', 'A', 16)
+    X(FRCA, 'F', 'R', 'C', 'A', 16)          \
+    X(SPRP, 'S', 'P', 'R', 'P', 4)           \
+    X(SPRS, 'S', 'P', 'R', 'S', 16)
 
 /// Table entries every asset has (INFO .. EXMP); the rest are optional at the end.
 #define CR_ASSET_REQUIRED_SECTIONS 16u
@@ -127,6 +130,14 @@ typedef enum cr_asset_section_id {
  *   overlapping), f32 volume, f32 centroid[3] (whole body frame) = 24 bytes.
  * FRCB element: u32 a, u32 b (a < b, pairs strictly increasing), f32 area,
  *   f32 centroid[3], f32 normal[3] (unit, from a into b) = 36 bytes.
- * FRCA: the pieces' cooked assets, each a complete asset, padded to 16. */
+ * FRCA: the pieces' cooked assets, each a complete asset, padded to 16.
+ * A soft (mass-spring) asset (docs/mass-spring.md; both empty in other assets,
+ * both present in a soft one): the particles are the vertices (VPOS), so
+ * SPRP: one f32 per vertex, its share of the body's mass (each in (0, 1],
+ *   summing to 1);
+ * SPRS element: u32 a, u32 b (a < b < vertex count), u32 kind (0 structural:
+ *   an edge; 1 bending: across an edge; 2 internal: through the interior),
+ *   f32 rest length (m, = |VPOS[b] - VPOS[a]|) = 16 bytes; kinds in
+ *   non-decreasing order, at least one structural. */
 
 #endif

@@ -290,7 +290,9 @@ cr_status cr_soft_create(cr_world *w, const cr_soft_def *d, cr_soft_id *out) {
     CR_TRY(check_soft_def(w, d));
     const cr_asset *a = cr_world_asset(w, d->asset);
     cr_soft_region *r = cri_soft_region(w);
-    uint32_t structural, n_springs = build_springs(a, NULL, &structural);
+    /* a cooked soft asset's springs when it has them (soft_asset.c), else built from its adjacency */
+    uint32_t structural, n_springs = a->soft_spring_count ? cri_soft_asset_springs(a, NULL, &structural)
+                                                          : build_springs(a, NULL, &structural);
     if (r->particle_count + a->vertex_count > w->def.spring.particle_capacity ||
         r->spring_count + n_springs > w->def.spring.spring_capacity)
         return cri_refuse(w, CR_ERR_CAPACITY, CR_FIELD_WORLD_SPRING);
@@ -304,7 +306,8 @@ cr_status cr_soft_create(cr_world *w, const cr_soft_def *d, cr_soft_id *out) {
     memset(&body, 0, sizeof body);
     body.asset = d->asset;
     body.particle_count = a->vertex_count;
-    body.spring_count = build_springs(a, s, &body.structural_count);
+    body.spring_count = a->soft_spring_count ? cri_soft_asset_springs(a, s, &body.structural_count)
+                                             : build_springs(a, s, &body.structural_count);
     body.closed = a->topology.closed;
     body.no_sleep = d->no_sleep;
     body.mass = d->mass;
@@ -315,6 +318,7 @@ cr_status cr_soft_create(cr_world *w, const cr_soft_def *d, cr_soft_id *out) {
     body.user_data = d->user_data;
     for (uint32_t i = 0; i < a->vertex_count; ++i) p[i].x = cr_transform_point(d->transform, a->positions[i]);
     set_masses(a, d, p);
+    if (a->soft_mass_weights != NULL) cri_soft_asset_masses(a, d->mass, p);
     cr_real edge_sum = 0;
     for (uint32_t j = 0; j < body.spring_count; ++j) {
         s[j].rest = cr_v3_len(cr_v3_sub(p[s[j].b].x, p[s[j].a].x));

@@ -99,6 +99,14 @@ const cr_soft_body *cri_soft_body_c(const cr_world *w, cr_soft_id id);
 /// largest single particle's; false for a stale handle or no scratch.
 bool cri_soft_internal_force_sum(cr_world *w, cr_soft_id id, cr_vec3 *sum, cr_real *largest);
 
+/* soft_asset.c: a cooked soft asset's springs and masses (SPRS, SPRP) */
+/// The asset's cooked springs in their order (structural first; *structural
+/// their count); with out == NULL only counts. Rest lengths and stiffness are
+/// the caller's to set.
+uint32_t cri_soft_asset_springs(const cr_asset *a, cr_spring *out, uint32_t *structural);
+/// Each particle's mass from the asset's weights and the body's mass.
+void cri_soft_asset_masses(const cr_asset *a, cr_real mass, cr_particle *p);
+
 /* spring_collide.c */
 /// Scratch the collision passes need for the def's capacities.
 uint64_t cri_soft_collide_scratch_bytes(const cr_world_def *def);
