@@ -389,7 +389,7 @@ void cri_fracture_model_step(cr_world *w, const cr_damage_input *in, cr_real dt)
         islands_left = cost > islands_left ? 0 : islands_left - cost;
         cri_fracture_islands(w, a, whole, u32);
         uint32_t wait = 0, over = 0;
-        uint32_t made = cri_fracture_spawn(w, a, whole, pieces_left, &wait, &over);
+        uint32_t made = cri_fracture_spawn(w, a, whole, pieces_left, dt, &wait, &over);
         pieces_left -= made;
         w->stats.fracture.waiting += wait;
         w->stats.fracture.over_capacity += over;

@@ -126,7 +126,7 @@ void cri_fracture_pieces_init(cr_world *w, cr_fracture_actor *a, const cr_asset 
 /// Queue the bodies the islands ask for (the whole body's split, or static
 /// pieces cut off from every anchor). Returns pieces queued, or 0 when it
 /// must wait (*wait set) or the world has no room (*over set to pieces left attached).
-uint32_t cri_fracture_spawn(cr_world *w, cr_fracture_actor *a, const cr_asset *whole, uint32_t piece_budget,
+uint32_t cri_fracture_spawn(cr_world *w, cr_fracture_actor *a, const cr_asset *whole, uint32_t piece_budget, cr_real dt,
                             uint32_t *wait, uint32_t *over);
 /// The pieces whose bodies were made this step join the model (slot map, model bit).
 void cri_fracture_pieces_adopt(cr_world *w, cr_fracture_actor *a, uint32_t actor_index);
