@@ -56,6 +56,7 @@ typedef struct cr_fracture_piece {
     uint8_t respawning;       ///< a create for it is queued (its old body's destroy breaks nothing)
     uint8_t held;             ///< its island holds an anchor (last island search)
     uint8_t pad_[3];
+    cr_body_id old_body;      ///< a dented static body being replaced by a moving one: destroyed once its dents moved over
 } cr_fracture_piece;
 
 /// A bond's state; its geometry is the asset's cr_asset_bond.
@@ -137,5 +138,8 @@ void cri_fracture_pieces_adopt(cr_world *w, cr_fracture_actor *a, uint32_t actor
 bool cri_fracture_dents_keep(cr_world *w, cr_fracture_actor *a);
 /// Piece k, just made a body: dent it like the whole and carry the whole's dents over.
 void cri_fracture_dents_carry(cr_world *w, cr_fracture_actor *a, uint32_t k);
+/// Piece k, just made a moving body in place of its static one (old_body):
+/// destroy the old body and give the new one its dented surface and grid.
+void cri_fracture_dents_replace(cr_world *w, cr_fracture_actor *a, uint32_t k);
 
 #endif

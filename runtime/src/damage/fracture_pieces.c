@@ -130,7 +130,7 @@ uint32_t cri_fracture_spawn(cr_world *w, cr_fracture_actor *a, const cr_asset *w
         if (cri_fracture_dents_keep(w, a)) destroys = 0;
     } else {
         for (uint32_t k = 0; k < count; ++k) n += pc[k].is_static && pc[k].mapped && !pc[k].held;
-        destroys = n;
+        destroys = a->dent_pieces ? 0 : n; /* dented, the old bodies go after their dents moved over (adopt) */
     }
     if (n == 0) return 0;
     for (uint32_t k = 0; k < a->bond_count; ++k) {
@@ -186,7 +186,8 @@ uint32_t cri_fracture_spawn(cr_world *w, cr_fracture_actor *a, const cr_asset *w
             cr_transform at = b->xf;
             at.p = cr_v3_mad(at.p, dt, vk); /* one step on: see the header */
             cr_body_def d = piece_def(a, b, k, at, at.p, vk, cr_v3_zero(), false);
-            cr_damage_defer_body_destroy(w, pc[k].body);
+            if (a->dent_pieces) pc[k].old_body = pc[k].body;
+            else cr_damage_defer_body_destroy(w, pc[k].body);
             cri_damage_defer_body_create_into(w, &d, body_field(w, a, k));
         }
         for (uint32_t k = 0; k < a->bond_count; ++k) {
@@ -223,7 +224,8 @@ void cri_fracture_pieces_adopt(cr_world *w, cr_fracture_actor *a, uint32_t actor
             slots[p->body.index1 - 1].piece = k;
             p->mapped = 1;
             p->respawning = 0;
-            if (a->dent_pieces) cri_fracture_dents_carry(w, a, k);
+            if (a->dent_pieces && p->old_body.index1 != 0) cri_fracture_dents_replace(w, a, k);
+            else if (a->dent_pieces) cri_fracture_dents_carry(w, a, k);
         }
         bodies += p->mapped;
     }
