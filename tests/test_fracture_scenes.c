@@ -262,3 +262,35 @@ CR_TEST(fracture_scene_lines_and_their_errors) {
     ENSURE(s->bodies[wall].fracture_def.anchor_max.y == CR_R(0.2) && s->bodies[wall].fracture_def.stress_iterations == 16);
     cr_scene_free(s);
 }
+
+/* Awake and loaded, whole: the beam (sleep off) rests on its supports under
+ * its own weight, which could break its weakest bond, so the stress pass
+ * runs; once it has settled on those loads it stands while they stay (an
+ * O(contacts) test per step, no per-piece work), and the weight's landing,
+ * a new load, is seen at once: the beam breaks (above). */
+CR_TEST(fracture_whole_under_a_steady_load_costs_no_per_piece_work) {
+    scene_run r;
+    ENSURE(open_scene("fracture_beam", &r) == 0);
+    cr_body_id beam = body_named(&r, "beam");
+    uint32_t early = 0, steady = 0, landing = 0;
+    for (int32_t f = 0; f < 60; ++f) {
+        ENSURE(step(&r, f) == 0);
+        uint32_t work = cr_world_get_stats(r.w).fracture.work;
+        if (f < 10) early = work > early ? work : early;
+        else if (f < 30) {
+            steady = work > steady ? work : steady;
+            ENSURE(!cr_body_is_sleeping(r.w, beam));
+        }
+        else landing = work > landing ? work : landing;
+    }
+    cr_fracture_view v;
+    ENSURE(cr_fracture_get(r.w, beam, &v) == CR_OK && v.piece_count == 6);
+    cr_test_printf("    fracture work per step: up to %u landing on the supports, %u resting (awake), %u when the weight lands\n", early,
+                   steady, landing);
+    /* its weight and support reactions (2 x 9.8 N s a step) pass its weakest
+     * bond's strength x area (30000 x 0.04 / 60 = 20 N s): not calm, a pass visits the pieces */
+    ENSURE_MSG(early >= v.piece_count, "the stress pass visited the pieces while the beam settled (%u)", early);
+    ENSURE_MSG(steady <= 8, "resting under a steady load: no per-piece work (%u)", steady);
+    ENSURE_MSG(landing > 100 && !v.whole, "the weight's landing is a new load: evaluated, and the beam broke");
+    close_scene(&r);
+}

@@ -16,6 +16,9 @@
 #include "crumple/dent.h"
 
 #define CR_FRACTURE_COOKIE 0x66726163u /* "frac" */
+/// A whole's loads whose sum is within this fraction of their size of the
+/// last stress pass's are the same loads: a settled pass stands (docs/fracture.md).
+#define CR_FRACTURE_LOAD_TOLERANCE CR_R(0.02)
 /// cr_fracture_slot.piece of the whole body (not one piece).
 #define CR_FRACTURE_WHOLE 0xffffffffu
 
@@ -34,8 +37,10 @@ typedef struct cr_fracture_actor {
     uint8_t was_static;       ///< the whole body was static: anchors count
     uint8_t dent_pieces;      ///< the whole dented: its pieces dent with dent_def and take its dents over
     uint8_t calm;             ///< this step the whole's loads cannot break its weakest bond: no stress pass (set per step)
-    uint8_t pad3_[3];
+    uint8_t settled;          ///< the last stress pass converged and overloaded no bond: while the loads stay, it stands
+    uint8_t pad3_[2];
     uint32_t pad2_;
+    cr_vec3 load_sum;         ///< N s, whole frame: the sum of the loads (contacts + weight) the last stress pass saw (fracture_model.c)
     cr_real min_area;         ///< m^2, the smallest bond: loads below strength x this cannot break one
     cr_vec3 push;             ///< N s, whole frame: this step's impact impulses on a static actor (0 between steps)
     cr_vec3 push_point;       ///< m, whole frame: their impulse-weighted point
