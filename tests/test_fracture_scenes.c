@@ -294,3 +294,25 @@ CR_TEST(fracture_whole_under_a_steady_load_costs_no_per_piece_work) {
     ENSURE_MSG(landing > 100 && !v.whole, "the weight's landing is a new load: evaluated, and the beam broke");
     close_scene(&r);
 }
+
+/* The demo (data/scenes/demo.scene, `make demo`) has a fracture: the steel
+ * ball spawned at frame 20 breaks the prescored post's upper bricks off,
+ * and its anchored bottom row stays. */
+CR_TEST(fracture_demo_post_breaks) {
+    scene_run r;
+    ENSURE(open_scene("demo", &r) == 0);
+    cr_body_id post = body_named(&r, "brick_post");
+    for (int32_t f = 0; f < 45; ++f) ENSURE(step(&r, f) == 0);
+    cr_fracture_view v;
+    ENSURE(cr_fracture_get(r.w, post, &v) == CR_OK);
+    int moving = 0, bottom = 0;
+    for (uint32_t i = 0; i < v.piece_count; ++i) {
+        cr_body_id pb = cr_fracture_get_piece_body(r.w, post, i);
+        bool dyn = cr_body_is_valid(r.w, pb) && cr_body_get_type(r.w, pb) == CR_BODY_DYNAMIC;
+        moving += dyn;
+        bottom += i < 2 && cr_body_is_valid(r.w, pb) && !dyn;
+    }
+    cr_test_printf("    demo post: %u of %u bonds broken, %d bricks knocked off\n", v.bonds_broken, v.bond_count, moving);
+    ENSURE(!v.whole && moving >= 1 && bottom == 2);
+    close_scene(&r);
+}
