@@ -1,18 +1,23 @@
 #!/bin/sh
 # matrix.sh — the determinism matrix (docs/determinism.md, "The matrix"):
-# one reference scene, many builds, the same per-frame state hashes.
+# the reference scene and the fracture wall (pieces that spawn inside the
+# world), many builds, the same per-frame state hashes.
 #
 #   sh tests/matrix.sh                  run the matrix (what `make matrix` and `make test` run)
 #   sh tests/matrix.sh --update-golden  re-record tests/golden/ from this machine's host build
+#   sh tests/matrix.sh --update-golden fracture_wall   the same for one scene only
 #
 # 1. On the host (x86-64, gcc -O2, the normal build folders) `crumple run
-#    data/scenes/reference.scene --record` writes one replay per scalar mode
-#    (float, fixed): the scene text, every input, and the state hash and the
-#    per-body hashes after every frame.
+#    data/scenes/SCENE.scene --record` writes one replay per scene and scalar
+#    mode (float, fixed): the scene text, every input, and the state hash and
+#    the per-body hashes after every frame. The scenes are $SCENES below:
+#    reference (docs/determinism.md) and fracture_wall (docs/fracture.md:
+#    dents, bonds, a split and flying pieces), each with its golden files
+#    tests/golden/SCENE-MODE.hashes.
 # 2. Every target builds only the runtime and the tools files the verifier
 #    links (the archive members the host linker pulls in, from its map
 #    file, so the list never goes stale), links tests/matrix/verify_main.c, and runs
-#    `replay REC --verify --golden tests/golden/reference-MODE.hashes`:
+#    `replay REC --verify --golden tests/golden/SCENE-MODE.hashes`:
 #    the recorded hashes must equal the golden ones, and re-simulating must
 #    give them again, frame by frame. Cross targets are static binaries run
 #    under qemu-user.
@@ -39,12 +44,12 @@ cd "$(dirname "$0")/.."
 JOBS=${JOBS:-2}
 P=${BUILD_PREFIX:-build}
 M=$P-matrix
-SCENE=data/scenes/reference.scene
+SCENES="reference fracture_wall"
 UPDATE=0
 case "${1:-}" in
     "") ;;
-    --update-golden) UPDATE=1 ;;
-    *) echo "usage: sh tests/matrix.sh [--update-golden]" >&2; exit 2 ;;
+    --update-golden) UPDATE=1; [ -n "${2:-}" ] && SCENES=$2 ;; # one scene's golden files only: --update-golden fracture_wall
+    *) echo "usage: sh tests/matrix.sh [--update-golden [SCENE]]" >&2; exit 2 ;;
 esac
 passed=0
 failed=0
@@ -54,31 +59,33 @@ trap 'rm -f "$log"' EXIT
 now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 
-row() { # target cc opt mode frames result build-seconds run-seconds
-    printf '%-9s %-6s %-4s %-6s %6s  %-10s %7s %6s\n' "$@"
+row() { # target cc opt mode scene frames result build-seconds run-seconds
+    printf '%-9s %-6s %-4s %-6s %-13s %6s  %-10s %7s %6s\n' "$@"
 }
 
 mode_name() { [ "$1" = 1 ] && echo fixed || echo float; }
 
 # ---- 1. host builds (the same folders `make test` uses), recordings, golden
 start_all=$(now)
-echo "== determinism matrix: $SCENE"
+echo "== determinism matrix: $(for sc in $SCENES; do printf 'data/scenes/%s.scene ' $sc; done)"
 for fixed in 0 1; do
     mode=$(mode_name $fixed)
     dir=$P; [ $fixed = 1 ] && dir=$P-fixed
-    rm -f "$M/reference-$mode.crr" # never verify against a recording of an older build
+    for sc in $SCENES; do rm -f "$M/$sc-$mode.crr"; done # never verify against a recording of an older build
     if ! make -s -j"$JOBS" FIXED=$fixed BUILD=$dir cli "$dir/libcrumple_tools.a" >"$log" 2>&1; then
         cat "$log"; echo "matrix: host $mode build failed"; failed=$((failed + 1)); continue
     fi
     mkdir -p "$M"
-    rec=$M/reference-$mode.crr
-    if ! "$dir/bin/crumple" run "$SCENE" --record "$rec" >"$log" 2>&1; then
-        cat "$log"; echo "matrix: recording $mode failed"; failed=$((failed + 1)); continue
-    fi
-    if [ $UPDATE = 1 ]; then
-        "$dir/bin/crumple" replay "$rec" --hashes "tests/golden/reference-$mode.hashes" || failed=$((failed + 1))
-        echo "   wrote tests/golden/reference-$mode.hashes"
-    fi
+    for sc in $SCENES; do
+        rec=$M/$sc-$mode.crr
+        if ! "$dir/bin/crumple" run "data/scenes/$sc.scene" --record "$rec" >"$log" 2>&1; then
+            cat "$log"; echo "matrix: recording $sc $mode failed"; failed=$((failed + 1)); continue
+        fi
+        if [ $UPDATE = 1 ]; then
+            "$dir/bin/crumple" replay "$rec" --hashes "tests/golden/$sc-$mode.hashes" || failed=$((failed + 1))
+            echo "   wrote tests/golden/$sc-$mode.hashes"
+        fi
+    done
 done
 [ $UPDATE = 1 ] && { [ $failed = 0 ] && echo "golden hashes updated" ; exit $failed; }
 
@@ -112,17 +119,17 @@ rm -rf "$ROWS"
 mkdir -p "$ROWS"
 nrow=0
 
-# record_row N target cc opt mode frames result build-s run-s: the row's line and a pass/fail mark
+# record_row N target cc opt mode scene frames result build-s run-s: the row's line and a pass/fail mark
 record_row() {
     n=$1; shift
     row "$@" >"$ROWS/$n.row"
-    [ "$6" = pass ] && : >"$ROWS/$n.pass"
+    [ "$7" = pass ] && : >"$ROWS/$n.pass"
 }
 
-# verify_async N target cc opt mode build-s command...: runs the verifier, then records the row
+# verify_async N target cc opt mode scene build-s command...: runs the verifier, then records the row
 verify_async() {
-    n=$1 vlabel=$2 vcc=$3 vopt=$4 vmode=$5 vbuild=$6
-    shift 6
+    n=$1 vlabel=$2 vcc=$3 vopt=$4 vmode=$5 vscene=$6 vbuild=$7
+    shift 7
     (
         t1=$(now)
         result=FAIL frames=-
@@ -130,7 +137,7 @@ verify_async() {
             result=pass
             frames=$(sed -n 's/.*: \([0-9]*\) frames verified.*/\1/p' "$ROWS/$n.log" | tail -n 1)
         fi
-        record_row "$n" "$vlabel" "$vcc" "$vopt" "$vmode" "$frames" "$result" "$vbuild" "$(elapsed "$t1")"
+        record_row "$n" "$vlabel" "$vcc" "$vopt" "$vmode" "$vscene" "$frames" "$result" "$vbuild" "$(elapsed "$t1")"
     ) &
 }
 
@@ -146,38 +153,44 @@ run_target() {
     shift 9
     tools_pat=$1 tools_opt=$2
     for fixed in 0 1; do
-        nrow=$((nrow + 1))
-        n=$(printf '%02d' $nrow)
         mode=$(mode_name $fixed)
         suffix=; [ $fixed = 1 ] && suffix=-fixed
         rt=$(echo "$rt_pat" | sed "s/MODE/$suffix/")
         td=$(echo "$tools_pat" | sed "s/MODE/$suffix/")
         t0=$(now)
-        rec=$M/reference-$mode.crr
-        golden=tests/golden/reference-$mode.hashes
-        : >"$ROWS/$n.log"
-        if ! command -v "$cc" >/dev/null 2>&1; then
-            record_row "$n" "$label" "$cclabel" "$opt" "$mode" - "no-$cc" - -
-        elif [ "$runner" != - ] && ! command -v "$runner" >/dev/null 2>&1; then
-            record_row "$n" "$label" "$cclabel" "$opt" "$mode" - "no-$runner" - -
-        elif [ ! -f "$rec" ]; then
-            record_row "$n" "$label" "$cclabel" "$opt" "$mode" - no-record - -
-        else
-            objs=""
-            for o in $TOOLS_OBJS obj/tests/matrix/verify_main.o; do objs="$objs $td/$o"; done
-            bin=$rt/crumple-verify
-            if make -s -j"$JOBS" FIXED=$fixed BUILD="$td" CC="$cc" AR="$ar" OPT="$tools_opt" EXTRA_CFLAGS="$extra" \
-                   $objs >>"$ROWS/$n.log" 2>&1 &&
-               make -s -j"$JOBS" FIXED=$fixed BUILD="$rt" CC="$cc" AR="$ar" OPT="$opt" EXTRA_CFLAGS="$extra" \
-                   "$rt/libcrumple.a" >>"$ROWS/$n.log" 2>&1 &&
-               $cc $opt $extra $objs "$rt/libcrumple.a" -lm $ldflags -o "$bin" >>"$ROWS/$n.log" 2>&1; then
-                if [ "$runner" = - ]; then set -- "$bin"; else set -- "$runner" "$bin"; fi
-                verify_async "$n" "$label" "$cclabel" "$opt" "$mode" "$(elapsed "$t0")" \
-                    "$@" replay "$rec" --verify --golden "$golden"
+        built=""
+        for sc in $SCENES; do
+            nrow=$((nrow + 1))
+            n=$(printf '%02d' $nrow)
+            rec=$M/$sc-$mode.crr
+            golden=tests/golden/$sc-$mode.hashes
+            : >"$ROWS/$n.log"
+            if ! command -v "$cc" >/dev/null 2>&1; then
+                record_row "$n" "$label" "$cclabel" "$opt" "$mode" "$sc" - "no-$cc" - -
+            elif [ "$runner" != - ] && ! command -v "$runner" >/dev/null 2>&1; then
+                record_row "$n" "$label" "$cclabel" "$opt" "$mode" "$sc" - "no-$runner" - -
+            elif [ ! -f "$rec" ]; then
+                record_row "$n" "$label" "$cclabel" "$opt" "$mode" "$sc" - no-record - -
             else
-                record_row "$n" "$label" "$cclabel" "$opt" "$mode" - build-fail "$(elapsed "$t0")" -
+                objs=""
+                for o in $TOOLS_OBJS obj/tests/matrix/verify_main.o; do objs="$objs $td/$o"; done
+                bin=$rt/crumple-verify
+                # one verifier per target and mode, built for its first scene
+                if [ -n "$built" ] ||
+                   { make -s -j"$JOBS" FIXED=$fixed BUILD="$td" CC="$cc" AR="$ar" OPT="$tools_opt" EXTRA_CFLAGS="$extra" \
+                       $objs >>"$ROWS/$n.log" 2>&1 &&
+                   make -s -j"$JOBS" FIXED=$fixed BUILD="$rt" CC="$cc" AR="$ar" OPT="$opt" EXTRA_CFLAGS="$extra" \
+                       "$rt/libcrumple.a" >>"$ROWS/$n.log" 2>&1 &&
+                   $cc $opt $extra $objs "$rt/libcrumple.a" -lm $ldflags -o "$bin" >>"$ROWS/$n.log" 2>&1; }; then
+                    built=1
+                    if [ "$runner" = - ]; then set -- "$bin"; else set -- "$runner" "$bin"; fi
+                    verify_async "$n" "$label" "$cclabel" "$opt" "$mode" "$sc" "$(elapsed "$t0")" \
+                        "$@" replay "$rec" --verify --golden "$golden"
+                else
+                    record_row "$n" "$label" "$cclabel" "$opt" "$mode" "$sc" - build-fail "$(elapsed "$t0")" -
+                fi
             fi
-        fi
+        done
     done
 }
 
@@ -203,13 +216,15 @@ run_target armhf   gcc   arm-linux-gnueabihf-gcc arm-linux-gnueabihf-ar -O2 "" -
 run_m4() {
     m4flags="-mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16"
     for fixed in 0 1; do
-        nrow=$((nrow + 1))
-        n=$(printf '%02d' $nrow)
         mode=$(mode_name $fixed)
         t0=$(now)
         dir=$M/cortex-m4-$mode
-        rec=$M/reference-$mode.crr
-        golden=tests/golden/reference-$mode.hashes
+        built=""
+        for sc in $SCENES; do
+        nrow=$((nrow + 1))
+        n=$(printf '%02d' $nrow)
+        rec=$M/$sc-$mode.crr
+        golden=tests/golden/$sc-$mode.hashes
         : >"$ROWS/$n.log"
         objs=""
         for o in $TOOLS_OBJS obj/tests/matrix/verify_main.o obj/tests/m4/startup.o obj/tests/m4/platform_semihost.o; do
@@ -217,18 +232,21 @@ run_m4() {
             objs="$objs $dir/$o"
         done
         if [ ! -f "$rec" ]; then
-            record_row "$n" cortex-m4 gcc -O2 "$mode" - no-record - -
-        elif make -s -j"$JOBS" FIXED=$fixed BUILD="$dir" CC=arm-none-eabi-gcc AR=arm-none-eabi-ar OPT=-O2 \
+            record_row "$n" cortex-m4 gcc -O2 "$mode" "$sc" - no-record - -
+        elif [ -n "$built" ] ||
+             { make -s -j"$JOBS" FIXED=$fixed BUILD="$dir" CC=arm-none-eabi-gcc AR=arm-none-eabi-ar OPT=-O2 \
                  EXTRA_CFLAGS="$m4flags -Wno-format" "$dir/libcrumple.a" $objs >>"$ROWS/$n.log" 2>&1 &&
              arm-none-eabi-gcc $m4flags -O2 -nostartfiles -T tests/m4/mps2_an386.ld --specs=rdimon.specs \
-                 $objs "$dir/libcrumple.a" -lm -o "$dir/crumple-verify.elf" >>"$ROWS/$n.log" 2>&1; then
-            verify_async "$n" cortex-m4 gcc -O2 "$mode" "$(elapsed "$t0")" \
+                 $objs "$dir/libcrumple.a" -lm -o "$dir/crumple-verify.elf" >>"$ROWS/$n.log" 2>&1; }; then
+            built=1
+            verify_async "$n" cortex-m4 gcc -O2 "$mode" "$sc" "$(elapsed "$t0")" \
                 timeout 600 qemu-system-arm -M mps2-an386 -nographic -monitor none -serial none \
                 -semihosting-config "enable=on,target=native,arg=crumple-verify,arg=replay,arg=$rec,arg=--verify,arg=--golden,arg=$golden" \
                 -kernel "$dir/crumple-verify.elf"
         else
-            record_row "$n" cortex-m4 gcc -O2 "$mode" - build-fail "$(elapsed "$t0")" -
+            record_row "$n" cortex-m4 gcc -O2 "$mode" "$sc" - build-fail "$(elapsed "$t0")" -
         fi
+        done
     done
 }
 m4_note=""
@@ -241,7 +259,7 @@ else
 fi
 
 wait
-row target cc opt mode frames result build-s run-s
+row target cc opt mode scene frames result build-s run-s
 for f in "$ROWS"/*.row; do
     cat "$f"
     n=$(basename "$f" .row)

@@ -3,7 +3,7 @@
 #   0. tests/toolchains.sh: every compiler and emulator used below works, or stop
 #   1. the full suite, float build (build/) and fixed build (build-fixed/)
 #   2. the determinism tests again at -O0 and with clang (same golden hashes)
-#   3. the determinism matrix (tests/matrix.sh): the reference scene's per-frame
+#   3. the determinism matrix (tests/matrix.sh): the reference and fracture_wall scenes' per-frame
 #      hashes on gcc/clang -O0/-O2/-O3, 32-bit x86, aarch64, armhf, Cortex-M4F
 #   4. promises on the libraries: no heap, no writable globals, no libm transcendentals
 #   5. a C++ file that includes crumple/crumple.h compiles, links and runs (both modes)

@@ -437,3 +437,92 @@ CR_TEST(fracture_island_budget_waits_a_step) {
     free(block);
     tf_kit_free(&k);
 }
+
+static double deepest(cr_world *w, cr_body_id b) {
+    cr_body_mesh m;
+    if (cr_body_get_mesh(w, b, &m) != CR_OK) return -1;
+    double worst = 0;
+    for (uint32_t i = 0; i < m.vertex_count; ++i) {
+        double d = cr_to_double(cr_v3_len(cr_v3_sub(m.positions[i], m.rest_positions[i])));
+        worst = d > worst ? d : worst;
+    }
+    return worst;
+}
+
+/* A dent made on a static piece (the wall split, the piece still holds to
+ * the anchors) is on the piece's surface after it is cut loose: the moving
+ * body that replaces it takes its dented corners and grid over, value for
+ * value. */
+CR_TEST(fracture_static_piece_keeps_its_dent_when_freed) {
+    static tf_kit k;
+    const double size[3] = {0.25, 0.25, 0.2};
+    ENSURE(tf_kit_make(&k, 1, 3, 1, size)); /* a column of three: 0 bottom (anchored), 1, 2 */
+    void *block = NULL;
+    cr_world *w = tf_world(&block, cr_v3(0, CR_R(-9.81), 0), 64);
+    ENSURE(w != NULL && tf_kit_register(&k, w));
+    cr_body_id wall;
+    ENSURE(tf_body(w, &k, CR_BODY_STATIC, cr_v3_zero(), &wall) == CR_OK);
+    cr_dent_def dd = cr_default_dent_def();
+    dd.threshold_speed = CR_R(1);
+    dd.speed_scale = CR_R(0.004);
+    dd.max_distance = CR_R(0.08);
+    dd.blur = CR_R(0.03);
+    ENSURE(cr_dent_attach(w, wall, &dd) == CR_OK);
+    cr_fracture_def fd = cr_default_fracture_def();
+    fd.first_piece_asset = k.first_piece_slot;
+    fd.toughness = CR_R(1e6); /* the ball dents, it does not break */
+    fd.damage_radius = CR_R(0.1);
+    fd.anchor_min = cr_v3(CR_R(-1), CR_R(-1), CR_R(-1));
+    fd.anchor_max = cr_v3(CR_R(1), CR_R(0.2), CR_R(1));
+    ENSURE(cr_fracture_attach(w, wall, &fd) == CR_OK);
+    const cr_transform wall_xf = cr_body_get_transform(w, wall); /* static: where its pieces stay */
+    /* 1. the top piece cut off: the wall splits, pieces 0 and 1 stay static */
+    uint32_t b12 = bond_between(&k, 1, 2), b01 = bond_between(&k, 0, 1);
+    ENSURE(b12 != UINT32_MAX && b01 != UINT32_MAX);
+    ENSURE(cr_fracture_apply_damage(w, wall, bond_world(w, wall, &k, b12), CR_R(1e6)) == CR_OK);
+    ENSURE(cr_world_step(w, CR_R(1.0 / 60.0)) == CR_OK);
+    cr_body_id p1 = cr_fracture_get_piece_body(w, wall, 1);
+    ENSURE(cr_body_is_valid(w, p1) && cr_body_get_type(w, p1) == CR_BODY_STATIC);
+    cr_body_id top = cr_fracture_get_piece_body(w, wall, 2);
+    if (cr_body_is_valid(w, top)) cr_body_destroy(w, top); /* out of the way */
+    /* 2. a steel ball dents the static piece 1 */
+    cr_body_def bd = cr_default_body_def();
+    bd.shape.type = CR_SHAPE_SPHERE;
+    bd.shape.radius = CR_R(0.1);
+    bd.material.density = CR_R(7800);
+    bd.position = cr_v3(CR_R(0.125), CR_R(0.375), CR_R(-0.4));
+    bd.linear_velocity = cr_v3(0, 0, CR_R(10));
+    cr_body_id ball;
+    ENSURE(cr_body_create(w, &bd, &ball) == CR_OK);
+    for (int s = 0; s < 20; ++s) ENSURE(cr_world_step(w, CR_R(1.0 / 60.0)) == CR_OK);
+    cr_body_destroy(w, ball);
+    ENSURE(cr_fracture_get_piece_body(w, wall, 1).index1 == p1.index1 && cr_body_get_type(w, p1) == CR_BODY_STATIC);
+    double before = deepest(w, p1);
+    cr_body_mesh m_before;
+    ENSURE(cr_body_get_mesh(w, p1, &m_before) == CR_OK);
+    uint32_t nv = m_before.vertex_count;
+    cr_vec3 *saved = malloc(nv * sizeof *saved);
+    ENSURE(saved != NULL);
+    for (uint32_t i = 0; i < nv; ++i) saved[i] = cr_v3_sub(m_before.positions[i], m_before.rest_positions[i]);
+    cr_test_printf("    the static piece's dent: %.4f m\n", before);
+    ENSURE_MSG(before > 0.01, "the ball dented the static piece");
+    /* 3. its last bond broken (the blow given through the anchored piece 0's
+     * body, the whole is gone): cut off from the anchor, it becomes a moving body */
+    cr_body_id p0 = cr_fracture_get_piece_body(w, wall, 0);
+    ENSURE(cr_fracture_apply_damage(w, p0, cr_transform_point(wall_xf, k.bonds[b01].centroid), CR_R(1e6)) == CR_OK);
+    ENSURE(cr_world_step(w, CR_R(1.0 / 60.0)) == CR_OK);
+    cr_body_id freed = cr_fracture_get_piece_body(w, wall, 1);
+    ENSURE(cr_body_is_valid(w, freed) && cr_body_get_type(w, freed) == CR_BODY_DYNAMIC);
+    ENSURE(!cr_body_is_valid(w, p1)); /* the static body is gone */
+    double after = deepest(w, freed);
+    cr_test_printf("    the freed piece's dent: %.4f m\n", after);
+    cr_body_mesh m_after;
+    ENSURE(cr_body_get_mesh(w, freed, &m_after) == CR_OK && m_after.vertex_count == nv);
+    for (uint32_t i = 0; i < nv; ++i)
+        ENSURE_MSG(cr_v3_len_sq(cr_v3_sub(cr_v3_sub(m_after.positions[i], m_after.rest_positions[i]), saved[i])) == 0,
+                   "corner %u moved by the replacement", i);
+    ENSURE(after == before);
+    free(saved);
+    free(block);
+    tf_kit_free(&k);
+}

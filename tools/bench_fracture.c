@@ -7,7 +7,9 @@
  *           10 s on one core for the bunny; the shipped bunny is open, and
  *           prescoring needs a closed mesh)
  *   whole   the N-piece body resting on the ground, per step, next to the
- *           same body without the model (the issue: about one rigid body)
+ *           same body without the model (the issue: about one rigid body):
+ *           asleep (after 60 steps of settling), and awake under its load
+ *           (the same bodies with sleep off: contacts and weight every step)
  * Times are this process's CPU time (clock()), so other processes on a
  * shared machine do not count.
  *   split   the step in which every bond breaks at once: the damage stage
@@ -149,7 +151,7 @@ typedef struct fr_world {
     cr_body_id body;
 } fr_world;
 
-static int make_world(fr_world *f, cr_asset *whole, cr_asset *pieces, bool fracture, uint32_t n) {
+static int make_world(fr_world *f, cr_asset *whole, cr_asset *pieces, bool fracture, bool awake, uint32_t n) {
     cr_world_def def = cr_default_world_def();
     def.body_capacity = n + 16;
     def.asset_capacity = n + 4;
@@ -183,6 +185,7 @@ static int make_world(fr_world *f, cr_asset *whole, cr_asset *pieces, bool fract
     bd.shape.type = CR_SHAPE_MESH;
     bd.shape.asset = wslot;
     bd.material.density = CR_R(2000);
+    bd.no_sleep = awake;
     cr_transform pose = cr_transform_inverse(whole->mesh_to_body);
     bd.position = cr_v3_add(pose.p, cr_v3(0, CR_R(0.01), 0));
     bd.orientation = pose.q;
@@ -298,17 +301,38 @@ loaded:;
             return 1;
         }
     }
-    fr_world plain, frac;
-    if (make_world(&plain, &whole, pieces, false, n) != 0 || make_world(&frac, &whole, pieces, true, n) != 0) {
+    fr_world plain, frac, plain_awake, frac_awake;
+    if (make_world(&plain, &whole, pieces, false, false, n) != 0 || make_world(&frac, &whole, pieces, true, false, n) != 0 ||
+        make_world(&plain_awake, &whole, pieces, false, true, n) != 0 || make_world(&frac_awake, &whole, pieces, true, true, n) != 0) {
         fprintf(stderr, "crumple bench fracture: the worlds could not be made\n");
         return 1;
     }
-    double settle_a, settle_b, plain_ns, plain_dmg, whole_ns, whole_dmg;
+    double settle_a, settle_b, plain_ns, plain_dmg, whole_ns, whole_dmg, awake_plain_ns, awake_ns, awake_dmg;
     time_steps(plain.w, 60, &settle_a, &settle_b);
     time_steps(frac.w, 60, &settle_a, &settle_b);
     time_steps(plain.w, 120, &plain_ns, &plain_dmg);
     time_steps(frac.w, 120, &whole_ns, &whole_dmg);
     uint32_t whole_work = cr_world_get_stats(frac.w).fracture.work;
+    /* awake under load, every step: after the same 60 steps of settling as
+     * above (landing; the stress estimate converges over them), 120 timed */
+    time_steps(plain_awake.w, 60, &settle_a, &settle_b);
+    time_steps(frac_awake.w, 60, &settle_a, &settle_b);
+    time_steps(plain_awake.w, 120, &awake_plain_ns, &settle_b);
+    uint64_t awake_work = 0;
+    {
+        uint64_t total = 0, dmg = 0;
+        for (int s = 0; s < 120; ++s) {
+            uint64_t t0 = cpu_ns();
+            cr_world_step(frac_awake.w, CR_R(1.0 / 60.0));
+            total += cpu_ns() - t0;
+            dmg += cr_world_get_stats(frac_awake.w).stage[CR_STAGE_damage].time_ns;
+            awake_work += cr_world_get_stats(frac_awake.w).fracture.work;
+        }
+        awake_ns = (double)total / 120, awake_dmg = (double)dmg / 120;
+    }
+    cr_fracture_view awake_view;
+    cr_fracture_get(frac_awake.w, frac_awake.body, &awake_view);
+    if (!awake_view.whole) fprintf(stderr, "crumple bench fracture: note: the awake body broke under its load (%u bonds)\n", awake_view.bonds_broken);
     cr_fracture_view before;
     cr_fracture_get(frac.w, frac.body, &before);
     if (!before.whole) fprintf(stderr, "crumple bench fracture: note: the body broke while resting (%u bonds)\n", before.bonds_broken);
@@ -326,9 +350,11 @@ loaded:;
     if (json) {
         printf("{\"pieces\": %u, \"bonds\": %u, \"cook_wall_s\": %.3f, \"cook_cpu_s\": %.3f, \"cut_s\": %.3f, \"pieces_cook_s\": %.3f, "
                "\"step_plain_us\": %.1f, \"step_whole_us\": %.1f, \"damage_whole_us\": %.1f, \"whole_work\": %u, "
+               "\"step_awake_plain_us\": %.1f, \"step_awake_us\": %.1f, \"damage_awake_us\": %.1f, \"awake_work_per_step\": %.1f, "
                "\"split_step_us\": %.1f, \"split_damage_us\": %.1f, \"bonds_broken\": %u, \"bodies_made\": %u, \"step_after_us\": %.1f}\n",
                n, whole.bond_count, rep.time_total, cook_cpu, rep.time_cut, rep.time_cook, plain_ns / 1e3, whole_ns / 1e3,
-               whole_dmg / 1e3, whole_work, split_ns / 1e3, split_dmg / 1e3, v.bonds_broken, v.pieces_spawned, after_ns / 1e3);
+               whole_dmg / 1e3, whole_work, awake_plain_ns / 1e3, awake_ns / 1e3, awake_dmg / 1e3, (double)awake_work / 120,
+               split_ns / 1e3, split_dmg / 1e3, v.bonds_broken, v.pieces_spawned, after_ns / 1e3);
     } else {
         if (grid[0] > 0)
             printf("a %dx%dx%d grid of 0.1 m box pieces (%u bonds), cooked without the Voronoi cutter: %.2f s wall, %.2f s CPU\n",
@@ -338,12 +364,16 @@ loaded:;
                    mesh ? mesh : "a 2 x 1.5 x 0.3 m wall", n, whole.bond_count, rep.time_total, cook_cpu, rep.time_cut, rep.time_cook);
         printf("whole, resting: %.1f us per step (the same body without fracture: %.1f us); damage stage %.1f us, %u work\n",
                whole_ns / 1e3, plain_ns / 1e3, whole_dmg / 1e3, whole_work);
+        printf("whole, awake under its load (sleep off, 120 steps after 60): %.1f us per step (without fracture: %.1f us); damage stage %.1f us, "
+               "%.1f work per step\n", awake_ns / 1e3, awake_plain_ns / 1e3, awake_dmg / 1e3, (double)awake_work / 120);
         printf("the split (%u bonds broken, %u bodies made): damage stage %.3f ms (islands, spawning, creating the bodies), step %.3f ms\n",
                v.bonds_broken, v.pieces_spawned, split_dmg / 1e6, split_ns / 1e6);
         printf("after: %u pieces falling, %.1f us per step\n", v.pieces_spawned, after_ns / 1e3);
     }
     free(plain.block);
     free(frac.block);
+    free(plain_awake.block);
+    free(frac_awake.block);
     for (uint32_t i = 0; i < n; ++i) free(pblk[i]);
     free(pblk);
     free(pieces);

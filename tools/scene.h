@@ -94,6 +94,12 @@ typedef struct cr_scene_squash {
     cr_squash_def def;            ///< no primitives: the body's asset carries the skeleton
     int line;
 } cr_scene_squash;
+/// A named fracture material (`fracture` line, tools/scene_fracture.c).
+typedef struct cr_scene_fracture {
+    char name[CR_SCENE_NAME_MAX];
+    cr_fracture_def def;          ///< first_piece_asset is set at attach from the body's asset
+    int line;
+} cr_scene_fracture;
 
 /// A named asset (`asset` line): a cooked .crb file, or an .obj cooked on load.
 typedef struct cr_scene_asset {
@@ -109,6 +115,9 @@ typedef struct cr_scene_asset {
     uint8_t *bytes_;              ///< private: the cooked file (owned; the view may point into it)
     void *block_;                 ///< private: the view's block (owned)
     struct cr_asset *view_;       ///< private: the validated view the world keeps a pointer to
+    size_t size_;                 ///< private: bytes_'s size
+    uint32_t first_piece_slot;    ///< a prescored asset: slot of its piece 0 in the built world (pieces follow)
+    struct cr_scene_pieces_ *pieces_; ///< private: a prescored asset's piece views (tools/scene_fracture.c), else NULL
 } cr_scene_asset;
 
 /// One body of the scene (a `body` line, or one instance of a `grid`).
@@ -123,6 +132,8 @@ typedef struct cr_scene_body {
     cr_bend_def bend;
     bool squash;                  ///< `squash NAME`: cr_squash_attach(squash_def) right after the body is created
     cr_squash_def squash_def;
+    bool fractures;               ///< `fracture NAME`: cr_fracture_attach(fracture_def) right after the body is created
+    cr_fracture_def fracture_def;
     int32_t asset;                ///< index into assets for mesh bodies, else -1
     int32_t spawn_frame;          ///< -1: created by cr_scene_build; else by a spawn input
     int line;
@@ -179,6 +190,7 @@ typedef struct cr_scene {
     cr_scene_plastic *plastics;
     cr_scene_bend *bends;
     cr_scene_squash *squashes;
+    cr_scene_fracture *fractures;
     struct cr_scene_spring *springs; ///< soft materials (`spring` lines, tools/scene_spring.c)
     struct cr_scene_soft *softs;     ///< soft bodies (`soft` lines, tools/scene_spring.c)
     bool deform_bytes_given;       ///< `deform memory_kb` was set; else cr_scene_build sizes it from the assets
@@ -302,6 +314,32 @@ int cr_scene_example_cook_options(const char *obj_path, struct cr_cook_options *
 void cr_scene_example_size(const cr_scene *s, cr_world_def *def);
 /// Attach the example model to body `index` if the scene says so (it was just created).
 int cr_scene_example_attach(cr_scene *s, cr_world *w, uint32_t index, int line, cr_scene_error *err);
+
+/* ---- prescored fracture in scenes (tools/scene_fracture.c) ---- */
+/// `fracture NAME [toughness T] [strength S] [radius R] [anchor X0 Y0 Z0 X1 Y1 Z1] [stress N]`.
+int cr_scene_fracture_statement(cr_scene *s, int line, char *const *tok, int ntok, cr_scene_error *err);
+/// Index of the fracture material called `name`, or -1.
+int32_t cr_scene_fracture_find(const cr_scene *s, const char *name);
+/// A body line's `fracture NAME` (name NULL when the line ended).
+int cr_scene_body_fracture(cr_scene *s, cr_scene_body *b, const char *name, int line, cr_scene_error *err);
+/// A .cook file word that prescores (--pieces, --piece-seed, --gap, --piece-sdf-res): read by
+/// cr_scene_fracture_cook_options, skipped by the plastic assets' .cook reader.
+bool cr_scene_fracture_cook_word(const char *word);
+struct cr_cook_pieces_options;
+/// The prescoring options of MESHDIR/NAME.cook beside an .obj: 1 prescored, 0 not, -1 with *why.
+int cr_scene_fracture_cook_options(const char *obj_path, struct cr_cook_pieces_options *po, char *why, size_t why_size);
+/// Cook `obj_path` prescored into `out_path`; 0, or -1 with *why.
+int cr_scene_fracture_cook(const char *obj_path, const char *out_path, const struct cr_cook_options *opt,
+                           const struct cr_cook_pieces_options *po, char *why, size_t why_size);
+/// Load a prescored asset's pieces (after its own view); 0, or -1 naming the asset's line.
+int cr_scene_fracture_load_pieces(cr_scene *s, cr_scene_asset *a, cr_scene_error *err);
+void cr_scene_fracture_free_pieces(cr_scene_asset *a);
+/// Size the fracture budget, the pieces' bodies, joints, commands, dents and asset slots; assets loaded.
+void cr_scene_fracture_size(const cr_scene *s, cr_world_def *def);
+/// Register every prescored asset's pieces after the assets (sets first_piece_slot).
+int cr_scene_fracture_register(cr_scene *s, cr_world *w, cr_scene_error *err);
+/// Attach the fracture model to body `index` if the scene says so (it was just created).
+int cr_scene_fracture_attach(cr_scene *s, cr_world *w, uint32_t index, int line, cr_scene_error *err);
 
 /* ---- crumple run: what a run measures and prints (tools/cmd_run.c) ---- */
 

@@ -21,6 +21,7 @@
 #include "cli.h"
 #include "cook.h"
 #include "asset_format.h"
+#include "cook_fracture.h"
 #include "stb_ds.h"
 
 #include <stdarg.h>
@@ -77,6 +78,7 @@ static int load_view(cr_scene_asset *a, const char *path, char *why, size_t why_
         return -1;
     }
     a->bytes_ = bytes;
+    a->size_ = size;
     a->block_ = block;
     a->view_ = view;
     return 0;
@@ -115,6 +117,9 @@ static int load_one(cr_scene *s, cr_scene_asset *a, cr_scene_error *err) {
     cr_cook_options opt = cr_cook_default_options();
     cr_scene_rig_files rig; /* the data rule's rig, poses and options beside the .obj (tools/scene_example.c) */
     if (cr_scene_example_cook_options(a->path, &opt, &rig, &key, why, sizeof why)) return asset_error(s, a, err, "%s", why);
+    cr_cook_pieces_options po; /* a .cook file saying --pieces: cooked prescored (tools/scene_fracture.c) */
+    int prescored = cr_scene_fracture_cook_options(a->path, &po, why, sizeof why);
+    if (prescored < 0) return asset_error(s, a, err, "%s", why);
     const char *dir = s->cache_dir[0] ? s->cache_dir : "build/cache";
     char cached[CR_SCENE_PATH_MAX + 96];
     snprintf(cached, sizeof cached, "%s/%s-%016llx.crb", dir, a->name, (unsigned long long)key);
@@ -130,7 +135,8 @@ static int load_one(cr_scene *s, cr_scene_asset *a, cr_scene_error *err) {
     cr_cook_result res;
     memset(&res, 0, sizeof res);
     char cook_err[600];
-    int rc = cr_cook_file(a->path, cached, &opt, &res, cook_err, sizeof cook_err);
+    int rc = prescored ? cr_scene_fracture_cook(a->path, cached, &opt, &po, cook_err, sizeof cook_err)
+                       : cr_cook_file(a->path, cached, &opt, &res, cook_err, sizeof cook_err);
     cr_cook_result_free(&res);
     if (rc != 0) return asset_error(s, a, err, "cannot cook: %s", cook_err);
     if (load_view(a, cached, why, sizeof why)) return asset_error(s, a, err, "%s: %s", cached, why);
@@ -141,6 +147,7 @@ int cr_scene_load_assets(cr_scene *s, cr_scene_error *err) {
     for (ptrdiff_t i = 0; i < arrlen(s->assets); ++i) {
         if (s->assets[i].view_ != NULL) continue; /* loaded by an earlier build */
         if (load_one(s, &s->assets[i], err)) return -1;
+        if (cr_scene_fracture_load_pieces(s, &s->assets[i], err)) return -1; /* a prescored asset's pieces */
     }
     return 0;
 }
@@ -148,6 +155,7 @@ int cr_scene_load_assets(cr_scene *s, cr_scene_error *err) {
 void cr_scene_free_assets(cr_scene *s) {
     for (ptrdiff_t i = 0; i < arrlen(s->assets); ++i) {
         cr_scene_asset *a = &s->assets[i];
+        cr_scene_fracture_free_pieces(a);
         crp_free(a->bytes_);
         free(a->block_);
         free(a->view_);

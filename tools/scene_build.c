@@ -38,7 +38,8 @@ int cr_scene_create_body(cr_scene *s, cr_world *w, uint32_t index, int line, cr_
         memset(&b->id, 0, sizeof b->id);
         return cr_scene_error_set(err, s->path, line, "body '%s': cannot bend: %s (%s)", b->name, cr_status_message(st), cr_status_name(st));
     }
-    return cr_scene_example_attach(s, w, index, line, err);
+    if (cr_scene_example_attach(s, w, index, line, err)) return -1;
+    return cr_scene_fracture_attach(s, w, index, line, err); /* tools/scene_fracture.c */
 }
 
 /* Room for every dentable body's copy of its surface and grid (surface_copy.c keeps
@@ -65,6 +66,7 @@ int cr_scene_build(cr_scene *s, cr_world **out, cr_scene_error *err) {
     cr_scene_bend_budget(s, &def); /* tools/scene_bend.c */
     if (!s->deform_bytes_given) def.damage.surface_bytes = dent_copy_bytes(s) + cr_scene_bend_surface_bytes(s);
     cr_scene_example_size(s, &def);
+    cr_scene_fracture_size(s, &def); /* tools/scene_fracture.c */
     cr_scene_spring_budget(s, &def); /* tools/scene_spring.c */
     def.log = crp_log_hook;
     def.clock_ns = crp_clock_hook;
@@ -83,6 +85,10 @@ int cr_scene_build(cr_scene *s, cr_world **out, cr_scene_error *err) {
             cr_cli_world_free(w);
             return cr_scene_error_set(err, s->path, s->assets[i].line, "asset '%s': %s", s->assets[i].name, cr_status_message(st));
         }
+    }
+    if (cr_scene_fracture_register(s, w, err)) { /* prescored assets' pieces, after the assets */
+        cr_cli_world_free(w);
+        return -1;
     }
     for (ptrdiff_t i = 0; i < arrlen(s->bodies); ++i) {
         if (s->bodies[i].spawn_frame >= 0) continue;

@@ -166,6 +166,7 @@ int cr_scene_example_cook_options(const char *obj_path, cr_cook_options *opt, cr
     char *at = text;
     for (char *w = next_word(&at); w != NULL && rc == 0; w = next_word(&at)) {
         char *v = next_word(&at);
+        if (v != NULL && cr_scene_fracture_cook_word(w)) continue; /* prescoring: tools/scene_fracture.c reads it */
         double d;
         const char *bad = NULL;
         if (v == NULL || cr_scene_parse_number(v, &d, &bad) || d <= 0) {

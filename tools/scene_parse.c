@@ -622,6 +622,8 @@ static int st_body_or_grid(pctx *c, bool grid) {
             int32_t q = at_end(c) ? -1 : cr_scene_squash_find(c->s, c->tok[c->pos++]);
             if (q < 0 || b.def.shape.type != CR_SHAPE_MESH) return fail(c, "'squash' needs a squash defined before, on a mesh body");
             b.squash = true, b.squash_def = c->s->squashes[q].def;
+        } else if (strcmp(a, "fracture") == 0) { /* tools/scene_fracture.c */
+            if (cr_scene_body_fracture(c->s, &b, at_end(c) ? NULL : c->tok[c->pos++], c->line, c->err)) return -1;
         } else if (strcmp(a, "position") == 0) {
             if (read_vec3(c, a, &b.def.position)) return -1;
         } else if (strcmp(a, "rotate") == 0) {
@@ -873,6 +875,13 @@ typedef struct statement {
 static int st_plastic(pctx *c) { return cr_scene_plastic_statement(c->s, c->line, c->tok + c->pos, c->ntok - c->pos, c->err); }
 static int st_body(pctx *c) { return st_body_or_grid(c, false); }
 static int st_grid(pctx *c) { return st_body_or_grid(c, true); }
+/* `fracture NAME ...`: tools/scene_fracture.c */
+static int st_fracture(pctx *c) {
+    if (cr_scene_fracture_statement(c->s, c->line, c->tok + c->pos, c->ntok - c->pos, c->err)) return -1;
+    c->pos = c->ntok;
+    return 0;
+}
+
 static int st_squash(pctx *c) {
     char why[256];
     if (cr_scene_squash_define(c->s, c->tok + c->pos, c->ntok - c->pos, c->line, why, sizeof why)) return fail(c, "%s", why);
@@ -901,6 +910,7 @@ static const statement statements[] = {
     {"velocity", st_velocity}, {"target", st_target},
     {"plastic", st_plastic},
     {"squash", st_squash},
+    {"fracture", st_fracture},
     {"spring", st_spring}, {"soft", st_soft},
 };
 
@@ -1146,6 +1156,7 @@ void cr_scene_free(cr_scene *s) {
     arrfree(s->dents);
     arrfree(s->plastics);
     arrfree(s->squashes);
+    arrfree(s->fractures);
     cr_scene_spring_free(s);
     cr_scene_free_assets(s);
     arrfree(s->assets);

@@ -26,14 +26,15 @@
 
 #include <string.h>
 
-static void overload(cr_world *w, cr_fracture_actor *a, uint32_t k, cr_real force, cr_real area) {
+static bool overload(cr_world *w, cr_fracture_actor *a, uint32_t k, cr_real force, cr_real area) {
     cr_real cap = cr_mul(a->def.strength, area);
-    if (force <= cap || cap <= 0) return;
+    if (force <= cap || cap <= 0) return false;
     cr_fracture_bond *b = &cri_fracture_bonds(w, a)[k];
     /* ratio - 1, bounded so a huge ratio cannot overflow the health */
     cr_real ratio = force > cr_mul(cap, CR_R(64)) ? CR_R(64) : cr_div(force, cap);
     b->health -= ratio - CR_R(1);
     if (b->health <= 0) cri_fracture_break_bond(w, a, k);
+    return true;
 }
 
 uint32_t cri_fracture_impact(cr_world *w, cr_fracture_actor *a, const cr_asset *whole, cr_vec3 point, cr_real impulse,
@@ -84,6 +85,7 @@ uint32_t cri_fracture_stress(cr_world *w, cr_fracture_actor *a, const cr_asset *
     cr_vec3 *load = load_pool + a->piece_first;
     const uint32_t n = a->piece_count;
     if (is_whole(a) && a->calm) return 0; /* decided per body, before any piece (fracture_model.c) */
+    a->settled = 0; /* until this pass converges and overloads nothing */
     uint32_t work = n;
     if (!is_whole(a) && a->spawned == 0) return 0;
     /* the loads: weight and contacts, in the world frame (N s this step) */
@@ -132,7 +134,10 @@ uint32_t cri_fracture_stress(cr_world *w, cr_fracture_actor *a, const cr_asset *
     cr_real bound = 0;
     for (uint32_t k = 0; k < n; ++k)
         if (in_set(w, a, &pc[k])) bound += cr_abs(load[k].x) + cr_abs(load[k].y) + cr_abs(load[k].z);
-    if (bound <= cr_mul(cr_mul(a->def.strength, a->min_area), dt)) return work;
+    if (bound <= cr_mul(cr_mul(a->def.strength, a->min_area), dt)) {
+        a->settled = 1; /* nothing to solve: these loads break nothing */
+        return work;
+    }
     /* adjacency over the unbroken bonds inside the set: start[n + 1], then bond indices */
     uint32_t *start = u32, *list = u32 + n + 1;
     memset(start, 0, (n + 1) * sizeof(uint32_t));
@@ -160,7 +165,9 @@ uint32_t cri_fracture_stress(cr_world *w, cr_fracture_actor *a, const cr_asset *
         sweeps = budget / sweep_cost;
         w->stats.fracture.shrunk++;
     }
+    cr_real moved = 0, largest = 0; /* the last sweep's largest change and potential, for `settled` */
     for (uint32_t it = 0; it < sweeps; ++it) {
+        bool last = it + 1 == sweeps;
         for (uint32_t k = 0; k < n; ++k) {
             if (start[k] == start[k + 1] || (pc[k].anchor && a->was_static)) continue;
             cr_real sum_k = 0;
@@ -173,20 +180,28 @@ uint32_t cri_fracture_stress(cr_world *w, cr_fracture_actor *a, const cr_asset *
                 sum_k += c;
                 acc = cr_v3_mad(acc, c, pc[j].stress_u);
             }
-            pc[k].stress_u = cr_v3_scale(acc, cr_div(CR_R(1), sum_k));
+            cr_vec3 u = cr_v3_scale(acc, cr_div(CR_R(1), sum_k));
+            if (last) {
+                moved = cr_max(moved, cr_v3_len(cr_v3_sub(u, pc[k].stress_u)));
+                largest = cr_max(largest, cr_v3_len(u));
+            }
+            pc[k].stress_u = u;
         }
     }
     work += sweeps * sweep_cost;
     /* bond forces from the potentials */
     cr_real inv_dt = cr_div(CR_R(1), dt);
+    bool over = false;
     for (uint32_t k = 0; k < a->bond_count; ++k) {
         const cr_asset_bond *g = &whole->bonds[k];
         if (bonds[k].broken || !in_set(w, a, &pc[g->a]) || !in_set(w, a, &pc[g->b])) continue;
         cr_real len = cr_v3_len(cr_v3_sub(whole->pieces[g->a].centroid, whole->pieces[g->b].centroid));
         cr_real c = cr_div(g->area, len > CR_R(1e-3) ? len : CR_R(1e-3));
         cr_real f = cr_mul(cr_mul(c, cr_v3_len(cr_v3_sub(pc[g->a].stress_u, pc[g->b].stress_u))), inv_dt);
-        overload(w, a, k, f, g->area);
+        over = overload(w, a, k, f, g->area) || over;
     }
+    /* converged: the last sweep moved no potential by more than the load tolerance of the largest */
+    a->settled = !over && sweeps > 0 && moved <= cr_mul(largest, CR_FRACTURE_LOAD_TOLERANCE);
     return work;
 }
 

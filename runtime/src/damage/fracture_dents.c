@@ -115,3 +115,64 @@ void cri_fracture_dents_carry(cr_world *w, cr_fracture_actor *a, uint32_t k) {
     w->stats.fracture.work += pr.nodes;
     if (pr.shrunk) w->stats.fracture.shrunk++;
 }
+
+/* The dented surface of a static piece's body about to be replaced. */
+typedef struct saved_surface {
+    uint32_t positions, sdf;      /* scratch offsets, 0: nothing saved */
+    uint32_t vertices, nodes;
+    uint64_t patch_digest;
+    uint32_t changes;
+} saved_surface;
+
+static void save_surface(cr_world *w, uint32_t body_index1, saved_surface *out) {
+    memset(out, 0, sizeof *out);
+    cr_surface_copy *from = cri_damage_surface_of(w, body_index1);
+    if (from == NULL || from->changes == 0) return; /* never dented: nothing to keep */
+    uint8_t *block = (uint8_t *)w;
+    const cr_asset *rest = cr_world_asset(w, from->rest_slot);
+    out->vertices = rest->vertex_count;
+    out->nodes = rest->sdf_dims[0] * rest->sdf_dims[1] * rest->sdf_dims[2];
+    out->positions = cri_arena_push(&w->scratch, block, out->vertices * (uint32_t)sizeof(cr_vec3), 16);
+    out->sdf = cri_arena_push(&w->scratch, block, out->nodes * (uint32_t)sizeof(cr_real), 16);
+    if (out->positions == CR_NO_OFFSET || out->sdf == CR_NO_OFFSET) {
+        w->stats.fracture.shrunk++; /* no room to carry it: the piece goes on undented */
+        out->positions = out->sdf = 0;
+        return;
+    }
+    memcpy(CR_AT(w, out->positions, cr_vec3), cr_surface_copy_positions(from, block), out->vertices * sizeof(cr_vec3));
+    memcpy(CR_AT(w, out->sdf, cr_real), block + from->sdf, out->nodes * sizeof(cr_real));
+    out->patch_digest = from->patch_digest;
+    out->changes = from->changes;
+    w->stats.fracture.work += out->vertices + out->nodes;
+}
+
+static void restore_surface(cr_world *w, cr_fracture_piece *p, const saved_surface *sv) {
+    if (sv->positions == 0) return;
+    cr_surface_copy *to = cri_damage_surface_of(w, p->body.index1);
+    if (to == NULL) return;
+    uint8_t *block = (uint8_t *)w;
+    const cr_asset *rest = cr_world_asset(w, to->rest_slot);
+    if (rest->vertex_count != sv->vertices || rest->sdf_dims[0] * rest->sdf_dims[1] * rest->sdf_dims[2] != sv->nodes) return;
+    memcpy(cr_surface_copy_positions(to, block), CR_AT(w, sv->positions, cr_vec3), sv->vertices * sizeof(cr_vec3));
+    memcpy(block + to->sdf, CR_AT(w, sv->sdf, cr_real), sv->nodes * sizeof(cr_real));
+    to->patch_digest = sv->patch_digest;
+    cri_surface_copy_mark(to, 0, sv->vertices - 1);
+    cr_body *b = cri_world_body(w, p->body);
+    w->stats.fracture.work += cri_surface_copy_refresh(to, block, &b->bound_radius) + sv->nodes;
+    to->changes = sv->changes + 1;
+}
+
+void cri_fracture_dents_replace(cr_world *w, cr_fracture_actor *a, uint32_t k) {
+    cr_fracture_piece *p = &cri_fracture_pieces(w, a)[k];
+    cr_body_id old = p->old_body;
+    p->old_body.index1 = 0, p->old_body.generation = 0;
+    saved_surface sv;
+    memset(&sv, 0, sizeof sv);
+    if (cri_world_body_c(w, old) != NULL) {
+        save_surface(w, old.index1, &sv);
+        cri_fracture_slots(w)[old.index1 - 1].actor1 = 0; /* its detach must not touch piece k (its new body) */
+        cr_body_destroy(w, old);
+    }
+    cri_fracture_dents_carry(w, a, k);
+    restore_surface(w, p, &sv);
+}

@@ -16,6 +16,9 @@
 #include "crumple/dent.h"
 
 #define CR_FRACTURE_COOKIE 0x66726163u /* "frac" */
+/// A whole's loads whose sum is within this fraction of their size of the
+/// last stress pass's are the same loads: a settled pass stands (docs/fracture.md).
+#define CR_FRACTURE_LOAD_TOLERANCE CR_R(0.02)
 /// cr_fracture_slot.piece of the whole body (not one piece).
 #define CR_FRACTURE_WHOLE 0xffffffffu
 
@@ -34,8 +37,10 @@ typedef struct cr_fracture_actor {
     uint8_t was_static;       ///< the whole body was static: anchors count
     uint8_t dent_pieces;      ///< the whole dented: its pieces dent with dent_def and take its dents over
     uint8_t calm;             ///< this step the whole's loads cannot break its weakest bond: no stress pass (set per step)
-    uint8_t pad3_[3];
+    uint8_t settled;          ///< the last stress pass converged and overloaded no bond: while the loads stay, it stands
+    uint8_t pad3_[2];
     uint32_t pad2_;
+    cr_vec3 load_sum;         ///< N s, whole frame: the sum of the loads (contacts + weight) the last stress pass saw (fracture_model.c)
     cr_real min_area;         ///< m^2, the smallest bond: loads below strength x this cannot break one
     cr_vec3 push;             ///< N s, whole frame: this step's impact impulses on a static actor (0 between steps)
     cr_vec3 push_point;       ///< m, whole frame: their impulse-weighted point
@@ -56,6 +61,7 @@ typedef struct cr_fracture_piece {
     uint8_t respawning;       ///< a create for it is queued (its old body's destroy breaks nothing)
     uint8_t held;             ///< its island holds an anchor (last island search)
     uint8_t pad_[3];
+    cr_body_id old_body;      ///< a dented static body being replaced by a moving one: destroyed once its dents moved over
 } cr_fracture_piece;
 
 /// A bond's state; its geometry is the asset's cr_asset_bond.
@@ -126,7 +132,7 @@ void cri_fracture_pieces_init(cr_world *w, cr_fracture_actor *a, const cr_asset 
 /// Queue the bodies the islands ask for (the whole body's split, or static
 /// pieces cut off from every anchor). Returns pieces queued, or 0 when it
 /// must wait (*wait set) or the world has no room (*over set to pieces left attached).
-uint32_t cri_fracture_spawn(cr_world *w, cr_fracture_actor *a, const cr_asset *whole, uint32_t piece_budget,
+uint32_t cri_fracture_spawn(cr_world *w, cr_fracture_actor *a, const cr_asset *whole, uint32_t piece_budget, cr_real dt,
                             uint32_t *wait, uint32_t *over);
 /// The pieces whose bodies were made this step join the model (slot map, model bit).
 void cri_fracture_pieces_adopt(cr_world *w, cr_fracture_actor *a, uint32_t actor_index);
@@ -137,5 +143,8 @@ void cri_fracture_pieces_adopt(cr_world *w, cr_fracture_actor *a, uint32_t actor
 bool cri_fracture_dents_keep(cr_world *w, cr_fracture_actor *a);
 /// Piece k, just made a body: dent it like the whole and carry the whole's dents over.
 void cri_fracture_dents_carry(cr_world *w, cr_fracture_actor *a, uint32_t k);
+/// Piece k, just made a moving body in place of its static one (old_body):
+/// destroy the old body and give the new one its dented surface and grid.
+void cri_fracture_dents_replace(cr_world *w, cr_fracture_actor *a, uint32_t k);
 
 #endif

@@ -16,6 +16,14 @@
  * island that holds an anchor of a static body are static bodies. Later, a
  * static piece cut off from every anchor is replaced by a moving one at rest.
  *
+ * A piece a static body frees gets its velocity in the step of the blow, and
+ * starts one step of that velocity on (v dt), where it would be had it moved
+ * in this step's position update like the body that struck it. Started in
+ * place, its edges lie in the planes its static neighbours' edges lie in (a
+ * wall's faces), the distance grids' normals there point diagonally, and the
+ * solver's predicted-interference test (phi + dt u.n < 0) reads the piece's
+ * leaving as approaching: it stopped dead in one step.
+ *
  * Room is checked before anything is queued: the command queue, the world's
  * free body and joint slots, and the step's piece budget. A split that does
  * not fit waits whole (counted), so nothing is ever half split.
@@ -99,8 +107,8 @@ static cr_body_def piece_def(const cr_fracture_actor *a, const cr_body *from, ui
     return d;
 }
 
-uint32_t cri_fracture_spawn(cr_world *w, cr_fracture_actor *a, const cr_asset *whole, uint32_t piece_budget, uint32_t *wait,
-                            uint32_t *over) {
+uint32_t cri_fracture_spawn(cr_world *w, cr_fracture_actor *a, const cr_asset *whole, uint32_t piece_budget, cr_real dt,
+                            uint32_t *wait, uint32_t *over) {
     cr_fracture_piece *pc = cri_fracture_pieces(w, a);
     cr_fracture_bond *bonds = cri_fracture_bonds(w, a);
     const bool whole_now = a->whole_index1 != 0;
@@ -122,7 +130,7 @@ uint32_t cri_fracture_spawn(cr_world *w, cr_fracture_actor *a, const cr_asset *w
         if (cri_fracture_dents_keep(w, a)) destroys = 0;
     } else {
         for (uint32_t k = 0; k < count; ++k) n += pc[k].is_static && pc[k].mapped && !pc[k].held;
-        destroys = n;
+        destroys = a->dent_pieces ? 0 : n; /* dented, the old bodies go after their dents moved over (adopt) */
     }
     if (n == 0) return 0;
     for (uint32_t k = 0; k < a->bond_count; ++k) {
@@ -150,8 +158,11 @@ uint32_t cri_fracture_spawn(cr_world *w, cr_fracture_actor *a, const cr_asset *w
             pc[k].body.index1 = 0, pc[k].body.generation = 0;
         }
         for (uint32_t k = 0; k < count; ++k) {
-            cr_vec3 vk = a->was_static && !pc[k].held ? freed_velocity(w, a, k, xf.q) : v;
-            cr_body_def d = piece_def(a, b, k, cr_transform_mul(xf, pc[k].pose), xf.p, vk, spin, pc[k].held != 0);
+            bool freed = a->was_static && !pc[k].held;
+            cr_vec3 vk = freed ? freed_velocity(w, a, k, xf.q) : v;
+            cr_transform at = cr_transform_mul(xf, pc[k].pose);
+            if (freed) at.p = cr_v3_mad(at.p, dt, vk); /* one step on: see the header */
+            cr_body_def d = piece_def(a, b, k, at, xf.p, vk, spin, pc[k].held != 0);
             cri_damage_defer_body_create_into(w, &d, body_field(w, a, k));
         }
         for (uint32_t k = 0; k < a->bond_count; ++k) {
@@ -171,8 +182,12 @@ uint32_t cri_fracture_spawn(cr_world *w, cr_fracture_actor *a, const cr_asset *w
             if (!pc[k].respawning) continue;
             const cr_body *b = cri_world_body_c(w, pc[k].body);
             cr_quat q = cr_quat_mul(b->xf.q, cr_quat_conj(pc[k].pose.q)); /* the whole's rotation */
-            cr_body_def d = piece_def(a, b, k, b->xf, b->xf.p, freed_velocity(w, a, k, q), cr_v3_zero(), false);
-            cr_damage_defer_body_destroy(w, pc[k].body);
+            cr_vec3 vk = freed_velocity(w, a, k, q);
+            cr_transform at = b->xf;
+            at.p = cr_v3_mad(at.p, dt, vk); /* one step on: see the header */
+            cr_body_def d = piece_def(a, b, k, at, at.p, vk, cr_v3_zero(), false);
+            if (a->dent_pieces) pc[k].old_body = pc[k].body;
+            else cr_damage_defer_body_destroy(w, pc[k].body);
             cri_damage_defer_body_create_into(w, &d, body_field(w, a, k));
         }
         for (uint32_t k = 0; k < a->bond_count; ++k) {
@@ -209,7 +224,8 @@ void cri_fracture_pieces_adopt(cr_world *w, cr_fracture_actor *a, uint32_t actor
             slots[p->body.index1 - 1].piece = k;
             p->mapped = 1;
             p->respawning = 0;
-            if (a->dent_pieces) cri_fracture_dents_carry(w, a, k);
+            if (a->dent_pieces && p->old_body.index1 != 0) cri_fracture_dents_replace(w, a, k);
+            else if (a->dent_pieces) cri_fracture_dents_carry(w, a, k);
         }
         bodies += p->mapped;
     }
