@@ -219,3 +219,53 @@ CR_TEST(scene_gen_plastic_assets_are_reproduced) {
     char *a1[] = {"gen", "car", "--colour", "red"};
     ENSURE(cr_cmd_gen(4, a1) == 2);
 }
+
+/* The fracture scenes' brick grids (docs/fracture.md): each file is what its
+ * own first line's `crumple gen bricks` command makes, and every brick (an `o`
+ * group, one prescored piece) is a closed, outward solid of one brick's volume,
+ * so the cooker's pieces and bonds come out of faces the bricks share exactly. */
+CR_TEST(scene_gen_bricks_are_reproduced_and_each_brick_closed) {
+    static const struct {
+        const char *path;
+        cr_gen_bricks b;
+    } files[] = {
+        {"data/meshes/fracture_wall.obj", {{4, 3, 1}, {0.25, 0.25, 0.2}, 3}},
+        {"data/meshes/fracture_beam.obj", {{6, 1, 1}, {0.25, 0.2, 0.2}, 2}},
+        {"data/meshes/fracture_tower.obj", {{2, 4, 1}, {0.25, 0.25, 0.25}, 2}},
+        {"data/meshes/fracture_post.obj", {{2, 3, 1}, {0.15, 0.2, 0.15}, 2}},
+    };
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; ++f) {
+        const cr_gen_bricks *b = &files[f].b;
+        size_t size = 0;
+        char *text = cr_gen_bricks_obj(b, &size);
+        ENSURE(text != NULL && size == strlen(text));
+        ENSURE(same_as_file(text, size, files[f].path));
+        mesh all;
+        ENSURE(read_obj(text, &all) == 0);
+        /* one brick at a time: the triangles between two `o` lines */
+        int bricks = 0, t = 0, first = 0;
+        const double brick_volume = b->brick[0] * b->brick[1] * b->brick[2];
+        for (const char *p = text;; ++p) {
+            int line = p == text || p[-1] == '\n', end = *p == '\0';
+            if (end || (line && p[0] == 'o' && p[1] == ' ')) {
+                if (t > first) {
+                    mesh one = {all.v, all.t + 3 * first, all.nv, t - first};
+                    ENSURE(open_edges(&one) == 0);
+                    ENSURE_NEAR(signed_volume(&one), brick_volume, 1e-12);
+                    ++bricks;
+                }
+                first = t;
+            }
+            if (end) break;
+            if (line && p[0] == 'f' && p[1] == ' ') ++t;
+        }
+        ENSURE(bricks == b->count[0] * b->count[1] * b->count[2]);
+        ENSURE(t == all.nt && all.nt == bricks * 12 * b->quads * b->quads);
+        free_mesh(&all);
+        free(text);
+    }
+    cr_gen_bricks bad = cr_gen_default_bricks();
+    bad.quads = 0;
+    size_t size = 0;
+    ENSURE(cr_gen_bricks_obj(&bad, &size) == NULL);
+}

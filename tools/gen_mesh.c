@@ -346,11 +346,12 @@ char *cr_gen_sphere_obj(const cr_gen_sphere *s, size_t *size) {
 
 /* ------------------------------------------------------------ the command */
 
-static const char *const gen_usage_lines[6][2] = {
+static const char *const gen_usage_lines[7][2] = {
     {"torus", "torus   [--major R] [--minor r] [--segments N] [--sides M] [-o FILE]"},
     {"terrain", "terrain [--cells N] [--size S] [--height H] [--thickness T] [-o FILE]"},
     {"box", "box     [--sx X] [--sy Y] [--sz Z] [--cells N] [-o FILE]"},
     {"sphere", "sphere  [--radius R] [--segments N] [--rings M] [-o FILE]"},
+    {"bricks", "bricks  [--nx N] [--ny N] [--nz N] [--bx X] [--by Y] [--bz Z] [--quads Q] [-o FILE]"},
     {"barrel", "barrel  [--dir DIR]"},
     {"car", "car     [--dir DIR]"},
 };
@@ -358,11 +359,12 @@ static const char *const gen_usage_lines[6][2] = {
 /* All meshes (only == NULL) or one mesh's usage line. */
 static void gen_usage_of(FILE *out, const char *only) {
     int n = 0;
-    for (int i = 0; i < 6; ++i)
+    for (int i = 0; i < 7; ++i)
         if (only == NULL || strcmp(only, gen_usage_lines[i][0]) == 0)
             fprintf(out, "%s crumple gen %s\n", n++ ? "      " : "usage:", gen_usage_lines[i][1]);
     fprintf(out, "  Writes the mesh as OBJ to FILE (atomically; -o, also --output) or to standard output.\n"
                  "  Lengths in metres. The defaults give data/meshes/torus.obj and data/meshes/terrain.obj exactly.\n"
+                 "  bricks writes a grid of bricks, one OBJ group each: a prescored asset for cook --pieces groups.\n"
                  "  barrel and car write the plastic assets of issue 13 (mesh, rig, example poses, cook options)\n"
                  "  into DIR/meshes, DIR/rigs and DIR/poses (--dir, default data), leaving files that are already so.\n");
 }
@@ -403,14 +405,16 @@ int cr_cmd_gen(int argc, char **argv) {
     }
     bool torus = strcmp(argv[1], "torus") == 0, terrain = strcmp(argv[1], "terrain") == 0;
     bool box = strcmp(argv[1], "box") == 0, sphere = strcmp(argv[1], "sphere") == 0;
-    if (!torus && !terrain && !box && !sphere) {
-        fprintf(stderr, "crumple gen: unknown mesh '%s' (torus terrain box sphere barrel car)\n", argv[1]);
+    bool bricks = strcmp(argv[1], "bricks") == 0;
+    if (!torus && !terrain && !box && !sphere && !bricks) {
+        fprintf(stderr, "crumple gen: unknown mesh '%s' (torus terrain box sphere bricks barrel car)\n", argv[1]);
         return 2;
     }
     cr_gen_torus to = cr_gen_default_torus();
     cr_gen_terrain te = cr_gen_default_terrain();
     cr_gen_box bo = cr_gen_default_box();
     cr_gen_sphere sp = cr_gen_default_sphere();
+    cr_gen_bricks br = cr_gen_default_bricks();
     const char *path = NULL;
     for (int i = 2; i < argc; ++i) {
         const char *a = argv[i];
@@ -448,6 +452,13 @@ int cr_cmd_gen(int argc, char **argv) {
         else if (sphere && strcmp(a, "--radius") == 0) sp.radius = v;
         else if (sphere && strcmp(a, "--segments") == 0) sp.segments = (int)v;
         else if (sphere && strcmp(a, "--rings") == 0) sp.rings = (int)v;
+        else if (bricks && strcmp(a, "--nx") == 0) br.count[0] = (int)v;
+        else if (bricks && strcmp(a, "--ny") == 0) br.count[1] = (int)v;
+        else if (bricks && strcmp(a, "--nz") == 0) br.count[2] = (int)v;
+        else if (bricks && strcmp(a, "--bx") == 0) br.brick[0] = v;
+        else if (bricks && strcmp(a, "--by") == 0) br.brick[1] = v;
+        else if (bricks && strcmp(a, "--bz") == 0) br.brick[2] = v;
+        else if (bricks && strcmp(a, "--quads") == 0) br.quads = (int)v;
         else {
             fprintf(stderr, "crumple gen: unknown %s option '%s'\n", argv[1], a);
             gen_usage(stderr);
@@ -458,7 +469,8 @@ int cr_cmd_gen(int argc, char **argv) {
     char *text = torus     ? cr_gen_torus_obj(&to, &size)
                  : terrain ? cr_gen_terrain_obj(&te, &size)
                  : box     ? cr_gen_box_obj(&bo, &size)
-                           : cr_gen_sphere_obj(&sp, &size);
+                 : sphere  ? cr_gen_sphere_obj(&sp, &size)
+                           : cr_gen_bricks_obj(&br, &size);
     if (text == NULL) {
         fprintf(stderr, "crumple gen: %s options out of range\n", argv[1]);
         return 2;

@@ -48,10 +48,20 @@ typedef struct cr_gen_sphere {
     int rings;     ///< divisions from pole to pole (default 24)
 } cr_gen_sphere;
 
+/// A grid of bricks whose OBJ `o` groups are the pieces of a prescored
+/// fracturable asset (tools/gen_bricks.c, docs/fracture.md); the corner of the
+/// grid at the origin, y up.
+typedef struct cr_gen_bricks {
+    int count[3];    ///< bricks along x, y, z (default 4 3 1)
+    double brick[3]; ///< m, one brick's edges (default 0.25 0.25 0.2)
+    int quads;       ///< quads along each brick edge, so dents have corners to move (default 3)
+} cr_gen_bricks;
+
 cr_gen_torus cr_gen_default_torus(void);
 cr_gen_terrain cr_gen_default_terrain(void);
 cr_gen_box cr_gen_default_box(void);
 cr_gen_sphere cr_gen_default_sphere(void);
+cr_gen_bricks cr_gen_default_bricks(void);
 
 /// OBJ text of the mesh as a new malloc'ed, NUL-terminated string (free()),
 /// or NULL if an option is out of range. *size gets the length without the NUL.
@@ -59,6 +69,7 @@ char *cr_gen_torus_obj(const cr_gen_torus *t, size_t *size);
 char *cr_gen_terrain_obj(const cr_gen_terrain *t, size_t *size);
 char *cr_gen_box_obj(const cr_gen_box *b, size_t *size);
 char *cr_gen_sphere_obj(const cr_gen_sphere *s, size_t *size);
+char *cr_gen_bricks_obj(const cr_gen_bricks *b, size_t *size);
 
 /// Height of the terrain's top surface at (x, z), m (the exact function the
 /// mesh samples at its vertices; between vertices the mesh interpolates linearly).
@@ -77,7 +88,7 @@ int cr_gen_plastic_text(const char *name, char **texts, size_t *sizes);
 /// are already these; returns 0, or 1 after printing why.
 int cr_gen_plastic(const char *name, const char *dir);
 
-/// `crumple gen torus|terrain|box|sphere|barrel|car [options] [-o FILE | --dir DIR]`
+/// `crumple gen torus|terrain|box|sphere|bricks|barrel|car [options] [-o FILE | --dir DIR]`
 int cr_cmd_gen(int argc, char **argv);
 
 #endif
