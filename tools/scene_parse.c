@@ -748,7 +748,7 @@ static int st_joint(pctx *c) {
             return fail(c, "joint '%s' needs '%s' at the start, but it spawns at frame %d", j.name, c->s->bodies[b].name,
                         c->s->bodies[b].spawn_frame);
     }
-    bool has_anchor = false, has_axis = false;
+    bool has_anchor = false, has_axis = false, bends = false;
     while (!at_end(c)) {
         const char *a = c->tok[c->pos++];
         if (strcmp(a, "anchor") == 0) {
@@ -760,13 +760,25 @@ static int st_joint(pctx *c) {
             has_axis = true;
         } else if (strcmp(a, "collide") == 0) {
             j.def.collide_connected = true;
+        } else if (strcmp(a, "bend") == 0) {
+            /* a bending material's joint half (seed 000 §4.1, §4.3): plastic or elastic */
+            int32_t d = at_end(c) ? -1 : cr_scene_bend_find(c->s, c->tok[c->pos++]);
+            if (d < 0) return fail(c, "'bend' needs a bend defined before");
+            const cr_bend_def *bd = &c->s->bends[d].bend;
+            j.def.bend_strength = bd->bend_strength;
+            j.def.bend_damping = bd->bend_damping;
+            j.def.bend_damping_constant = bd->bend_damping_constant;
+            j.def.spring_stiffness = bd->spring_stiffness;
+            j.def.spring_damping = bd->spring_damping;
+            bends = true;
         } else {
-            return fail(c, "unknown joint attribute '%s' (anchor axis collide)", a);
+            return fail(c, "unknown joint attribute '%s' (anchor axis collide bend)", a);
         }
     }
     if (!has_anchor) return fail(c, "joint '%s' needs 'anchor X Y Z' (a world point)", j.name);
     if (j.def.type == CR_JOINT_HINGE && !has_axis) return fail(c, "hinge '%s' needs 'axis X Y Z'", j.name);
     if (j.def.type != CR_JOINT_HINGE && has_axis) return fail(c, "only a hinge takes an 'axis'");
+    if (j.def.type != CR_JOINT_FIXED && bends) return fail(c, "only a fixed joint takes a 'bend'");
     j.def.user_data = (uint64_t)arrlen(c->s->joints) + 1;
     arrput(c->s->joints, j);
     return 0;
