@@ -57,6 +57,8 @@ CR_TEST(bend_scene_lines_are_checked) {
         "crumple-scene 1\nbend a\nbody b dynamic box 1 1 1 bend a\n", /* not a mesh */
         "crumple-scene 1\nbend a\nbody b dynamic box 1 1 1\njoint j fixed b world anchor 0 0 0 bend z\n", /* no such bend */
         "crumple-scene 1\nbend a\nbody b dynamic box 1 1 1\njoint j point b world anchor 0 0 0 bend a\n", /* not fixed */
+        "crumple-scene 1\nbending splits 4 wobble 3\n",                /* unknown cap */
+        "crumple-scene 1\nbending queue 0\n",                          /* a cap of nothing */
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
         cr_scene *s = NULL;
@@ -298,6 +300,49 @@ CR_TEST(bend_scene_condense_keeps_momentum_and_splits_when_hit) {
     ENSURE(jump_p < 1e-5 && jump_l < 1e-5);
     ENSURE(worst_p < 3e-3 && worst_l < 3e-3); /* the joints' own energy restore drifts (docs/bending.md) */
     ENSURE(bend > 0.1);
+    cr_cli_world_free(w);
+    cr_scene_free(s);
+}
+
+/* ---- data/scenes/bend_field.scene (seed 000 Fig. 13 as a capacity scene) ---- */
+
+CR_TEST(bend_scene_field_gains_joints_within_the_caps) {
+    cr_scene *s = NULL;
+    cr_scene_error e;
+    ENSURE(cr_scene_load("data/scenes/bend_field.scene", &s, &e) == 0);
+    cr_world *w = NULL;
+    ENSURE_MSG(cr_scene_build(s, &w, &e) == 0, "%s:%d: %s", e.file, e.line, e.message);
+    cr_body_id planks[256];
+    uint32_t n = 0;
+    for (ptrdiff_t i = 0; i < arrlen(s->bodies); ++i)
+        if (s->bodies[i].bends && n < 256) planks[n++] = s->bodies[i].id;
+    ENSURE(n == 240);
+    cr_world_def def = cr_world_get_def(w);
+    ENSURE(def.damage.bend.splits_per_step == 4 && def.damage.bend.queue_capacity == 240); /* the `bending` line */
+    uint32_t bones = n, worst_added = 0, waited = 0, bodies = cr_world_get_body_ids(w, NULL, 0);
+    for (int f = 0; f < (int)s->frames; ++f) {
+        ENSURE(cr_scene_step(s, w, f, &e) == 0);
+        uint32_t now = 0;
+        for (uint32_t i = 0; i < n; ++i) now += cr_bend_get_bone_count(w, planks[i]);
+        ENSURE(now >= bones);
+        if (now - bones > worst_added) worst_added = now - bones;
+        bones = now;
+        cr_world_stats st = cr_world_get_stats(w);
+        if (st.bend.waiting > waited) waited = st.bend.waiting;
+    }
+    cr_world_stats st = cr_world_get_stats(w);
+    uint64_t h = cr_world_state_hash(w);
+    cr_test_printf("    bend_field.scene: %u planks, %u bodies in a %.1f MB block: %u bones after %d frames (at most %u added "
+                   "in a step, cap 4; up to %u splits waited), queue %u at the end, hash %016llx\n",
+                   n, bodies, (double)cr_world_memory_size(&def) / (1 << 20), bones, (int)s->frames, worst_added, waited,
+                   st.bend.waiting, (unsigned long long)h);
+    ENSURE(bodies > 4 * n);       /* every plank's sub-bodies, made in the block up front */
+    ENSURE(worst_added <= 4);     /* the per-step cap */
+    ENSURE(bones > n + 40);       /* the planks gained joints where they were hit */
+    ENSURE(waited > 4);           /* the cap made splits wait... */
+    ENSURE(st.bend.waiting == 0); /* ...and the queue drained */
+    /* recorded on x86-64 gcc -O2; every compiler and CPU must give the same (docs/determinism.md) */
+    ENSURE(h == (CR_FIXED ? 0x8538b46d4334d1d4ull : 0x5c09034613b7e44aull));
     cr_cli_world_free(w);
     cr_scene_free(s);
 }

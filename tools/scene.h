@@ -179,6 +179,7 @@ typedef struct cr_scene {
     cr_scene_bend *bends;
     cr_scene_squash *squashes;
     bool deform_bytes_given;       ///< `deform memory_kb` was set; else cr_scene_build sizes it from the assets
+    cr_bend_budget bend_caps;      ///< `bending KEY N ...`: the bend budget's per-step caps and queue; 0 = the default
     cr_scene_asset *assets;
     cr_scene_body *bodies;
     cr_scene_joint *joints;

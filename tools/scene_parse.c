@@ -405,6 +405,31 @@ static int st_bend(pctx *c) {
     return 0;
 }
 
+/* `bending KEY N ...`: the bend model's per-step caps and its split queue
+ * (cr_bend_budget, crumple/world.h); the rest is sized by tools/scene_bend.c. */
+static int st_bending(pctx *c) {
+    static const char *const keys = "splits queue skin condensations dents";
+    cr_bend_budget *b = &c->s->bend_caps;
+    if (at_end(c)) return fail(c, "'bending' needs KEY N pairs (%s)", keys);
+    while (!at_end(c)) {
+        const char *k = c->tok[c->pos++];
+        if (strcmp(k, "splits") == 0) {
+            if (read_uint(c, k, 1, 1u << 16, &b->splits_per_step)) return -1;
+        } else if (strcmp(k, "queue") == 0) {
+            if (read_uint(c, k, 1, 1u << 16, &b->queue_capacity)) return -1;
+        } else if (strcmp(k, "skin") == 0) {
+            if (read_uint(c, k, 1, 1u << 26, &b->vertices_per_step)) return -1;
+        } else if (strcmp(k, "condensations") == 0) {
+            if (read_uint(c, k, 1, 1u << 16, &b->condensations_per_step)) return -1;
+        } else if (strcmp(k, "dents") == 0) {
+            if (read_uint(c, k, 1, 1u << 16, &b->dents_per_step)) return -1;
+        } else {
+            return fail(c, "unknown bending key '%s' (%s)", k, keys);
+        }
+    }
+    return 0;
+}
+
 /* `deform KEY N ...`: the dent model's budgets (cr_world_def.damage, crumple/world.h). */
 static int st_deform(pctx *c) {
     static const char *const keys = "bodies memory_kb dents cells queue max_cells";
@@ -894,6 +919,7 @@ static const statement statements[] = {
     {"shock", st_shock},     {"sleep", st_sleep},       {"capacity", st_capacity}, {"cache", st_cache},   {"material", st_material},
     {"asset", st_asset},     {"body", st_body},     {"grid", st_grid},         {"joint", st_joint},
     {"impulse", st_impulse}, {"dent", st_dent},     {"deform", st_deform},     {"bend", st_bend},
+    {"bending", st_bending},
     {"velocity", st_velocity}, {"target", st_target},
     {"plastic", st_plastic},
     {"squash", st_squash},
