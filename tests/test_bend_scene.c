@@ -7,6 +7,7 @@
 #include "stb_ds.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 static double bend_of(const cr_world *w, cr_body_id body) {
@@ -343,6 +344,103 @@ CR_TEST(bend_scene_field_gains_joints_within_the_caps) {
     ENSURE(st.bend.waiting == 0); /* ...and the queue drained */
     /* recorded on x86-64 gcc -O2; every compiler and CPU must give the same (docs/determinism.md) */
     ENSURE(h == (CR_FIXED ? 0x8538b46d4334d1d4ull : 0x5c09034613b7e44aull));
+    cr_cli_world_free(w);
+    cr_scene_free(s);
+}
+
+/* ---- data/scenes/bend_dent.scene (seed 000 §4.4) ---- */
+
+/* Where the drawn mesh is (world) minus where undented skinning of the cooked
+ * surface `a` puts it, per vertex, in the frame of the vertex's main bone (so
+ * a dent reads the same as the bar moves); and the drawn positions. */
+static void dent_offsets(const cr_world *w, cr_body_id body, const cr_asset *a, double (*off)[3], double (*drawn)[3]) {
+    cr_body_mesh mesh;
+    cr_body_get_mesh(w, body, &mesh);
+    cr_transform xp = cr_body_get_transform(w, body);
+    for (uint32_t v = 0; v < mesh.vertex_count; ++v) {
+        double want[3] = {0, 0, 0};
+        uint32_t main = 0;
+        for (uint32_t k = 0; k < 4; ++k) {
+            double wt = cr_to_double(a->skin_weight[4 * v + k]);
+            if (a->skin_weight[4 * v + k] > a->skin_weight[4 * v + main]) main = k;
+            if (wt <= 0) continue;
+            cr_body_id sb = cr_bend_get_sub_body(w, body, a->skin_bone[4 * v + k]);
+            /* the bone's frame is its rest frame moved to its centre, read off vertex 0 (far from the dents) */
+            cr_vec3 centre = cr_v3_sub(a->positions[0], cr_body_get_asset(w, sb)->positions[0]);
+            cr_vec3 p = cr_transform_point(cr_body_get_transform(w, sb), cr_v3_sub(a->positions[v], centre));
+            want[0] += wt * cr_to_double(p.x), want[1] += wt * cr_to_double(p.y), want[2] += wt * cr_to_double(p.z);
+        }
+        cr_vec3 got = cr_transform_point(xp, mesh.positions[v]);
+        cr_quat qm = cr_body_get_transform(w, cr_bend_get_sub_body(w, body, a->skin_bone[4 * v + main])).q;
+        cr_vec3 d = cr_v3(cr_from_float((float)(cr_to_double(got.x) - want[0])), cr_from_float((float)(cr_to_double(got.y) - want[1])),
+                          cr_from_float((float)(cr_to_double(got.z) - want[2])));
+        cr_vec3 o = cr_quat_inv_rotate(qm, d);
+        off[v][0] = cr_to_double(o.x), off[v][1] = cr_to_double(o.y), off[v][2] = cr_to_double(o.z);
+        drawn[v][0] = cr_to_double(got.x), drawn[v][1] = cr_to_double(got.y), drawn[v][2] = cr_to_double(got.z);
+    }
+}
+
+CR_TEST(bend_scene_dent_follows_the_bend) {
+    cr_scene *s = NULL;
+    cr_scene_error e;
+    ENSURE(cr_scene_load("data/scenes/bend_dent.scene", &s, &e) == 0);
+    cr_world *w = NULL;
+    ENSURE_MSG(cr_scene_build(s, &w, &e) == 0, "%s:%d: %s", e.file, e.line, e.message);
+    int32_t bi = cr_scene_find_body(s, "bar");
+    cr_body_id bar = s->bodies[bi].id;
+    const cr_asset *a = s->assets[s->bodies[bi].asset].view_;
+    uint32_t nv = a->vertex_count;
+    double (*off1)[3] = malloc(sizeof(double[3]) * nv), (*off2)[3] = malloc(sizeof(double[3]) * nv);
+    double (*drawn)[3] = malloc(sizeof(double[3]) * nv);
+    ENSURE(off1 && off2 && drawn);
+    int f = 0;
+    for (; f < 120; ++f) ENSURE(cr_scene_step(s, w, f, &e) == 0);
+    double bend = bend_of(w, bar);
+    dent_offsets(w, bar, a, off1, drawn);
+    /* the ball (spawned at frame 120) lands: where it is in the step its fall is stopped */
+    cr_body_id ball = {0, 0};
+    double radius = cr_to_double(s->bodies[cr_scene_find_body(s, "ball")].def.shape.radius), hit[3] = {0, 0, 0};
+    int hit_at = -1;
+    for (; f < 135; ++f) {
+        ENSURE(cr_scene_step(s, w, f, &e) == 0);
+        if (f == 120) ball = s->bodies[cr_scene_find_body(s, "ball")].id;
+        cr_vec3 bp = cr_body_get_transform(w, ball).p;
+        if (hit_at < 0 && cr_to_double(cr_body_get_linear_velocity(w, ball).y) > -6)
+            hit_at = f, hit[0] = cr_to_double(bp.x), hit[1] = cr_to_double(bp.y), hit[2] = cr_to_double(bp.z);
+    }
+    dent_offsets(w, bar, a, off2, drawn);
+    /* the new dent: the vertices the ball moved, their centre weighted by depth, drawn and had the bar not bent */
+    cr_transform xp = cr_body_get_transform(w, bar);
+    double deepest = 0, sum = 0, centre[3] = {0, 0, 0}, straight[3] = {0, 0, 0};
+    uint32_t moved = 0;
+    for (uint32_t v = 0; v < nv; ++v) {
+        double d = sqrt(pow(off2[v][0] - off1[v][0], 2) + pow(off2[v][1] - off1[v][1], 2) + pow(off2[v][2] - off1[v][2], 2));
+        if (d <= 1e-3) continue;
+        ++moved;
+        deepest = fmax(deepest, d);
+        cr_vec3 st = cr_transform_point(xp, a->positions[v]);
+        sum += d;
+        for (int k = 0; k < 3; ++k) centre[k] += d * drawn[v][k];
+        straight[0] += d * cr_to_double(st.x), straight[1] += d * cr_to_double(st.y), straight[2] += d * cr_to_double(st.z);
+    }
+    double to_ball = 0, straight_to_ball = 0;
+    for (int k = 0; k < 3 && sum > 0; ++k) {
+        to_ball += pow(centre[k] / sum - hit[k], 2);
+        straight_to_ball += pow(straight[k] / sum - hit[k], 2);
+    }
+    to_ball = sqrt(to_ball) - radius, straight_to_ball = sqrt(straight_to_ball) - radius;
+    cr_test_printf("    bend_dent.scene: bar bent %.3f rad; the ball landed at frame %d; its dent %.1f mm deep over %u "
+                   "vertices, centred %.3f m from the ball's surface (%.3f m had the bar not bent)\n",
+                   bend, hit_at, 1e3 * deepest, moved, to_ball, straight_to_ball);
+    ENSURE(bend > 0.05);
+    ENSURE(hit_at > 120);
+    ENSURE(deepest > 5e-3);
+    ENSURE(moved >= 1 && moved < nv / 4);
+    ENSURE(fabs(to_ball) < 0.2); /* within a dent's spread (cells of 0.1 m, blurred) of the ball */
+    ENSURE(straight_to_ball > 3 * fabs(to_ball)); /* not where the straight bar was */
+    free(off1);
+    free(off2);
+    free(drawn);
     cr_cli_world_free(w);
     cr_scene_free(s);
 }
