@@ -619,9 +619,10 @@ static uint32_t wake_clusters(cr_world *w, uint32_t rec, const cr_damage_input *
         if (bones[k].cluster != (int32_t)k || *ops >= w->def.damage.bend.condensations_per_step) continue;
         uint32_t slot = bones[k].sub.index1 - 1;
         bool hit = false;
+        cr_vec3 at = cr_v3_zero(); /* where, in the cluster's frame: the first such impact, or the body closing in */
         for (uint32_t e = slot < in->body_high ? in->impact_start[slot] : 0;
              slot < in->body_high && e < in->impact_start[slot + 1]; ++e)
-            hit = hit || in->impacts[e].normal_speed > r->def.wake_speed;
+            if (!hit && in->impacts[e].normal_speed > r->def.wake_speed) hit = true, at = in->impacts[e].point;
         /* the seed's dummy step (Algorithm 2, step 4): a body closing in faster than wake_speed
          * that reaches the cluster's bounding sphere within the next two steps wakes it now, so
          * the hit meets the joints and not the rigid cluster */
@@ -635,11 +636,20 @@ static uint32_t wake_clusters(cr_world *w, uint32_t rec, const cr_damage_input *
             if (dist <= 0) continue;
             cr_real closing = -cr_div(cr_v3_dot(d, u), dist);
             cr_real gap = dist - ob->bound_radius - c->bound_radius;
-            hit = closing > r->def.wake_speed && gap < cr_mul(closing, dt + dt);
             ++work;
+            if (closing <= r->def.wake_speed || gap >= cr_mul(closing, dt + dt)) continue;
+            /* within reach of the bounding sphere: against the cluster's own surface (its grid),
+             * so a body about to hit a bone that already left the cluster does not wake it too */
+            const cr_asset *view = cr_world_asset(w, c->shape.asset);
+            cr_vec3 n, pl = cr_transform_inv_point(c->xf, ob->xf.p);
+            cr_real phi = view != NULL ? cr_asset_sdf(view, pl, &n) : 0;
+            if (view != NULL) closing = -cr_v3_dot(cr_quat_inv_rotate(c->xf.q, u), n);
+            hit = closing > r->def.wake_speed && phi - ob->bound_radius < cr_mul(closing, dt + dt);
+            if (hit) at = view != NULL ? cr_v3_mad(pl, -phi, n) : pl; /* the surface point it will hit */
         }
         if (!hit) continue;
-        work += cri_bend_uncondense(w, rec, k);
+        /* only the bone hit leaves the cluster; the pieces either side stay condensed (Fig. 15) */
+        work += cri_bend_uncondense_around(w, rec, k, cri_bend_cluster_bone_at(w, rec, k, at));
         ++*ops;
     }
     return work;
@@ -676,7 +686,12 @@ static void resolve_joints(cr_world *w, uint32_t rec) {
     const cr_joint *joints = cr_world_joints_c(w);
     for (uint32_t k = 0; k < r->bone_count; ++k) {
         if (bones[k].parent < 0 || !cr_joint_id_is_null(bones[k].joint)) continue;
-        uint32_t a = bones[bones[k].parent].sub.index1, b = bones[k].sub.index1;
+        /* a condensed side's joint is on its cluster's body (condense.c) */
+        int32_t p = bones[k].parent;
+        uint32_t ia = bones[p].cluster >= 0 ? (uint32_t)bones[p].cluster : (uint32_t)p;
+        uint32_t ib = bones[k].cluster >= 0 ? (uint32_t)bones[k].cluster : k;
+        if (ia == ib) continue; /* inside one cluster: no joint */
+        uint32_t a = bones[ia].sub.index1, b = bones[ib].sub.index1;
         for (uint32_t j = 0; j < w->joint_high; ++j) {
             if (!joints[j].alive || joints[j].a != a || joints[j].b != b) continue;
             bones[k].joint.index1 = j + 1;

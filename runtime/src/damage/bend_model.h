@@ -116,6 +116,14 @@ cr_transform cri_bend_bone_pose(const cr_world *w, const cr_bend_bone *bones, ui
 uint32_t cri_bend_condense(cr_world *w, uint32_t rec, const uint32_t *members, uint32_t n);
 /// Give every bone of the cluster of `rep` its own sub-body back; returns the work.
 uint32_t cri_bend_uncondense(cr_world *w, uint32_t rec, uint32_t rep);
+/// The member of the cluster of `rep` nearest point p (the cluster body's frame):
+/// the bone whose segment it is closest to, the lowest on a tie.
+uint32_t cri_bend_cluster_bone_at(const cr_world *w, uint32_t rec, uint32_t rep, cr_vec3 p);
+/// Wake the cluster of `rep` where bone `hit` is struck: the hit bone gets its
+/// own body, each piece of the rest still linked inside the cluster stays one
+/// condensed body (Fig. 15: only the joints next to the hit are simulated);
+/// momentum and angular momentum kept to rounding. Returns the work.
+uint32_t cri_bend_uncondense_around(cr_world *w, uint32_t rec, uint32_t rep, uint32_t hit);
 
 /* ---- bend_dent.c ---- */
 
