@@ -5,6 +5,7 @@
 #define _POSIX_C_SOURCE 200809L /* mkdtemp */
 #include "test_cook_util.h"
 #include "crumple/snapshot.h"
+#include "geometry/skinning.h"
 
 #include <unistd.h>
 
@@ -838,5 +839,48 @@ CR_TEST(bend_snapshot_of_condensed_split_and_dented_states) {
     ENSURE(bones1 > 3);
     ENSURE(h1 == cr_world_state_hash(b.w));
     free(snap);
+    free_world(&b);
+}
+
+/* The grouped, vectorised skinning (cri_skin_linear_grouped, what the bend
+ * model re-skins with) gives cri_skin_linear's bits exactly: the pipe's five
+ * bones turned and moved, its influences with some slots emptied and some
+ * vertices with no influence at all (groups of every size, padding). */
+CR_TEST(bend_grouped_skinning_gives_the_same_bits) {
+    bend_world b;
+    ENSURE(cook_rigged(&b, "data/meshes/pipe.obj", "data/rigs/pipe5.rig", 0, 24, 0));
+    const cr_asset *a = &b.asset;
+    uint32_t nv = a->vertex_count;
+    uint8_t *bone = malloc(4u * nv);
+    cr_real *weight = malloc(4u * nv * sizeof(cr_real));
+    ENSURE(bone && weight);
+    memcpy(bone, a->skin_bone, 4u * nv);
+    memcpy(weight, a->skin_weight, 4u * nv * sizeof(cr_real));
+    for (uint32_t v = 0; v < nv; v += 7) weight[4 * v + 3] = 0, weight[4 * v + 1] = 0; /* slots of weight 0 */
+    for (uint32_t v = 5; v < nv; v += 97) memset(&weight[4 * v], 0, 4 * sizeof(cr_real)); /* no influence */
+    cr_skin_bone bones[CR_ASSET_MAX_BONES];
+    for (uint32_t k = 0; k < a->bone_count; ++k) {
+        cr_quat q = cr_quat_normalize((cr_quat){CR_R(0.1) * (cr_real)(k + 1), -CR_R(0.2), CR_R(0.05), CR_R(1)});
+        bones[k].r = cr_mat3_from_quat(q);
+        bones[k].t = cr_v3(CR_R(0.3) * (cr_real)k, -CR_R(0.1), CR_R(0.02) * (cr_real)k);
+    }
+    cr_vec3 *plain = calloc(nv, sizeof(cr_vec3)), *grouped = calloc(nv, sizeof(cr_vec3));
+    uint32_t groups = 256, cap = cri_skin_layout_capacity(nv, groups);
+    cr_skin_layout l;
+    l.order = malloc(sizeof(uint32_t) * cap), l.u = malloc(sizeof(cr_real) * 3 * cap), l.w = malloc(sizeof(cr_real) * 4 * cap);
+    l.acc = malloc(sizeof(cr_real) * 3 * cap), l.group_end = malloc(sizeof(uint32_t) * groups), l.group_bone = malloc(4 * groups);
+    uint32_t *tmp = malloc(sizeof(uint32_t) * 3 * nv);
+    ENSURE(plain && grouped && l.order && l.u && l.w && l.acc && l.group_end && l.group_bone && tmp);
+    cr_asset rest = *a;
+    cri_skin_linear(&rest, bone, weight, bones, 0, nv, plain);
+    ENSURE(cri_skin_layout_build(a->positions, bone, weight, nv, cap, groups, tmp, &l));
+    cri_skin_linear_grouped(&l, bones, grouped);
+    cr_test_printf("    pipe: %u vertices in %u groups (%u entries with padding)\n", nv, l.groups, l.count);
+    ENSURE(l.groups > 5 && l.count >= nv && l.count % CR_SKIN_LANES == 0);
+    ENSURE(memcmp(plain, grouped, nv * sizeof(cr_vec3)) == 0);
+    /* too few groups allowed: refused, so the caller keeps cri_skin_linear */
+    ENSURE(!cri_skin_layout_build(a->positions, bone, weight, nv, cap, 2, tmp, &l));
+    free(bone), free(weight), free(plain), free(grouped), free(tmp);
+    free(l.order), free(l.u), free(l.w), free(l.acc), free(l.group_end), free(l.group_bone);
     free_world(&b);
 }
