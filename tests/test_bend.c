@@ -571,7 +571,7 @@ CR_TEST(bend_condense_merges_a_quiet_chain_and_splits_it_when_hit) {
     }
     double bend = mesh_bend(&b);
     cr_test_printf("    hit: woke at step %d (%u dynamic bodies with the block); momentum kept to %.1e, angular %.1e "
-                   "(the joints' own energy restore drifts too); bend %.4f rad\n",
+                   "(the solver's drift, docs/bending.md); bend %.4f rad\n",
                    woke_at, woke_bodies, worst_p, worst_l, bend);
     ENSURE(woke_at == 0); /* woken before the hit: the seed's dummy step */
     ENSURE(woke_bodies == 3); /* the block, the end bone on its own, base and middle still one body (Fig. 15) */

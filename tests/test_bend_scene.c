@@ -343,7 +343,7 @@ CR_TEST(bend_scene_condense_keeps_momentum_and_splits_when_hit) {
     ENSURE(bends[3] > 5 * (bends[0] + bends[1] + bends[2]));
     ENSURE(worst_rigid < 1e-4);
     ENSURE(jump_p < 1e-5 && jump_l < 1e-5);
-    ENSURE(worst_p < 3e-3 && worst_l < 3e-3); /* the joints' own energy restore drifts (docs/bending.md) */
+    ENSURE(worst_p < 3e-3 && worst_l < 3e-3); /* the solver's drift (docs/bending.md, "Momentum drift") */
     ENSURE(bend > 0.1);
     cr_cli_world_free(w);
     cr_scene_free(s);
