@@ -194,6 +194,7 @@ typedef struct cr_scene {
     struct cr_scene_spring *springs; ///< soft materials (`spring` lines, tools/scene_spring.c)
     struct cr_scene_soft *softs;     ///< soft bodies (`soft` lines, tools/scene_spring.c)
     bool deform_bytes_given;       ///< `deform memory_kb` was set; else cr_scene_build sizes it from the assets
+    cr_bend_budget bend_caps;      ///< `bending KEY N ...`: the bend budget's per-step caps and queue; 0 = the default
     cr_scene_asset *assets;
     cr_scene_body *bodies;
     cr_scene_joint *joints;

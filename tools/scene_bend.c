@@ -11,6 +11,11 @@
  *   split V L B        joints added at impacts faster than V m/s, parts at least L m, up to B bones
  *   condense T V       quiet chains merge after T s, woken by impacts faster than V m/s
  *   dent NAME          impacts dent the body too, as the `dent NAME` line says
+ *
+ *     bending splits 4 queue 240 skin 8640 condensations 4 dents 4
+ *
+ * sets the world's per-step caps and split queue (cr_bend_budget); the rest
+ * of the budget is sized from the scene's bendable bodies.
  * The parser (tools/scene.c) hands this file the words after the name, and
  * each bendable body's def to attach; the world's bend budget is sized here
  * from the scene's bendable bodies and their assets.
@@ -103,6 +108,13 @@ void cr_scene_bend_budget(const cr_scene *s, cr_world_def *d) {
     bb->max_vertices = vertices;
     bb->max_triangles = triangles;
     bb->max_grid_nodes = nodes;
+    /* the `bending` line's caps, where given */
+    const cr_bend_budget *c = &s->bend_caps;
+    if (c->splits_per_step) bb->splits_per_step = c->splits_per_step;
+    if (c->queue_capacity) bb->queue_capacity = c->queue_capacity;
+    if (c->vertices_per_step) bb->vertices_per_step = c->vertices_per_step;
+    if (c->condensations_per_step) bb->condensations_per_step = c->condensations_per_step;
+    if (c->dents_per_step) bb->dents_per_step = c->dents_per_step;
     d->body_capacity += bodies * bones; /* the sub-bodies, live and parked */
     d->joint_capacity += joints;
 }

@@ -406,6 +406,31 @@ static int st_bend(pctx *c) {
     return 0;
 }
 
+/* `bending KEY N ...`: the bend model's per-step caps and its split queue
+ * (cr_bend_budget, crumple/world.h); the rest is sized by tools/scene_bend.c. */
+static int st_bending(pctx *c) {
+    static const char *const keys = "splits queue skin condensations dents";
+    cr_bend_budget *b = &c->s->bend_caps;
+    if (at_end(c)) return fail(c, "'bending' needs KEY N pairs (%s)", keys);
+    while (!at_end(c)) {
+        const char *k = c->tok[c->pos++];
+        if (strcmp(k, "splits") == 0) {
+            if (read_uint(c, k, 1, 1u << 16, &b->splits_per_step)) return -1;
+        } else if (strcmp(k, "queue") == 0) {
+            if (read_uint(c, k, 1, 1u << 16, &b->queue_capacity)) return -1;
+        } else if (strcmp(k, "skin") == 0) {
+            if (read_uint(c, k, 1, 1u << 26, &b->vertices_per_step)) return -1;
+        } else if (strcmp(k, "condensations") == 0) {
+            if (read_uint(c, k, 1, 1u << 16, &b->condensations_per_step)) return -1;
+        } else if (strcmp(k, "dents") == 0) {
+            if (read_uint(c, k, 1, 1u << 16, &b->dents_per_step)) return -1;
+        } else {
+            return fail(c, "unknown bending key '%s' (%s)", k, keys);
+        }
+    }
+    return 0;
+}
+
 /* `deform KEY N ...`: the dent model's budgets (cr_world_def.damage, crumple/world.h). */
 static int st_deform(pctx *c) {
     static const char *const keys = "bodies memory_kb dents cells queue max_cells";
@@ -753,7 +778,7 @@ static int st_joint(pctx *c) {
             return fail(c, "joint '%s' needs '%s' at the start, but it spawns at frame %d", j.name, c->s->bodies[b].name,
                         c->s->bodies[b].spawn_frame);
     }
-    bool has_anchor = false, has_axis = false;
+    bool has_anchor = false, has_axis = false, bends = false;
     while (!at_end(c)) {
         const char *a = c->tok[c->pos++];
         if (strcmp(a, "anchor") == 0) {
@@ -765,13 +790,25 @@ static int st_joint(pctx *c) {
             has_axis = true;
         } else if (strcmp(a, "collide") == 0) {
             j.def.collide_connected = true;
+        } else if (strcmp(a, "bend") == 0) {
+            /* a bending material's joint half (seed 000 §4.1, §4.3): plastic or elastic */
+            int32_t d = at_end(c) ? -1 : cr_scene_bend_find(c->s, c->tok[c->pos++]);
+            if (d < 0) return fail(c, "'bend' needs a bend defined before");
+            const cr_bend_def *bd = &c->s->bends[d].bend;
+            j.def.bend_strength = bd->bend_strength;
+            j.def.bend_damping = bd->bend_damping;
+            j.def.bend_damping_constant = bd->bend_damping_constant;
+            j.def.spring_stiffness = bd->spring_stiffness;
+            j.def.spring_damping = bd->spring_damping;
+            bends = true;
         } else {
-            return fail(c, "unknown joint attribute '%s' (anchor axis collide)", a);
+            return fail(c, "unknown joint attribute '%s' (anchor axis collide bend)", a);
         }
     }
     if (!has_anchor) return fail(c, "joint '%s' needs 'anchor X Y Z' (a world point)", j.name);
     if (j.def.type == CR_JOINT_HINGE && !has_axis) return fail(c, "hinge '%s' needs 'axis X Y Z'", j.name);
     if (j.def.type != CR_JOINT_HINGE && has_axis) return fail(c, "only a hinge takes an 'axis'");
+    if (j.def.type != CR_JOINT_FIXED && bends) return fail(c, "only a fixed joint takes a 'bend'");
     j.def.user_data = (uint64_t)arrlen(c->s->joints) + 1;
     arrput(c->s->joints, j);
     return 0;
@@ -907,6 +944,7 @@ static const statement statements[] = {
     {"shock", st_shock},     {"sleep", st_sleep},       {"capacity", st_capacity}, {"cache", st_cache},   {"material", st_material},
     {"asset", st_asset},     {"body", st_body},     {"grid", st_grid},         {"joint", st_joint},
     {"impulse", st_impulse}, {"dent", st_dent},     {"deform", st_deform},     {"bend", st_bend},
+    {"bending", st_bending},
     {"velocity", st_velocity}, {"target", st_target},
     {"plastic", st_plastic},
     {"squash", st_squash},

@@ -6,6 +6,7 @@
 
 #include "damage/damage.h"
 #include "crumple/bend.h"
+#include "geometry/skinning.h"
 
 /// One bone of a bendable body. Bones past the record's bone_count are
 /// parked: their sub-body exists as a ghost, waiting for a split.
@@ -37,7 +38,7 @@ typedef struct cr_bend_body {
     uint32_t splits;       ///< bones added at impacts so far
     uint32_t dirty;        ///< the weights changed: re-skin even if no bone moved
     uint32_t dent_count;   ///< dents made (bend + dent)
-    uint32_t pad2_;
+    uint32_t skin_groups;  ///< groups of its grouped skinning layout; 0: to build, UINT32_MAX: does not fit (plain skinning)
     uint32_t clusters;     ///< condensed clusters now
     uint32_t condensations; ///< clusters ever condensed
     cr_bend_def def;
@@ -72,6 +73,11 @@ static inline uint8_t *cri_bend_node_bone(const cr_world *w, uint32_t rec) {
     return CR_AT(w, CR_DAMAGE(w)->bend.node_bone, uint8_t) + (size_t)rec * w->def.damage.bend.max_grid_nodes;
 }
 
+/// Groups a record's grouped skinning layout may have (more: plain skinning, the same bits).
+#define CR_BEND_SKIN_GROUPS 256u
+/// A record's grouped skinning layout (arrays only; count and groups are the caller's).
+cr_skin_layout cri_bend_skin_layout(const cr_world *w, uint32_t rec);
+
 /// The segmentation scratch: owner bytes, growth queue, triangle owners, vertex marks, spare weights.
 typedef struct cr_bend_scratch {
     cr_transform *bone_x;   ///< max_bones transforms (a step's skinning transforms, a cluster's inverses)
@@ -83,6 +89,8 @@ typedef struct cr_bend_scratch {
     uint8_t *mark;
     uint8_t *skin_bone;
     cr_real *skin_weight;
+    cr_real *skin_acc;      ///< the grouped skinning's sums (3 layout entries)
+    uint32_t *skin_tmp;     ///< its build's sort (3 max_vertices)
 } cr_bend_scratch;
 cr_bend_scratch cri_bend_scratch(const cr_world *w);
 
@@ -116,6 +124,14 @@ cr_transform cri_bend_bone_pose(const cr_world *w, const cr_bend_bone *bones, ui
 uint32_t cri_bend_condense(cr_world *w, uint32_t rec, const uint32_t *members, uint32_t n);
 /// Give every bone of the cluster of `rep` its own sub-body back; returns the work.
 uint32_t cri_bend_uncondense(cr_world *w, uint32_t rec, uint32_t rep);
+/// The member of the cluster of `rep` nearest point p (the cluster body's frame):
+/// the bone whose segment it is closest to, the lowest on a tie.
+uint32_t cri_bend_cluster_bone_at(const cr_world *w, uint32_t rec, uint32_t rep, cr_vec3 p);
+/// Wake the cluster of `rep` where bone `hit` is struck: the hit bone gets its
+/// own body, each piece of the rest still linked inside the cluster stays one
+/// condensed body (Fig. 15: only the joints next to the hit are simulated);
+/// momentum and angular momentum kept to rounding. Returns the work.
+uint32_t cri_bend_uncondense_around(cr_world *w, uint32_t rec, uint32_t rep, uint32_t hit);
 
 /* ---- bend_dent.c ---- */
 

@@ -302,7 +302,12 @@ uint32_t cri_bend_condense(cr_world *w, uint32_t rec, const uint32_t *members, u
     return work;
 }
 
-uint32_t cri_bend_uncondense(cr_world *w, uint32_t rec, uint32_t rep) {
+/* Give the members of the cluster of `rep` their own bodies back; with
+ * part != NULL, members whose part[] is the same stay joined (the caller
+ * condenses each such part again at once) and only the joints between parts
+ * are re-created, on the body each side will be: part[k] names the part's
+ * lowest bone, its representative-to-be. */
+static uint32_t uncondense_parts(cr_world *w, uint32_t rec, uint32_t rep, const uint32_t *part) {
     cr_bend_body *r = &cri_bend_records(w)[rec];
     cr_bend_bone *bones = cri_bend_bones(w, rec);
     cr_body *bodies = cr_world_bodies(w);
@@ -362,10 +367,11 @@ uint32_t cri_bend_uncondense(cr_world *w, uint32_t rec, uint32_t rep) {
     for (uint32_t c = 0; c < r->bone_count; ++c) {
         int32_t pb = bones[c].parent;
         if (!in_cluster(bones, (int32_t)c, rep) || !in_cluster(bones, pb, rep)) continue;
+        if (part != NULL && part[c] == part[pb]) continue; /* stays inside a part */
         cr_joint_def jd = cr_default_joint_def();
         jd.type = CR_JOINT_FIXED;
-        jd.body_a = bones[pb].sub;
-        jd.body_b = bones[c].sub;
+        jd.body_a = bones[part != NULL ? part[pb] : (uint32_t)pb].sub;
+        jd.body_b = bones[part != NULL ? part[c] : c].sub;
         jd.anchor = cr_transform_point(bodies[bones[c].sub.index1 - 1].xf, cr_v3_sub(bones[c].seg_a, bones[c].centre));
         jd.bend_strength = r->def.bend_strength;
         jd.bend_damping = r->def.bend_damping;
@@ -381,5 +387,59 @@ uint32_t cri_bend_uncondense(cr_world *w, uint32_t rec, uint32_t rep) {
         if (bones[k].cluster == (int32_t)rep) bones[k].cluster = -1;
     r->clusters--;
     r->dirty = 1;
+    return work;
+}
+
+uint32_t cri_bend_uncondense(cr_world *w, uint32_t rec, uint32_t rep) { return uncondense_parts(w, rec, rep, NULL); }
+
+uint32_t cri_bend_cluster_bone_at(const cr_world *w, uint32_t rec, uint32_t rep, cr_vec3 p) {
+    const cr_bend_body *r = &cri_bend_records(w)[rec];
+    const cr_bend_bone *bones = cri_bend_bones(w, rec);
+    uint32_t best = rep;
+    cr_real best_d = CR_REAL_MAX;
+    for (uint32_t k = 0; k < r->bone_count; ++k) {
+        if (!in_cluster(bones, (int32_t)k, rep)) continue;
+        /* the point in the parent's rest frame as bone k carries it, against the bone's segment */
+        cr_vec3 q = cr_v3_add(cr_transform_inv_point(bones[k].rel, p), bones[k].centre);
+        cr_vec3 ab = cr_v3_sub(bones[k].seg_b, bones[k].seg_a), aq = cr_v3_sub(q, bones[k].seg_a);
+        cr_real len2 = cr_v3_dot(ab, ab), t = len2 > 0 ? cr_div(cr_v3_dot(aq, ab), len2) : 0;
+        t = cr_min(cr_max(t, 0), CR_R(1));
+        cr_vec3 d = cr_v3_sub(aq, cr_v3_scale(ab, t));
+        cr_real dd = cr_v3_dot(d, d);
+        if (dd < best_d) best_d = dd, best = k;
+    }
+    return best;
+}
+
+uint32_t cri_bend_uncondense_around(cr_world *w, uint32_t rec, uint32_t rep, uint32_t hit) {
+    const cr_bend_body *r = &cri_bend_records(w)[rec];
+    const cr_bend_bone *bones = cri_bend_bones(w, rec);
+    /* the parts the hit leaves (seed 000 §4.5, Fig. 15): the hit bone alone, and each piece of
+     * the rest still linked inside the cluster, named by its lowest bone */
+    uint32_t part[CR_ASSET_MAX_BONES];
+    bool member[CR_ASSET_MAX_BONES];
+    for (uint32_t k = 0; k < r->bone_count; ++k) {
+        part[k] = k;
+        member[k] = in_cluster(bones, (int32_t)k, rep);
+        if (!member[k] || k == hit) continue;
+        uint32_t t = k;
+        while (bones[t].parent >= 0 && in_cluster(bones, bones[t].parent, rep) && (uint32_t)bones[t].parent != hit)
+            t = (uint32_t)bones[t].parent;
+        part[k] = t; /* the piece's top, for now */
+    }
+    uint32_t low[CR_ASSET_MAX_BONES];
+    for (uint32_t k = 0; k < r->bone_count; ++k) low[k] = UINT32_MAX;
+    for (uint32_t k = 0; k < r->bone_count; ++k)
+        if (member[k] && k < low[part[k]]) low[part[k]] = k;
+    for (uint32_t k = 0; k < r->bone_count; ++k)
+        if (member[k]) part[k] = low[part[k]];
+    uint32_t work = uncondense_parts(w, rec, rep, part);
+    /* each piece of two or more bones is one body again at once, the hit bone on its own */
+    for (uint32_t t = 0; t < r->bone_count; ++t) {
+        uint32_t members[CR_ASSET_MAX_BONES], n = 0;
+        for (uint32_t k = 0; k < r->bone_count; ++k)
+            if (member[k] && k != hit && part[k] == t) members[n++] = k;
+        if (n >= 2) work += cri_bend_condense(w, rec, members, n); /* members[0] == t, the lowest */
+    }
     return work;
 }

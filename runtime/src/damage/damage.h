@@ -78,6 +78,7 @@ typedef struct cr_bend_region {
     uint32_t skin_weight;  ///< offset of cr_real[4 * max_vertices] per record
     uint32_t node_bone;    ///< offset of uint8_t[max_grid_nodes] per record
     uint32_t rest_pos;     ///< offset of cr_vec3[max_vertices] per record: the rest surface, dents included
+    uint32_t skin_layout;  ///< offset of each record's grouped skinning layout (geometry/skinning.h cr_skin_layout)
     uint32_t dent_scratch; ///< offset of the dent-map build scratch
     uint32_t queue;        ///< offset of cr_bend_split[bend.queue_capacity], a ring
     uint32_t queue_head, queue_count;

@@ -78,6 +78,20 @@ uint32_t cri_sub_body_grow(const cr_asset *a, const uint8_t *tri_bone, const uin
         cr_real l2 = cr_max(cr_v3_dot(e1, e1), cr_max(cr_v3_dot(e2, e2), cr_v3_dot(e3, e3)));
         int32_t n = 1; /* most triangles are shorter than a cell: their corners are the lattice */
         if (l2 >= cr_mul(a->sdf_cell, a->sdf_cell)) n = cr_floor_int(cr_mul(cr_sqrt(l2), a->sdf_inv_cell)) + 1;
+        if (n == 1) {
+            /* the lattice's three points p0, p0 + e2, p0 + e1 in its order: the general sum below
+             * gives them up to the sign of a zero, which lands on the same node */
+            const cr_vec3 corner[3] = {p0, cr_v3_add(p0, e2), cr_v3_add(p0, e1)};
+            for (int q = 0; q < 3; ++q) {
+                uint32_t packed = node_of(a, corner[q]);
+                uint32_t node = (packed & 1023u) + nx * ((packed >> 10 & 1023u) + ny * (packed >> 20));
+                ++work;
+                if (node_bone[node] != 0xff) continue;
+                node_bone[node] = bone;
+                queue[tail++] = packed;
+            }
+            continue;
+        }
         if (n > 64) n = 64; /* a triangle longer than 64 cells: the growth fills the gaps */
         cr_real inv_n = n == 1 ? CR_R(1) : cr_div(CR_R(1), cr_from_int(n));
         for (int32_t i = 0; i <= n; ++i) {
@@ -93,22 +107,25 @@ uint32_t cri_sub_body_grow(const cr_asset *a, const uint8_t *tri_bone, const uin
             }
         }
     }
+    const uint32_t sx = 1, sy = nx, sz = nx * ny;
     while (head < tail) {
         uint32_t packed = queue[head++];
         uint32_t i = packed & 1023u, j = packed >> 10 & 1023u, k = packed >> 20;
         uint32_t node = i + nx * (j + ny * k);
-        uint32_t nb[6], np[6], m = 0;
-        if (i > 0) nb[m] = node - 1, np[m++] = packed - 1;
-        if (i + 1 < nx) nb[m] = node + 1, np[m++] = packed + 1;
-        if (j > 0) nb[m] = node - nx, np[m++] = packed - (1u << 10);
-        if (j + 1 < ny) nb[m] = node + nx, np[m++] = packed + (1u << 10);
-        if (k > 0) nb[m] = node - nx * ny, np[m++] = packed - (1u << 20);
-        if (k + 1 < nz) nb[m] = node + nx * ny, np[m++] = packed + (1u << 20);
-        for (uint32_t q = 0; q < m; ++q) {
-            if (node_bone[nb[q]] != 0xff) continue;
-            node_bone[nb[q]] = node_bone[node];
-            queue[tail++] = np[q];
+        uint8_t bone = node_bone[node];
+        /* the six neighbours in a fixed order (-x +x -y +y -z +z): the first to reach a node claims it */
+#define CR_GROW_TO(ok, step, pstep)                                                    \
+        if ((ok) && node_bone[node + (step)] == 0xff) {                               \
+            node_bone[node + (step)] = bone;                                          \
+            queue[tail++] = packed + (pstep);                                         \
         }
+        CR_GROW_TO(i > 0, -sx, -1u)
+        CR_GROW_TO(i + 1 < nx, sx, 1u)
+        CR_GROW_TO(j > 0, -sy, -(1u << 10))
+        CR_GROW_TO(j + 1 < ny, sy, 1u << 10)
+        CR_GROW_TO(k > 0, -sz, -(1u << 20))
+        CR_GROW_TO(k + 1 < nz, sz, 1u << 20)
+#undef CR_GROW_TO
         ++work;
     }
     return work;

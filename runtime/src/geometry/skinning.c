@@ -167,3 +167,126 @@ void cri_skin_linear(const cr_asset *a, const uint8_t *bone, const cr_real *weig
         out[v] = cr_v3(x, y, z);
     }
 }
+
+/* ---- the grouped layout (structure of arrays, vectorised by the compiler) ---- */
+
+uint32_t cri_skin_layout_capacity(uint32_t nv, uint32_t max_groups) { return nv + max_groups * (CR_SKIN_LANES - 1u); }
+
+/* A vertex's key: its four slots' bones, 255 for a slot of weight 0. */
+static uint32_t slot_key(const uint8_t *bone, const cr_real *weight, uint32_t v) {
+    uint32_t key = 0;
+    for (uint32_t s = 0; s < CR_ASSET_SKIN_SLOTS; ++s)
+        key |= (weight[v * CR_ASSET_SKIN_SLOTS + s] == 0 ? 255u : bone[v * CR_ASSET_SKIN_SLOTS + s]) << (8 * s);
+    return key;
+}
+
+bool cri_skin_layout_build(const cr_vec3 *pos, const uint8_t *bone, const cr_real *weight, uint32_t nv, uint32_t capacity,
+                           uint32_t max_groups, uint32_t *tmp, cr_skin_layout *l) {
+    /* the vertices sorted by key: four stable counting passes, one per byte (deterministic, no comparisons) */
+    uint32_t *a = tmp, *b = tmp + nv, *key = tmp + 2 * (size_t)nv;
+    for (uint32_t v = 0; v < nv; ++v) a[v] = v, key[v] = slot_key(bone, weight, v);
+    for (uint32_t pass = 0; pass < 4; ++pass) {
+        uint32_t count[257] = {0};
+        for (uint32_t i = 0; i < nv; ++i) count[((key[a[i]] >> (8 * pass)) & 255u) + 1]++;
+        for (uint32_t k = 0; k < 256; ++k) count[k + 1] += count[k];
+        for (uint32_t i = 0; i < nv; ++i) b[count[(key[a[i]] >> (8 * pass)) & 255u]++] = a[i];
+        uint32_t *t = a;
+        a = b, b = t;
+    }
+    /* runs of one key are the groups, each padded with entries of weight 0 */
+    uint32_t n = 0, g = 0;
+    for (uint32_t i = 0; i < nv;) {
+        uint32_t k0 = key[a[i]], j = i;
+        while (j < nv && key[a[j]] == k0) ++j;
+        uint32_t padded = (j - i + CR_SKIN_LANES - 1u) / CR_SKIN_LANES * CR_SKIN_LANES;
+        if (g == max_groups || n + padded > capacity) return false;
+        for (uint32_t s = 0; s < 4; ++s) l->group_bone[4 * g + s] = (uint8_t)(k0 >> (8 * s));
+        l->group_end[g++] = n + padded;
+        for (uint32_t k = 0; k < padded; ++k, ++n) l->order[n] = k < j - i ? a[i + k] : UINT32_MAX;
+        i = j;
+    }
+    l->count = n;
+    l->groups = g;
+    for (uint32_t e = 0; e < n; ++e) {
+        uint32_t v = l->order[e];
+        cr_vec3 u = v != UINT32_MAX ? pos[v] : cr_v3_zero();
+        l->u[e] = u.x, l->u[n + e] = u.y, l->u[2 * n + e] = u.z;
+        for (uint32_t s = 0; s < 4; ++s) l->w[s * n + e] = v != UINT32_MAX ? weight[v * CR_ASSET_SKIN_SLOTS + s] : 0;
+    }
+    return true;
+}
+
+/* One slot of one group: acc += w (R u + t), the bone uniform, lanes
+ * independent: entries [a, end) of separate arrays, so the compiler's
+ * vectoriser takes CR_SKIN_LANES entries at a time. */
+static void slot_pass(size_t a, size_t end, const cr_real *restrict ux, const cr_real *restrict uy, const cr_real *restrict uz,
+                      const cr_real *restrict w, cr_real *restrict ax, cr_real *restrict ay, cr_real *restrict az,
+                      const cr_skin_bone *m) {
+    const cr_real r0 = m->r.cx.x, r1 = m->r.cy.x, r2 = m->r.cz.x, r3 = m->r.cx.y, r4 = m->r.cy.y, r5 = m->r.cz.y;
+    const cr_real r6 = m->r.cx.z, r7 = m->r.cy.z, r8 = m->r.cz.z, tx = m->t.x, ty = m->t.y, tz = m->t.z;
+    for (size_t i = a; i < end; i += CR_SKIN_LANES) {
+        const cr_real *restrict x = ux + i, *restrict y = uy + i, *restrict z = uz + i, *restrict wt = w + i;
+        cr_real *restrict sx = ax + i, *restrict sy = ay + i, *restrict sz = az + i;
+        for (size_t k = 0; k < CR_SKIN_LANES; ++k) { /* straight-line lanes: the compiler's SLP vectoriser */
+            cr_real px = cr_mul(r0, x[k]) + cr_mul(r1, y[k]) + cr_mul(r2, z[k]) + tx;
+            cr_real py = cr_mul(r3, x[k]) + cr_mul(r4, y[k]) + cr_mul(r5, z[k]) + ty;
+            cr_real pz = cr_mul(r6, x[k]) + cr_mul(r7, y[k]) + cr_mul(r8, z[k]) + tz;
+            sx[k] += cr_mul(wt[k], px), sy[k] += cr_mul(wt[k], py), sz[k] += cr_mul(wt[k], pz);
+        }
+    }
+}
+
+/* A group whose four slots all have a bone (the usual case): the four
+ * slots in one pass, the sums kept in registers, written once; per entry
+ * the same operations in the same order as slot_pass four times. */
+static void four_slot_pass(size_t a, size_t end, size_t n, const cr_real *restrict u, const cr_real *restrict w,
+                           cr_real *restrict acc, const cr_skin_bone *const m[4]) {
+    cr_real r[4][12];
+    for (int s = 0; s < 4; ++s) {
+        r[s][0] = m[s]->r.cx.x, r[s][1] = m[s]->r.cy.x, r[s][2] = m[s]->r.cz.x, r[s][3] = m[s]->t.x;
+        r[s][4] = m[s]->r.cx.y, r[s][5] = m[s]->r.cy.y, r[s][6] = m[s]->r.cz.y, r[s][7] = m[s]->t.y;
+        r[s][8] = m[s]->r.cx.z, r[s][9] = m[s]->r.cy.z, r[s][10] = m[s]->r.cz.z, r[s][11] = m[s]->t.z;
+    }
+    for (size_t i = a; i < end; i += CR_SKIN_LANES) {
+        const cr_real *restrict x = u + i, *restrict y = u + n + i, *restrict z = u + 2 * n + i;
+        cr_real *restrict sx = acc + i, *restrict sy = acc + n + i, *restrict sz = acc + 2 * n + i;
+        cr_real ox[CR_SKIN_LANES] = {0}, oy[CR_SKIN_LANES] = {0}, oz[CR_SKIN_LANES] = {0};
+        for (int s = 0; s < 4; ++s) {
+            const cr_real *q = r[s], *restrict wt = w + (size_t)s * n + i;
+            for (size_t k = 0; k < CR_SKIN_LANES; ++k) { /* straight-line lanes: the compiler's SLP vectoriser */
+                cr_real px = cr_mul(q[0], x[k]) + cr_mul(q[1], y[k]) + cr_mul(q[2], z[k]) + q[3];
+                cr_real py = cr_mul(q[4], x[k]) + cr_mul(q[5], y[k]) + cr_mul(q[6], z[k]) + q[7];
+                cr_real pz = cr_mul(q[8], x[k]) + cr_mul(q[9], y[k]) + cr_mul(q[10], z[k]) + q[11];
+                ox[k] += cr_mul(wt[k], px), oy[k] += cr_mul(wt[k], py), oz[k] += cr_mul(wt[k], pz);
+            }
+        }
+        for (size_t k = 0; k < CR_SKIN_LANES; ++k) sx[k] = ox[k], sy[k] = oy[k], sz[k] = oz[k];
+    }
+}
+
+void cri_skin_linear_grouped(cr_skin_layout *l, const cr_skin_bone *bones, cr_vec3 *out) {
+    uint32_t n = l->count, a = 0;
+    for (uint32_t g = 0; g < l->groups; ++g) {
+        uint32_t end = l->group_end[g];
+        const uint8_t *gb = &l->group_bone[4 * g];
+        if (gb[0] != 255 && gb[1] != 255 && gb[2] != 255 && gb[3] != 255) {
+            const cr_skin_bone *m[4] = {&bones[gb[0]], &bones[gb[1]], &bones[gb[2]], &bones[gb[3]]};
+            four_slot_pass(a, end, n, l->u, l->w, l->acc, m);
+            a = end;
+            continue;
+        }
+        /* the sums start at 0, as cri_skin_linear's (0 + w p: the same bits, -0 included) */
+        for (uint32_t e = a; e < end; ++e) l->acc[e] = l->acc[n + e] = l->acc[2 * n + e] = 0;
+        for (uint32_t s = 0; s < 4; ++s) {
+            uint8_t b = l->group_bone[4 * g + s];
+            if (b != 255)
+                slot_pass(a, end, l->u, l->u + n, l->u + 2 * (size_t)n, l->w + (size_t)s * n, l->acc, l->acc + n,
+                          l->acc + 2 * (size_t)n, &bones[b]);
+        }
+        a = end;
+    }
+    for (uint32_t e = 0; e < n; ++e) {
+        uint32_t v = l->order[e];
+        if (v != UINT32_MAX) out[v] = cr_v3(l->acc[e], l->acc[n + e], l->acc[2 * n + e]);
+    }
+}

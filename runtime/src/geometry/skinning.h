@@ -87,4 +87,33 @@ typedef struct cr_skin_bone {
 void cri_skin_linear(const cr_asset *a, const uint8_t *bone, const cr_real *weight, const cr_skin_bone *bones,
                      uint32_t first, uint32_t end, cr_vec3 *out);
 
+/// The same skinning laid out for the compiler's vector units: the vertices
+/// grouped by their four slots' bones (a slot of weight 0 is "none", 255),
+/// each group padded to a multiple of CR_SKIN_LANES entries, and per entry
+/// the rest position and the weights in separate arrays (structure of
+/// arrays). Built once per change of the influences or the rest surface
+/// (cri_skin_layout_build); cri_skin_linear_grouped then gives cri_skin_linear's
+/// bits exactly: per vertex the same operations in the same slot order.
+#define CR_SKIN_LANES 4u
+typedef struct cr_skin_layout {
+    uint32_t count;     ///< entries, padding included (a multiple of CR_SKIN_LANES)
+    uint32_t groups;
+    uint32_t *order;    ///< [count] the vertex of each entry; UINT32_MAX for padding
+    cr_real *u;         ///< [3 count] rest x, then y, then z of each entry
+    cr_real *w;         ///< [4 count] slot 0..3 weights of each entry
+    cr_real *acc;       ///< [3 count] the sums being built (scratch)
+    uint32_t *group_end; ///< [groups] one past each group's last entry
+    uint8_t *group_bone; ///< [4 groups] each group's bone per slot, 255 = none
+} cr_skin_layout;
+
+/// Entries a layout of nv vertices may need at most: each group pads by < CR_SKIN_LANES.
+uint32_t cri_skin_layout_capacity(uint32_t nv, uint32_t max_groups);
+/// Group vertices [0, nv) of `pos` by their influences into *l, whose arrays
+/// hold `capacity` entries and `max_groups` groups; `tmp` holds 3 nv uint32.
+/// False when they do not fit (the caller keeps cri_skin_linear then).
+bool cri_skin_layout_build(const cr_vec3 *pos, const uint8_t *bone, const cr_real *weight, uint32_t nv, uint32_t capacity,
+                           uint32_t max_groups, uint32_t *tmp, cr_skin_layout *l);
+/// cri_skin_linear over every vertex of a built layout, into out[vertex].
+void cri_skin_linear_grouped(cr_skin_layout *l, const cr_skin_bone *bones, cr_vec3 *out);
+
 #endif
