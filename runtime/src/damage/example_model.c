@@ -409,13 +409,18 @@ static uint32_t apply_job(cr_world *w, uint32_t ri, const cr_example_job *j, uin
     add_to_row(&e[nearest * ne], &d[nearest * ne], ne, CR_R(1), de);
     uint32_t visited = 1;
     if (rest->geodesic_start != NULL) {
+        /* A compact asset has one list per patch, from its centre: the
+         * distance from `nearest` is read as the centre's, off by at most
+         * the patch radius (docs/example-plasticity.md). The list holds the
+         * centre, which may be `nearest` itself, already given weight 1. */
+        uint32_t list = rest->geodesic_patch != NULL ? rest->geodesic_patch[nearest] : nearest;
         cr_real inv_gamma = cr_div(CR_R(1), r->def.gamma);
-        for (uint32_t k = rest->geodesic_start[nearest]; k < rest->geodesic_start[nearest + 1]; ++k) {
+        for (uint32_t k = rest->geodesic_start[list]; k < rest->geodesic_start[list + 1]; ++k) {
             ++visited;
             cr_real phi = kernel(cr_mul(rest->geodesic_distance[k], inv_gamma));
             if (phi <= 0) break; /* the list is nearest first */
             uint32_t v = rest->geodesic_vertex[k];
-            add_to_row(&e[v * ne], &d[v * ne], ne, phi, de);
+            if (v != nearest) add_to_row(&e[v * ne], &d[v * ne], ne, phi, de);
         }
     }
     r->active = 1;

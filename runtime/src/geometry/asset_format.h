@@ -13,7 +13,7 @@
  *     to the header, table or payload is caught before anything is parsed.
  *   - Every section up to EXMP is always present (a skeleton-less asset has
  *     empty bone sections): fewer cases for the loader means fewer places to
- *     get wrong. The sections after EXMP (added later: SQSK, SQIV, FRCP, FRCB, FRCA) may be
+ *     get wrong. The sections after EXMP (added later: SQSK, SQIV, FRCP, FRCB, FRCA, GPAT) may be
  *     left off the end of the table when empty, so an asset that has none of
  *     them keeps the bytes it had before they existed; the header's section
  *     count says how many entries the table has.
@@ -73,7 +73,8 @@
     X(SQIV, 'S', 'Q', 'I', 'V', 4)           \
     X(FRCP, 'F', 'R', 'C', 'P', 24)          \
     X(FRCB, 'F', 'R', 'C', 'B', 36)          \
-    X(FRCA, 'F', 'R', 'C', 'A', 16)
+    X(FRCA, 'F', 'R', 'C', 'A', 16)          \
+    X(GPAT, 'G', 'P', 'A', 'T', 4)
 
 /// Table entries every asset has (INFO .. EXMP); the rest are optional at the end.
 #define CR_ASSET_REQUIRED_SECTIONS 16u
@@ -111,7 +112,9 @@ typedef enum cr_asset_section_id {
 #define CR_AI_BOUNDS_MAX 140u        /* f32[3] */
 #define CR_AI_BOUND_RADIUS 152u      /* f32 */
 #define CR_AI_GEODESIC_RADIUS 156u   /* f32 */
-#define CR_AI_RESERVED1 160u         /* 32 bytes of zero up to 192 */
+#define CR_AI_GEODESIC_PATCHES 160u  /* u32: 0 = one geodesic list per vertex, else per patch (GPAT) */
+#define CR_AI_GEODESIC_PATCH_RADIUS 164u /* f32: no vertex is farther from its patch's centre; 0 without patches */
+#define CR_AI_RESERVED1 168u         /* 24 bytes of zero up to 192 */
 #define CR_AI_SIZE 192u
 
 /* BONE element: i32 parent, f32 p[3], f32 q[4] (x y z w) = 32 bytes.
@@ -127,6 +130,10 @@ typedef enum cr_asset_section_id {
  *   overlapping), f32 volume, f32 centroid[3] (whole body frame) = 24 bytes.
  * FRCB element: u32 a, u32 b (a < b, pairs strictly increasing), f32 area,
  *   f32 centroid[3], f32 normal[3] (unit, from a into b) = 36 bytes.
- * FRCA: the pieces' cooked assets, each a complete asset, padded to 16. */
+ * FRCA: the pieces' cooked assets, each a complete asset, padded to 16.
+ * GPAT: u32 per vertex, its geodesic patch (< INFO's patch count) when the
+ *   patch count is not 0; then GEOS has patch count + 1 entries and list p
+ *   holds the vertices within the radius of patch p's centre (the centre
+ *   included, at 0). Empty (or left off the table) otherwise. */
 
 #endif
