@@ -129,3 +129,28 @@ CR_TEST(example_patch_spread_approximates_the_geodesic_kernel) {
     cr_cook_result_free(&patched);
     cr_cook_result_free(&full);
 }
+
+/* The cooker refuses a patch radius that is negative or not finite, naming the option. */
+CR_TEST(example_cook_refuses_a_bad_geodesic_patch) {
+    cr_gen_box box = cr_gen_default_box();
+    box.cells = 4;
+    size_t len = 0;
+    char *text = cr_gen_box_obj(&box, &len);
+    ENSURE(text != NULL);
+    cr_obj obj;
+    char err[512];
+    ENSURE(cr_obj_parse("box.obj", text, len, &obj, err, sizeof err) == 0);
+    const double bad[] = {-0.1, NAN, INFINITY};
+    for (int i = 0; i < 3; ++i) {
+        cr_cook_options opt = cr_cook_default_options();
+        opt.quiet = true;
+        opt.sdf_res = 8;
+        opt.geodesic_patch = bad[i];
+        cr_cook_result r;
+        err[0] = 0;
+        ENSURE(cr_cook_obj("box.obj", &obj, &opt, &r, err, sizeof err) != 0);
+        ENSURE_MSG(strstr(err, "--geodesic-patch") != NULL, "error '%s' does not name the option", err);
+    }
+    cr_obj_free(&obj);
+    free(text);
+}
