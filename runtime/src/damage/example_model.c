@@ -768,7 +768,7 @@ static uint32_t fade_and_skin(cr_world *w, uint32_t ri) {
     /* rows are faded one by one; the changed ones are re-skinned in runs of
      * consecutive vertices (cri_skin_example_points: one call per run, the
      * same bits as one per vertex) */
-    enum { RUN = 64 };
+    enum { RUN = 16 }; /* 16 vectors on the stack (384 bytes in fixed point): small targets have small stacks */
     cr_vec3 skinned[RUN];
     uint32_t run = 0; /* the run is [v - run, v) */
     for (uint32_t v = 0; v <= r->vertex_count; ++v) {
