@@ -235,6 +235,68 @@ CR_TEST(asset_load_names_what_is_wrong_in_forged_files) {
     cr_cook_result_free(&r);
 }
 
+/* The compact geodesic lists (--geodesic-patch, asset_format.h GPAT): the
+ * patch count, the patch radius and each vertex's patch are checked too. */
+CR_TEST(asset_load_names_what_is_wrong_in_forged_patch_lists) {
+    static const forgery cases[] = {
+        {"a vertex's patch past the patches", CR_ASSET_INDEX_RANGE, "GPAT"},
+        {"more patches than vertices", CR_ASSET_COUNT_LIMIT, "INFO"},
+        {"patch count disagrees with the lists", CR_ASSET_SECTION_SIZE, "GEOS"},
+        {"negative patch radius", CR_ASSET_VALUE_RANGE, "INFO"},
+        {"NaN patch radius", CR_ASSET_NOT_FINITE, "INFO"},
+        {"patch list entry past the vertices", CR_ASSET_INDEX_RANGE, "GEOI"},
+        {"patch list not nearest first", CR_ASSET_VALUE_RANGE, "GEOD"},
+        {"GPAT left off the table", CR_ASSET_SECTION_SIZE, "GPAT"},
+    };
+    cr_cook_options opt = cr_cook_default_options();
+    opt.quiet = true;
+    opt.sdf_res = 12;
+    opt.geodesic_max = 8;
+    opt.geodesic_patch = 0.5;
+    char err[512];
+    cr_cook_result r;
+    ENSURE(cr_cook_file("data/meshes/bar.obj", NULL, &opt, &r, err, sizeof err) == 0);
+    cr_asset a;
+    void *block = tc_load(r.bytes, r.size, &a);
+    ENSURE(block != NULL && a.geodesic_patch_count > 1 && a.geodesic_patch_count < a.vertex_count);
+    uint8_t *b = malloc(r.size);
+    for (int k = 0; k < (int)(sizeof cases / sizeof cases[0]); ++k) {
+        memcpy(b, r.bytes, r.size);
+        uint8_t *info = section(b, "INFO");
+        switch (k) {
+        case 0: wr32(section(b, "GPAT") + 4 * 3, a.geodesic_patch_count); break;
+        case 1: wr32(info + CR_AI_GEODESIC_PATCHES, a.vertex_count + 1); break;
+        case 2: wr32(info + CR_AI_GEODESIC_PATCHES, a.geodesic_patch_count - 1); break;
+        case 3: wrf(info + CR_AI_GEODESIC_PATCH_RADIUS, -0.1f); break;
+        case 4: wr32(info + CR_AI_GEODESIC_PATCH_RADIUS, 0x7fc00000u); break;
+        case 5: wr32(section(b, "GEOI") + 4, a.vertex_count); break;
+        case 6: wrf(section(b, "GEOD") + 4 * 2, 0.0f), wrf(section(b, "GEOD") + 4, 0.3f); break;
+        case 7: wr32(b + CR_AH_SECTION_COUNT, CR_ASSET_SECTION_COUNT - 1); break;
+        default: break;
+        }
+        reseal(b, r.size);
+        cr_asset_error e;
+        cr_status s = try_load(b, r.size, &e);
+        ENSURE_MSG(s == CR_ERR_BAD_ASSET, "%s: accepted", cases[k].what);
+        ENSURE_MSG(e.check == cases[k].expect && strcmp(e.section_tag, cases[k].tag) == 0, "%s: got %s in '%s', expected %s in '%s'",
+                   cases[k].what, cr_asset_check_name(e.check), e.section_tag, cr_asset_check_name(cases[k].expect), cases[k].tag);
+    }
+    /* a per-vertex asset must leave the patch radius 0 */
+    cr_cook_result_free(&r);
+    opt.geodesic_patch = 0;
+    ENSURE(cr_cook_file("data/meshes/bar.obj", NULL, &opt, &r, err, sizeof err) == 0);
+    b = realloc(b, r.size);
+    memcpy(b, r.bytes, r.size);
+    wrf(section(b, "INFO") + CR_AI_GEODESIC_PATCH_RADIUS, 0.1f);
+    reseal(b, r.size);
+    cr_asset_error e;
+    ENSURE(try_load(b, r.size, &e) == CR_ERR_BAD_ASSET && e.check == CR_ASSET_VALUE_RANGE &&
+           strcmp(e.section_tag, "INFO") == 0 && e.index == CR_AI_GEODESIC_PATCH_RADIUS);
+    free(b);
+    free(block);
+    cr_cook_result_free(&r);
+}
+
 CR_TEST(asset_load_survives_random_resealed_mutations) {
     cr_cook_result r;
     ENSURE(cook_bar(&r) == 0);

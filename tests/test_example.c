@@ -200,6 +200,46 @@ CR_TEST(example_skinning_jacobian_is_the_derivative_and_examples_are_reached) {
 
 /* ---- attach ------------------------------------------------------------------- */
 
+/* The model re-skins each run of changed rows with one call
+ * (cri_skin_example_points): the same bits as one call per vertex, whatever
+ * the runs, shared rows and rest rows among them. */
+CR_TEST(example_reskin_in_runs_gives_the_same_bits_as_per_vertex) {
+    bar_world b;
+    ENSURE(cook_bar(&b, true));
+    const cr_asset *a = &b.asset;
+    uint32_t n = a->vertex_count, ne = a->example_count;
+    cr_real *rows = malloc(sizeof(cr_real) * n * ne);
+    cr_vec3 *one = malloc(sizeof(cr_vec3) * n), *runs = malloc(sizeof(cr_vec3) * n);
+    for (uint32_t v = 0; v < n; ++v) {
+        /* thirds: at rest, one shared mixed row, a row of its own per vertex */
+        double mix[4] = {0.4, 0.3, 0.2, 0.1};
+        for (uint32_t e = 0; e < ne; ++e) {
+            double x = v < n / 3 ? (e == 0) : v < 2 * n / 3 ? mix[e] : (e == v % ne ? 0.7 : 0.1);
+            rows[v * ne + e] = CR_R(x);
+        }
+    }
+    cr_skin_frame frames[3 * 4];
+    cri_skin_example_frames(a, frames);
+    for (uint32_t v = 0; v < n; ++v) one[v] = cri_skin_example_point(a, frames, v, a->positions[v], &rows[v * ne]);
+    const uint32_t splits[] = {1, 2, 5, 7, n};
+    uint32_t compared = 0;
+    for (size_t s = 0; s < sizeof splits / sizeof splits[0]; ++s) {
+        cr_skin_blend blends[3];
+        cr_skin_cache cache;
+        cri_skin_cache_init(&cache, blends, a);
+        for (uint32_t v = 0; v < n; v += splits[s]) {
+            uint32_t end = v + splits[s] < n ? v + splits[s] : n;
+            cri_skin_example_points(a, frames, &cache, v, end, rows, runs + v);
+        }
+        for (uint32_t v = 0; v < n; ++v, ++compared)
+            ENSURE_MSG(one[v].x == runs[v].x && one[v].y == runs[v].y && one[v].z == runs[v].z,
+                       "vertex %u, runs of %u: not the same bits", v, splits[s]);
+    }
+    cr_test_printf("    %u vertices compared over 5 run lengths: same bits\n", compared);
+    free(rows), free(one), free(runs);
+    free_bar(&b);
+}
+
 CR_TEST(example_attach_refuses_what_it_cannot_deform) {
     bar_world b;
     ENSURE(cook_bar(&b, true) && make_world(&b, cr_v3_zero(), 1));

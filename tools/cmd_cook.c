@@ -19,7 +19,7 @@
 static void usage(FILE *f) {
     fprintf(f,
             "usage: crumple cook IN.obj -o OUT.crb [--sdf-res N] [--sdf-pad N] [--scale S] [--normalise L] [--recentre]\n"
-            "       [--weld D] [--max-samples N] [--geodesic-radius R] [--geodesic-max N] [--rig FILE | --bones auto:N]\n"
+            "       [--weld D] [--max-samples N] [--geodesic-radius R] [--geodesic-max N] [--geodesic-patch P] [--rig FILE | --bones auto:N]\n"
             "       [--poses FILE] [--skeleton FILE] [--pieces N|groups] [--piece-seed S] [--pieces-near X,Y,Z] [--gap D]\n"
             "       [--piece-sdf-res N] [--soft] [--soft-spread R] [--soft-edge L] [--soft-internal N]\n"
             "       [--soft-masses equal|area] [--timings] [--quiet]\n"
@@ -33,7 +33,9 @@ static void usage(FILE *f) {
             "  --weld D               merge vertices closer than D (default 0: identical positions)\n"
             "  --max-samples N        collision sample points, farthest-point thinned (default 2048, 0 = all)\n"
             "  --geodesic-radius R    radius of the geodesic neighbour lists (default 0.25 x bounding radius)\n"
-            "  --geodesic-max N       neighbours kept per vertex (default 16)\n"
+            "  --geodesic-max N       neighbours kept per vertex (per patch with --geodesic-patch; default 16)\n"
+            "  --geodesic-patch P     one list per patch of vertices within P of its centre, not per vertex (compact;\n"
+            "                         the runtime's distances are then off by at most P; default 0 = per vertex)\n"
             "  --rig FILE             skeleton: lines 'bone NAME PARENT|- X Y Z [QX QY QZ QW]'\n"
             "  --bones auto:N         place N bones inside the shape instead of a rig\n"
             "  --poses FILE           example poses: 'example NAME' then 'BONE TX TY TZ [QX QY QZ QW]' lines\n"
@@ -120,6 +122,8 @@ int cr_cmd_cook(int argc, char **argv) {
             bad = parse_double_arg(v, &opt.geodesic_radius) || opt.geodesic_radius < 0, ++i;
         } else if (strcmp(a, "--geodesic-max") == 0 && v) {
             bad = parse_u32_arg(v, &opt.geodesic_max), ++i;
+        } else if (strcmp(a, "--geodesic-patch") == 0 && v) {
+            bad = parse_double_arg(v, &opt.geodesic_patch) || opt.geodesic_patch < 0, ++i;
         } else if (strcmp(a, "--rig") == 0 && v) {
             opt.rig_path = v, ++i;
         } else if (strcmp(a, "--poses") == 0 && v) {
@@ -215,11 +219,14 @@ int cr_cmd_cook(int argc, char **argv) {
     if (!opt.quiet) {
         fprintf(stderr, "%s: wrote %zu bytes (volume %.6g, %u samples, %u bones, %u examples)\n", out, r.size, r.mass.volume,
                 r.sample_count, r.bone_count, r.example_count);
-        /* the geodesic lists are what a plastic asset's size grows with (--geodesic-radius, --geodesic-max) */
-        size_t geo = r.section_bytes[CR_ASEC_GEOS] + r.section_bytes[CR_ASEC_GEOI] + r.section_bytes[CR_ASEC_GEOD];
+        /* the geodesic lists are what a plastic asset's size grows with (--geodesic-radius, --geodesic-max,
+         * --geodesic-patch); with patches, GEOS has one start per patch and GPAT one patch per vertex */
+        size_t geo = r.section_bytes[CR_ASEC_GEOS] + r.section_bytes[CR_ASEC_GEOI] + r.section_bytes[CR_ASEC_GEOD] +
+                     r.section_bytes[CR_ASEC_GPAT];
         if (geo > 0)
-            fprintf(stderr, "%s: geodesic lists %zu bytes (%.1f %% of the file, %zu entries)\n", out, geo,
-                    100.0 * (double)geo / (double)r.size, r.section_bytes[CR_ASEC_GEOI] / 4);
+            fprintf(stderr, "%s: geodesic lists %zu bytes (%.1f %% of the file, %zu entries in %zu lists%s)\n", out, geo,
+                    100.0 * (double)geo / (double)r.size, r.section_bytes[CR_ASEC_GEOI] / 4,
+                    r.section_bytes[CR_ASEC_GEOS] / 4 - 1, r.section_bytes[CR_ASEC_GPAT] ? ", one per patch" : ", one per vertex");
     }
     if (!opt.quiet && opt.soft)
         fprintf(stderr, "%s: soft: %u particles, %u structural, %u bending, %u internal springs; edge-length spread %.3g%s\n",

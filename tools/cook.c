@@ -93,6 +93,10 @@ static int check_options(const cr_cook_options *opt, char *err, size_t n) {
         snprintf(err, n, "--geodesic-radius must be >= 0");
         return -1;
     }
+    if (opt->geodesic_patch < 0 || !isfinite(opt->geodesic_patch)) {
+        snprintf(err, n, "--geodesic-patch must be >= 0");
+        return -1;
+    }
     if (opt->geodesic_max > 4096) {
         snprintf(err, n, "--geodesic-max must be at most 4096");
         return -1;

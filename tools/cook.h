@@ -41,6 +41,8 @@ typedef struct cr_cook_options {
     uint32_t max_samples;    ///< cap on collision sample points (farthest-point thinning); 0 = every vertex
     double geodesic_radius;  ///< edge-path radius of the geodesic lists; 0 = 0.25 x bounding radius
     uint32_t geodesic_max;   ///< entries kept per vertex, nearest first; default 16
+    double geodesic_patch;   ///< > 0: lists per patch of vertices within this edge-path distance of its centre
+                             ///< (cook_surface.c), not per vertex; 0 = one list per vertex (default)
     uint32_t auto_bones;     ///< > 0: place this many bones inside the shape (when no rig is given)
     const char *rig_path;    ///< rig text file (docs/asset-format.md), or NULL
     const char *poses_path;  ///< example poses text file, or NULL (needs bones)
@@ -187,6 +189,9 @@ typedef struct cr_cook_surface {
     float *geo_dist;
     uint32_t geo_count;
     double geo_radius;
+    uint32_t *geo_patch;         ///< vertex_count patch of each vertex when geo_patch_count > 0, else NULL
+    uint32_t geo_patch_count;    ///< lists are per patch (its centre's) when > 0, per vertex when 0
+    double geo_patch_radius;     ///< the farthest vertex from its patch's centre (edge path)
     double area;
 } cr_cook_surface;
 int cr_cook_surface_build(const cr_cook_mesh *m, const cr_cook_options *opt, double bound_radius, cr_cook_surface *s,

@@ -88,6 +88,7 @@ int cr_cook_write(const cr_cook_asset *a, uint8_t **bytes, size_t *size, size_t 
     if (a->squash && a->squash->count > 0) entries = CR_ASEC_SQIV + 1;
     if (a->fracture && a->fracture->piece_count > 0) entries = CR_ASEC_FRCA + 1;
     if (a->soft && a->soft->spring_count > 0) entries = CR_ASEC_SPRS + 1;
+    if (s->geo_patch_count > 0) entries = CR_ASEC_GPAT + 1;
     ensure(&o, CR_ASSET_HEADER_SIZE + entries * CR_ASSET_ENTRY_SIZE);
     o.n = CR_ASSET_HEADER_SIZE + entries * CR_ASSET_ENTRY_SIZE;
 
@@ -118,6 +119,8 @@ int cr_cook_write(const cr_cook_asset *a, uint8_t **bytes, size_t *size, size_t 
             for (int i = 0; i < 3; ++i) put_f32(&o, a->bounds_max[i]);
             put_f32f(&o, nextafterf((float)a->bound_radius, INFINITY));
             put_f32f(&o, (float)s->geo_radius);
+            put_u32(&o, s->geo_patch_count);
+            put_f32f(&o, s->geo_patch_count ? nextafterf((float)s->geo_patch_radius, INFINITY) : 0.0f);
             while (o.n - start < CR_AI_SIZE) put_u32(&o, 0);
             break;
         }
@@ -155,8 +158,8 @@ int cr_cook_write(const cr_cook_asset *a, uint8_t **bytes, size_t *size, size_t 
             for (uint32_t i = 0; i < count; ++i) put_u32(&o, s->adj[i]);
             break;
         case CR_ASEC_GEOS:
-            count = nv + 1;
-            for (uint32_t i = 0; i <= nv; ++i) put_u32(&o, s->geo_start[i]);
+            count = (s->geo_patch_count ? s->geo_patch_count : nv) + 1;
+            for (uint32_t i = 0; i < count; ++i) put_u32(&o, s->geo_start[i]);
             break;
         case CR_ASEC_GEOI:
             count = s->geo_count;
@@ -247,6 +250,10 @@ int cr_cook_write(const cr_cook_asset *a, uint8_t **bytes, size_t *size, size_t 
                 for (int c = 0; c < 3; ++c) put_u32(&o, a->soft->spring[3 * (size_t)i + c]);
                 put_f32(&o, a->soft->rest[i]);
             }
+            break;
+        case CR_ASEC_GPAT:
+            count = s->geo_patch_count ? nv : 0;
+            for (uint32_t i = 0; i < count; ++i) put_u32(&o, s->geo_patch[i]);
             break;
         default:
             break;

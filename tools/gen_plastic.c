@@ -194,7 +194,7 @@ static void barrel(gtext *obj, gtext *rig, gtext *pose, gtext *cook) {
             fmt6(q[3], 3));
         put(pose, "mid_%s  0.040000 0.000000 0.000000\n", side[si]);
     }
-    put(cook, "--sdf-res 32 --geodesic-radius 0.6 --geodesic-max 1024\n");
+    put(cook, "--sdf-res 32 --geodesic-radius 0.6 --geodesic-max 1024 --geodesic-patch 0.06\n");
 }
 
 /* ---- car ----------------------------------------------------------------- */
@@ -392,7 +392,7 @@ static int car(gtext *obj, gtext *rig, gtext *pose, gtext *cook) {
              "recentred, but it is what the Jacobian (eq. 5) sees: authored with the floor 5 cm down,\n"
              "the ground's push up on a crushed car's floor read as 'un-flatten' (docs/example-plasticity.md).",
              bones, nb, move_flat);
-    put(cook, "--sdf-res 48 --geodesic-radius 4 --geodesic-max 4096\n");
+    put(cook, "--sdf-res 48 --geodesic-radius 4 --geodesic-max 4096 --geodesic-patch 0.2\n");
     return 0;
 }
 

@@ -13,8 +13,8 @@
  * data rule uses (the Makefile's `make data`): for MESHDIR/NAME.obj,
  * MESHDIR/../rigs/NAME.rig, MESHDIR/../poses/NAME.pose and MESHDIR/NAME.cook
  * when they exist. Their bytes join the cache key, so an edited pose re-cooks.
- * A .cook file may set --sdf-res, --max-samples, --geodesic-radius and
- * --geodesic-max (the options plastic assets need); a scene's own `sdf` and
+ * A .cook file may set --sdf-res, --max-samples, --geodesic-radius,
+ * --geodesic-max and --geodesic-patch (the options plastic assets need); a scene's own `sdf` and
  * `samples` asset options win over the file's.
  *
  * cr_scene_build sizes cr_world_def.damage.example from the scene: one record
@@ -180,8 +180,11 @@ int cr_scene_example_cook_options(const char *obj_path, cr_cook_options *opt, cr
             opt->geodesic_radius = d;
         } else if (strcmp(w, "--geodesic-max") == 0) {
             opt->geodesic_max = (uint32_t)d;
+        } else if (strcmp(w, "--geodesic-patch") == 0) {
+            opt->geodesic_patch = d;
         } else {
-            snprintf(why, why_size, "%s: option '%s' is not one a scene cooks with (--sdf-res --max-samples --geodesic-radius --geodesic-max)",
+            snprintf(why, why_size,
+                     "%s: option '%s' is not one a scene cooks with (--sdf-res --max-samples --geodesic-radius --geodesic-max --geodesic-patch)",
                      cook, w);
             rc = -1;
         }

@@ -194,9 +194,15 @@ typedef struct cr_asset {
     const uint32_t *adjacency;          ///< one-ring neighbours, ascending index
     uint32_t geodesic_count;            ///< total entries of the geodesic lists
     cr_real geodesic_radius;            ///< m, the lists hold vertices within this edge-path distance
-    const uint32_t *geodesic_start;     ///< [vertex_count + 1]
-    const uint32_t *geodesic_vertex;    ///< nearest first (Dijkstra order), the vertex itself excluded
-    const cr_real *geodesic_distance;   ///< m, edge-path distance of each entry, non-decreasing per list
+    const uint32_t *geodesic_start;     ///< [lists + 1]: lists = geodesic_patch_count, or vertex_count when that is 0
+    const uint32_t *geodesic_vertex;    ///< nearest first (Dijkstra order); a vertex's own list leaves it out,
+                                        ///< a patch's list starts with its centre
+    const cr_real *geodesic_distance;   ///< m, edge-path distance of each entry from the list's vertex or patch centre,
+                                        ///< non-decreasing per list
+    uint32_t geodesic_patch_count;      ///< 0: one list per vertex; else one per patch (compact: a vertex reads its patch's)
+    cr_real geodesic_patch_radius;      ///< m, no vertex is farther from its patch's centre (a distance read
+                                        ///< through the patch is off by at most this); 0 without patches
+    const uint32_t *geodesic_patch;     ///< [vertex_count] the patch of each vertex, NULL without patches
 
     /* skeleton (seed 000 bending, seed 001 example-based plasticity); bone_count may be 0 */
     uint32_t bone_count;

@@ -409,13 +409,18 @@ static uint32_t apply_job(cr_world *w, uint32_t ri, const cr_example_job *j, uin
     add_to_row(&e[nearest * ne], &d[nearest * ne], ne, CR_R(1), de);
     uint32_t visited = 1;
     if (rest->geodesic_start != NULL) {
+        /* A compact asset has one list per patch, from its centre: the
+         * distance from `nearest` is read as the centre's, off by at most
+         * the patch radius (docs/example-plasticity.md). The list holds the
+         * centre, which may be `nearest` itself, already given weight 1. */
+        uint32_t list = rest->geodesic_patch != NULL ? rest->geodesic_patch[nearest] : nearest;
         cr_real inv_gamma = cr_div(CR_R(1), r->def.gamma);
-        for (uint32_t k = rest->geodesic_start[nearest]; k < rest->geodesic_start[nearest + 1]; ++k) {
+        for (uint32_t k = rest->geodesic_start[list]; k < rest->geodesic_start[list + 1]; ++k) {
             ++visited;
             cr_real phi = kernel(cr_mul(rest->geodesic_distance[k], inv_gamma));
             if (phi <= 0) break; /* the list is nearest first */
             uint32_t v = rest->geodesic_vertex[k];
-            add_to_row(&e[v * ne], &d[v * ne], ne, phi, de);
+            if (v != nearest) add_to_row(&e[v * ne], &d[v * ne], ne, phi, de);
         }
     }
     r->active = 1;
@@ -760,37 +765,59 @@ static uint32_t fade_and_skin(cr_world *w, uint32_t ri) {
                                    : cri_arena_push(&w->scratch, block, rest->bone_count * (uint32_t)sizeof(cr_skin_blend), 16);
     cr_skin_cache cache;
     if (boff != CR_NO_OFFSET) cri_skin_cache_init(&cache, CR_AT(w, boff, cr_skin_blend), rest);
-    for (uint32_t v = 0; v < r->vertex_count; ++v) {
-        cr_real *ev = &e[v * ne], *dv = &d[v * ne];
-        bool any = false, small = true;
-        for (uint32_t k = 0; k < ne; ++k) {
-            if (dv[k] != 0) any = true;
-            if (cr_abs(dv[k]) >= CR_EXAMPLE_SETTLE) small = false;
-        }
-        if (!any) continue;
-        if (small) {
-            /* the tail of the fade: all of it now, and the row back on the simplex */
-            cr_real sum = 0;
-            for (uint32_t k = 0; k < ne; ++k) ev[k] = cr_max(ev[k] + dv[k], 0), dv[k] = 0, sum += ev[k];
-            if (sum > 0) {
-                cr_real inv = cr_div(CR_R(1), sum);
-                for (uint32_t k = 0; k < ne; ++k) ev[k] = cr_mul(ev[k], inv);
-            }
-        } else {
+    /* rows are faded one by one; the changed ones are re-skinned in runs of
+     * consecutive vertices (cri_skin_example_points: one call per run, the
+     * same bits as one per vertex) */
+    enum { RUN = 16 }; /* 16 vectors on the stack (384 bytes in fixed point): small targets have small stacks */
+    cr_vec3 skinned[RUN];
+    uint32_t run = 0; /* the run is [v - run, v) */
+    for (uint32_t v = 0; v <= r->vertex_count; ++v) {
+        bool changed = false;
+        if (v < r->vertex_count) {
+            cr_real *ev = &e[v * ne], *dv = &d[v * ne];
+            bool any = false, small = true;
             for (uint32_t k = 0; k < ne; ++k) {
-                cr_real step = cr_mul(take, dv[k]);
-                ev[k] = cr_clamp(ev[k] + step, 0, CR_R(1));
-                dv[k] = cr_mul(keep, dv[k]);
+                if (dv[k] != 0) any = true;
+                if (cr_abs(dv[k]) >= CR_EXAMPLE_SETTLE) small = false;
             }
-            ++left;
+            if (any && small) {
+                /* the tail of the fade: all of it now, and the row back on the simplex */
+                cr_real sum = 0;
+                for (uint32_t k = 0; k < ne; ++k) ev[k] = cr_max(ev[k] + dv[k], 0), dv[k] = 0, sum += ev[k];
+                if (sum > 0) {
+                    cr_real inv = cr_div(CR_R(1), sum);
+                    for (uint32_t k = 0; k < ne; ++k) ev[k] = cr_mul(ev[k], inv);
+                }
+            } else if (any) {
+                for (uint32_t k = 0; k < ne; ++k) {
+                    cr_real step = cr_mul(take, dv[k]);
+                    ev[k] = cr_clamp(ev[k] + step, 0, CR_R(1));
+                    dv[k] = cr_mul(keep, dv[k]);
+                }
+                ++left;
+            }
+            changed = any;
+            if (changed && boff == CR_NO_OFFSET) {
+                /* no scratch for the blends: one vertex at a time */
+                skinned[0] = cri_skin_example_point(rest, frames, v, rest->positions[v], ev);
+                run = 1;
+            } else if (changed) {
+                ++run;
+            }
         }
-        cr_vec3 x = boff != CR_NO_OFFSET ? cri_skin_example_point_cached(rest, frames, &cache, v, rest->positions[v], ev)
-                                         : cri_skin_example_point(rest, frames, v, rest->positions[v], ev);
-        x = cr_v3_sub(x, copy->frame_shift);
-        if (x.x == pos[v].x && x.y == pos[v].y && x.z == pos[v].z) continue;
-        pos[v] = x;
-        if (v < first) first = v;
-        last = v;
+        /* re-skin the run when it ends, fills the buffer, or is the one uncached vertex */
+        bool flush = run > 0 && (!changed || run == RUN || v + 1 > r->vertex_count || boff == CR_NO_OFFSET);
+        if (!flush) continue;
+        uint32_t end = changed ? v + 1 : v, start = end - run;
+        if (boff != CR_NO_OFFSET) cri_skin_example_points(rest, frames, &cache, start, end, e, skinned);
+        for (uint32_t i = start; i < end; ++i) {
+            cr_vec3 x = cr_v3_sub(skinned[i - start], copy->frame_shift);
+            if (x.x == pos[i].x && x.y == pos[i].y && x.z == pos[i].z) continue;
+            pos[i] = x;
+            if (i < first) first = i;
+            last = i;
+        }
+        run = 0;
     }
     r->active = left > 0;
     uint32_t work = r->vertex_count;

@@ -113,6 +113,7 @@ typedef struct parsed {
     section_ref sec[CR_ASSET_SECTION_COUNT];
     uint32_t vertex_count, triangle_count, sample_count, dims[3], node_count;
     uint32_t adjacency_count, geodesic_count, bone_count, example_count;
+    uint32_t patch_count, geodesic_lists; /* patches (0: lists per vertex), and so lists */
     uint32_t flags;
 } parsed;
 
@@ -332,6 +333,7 @@ static cr_asset_check check_layout(parsed *ps, const void *bytes, size_t size, c
     for (int k = 0; k < 3; ++k) ps->dims[k] = rd_u32(info + CR_AI_SDF_DIMS + 4u * (uint32_t)k);
     ps->adjacency_count = rd_u32(info + CR_AI_ADJACENCY_COUNT);
     ps->geodesic_count = rd_u32(info + CR_AI_GEODESIC_COUNT);
+    ps->patch_count = rd_u32(info + CR_AI_GEODESIC_PATCHES);
     ps->bone_count = rd_u32(info + CR_AI_BONE_COUNT);
     ps->example_count = rd_u32(info + CR_AI_EXAMPLE_COUNT);
     if (ps->vertex_count < 3 || ps->vertex_count > CR_ASSET_MAX_VERTICES)
@@ -350,6 +352,8 @@ static cr_asset_check check_layout(parsed *ps, const void *bytes, size_t size, c
     ps->node_count = (uint32_t)nodes;
     if (ps->adjacency_count > CR_ASSET_MAX_NEIGHBORS) return fail(e, CR_ASSET_COUNT_LIMIT, info_tag, CR_AI_ADJACENCY_COUNT);
     if (ps->geodesic_count > CR_ASSET_MAX_NEIGHBORS) return fail(e, CR_ASSET_COUNT_LIMIT, info_tag, CR_AI_GEODESIC_COUNT);
+    if (ps->patch_count > ps->vertex_count) return fail(e, CR_ASSET_COUNT_LIMIT, info_tag, CR_AI_GEODESIC_PATCHES);
+    ps->geodesic_lists = ps->patch_count ? ps->patch_count : ps->vertex_count;
     if (ps->bone_count > CR_ASSET_MAX_BONES) return fail(e, CR_ASSET_COUNT_LIMIT, info_tag, CR_AI_BONE_COUNT);
     if (ps->bone_count == 0 ? ps->example_count != 0 : (ps->example_count < 1 || ps->example_count > CR_ASSET_MAX_EXAMPLES))
         return fail(e, CR_ASSET_COUNT_LIMIT, info_tag, CR_AI_EXAMPLE_COUNT);
@@ -364,7 +368,7 @@ static cr_asset_check check_layout(parsed *ps, const void *bytes, size_t size, c
         [CR_ASEC_SDFV] = ps->node_count,
         [CR_ASEC_ADJS] = ps->vertex_count + 1,
         [CR_ASEC_ADJI] = ps->adjacency_count,
-        [CR_ASEC_GEOS] = ps->vertex_count + 1,
+        [CR_ASEC_GEOS] = ps->geodesic_lists + 1,
         [CR_ASEC_GEOI] = ps->geodesic_count,
         [CR_ASEC_GEOD] = ps->geodesic_count,
         [CR_ASEC_BONE] = ps->bone_count,
@@ -380,6 +384,7 @@ static cr_asset_check check_layout(parsed *ps, const void *bytes, size_t size, c
         /* a soft asset has both: a weight per vertex and its springs (bounded below) */
         [CR_ASEC_SPRP] = ps->sec[CR_ASEC_SPRS].count > 0 ? ps->vertex_count : 0u,
         [CR_ASEC_SPRS] = ps->sec[CR_ASEC_SPRS].count,
+        [CR_ASEC_GPAT] = ps->patch_count ? ps->vertex_count : 0u,
     };
     if ((uint64_t)ps->sec[CR_ASEC_SPRS].count > (uint64_t)CR_ASSET_MAX_SOFT_SPRINGS_PER_VERTEX * ps->vertex_count)
         return fail(e, CR_ASSET_COUNT_LIMIT, section_tag(CR_ASEC_SPRS), ps->sec[CR_ASEC_SPRS].count);
@@ -393,17 +398,19 @@ static cr_asset_check check_layout(parsed *ps, const void *bytes, size_t size, c
 
 /* A CSR list: start[0] = 0, monotone, start[n] = total; entries < n, not self.
  * `ascending` also requires strictly increasing entries within each list. */
+/* CSR lists of vertices: `lists` of them (one per vertex, or per patch when
+ * not `per_vertex`: a patch's list holds its centre, a vertex's never itself). */
 static cr_asset_check check_csr(const parsed *ps, cr_asset_section_id start_id, cr_asset_section_id item_id, bool ascending,
-                                cr_asset_error *e) {
+                                uint32_t lists, bool per_vertex, cr_asset_error *e) {
     const uint8_t *st = sec_ptr(ps, start_id), *it = sec_ptr(ps, item_id);
-    uint32_t n = ps->vertex_count, total = ps->sec[item_id].count;
+    uint32_t n = lists, total = ps->sec[item_id].count;
     if (rd_u32(st) != 0) return fail(e, CR_ASSET_BAD_CSR, section_tag(start_id), 0);
     for (uint32_t v = 0; v < n; ++v) {
         uint32_t s0 = rd_u32(st + 4ull * v), s1 = rd_u32(st + 4ull * (v + 1));
         if (s1 < s0 || s1 > total) return fail(e, CR_ASSET_BAD_CSR, section_tag(start_id), v + 1);
         for (uint32_t k = s0; k < s1; ++k) {
             uint32_t u = rd_u32(it + 4ull * k);
-            if (u >= n || u == v) return fail(e, CR_ASSET_INDEX_RANGE, section_tag(item_id), k);
+            if (u >= ps->vertex_count || (per_vertex && u == v)) return fail(e, CR_ASSET_INDEX_RANGE, section_tag(item_id), k);
             if (ascending && k > s0 && u <= rd_u32(it + 4ull * (k - 1))) return fail(e, CR_ASSET_BAD_CSR, section_tag(item_id), k);
         }
     }
@@ -540,6 +547,7 @@ static cr_asset_check check_payload(const parsed *ps, cr_asset_error *e) {
     if (rd_u32(info + CR_AI_COMPONENTS) < 1 || rd_u32(info + CR_AI_COMPONENTS) > ps->triangle_count)
         return fail(e, CR_ASSET_VALUE_RANGE, info_tag, CR_AI_COMPONENTS);
     for (uint32_t off = CR_AI_SDF_ORIGIN; off < CR_AI_RESERVED1; off += 4) {
+        if (off == CR_AI_GEODESIC_PATCHES) continue; /* the one integer among the floats */
         uint32_t bits = rd_u32(info + off);
         if (!float_bits_finite(bits)) return fail(e, CR_ASSET_NOT_FINITE, info_tag, off);
         if (!float_bits_ok(bits)) return fail(e, CR_ASSET_VALUE_RANGE, info_tag, off);
@@ -551,10 +559,12 @@ static cr_asset_check check_payload(const parsed *ps, cr_asset_error *e) {
         if ((bits >> 31) != 0 || (bits & 0x7fffffffu) == 0) return fail(e, CR_ASSET_VALUE_RANGE, info_tag, positive[i]);
     }
     static const uint32_t non_negative[] = {CR_AI_INERTIA, CR_AI_INERTIA + 4, CR_AI_INERTIA + 8, CR_AI_SURFACE_AREA,
-                                            CR_AI_BOUND_RADIUS, CR_AI_GEODESIC_RADIUS};
+                                            CR_AI_BOUND_RADIUS, CR_AI_GEODESIC_RADIUS, CR_AI_GEODESIC_PATCH_RADIUS};
     for (size_t i = 0; i < sizeof non_negative / sizeof non_negative[0]; ++i)
         if (float_bits_negative(rd_u32(info + non_negative[i])))
             return fail(e, CR_ASSET_VALUE_RANGE, info_tag, non_negative[i]);
+    if (ps->patch_count == 0 && rd_u32(info + CR_AI_GEODESIC_PATCH_RADIUS) != 0)
+        return fail(e, CR_ASSET_VALUE_RANGE, info_tag, CR_AI_GEODESIC_PATCH_RADIUS);
     /* the cell must be large enough that 1/cell and the grid extent stay in range */
     cr_real cell = rd_real(info + CR_AI_SDF_CELL);
     if (cell < CR_R(1.0 / 65536.0)) return fail(e, CR_ASSET_VALUE_RANGE, info_tag, CR_AI_SDF_CELL);
@@ -611,14 +621,21 @@ static cr_asset_check check_payload(const parsed *ps, cr_asset_error *e) {
     }
 
     /* neighbourhoods */
-    if ((c = check_csr(ps, CR_ASEC_ADJS, CR_ASEC_ADJI, true, e)) != CR_ASSET_OK) return c;
-    if ((c = check_csr(ps, CR_ASEC_GEOS, CR_ASEC_GEOI, false, e)) != CR_ASSET_OK) return c;
+    if ((c = check_csr(ps, CR_ASEC_ADJS, CR_ASEC_ADJI, true, ps->vertex_count, true, e)) != CR_ASSET_OK) return c;
+    if ((c = check_csr(ps, CR_ASEC_GEOS, CR_ASEC_GEOI, false, ps->geodesic_lists, ps->patch_count == 0, e)) != CR_ASSET_OK)
+        return c;
+    {
+        /* each vertex's patch names one of the lists */
+        const uint8_t *gp = sec_ptr(ps, CR_ASEC_GPAT);
+        for (uint32_t v = 0; v < ps->sec[CR_ASEC_GPAT].count; ++v)
+            if (rd_u32(gp + 4ull * v) >= ps->patch_count) return fail(e, CR_ASSET_INDEX_RANGE, section_tag(CR_ASEC_GPAT), v);
+    }
     {
         /* distances: non-negative, at most the radius, non-decreasing per list.
          * For non-negative floats the bit patterns order like the values. */
         const uint8_t *st = sec_ptr(ps, CR_ASEC_GEOS), *gd = sec_ptr(ps, CR_ASEC_GEOD);
         uint32_t radius = rd_u32(info + CR_AI_GEODESIC_RADIUS);
-        for (uint32_t v = 0; v < ps->vertex_count; ++v) {
+        for (uint32_t v = 0; v < ps->geodesic_lists; ++v) {
             uint32_t s0 = rd_u32(st + 4ull * v), s1 = rd_u32(st + 4ull * (v + 1)), prev = 0;
             for (uint32_t k = s0; k < s1; ++k) {
                 uint32_t d = rd_u32(gd + 4ull * k);
@@ -681,7 +698,9 @@ static plan_t plan(const parsed *ps) {
     if (!p.alias_u32) {
         n += round16((uint64_t)ps->triangle_count * 12u);
         n += round16((uint64_t)ps->sample_count * 4u);
-        n += round16(((uint64_t)ps->vertex_count + 1) * 4u) * 2; /* both CSR starts */
+        n += round16(((uint64_t)ps->vertex_count + 1) * 4u);   /* adjacency starts */
+        n += round16(((uint64_t)ps->geodesic_lists + 1) * 4u); /* geodesic starts */
+        n += round16((uint64_t)ps->sec[CR_ASEC_GPAT].count * 4u);
         n += round16((uint64_t)ps->adjacency_count * 4u);
         n += round16((uint64_t)ps->geodesic_count * 4u);
     }
@@ -774,7 +793,10 @@ static void build_view(const parsed *ps, const plan_t *pl, uint8_t *block, cr_as
     a->adjacency = u32_array(ps, pl, &bp, CR_ASEC_ADJI, ps->adjacency_count);
     a->geodesic_count = ps->geodesic_count;
     a->geodesic_radius = rd_real(info + CR_AI_GEODESIC_RADIUS);
-    a->geodesic_start = u32_array(ps, pl, &bp, CR_ASEC_GEOS, ps->vertex_count + 1ull);
+    a->geodesic_start = u32_array(ps, pl, &bp, CR_ASEC_GEOS, ps->geodesic_lists + 1ull);
+    a->geodesic_patch_count = ps->patch_count;
+    a->geodesic_patch_radius = rd_real(info + CR_AI_GEODESIC_PATCH_RADIUS);
+    a->geodesic_patch = u32_array(ps, pl, &bp, CR_ASEC_GPAT, ps->sec[CR_ASEC_GPAT].count);
     a->geodesic_vertex = u32_array(ps, pl, &bp, CR_ASEC_GEOI, ps->geodesic_count);
     a->geodesic_distance = real_array(ps, pl, &bp, CR_ASEC_GEOD, ps->geodesic_count);
 

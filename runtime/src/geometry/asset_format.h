@@ -14,7 +14,7 @@
  *   - Every section up to EXMP is always present (a skeleton-less asset has
  *     empty bone sections): fewer cases for the loader means fewer places to
  *     get wrong. The sections after EXMP (added later: SQSK, SQIV, FRCP, FRCB, FRCA,
- *     SPRP, SPRS) may be
+ *     SPRP, SPRS, GPAT) may be
  *     left off the end of the table when empty, so an asset that has none of
  *     them keeps the bytes it had before they existed; the header's section
  *     count says how many entries the table has.
@@ -76,7 +76,8 @@
     X(FRCB, 'F', 'R', 'C', 'B', 36)          \
     X(FRCA, 'F', 'R', 'C', 'A', 16)          \
     X(SPRP, 'S', 'P', 'R', 'P', 4)           \
-    X(SPRS, 'S', 'P', 'R', 'S', 16)
+    X(SPRS, 'S', 'P', 'R', 'S', 16)          \
+    X(GPAT, 'G', 'P', 'A', 'T', 4)
 
 /// Table entries every asset has (INFO .. EXMP); the rest are optional at the end.
 #define CR_ASSET_REQUIRED_SECTIONS 16u
@@ -114,7 +115,9 @@ typedef enum cr_asset_section_id {
 #define CR_AI_BOUNDS_MAX 140u        /* f32[3] */
 #define CR_AI_BOUND_RADIUS 152u      /* f32 */
 #define CR_AI_GEODESIC_RADIUS 156u   /* f32 */
-#define CR_AI_RESERVED1 160u         /* 32 bytes of zero up to 192 */
+#define CR_AI_GEODESIC_PATCHES 160u  /* u32: 0 = one geodesic list per vertex, else per patch (GPAT) */
+#define CR_AI_GEODESIC_PATCH_RADIUS 164u /* f32: no vertex is farther from its patch's centre; 0 without patches */
+#define CR_AI_RESERVED1 168u         /* 24 bytes of zero up to 192 */
 #define CR_AI_SIZE 192u
 
 /* BONE element: i32 parent, f32 p[3], f32 q[4] (x y z w) = 32 bytes.
@@ -138,6 +141,10 @@ typedef enum cr_asset_section_id {
  * SPRS element: u32 a, u32 b (a < b < vertex count), u32 kind (0 structural:
  *   an edge; 1 bending: across an edge; 2 internal: through the interior),
  *   f32 rest length (m, = |VPOS[b] - VPOS[a]|) = 16 bytes; kinds in
- *   non-decreasing order, at least one structural. */
+ *   non-decreasing order, at least one structural.
+ * GPAT: u32 per vertex, its geodesic patch (< INFO's patch count) when the
+ *   patch count is not 0; then GEOS has patch count + 1 entries and list p
+ *   holds the vertices within the radius of patch p's centre (the centre
+ *   included, at 0). Empty (or left off the table) otherwise. */
 
 #endif

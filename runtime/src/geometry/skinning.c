@@ -123,6 +123,49 @@ cr_vec3 cri_skin_example_point_cached(const cr_asset *a, const cr_skin_frame *fr
     return cr_v3_add(u, x);
 }
 
+void cri_skin_example_points(const cr_asset *a, const cr_skin_frame *frames, cr_skin_cache *cache, uint32_t first,
+                             uint32_t end, const cr_real *rows, cr_vec3 *out) {
+    /* cri_skin_example_point_cached for a range, in one loop: the same
+     * operations in the same order (so the same bits), without a call, a
+     * returned vector and the vector helpers' temporaries per vertex; this is
+     * what the model's re-skin runs over each run of changed rows */
+    const uint32_t ne = cache->examples;
+    const cr_real *sw = a->skin_weight;
+    const uint8_t *sb = a->skin_bone;
+    const cr_asset_bone *bones = a->bones;
+    cr_skin_blend *blends = cache->bones;
+    for (uint32_t v = first; v < end; ++v) {
+        const cr_real *row = rows + (size_t)v * ne;
+        bool same = cache->stamp != 0;
+        for (uint32_t e = 0; e < ne && same; ++e) same = row[e] == cache->row[e];
+        if (!same) {
+            for (uint32_t e = 0; e < ne; ++e) cache->row[e] = row[e];
+            cache->stamp++;
+        }
+        const cr_vec3 u = a->positions[v];
+        cr_real x = 0, y = 0, z = 0;
+        for (uint32_t k = 0; k < CR_ASSET_SKIN_SLOTS; ++k) {
+            cr_real wk = sw[CR_ASSET_SKIN_SLOTS * v + k];
+            if (wk == 0) continue;
+            uint32_t b = sb[CR_ASSET_SKIN_SLOTS * v + k];
+            cr_skin_blend *bl = &blends[b];
+            if (bl->stamp != cache->stamp) {
+                make_blend(a, frames, b, row, bl);
+                bl->stamp = cache->stamp;
+            }
+            const cr_real *m = bl->m;
+            cr_real dx = u.x - bones[b].rest.p.x, dy = u.y - bones[b].rest.p.y, dz = u.z - bones[b].rest.p.z;
+            cr_real mx = cr_mul(m[0], dx) + cr_mul(m[1], dy) + cr_mul(m[2], dz);
+            cr_real my = cr_mul(m[3], dx) + cr_mul(m[4], dy) + cr_mul(m[5], dz);
+            cr_real mz = cr_mul(m[6], dx) + cr_mul(m[7], dy) + cr_mul(m[8], dz);
+            x = x + cr_mul(bl->t.x + mx, wk);
+            y = y + cr_mul(bl->t.y + my, wk);
+            z = z + cr_mul(bl->t.z + mz, wk);
+        }
+        out[v - first] = cr_v3(u.x + x, u.y + y, u.z + z);
+    }
+}
+
 void cri_skin_example_jacobian(const cr_asset *a, uint32_t v, cr_vec3 u, const cr_real *weights, cr_vec3 *cols) {
     for (uint32_t e = 0; e < a->example_count; ++e) cols[e] = cr_v3_zero();
     for (uint32_t k = 0; k < CR_ASSET_SKIN_SLOTS; ++k) {

@@ -71,6 +71,11 @@ void cri_skin_cache_init(cr_skin_cache *c, cr_skin_blend *bones, const cr_asset 
 cr_vec3 cri_skin_example_point_cached(const cr_asset *a, const cr_skin_frame *frames, cr_skin_cache *cache, uint32_t v,
                                      cr_vec3 u, const cr_real *weights);
 
+/// The same for the vertices [first, end): out[v - first] for v's row
+/// rows[v * example_count ..] (same bits as one call per vertex, without a
+/// call per vertex).
+void cri_skin_example_points(const cr_asset *a, const cr_skin_frame *frames, cr_skin_cache *cache, uint32_t first,
+                             uint32_t end, const cr_real *rows, cr_vec3 *out);
 /// Eq. 5: cols[e] = dx/dE_e of vertex v at the example weights `weights`.
 void cri_skin_example_jacobian(const cr_asset *a, uint32_t v, cr_vec3 u, const cr_real *weights, cr_vec3 *cols);
 
