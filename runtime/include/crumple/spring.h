@@ -71,6 +71,7 @@ typedef struct cr_soft_def {
     cr_real friction;            ///< Coulomb friction against anything
     cr_real restitution;         ///< of impacts faster than 1 m/s (slower ones rest)
     bool no_sleep;               ///< never sleeps
+    cr_real volume_tolerance;    ///< relative, 0 or within (0, 0.5]: |V - V0| / V0 is held within it however hard the body is loaded (a hard volume constraint past it; closed meshes only); 0: only volume_stiffness
     uint64_t user_data;
     uint32_t cookie;             ///< set by cr_default_soft_def(); checked by cr_soft_create
 } cr_soft_def;

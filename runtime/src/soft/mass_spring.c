@@ -212,6 +212,11 @@ static cr_status check_soft_def(cr_world *w, const cr_soft_def *d) {
         CR_SOFT_FAIL(CR_ERR_DEF_INVALID, CR_FIELD_SOFT_DAMPING);
     if (d->particle_radius > CR_R(100)) CR_SOFT_FAIL(CR_ERR_DEF_INVALID, CR_FIELD_SOFT_RADIUS);
     if (d->friction > CR_R(100) || d->restitution > CR_R(1)) CR_SOFT_FAIL(CR_ERR_DEF_INVALID, CR_FIELD_SOFT_CONTACT);
+    /* a tolerance is relative: 0 (none) up to half the volume; an open mesh
+     * has no volume to hold */
+    CR_TRY(cr_check_real(w, d->volume_tolerance, CR_FIELD_SOFT_VOLUME_TOLERANCE));
+    if (d->volume_tolerance < 0 || d->volume_tolerance > CR_R(0.5) || (d->volume_tolerance > 0 && !a->topology.closed))
+        CR_SOFT_FAIL(CR_ERR_DEF_INVALID, CR_FIELD_SOFT_VOLUME_TOLERANCE);
     return CR_OK;
 }
 
@@ -348,6 +353,9 @@ cr_status cr_soft_create(cr_world *w, const cr_soft_def *d, cr_soft_id *out) {
     body.rest_volume = volume_of(a, p, p[0].x);
     bool volume = body.volume_stiffness > 0 && body.rest_volume > CR_R(1e-9);
     if (!volume) body.volume_stiffness = 0;
+    if (d->volume_tolerance > 0 && body.rest_volume <= CR_R(1e-9)) /* a closed mesh enclosing nothing (inside out, flat) */
+        return cri_refuse(w, CR_ERR_DEF_INVALID, CR_FIELD_SOFT_VOLUME_TOLERANCE);
+    body.volume_tolerance = d->volume_tolerance;
     CR_TRY(stable_range(w, &body, a, p, s));
     for (uint32_t i = 0; i < a->vertex_count; ++i)
         p[i].v = cr_v3_add(d->linear_velocity, cr_v3_cross(d->angular_velocity, cr_v3_sub(p[i].x, d->transform.p)));
@@ -481,6 +489,79 @@ static cr_vec3 clamp_speed(cr_vec3 v) {
     return cr_v3(cr_clamp(v.x, -m, m), cr_clamp(v.y, -m, m), cr_clamp(v.z, -m, m));
 }
 
+/* The enclosed volume about the first particle (as volume_of) and its
+ * gradient dV/dx_i (a third of each corner's triangles' area vectors: the
+ * cross product of the other two corners over 6) into g, with
+ * sum_i w_i |g_i|^2 into *wg. */
+static cr_real volume_gradient(const cr_asset *a, const cr_particle *p, uint32_t n, cr_vec3 *g, cr_real *wg) {
+    cr_vec3 o = p[0].x;
+    cr_real six_v = 0;
+    for (uint32_t i = 0; i < n; ++i) g[i] = cr_v3_zero();
+    for (uint32_t t = 0; t < a->triangle_count; ++t) {
+        const uint32_t *tri = &a->triangles[3 * t];
+        cr_vec3 x0 = cr_v3_sub(p[tri[0]].x, o), x1 = cr_v3_sub(p[tri[1]].x, o), x2 = cr_v3_sub(p[tri[2]].x, o);
+        cr_vec3 c12 = cr_v3_cross(x1, x2);
+        six_v += cr_v3_dot(x0, c12);
+        g[tri[0]] = cr_v3_add(g[tri[0]], c12);
+        g[tri[1]] = cr_v3_add(g[tri[1]], cr_v3_cross(x2, x0));
+        g[tri[2]] = cr_v3_add(g[tri[2]], cr_v3_cross(x0, x1));
+    }
+    cr_real s = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+        g[i] = cr_v3_scale(g[i], CR_R(1.0 / 6.0));
+        s += cr_mul(p[i].inv_mass, cr_v3_len_sq(g[i]));
+    }
+    *wg = s;
+    return cr_div(six_v, CR_R(6));
+}
+
+/* Move every particle by w_i g_i dl (a volume projection; the gradient sums
+ * to zero and has no torque, so momentum is kept), the move kept in corr. */
+static void volume_move(cr_particle *p, cr_vec3 *corr, const cr_vec3 *g, uint32_t n, cr_real dl) {
+    for (uint32_t i = 0; i < n; ++i) {
+        cr_vec3 dx = cr_v3_scale(g[i], cr_mul(dl, p[i].inv_mass));
+        p[i].x = cr_v3_add(p[i].x, dx), corr[i] = cr_v3_add(corr[i], dx);
+    }
+}
+
+/* The def's volume tolerance as the last thing of a substep: after the
+ * contacts (which push particles out by position only) squeezed a loaded
+ * body past V0 (1 ± tol), its particles are moved back to the bound by
+ * position only too, along the volume gradient (no momentum, no torque).
+ * Returns whether it moved anything. `g`: scratch for the gradient. */
+static bool hold_volume(cr_world *w, cr_soft_body *sb, cr_vec3 *g) {
+    cr_particle *p = cri_soft_particles(w) + sb->first_particle;
+    const cr_asset *a = cr_world_asset(w, sb->asset);
+    uint32_t n = sb->particle_count;
+    cr_real band = cr_mul(sb->rest_volume, sb->volume_tolerance);
+    cr_real lo = sb->rest_volume - band, hi = sb->rest_volume + band;
+    bool moved = false;
+    cr_real wg = 0, v = 0;
+    for (int it = 0; it < 3; ++it) {
+        v = volume_gradient(a, p, n, g, &wg);
+        if (wg <= 0 || (v >= lo && v <= hi)) break;
+        /* aim a hair inside, so the linearisation's shortfall stays inside */
+        cr_real inner = cr_mul(band, CR_R(0.02));
+        cr_real dl = cr_div((v < lo ? lo + inner : hi - inner) - v, wg);
+        for (uint32_t i = 0; i < n; ++i) p[i].x = cr_v3_add(p[i].x, cr_v3_scale(g[i], cr_mul(dl, p[i].inv_mass)));
+        moved = true;
+    }
+    if (!moved || wg <= 0) return moved;
+    /* At the bound the volume may not keep moving out of the band: the rate
+     * dV/dt = sum g . v going further out is removed along the gradient,
+     * inelastically (no energy added; the particles pressed by a load then
+     * move with it, and the contacts hand its weight on to them). */
+    v = volume_gradient(a, p, n, g, &wg);
+    cr_real rate = 0;
+    for (uint32_t i = 0; i < n; ++i) rate += cr_v3_dot(g[i], p[i].v);
+    bool low = v < sb->rest_volume;
+    if (wg > 0 && ((low && rate < 0) || (!low && rate > 0))) {
+        cr_real dl = cr_div(-rate, wg);
+        for (uint32_t i = 0; i < n; ++i) p[i].v = cr_v3_add(p[i].v, cr_v3_scale(g[i], cr_mul(dl, p[i].inv_mass)));
+    }
+    return moved;
+}
+
 static void integrate(cr_world *w, cr_soft_body *sb, cr_vec3 *corr, cr_real h) {
     cr_particle *p = cri_soft_particles(w) + sb->first_particle;
     const cr_spring *s = cri_soft_springs(w) + sb->first_spring;
@@ -519,30 +600,10 @@ static void integrate(cr_world *w, cr_soft_body *sb, cr_vec3 *corr, cr_real h) {
     if (sb->volume_stiffness > 0) {
         /* C = V - V0, compliance V0 / kv: the potential (kv / 2 V0)(V - V0)^2 */
         const cr_asset *a = cr_world_asset(w, sb->asset);
-        cr_vec3 o = p[0].x;
-        cr_real c = volume_of(a, p, o) - sb->rest_volume;
         cr_vec3 *g = corr + n; /* the gradient, in the scratch after corr */
-        for (uint32_t i = 0; i < n; ++i) g[i] = cr_v3_zero();
-        for (uint32_t t = 0; t < a->triangle_count; ++t) {
-            const uint32_t *tri = &a->triangles[3 * t];
-            cr_vec3 x0 = cr_v3_sub(p[tri[0]].x, o), x1 = cr_v3_sub(p[tri[1]].x, o), x2 = cr_v3_sub(p[tri[2]].x, o);
-            g[tri[0]] = cr_v3_add(g[tri[0]], cr_v3_cross(x1, x2));
-            g[tri[1]] = cr_v3_add(g[tri[1]], cr_v3_cross(x2, x0));
-            g[tri[2]] = cr_v3_add(g[tri[2]], cr_v3_cross(x0, x1));
-        }
-        cr_real wg = 0;
-        for (uint32_t i = 0; i < n; ++i) {
-            g[i] = cr_v3_scale(g[i], CR_R(1.0 / 6.0));
-            wg += cr_mul(p[i].inv_mass, cr_v3_len_sq(g[i]));
-        }
+        cr_real wg, v = volume_gradient(a, p, n, g, &wg);
         cr_real alpha = cr_mul(cr_div(sb->rest_volume, sb->volume_stiffness), inv_h2);
-        if (wg + alpha > 0) {
-            cr_real dl = cr_div(-c, wg + alpha);
-            for (uint32_t i = 0; i < n; ++i) {
-                cr_vec3 dx = cr_v3_scale(g[i], cr_mul(dl, p[i].inv_mass));
-                p[i].x = cr_v3_add(p[i].x, dx), corr[i] = cr_v3_add(corr[i], dx);
-            }
-        }
+        if (wg + alpha > 0) volume_move(p, corr, g, n, cr_div(sb->rest_volume - v, wg + alpha));
     }
     for (uint32_t i = 0; i < n; ++i) p[i].v = cr_v3_mad(p[i].v, inv_h, corr[i]);
     /* Damping of the relative velocity along each spring (N s/m), as
@@ -704,6 +765,8 @@ void cri_soft_step(cr_world *w, cr_real dt) {
             contacts += cri_soft_collide_rigid(w, &bodies[i], row + 1, row[0], h, reach);
         }
         if (n_pairs > 0) contacts += cri_soft_collide_pairs(w, CR_AT(w, o_pairs, uint32_t), n_pairs, owner, moving, h);
+        for (uint32_t i = 0; i < B; ++i)
+            if (moving[i] && bodies[i].volume_tolerance > 0) hold_volume(w, &bodies[i], f);
     }
 
     /* bounds, sleep */

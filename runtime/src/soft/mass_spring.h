@@ -35,6 +35,7 @@ typedef struct cr_soft_body {
     cr_real absolute_damping; ///< N s/m per particle
     cr_real volume_stiffness; ///< Pa
     cr_real rest_volume;      ///< m^3
+    cr_real volume_tolerance; ///< relative; 0: none (a hard volume constraint holds |V - V0| / V0 within it)
     cr_real radius;           ///< m, particle collision radius against rigid bodies
     cr_real soft_radius;      ///< m, against other soft bodies: the widest triangle's circumradius, so no particle slips through
     cr_real friction;
