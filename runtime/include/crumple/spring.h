@@ -35,19 +35,15 @@
 #ifndef CRUMPLE_SPRING_H
 #define CRUMPLE_SPRING_H
 
-#include "world.h"
+#include "events.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/// Handle of a soft body: slot + 1 and the slot's generation; all-zero is null.
-typedef struct cr_soft_id {
-    uint32_t index1;
-    uint32_t generation;
-} cr_soft_id;
-
-static inline bool cr_soft_id_is_null(cr_soft_id id) { return id.index1 == 0; }
+/* cr_soft_id (the handle of a soft body: slot + 1 and the slot's
+ * generation; all-zero is null) is declared in events.h, which names soft
+ * bodies in impact events. */
 
 /// The world's room for soft bodies, with everything off (no memory) by
 /// default; set body, particle and spring capacities to use them.

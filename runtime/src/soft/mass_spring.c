@@ -94,7 +94,7 @@ uint64_t cri_soft_scratch_bytes(const cr_world_def *def) {
     /* forces, per-particle owner, per-body flags + candidate lists, collisions */
     return al16(2ull * b->particle_capacity * sizeof(cr_vec3)) + al16((uint64_t)b->particle_capacity * 4u) +
            al16((uint64_t)b->body_capacity * 4u) + al16((uint64_t)b->body_capacity * (CR_SOFT_MAX_CANDIDATES + 1u) * 4u) +
-           cri_soft_collide_scratch_bytes(def) + 128u;
+           cri_soft_collide_scratch_bytes(def) + al16((uint64_t)def->event_capacity * sizeof(cr_soft_hit)) + 128u;
 }
 
 bool cri_soft_layout(cr_world *w, uint8_t *block) {
@@ -677,6 +677,37 @@ static void wake_touched(cr_world *w, cr_soft_body *sb) {
     }
 }
 
+/* The step's soft impacts as impact events after the rigid ones (the
+ * damage stage reads both): body_a the rigid body, body_b null, soft_b the
+ * soft body; the normal from the soft body into the rigid one, the velocity
+ * the rigid point's relative to the particle's, the impulses the rigid body
+ * got. A record whose pair then took no normal impulse makes no event. */
+static void emit_events(cr_world *w, const cr_soft_hits *hits) {
+    cr_impact_event *ev = cr_world_events(w);
+    const cr_body *bodies = cr_world_bodies_c(w);
+    const cr_soft_body *soft = cri_soft_bodies(w);
+    uint32_t n = w->event_count;
+    for (uint32_t k = 0; k < hits->count && n < w->def.event_capacity; ++k) {
+        const cr_soft_hit *h = &hits->hit[k];
+        if (h->jn <= 0) continue;
+        cr_impact_event *e = &ev[n++];
+        memset(e, 0, sizeof *e);
+        e->body_a.index1 = h->rigid + 1;
+        e->body_a.generation = bodies[h->rigid].generation;
+        e->soft_b.index1 = h->soft + 1;
+        e->soft_b.generation = soft[h->soft].generation;
+        e->point = h->point;
+        e->normal = cr_v3_neg(h->normal);
+        e->relative_velocity = cr_v3_neg(h->vrel);
+        e->normal_speed = h->vn;
+        e->impulse = h->jn;
+        e->impulse_vector = cr_v3_neg(h->j);
+    }
+    w->stats.stage[CR_STAGE_events].work += n - w->event_count;
+    w->stats.stage[CR_STAGE_events].overflow += hits->overflow;
+    w->event_count = n;
+}
+
 void cri_soft_step(cr_world *w, cr_real dt) {
     cr_model_stats *st = &w->stats.spring;
     memset(st, 0, sizeof *st);
@@ -700,6 +731,11 @@ void cri_soft_step(cr_world *w, cr_real dt) {
     uint32_t o_owner = cri_arena_push_uninit(&w->scratch, (P ? P : 1) * 4u, 16);
     uint32_t o_moving = cri_arena_push(&w->scratch, (uint8_t *)w, (B ? B : 1) * 4u, 16); /* zeroed: nobody runs yet */
     uint32_t o_cand = cri_arena_push_uninit(&w->scratch, (B ? B : 1) * (CR_SOFT_MAX_CANDIDATES + 1u) * 4u, 16);
+    /* impact events: the room the rigid events left in the world's buffer */
+    cr_soft_hits hits = {NULL, 0, w->def.event_capacity - w->event_count, 0, w->def.event_min_speed};
+    uint32_t o_hits = hits.capacity ? cri_arena_push_uninit(&w->scratch, hits.capacity * (uint32_t)sizeof(cr_soft_hit), 16) : CR_NO_OFFSET;
+    if (o_hits == CR_NO_OFFSET) hits.capacity = 0;
+    else hits.hit = CR_AT(w, o_hits, cr_soft_hit);
     if (o_f == CR_NO_OFFSET || o_owner == CR_NO_OFFSET || o_moving == CR_NO_OFFSET || o_cand == CR_NO_OFFSET) {
         st->waiting = r->body_count; /* no scratch: every body waits, counted */
         cri_arena_pop_to(&w->scratch, mark);
@@ -760,20 +796,27 @@ void cri_soft_step(cr_world *w, cr_real dt) {
     for (int32_t k = 0; k < n; ++k) {
         for (uint32_t i = 0; i < B; ++i) {
             if (!moving[i]) continue;
-            const uint32_t *row = cand + i * (CR_SOFT_MAX_CANDIDATES + 1u);
+            uint32_t *row = cand + i * (CR_SOFT_MAX_CANDIDATES + 1u);
             integrate(w, &bodies[i], f, h);
-            contacts += cri_soft_collide_rigid(w, &bodies[i], row + 1, row[0], h, reach);
+            contacts += cri_soft_collide_rigid(w, &bodies[i], row + 1, row[0], h, reach, &hits);
         }
         if (n_pairs > 0) contacts += cri_soft_collide_pairs(w, CR_AT(w, o_pairs, uint32_t), n_pairs, owner, moving, h);
         for (uint32_t i = 0; i < B; ++i)
             if (moving[i] && bodies[i].volume_tolerance > 0) hold_volume(w, &bodies[i], f);
     }
 
-    /* bounds, sleep */
+    /* bounds, sleep, the rigid bodies touched this step (the first
+     * CR_SOFT_TOUCHED in slot order: a body touching more makes an event
+     * again on the others, which only a pile against many rigid bodies meets) */
     cr_real sleep_v2 = cr_mul(w->def.sleep_linear, w->def.sleep_linear);
     for (uint32_t i = 0; i < B; ++i) {
         if (!moving[i]) continue;
         cr_soft_body *sb = &bodies[i];
+        const uint32_t *row = cand + i * (CR_SOFT_MAX_CANDIDATES + 1u);
+        uint32_t nt = 0;
+        for (uint32_t k = 0; k < CR_SOFT_TOUCHED; ++k) sb->touched[k] = 0;
+        for (uint32_t k = 0; k < row[0] && nt < CR_SOFT_TOUCHED; ++k)
+            if (row[1 + k] & CR_SOFT_TOUCH_BIT) sb->touched[nt++] = (row[1 + k] & ~CR_SOFT_TOUCH_BIT) + 1;
         cr_real v2;
         refresh_bounds(w, sb, &v2);
         if (!w->def.sleep || sb->no_sleep || v2 > sleep_v2) {
@@ -787,6 +830,7 @@ void cri_soft_step(cr_world *w, cr_real dt) {
             }
         }
     }
+    emit_events(w, &hits);
     st->work = (uint32_t)(work > 0xffffffffu ? 0xffffffffu : work);
     st->shrunk = contacts; /* not shrunk work: the contact count, reported in the same record */
     cri_arena_pop_to(&w->scratch, mark);
@@ -809,6 +853,7 @@ uint64_t cri_soft_hash(const cr_world *w, uint64_t h) {
         h = cr_hash_u32(h, sb->generation);
         h = cr_hash_u32(h, sb->asleep);
         h = cr_hash_real(h, sb->sleep_time);
+        for (uint32_t k = 0; k < CR_SOFT_TOUCHED; ++k) h = cr_hash_u32(h, sb->touched[k]);
         for (uint32_t j = 0; j < sb->particle_count; ++j) {
             h = cr_hash_vec3(h, p[sb->first_particle + j].x);
             h = cr_hash_vec3(h, p[sb->first_particle + j].v);

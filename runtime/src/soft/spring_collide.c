@@ -67,8 +67,27 @@ uint32_t cri_soft_rigid_candidates(cr_world *w, const cr_soft_body *sb, cr_real 
  * the rigid body's outward normal) and rigid body b: the relative normal
  * velocity removed (restitution above CR_SOFT_REST_SPEED), Coulomb friction,
  * equal and opposite. */
+/* The hit record of soft body `soft` on rigid `slot` this step: found, or
+ * started when this contact approaches faster than the events' speed
+ * (NULL when it does not, or when the step's room is used up: counted). */
+static cr_soft_hit *hit_of(cr_soft_hits *hits, uint32_t soft, uint32_t slot, cr_real vn) {
+    if (hits == NULL) return NULL;
+    for (uint32_t k = 0; k < hits->count; ++k)
+        if (hits->hit[k].soft == soft && hits->hit[k].rigid == slot) return &hits->hit[k];
+    if (-vn < hits->min_speed || vn >= 0) return NULL; /* looking up only */
+    if (hits->count >= hits->capacity) {
+        hits->overflow++;
+        return NULL;
+    }
+    cr_soft_hit *h = &hits->hit[hits->count++];
+    memset(h, 0, sizeof *h);
+    h->soft = soft, h->rigid = slot;
+    return h;
+}
+
 static void contact_impulse(cr_world *w, cr_body *b, uint32_t slot, const cr_mat3 *inv_i, cr_particle *pt, cr_vec3 n,
-                            cr_real mu, cr_real e_max, cr_real push_speed) {
+                            cr_real mu, cr_real e_max, cr_real push_speed, cr_soft_hits *hits, uint32_t soft,
+                            cr_soft_hit **hp, cr_vec3 at) {
     bool dynamic = b->type == CR_BODY_DYNAMIC;
     cr_vec3 rel = cr_v3_sub(pt->x, b->xf.p);
     bool sleeping = dynamic && b->asleep;
@@ -106,6 +125,15 @@ static void contact_impulse(cr_world *w, cr_body *b, uint32_t slot, const cr_mat
         J = cr_v3_mad(J, -jt, t);
     }
     pt->v = cr_v3_mad(pt->v, pt->inv_mass, J);
+    /* an impact event's record: the fastest approach's point, normal and
+     * velocity, and every impulse of the pair from then on */
+    if (*hp == NULL && hits != NULL && vn < -hits->min_speed) *hp = hit_of(hits, soft, slot, vn);
+    cr_soft_hit *hit = *hp;
+    if (hit != NULL) {
+        if (vn < hit->vn) hit->vn = vn, hit->point = at, hit->normal = n, hit->vrel = vrel;
+        hit->jn += jn;
+        hit->j = cr_v3_add(hit->j, J);
+    }
     if (dynamic && !sleeping) {
         b->v = cr_v3_mad(b->v, -b->inv_mass, J);
         b->w = cr_v3_sub(b->w, cr_mat3_mul_v3(*inv_i, cr_v3_cross(rel, J)));
@@ -137,15 +165,17 @@ static uint32_t box_edge_points(cr_vec3 he, cr_real spacing, cr_vec3 *out, uint3
     return n;
 }
 
-uint32_t cri_soft_collide_rigid(cr_world *w, cr_soft_body *sb, const uint32_t *cand, uint32_t n_cand, cr_real h,
-                               cr_real reach) {
+uint32_t cri_soft_collide_rigid(cr_world *w, cr_soft_body *sb, uint32_t *cand, uint32_t n_cand, cr_real h,
+                               cr_real reach, cr_soft_hits *hits) {
+    uint32_t soft = (uint32_t)(sb - cri_soft_bodies(w));
     cr_real inv_h = cr_div(CR_R(1), h);
     cr_body *bodies = cr_world_bodies(w);
     cr_particle *p = cri_soft_particles(w) + sb->first_particle;
     cr_real r = sb->radius;
     uint32_t contacts = 0;
     for (uint32_t c = 0; c < n_cand; ++c) {
-        uint32_t slot = cand[c];
+        uint32_t slot = cand[c] & ~CR_SOFT_TOUCH_BIT;
+        uint32_t before = contacts;
         cr_body *b = &bodies[slot];
         bool plane = b->shape.type == CR_SHAPE_PLANE;
         cr_mat3 inv_i = cr_mat3_diag(cr_v3_zero());
@@ -158,6 +188,11 @@ uint32_t cri_soft_collide_rigid(cr_world *w, cr_soft_body *sb, const uint32_t *c
         bool unbounded = plane || b->bound_radius > CR_R(1000);
         cr_real reach2 = unbounded ? 0 : cr_sq(b->bound_radius + sb->soft_radius);
         cr_real mu = cr_sqrt(cr_mul(sb->friction, b->material.friction));
+        cr_soft_hit *hit = hit_of(hits, soft, slot, 0); /* this pair's record, if it was hit already this step */
+        /* touching since last step: a resting or rolling contact, not a new impact */
+        bool was_touching = false;
+        for (uint32_t k = 0; k < CR_SOFT_TOUCHED; ++k) was_touching |= sb->touched[k] == slot + 1;
+        cr_soft_hits *fresh = was_touching ? NULL : hits;
         cr_real e_max = cr_max(sb->restitution, b->material.restitution);
         /* a box's world bounds (|R| h): a wall's bounding sphere holds the
          * whole pile, its bounds only the particles near it */
@@ -188,7 +223,8 @@ uint32_t cri_soft_collide_rigid(cr_world *w, cr_soft_body *sb, const uint32_t *c
             cr_vec3 n = cr_quat_rotate(b->xf.q, nl);
             p[i].x = cr_v3_mad(p[i].x, r - d, n);
             ++contacts;
-            contact_impulse(w, b, slot, &inv_i, &p[i], n, mu, e_max, cr_mul(r - d, inv_h));
+            contact_impulse(w, b, slot, &inv_i, &p[i], n, mu, e_max, cr_mul(r - d, inv_h), fresh, soft, &hit,
+                            cr_v3_mad(p[i].x, -r, n));
         }
         /* the rigid body's own samples against the particles: a box's edges
          * (one point per soft radius), a mesh's sample vertices */
@@ -201,6 +237,7 @@ uint32_t cri_soft_collide_rigid(cr_world *w, cr_soft_body *sb, const uint32_t *c
             const cr_asset *a = cr_world_asset(w, b->shape.asset);
             if (a != NULL) local_pts = a->samples, np = a->sample_count;
         }
+        if (contacts > before) cand[c] |= CR_SOFT_TOUCH_BIT;
         if (np == 0) continue;
         cr_real R = r, R2 = cr_mul(R, R);
         cr_real gr = R + R + reach;
@@ -218,9 +255,10 @@ uint32_t cri_soft_collide_rigid(cr_world *w, cr_soft_body *sb, const uint32_t *c
                 if (dist <= CR_REAL_EPS) continue;
                 p[i].x = cr_v3_mad(p[i].x, R - dist, n);
                 ++contacts;
-                contact_impulse(w, b, slot, &inv_i, &p[i], n, mu, e_max, cr_mul(R - dist, inv_h));
+                contact_impulse(w, b, slot, &inv_i, &p[i], n, mu, e_max, cr_mul(R - dist, inv_h), fresh, soft, &hit, q);
             }
         }
+        if (contacts > before) cand[c] |= CR_SOFT_TOUCH_BIT;
     }
     return contacts;
 }
