@@ -93,6 +93,7 @@ uint64_t cri_soft_scratch_bytes(const cr_world_def *def) {
     if (b->body_capacity == 0) return 0;
     /* forces, per-particle owner, per-body flags + candidate lists, collisions */
     return al16(2ull * b->particle_capacity * sizeof(cr_vec3)) + al16((uint64_t)b->particle_capacity * 4u) +
+           al16(2ull * b->spring_capacity * sizeof(cr_real)) +
            al16((uint64_t)b->body_capacity * 4u) + al16((uint64_t)b->body_capacity * (CR_SOFT_MAX_CANDIDATES + 1u) * 4u) +
            cri_soft_collide_scratch_bytes(def) + al16((uint64_t)def->event_capacity * sizeof(cr_soft_hit)) + 128u;
 }
@@ -562,7 +563,23 @@ static bool hold_volume(cr_world *w, cr_soft_body *sb, cr_vec3 *g) {
     return moved;
 }
 
-static void integrate(cr_world *w, cr_soft_body *sb, cr_vec3 *corr, cr_real h) {
+/* What a spring's projection and damping need that stays the same for every
+ * substep of a step (h and the masses do not change within it), once a step
+ * rather than once a substep: 1 / (w_a + w_b + 1 / (k h^2)) and the damping
+ * impulse factor min(h c, 1 / (w_a + w_b)). Two divisions a spring a step
+ * instead of three a substep (the projection was a sixth of soft time). */
+static void spring_constants(cr_world *w, const cr_soft_body *sb, cr_real h, cr_real *out) {
+    const cr_particle *p = cri_soft_particles(w) + sb->first_particle;
+    const cr_spring *s = cri_soft_springs(w) + sb->first_spring;
+    cr_real inv_h = cr_div(CR_R(1), h), inv_h2 = cr_mul(inv_h, inv_h);
+    for (uint32_t j = 0; j < sb->spring_count; ++j) {
+        cr_real wsum = p[s[j].a].inv_mass + p[s[j].b].inv_mass;
+        out[2 * j] = s[j].k > 0 ? cr_div(CR_R(1), wsum + cr_mul(cr_div(CR_R(1), s[j].k), inv_h2)) : 0;
+        out[2 * j + 1] = s[j].c > 0 ? cr_min(cr_mul(h, s[j].c), cr_div(CR_R(1), wsum)) : 0;
+    }
+}
+
+static void integrate(cr_world *w, cr_soft_body *sb, cr_vec3 *corr, const cr_real *sk, cr_real h) {
     cr_particle *p = cri_soft_particles(w) + sb->first_particle;
     const cr_spring *s = cri_soft_springs(w) + sb->first_spring;
     uint32_t n = sb->particle_count;
@@ -589,10 +606,7 @@ static void integrate(cr_world *w, cr_soft_body *sb, cr_vec3 *corr, cr_real h) {
         cr_vec3 u = cr_v3_normalize_len(cr_v3_sub(B->x, A->x), &len);
         if (len <= CR_REAL_EPS) continue; /* no direction to push along */
         cr_real c = len - s[j].rest;
-        cr_real alpha = cr_mul(cr_div(CR_R(1), s[j].k), inv_h2);
-        cr_real wsum = A->inv_mass + B->inv_mass;
-        cr_real num = -c, den = wsum + alpha;
-        cr_real dl = cr_div(num, den);
+        cr_real dl = cr_mul(-c, sk[2 * j]); /* -c / (w_a + w_b + alpha) */
         cr_vec3 da = cr_v3_scale(u, -cr_mul(dl, A->inv_mass)), db = cr_v3_scale(u, cr_mul(dl, B->inv_mass));
         A->x = cr_v3_add(A->x, da), corr[s[j].a] = cr_v3_add(corr[s[j].a], da);
         B->x = cr_v3_add(B->x, db), corr[s[j].b] = cr_v3_add(corr[s[j].b], db);
@@ -615,9 +629,8 @@ static void integrate(cr_world *w, cr_soft_body *sb, cr_vec3 *corr, cr_real h) {
         if (s[j].c <= 0) continue;
         cr_particle *A = &p[s[j].a], *B = &p[s[j].b];
         cr_vec3 u = cr_v3_normalize(cr_v3_sub(B->x, A->x));
-        cr_real wsum = A->inv_mass + B->inv_mass;
         cr_real vrel = cr_v3_dot(cr_v3_sub(B->v, A->v), u);
-        cr_real j_imp = cr_mul(-vrel, cr_min(cr_mul(h, s[j].c), cr_div(CR_R(1), wsum)));
+        cr_real j_imp = cr_mul(-vrel, sk[2 * j + 1]); /* min(h c, 1 / (w_a + w_b)) */
         A->v = cr_v3_mad(A->v, -cr_mul(j_imp, A->inv_mass), u);
         B->v = cr_v3_mad(B->v, cr_mul(j_imp, B->inv_mass), u);
     }
@@ -731,12 +744,14 @@ void cri_soft_step(cr_world *w, cr_real dt) {
     uint32_t o_owner = cri_arena_push_uninit(&w->scratch, (P ? P : 1) * 4u, 16);
     uint32_t o_moving = cri_arena_push(&w->scratch, (uint8_t *)w, (B ? B : 1) * 4u, 16); /* zeroed: nobody runs yet */
     uint32_t o_cand = cri_arena_push_uninit(&w->scratch, (B ? B : 1) * (CR_SOFT_MAX_CANDIDATES + 1u) * 4u, 16);
+    uint32_t o_sk = cri_arena_push_uninit(&w->scratch, (r->spring_count ? 2 * r->spring_count : 1) * (uint32_t)sizeof(cr_real), 16);
     /* impact events: the room the rigid events left in the world's buffer */
     cr_soft_hits hits = {NULL, 0, w->def.event_capacity - w->event_count, 0, w->def.event_min_speed};
     uint32_t o_hits = hits.capacity ? cri_arena_push_uninit(&w->scratch, hits.capacity * (uint32_t)sizeof(cr_soft_hit), 16) : CR_NO_OFFSET;
     if (o_hits == CR_NO_OFFSET) hits.capacity = 0;
     else hits.hit = CR_AT(w, o_hits, cr_soft_hit);
-    if (o_f == CR_NO_OFFSET || o_owner == CR_NO_OFFSET || o_moving == CR_NO_OFFSET || o_cand == CR_NO_OFFSET) {
+    if (o_f == CR_NO_OFFSET || o_owner == CR_NO_OFFSET || o_moving == CR_NO_OFFSET || o_cand == CR_NO_OFFSET ||
+        o_sk == CR_NO_OFFSET) {
         st->waiting = r->body_count; /* no scratch: every body waits, counted */
         cri_arena_pop_to(&w->scratch, mark);
         return;
@@ -792,12 +807,13 @@ void cri_soft_step(cr_world *w, cr_real dt) {
         if (!moving[i]) continue;
         uint32_t *row = cand + i * (CR_SOFT_MAX_CANDIDATES + 1u);
         row[0] = cri_soft_rigid_candidates(w, &bodies[i], reach, row + 1, CR_SOFT_MAX_CANDIDATES, &st->over_capacity);
+        spring_constants(w, &bodies[i], h, CR_AT(w, o_sk, cr_real) + 2 * bodies[i].first_spring);
     }
     for (int32_t k = 0; k < n; ++k) {
         for (uint32_t i = 0; i < B; ++i) {
             if (!moving[i]) continue;
             uint32_t *row = cand + i * (CR_SOFT_MAX_CANDIDATES + 1u);
-            integrate(w, &bodies[i], f, h);
+            integrate(w, &bodies[i], f, CR_AT(w, o_sk, const cr_real) + 2 * bodies[i].first_spring, h);
             contacts += cri_soft_collide_rigid(w, &bodies[i], row + 1, row[0], h, reach, &hits);
         }
         if (n_pairs > 0) contacts += cri_soft_collide_pairs(w, CR_AT(w, o_pairs, uint32_t), n_pairs, owner, moving, h);

@@ -86,7 +86,7 @@ static cr_soft_hit *hit_of(cr_soft_hits *hits, uint32_t soft, uint32_t slot, cr_
 }
 
 static void contact_impulse(cr_world *w, cr_body *b, uint32_t slot, const cr_mat3 *inv_i, cr_particle *pt, cr_vec3 n,
-                            cr_real mu, cr_real e_max, cr_real push_speed, cr_soft_hits *hits, uint32_t soft,
+                            cr_real mu, cr_real e_max, cr_real push_speed, cr_real h, cr_soft_hits *hits, uint32_t soft,
                             cr_soft_hit **hp, cr_vec3 at) {
     bool dynamic = b->type == CR_BODY_DYNAMIC;
     cr_vec3 rel = cr_v3_sub(pt->x, b->xf.p);
@@ -121,8 +121,15 @@ static void contact_impulse(cr_world *w, cr_body *b, uint32_t slot, const cr_mat
     cr_real vt_len;
     cr_vec3 t = cr_v3_normalize_len(vt, &vt_len);
     if (vt_len > CR_REAL_EPS) {
-        cr_real jt = cr_min(cr_div(vt_len, pt->inv_mass + wb), cr_mul(mu, jn + j_push));
-        J = cr_v3_mad(J, -jt, t);
+        cr_real stick = cr_div(vt_len, pt->inv_mass + wb), limit = cr_mul(mu, jn + j_push);
+        J = cr_v3_mad(J, -cr_min(stick, limit), t);
+        /* Static friction holds the position too: the velocity this substep
+         * moved the particle with (gravity's g h included) has already
+         * carried it along the surface by vt h, which a velocity impulse
+         * alone never takes back, so a particle pressed to a wall would
+         * creep down at g h (2 cm/s at 480 substeps a second) however
+         * rough the wall. Within the friction cone that slide is undone. */
+        if (stick <= limit) pt->x = cr_v3_mad(pt->x, -cr_mul(vt_len, h), t);
     }
     pt->v = cr_v3_mad(pt->v, pt->inv_mass, J);
     /* an impact event's record: the fastest approach's point, normal and
@@ -144,7 +151,11 @@ static void contact_impulse(cr_world *w, cr_body *b, uint32_t slot, const cr_mat
  * against the soft surface (the particles' spheres). A particle pushed out
  * of a box by its distance alone slides off round an edge, and the edge then
  * passes between particles; against these points it cannot. */
-static uint32_t box_edge_points(cr_vec3 he, cr_real spacing, cr_vec3 *out, uint32_t cap) {
+/* Only the edges whose world bounds (from the box pose `xf`) reach [lo, hi]
+ * are walked: a wall's far edges, generated every substep for every body,
+ * were a third of the particle-against-rigid time. */
+static uint32_t box_edge_points(cr_vec3 he, cr_real spacing, cr_vec3 *out, uint32_t cap, cr_transform xf, cr_vec3 lo,
+                                cr_vec3 hi) {
     uint32_t n = 0;
     const cr_real h[3] = {he.x, he.y, he.z};
     for (int axis = 0; axis < 3; ++axis) {
@@ -152,7 +163,16 @@ static uint32_t box_edge_points(cr_vec3 he, cr_real spacing, cr_vec3 *out, uint3
         if (k < 1) k = 1;
         if (k > 32) k = 32;
         int u = (axis + 1) % 3, v = (axis + 2) % 3;
-        for (int corner = 0; corner < 4; ++corner)
+        for (int corner = 0; corner < 4; ++corner) {
+            cr_real e0[3], e1[3];
+            e0[axis] = -h[axis], e1[axis] = h[axis];
+            e0[u] = e1[u] = (corner & 1) ? h[u] : -h[u];
+            e0[v] = e1[v] = (corner & 2) ? h[v] : -h[v];
+            cr_vec3 a = cr_transform_point(xf, cr_v3(e0[0], e0[1], e0[2]));
+            cr_vec3 b = cr_transform_point(xf, cr_v3(e1[0], e1[1], e1[2]));
+            cr_vec3 emin = cr_v3_min(a, b), emax = cr_v3_max(a, b);
+            if (emax.x < lo.x || emax.y < lo.y || emax.z < lo.z || emin.x > hi.x || emin.y > hi.y || emin.z > hi.z)
+                continue;
             for (int32_t j = 0; j <= k; ++j) {
                 if (n >= cap) return n;
                 cr_real c[3];
@@ -161,6 +181,7 @@ static uint32_t box_edge_points(cr_vec3 he, cr_real spacing, cr_vec3 *out, uint3
                 c[v] = (corner & 2) ? h[v] : -h[v];
                 out[n++] = cr_v3(c[0], c[1], c[2]);
             }
+        }
     }
     return n;
 }
@@ -223,7 +244,7 @@ uint32_t cri_soft_collide_rigid(cr_world *w, cr_soft_body *sb, uint32_t *cand, u
             cr_vec3 n = cr_quat_rotate(b->xf.q, nl);
             p[i].x = cr_v3_mad(p[i].x, r - d, n);
             ++contacts;
-            contact_impulse(w, b, slot, &inv_i, &p[i], n, mu, e_max, cr_mul(r - d, inv_h), fresh, soft, &hit,
+            contact_impulse(w, b, slot, &inv_i, &p[i], n, mu, e_max, cr_mul(r - d, inv_h), h, fresh, soft, &hit,
                             cr_v3_mad(p[i].x, -r, n));
         }
         /* the rigid body's own samples against the particles: a box's edges
@@ -231,17 +252,17 @@ uint32_t cri_soft_collide_rigid(cr_world *w, cr_soft_body *sb, uint32_t *cand, u
         cr_vec3 pts[12 * 33];
         uint32_t np = 0;
         const cr_vec3 *local_pts = pts;
+        cr_real R = r, R2 = cr_mul(R, R);
+        cr_real gr = R + R + reach;
+        cr_vec3 lo = cr_v3_sub(sb->bounds_min, cr_v3(gr, gr, gr)), hi = cr_v3_add(sb->bounds_max, cr_v3(gr, gr, gr));
         if (b->shape.type == CR_SHAPE_BOX) {
-            np = box_edge_points(b->shape.half_extents, sb->soft_radius, pts, 12 * 33);
+            np = box_edge_points(b->shape.half_extents, sb->soft_radius, pts, 12 * 33, b->xf, lo, hi);
         } else if (b->shape.type == CR_SHAPE_MESH) {
             const cr_asset *a = cr_world_asset(w, b->shape.asset);
             if (a != NULL) local_pts = a->samples, np = a->sample_count;
         }
         if (contacts > before) cand[c] |= CR_SOFT_TOUCH_BIT;
         if (np == 0) continue;
-        cr_real R = r, R2 = cr_mul(R, R);
-        cr_real gr = R + R + reach;
-        cr_vec3 lo = cr_v3_sub(sb->bounds_min, cr_v3(gr, gr, gr)), hi = cr_v3_add(sb->bounds_max, cr_v3(gr, gr, gr));
         for (uint32_t k = 0; k < np; ++k) {
             cr_vec3 q = cr_transform_point(b->xf, local_pts[k]);
             /* the step's bounds, grown: points far from the body touch none of it */
@@ -255,7 +276,7 @@ uint32_t cri_soft_collide_rigid(cr_world *w, cr_soft_body *sb, uint32_t *cand, u
                 if (dist <= CR_REAL_EPS) continue;
                 p[i].x = cr_v3_mad(p[i].x, R - dist, n);
                 ++contacts;
-                contact_impulse(w, b, slot, &inv_i, &p[i], n, mu, e_max, cr_mul(R - dist, inv_h), fresh, soft, &hit, q);
+                contact_impulse(w, b, slot, &inv_i, &p[i], n, mu, e_max, cr_mul(R - dist, inv_h), h, fresh, soft, &hit, q);
             }
         }
         if (contacts > before) cand[c] |= CR_SOFT_TOUCH_BIT;
@@ -371,7 +392,15 @@ uint32_t cri_soft_collide_pairs(cr_world *w, const uint32_t *pairs, uint32_t n_p
         cr_vec3 t = cr_v3_normalize_len(vt, &vt_len);
         if (vt_len > CR_REAL_EPS) {
             cr_real mu = cr_sqrt(cr_mul(A->friction, B->friction));
-            J = cr_v3_mad(J, -cr_min(cr_div(vt_len, wsum), cr_mul(mu, jn + j_push)), t);
+            cr_real stick = cr_div(vt_len, wsum), limit = cr_mul(mu, jn + j_push);
+            J = cr_v3_mad(J, -cr_min(stick, limit), t);
+            if (stick <= limit) {
+                /* static: the substep's relative slide (vt h) undone too,
+                 * mass weighted (as contact_impulse; the centre of mass stays) */
+                cr_real slide = cr_mul(vt_len, h);
+                p[i].x = cr_v3_mad(p[i].x, cr_mul(slide, share_i), t);
+                p[j].x = cr_v3_mad(p[j].x, -cr_mul(slide, share_j), t);
+            }
         }
         /* J acts on j; -J on i */
         p[i].v = cr_v3_mad(p[i].v, -wi, J);
