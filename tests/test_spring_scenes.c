@@ -355,9 +355,10 @@ static double winding(const cr_asset *a, const cr_vec3 *x, cr_vec3 q) {
 /* soft_pile (the seed's screenshot): twenty soft bodies — balls, cubes and
  * tori of the shipped mesh — fall together into a box. No particle is ever
  * inside another body (winding number, every second) or outside the walls,
- * the pile settles within 15 s (kinetic energy under 0.2 % of its peak, no
- * body faster than 0.3 m/s: some still creep, see docs/mass-spring.md),
- * volumes within 3 % at rest. */
+ * the pile settles within 15 s (kinetic energy under 0.1 % of its peak, at
+ * least 18 of 20 bodies slower than 5 cm/s and none faster than 10 cm/s:
+ * one or two still creep, see docs/mass-spring.md), volumes within 3 % at
+ * rest. */
 CR_TEST(spring_soft_pile) {
     sp_world d = {0};
     ENSURE(sp_cook_sphere(&d, 0.3, 12, 8));
@@ -382,27 +383,20 @@ CR_TEST(spring_soft_pile) {
         sd.transform.q = cr_quat_from_axis_angle(cr_v3(CR_R(1), 0, 0), cr_from_float((float)(0.3 * i)));
         sd.mass = CR_R(0.5);
         sd.volume_stiffness = CR_R(50000);
-        sd.friction = getenv("PILE_MU") ? cr_from_float((float)atof(getenv("PILE_MU"))) : CR_R(0.8);
-        if (getenv("PILE_DAMP")) sd.damping = cr_from_float((float)atof(getenv("PILE_DAMP")));
+        sd.friction = CR_R(0.8);
         ENSURE(cr_soft_create(d.w, &sd, &ids[i]) == CR_OK);
     }
     int inside = 0, outside = 0;
     double worst_vol = 0, peak_ke = 0, end_ke = 0;
     cr_vec3 *x[20];
     for (int i = 0; i < 20; ++i) x[i] = (cr_vec3 *)calloc(512, sizeof(cr_vec3));
-    int steps = getenv("PILE_STEPS") ? atoi(getenv("PILE_STEPS")) : 900;
+    const int steps = 900;
     for (int step = 1; step <= steps; ++step) {
         ENSURE(cr_world_step(d.w, TS_DT) == CR_OK);
         double ke = 0;
         for (int i = 0; i < 20; ++i) ke += ts_d(sp_state(d.w, ids[i]).kinetic_energy);
         peak_ke = fmax(peak_ke, ke);
         end_ke = ke;
-        if (step >= steps - 60 && step % 6 == 0)
-            for (int i = 0; i < 20; ++i) {
-                cr_soft_state q = sp_state(d.w, ids[i]);
-                double v = sp_len(q.linear_momentum) / ts_d(q.mass);
-                if (v > 0.05) cr_test_printf("DEBUG %d body %d c (%.4f %.4f %.4f) v (%.3f %.3f %.3f) L %.4f asleep %d\n", step, i, ts_d(q.centre.x), ts_d(q.centre.y), ts_d(q.centre.z), ts_d(q.linear_momentum.x)/0.5, ts_d(q.linear_momentum.y)/0.5, ts_d(q.linear_momentum.z)/0.5, sp_len(q.angular_momentum), q.asleep);
-            }
         if (step % 60 != 0) continue;
         for (int i = 0; i < 20; ++i) cr_soft_get_positions(d.w, ids[i], x[i], 512);
         for (int i = 0; i < 20; ++i) {
@@ -443,8 +437,9 @@ CR_TEST(spring_soft_pile) {
                    inside, outside, steps / 60, end_ke / peak_ke, resting, fastest, asleep, 100 * end_vol, 100 * worst_vol, st.spring.over_capacity);
     ENSURE(inside == 0);
     ENSURE(outside == 0);
-    ENSURE(end_ke < 0.002 * peak_ke); /* the pile has settled: its bodies creep at most */
-    ENSURE(fastest < 0.3);
+    ENSURE(end_ke < 0.001 * peak_ke); /* the pile has settled: its bodies creep at most */
+    ENSURE(fastest < 0.1);
+    ENSURE(resting >= 18); /* not yet every one: docs/mass-spring.md, "Not done" */
     ENSURE(end_vol < 0.03);  /* at rest, under the pile's weight */
     ENSURE(worst_vol < 0.08); /* while landing on each other */
     ENSURE(st.spring.over_capacity == 0);
@@ -704,4 +699,47 @@ CR_TEST(spring_soft_ball_dents_a_block) {
     ENSURE(soft_hits_block(cr_test_ctx_, 0.6, &slow_ev, &slow_m, &slow_de, &slow_dents, &slow_ball));
     cr_test_printf("    at 0.6 m/s: %u dent(s), event normal speed %.2f m/s\n", slow_dents, ts_d(slow_ev.normal_speed));
     ENSURE(slow_dents == 0 && slow_m.dent_count == 0);
+}
+
+/* Rolling resistance: a soft ball set rolling along the ground at 1.5 m/s
+ * (spinning as it rolls) slows to a stop within 4 s with the default
+ * rolling_friction (1 cm lever arm); with none it still rolls on. */
+static double rolled_speed(cr_test_ctx *cr_test_ctx_, double arm, double *distance) {
+    sp_world d = {0};
+    double v = -1;
+    if (!sp_cook_sphere(&d, 0.25, 12, 8) || !sp_make_world(&d, cr_v3(0, CR_R(-9.81), 0), sp_budget(2, 4096, 16384))) {
+        cr_test_fail(cr_test_ctx_, __FILE__, __LINE__, "world");
+        sp_free(&d);
+        return v;
+    }
+    ts_ground(d.w, ts_material(0, 0.8));
+    cr_soft_def sd = cr_default_soft_def();
+    sd.asset = d.slot[0];
+    sd.transform.p = cr_v3(0, CR_R(0.27), 0);
+    sd.linear_velocity = cr_v3(CR_R(1.5), 0, 0);
+    sd.angular_velocity = cr_v3(0, 0, CR_R(-6)); /* rolling: v = w r */
+    sd.rolling_friction = cr_from_float((float)arm);
+    sd.friction = CR_R(0.8);
+    cr_soft_id b;
+    if (cr_soft_create(d.w, &sd, &b) != CR_OK) {
+        cr_test_fail(cr_test_ctx_, __FILE__, __LINE__, "create");
+        sp_free(&d);
+        return v;
+    }
+    for (int step = 0; step < 240; ++step) cr_world_step(d.w, TS_DT);
+    cr_soft_state s = sp_state(d.w, b);
+    v = sp_len(s.linear_momentum) / ts_d(s.mass);
+    *distance = ts_d(s.centre.x);
+    sp_free(&d);
+    return v;
+}
+
+CR_TEST(spring_rolling_ball_stops) {
+    double x_rough = 0, x_free = 0;
+    double v_rough = rolled_speed(cr_test_ctx_, 0.01, &x_rough), v_free = rolled_speed(cr_test_ctx_, 0, &x_free);
+    cr_test_printf("    ball rolled at 1.5 m/s: rolling_friction 0.01 m: %.3f m/s after 4 s, %.2f m rolled; none: %.3f m/s, %.2f m\n",
+                   v_rough, x_rough, v_free, x_free);
+    ENSURE(v_rough >= 0 && v_rough < 0.05); /* stopped */
+    ENSURE(v_free > 0.5);                  /* without it, it rolls on */
+    ENSURE(x_rough > 0.2 && x_rough < x_free);
 }

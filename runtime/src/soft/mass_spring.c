@@ -66,6 +66,7 @@ cr_soft_def cr_default_soft_def(void) {
     d.volume_stiffness = CR_R(20000);
     d.friction = CR_R(0.5);
     d.restitution = CR_R(0.3);
+    d.rolling_friction = CR_R(0.01);
     d.cookie = CR_DEF_COOKIE;
     return d;
 }
@@ -93,7 +94,7 @@ uint64_t cri_soft_scratch_bytes(const cr_world_def *def) {
     if (b->body_capacity == 0) return 0;
     /* forces, per-particle owner, per-body flags + candidate lists, collisions */
     return al16(2ull * b->particle_capacity * sizeof(cr_vec3)) + al16((uint64_t)b->particle_capacity * 4u) +
-           al16(2ull * b->spring_capacity * sizeof(cr_real)) +
+           al16(2ull * b->spring_capacity * sizeof(cr_real)) + al16((uint64_t)b->particle_capacity * sizeof(cr_vec3)) +
            al16((uint64_t)b->body_capacity * 4u) + al16((uint64_t)b->body_capacity * (CR_SOFT_MAX_CANDIDATES + 1u) * 4u) +
            cri_soft_collide_scratch_bytes(def) + al16((uint64_t)def->event_capacity * sizeof(cr_soft_hit)) + 128u;
 }
@@ -215,6 +216,8 @@ static cr_status check_soft_def(cr_world *w, const cr_soft_def *d) {
     if (d->friction > CR_R(100) || d->restitution > CR_R(1)) CR_SOFT_FAIL(CR_ERR_DEF_INVALID, CR_FIELD_SOFT_CONTACT);
     /* a tolerance is relative: 0 (none) up to half the volume; an open mesh
      * has no volume to hold */
+    CR_TRY(cr_check_real(w, d->rolling_friction, CR_FIELD_SOFT_ROLLING_FRICTION));
+    if (d->rolling_friction < 0 || d->rolling_friction > CR_R(10)) CR_SOFT_FAIL(CR_ERR_DEF_INVALID, CR_FIELD_SOFT_ROLLING_FRICTION);
     CR_TRY(cr_check_real(w, d->volume_tolerance, CR_FIELD_SOFT_VOLUME_TOLERANCE));
     if (d->volume_tolerance < 0 || d->volume_tolerance > CR_R(0.5) || (d->volume_tolerance > 0 && !a->topology.closed))
         CR_SOFT_FAIL(CR_ERR_DEF_INVALID, CR_FIELD_SOFT_VOLUME_TOLERANCE);
@@ -318,6 +321,7 @@ cr_status cr_soft_create(cr_world *w, const cr_soft_def *d, cr_soft_id *out) {
     body.volume_stiffness = a->topology.closed ? d->volume_stiffness : 0;
     body.friction = d->friction;
     body.restitution = d->restitution;
+    body.rolling_friction = d->rolling_friction;
     body.user_data = d->user_data;
     for (uint32_t i = 0; i < a->vertex_count; ++i) p[i].x = cr_transform_point(d->transform, a->positions[i]);
     set_masses(a, d, p);
@@ -653,17 +657,23 @@ static void integrate(cr_world *w, cr_soft_body *sb, cr_vec3 *corr, const cr_rea
     }
 }
 
-static void refresh_bounds(cr_world *w, cr_soft_body *sb, cr_real *max_speed_sq) {
+/* The body's bounds, and the farthest any particle moved this step (from
+ * x0, the positions before the substeps), squared. A resting body's
+ * particles still end a step with velocities: the contact particles carry
+ * the weight as velocity the springs give them and the contacts take back
+ * every substep (a ball at rest on the ground: 0.36 m/s). What shows a body
+ * at rest is that its particles do not move. */
+static void refresh_bounds(cr_world *w, cr_soft_body *sb, const cr_vec3 *x0, cr_real *max_move_sq) {
     cr_particle *p = cri_soft_particles(w) + sb->first_particle;
     sb->bounds_min = sb->bounds_max = p[0].x;
-    cr_real vmax = 0;
+    cr_real dmax = 0;
     for (uint32_t i = 0; i < sb->particle_count; ++i) {
         sb->bounds_min = cr_v3_min(sb->bounds_min, p[i].x);
         sb->bounds_max = cr_v3_max(sb->bounds_max, p[i].x);
-        cr_real v2 = cr_v3_len_sq(p[i].v);
-        if (v2 > vmax) vmax = v2;
+        cr_real d2 = cr_v3_len_sq(cr_v3_sub(p[i].x, x0[sb->first_particle + i]));
+        if (d2 > dmax) dmax = d2;
     }
-    *max_speed_sq = vmax;
+    *max_move_sq = dmax;
 }
 
 /* A soft body touched by something moving wakes (spring_collide.c calls it). */
@@ -688,6 +698,44 @@ static void wake_touched(cr_world *w, cr_soft_body *sb) {
         wake(sb);
         return;
     }
+}
+
+/* Rolling resistance (as the rigid solver's, solver/rolling_friction.c):
+ * static friction holds a contact point but leaves a body free to roll
+ * about it, and a soft ball's own damping takes almost nothing from a
+ * slow roll (a dropped ball rolled on for 10 s at 0.2 m/s). Each substep
+ * the static and kinematic bodies it touched may take an angular impulse
+ * of arm x (its normal impulse) from its spin, about the contact points'
+ * centre (one rigid body at a time: a ball in a corner turns about neither
+ * wall's point alone): the rotation about that point slows by it (never reverses), which
+ * slows the roll and the centre together. Dynamic bodies are left out: the
+ * angular impulse would have to go to them too (not done). */
+void cri_soft_roll_resist(cr_world *w, cr_soft_body *sb, const cr_soft_hits *hits) {
+    if (hits->roll_jn <= 0 || hits->roll_arm <= 0) return;
+    cr_particle *p = cri_soft_particles(w) + sb->first_particle;
+    uint32_t n = sb->particle_count;
+    cr_real inv_m = cr_div(CR_R(1), sb->mass);
+    cr_vec3 pc = cr_v3_scale(hits->roll_at, cr_div(CR_R(1), hits->roll_jn));
+    cr_vec3 c = centre_of(p, n, inv_m), l = spin_of(p, n, c);
+    cr_mat3 inertia = cr_mat3_diag(cr_v3_zero());
+    for (uint32_t i = 0; i < n; ++i) {
+        cr_vec3 r = cr_v3_sub(p[i].x, c);
+        cr_real r2 = cr_v3_len_sq(r);
+        cr_mat3 rr = {cr_v3_scale(r, r.x), cr_v3_scale(r, r.y), cr_v3_scale(r, r.z)};
+        inertia = cr_mat3_add(inertia, cr_mat3_scale(cr_mat3_add(cr_mat3_diag(cr_v3(r2, r2, r2)), cr_mat3_scale(rr, CR_R(-1))), p[i].mass));
+    }
+    if (cr_mat3_det(inertia) <= 0) return;
+    cr_real spin;
+    cr_vec3 u = cr_v3_normalize_len(cr_mat3_mul_v3(cr_mat3_inverse(inertia), l), &spin);
+    if (spin <= CR_REAL_EPS) return;
+    /* inertia about the axis through the contact point (parallel axes) */
+    cr_vec3 d = cr_v3_sub(c, pc);
+    cr_vec3 d_perp = cr_v3_sub(d, cr_v3_scale(u, cr_v3_dot(u, d)));
+    cr_real i_axis = cr_v3_dot(u, cr_mat3_mul_v3(inertia, u)) + cr_mul(sb->mass, cr_v3_len_sq(d_perp));
+    if (i_axis <= 0) return;
+    cr_real dw = cr_min(spin, cr_div(cr_mul(hits->roll_arm, hits->roll_jn), i_axis));
+    cr_vec3 dwv = cr_v3_scale(u, dw);
+    for (uint32_t i = 0; i < n; ++i) p[i].v = cr_v3_sub(p[i].v, cr_v3_cross(dwv, cr_v3_sub(p[i].x, pc)));
 }
 
 /* The step's soft impacts as impact events after the rigid ones (the
@@ -744,14 +792,15 @@ void cri_soft_step(cr_world *w, cr_real dt) {
     uint32_t o_owner = cri_arena_push_uninit(&w->scratch, (P ? P : 1) * 4u, 16);
     uint32_t o_moving = cri_arena_push(&w->scratch, (uint8_t *)w, (B ? B : 1) * 4u, 16); /* zeroed: nobody runs yet */
     uint32_t o_cand = cri_arena_push_uninit(&w->scratch, (B ? B : 1) * (CR_SOFT_MAX_CANDIDATES + 1u) * 4u, 16);
+    uint32_t o_x0 = cri_arena_push_uninit(&w->scratch, (P ? P : 1) * (uint32_t)sizeof(cr_vec3), 16);
     uint32_t o_sk = cri_arena_push_uninit(&w->scratch, (r->spring_count ? 2 * r->spring_count : 1) * (uint32_t)sizeof(cr_real), 16);
     /* impact events: the room the rigid events left in the world's buffer */
-    cr_soft_hits hits = {NULL, 0, w->def.event_capacity - w->event_count, 0, w->def.event_min_speed};
+    cr_soft_hits hits = {NULL, 0, w->def.event_capacity - w->event_count, 0, w->def.event_min_speed, 0, cr_v3_zero(), 0};
     uint32_t o_hits = hits.capacity ? cri_arena_push_uninit(&w->scratch, hits.capacity * (uint32_t)sizeof(cr_soft_hit), 16) : CR_NO_OFFSET;
     if (o_hits == CR_NO_OFFSET) hits.capacity = 0;
     else hits.hit = CR_AT(w, o_hits, cr_soft_hit);
     if (o_f == CR_NO_OFFSET || o_owner == CR_NO_OFFSET || o_moving == CR_NO_OFFSET || o_cand == CR_NO_OFFSET ||
-        o_sk == CR_NO_OFFSET) {
+        o_sk == CR_NO_OFFSET || o_x0 == CR_NO_OFFSET) {
         st->waiting = r->body_count; /* no scratch: every body waits, counted */
         cri_arena_pop_to(&w->scratch, mark);
         return;
@@ -808,6 +857,9 @@ void cri_soft_step(cr_world *w, cr_real dt) {
         uint32_t *row = cand + i * (CR_SOFT_MAX_CANDIDATES + 1u);
         row[0] = cri_soft_rigid_candidates(w, &bodies[i], reach, row + 1, CR_SOFT_MAX_CANDIDATES, &st->over_capacity);
         spring_constants(w, &bodies[i], h, CR_AT(w, o_sk, cr_real) + 2 * bodies[i].first_spring);
+        const cr_particle *p = cri_soft_particles(w) + bodies[i].first_particle;
+        cr_vec3 *x0 = CR_AT(w, o_x0, cr_vec3) + bodies[i].first_particle;
+        for (uint32_t j = 0; j < bodies[i].particle_count; ++j) x0[j] = p[j].x;
     }
     for (int32_t k = 0; k < n; ++k) {
         for (uint32_t i = 0; i < B; ++i) {
@@ -824,7 +876,8 @@ void cri_soft_step(cr_world *w, cr_real dt) {
     /* bounds, sleep, the rigid bodies touched this step (the first
      * CR_SOFT_TOUCHED in slot order: a body touching more makes an event
      * again on the others, which only a pile against many rigid bodies meets) */
-    cr_real sleep_v2 = cr_mul(w->def.sleep_linear, w->def.sleep_linear);
+    /* asleep after sleep_time with no particle moving faster than sleep_linear (over the step) */
+    cr_real sleep_d = cr_mul(w->def.sleep_linear, dt), sleep_d2 = cr_mul(sleep_d, sleep_d);
     for (uint32_t i = 0; i < B; ++i) {
         if (!moving[i]) continue;
         cr_soft_body *sb = &bodies[i];
@@ -833,9 +886,9 @@ void cri_soft_step(cr_world *w, cr_real dt) {
         for (uint32_t k = 0; k < CR_SOFT_TOUCHED; ++k) sb->touched[k] = 0;
         for (uint32_t k = 0; k < row[0] && nt < CR_SOFT_TOUCHED; ++k)
             if (row[1 + k] & CR_SOFT_TOUCH_BIT) sb->touched[nt++] = (row[1 + k] & ~CR_SOFT_TOUCH_BIT) + 1;
-        cr_real v2;
-        refresh_bounds(w, sb, &v2);
-        if (!w->def.sleep || sb->no_sleep || v2 > sleep_v2) {
+        cr_real d2;
+        refresh_bounds(w, sb, CR_AT(w, o_x0, const cr_vec3), &d2);
+        if (!w->def.sleep || sb->no_sleep || d2 > sleep_d2) {
             sb->sleep_time = 0;
         } else {
             sb->sleep_time += dt;

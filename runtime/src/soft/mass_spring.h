@@ -43,6 +43,7 @@ typedef struct cr_soft_body {
     cr_real soft_radius;      ///< m, against other soft bodies: the widest triangle's circumradius, so no particle slips through
     cr_real friction;
     cr_real restitution;
+    cr_real rolling_friction; ///< m, lever arm against static and kinematic bodies
     cr_real sleep_time;       ///< s slower than the world's sleep_linear
     cr_vec3 bounds_min, bounds_max; ///< m, the particles at the end of the last step
     uint32_t touched[CR_SOFT_TOUCHED]; ///< index1 of rigid bodies its particles touched last step (0: none): no new impact event on them
@@ -123,6 +124,12 @@ typedef struct cr_soft_hits {
     cr_soft_hit *hit;
     uint32_t count, capacity, overflow;
     cr_real min_speed;
+    /* one body's substep (cri_soft_collide_rigid resets them): the normal
+     * impulse static and kinematic bodies gave it, where (impulse-weighted
+     * sum of the contact points), and the largest rolling lever arm met */
+    cr_real roll_jn;
+    cr_vec3 roll_at;
+    cr_real roll_arm;
 } cr_soft_hits;
 
 /// Scratch the collision passes need for the def's capacities.
@@ -142,6 +149,9 @@ uint32_t cri_soft_rigid_candidates(cr_world *w, const cr_soft_body *sb, cr_real 
 /// (h: the substep, s; reach: how far the body may move this step, m)
 uint32_t cri_soft_collide_rigid(cr_world *w, cr_soft_body *sb, uint32_t *cand, uint32_t n_cand, cr_real h,
                                cr_real reach, cr_soft_hits *hits);
+/// The rolling resistance of one rigid body's contacts of this substep
+/// (hits->roll_*: normal impulse, impulse-weighted contact points, lever arm).
+void cri_soft_roll_resist(cr_world *w, cr_soft_body *sb, const cr_soft_hits *hits);
 /// Marks a candidate its particles touched (cri_soft_collide_rigid sets it).
 #define CR_SOFT_TOUCH_BIT 0x80000000u
 /// Particle pairs of different soft bodies closer than their radii plus

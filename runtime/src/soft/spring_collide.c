@@ -86,8 +86,8 @@ static cr_soft_hit *hit_of(cr_soft_hits *hits, uint32_t soft, uint32_t slot, cr_
 }
 
 static void contact_impulse(cr_world *w, cr_body *b, uint32_t slot, const cr_mat3 *inv_i, cr_particle *pt, cr_vec3 n,
-                            cr_real mu, cr_real e_max, cr_real push_speed, cr_real h, cr_soft_hits *hits, uint32_t soft,
-                            cr_soft_hit **hp, cr_vec3 at) {
+                            cr_real mu, cr_real e_max, cr_real push_speed, cr_real h, cr_soft_hits *hits, bool may_start,
+                            uint32_t soft, cr_real roll_arm, cr_soft_hit **hp, cr_vec3 at) {
     bool dynamic = b->type == CR_BODY_DYNAMIC;
     cr_vec3 rel = cr_v3_sub(pt->x, b->xf.p);
     bool sleeping = dynamic && b->asleep;
@@ -134,8 +134,15 @@ static void contact_impulse(cr_world *w, cr_body *b, uint32_t slot, const cr_mat
     pt->v = cr_v3_mad(pt->v, pt->inv_mass, J);
     /* an impact event's record: the fastest approach's point, normal and
      * velocity, and every impulse of the pair from then on */
-    if (*hp == NULL && hits != NULL && vn < -hits->min_speed) *hp = hit_of(hits, soft, slot, vn);
+    if (*hp == NULL && hits != NULL && may_start && vn < -hits->min_speed) *hp = hit_of(hits, soft, slot, vn);
     cr_soft_hit *hit = *hp;
+    if (!dynamic && hits != NULL) {
+        /* for the rolling resistance (mass_spring.c roll_resist) */
+        cr_real jr = jn + j_push;
+        hits->roll_jn += jr;
+        hits->roll_at = cr_v3_mad(hits->roll_at, jr, at);
+        hits->roll_arm = cr_max(hits->roll_arm, cr_max(roll_arm, b->material.rolling_friction));
+    }
     if (hit != NULL) {
         if (vn < hit->vn) hit->vn = vn, hit->point = at, hit->normal = n, hit->vrel = vrel;
         hit->jn += jn;
@@ -189,6 +196,7 @@ static uint32_t box_edge_points(cr_vec3 he, cr_real spacing, cr_vec3 *out, uint3
 uint32_t cri_soft_collide_rigid(cr_world *w, cr_soft_body *sb, uint32_t *cand, uint32_t n_cand, cr_real h,
                                cr_real reach, cr_soft_hits *hits) {
     uint32_t soft = (uint32_t)(sb - cri_soft_bodies(w));
+
     cr_real inv_h = cr_div(CR_R(1), h);
     cr_body *bodies = cr_world_bodies(w);
     cr_particle *p = cri_soft_particles(w) + sb->first_particle;
@@ -197,6 +205,7 @@ uint32_t cri_soft_collide_rigid(cr_world *w, cr_soft_body *sb, uint32_t *cand, u
     for (uint32_t c = 0; c < n_cand; ++c) {
         uint32_t slot = cand[c] & ~CR_SOFT_TOUCH_BIT;
         uint32_t before = contacts;
+        if (hits != NULL) hits->roll_jn = 0, hits->roll_at = cr_v3_zero(), hits->roll_arm = 0;
         cr_body *b = &bodies[slot];
         bool plane = b->shape.type == CR_SHAPE_PLANE;
         cr_mat3 inv_i = cr_mat3_diag(cr_v3_zero());
@@ -213,7 +222,7 @@ uint32_t cri_soft_collide_rigid(cr_world *w, cr_soft_body *sb, uint32_t *cand, u
         /* touching since last step: a resting or rolling contact, not a new impact */
         bool was_touching = false;
         for (uint32_t k = 0; k < CR_SOFT_TOUCHED; ++k) was_touching |= sb->touched[k] == slot + 1;
-        cr_soft_hits *fresh = was_touching ? NULL : hits;
+        bool fresh = !was_touching;
         cr_real e_max = cr_max(sb->restitution, b->material.restitution);
         /* a box's world bounds (|R| h): a wall's bounding sphere holds the
          * whole pile, its bounds only the particles near it */
@@ -244,7 +253,7 @@ uint32_t cri_soft_collide_rigid(cr_world *w, cr_soft_body *sb, uint32_t *cand, u
             cr_vec3 n = cr_quat_rotate(b->xf.q, nl);
             p[i].x = cr_v3_mad(p[i].x, r - d, n);
             ++contacts;
-            contact_impulse(w, b, slot, &inv_i, &p[i], n, mu, e_max, cr_mul(r - d, inv_h), h, fresh, soft, &hit,
+            contact_impulse(w, b, slot, &inv_i, &p[i], n, mu, e_max, cr_mul(r - d, inv_h), h, hits, fresh, soft, sb->rolling_friction, &hit,
                             cr_v3_mad(p[i].x, -r, n));
         }
         /* the rigid body's own samples against the particles: a box's edges
@@ -262,7 +271,10 @@ uint32_t cri_soft_collide_rigid(cr_world *w, cr_soft_body *sb, uint32_t *cand, u
             if (a != NULL) local_pts = a->samples, np = a->sample_count;
         }
         if (contacts > before) cand[c] |= CR_SOFT_TOUCH_BIT;
-        if (np == 0) continue;
+        if (np == 0) {
+            if (hits != NULL) cri_soft_roll_resist(w, sb, hits);
+            continue;
+        }
         for (uint32_t k = 0; k < np; ++k) {
             cr_vec3 q = cr_transform_point(b->xf, local_pts[k]);
             /* the step's bounds, grown: points far from the body touch none of it */
@@ -276,9 +288,10 @@ uint32_t cri_soft_collide_rigid(cr_world *w, cr_soft_body *sb, uint32_t *cand, u
                 if (dist <= CR_REAL_EPS) continue;
                 p[i].x = cr_v3_mad(p[i].x, R - dist, n);
                 ++contacts;
-                contact_impulse(w, b, slot, &inv_i, &p[i], n, mu, e_max, cr_mul(R - dist, inv_h), h, fresh, soft, &hit, q);
+                contact_impulse(w, b, slot, &inv_i, &p[i], n, mu, e_max, cr_mul(R - dist, inv_h), h, hits, fresh, soft, sb->rolling_friction, &hit, q);
             }
         }
+        if (hits != NULL) cri_soft_roll_resist(w, sb, hits);
         if (contacts > before) cand[c] |= CR_SOFT_TOUCH_BIT;
     }
     return contacts;
