@@ -480,6 +480,23 @@ static cr_vec3 centre_of(const cr_particle *p, uint32_t n, cr_real inv_mass_tota
     return cr_v3_add(o, cr_v3_scale(c, inv_mass_total));
 }
 
+/* The spin about c and the inertia tensor about c in one pass (six sums of
+ * m r_a r_b rather than a 3x3 matrix built per particle). */
+static cr_vec3 spin_inertia_of(const cr_particle *p, uint32_t n, cr_vec3 c, cr_mat3 *inertia) {
+    cr_vec3 l = cr_v3_zero();
+    cr_real xx = 0, yy = 0, zz = 0, xy = 0, xz = 0, yz = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+        cr_vec3 r = cr_v3_sub(p[i].x, c), mr = cr_v3_scale(r, p[i].mass);
+        l = cr_v3_add(l, cr_v3_cross(mr, p[i].v));
+        xx += cr_mul(mr.x, r.x), yy += cr_mul(mr.y, r.y), zz += cr_mul(mr.z, r.z);
+        xy += cr_mul(mr.x, r.y), xz += cr_mul(mr.x, r.z), yz += cr_mul(mr.y, r.z);
+    }
+    inertia->cx = cr_v3(yy + zz, -xy, -xz);
+    inertia->cy = cr_v3(-xy, xx + zz, -yz);
+    inertia->cz = cr_v3(-xz, -yz, xx + yy);
+    return l;
+}
+
 static cr_vec3 spin_of(const cr_particle *p, uint32_t n, cr_vec3 c) {
     cr_vec3 l = cr_v3_zero();
     for (uint32_t i = 0; i < n; ++i) l = cr_v3_add(l, cr_v3_scale(cr_v3_cross(cr_v3_sub(p[i].x, c), p[i].v), p[i].mass));
@@ -604,11 +621,10 @@ static void integrate(cr_world *w, cr_soft_body *sb, cr_vec3 *corr, const cr_rea
      * small numbers with their own precision, so the momentum they carry
      * cancels to rounding of themselves, not of the positions */
     for (uint32_t j = 0; j < sb->spring_count; ++j) {
-        if (s[j].k <= 0) continue;
         cr_particle *A = &p[s[j].a], *B = &p[s[j].b];
         cr_real len;
         cr_vec3 u = cr_v3_normalize_len(cr_v3_sub(B->x, A->x), &len);
-        if (len <= CR_REAL_EPS) continue; /* no direction to push along */
+        if (s[j].k <= 0 || len <= CR_REAL_EPS) continue; /* no direction to push along */
         cr_real c = len - s[j].rest;
         cr_real dl = cr_mul(-c, sk[2 * j]); /* -c / (w_a + w_b + alpha) */
         cr_vec3 da = cr_v3_scale(u, -cr_mul(dl, A->inv_mass)), db = cr_v3_scale(u, cr_mul(dl, B->inv_mass));
@@ -643,14 +659,8 @@ static void integrate(cr_world *w, cr_soft_body *sb, cr_vec3 *corr, const cr_rea
      * substep: 7 % in 4 s of a ball at 3 rad/s). The internal forces have no
      * torque, so the spin the projection lost is given back as a rigid
      * rotation about the centre of mass: no linear momentum, L as before. */
-    cr_vec3 c1 = centre_of(p, n, inv_m), dl = cr_v3_sub(l0, spin_of(p, n, c1));
-    cr_mat3 inertia = cr_mat3_diag(cr_v3_zero());
-    for (uint32_t i = 0; i < n; ++i) {
-        cr_vec3 r = cr_v3_sub(p[i].x, c1);
-        cr_real r2 = cr_v3_len_sq(r);
-        cr_mat3 rr = {cr_v3_scale(r, r.x), cr_v3_scale(r, r.y), cr_v3_scale(r, r.z)};
-        inertia = cr_mat3_add(inertia, cr_mat3_scale(cr_mat3_add(cr_mat3_diag(cr_v3(r2, r2, r2)), cr_mat3_scale(rr, CR_R(-1))), p[i].mass));
-    }
+    cr_mat3 inertia;
+    cr_vec3 c1 = centre_of(p, n, inv_m), dl = cr_v3_sub(l0, spin_inertia_of(p, n, c1, &inertia));
     if (cr_mat3_det(inertia) > 0) {
         cr_vec3 wc = cr_mat3_mul_v3(cr_mat3_inverse(inertia), dl);
         for (uint32_t i = 0; i < n; ++i) p[i].v = cr_v3_add(p[i].v, cr_v3_cross(wc, cr_v3_sub(p[i].x, c1)));
@@ -716,14 +726,8 @@ void cri_soft_roll_resist(cr_world *w, cr_soft_body *sb, const cr_soft_hits *hit
     uint32_t n = sb->particle_count;
     cr_real inv_m = cr_div(CR_R(1), sb->mass);
     cr_vec3 pc = cr_v3_scale(hits->roll_at, cr_div(CR_R(1), hits->roll_jn));
-    cr_vec3 c = centre_of(p, n, inv_m), l = spin_of(p, n, c);
-    cr_mat3 inertia = cr_mat3_diag(cr_v3_zero());
-    for (uint32_t i = 0; i < n; ++i) {
-        cr_vec3 r = cr_v3_sub(p[i].x, c);
-        cr_real r2 = cr_v3_len_sq(r);
-        cr_mat3 rr = {cr_v3_scale(r, r.x), cr_v3_scale(r, r.y), cr_v3_scale(r, r.z)};
-        inertia = cr_mat3_add(inertia, cr_mat3_scale(cr_mat3_add(cr_mat3_diag(cr_v3(r2, r2, r2)), cr_mat3_scale(rr, CR_R(-1))), p[i].mass));
-    }
+    cr_mat3 inertia;
+    cr_vec3 c = centre_of(p, n, inv_m), l = spin_inertia_of(p, n, c, &inertia);
     if (cr_mat3_det(inertia) <= 0) return;
     cr_real spin;
     cr_vec3 u = cr_v3_normalize_len(cr_mat3_mul_v3(cr_mat3_inverse(inertia), l), &spin);
