@@ -243,14 +243,27 @@ uint32_t cri_soft_collide_rigid(cr_world *w, cr_soft_body *sb, uint32_t *cand, u
                 c0.z + ext.z < sb->bounds_min.z - g || c0.z - ext.z > sb->bounds_max.z + g)
                 continue;
         }
+        /* a plane's distance is its local y: with the plane's normal in the
+         * world once, each particle is one dot product (the ground meets
+         * every particle every substep; for an unrotated plane the numbers
+         * are the same to the bit as the rotated-into-its-frame ones) */
+        cr_vec3 plane_n = plane ? cr_quat_rotate(b->xf.q, cr_v3(0, CR_R(1), 0)) : cr_v3_zero();
         for (uint32_t i = 0; i < sb->particle_count; ++i) {
             cr_vec3 rel = cr_v3_sub(p[i].x, b->xf.p);
-            if (!unbounded && cr_v3_len_sq(rel) > reach2) continue;
-            if (box && (cr_abs(rel.x) > ext.x || cr_abs(rel.y) > ext.y || cr_abs(rel.z) > ext.z)) continue;
-            cr_vec3 local = cr_quat_inv_rotate(b->xf.q, rel), nl;
-            cr_real d = cri_shape_sdf(w, &b->shape, local, local, &nl);
-            if (d >= r) continue;
-            cr_vec3 n = cr_quat_rotate(b->xf.q, nl);
+            cr_vec3 n;
+            cr_real d;
+            if (plane) {
+                d = cr_v3_dot(plane_n, rel);
+                if (d >= r) continue;
+                n = plane_n;
+            } else {
+                if (!unbounded && cr_v3_len_sq(rel) > reach2) continue;
+                if (box && (cr_abs(rel.x) > ext.x || cr_abs(rel.y) > ext.y || cr_abs(rel.z) > ext.z)) continue;
+                cr_vec3 local = cr_quat_inv_rotate(b->xf.q, rel), nl;
+                d = cri_shape_sdf(w, &b->shape, local, local, &nl);
+                if (d >= r) continue;
+                n = cr_quat_rotate(b->xf.q, nl);
+            }
             p[i].x = cr_v3_mad(p[i].x, r - d, n);
             ++contacts;
             contact_impulse(w, b, slot, &inv_i, &p[i], n, mu, e_max, cr_mul(r - d, inv_h), h, hits, fresh, soft, sb->rolling_friction, &hit,
