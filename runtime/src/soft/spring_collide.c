@@ -391,14 +391,22 @@ uint32_t cri_soft_collide_pairs(cr_world *w, const uint32_t *pairs, uint32_t n_p
         if (pen <= 0 || dist <= CR_REAL_EPS) continue;
         cr_vec3 vrel = cr_v3_sub(p[j].v, p[i].v);
         cr_real vn = cr_v3_dot(vrel, n);
-        /* a body that did not run this step is immovable unless hit: then it wakes */
+        /* A body that did not run this step is immovable unless hit: then it
+         * wakes. Hit: approaching and into it by more than four times
+         * sleep_linear x h this substep. Not the approach speed alone: a
+         * body resting on a sleeper carries its weight as velocity of its
+         * contact particles (0.1-0.4 m/s, taken back by the contact every
+         * substep), which woke every sleeper under it every step, so a pile
+         * never slept; resting, it is pushed out each substep and gets only
+         * gravity's g h^2 into the sleeper. */
         cr_real wi = p[i].inv_mass, wj = p[j].inv_mass;
+        bool hit = vn < -w->def.sleep_linear && pen > cr_mul(CR_R(4), cr_mul(w->def.sleep_linear, h));
         if (!moving[owner[i]]) {
-            if (vn < -w->def.sleep_linear) A->asleep = 0, A->sleep_time = 0;
+            if (hit) A->asleep = 0, A->sleep_time = 0;
             else wi = 0;
         }
         if (!moving[owner[j]]) {
-            if (vn < -w->def.sleep_linear) B->asleep = 0, B->sleep_time = 0;
+            if (hit) B->asleep = 0, B->sleep_time = 0;
             else wj = 0;
         }
         cr_real wsum = wi + wj;
