@@ -152,6 +152,16 @@ CR_TEST(spring_def_refusals_name_the_field) {
     sd = ball_def(d.slot[0]);
     sd.asset = 7;
     ENSURE(cr_soft_create(d.w, &sd, &b) == CR_ERR_DEF_INVALID && cr_world_refused_field(d.w) == CR_FIELD_SOFT_ASSET);
+    /* the volume tolerance is relative, 0 .. 0.5 */
+    sd = ball_def(d.slot[0]);
+    sd.volume_tolerance = CR_R(-0.01);
+    ENSURE(cr_soft_create(d.w, &sd, &b) == CR_ERR_DEF_INVALID && cr_world_refused_field(d.w) == CR_FIELD_SOFT_VOLUME_TOLERANCE);
+    sd.volume_tolerance = CR_R(0.6);
+    ENSURE(cr_soft_create(d.w, &sd, &b) == CR_ERR_DEF_INVALID && cr_world_refused_field(d.w) == CR_FIELD_SOFT_VOLUME_TOLERANCE);
+    ENSURE(strcmp(cr_field_name(CR_FIELD_SOFT_VOLUME_TOLERANCE), "cr_soft_def.volume_tolerance") == 0);
+    sd = ball_def(d.slot[0]);
+    sd.rolling_friction = CR_R(-0.01);
+    ENSURE(cr_soft_create(d.w, &sd, &b) == CR_ERR_DEF_INVALID && cr_world_refused_field(d.w) == CR_FIELD_SOFT_ROLLING_FRICTION);
     sd = ball_def(d.slot[0]);
     sd.cookie = 0;
     ENSURE(cr_soft_create(d.w, &sd, &b) == CR_ERR_DEF_NOT_DEFAULTED);

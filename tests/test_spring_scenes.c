@@ -63,13 +63,96 @@ CR_TEST(spring_soft_drop) {
     sp_free(&d);
 }
 
+/* The linear (small-sag) estimate of a soft body's sag on the ground
+ * (docs/mass-spring.md, "soft_sag"): the springs at rest, each a stiffness
+ * k u u^T between its ends (u its unit direction), load the particles with
+ * their weights m_i g, the particles touching the ground held (friction
+ * holds them sideways too), and K x = f solved for the displacement x
+ * (conjugate gradients, doubles). Every stiffness is k times a fixed ratio
+ * and every load m g times one, so x = C m g / k with C a number of the
+ * mesh alone. The sag is how far the highest particle's height drops. */
+static double linear_sag(cr_world *w, cr_soft_id id, double g) {
+    const cr_soft_body *sb = cri_soft_body(w, id);
+    if (sb == NULL) return -1;
+    const cr_particle *p = cri_soft_particles(w) + sb->first_particle;
+    const cr_spring *sp = cri_soft_springs(w) + sb->first_spring;
+    int n = (int)sb->particle_count, dof = 3 * n;
+    double *K = (double *)calloc((size_t)dof * dof, sizeof(double));
+    double *f = (double *)calloc((size_t)dof, sizeof(double)), *x = (double *)calloc((size_t)dof, sizeof(double));
+    double *r = (double *)calloc((size_t)dof, sizeof(double)), *d = (double *)calloc((size_t)dof, sizeof(double));
+    double *q = (double *)calloc((size_t)dof, sizeof(double));
+    char *held = (char *)calloc((size_t)n, 1);
+    double ymin = 1e30, ymax = -1e30;
+    for (int i = 0; i < n; ++i) ymin = fmin(ymin, ts_d(p[i].x.y)), ymax = fmax(ymax, ts_d(p[i].x.y));
+    for (int i = 0; i < n; ++i) held[i] = ts_d(p[i].x.y) < ymin + 1e-6;
+    for (uint32_t j = 0; j < sb->spring_count; ++j) {
+        int a = (int)sp[j].a, b = (int)sp[j].b;
+        double u[3] = {ts_d(p[b].x.x) - ts_d(p[a].x.x), ts_d(p[b].x.y) - ts_d(p[a].x.y), ts_d(p[b].x.z) - ts_d(p[a].x.z)};
+        double len = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]), k = ts_d(sp[j].k);
+        for (int c = 0; c < 3; ++c) u[c] /= len;
+        for (int r0 = 0; r0 < 3; ++r0)
+            for (int c = 0; c < 3; ++c) {
+                double e = k * u[r0] * u[c];
+                K[(3 * a + r0) * dof + 3 * a + c] += e, K[(3 * b + r0) * dof + 3 * b + c] += e;
+                K[(3 * a + r0) * dof + 3 * b + c] -= e, K[(3 * b + r0) * dof + 3 * a + c] -= e;
+            }
+    }
+    /* A flat face's interior particles move out of its plane with no first-
+     * order stiffness (every spring lies in the plane), so the top face
+     * carries its interior's weight as a membrane to its rim: that weight is
+     * put on the rim particles evenly (the statics of the hanging face),
+     * every other particle carries its own. */
+    double xlo = 1e30, xhi = -1e30, zlo = 1e30, zhi = -1e30;
+    for (int i = 0; i < n; ++i) {
+        xlo = fmin(xlo, ts_d(p[i].x.x)), xhi = fmax(xhi, ts_d(p[i].x.x));
+        zlo = fmin(zlo, ts_d(p[i].x.z)), zhi = fmax(zhi, ts_d(p[i].x.z));
+    }
+    double hung = 0;
+    int rim = 0;
+    for (int i = 0; i < n; ++i) {
+        double px = ts_d(p[i].x.x), pz = ts_d(p[i].x.z);
+        bool top = ts_d(p[i].x.y) > ymax - 1e-6;
+        bool edge = px < xlo + 1e-6 || px > xhi - 1e-6 || pz < zlo + 1e-6 || pz > zhi - 1e-6;
+        held[i] = held[i] ? 1 : top && !edge ? 2 : 0; /* 2: the top face's interior, out of the system */
+        if (held[i] == 2) hung += ts_d(p[i].mass) * g;
+        else if (top) ++rim;
+    }
+    for (int i = 0; i < n; ++i) {
+        bool top = ts_d(p[i].x.y) > ymax - 1e-6;
+        f[3 * i + 1] = held[i] == 2 ? 0 : -ts_d(p[i].mass) * g - (top ? hung / rim : 0);
+    }
+    for (int i = 0; i < dof; ++i) r[i] = d[i] = held[i / 3] ? 0 : f[i];
+    double rr = 0;
+    for (int i = 0; i < dof; ++i) rr += r[i] * r[i];
+    for (int it = 0; it < 20 * dof && rr > 1e-28; ++it) {
+        double dq = 0;
+        for (int i = 0; i < dof; ++i) {
+            q[i] = 0;
+            if (held[i / 3]) continue;
+            for (int c = 0; c < dof; ++c)
+                if (!held[c / 3]) q[i] += K[i * dof + c] * d[c];
+            dq += d[i] * q[i];
+        }
+        double alpha = rr / dq, rr2 = 0;
+        for (int i = 0; i < dof; ++i) x[i] += alpha * d[i], r[i] -= alpha * q[i], rr2 += r[i] * r[i];
+        for (int i = 0; i < dof; ++i) d[i] = r[i] + rr2 / rr * d[i];
+        rr = rr2;
+    }
+    double top = -1e30;
+    for (int i = 0; i < n; ++i)
+        if (held[i] != 2) top = fmax(top, ts_d(p[i].x.y) + x[3 * i + 1]);
+    free(K), free(f), free(x), free(r), free(d), free(q), free(held);
+    return ymax - top;
+}
+
 /* soft_sag: a cube resting on the ground sags by an amount proportional to
- * m g / k: doubling the mass doubles the sag, doubling k halves it (within
- * 10 %, in the range where the sag is small). */
-static double sag_of(cr_test_ctx *cr_test_ctx_, double k, double mass) {
+ * m g / k, within 10 % of the linear estimate of its spring network
+ * (linear_sag), while the sag is small; doubling the mass doubles it,
+ * doubling k halves it. */
+static double sag_of(cr_test_ctx *cr_test_ctx_, double k, double mass, double *estimate, int quads) {
     sp_world d = {0};
     double sag = -1;
-    if (!sp_cook_cube(&d, 0.25, 4)) {
+    if (!sp_cook_cube(&d, 0.25, quads)) {
         cr_test_fail(cr_test_ctx_, __FILE__, __LINE__, "cook");
         return sag;
     }
@@ -86,9 +169,11 @@ static double sag_of(cr_test_ctx *cr_test_ctx_, double k, double mass) {
         sd.volume_stiffness = 0; /* the springs alone carry the weight: m g / k */
         sd.damping = CR_R(0.2);
         sd.no_sleep = true;
+        sd.particle_radius = CR_R(0.05); /* as the 4 x 4 cube's default (0.35 x its edge) */
         cr_soft_id b;
         if (cr_soft_create(d.w, &sd, &b) == CR_OK) {
             double rest = height_of(d.w, b);
+            *estimate = linear_sag(d.w, b, 9.81);
             for (int i = 0; i < 240; ++i) cr_world_step(d.w, TS_DT);
             sag = rest - height_of(d.w, b);
         }
@@ -98,13 +183,29 @@ static double sag_of(cr_test_ctx *cr_test_ctx_, double k, double mass) {
 }
 
 CR_TEST(spring_soft_sag) {
-    double s1 = sag_of(cr_test_ctx_, 400, 0.5), s2 = sag_of(cr_test_ctx_, 400, 1.0), s3 = sag_of(cr_test_ctx_, 800, 1.0);
-    cr_test_printf("    soft_sag: k 400 m 0.5: %.5f m; k 400 m 1: %.5f m (x%.3f, expect 2); k 800 m 1: %.5f m (x%.3f, expect 0.5)\n",
-                   s1, s2, s2 / s1, s3, s3 / s2);
-    ENSURE(s1 > 0 && s2 > 0 && s3 > 0);
+    /* the 4 x 4 cube: proportional to m g / k */
+    double e1 = 0, e2 = 0, e3 = 0, q1 = 0, q2 = 0, q3 = 0;
+    double s1 = sag_of(cr_test_ctx_, 400, 0.5, &e1, 4), s2 = sag_of(cr_test_ctx_, 400, 1.0, &e2, 4);
+    double s3 = sag_of(cr_test_ctx_, 800, 1.0, &e3, 4);
+    /* the cube of one quad a face (8 particles): no flat face has an inner
+     * particle, so the network has no first-order mechanism and the linear
+     * estimate holds; within 10 % of it */
+    double t1 = sag_of(cr_test_ctx_, 400, 0.5, &q1, 1), t2 = sag_of(cr_test_ctx_, 400, 1.0, &q2, 1);
+    double t3 = sag_of(cr_test_ctx_, 800, 1.0, &q3, 1);
+    cr_test_printf("    soft_sag 4x4 cube: k 400 m 0.5: %.5f m; k 400 m 1: %.5f m (x%.3f, expect 2); k 800 m 1: %.5f m (x%.3f, expect 0.5); "
+                   "its linear estimate (top face hung from its rim) %.5f m (sag / estimate %.2f: its flat faces' inner particles are "
+                   "first-order mechanisms, they sag as membranes)\n",
+                   s1, s2, s2 / s1, s3, s3 / s2, e2, s2 / e2);
+    cr_test_printf("    soft_sag 1x1 cube: k 400 m 0.5: %.6f m (linear estimate %.6f, %+.1f %%); k 400 m 1: %.6f m (%.6f, %+.1f %%); "
+                   "k 800 m 1: %.6f m (%.6f, %+.1f %%); C = estimate k / (m g) = %.4f\n",
+                   t1, q1, 100 * (t1 / q1 - 1), t2, q2, 100 * (t2 / q2 - 1), t3, q3, 100 * (t3 / q3 - 1), q2 * 400 / 9.81);
+    ENSURE(s1 > 0 && s2 > 0 && s3 > 0 && t1 > 0 && t2 > 0 && t3 > 0);
     ENSURE(s2 < 0.1 * 0.5); /* small sag: under 10 % of the side */
     ENSURE(fabs(s2 / s1 - 2) < 0.2);
     ENSURE(fabs(s3 / s2 - 0.5) < 0.05);
+    ENSURE(fabs(t1 / q1 - 1) < 0.1); /* the issue: within 10 % of the linear estimate */
+    ENSURE(fabs(t2 / q2 - 1) < 0.1);
+    ENSURE(fabs(t3 / q3 - 1) < 0.1);
 }
 
 /* soft_flip (the seed's screenshot): a box dropped onto one edge tips over
@@ -254,9 +355,10 @@ static double winding(const cr_asset *a, const cr_vec3 *x, cr_vec3 q) {
 /* soft_pile (the seed's screenshot): twenty soft bodies — balls, cubes and
  * tori of the shipped mesh — fall together into a box. No particle is ever
  * inside another body (winding number, every second) or outside the walls,
- * the pile settles within 15 s (kinetic energy under 0.2 % of its peak, no
- * body faster than 0.3 m/s: some still creep, see docs/mass-spring.md),
- * volumes within 3 % at rest. */
+ * the pile settles within 15 s (kinetic energy under 0.1 % of its peak, at
+ * least 18 of 20 bodies slower than 5 cm/s and none faster than 10 cm/s:
+ * one or two still creep, see docs/mass-spring.md), volumes within 3 % at
+ * rest. */
 CR_TEST(spring_soft_pile) {
     sp_world d = {0};
     ENSURE(sp_cook_sphere(&d, 0.3, 12, 8));
@@ -288,7 +390,8 @@ CR_TEST(spring_soft_pile) {
     double worst_vol = 0, peak_ke = 0, end_ke = 0;
     cr_vec3 *x[20];
     for (int i = 0; i < 20; ++i) x[i] = (cr_vec3 *)calloc(512, sizeof(cr_vec3));
-    for (int step = 1; step <= 900; ++step) {
+    const int steps = 900;
+    for (int step = 1; step <= steps; ++step) {
         ENSURE(cr_world_step(d.w, TS_DT) == CR_OK);
         double ke = 0;
         for (int i = 0; i < 20; ++i) ke += ts_d(sp_state(d.w, ids[i]).kinetic_energy);
@@ -314,13 +417,14 @@ CR_TEST(spring_soft_pile) {
             worst_vol = fmax(worst_vol, fabs(ts_d(s.volume) / ts_d(s.rest_volume) - 1));
         }
     }
-    int resting = 0;
+    int resting = 0, asleep = 0;
     double fastest = 0, end_vol = 0;
     for (int i = 0; i < 20; ++i) {
         cr_soft_state s = sp_state(d.w, ids[i]);
         end_vol = fmax(end_vol, fabs(ts_d(s.volume) / ts_d(s.rest_volume) - 1));
         double v = sp_len(s.linear_momentum) / ts_d(s.mass);
         fastest = fmax(fastest, v);
+        asleep += s.asleep;
         if (s.asleep || v < 0.05) ++resting;
         else cr_test_printf("    body %d (%s) still moving at %.3f m/s, edge error %.3f %%, volume %.3f\n", i,
                             kind[i] == 0 ? "ball" : kind[i] == 1 ? "cube" : "torus.obj", v, 100 * ts_d(s.edge_error),
@@ -328,13 +432,14 @@ CR_TEST(spring_soft_pile) {
     }
     cr_world_stats st = cr_world_get_stats(d.w);
     cr_test_printf("    soft_pile: particles inside another body %d, outside the box %d (checked every second), "
-                   "after 15 s kinetic energy %.2g of its peak, %d of 20 slower than 0.05 m/s (fastest %.3f m/s), volume change at most %.2f %% at rest, %.2f %% on the way, "
+                   "after %d s kinetic energy %.2g of its peak, %d of 20 slower than 0.05 m/s (fastest %.3f m/s), %d asleep, volume change at most %.2f %% at rest, %.2f %% on the way, "
                    "pairs over capacity %u\n",
-                   inside, outside, end_ke / peak_ke, resting, fastest, 100 * end_vol, 100 * worst_vol, st.spring.over_capacity);
+                   inside, outside, steps / 60, end_ke / peak_ke, resting, fastest, asleep, 100 * end_vol, 100 * worst_vol, st.spring.over_capacity);
     ENSURE(inside == 0);
     ENSURE(outside == 0);
-    ENSURE(end_ke < 0.002 * peak_ke); /* the pile has settled: its bodies creep at most */
-    ENSURE(fastest < 0.3);
+    ENSURE(end_ke < 0.001 * peak_ke); /* the pile has settled: its bodies creep at most */
+    ENSURE(fastest < 0.1);
+    ENSURE(resting >= 18); /* not yet every one: docs/mass-spring.md, "Not done" */
     ENSURE(end_vol < 0.03);  /* at rest, under the pile's weight */
     ENSURE(worst_vol < 0.08); /* while landing on each other */
     ENSURE(st.spring.over_capacity == 0);
@@ -424,4 +529,217 @@ CR_TEST(spring_soft_drop_torus) {
     ENSURE(bounce_v > 0.3);
     ENSURE(err_3s < 0.001);
     sp_free(&d);
+}
+
+/* Volume tolerance under load: a heavy box (5 kg, ten times the ball) falls
+ * on a soft ball (0.5 kg, volume stiffness 2 kPa) in a well of four walls
+ * (so the ball cannot squirt out from under it) and rests on it. With the
+ * pressure alone the ball gives up more than 5 % of its volume; with
+ * volume_tolerance 0.03 in its def it keeps |V - V0| / V0 within 3 % at every
+ * step, and still carries the box. */
+static double loaded_volume(cr_test_ctx *cr_test_ctx_, double tol, double *box_y) {
+    sp_world d = {0};
+    double worst = -1;
+    if (!sp_cook_sphere(&d, 0.3, 12, 8) || !sp_make_world(&d, cr_v3(0, CR_R(-9.81), 0), sp_budget(2, 4096, 16384))) {
+        cr_test_fail(cr_test_ctx_, __FILE__, __LINE__, "world");
+        sp_free(&d);
+        return worst;
+    }
+    ts_ground(d.w, ts_material(0.2, 0.8));
+    cr_soft_def sd = cr_default_soft_def();
+    sd.asset = d.slot[0];
+    sd.transform.p = cr_v3(0, CR_R(0.32), 0);
+    sd.mass = CR_R(0.5);
+    sd.volume_stiffness = CR_R(2000);
+    sd.volume_tolerance = cr_from_float((float)tol);
+    sd.friction = CR_R(0.8);
+    cr_soft_id ball;
+    if (cr_soft_create(d.w, &sd, &ball) != CR_OK) {
+        cr_test_fail(cr_test_ctx_, __FILE__, __LINE__, "create");
+        sp_free(&d);
+        return worst;
+    }
+    /* a well of four walls around the ball, 0.34 m from its centre: the box
+     * is a piston in it and the ball cannot squirt out from under it */
+    const double in = 0.34;
+    sp_static_box(d.w, cr_v3(CR_R(in + 0.1), CR_R(0.8), 0), cr_v3(CR_R(0.1), CR_R(0.8), CR_R(in + 0.2)));
+    sp_static_box(d.w, cr_v3(CR_R(-in - 0.1), CR_R(0.8), 0), cr_v3(CR_R(0.1), CR_R(0.8), CR_R(in + 0.2)));
+    sp_static_box(d.w, cr_v3(0, CR_R(0.8), CR_R(in + 0.1)), cr_v3(CR_R(in + 0.2), CR_R(0.8), CR_R(0.1)));
+    sp_static_box(d.w, cr_v3(0, CR_R(0.8), CR_R(-in - 0.1)), cr_v3(CR_R(in + 0.2), CR_R(0.8), CR_R(0.1)));
+    cr_material m = ts_material(0.1, 0); /* frictionless: it cannot wedge between the walls */
+    m.density = CR_R(5.0 / 0.262144); /* 5 kg: ten times the ball */
+    cr_body_id box = ts_box(d.w, cr_v3(0, CR_R(0.97), 0), cr_quat_identity(), cr_v3(CR_R(0.32), CR_R(0.32), CR_R(0.32)), m);
+    worst = 0;
+    for (int step = 0; step < 240; ++step) {
+        if (cr_world_step(d.w, TS_DT) != CR_OK) {
+            cr_test_fail(cr_test_ctx_, __FILE__, __LINE__, "step");
+            break;
+        }
+        cr_soft_state s = sp_state(d.w, ball);
+        worst = fmax(worst, fabs(ts_d(s.volume) / ts_d(s.rest_volume) - 1));
+    }
+    *box_y = ts_d(ts_pos(d.w, box).y) - 0.32;
+    sp_free(&d);
+    return worst;
+}
+
+CR_TEST(spring_volume_tolerance_under_load) {
+    double y_free = 0, y_held = 0;
+    double free_v = loaded_volume(cr_test_ctx_, 0, &y_free);
+    double held_v = loaded_volume(cr_test_ctx_, 0.03, &y_held);
+    cr_test_printf("    5 kg box on a 0.5 kg soft ball: pressure alone loses up to %.2f %% of the volume (box bottom %.3f m after 4 s); "
+                   "with volume_tolerance 0.03 at most %.3f %% (box bottom %.3f m)\n",
+                   100 * free_v, y_free, 100 * held_v, y_held);
+    ENSURE(free_v > 0.05);              /* the load is heavy enough to matter */
+    ENSURE(held_v <= 0.03 * (1 + 1e-3)); /* the def's tolerance holds at every step (to rounding of the volume) */
+    ENSURE(y_held > 0.4);               /* and the box rests on it, not on the ground */
+}
+
+/* A soft ball thrown at a dentable block: the soft stage's impact event
+ * (body_a the block, body_b null, soft_b the ball) reaches the damage stage
+ * and the block dents where the ball hit, as deep as the dent def says for
+ * that speed (1 cm per m/s above 1 m/s); a gentle toss makes an event too
+ * slow to dent. */
+static int soft_hits_block(cr_test_ctx *cr_test_ctx_, double speed, cr_impact_event *first, cr_body_mesh *mesh_out,
+                           cr_dent_event *dent, uint32_t *dents, cr_soft_id *ball_out) {
+    sp_world d = {0};
+    int ok = 0;
+    *dents = 0;
+    memset(first, 0, sizeof *first);
+    if (!sp_cook_sphere(&d, 0.15, 12, 8) || !sp_cook_cube(&d, 0.5, 24)) {
+        cr_test_fail(cr_test_ctx_, __FILE__, __LINE__, "cook");
+        sp_free(&d);
+        return 0;
+    }
+    cr_world_def def = cr_default_world_def();
+    def.body_capacity = 8;
+    def.gravity = cr_v3_zero();
+    def.spring = sp_budget(2, 1024, 8192);
+    def.damage.dent = cr_default_dent_budget();
+    def.damage.dent.body_capacity = 2;
+    def.damage.dent.max_cells = 100;
+    def.damage.dent.work_per_step = 400000;
+    def.damage.surface_bytes = 8u << 20;
+    size_t size = cr_world_memory_size(&def);
+    d.block = aligned_alloc(CR_BLOCK_ALIGN, (size + 15) / 16 * 16);
+    if (size == 0 || cr_world_create(&def, d.block, size, &d.w) != CR_OK ||
+        cr_world_add_asset(d.w, &d.asset[0], &d.slot[0]) != CR_OK || cr_world_add_asset(d.w, &d.asset[1], &d.slot[1]) != CR_OK) {
+        cr_test_fail(cr_test_ctx_, __FILE__, __LINE__, "world");
+        sp_free(&d);
+        return 0;
+    }
+    cr_body_def bd = cr_default_body_def();
+    bd.type = CR_BODY_STATIC;
+    bd.shape.type = CR_SHAPE_MESH;
+    bd.shape.asset = d.slot[1];
+    cr_transform pose = cr_transform_inverse(d.asset[1].mesh_to_body); /* as modelled: top face at y = 0.5 */
+    bd.position = pose.p;
+    bd.orientation = pose.q;
+    cr_body_id block;
+    cr_dent_def dd = cr_default_dent_def();
+    cr_soft_def sd = cr_default_soft_def();
+    sd.asset = d.slot[0];
+    sd.transform.p = cr_v3(0, CR_R(0.8), 0);
+    sd.linear_velocity = cr_v3(0, -cr_from_float((float)speed), 0);
+    if (cr_body_create(d.w, &bd, &block) != CR_OK || cr_dent_attach(d.w, block, &dd) != CR_OK ||
+        cr_soft_create(d.w, &sd, ball_out) != CR_OK) {
+        cr_test_fail(cr_test_ctx_, __FILE__, __LINE__, "bodies");
+        sp_free(&d);
+        return 0;
+    }
+    for (int step = 0; step < 60; ++step) {
+        if (cr_world_step(d.w, TS_DT) != CR_OK) break;
+        cr_impact_event ev[8];
+        uint32_t n = cr_world_get_events(d.w, ev, 8);
+        if (n > 0 && first->soft_b.index1 == 0) *first = ev[0];
+        cr_dent_event de[4];
+        uint32_t nd = cr_world_get_dent_events(d.w, de, 4);
+        if (nd > 0 && *dents == 0) *dent = de[0];
+        *dents += nd;
+        ok = step == 59;
+    }
+    cr_body_mesh m;
+    if (cr_body_get_mesh(d.w, block, &m) == CR_OK) {
+        /* the deepest vertex move, kept in mesh_out's dent_count / positions[0] */
+        double deepest = 0;
+        for (uint32_t i = 0; i < m.vertex_count; ++i)
+            deepest = fmax(deepest, sp_len(cr_v3_sub(m.positions[i], m.rest_positions[i])));
+        *mesh_out = m;
+        mesh_out->positions = NULL;
+        mesh_out->rest_positions = NULL;
+        first->impulse_vector.x = cr_from_float((float)deepest); /* carried out for the report (the event's x impulse is ~0) */
+    }
+    sp_free(&d);
+    return ok;
+}
+
+CR_TEST(spring_soft_ball_dents_a_block) {
+    cr_impact_event ev, slow_ev;
+    cr_body_mesh m, slow_m;
+    cr_dent_event de, slow_de;
+    uint32_t dents = 0, slow_dents = 0;
+    cr_soft_id ball, slow_ball;
+    ENSURE(soft_hits_block(cr_test_ctx_, 6, &ev, &m, &de, &dents, &ball));
+    double deepest = ts_d(ev.impulse_vector.x);
+    cr_test_printf("    soft ball at 6 m/s on a dentable block: event body_a %u body_b %u soft_b %u, normal (%.2f %.2f %.2f), "
+                   "normal speed %.2f m/s, impulse %.3f N s; %u dent(s), deepest %.4f m (dent def: %.3f m), dent event other %u "
+                   "other_soft %u\n",
+                   ev.body_a.index1, ev.body_b.index1, ev.soft_b.index1, ts_d(ev.normal.x), ts_d(ev.normal.y), ts_d(ev.normal.z),
+                   ts_d(ev.normal_speed), ts_d(ev.impulse), dents, deepest, 0.01 * (-ts_d(ev.normal_speed) - 1),
+                   de.other.index1, de.other_soft.index1);
+    ENSURE(ev.soft_b.index1 == ball.index1 && ev.soft_b.generation == ball.generation);
+    ENSURE(ev.body_a.index1 != 0 && ev.body_b.index1 == 0);
+    ENSURE(ts_d(ev.normal.y) < -0.9);     /* from the ball into the block: down */
+    ENSURE(ts_d(ev.normal_speed) < -4.0); /* approaching at about the throw */
+    ENSURE(ts_d(ev.impulse) > 0);
+    ENSURE(dents == 1 && m.dent_count == 1); /* one impact, one dent: the steps it stays in contact make no more */
+    ENSURE(de.other.index1 == 0 && de.other_soft.index1 == ball.index1);
+    double expect = 0.01 * (-ts_d(ev.normal_speed) - 1); /* the dent def: 1 cm per m/s above 1 m/s */
+    ENSURE_NEAR(deepest, expect, 0.1 * expect);
+    ENSURE(soft_hits_block(cr_test_ctx_, 0.6, &slow_ev, &slow_m, &slow_de, &slow_dents, &slow_ball));
+    cr_test_printf("    at 0.6 m/s: %u dent(s), event normal speed %.2f m/s\n", slow_dents, ts_d(slow_ev.normal_speed));
+    ENSURE(slow_dents == 0 && slow_m.dent_count == 0);
+}
+
+/* Rolling resistance: a soft ball set rolling along the ground at 1.5 m/s
+ * (spinning as it rolls) slows to a stop within 4 s with the default
+ * rolling_friction (1 cm lever arm); with none it still rolls on. */
+static double rolled_speed(cr_test_ctx *cr_test_ctx_, double arm, double *distance) {
+    sp_world d = {0};
+    double v = -1;
+    if (!sp_cook_sphere(&d, 0.25, 12, 8) || !sp_make_world(&d, cr_v3(0, CR_R(-9.81), 0), sp_budget(2, 4096, 16384))) {
+        cr_test_fail(cr_test_ctx_, __FILE__, __LINE__, "world");
+        sp_free(&d);
+        return v;
+    }
+    ts_ground(d.w, ts_material(0, 0.8));
+    cr_soft_def sd = cr_default_soft_def();
+    sd.asset = d.slot[0];
+    sd.transform.p = cr_v3(0, CR_R(0.27), 0);
+    sd.linear_velocity = cr_v3(CR_R(1.5), 0, 0);
+    sd.angular_velocity = cr_v3(0, 0, CR_R(-6)); /* rolling: v = w r */
+    sd.rolling_friction = cr_from_float((float)arm);
+    sd.friction = CR_R(0.8);
+    cr_soft_id b;
+    if (cr_soft_create(d.w, &sd, &b) != CR_OK) {
+        cr_test_fail(cr_test_ctx_, __FILE__, __LINE__, "create");
+        sp_free(&d);
+        return v;
+    }
+    for (int step = 0; step < 240; ++step) cr_world_step(d.w, TS_DT);
+    cr_soft_state s = sp_state(d.w, b);
+    v = sp_len(s.linear_momentum) / ts_d(s.mass);
+    *distance = ts_d(s.centre.x);
+    sp_free(&d);
+    return v;
+}
+
+CR_TEST(spring_rolling_ball_stops) {
+    double x_rough = 0, x_free = 0;
+    double v_rough = rolled_speed(cr_test_ctx_, 0.01, &x_rough), v_free = rolled_speed(cr_test_ctx_, 0, &x_free);
+    cr_test_printf("    ball rolled at 1.5 m/s: rolling_friction 0.01 m: %.3f m/s after 4 s, %.2f m rolled; none: %.3f m/s, %.2f m\n",
+                   v_rough, x_rough, v_free, x_free);
+    ENSURE(v_rough >= 0 && v_rough < 0.05); /* stopped */
+    ENSURE(v_free > 0.5);                  /* without it, it rolls on */
+    ENSURE(x_rough > 0.2 && x_rough < x_free);
 }

@@ -178,7 +178,9 @@ const char *cr_version_string(void);
     X(SOFT_STIFFNESS, "cr_soft_def.stiffness/bend_stiffness/volume_stiffness") \
     X(SOFT_DAMPING, "cr_soft_def.damping/absolute_damping")      \
     X(SOFT_RADIUS, "cr_soft_def.particle_radius")                \
-    X(SOFT_CONTACT, "cr_soft_def.friction/restitution")
+    X(SOFT_CONTACT, "cr_soft_def.friction/restitution")          \
+    X(SOFT_VOLUME_TOLERANCE, "cr_soft_def.volume_tolerance")     \
+    X(SOFT_ROLLING_FRICTION, "cr_soft_def.rolling_friction")
 
 typedef enum cr_field {
 #define CR_X_FIELD_ENUM_(name, text) CR_FIELD_##name,

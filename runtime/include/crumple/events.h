@@ -2,7 +2,9 @@
  * sparks, decals) and for the damage stage.
  *
  * Impact events come from the solver: one per pair of bodies that needed
- * collision impulses while approaching faster than def.event_min_speed.
+ * collision impulses while approaching faster than def.event_min_speed; and
+ * from the soft stage, one per soft body and rigid body whose particles hit
+ * it that fast (soft_b names the soft body, body_b is then null).
  * Dent events come from the damage stage: one per dent applied, with the
  * vertex range of the body's mesh that the dent moved (upload that range;
  * cr_body_get_mesh gives the vertices). Both lists are rewritten every step
@@ -17,6 +19,16 @@
 extern "C" {
 #endif
 
+/// Handle of a soft body (crumple/spring.h): slot + 1 and the slot's
+/// generation; all-zero is null. Declared here because impact events name
+/// soft bodies.
+typedef struct cr_soft_id {
+    uint32_t index1;
+    uint32_t generation;
+} cr_soft_id;
+
+static inline bool cr_soft_id_is_null(cr_soft_id id) { return id.index1 == 0; }
+
 /// One impact of the last step (a pair that needed collision impulses while
 /// approaching faster than def.event_min_speed). The point is the
 /// interfering point that met the fastest approach.
@@ -29,6 +41,11 @@ typedef struct cr_impact_event {
     cr_real normal_speed;   ///< m/s, relative_velocity . normal; negative = approaching
     cr_real impulse;        ///< N s, total normal impulse the collision passes applied to body_a
     cr_vec3 impulse_vector; ///< N s, total impulse (normal + friction) on body_a; body_b got the opposite
+    /// A soft body's hit on a rigid one (crumple/spring.h; after the rigid
+    /// events, in soft slot order then rigid slot order): body_a is the rigid
+    /// body, body_b is null and soft_b names the soft body (the normal points
+    /// from it into body_a; the point is on body_a's surface). Null otherwise.
+    cr_soft_id soft_b;
 } cr_impact_event;
 
 /// Impact events of the last step, in a fixed order (pair order); writes at
@@ -45,6 +62,7 @@ typedef struct cr_dent_event {
     cr_real depth;          ///< m, dent distance (how far the surface moved in at the centre)
     uint32_t first_vertex;  ///< vertices [first_vertex, last_vertex] of the body's mesh moved
     uint32_t last_vertex;   ///< (first > last: the dent moved no vertex)
+    cr_soft_id other_soft;  ///< the soft body that made the dent (`other` is then null); null otherwise
 } cr_dent_event;
 
 /// Dent events of the last step, in the order the dents were applied; writes

@@ -35,19 +35,15 @@
 #ifndef CRUMPLE_SPRING_H
 #define CRUMPLE_SPRING_H
 
-#include "world.h"
+#include "events.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/// Handle of a soft body: slot + 1 and the slot's generation; all-zero is null.
-typedef struct cr_soft_id {
-    uint32_t index1;
-    uint32_t generation;
-} cr_soft_id;
-
-static inline bool cr_soft_id_is_null(cr_soft_id id) { return id.index1 == 0; }
+/* cr_soft_id (the handle of a soft body: slot + 1 and the slot's
+ * generation; all-zero is null) is declared in events.h, which names soft
+ * bodies in impact events. */
 
 /// The world's room for soft bodies, with everything off (no memory) by
 /// default; set body, particle and spring capacities to use them.
@@ -71,12 +67,15 @@ typedef struct cr_soft_def {
     cr_real friction;            ///< Coulomb friction against anything
     cr_real restitution;         ///< of impacts faster than 1 m/s (slower ones rest)
     bool no_sleep;               ///< never sleeps
+    cr_real volume_tolerance;    ///< relative, 0 or within (0, 0.5]: |V - V0| / V0 is held within it however hard the body is loaded (a hard volume constraint past it; closed meshes only); 0: only volume_stiffness
+    cr_real rolling_friction;    ///< m, lever arm of the rolling resistance against static and kinematic bodies (the larger of it and theirs), 0..10
     uint64_t user_data;
     uint32_t cookie;             ///< set by cr_default_soft_def(); checked by cr_soft_create
 } cr_soft_def;
 
 /// A rubber ball: stiffness 1000 N/m, bending 250 N/m, damping 0.5 N s/m,
-/// volume stiffness 20 kPa, 1 kg, friction 0.5, restitution 0.3.
+/// volume stiffness 20 kPa, 1 kg, friction 0.5, restitution 0.3, rolling
+/// friction 0.01 m.
 cr_soft_def cr_default_soft_def(void);
 
 /// Create a soft body. CR_ERR_CAPACITY when the world has no room for its

@@ -29,6 +29,7 @@
 #include "base/check.h"
 #include "damage/dent.h"
 #include "base/hash.h"
+#include "soft/mass_spring.h"
 
 #include <string.h>
 
@@ -83,7 +84,8 @@ typedef struct cr_dent_plan {
 typedef struct cr_dent_job {
     uint32_t a_index1, a_generation, b_index1, b_generation;
     uint8_t dent_a, dent_b;  ///< which sides dent
-    uint8_t pad_[6];
+    uint8_t soft_b;          ///< b is a soft body (b_index1/b_generation its cr_soft_id): a never dents it
+    uint8_t pad_[5];
     cr_dent_plan side[2];    ///< [0]: a dented by b, [1]: b dented by a
 } cr_dent_job;
 
@@ -271,10 +273,16 @@ static const uint32_t box_triangles[36] = {0, 1, 5, 0, 5, 4, 2, 6, 7, 2, 7, 3, 0
 /* How `proj` looks to the Z-buffer, hitting at `at` (target frame); box and
  * plane corners go to `corners`. */
 static cr_dent_projectile projectile_of(const cr_world *w, const cr_body *proj, const cr_body *target,
-                                        cr_transform to_target, cr_vec3 at, cr_vec3 corners[8]) {
+                                        cr_transform to_target, cr_vec3 at, cr_vec3 corners[8], cr_real soft_radius) {
     cr_dent_projectile p;
     memset(&p, 0, sizeof p);
     p.to_target = to_target;
+    if (proj == NULL) {
+        /* a soft body (proj NULL): the sphere its bounds hold, centred at to_target */
+        p.is_sphere = true;
+        p.radius = soft_radius;
+        return p;
+    }
     switch ((cr_shape_type)proj->shape.type) {
     case CR_SHAPE_SPHERE:
         p.is_sphere = true;
@@ -347,7 +355,7 @@ static cr_real patch_reach(cr_real half, cr_real cos_theta, cr_real distance) {
 /* Plan one side: target t dented by projectile p (once, when queued). */
 static bool plan_side(cr_world *w, cr_dent_plan *pl, const cr_dent_body *rec, const cr_body *t, const cr_body *p,
                       cr_vec3 point, cr_vec3 normal, cr_vec3 velocity, cr_transform p_to_t, cr_real speed,
-                      uint32_t *work) {
+                      uint32_t *work, cr_real soft_radius) {
     const cr_dent_def *d = &rec->def;
     const cr_asset *ta = cr_world_asset(w, t->shape.asset);
     if (ta == NULL) return false;
@@ -362,7 +370,7 @@ static bool plan_side(cr_world *w, cr_dent_plan *pl, const cr_dent_body *rec, co
     pl->proj_to_target = p_to_t;
     pl->distance = cri_dent_distance(d, speed);
     cr_vec3 corners[8];
-    cr_dent_projectile proj = projectile_of(w, p, t, p_to_t, pl->point, corners);
+    cr_dent_projectile proj = projectile_of(w, p, t, p_to_t, pl->point, corners, soft_radius);
     cr_dent_impact imp = {pl->point, normal, velocity, pl->distance};
     pl->cells = cri_dent_plan_cells(d, &imp, &proj, mean_edge(ta), &pl->cell);
     *work += 2 * proj.triangle_count; /* the plan's own loops over the projectile */
@@ -380,6 +388,16 @@ static bool plan_side(cr_world *w, cr_dent_plan *pl, const cr_dent_body *rec, co
     return pl->distance > 0;
 }
 
+/* A soft body as a projectile: the sphere of half its bounds' longest side
+ * (a ball's radius), 0 when the handle is stale. */
+static cr_real soft_radius_of(cr_world *w, uint32_t index1, uint32_t generation) {
+    cr_soft_id id = {index1, generation};
+    const cr_soft_body *sb = cri_soft_body_c(w, id);
+    if (sb == NULL) return 0;
+    cr_vec3 e = cr_v3_sub(sb->bounds_max, sb->bounds_min);
+    return cr_half(cr_max(e.x, cr_max(e.y, e.z)));
+}
+
 /* Queue the step's impacts: per dented body in slot order, its impacts in
  * event order. An impact between two dented bodies is queued once, by the
  * lower slot, with both sides. */
@@ -394,6 +412,28 @@ static void enqueue(cr_world *w, const cr_damage_input *in, uint32_t *work) {
         if (ra == NULL) continue;
         for (uint32_t k = in->impact_start[i]; k < in->impact_start[i + 1]; ++k) {
             const cr_body_impact *imp = &in->impacts[k];
+            if (imp->other.index1 == 0 && !cr_soft_id_is_null(imp->soft_other)) {
+                /* a soft body's hit: only a dents, by a sphere the soft body's size */
+                cr_real r = soft_radius_of(w, imp->soft_other.index1, imp->soft_other.generation);
+                if (r <= 0 || imp->normal_speed <= ra->def.threshold_speed) continue;
+                if (reg->queue_count >= bd->queue_capacity) {
+                    w->stats.dent.over_capacity++;
+                    continue;
+                }
+                cr_dent_job *job = &queue[(reg->queue_head + reg->queue_count) % bd->queue_capacity];
+                memset(job, 0, sizeof *job);
+                job->a_index1 = i + 1, job->a_generation = bodies[i].generation;
+                job->b_index1 = imp->soft_other.index1, job->b_generation = imp->soft_other.generation;
+                job->soft_b = 1;
+                cr_transform centre = cr_transform_identity(); /* outside the target, touching at the point */
+                centre.p = cr_v3_mad(imp->other_pose.p, -r, imp->normal);
+                if (!plan_side(w, &job->side[0], ra, &bodies[i], NULL, imp->point, imp->normal, imp->velocity, centre,
+                               imp->normal_speed, work, r))
+                    continue;
+                job->dent_a = 1;
+                reg->queue_count++;
+                continue;
+            }
             uint32_t j = imp->other.index1 - 1;
             cr_dent_body *rb = record_of(w, imp->other.index1);
             if (rb != NULL && j < i) continue; /* queued with the lower slot */
@@ -411,12 +451,12 @@ static void enqueue(cr_world *w, const cr_damage_input *in, uint32_t *work) {
             const cr_body *a = &bodies[i], *b = &bodies[j];
             if (dent_a)
                 dent_a = plan_side(w, &job->side[0], ra, a, b, imp->point, imp->normal, imp->velocity, imp->other_pose,
-                                   imp->normal_speed, work);
+                                   imp->normal_speed, work, 0);
             if (dent_b) {
                 cr_transform a_in_b = cr_transform_inverse(imp->other_pose);
                 dent_b = plan_side(w, &job->side[1], rb, b, a, cr_transform_point(a_in_b, imp->point),
                                    cr_quat_rotate(a_in_b.q, cr_v3_neg(imp->normal)),
-                                   cr_quat_rotate(a_in_b.q, cr_v3_neg(imp->velocity)), a_in_b, imp->normal_speed, work);
+                                   cr_quat_rotate(a_in_b.q, cr_v3_neg(imp->velocity)), a_in_b, imp->normal_speed, work, 0);
             }
             if (!dent_a && !dent_b) continue;
             job->dent_a = dent_a, job->dent_b = dent_b;
@@ -431,6 +471,8 @@ typedef struct dent_side {
     cr_dent_body *rec;
     cr_body *target, *proj;
     cr_dent_plan *plan;
+    cr_real soft_radius;       ///< > 0: the projectile is a soft body (proj NULL), this sphere
+    cr_soft_id soft;           ///< that soft body
     cr_dent_projectile projectile;
     cr_vec3 corners[8];
     uint32_t cells;
@@ -533,7 +575,7 @@ static void apply_side(cr_world *w, dent_side *s, const cr_dent *old, uint32_t p
         }
     }
     cr_vec3 world_normal = cr_quat_rotate(s->target->xf.q, s->plan->normal);
-    if (d->move_projectile && s->proj->type == CR_BODY_DYNAMIC)
+    if (d->move_projectile && s->proj != NULL && s->proj->type == CR_BODY_DYNAMIC)
         s->proj->xf.p = cr_v3_mad(s->proj->xf.p, s->dent.distance, world_normal);
     cr_dent_region *reg = &CR_DAMAGE(w)->dent;
     /* a first job of two sides may pass a cap of one dent: one more event fits */
@@ -541,7 +583,10 @@ static void apply_side(cr_world *w, dent_side *s, const cr_dent *old, uint32_t p
         cr_dent_event *e = &CR_AT(w, reg->events, cr_dent_event)[reg->event_count++];
         memset(e, 0, sizeof *e);
         e->body.index1 = s->rec->body_index1, e->body.generation = s->rec->body_generation;
-        e->other.index1 = (uint32_t)(s->proj - cr_world_bodies(w)) + 1, e->other.generation = s->proj->generation;
+        if (s->proj != NULL)
+            e->other.index1 = (uint32_t)(s->proj - cr_world_bodies(w)) + 1, e->other.generation = s->proj->generation;
+        else
+            e->other_soft = s->soft;
         e->point = s->dent.point;
         e->world_point = cr_transform_point(s->target->xf, s->dent.point);
         e->depth = s->dent.distance;
@@ -554,6 +599,7 @@ static void apply_side(cr_world *w, dent_side *s, const cr_dent *old, uint32_t p
  * site's reach in the site's plane, its normal within 30 degrees. */
 static cr_dent_site *site_hit(dent_side *s) {
     cr_dent_body *r = s->rec;
+    if (s->proj == NULL) return NULL; /* a soft body's hits do not deepen a site */
     uint32_t gen = s->proj->generation;
     for (uint32_t k = 0; k < r->site_count; ++k) {
         cr_dent_site *site = &r->sites[k];
@@ -578,8 +624,8 @@ static void remember_site(dent_side *s) {
     site->distance = s->dent.distance;
     /* the hit lands in the crater it made: a quarter of the map's footprint */
     site->reach = cr_mul(CR_R(0.25), cr_mul(cr_half(cr_from_int((int32_t)s->cells - 1)), s->cell));
-    site->proj_index1 = s->plan_proj_index1;
-    site->proj_generation = s->proj->generation;
+    site->proj_index1 = s->proj != NULL ? s->plan_proj_index1 : 0; /* no rigid projectile matches 0 */
+    site->proj_generation = s->proj != NULL ? s->proj->generation : 0;
 }
 
 /* Build the site's dent as it is (old) and as it will be with this hit's
@@ -590,7 +636,7 @@ static void deepen_build(cr_world *w, dent_side *s, const cr_dent_site *site, cr
     const cr_dent_def *d = &s->rec->def;
     cr_real cap = cr_mul(d->max_distance, cr_from_int(CR_DENT_PROGRESSIVE_CAP));
     cr_real total = cr_min(site->distance + s->plan->distance, cap);
-    s->projectile = projectile_of(w, s->proj, s->target, site->proj_to_target, site->point, s->corners);
+    s->projectile = projectile_of(w, s->proj, s->target, site->proj_to_target, site->point, s->corners, s->soft_radius);
     const cr_asset *ta = cr_world_asset(w, s->target->shape.asset);
     cr_real edge = mean_edge(ta);
     cr_dent_impact now = {site->point, site->normal, site->velocity, total};
@@ -616,13 +662,22 @@ void cri_dent_model_step(cr_world *w, const cr_damage_input *in, uint32_t budget
     while (reg->queue_count > 0) {
         cr_dent_job *j = &queue[reg->queue_head];
         cr_body_id ida = {j->a_index1, j->a_generation}, idb = {j->b_index1, j->b_generation};
-        cr_body *a = cri_world_body(w, ida), *b = cri_world_body(w, idb);
+        cr_body *a = cri_world_body(w, ida), *b = j->soft_b ? NULL : cri_world_body(w, idb);
         cr_dent_body *ra = a && j->dent_a ? record_of(w, j->a_index1) : NULL;
         cr_dent_body *rb = b && j->dent_b ? record_of(w, j->b_index1) : NULL;
         dent_side sides[2];
         uint32_t n = 0;
         uint64_t need = 0;
         memset(sides, 0, sizeof sides);
+        if (j->soft_b) {
+            /* a soft body's hit: a dented by the sphere of the soft body's size now */
+            cr_real r = soft_radius_of(w, j->b_index1, j->b_generation);
+            if (a && ra && r > 0) {
+                sides[n].rec = ra, sides[n].target = a, sides[n].proj = NULL, sides[n].plan = &j->side[0];
+                sides[n].soft_radius = r, sides[n].soft.index1 = j->b_index1, sides[n].soft.generation = j->b_generation;
+                sides[n++].plan_proj_index1 = 0;
+            }
+        }
         if (a && b && ra) {
             sides[n].rec = ra, sides[n].target = a, sides[n].proj = b, sides[n].plan = &j->side[0];
             sides[n++].plan_proj_index1 = j->b_index1;
@@ -649,7 +704,8 @@ void cri_dent_model_step(cr_world *w, const cr_damage_input *in, uint32_t budget
                 uint32_t share = left / n > rest ? left / n - rest : 25;
                 if (fit_map(s, share)) w->stats.dent.shrunk++;
             }
-            s->projectile = projectile_of(w, s->proj, s->target, s->plan->proj_to_target, s->plan->point, s->corners);
+            s->projectile = projectile_of(w, s->proj, s->target, s->plan->proj_to_target, s->plan->point, s->corners,
+                                          s->soft_radius);
         }
         cr_dent old;
         if (site != NULL) {

@@ -125,15 +125,31 @@ static void gather_impacts(cr_world *w, const cr_transform *x0, cr_damage_input 
     for (uint32_t e = 0; e < w->event_count; ++e) {
         uint32_t a = ev[e].body_a.index1 - 1, b = ev[e].body_b.index1 - 1;
         if (wants(&bodies[a])) start[a]++;
-        if (wants(&bodies[b])) start[b]++;
+        if (ev[e].body_b.index1 != 0 && wants(&bodies[b])) start[b]++; /* a soft body's hit has no rigid body_b */
     }
     prefix(start, n);
     uint32_t *fill = start; /* filled in event order, then shifted back below */
     for (uint32_t e = 0; e < w->event_count; ++e) {
         const cr_impact_event *x = &ev[e];
         uint32_t a = x->body_a.index1 - 1, b = x->body_b.index1 - 1;
-        cr_transform xa = x0[a], xb = x0[b];
         cr_vec3 local_a = cr_transform_inv_point(bodies[a].xf, x->point);
+        if (x->body_b.index1 == 0) {
+            /* a soft body's hit (soft stage): only the rigid side, the soft
+             * body named by soft_other and seen at the contact point */
+            if (!wants(&bodies[a])) continue;
+            cr_body_impact *i = &out[fill[a]++];
+            memset(i, 0, sizeof *i);
+            i->soft_other = x->soft_b;
+            i->point = local_a;
+            i->normal = cr_quat_inv_rotate(x0[a].q, x->normal);
+            i->velocity = cr_quat_inv_rotate(x0[a].q, cr_v3_neg(x->relative_velocity));
+            i->normal_speed = -x->normal_speed;
+            i->impulse = x->impulse;
+            i->other_pose = cr_transform_identity();
+            i->other_pose.p = local_a;
+            continue;
+        }
+        cr_transform xa = x0[a], xb = x0[b];
         cr_vec3 world0 = cr_transform_point(xa, local_a);
         if (wants(&bodies[a])) {
             cr_body_impact *i = &out[fill[a]++];
@@ -144,6 +160,7 @@ static void gather_impacts(cr_world *w, const cr_transform *x0, cr_damage_input 
             i->normal_speed = -x->normal_speed;
             i->impulse = x->impulse;
             i->other_pose = cr_transform_mul(cr_transform_inverse(xa), xb);
+            i->soft_other.index1 = i->soft_other.generation = 0;
         }
         if (wants(&bodies[b])) {
             cr_body_impact *i = &out[fill[b]++];
@@ -154,6 +171,7 @@ static void gather_impacts(cr_world *w, const cr_transform *x0, cr_damage_input 
             i->normal_speed = -x->normal_speed;
             i->impulse = x->impulse;
             i->other_pose = cr_transform_mul(cr_transform_inverse(xb), xa);
+            i->soft_other.index1 = i->soft_other.generation = 0;
         }
     }
     /* fill[i] now is the end of slot i = the start of slot i + 1 */

@@ -66,6 +66,7 @@ cr_soft_def cr_default_soft_def(void) {
     d.volume_stiffness = CR_R(20000);
     d.friction = CR_R(0.5);
     d.restitution = CR_R(0.3);
+    d.rolling_friction = CR_R(0.01);
     d.cookie = CR_DEF_COOKIE;
     return d;
 }
@@ -93,8 +94,9 @@ uint64_t cri_soft_scratch_bytes(const cr_world_def *def) {
     if (b->body_capacity == 0) return 0;
     /* forces, per-particle owner, per-body flags + candidate lists, collisions */
     return al16(2ull * b->particle_capacity * sizeof(cr_vec3)) + al16((uint64_t)b->particle_capacity * 4u) +
+           al16(2ull * b->spring_capacity * sizeof(cr_real)) + al16((uint64_t)b->particle_capacity * sizeof(cr_vec3)) +
            al16((uint64_t)b->body_capacity * 4u) + al16((uint64_t)b->body_capacity * (CR_SOFT_MAX_CANDIDATES + 1u) * 4u) +
-           cri_soft_collide_scratch_bytes(def) + 128u;
+           cri_soft_collide_scratch_bytes(def) + al16((uint64_t)def->event_capacity * sizeof(cr_soft_hit)) + 128u;
 }
 
 bool cri_soft_layout(cr_world *w, uint8_t *block) {
@@ -212,6 +214,13 @@ static cr_status check_soft_def(cr_world *w, const cr_soft_def *d) {
         CR_SOFT_FAIL(CR_ERR_DEF_INVALID, CR_FIELD_SOFT_DAMPING);
     if (d->particle_radius > CR_R(100)) CR_SOFT_FAIL(CR_ERR_DEF_INVALID, CR_FIELD_SOFT_RADIUS);
     if (d->friction > CR_R(100) || d->restitution > CR_R(1)) CR_SOFT_FAIL(CR_ERR_DEF_INVALID, CR_FIELD_SOFT_CONTACT);
+    /* a tolerance is relative: 0 (none) up to half the volume; an open mesh
+     * has no volume to hold */
+    CR_TRY(cr_check_real(w, d->rolling_friction, CR_FIELD_SOFT_ROLLING_FRICTION));
+    if (d->rolling_friction < 0 || d->rolling_friction > CR_R(10)) CR_SOFT_FAIL(CR_ERR_DEF_INVALID, CR_FIELD_SOFT_ROLLING_FRICTION);
+    CR_TRY(cr_check_real(w, d->volume_tolerance, CR_FIELD_SOFT_VOLUME_TOLERANCE));
+    if (d->volume_tolerance < 0 || d->volume_tolerance > CR_R(0.5) || (d->volume_tolerance > 0 && !a->topology.closed))
+        CR_SOFT_FAIL(CR_ERR_DEF_INVALID, CR_FIELD_SOFT_VOLUME_TOLERANCE);
     return CR_OK;
 }
 
@@ -315,6 +324,7 @@ cr_status cr_soft_create(cr_world *w, const cr_soft_def *d, cr_soft_id *out) {
     body.volume_stiffness = a->topology.closed ? d->volume_stiffness : 0;
     body.friction = d->friction;
     body.restitution = d->restitution;
+    body.rolling_friction = d->rolling_friction;
     body.user_data = d->user_data;
     for (uint32_t i = 0; i < a->vertex_count; ++i) p[i].x = cr_transform_point(d->transform, a->positions[i]);
     set_masses(a, d, p);
@@ -352,6 +362,9 @@ cr_status cr_soft_create(cr_world *w, const cr_soft_def *d, cr_soft_id *out) {
     body.rest_volume = volume_of(a, p, p[0].x);
     bool volume = body.volume_stiffness > 0 && body.rest_volume > CR_R(1e-9);
     if (!volume) body.volume_stiffness = 0;
+    if (d->volume_tolerance > 0 && body.rest_volume <= CR_R(1e-9)) /* a closed mesh enclosing nothing (inside out, flat) */
+        return cri_refuse(w, CR_ERR_DEF_INVALID, CR_FIELD_SOFT_VOLUME_TOLERANCE);
+    body.volume_tolerance = d->volume_tolerance;
     CR_TRY(stable_range(w, &body, a, p, s));
     for (uint32_t i = 0; i < a->vertex_count; ++i)
         p[i].v = cr_v3_add(d->linear_velocity, cr_v3_cross(d->angular_velocity, cr_v3_sub(p[i].x, d->transform.p)));
@@ -471,6 +484,23 @@ static cr_vec3 centre_of(const cr_particle *p, uint32_t n, cr_real inv_mass_tota
     return cr_v3_add(o, cr_v3_scale(c, inv_mass_total));
 }
 
+/* The spin about c and the inertia tensor about c in one pass (six sums of
+ * m r_a r_b rather than a 3x3 matrix built per particle). */
+static cr_vec3 spin_inertia_of(const cr_particle *p, uint32_t n, cr_vec3 c, cr_mat3 *inertia) {
+    cr_vec3 l = cr_v3_zero();
+    cr_real xx = 0, yy = 0, zz = 0, xy = 0, xz = 0, yz = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+        cr_vec3 r = cr_v3_sub(p[i].x, c), mr = cr_v3_scale(r, p[i].mass);
+        l = cr_v3_add(l, cr_v3_cross(mr, p[i].v));
+        xx += cr_mul(mr.x, r.x), yy += cr_mul(mr.y, r.y), zz += cr_mul(mr.z, r.z);
+        xy += cr_mul(mr.x, r.y), xz += cr_mul(mr.x, r.z), yz += cr_mul(mr.y, r.z);
+    }
+    inertia->cx = cr_v3(yy + zz, -xy, -xz);
+    inertia->cy = cr_v3(-xy, xx + zz, -yz);
+    inertia->cz = cr_v3(-xz, -yz, xx + yy);
+    return l;
+}
+
 static cr_vec3 spin_of(const cr_particle *p, uint32_t n, cr_vec3 c) {
     cr_vec3 l = cr_v3_zero();
     for (uint32_t i = 0; i < n; ++i) l = cr_v3_add(l, cr_v3_scale(cr_v3_cross(cr_v3_sub(p[i].x, c), p[i].v), p[i].mass));
@@ -485,7 +515,96 @@ static cr_vec3 clamp_speed(cr_vec3 v) {
     return cr_v3(cr_clamp(v.x, -m, m), cr_clamp(v.y, -m, m), cr_clamp(v.z, -m, m));
 }
 
-static void integrate(cr_world *w, cr_soft_body *sb, cr_vec3 *corr, cr_real h) {
+/* The enclosed volume about the first particle (as volume_of) and its
+ * gradient dV/dx_i (a third of each corner's triangles' area vectors: the
+ * cross product of the other two corners over 6) into g, with
+ * sum_i w_i |g_i|^2 into *wg. */
+static cr_real volume_gradient(const cr_asset *a, const cr_particle *p, uint32_t n, cr_vec3 *g, cr_real *wg) {
+    cr_vec3 o = p[0].x;
+    cr_real six_v = 0;
+    for (uint32_t i = 0; i < n; ++i) g[i] = cr_v3_zero();
+    for (uint32_t t = 0; t < a->triangle_count; ++t) {
+        const uint32_t *tri = &a->triangles[3 * t];
+        cr_vec3 x0 = cr_v3_sub(p[tri[0]].x, o), x1 = cr_v3_sub(p[tri[1]].x, o), x2 = cr_v3_sub(p[tri[2]].x, o);
+        cr_vec3 c12 = cr_v3_cross(x1, x2);
+        six_v += cr_v3_dot(x0, c12);
+        g[tri[0]] = cr_v3_add(g[tri[0]], c12);
+        g[tri[1]] = cr_v3_add(g[tri[1]], cr_v3_cross(x2, x0));
+        g[tri[2]] = cr_v3_add(g[tri[2]], cr_v3_cross(x0, x1));
+    }
+    cr_real s = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+        g[i] = cr_v3_scale(g[i], CR_R(1.0 / 6.0));
+        s += cr_mul(p[i].inv_mass, cr_v3_len_sq(g[i]));
+    }
+    *wg = s;
+    return cr_div(six_v, CR_R(6));
+}
+
+/* Move every particle by w_i g_i dl (a volume projection; the gradient sums
+ * to zero and has no torque, so momentum is kept), the move kept in corr. */
+static void volume_move(cr_particle *p, cr_vec3 *corr, const cr_vec3 *g, uint32_t n, cr_real dl) {
+    for (uint32_t i = 0; i < n; ++i) {
+        cr_vec3 dx = cr_v3_scale(g[i], cr_mul(dl, p[i].inv_mass));
+        p[i].x = cr_v3_add(p[i].x, dx), corr[i] = cr_v3_add(corr[i], dx);
+    }
+}
+
+/* The def's volume tolerance as the last thing of a substep: after the
+ * contacts (which push particles out by position only) squeezed a loaded
+ * body past V0 (1 ± tol), its particles are moved back to the bound by
+ * position only too, along the volume gradient (no momentum, no torque).
+ * Returns whether it moved anything. `g`: scratch for the gradient. */
+static bool hold_volume(cr_world *w, cr_soft_body *sb, cr_vec3 *g) {
+    cr_particle *p = cri_soft_particles(w) + sb->first_particle;
+    const cr_asset *a = cr_world_asset(w, sb->asset);
+    uint32_t n = sb->particle_count;
+    cr_real band = cr_mul(sb->rest_volume, sb->volume_tolerance);
+    cr_real lo = sb->rest_volume - band, hi = sb->rest_volume + band;
+    bool moved = false;
+    cr_real wg = 0, v = 0;
+    for (int it = 0; it < 3; ++it) {
+        v = volume_gradient(a, p, n, g, &wg);
+        if (wg <= 0 || (v >= lo && v <= hi)) break;
+        /* aim a hair inside, so the linearisation's shortfall stays inside */
+        cr_real inner = cr_mul(band, CR_R(0.02));
+        cr_real dl = cr_div((v < lo ? lo + inner : hi - inner) - v, wg);
+        for (uint32_t i = 0; i < n; ++i) p[i].x = cr_v3_add(p[i].x, cr_v3_scale(g[i], cr_mul(dl, p[i].inv_mass)));
+        moved = true;
+    }
+    if (!moved || wg <= 0) return moved;
+    /* At the bound the volume may not keep moving out of the band: the rate
+     * dV/dt = sum g . v going further out is removed along the gradient,
+     * inelastically (no energy added; the particles pressed by a load then
+     * move with it, and the contacts hand its weight on to them). */
+    v = volume_gradient(a, p, n, g, &wg);
+    cr_real rate = 0;
+    for (uint32_t i = 0; i < n; ++i) rate += cr_v3_dot(g[i], p[i].v);
+    bool low = v < sb->rest_volume;
+    if (wg > 0 && ((low && rate < 0) || (!low && rate > 0))) {
+        cr_real dl = cr_div(-rate, wg);
+        for (uint32_t i = 0; i < n; ++i) p[i].v = cr_v3_add(p[i].v, cr_v3_scale(g[i], cr_mul(dl, p[i].inv_mass)));
+    }
+    return moved;
+}
+
+/* What a spring's projection and damping need that stays the same for every
+ * substep of a step (h and the masses do not change within it), once a step
+ * rather than once a substep: 1 / (w_a + w_b + 1 / (k h^2)) and the damping
+ * impulse factor min(h c, 1 / (w_a + w_b)). Two divisions a spring a step
+ * instead of three a substep (the projection was a sixth of soft time). */
+static void spring_constants(cr_world *w, const cr_soft_body *sb, cr_real h, cr_real *out) {
+    const cr_particle *p = cri_soft_particles(w) + sb->first_particle;
+    const cr_spring *s = cri_soft_springs(w) + sb->first_spring;
+    cr_real inv_h = cr_div(CR_R(1), h), inv_h2 = cr_mul(inv_h, inv_h);
+    for (uint32_t j = 0; j < sb->spring_count; ++j) {
+        cr_real wsum = p[s[j].a].inv_mass + p[s[j].b].inv_mass;
+        out[2 * j] = s[j].k > 0 ? cr_div(CR_R(1), wsum + cr_mul(cr_div(CR_R(1), s[j].k), inv_h2)) : 0;
+        out[2 * j + 1] = s[j].c > 0 ? cr_min(cr_mul(h, s[j].c), cr_div(CR_R(1), wsum)) : 0;
+    }
+}
+
+static void integrate(cr_world *w, cr_soft_body *sb, cr_vec3 *corr, const cr_real *sk, cr_real h) {
     cr_particle *p = cri_soft_particles(w) + sb->first_particle;
     const cr_spring *s = cri_soft_springs(w) + sb->first_spring;
     uint32_t n = sb->particle_count;
@@ -506,16 +625,12 @@ static void integrate(cr_world *w, cr_soft_body *sb, cr_vec3 *corr, cr_real h) {
      * small numbers with their own precision, so the momentum they carry
      * cancels to rounding of themselves, not of the positions */
     for (uint32_t j = 0; j < sb->spring_count; ++j) {
-        if (s[j].k <= 0) continue;
         cr_particle *A = &p[s[j].a], *B = &p[s[j].b];
         cr_real len;
         cr_vec3 u = cr_v3_normalize_len(cr_v3_sub(B->x, A->x), &len);
-        if (len <= CR_REAL_EPS) continue; /* no direction to push along */
+        if (s[j].k <= 0 || len <= CR_REAL_EPS) continue; /* no direction to push along */
         cr_real c = len - s[j].rest;
-        cr_real alpha = cr_mul(cr_div(CR_R(1), s[j].k), inv_h2);
-        cr_real wsum = A->inv_mass + B->inv_mass;
-        cr_real num = -c, den = wsum + alpha;
-        cr_real dl = cr_div(num, den);
+        cr_real dl = cr_mul(-c, sk[2 * j]); /* -c / (w_a + w_b + alpha) */
         cr_vec3 da = cr_v3_scale(u, -cr_mul(dl, A->inv_mass)), db = cr_v3_scale(u, cr_mul(dl, B->inv_mass));
         A->x = cr_v3_add(A->x, da), corr[s[j].a] = cr_v3_add(corr[s[j].a], da);
         B->x = cr_v3_add(B->x, db), corr[s[j].b] = cr_v3_add(corr[s[j].b], db);
@@ -523,30 +638,10 @@ static void integrate(cr_world *w, cr_soft_body *sb, cr_vec3 *corr, cr_real h) {
     if (sb->volume_stiffness > 0) {
         /* C = V - V0, compliance V0 / kv: the potential (kv / 2 V0)(V - V0)^2 */
         const cr_asset *a = cr_world_asset(w, sb->asset);
-        cr_vec3 o = p[0].x;
-        cr_real c = volume_of(a, p, o) - sb->rest_volume;
         cr_vec3 *g = corr + n; /* the gradient, in the scratch after corr */
-        for (uint32_t i = 0; i < n; ++i) g[i] = cr_v3_zero();
-        for (uint32_t t = 0; t < a->triangle_count; ++t) {
-            const uint32_t *tri = &a->triangles[3 * t];
-            cr_vec3 x0 = cr_v3_sub(p[tri[0]].x, o), x1 = cr_v3_sub(p[tri[1]].x, o), x2 = cr_v3_sub(p[tri[2]].x, o);
-            g[tri[0]] = cr_v3_add(g[tri[0]], cr_v3_cross(x1, x2));
-            g[tri[1]] = cr_v3_add(g[tri[1]], cr_v3_cross(x2, x0));
-            g[tri[2]] = cr_v3_add(g[tri[2]], cr_v3_cross(x0, x1));
-        }
-        cr_real wg = 0;
-        for (uint32_t i = 0; i < n; ++i) {
-            g[i] = cr_v3_scale(g[i], CR_R(1.0 / 6.0));
-            wg += cr_mul(p[i].inv_mass, cr_v3_len_sq(g[i]));
-        }
+        cr_real wg, v = volume_gradient(a, p, n, g, &wg);
         cr_real alpha = cr_mul(cr_div(sb->rest_volume, sb->volume_stiffness), inv_h2);
-        if (wg + alpha > 0) {
-            cr_real dl = cr_div(-c, wg + alpha);
-            for (uint32_t i = 0; i < n; ++i) {
-                cr_vec3 dx = cr_v3_scale(g[i], cr_mul(dl, p[i].inv_mass));
-                p[i].x = cr_v3_add(p[i].x, dx), corr[i] = cr_v3_add(corr[i], dx);
-            }
-        }
+        if (wg + alpha > 0) volume_move(p, corr, g, n, cr_div(sb->rest_volume - v, wg + alpha));
     }
     for (uint32_t i = 0; i < n; ++i) p[i].v = cr_v3_mad(p[i].v, inv_h, corr[i]);
     /* Damping of the relative velocity along each spring (N s/m), as
@@ -558,9 +653,8 @@ static void integrate(cr_world *w, cr_soft_body *sb, cr_vec3 *corr, cr_real h) {
         if (s[j].c <= 0) continue;
         cr_particle *A = &p[s[j].a], *B = &p[s[j].b];
         cr_vec3 u = cr_v3_normalize(cr_v3_sub(B->x, A->x));
-        cr_real wsum = A->inv_mass + B->inv_mass;
         cr_real vrel = cr_v3_dot(cr_v3_sub(B->v, A->v), u);
-        cr_real j_imp = cr_mul(-vrel, cr_min(cr_mul(h, s[j].c), cr_div(CR_R(1), wsum)));
+        cr_real j_imp = cr_mul(-vrel, sk[2 * j + 1]); /* min(h c, 1 / (w_a + w_b)) */
         A->v = cr_v3_mad(A->v, -cr_mul(j_imp, A->inv_mass), u);
         B->v = cr_v3_mad(B->v, cr_mul(j_imp, B->inv_mass), u);
     }
@@ -569,31 +663,31 @@ static void integrate(cr_world *w, cr_soft_body *sb, cr_vec3 *corr, cr_real h) {
      * substep: 7 % in 4 s of a ball at 3 rad/s). The internal forces have no
      * torque, so the spin the projection lost is given back as a rigid
      * rotation about the centre of mass: no linear momentum, L as before. */
-    cr_vec3 c1 = centre_of(p, n, inv_m), dl = cr_v3_sub(l0, spin_of(p, n, c1));
-    cr_mat3 inertia = cr_mat3_diag(cr_v3_zero());
-    for (uint32_t i = 0; i < n; ++i) {
-        cr_vec3 r = cr_v3_sub(p[i].x, c1);
-        cr_real r2 = cr_v3_len_sq(r);
-        cr_mat3 rr = {cr_v3_scale(r, r.x), cr_v3_scale(r, r.y), cr_v3_scale(r, r.z)};
-        inertia = cr_mat3_add(inertia, cr_mat3_scale(cr_mat3_add(cr_mat3_diag(cr_v3(r2, r2, r2)), cr_mat3_scale(rr, CR_R(-1))), p[i].mass));
-    }
+    cr_mat3 inertia;
+    cr_vec3 c1 = centre_of(p, n, inv_m), dl = cr_v3_sub(l0, spin_inertia_of(p, n, c1, &inertia));
     if (cr_mat3_det(inertia) > 0) {
         cr_vec3 wc = cr_mat3_mul_v3(cr_mat3_inverse(inertia), dl);
         for (uint32_t i = 0; i < n; ++i) p[i].v = cr_v3_add(p[i].v, cr_v3_cross(wc, cr_v3_sub(p[i].x, c1)));
     }
 }
 
-static void refresh_bounds(cr_world *w, cr_soft_body *sb, cr_real *max_speed_sq) {
+/* The body's bounds, and the farthest any particle moved this step (from
+ * x0, the positions before the substeps), squared. A resting body's
+ * particles still end a step with velocities: the contact particles carry
+ * the weight as velocity the springs give them and the contacts take back
+ * every substep (a ball at rest on the ground: 0.36 m/s). What shows a body
+ * at rest is that its particles do not move. */
+static void refresh_bounds(cr_world *w, cr_soft_body *sb, const cr_vec3 *x0, cr_real *max_move_sq) {
     cr_particle *p = cri_soft_particles(w) + sb->first_particle;
     sb->bounds_min = sb->bounds_max = p[0].x;
-    cr_real vmax = 0;
+    cr_real dmax = 0;
     for (uint32_t i = 0; i < sb->particle_count; ++i) {
         sb->bounds_min = cr_v3_min(sb->bounds_min, p[i].x);
         sb->bounds_max = cr_v3_max(sb->bounds_max, p[i].x);
-        cr_real v2 = cr_v3_len_sq(p[i].v);
-        if (v2 > vmax) vmax = v2;
+        cr_real d2 = cr_v3_len_sq(cr_v3_sub(p[i].x, x0[sb->first_particle + i]));
+        if (d2 > dmax) dmax = d2;
     }
-    *max_speed_sq = vmax;
+    *max_move_sq = dmax;
 }
 
 /* A soft body touched by something moving wakes (spring_collide.c calls it). */
@@ -620,6 +714,69 @@ static void wake_touched(cr_world *w, cr_soft_body *sb) {
     }
 }
 
+/* Rolling resistance (as the rigid solver's, solver/rolling_friction.c):
+ * static friction holds a contact point but leaves a body free to roll
+ * about it, and a soft ball's own damping takes almost nothing from a
+ * slow roll (a dropped ball rolled on for 10 s at 0.2 m/s). Each substep
+ * the static and kinematic bodies it touched may take an angular impulse
+ * of arm x (its normal impulse) from its spin, about the contact points'
+ * centre (one rigid body at a time: a ball in a corner turns about neither
+ * wall's point alone): the rotation about that point slows by it (never reverses), which
+ * slows the roll and the centre together. Dynamic bodies are left out: the
+ * angular impulse would have to go to them too (not done). */
+void cri_soft_roll_resist(cr_world *w, cr_soft_body *sb, const cr_soft_hits *hits) {
+    if (hits->roll_jn <= 0 || hits->roll_arm <= 0) return;
+    cr_particle *p = cri_soft_particles(w) + sb->first_particle;
+    uint32_t n = sb->particle_count;
+    cr_real inv_m = cr_div(CR_R(1), sb->mass);
+    cr_vec3 pc = cr_v3_scale(hits->roll_at, cr_div(CR_R(1), hits->roll_jn));
+    cr_mat3 inertia;
+    cr_vec3 c = centre_of(p, n, inv_m), l = spin_inertia_of(p, n, c, &inertia);
+    if (cr_mat3_det(inertia) <= 0) return;
+    cr_real spin;
+    cr_vec3 u = cr_v3_normalize_len(cr_mat3_mul_v3(cr_mat3_inverse(inertia), l), &spin);
+    if (spin <= CR_REAL_EPS) return;
+    /* inertia about the axis through the contact point (parallel axes) */
+    cr_vec3 d = cr_v3_sub(c, pc);
+    cr_vec3 d_perp = cr_v3_sub(d, cr_v3_scale(u, cr_v3_dot(u, d)));
+    cr_real i_axis = cr_v3_dot(u, cr_mat3_mul_v3(inertia, u)) + cr_mul(sb->mass, cr_v3_len_sq(d_perp));
+    if (i_axis <= 0) return;
+    cr_real dw = cr_min(spin, cr_div(cr_mul(hits->roll_arm, hits->roll_jn), i_axis));
+    cr_vec3 dwv = cr_v3_scale(u, dw);
+    for (uint32_t i = 0; i < n; ++i) p[i].v = cr_v3_sub(p[i].v, cr_v3_cross(dwv, cr_v3_sub(p[i].x, pc)));
+}
+
+/* The step's soft impacts as impact events after the rigid ones (the
+ * damage stage reads both): body_a the rigid body, body_b null, soft_b the
+ * soft body; the normal from the soft body into the rigid one, the velocity
+ * the rigid point's relative to the particle's, the impulses the rigid body
+ * got. A record whose pair then took no normal impulse makes no event. */
+static void emit_events(cr_world *w, const cr_soft_hits *hits) {
+    cr_impact_event *ev = cr_world_events(w);
+    const cr_body *bodies = cr_world_bodies_c(w);
+    const cr_soft_body *soft = cri_soft_bodies(w);
+    uint32_t n = w->event_count;
+    for (uint32_t k = 0; k < hits->count && n < w->def.event_capacity; ++k) {
+        const cr_soft_hit *h = &hits->hit[k];
+        if (h->jn <= 0) continue;
+        cr_impact_event *e = &ev[n++];
+        memset(e, 0, sizeof *e);
+        e->body_a.index1 = h->rigid + 1;
+        e->body_a.generation = bodies[h->rigid].generation;
+        e->soft_b.index1 = h->soft + 1;
+        e->soft_b.generation = soft[h->soft].generation;
+        e->point = h->point;
+        e->normal = cr_v3_neg(h->normal);
+        e->relative_velocity = cr_v3_neg(h->vrel);
+        e->normal_speed = h->vn;
+        e->impulse = h->jn;
+        e->impulse_vector = cr_v3_neg(h->j);
+    }
+    w->stats.stage[CR_STAGE_events].work += n - w->event_count;
+    w->stats.stage[CR_STAGE_events].overflow += hits->overflow;
+    w->event_count = n;
+}
+
 void cri_soft_step(cr_world *w, cr_real dt) {
     cr_model_stats *st = &w->stats.spring;
     memset(st, 0, sizeof *st);
@@ -643,7 +800,15 @@ void cri_soft_step(cr_world *w, cr_real dt) {
     uint32_t o_owner = cri_arena_push_uninit(&w->scratch, (P ? P : 1) * 4u, 16);
     uint32_t o_moving = cri_arena_push(&w->scratch, (uint8_t *)w, (B ? B : 1) * 4u, 16); /* zeroed: nobody runs yet */
     uint32_t o_cand = cri_arena_push_uninit(&w->scratch, (B ? B : 1) * (CR_SOFT_MAX_CANDIDATES + 1u) * 4u, 16);
-    if (o_f == CR_NO_OFFSET || o_owner == CR_NO_OFFSET || o_moving == CR_NO_OFFSET || o_cand == CR_NO_OFFSET) {
+    uint32_t o_x0 = cri_arena_push_uninit(&w->scratch, (P ? P : 1) * (uint32_t)sizeof(cr_vec3), 16);
+    uint32_t o_sk = cri_arena_push_uninit(&w->scratch, (r->spring_count ? 2 * r->spring_count : 1) * (uint32_t)sizeof(cr_real), 16);
+    /* impact events: the room the rigid events left in the world's buffer */
+    cr_soft_hits hits = {NULL, 0, w->def.event_capacity - w->event_count, 0, w->def.event_min_speed, 0, cr_v3_zero(), 0};
+    uint32_t o_hits = hits.capacity ? cri_arena_push_uninit(&w->scratch, hits.capacity * (uint32_t)sizeof(cr_soft_hit), 16) : CR_NO_OFFSET;
+    if (o_hits == CR_NO_OFFSET) hits.capacity = 0;
+    else hits.hit = CR_AT(w, o_hits, cr_soft_hit);
+    if (o_f == CR_NO_OFFSET || o_owner == CR_NO_OFFSET || o_moving == CR_NO_OFFSET || o_cand == CR_NO_OFFSET ||
+        o_sk == CR_NO_OFFSET || o_x0 == CR_NO_OFFSET) {
         st->waiting = r->body_count; /* no scratch: every body waits, counted */
         cri_arena_pop_to(&w->scratch, mark);
         return;
@@ -699,25 +864,39 @@ void cri_soft_step(cr_world *w, cr_real dt) {
         if (!moving[i]) continue;
         uint32_t *row = cand + i * (CR_SOFT_MAX_CANDIDATES + 1u);
         row[0] = cri_soft_rigid_candidates(w, &bodies[i], reach, row + 1, CR_SOFT_MAX_CANDIDATES, &st->over_capacity);
+        spring_constants(w, &bodies[i], h, CR_AT(w, o_sk, cr_real) + 2 * bodies[i].first_spring);
+        const cr_particle *p = cri_soft_particles(w) + bodies[i].first_particle;
+        cr_vec3 *x0 = CR_AT(w, o_x0, cr_vec3) + bodies[i].first_particle;
+        for (uint32_t j = 0; j < bodies[i].particle_count; ++j) x0[j] = p[j].x;
     }
     for (int32_t k = 0; k < n; ++k) {
         for (uint32_t i = 0; i < B; ++i) {
             if (!moving[i]) continue;
-            const uint32_t *row = cand + i * (CR_SOFT_MAX_CANDIDATES + 1u);
-            integrate(w, &bodies[i], f, h);
-            contacts += cri_soft_collide_rigid(w, &bodies[i], row + 1, row[0], h, reach);
+            uint32_t *row = cand + i * (CR_SOFT_MAX_CANDIDATES + 1u);
+            integrate(w, &bodies[i], f, CR_AT(w, o_sk, const cr_real) + 2 * bodies[i].first_spring, h);
+            contacts += cri_soft_collide_rigid(w, &bodies[i], row + 1, row[0], h, reach, &hits);
         }
         if (n_pairs > 0) contacts += cri_soft_collide_pairs(w, CR_AT(w, o_pairs, uint32_t), n_pairs, owner, moving, h);
+        for (uint32_t i = 0; i < B; ++i)
+            if (moving[i] && bodies[i].volume_tolerance > 0) hold_volume(w, &bodies[i], f);
     }
 
-    /* bounds, sleep */
-    cr_real sleep_v2 = cr_mul(w->def.sleep_linear, w->def.sleep_linear);
+    /* bounds, sleep, the rigid bodies touched this step (the first
+     * CR_SOFT_TOUCHED in slot order: a body touching more makes an event
+     * again on the others, which only a pile against many rigid bodies meets) */
+    /* asleep after sleep_time with no particle moving faster than sleep_linear (over the step) */
+    cr_real sleep_d = cr_mul(w->def.sleep_linear, dt), sleep_d2 = cr_mul(sleep_d, sleep_d);
     for (uint32_t i = 0; i < B; ++i) {
         if (!moving[i]) continue;
         cr_soft_body *sb = &bodies[i];
-        cr_real v2;
-        refresh_bounds(w, sb, &v2);
-        if (!w->def.sleep || sb->no_sleep || v2 > sleep_v2) {
+        const uint32_t *row = cand + i * (CR_SOFT_MAX_CANDIDATES + 1u);
+        uint32_t nt = 0;
+        for (uint32_t k = 0; k < CR_SOFT_TOUCHED; ++k) sb->touched[k] = 0;
+        for (uint32_t k = 0; k < row[0] && nt < CR_SOFT_TOUCHED; ++k)
+            if (row[1 + k] & CR_SOFT_TOUCH_BIT) sb->touched[nt++] = (row[1 + k] & ~CR_SOFT_TOUCH_BIT) + 1;
+        cr_real d2;
+        refresh_bounds(w, sb, CR_AT(w, o_x0, const cr_vec3), &d2);
+        if (!w->def.sleep || sb->no_sleep || d2 > sleep_d2) {
             sb->sleep_time = 0;
         } else {
             sb->sleep_time += dt;
@@ -728,6 +907,7 @@ void cri_soft_step(cr_world *w, cr_real dt) {
             }
         }
     }
+    emit_events(w, &hits);
     st->work = (uint32_t)(work > 0xffffffffu ? 0xffffffffu : work);
     st->shrunk = contacts; /* not shrunk work: the contact count, reported in the same record */
     cri_arena_pop_to(&w->scratch, mark);
@@ -750,6 +930,7 @@ uint64_t cri_soft_hash(const cr_world *w, uint64_t h) {
         h = cr_hash_u32(h, sb->generation);
         h = cr_hash_u32(h, sb->asleep);
         h = cr_hash_real(h, sb->sleep_time);
+        for (uint32_t k = 0; k < CR_SOFT_TOUCHED; ++k) h = cr_hash_u32(h, sb->touched[k]);
         for (uint32_t j = 0; j < sb->particle_count; ++j) {
             h = cr_hash_vec3(h, p[sb->first_particle + j].x);
             h = cr_hash_vec3(h, p[sb->first_particle + j].v);

@@ -19,6 +19,9 @@
 
 #include "base/block.h"
 
+/// Rigid bodies a soft body remembers touching from one step to the next.
+#define CR_SOFT_TOUCHED 4u
+
 /// One soft body.
 typedef struct cr_soft_body {
     uint32_t generation;
@@ -35,12 +38,15 @@ typedef struct cr_soft_body {
     cr_real absolute_damping; ///< N s/m per particle
     cr_real volume_stiffness; ///< Pa
     cr_real rest_volume;      ///< m^3
+    cr_real volume_tolerance; ///< relative; 0: none (a hard volume constraint holds |V - V0| / V0 within it)
     cr_real radius;           ///< m, particle collision radius against rigid bodies
     cr_real soft_radius;      ///< m, against other soft bodies: the widest triangle's circumradius, so no particle slips through
     cr_real friction;
     cr_real restitution;
+    cr_real rolling_friction; ///< m, lever arm against static and kinematic bodies
     cr_real sleep_time;       ///< s slower than the world's sleep_linear
     cr_vec3 bounds_min, bounds_max; ///< m, the particles at the end of the last step
+    uint32_t touched[CR_SOFT_TOUCHED]; ///< index1 of rigid bodies its particles touched last step (0: none): no new impact event on them
     uint64_t user_data;
 } cr_soft_body;
 
@@ -108,6 +114,32 @@ uint32_t cri_soft_asset_springs(const cr_asset *a, cr_spring *out, uint32_t *str
 void cri_soft_asset_masses(const cr_asset *a, cr_real mass, cr_particle *p);
 
 /* spring_collide.c */
+/// A soft body's impact on a rigid body in this step, gathered while the
+/// substeps run and turned into a cr_impact_event at the end of the step.
+typedef struct cr_soft_hit {
+    uint32_t soft, rigid;     ///< slots
+    cr_real vn;               ///< m/s, the fastest approach (most negative)
+    cr_vec3 point;            ///< m, on the rigid surface where it was met
+    cr_vec3 normal;           ///< the rigid body's outward normal there
+    cr_vec3 vrel;             ///< m/s, particle minus rigid point, before the impulse
+    cr_real jn;               ///< N s, normal impulse on the particles since the hit began
+    cr_vec3 j;                ///< N s, total impulse on the particles since then
+} cr_soft_hit;
+
+/// The step's hits: at most `capacity` (the room left in the world's event
+/// buffer), the rest counted; pairs approaching faster than min_speed start one.
+typedef struct cr_soft_hits {
+    cr_soft_hit *hit;
+    uint32_t count, capacity, overflow;
+    cr_real min_speed;
+    /* one body's substep (cri_soft_collide_rigid resets them): the normal
+     * impulse static and kinematic bodies gave it, where (impulse-weighted
+     * sum of the contact points), and the largest rolling lever arm met */
+    cr_real roll_jn;
+    cr_vec3 roll_at;
+    cr_real roll_arm;
+} cr_soft_hits;
+
 /// Scratch the collision passes need for the def's capacities.
 uint64_t cri_soft_collide_scratch_bytes(const cr_world_def *def);
 /// The rigid bodies a soft body may touch this step (bounding spheres against
@@ -119,9 +151,17 @@ uint32_t cri_soft_rigid_candidates(cr_world *w, const cr_soft_body *sb, cr_real 
 #define CR_SOFT_MAX_CANDIDATES 64u
 /// One substep's particle contacts with the candidate rigid bodies: push out,
 /// equal and opposite impulses (restitution, friction). Returns contacts.
+/// A candidate touched gets CR_SOFT_TOUCH_BIT; a pair approaching faster
+/// than hits->min_speed starts an impact record unless the rigid body is in
+/// sb->touched (it was touching last step: the same contact, not an impact).
 /// (h: the substep, s; reach: how far the body may move this step, m)
-uint32_t cri_soft_collide_rigid(cr_world *w, cr_soft_body *sb, const uint32_t *cand, uint32_t n_cand, cr_real h,
-                               cr_real reach);
+uint32_t cri_soft_collide_rigid(cr_world *w, cr_soft_body *sb, uint32_t *cand, uint32_t n_cand, cr_real h,
+                               cr_real reach, cr_soft_hits *hits);
+/// The rolling resistance of one rigid body's contacts of this substep
+/// (hits->roll_*: normal impulse, impulse-weighted contact points, lever arm).
+void cri_soft_roll_resist(cr_world *w, cr_soft_body *sb, const cr_soft_hits *hits);
+/// Marks a candidate its particles touched (cri_soft_collide_rigid sets it).
+#define CR_SOFT_TOUCH_BIT 0x80000000u
 /// Particle pairs of different soft bodies closer than their radii plus
 /// `margin`, found once per step between the particles of each body inside
 /// another's grown bounds; returns the pair count (pairs are two u32 global

@@ -67,8 +67,27 @@ uint32_t cri_soft_rigid_candidates(cr_world *w, const cr_soft_body *sb, cr_real 
  * the rigid body's outward normal) and rigid body b: the relative normal
  * velocity removed (restitution above CR_SOFT_REST_SPEED), Coulomb friction,
  * equal and opposite. */
+/* The hit record of soft body `soft` on rigid `slot` this step: found, or
+ * started when this contact approaches faster than the events' speed
+ * (NULL when it does not, or when the step's room is used up: counted). */
+static cr_soft_hit *hit_of(cr_soft_hits *hits, uint32_t soft, uint32_t slot, cr_real vn) {
+    if (hits == NULL) return NULL;
+    for (uint32_t k = 0; k < hits->count; ++k)
+        if (hits->hit[k].soft == soft && hits->hit[k].rigid == slot) return &hits->hit[k];
+    if (-vn < hits->min_speed || vn >= 0) return NULL; /* looking up only */
+    if (hits->count >= hits->capacity) {
+        hits->overflow++;
+        return NULL;
+    }
+    cr_soft_hit *h = &hits->hit[hits->count++];
+    memset(h, 0, sizeof *h);
+    h->soft = soft, h->rigid = slot;
+    return h;
+}
+
 static void contact_impulse(cr_world *w, cr_body *b, uint32_t slot, const cr_mat3 *inv_i, cr_particle *pt, cr_vec3 n,
-                            cr_real mu, cr_real e_max, cr_real push_speed) {
+                            cr_real mu, cr_real e_max, cr_real push_speed, cr_real h, cr_soft_hits *hits, bool may_start,
+                            uint32_t soft, cr_real roll_arm, cr_soft_hit **hp, cr_vec3 at) {
     bool dynamic = b->type == CR_BODY_DYNAMIC;
     cr_vec3 rel = cr_v3_sub(pt->x, b->xf.p);
     bool sleeping = dynamic && b->asleep;
@@ -102,10 +121,33 @@ static void contact_impulse(cr_world *w, cr_body *b, uint32_t slot, const cr_mat
     cr_real vt_len;
     cr_vec3 t = cr_v3_normalize_len(vt, &vt_len);
     if (vt_len > CR_REAL_EPS) {
-        cr_real jt = cr_min(cr_div(vt_len, pt->inv_mass + wb), cr_mul(mu, jn + j_push));
-        J = cr_v3_mad(J, -jt, t);
+        cr_real stick = cr_div(vt_len, pt->inv_mass + wb), limit = cr_mul(mu, jn + j_push);
+        J = cr_v3_mad(J, -cr_min(stick, limit), t);
+        /* Static friction holds the position too: the velocity this substep
+         * moved the particle with (gravity's g h included) has already
+         * carried it along the surface by vt h, which a velocity impulse
+         * alone never takes back, so a particle pressed to a wall would
+         * creep down at g h (2 cm/s at 480 substeps a second) however
+         * rough the wall. Within the friction cone that slide is undone. */
+        if (stick <= limit) pt->x = cr_v3_mad(pt->x, -cr_mul(vt_len, h), t);
     }
     pt->v = cr_v3_mad(pt->v, pt->inv_mass, J);
+    /* an impact event's record: the fastest approach's point, normal and
+     * velocity, and every impulse of the pair from then on */
+    if (*hp == NULL && hits != NULL && may_start && vn < -hits->min_speed) *hp = hit_of(hits, soft, slot, vn);
+    cr_soft_hit *hit = *hp;
+    if (!dynamic && hits != NULL) {
+        /* for the rolling resistance (mass_spring.c roll_resist) */
+        cr_real jr = jn + j_push;
+        hits->roll_jn += jr;
+        hits->roll_at = cr_v3_mad(hits->roll_at, jr, at);
+        hits->roll_arm = cr_max(hits->roll_arm, cr_max(roll_arm, b->material.rolling_friction));
+    }
+    if (hit != NULL) {
+        if (vn < hit->vn) hit->vn = vn, hit->point = at, hit->normal = n, hit->vrel = vrel;
+        hit->jn += jn;
+        hit->j = cr_v3_add(hit->j, J);
+    }
     if (dynamic && !sleeping) {
         b->v = cr_v3_mad(b->v, -b->inv_mass, J);
         b->w = cr_v3_sub(b->w, cr_mat3_mul_v3(*inv_i, cr_v3_cross(rel, J)));
@@ -116,7 +158,11 @@ static void contact_impulse(cr_world *w, cr_body *b, uint32_t slot, const cr_mat
  * against the soft surface (the particles' spheres). A particle pushed out
  * of a box by its distance alone slides off round an edge, and the edge then
  * passes between particles; against these points it cannot. */
-static uint32_t box_edge_points(cr_vec3 he, cr_real spacing, cr_vec3 *out, uint32_t cap) {
+/* Only the edges whose world bounds (from the box pose `xf`) reach [lo, hi]
+ * are walked: a wall's far edges, generated every substep for every body,
+ * were a third of the particle-against-rigid time. */
+static uint32_t box_edge_points(cr_vec3 he, cr_real spacing, cr_vec3 *out, uint32_t cap, cr_transform xf, cr_vec3 lo,
+                                cr_vec3 hi) {
     uint32_t n = 0;
     const cr_real h[3] = {he.x, he.y, he.z};
     for (int axis = 0; axis < 3; ++axis) {
@@ -124,7 +170,16 @@ static uint32_t box_edge_points(cr_vec3 he, cr_real spacing, cr_vec3 *out, uint3
         if (k < 1) k = 1;
         if (k > 32) k = 32;
         int u = (axis + 1) % 3, v = (axis + 2) % 3;
-        for (int corner = 0; corner < 4; ++corner)
+        for (int corner = 0; corner < 4; ++corner) {
+            cr_real e0[3], e1[3];
+            e0[axis] = -h[axis], e1[axis] = h[axis];
+            e0[u] = e1[u] = (corner & 1) ? h[u] : -h[u];
+            e0[v] = e1[v] = (corner & 2) ? h[v] : -h[v];
+            cr_vec3 a = cr_transform_point(xf, cr_v3(e0[0], e0[1], e0[2]));
+            cr_vec3 b = cr_transform_point(xf, cr_v3(e1[0], e1[1], e1[2]));
+            cr_vec3 emin = cr_v3_min(a, b), emax = cr_v3_max(a, b);
+            if (emax.x < lo.x || emax.y < lo.y || emax.z < lo.z || emin.x > hi.x || emin.y > hi.y || emin.z > hi.z)
+                continue;
             for (int32_t j = 0; j <= k; ++j) {
                 if (n >= cap) return n;
                 cr_real c[3];
@@ -133,19 +188,24 @@ static uint32_t box_edge_points(cr_vec3 he, cr_real spacing, cr_vec3 *out, uint3
                 c[v] = (corner & 2) ? h[v] : -h[v];
                 out[n++] = cr_v3(c[0], c[1], c[2]);
             }
+        }
     }
     return n;
 }
 
-uint32_t cri_soft_collide_rigid(cr_world *w, cr_soft_body *sb, const uint32_t *cand, uint32_t n_cand, cr_real h,
-                               cr_real reach) {
+uint32_t cri_soft_collide_rigid(cr_world *w, cr_soft_body *sb, uint32_t *cand, uint32_t n_cand, cr_real h,
+                               cr_real reach, cr_soft_hits *hits) {
+    uint32_t soft = (uint32_t)(sb - cri_soft_bodies(w));
+
     cr_real inv_h = cr_div(CR_R(1), h);
     cr_body *bodies = cr_world_bodies(w);
     cr_particle *p = cri_soft_particles(w) + sb->first_particle;
     cr_real r = sb->radius;
     uint32_t contacts = 0;
     for (uint32_t c = 0; c < n_cand; ++c) {
-        uint32_t slot = cand[c];
+        uint32_t slot = cand[c] & ~CR_SOFT_TOUCH_BIT;
+        uint32_t before = contacts;
+        if (hits != NULL) hits->roll_jn = 0, hits->roll_at = cr_v3_zero(), hits->roll_arm = 0;
         cr_body *b = &bodies[slot];
         bool plane = b->shape.type == CR_SHAPE_PLANE;
         cr_mat3 inv_i = cr_mat3_diag(cr_v3_zero());
@@ -158,6 +218,11 @@ uint32_t cri_soft_collide_rigid(cr_world *w, cr_soft_body *sb, const uint32_t *c
         bool unbounded = plane || b->bound_radius > CR_R(1000);
         cr_real reach2 = unbounded ? 0 : cr_sq(b->bound_radius + sb->soft_radius);
         cr_real mu = cr_sqrt(cr_mul(sb->friction, b->material.friction));
+        cr_soft_hit *hit = hit_of(hits, soft, slot, 0); /* this pair's record, if it was hit already this step */
+        /* touching since last step: a resting or rolling contact, not a new impact */
+        bool was_touching = false;
+        for (uint32_t k = 0; k < CR_SOFT_TOUCHED; ++k) was_touching |= sb->touched[k] == slot + 1;
+        bool fresh = !was_touching;
         cr_real e_max = cr_max(sb->restitution, b->material.restitution);
         /* a box's world bounds (|R| h): a wall's bounding sphere holds the
          * whole pile, its bounds only the particles near it */
@@ -178,33 +243,51 @@ uint32_t cri_soft_collide_rigid(cr_world *w, cr_soft_body *sb, const uint32_t *c
                 c0.z + ext.z < sb->bounds_min.z - g || c0.z - ext.z > sb->bounds_max.z + g)
                 continue;
         }
+        /* a plane's distance is its local y: with the plane's normal in the
+         * world once, each particle is one dot product (the ground meets
+         * every particle every substep; for an unrotated plane the numbers
+         * are the same to the bit as the rotated-into-its-frame ones) */
+        cr_vec3 plane_n = plane ? cr_quat_rotate(b->xf.q, cr_v3(0, CR_R(1), 0)) : cr_v3_zero();
         for (uint32_t i = 0; i < sb->particle_count; ++i) {
             cr_vec3 rel = cr_v3_sub(p[i].x, b->xf.p);
-            if (!unbounded && cr_v3_len_sq(rel) > reach2) continue;
-            if (box && (cr_abs(rel.x) > ext.x || cr_abs(rel.y) > ext.y || cr_abs(rel.z) > ext.z)) continue;
-            cr_vec3 local = cr_quat_inv_rotate(b->xf.q, rel), nl;
-            cr_real d = cri_shape_sdf(w, &b->shape, local, local, &nl);
-            if (d >= r) continue;
-            cr_vec3 n = cr_quat_rotate(b->xf.q, nl);
+            cr_vec3 n;
+            cr_real d;
+            if (plane) {
+                d = cr_v3_dot(plane_n, rel);
+                if (d >= r) continue;
+                n = plane_n;
+            } else {
+                if (!unbounded && cr_v3_len_sq(rel) > reach2) continue;
+                if (box && (cr_abs(rel.x) > ext.x || cr_abs(rel.y) > ext.y || cr_abs(rel.z) > ext.z)) continue;
+                cr_vec3 local = cr_quat_inv_rotate(b->xf.q, rel), nl;
+                d = cri_shape_sdf(w, &b->shape, local, local, &nl);
+                if (d >= r) continue;
+                n = cr_quat_rotate(b->xf.q, nl);
+            }
             p[i].x = cr_v3_mad(p[i].x, r - d, n);
             ++contacts;
-            contact_impulse(w, b, slot, &inv_i, &p[i], n, mu, e_max, cr_mul(r - d, inv_h));
+            contact_impulse(w, b, slot, &inv_i, &p[i], n, mu, e_max, cr_mul(r - d, inv_h), h, hits, fresh, soft, sb->rolling_friction, &hit,
+                            cr_v3_mad(p[i].x, -r, n));
         }
         /* the rigid body's own samples against the particles: a box's edges
          * (one point per soft radius), a mesh's sample vertices */
         cr_vec3 pts[12 * 33];
         uint32_t np = 0;
         const cr_vec3 *local_pts = pts;
+        cr_real R = r, R2 = cr_mul(R, R);
+        cr_real gr = R + R + reach;
+        cr_vec3 lo = cr_v3_sub(sb->bounds_min, cr_v3(gr, gr, gr)), hi = cr_v3_add(sb->bounds_max, cr_v3(gr, gr, gr));
         if (b->shape.type == CR_SHAPE_BOX) {
-            np = box_edge_points(b->shape.half_extents, sb->soft_radius, pts, 12 * 33);
+            np = box_edge_points(b->shape.half_extents, sb->soft_radius, pts, 12 * 33, b->xf, lo, hi);
         } else if (b->shape.type == CR_SHAPE_MESH) {
             const cr_asset *a = cr_world_asset(w, b->shape.asset);
             if (a != NULL) local_pts = a->samples, np = a->sample_count;
         }
-        if (np == 0) continue;
-        cr_real R = r, R2 = cr_mul(R, R);
-        cr_real gr = R + R + reach;
-        cr_vec3 lo = cr_v3_sub(sb->bounds_min, cr_v3(gr, gr, gr)), hi = cr_v3_add(sb->bounds_max, cr_v3(gr, gr, gr));
+        if (contacts > before) cand[c] |= CR_SOFT_TOUCH_BIT;
+        if (np == 0) {
+            if (hits != NULL) cri_soft_roll_resist(w, sb, hits);
+            continue;
+        }
         for (uint32_t k = 0; k < np; ++k) {
             cr_vec3 q = cr_transform_point(b->xf, local_pts[k]);
             /* the step's bounds, grown: points far from the body touch none of it */
@@ -218,9 +301,11 @@ uint32_t cri_soft_collide_rigid(cr_world *w, cr_soft_body *sb, const uint32_t *c
                 if (dist <= CR_REAL_EPS) continue;
                 p[i].x = cr_v3_mad(p[i].x, R - dist, n);
                 ++contacts;
-                contact_impulse(w, b, slot, &inv_i, &p[i], n, mu, e_max, cr_mul(R - dist, inv_h));
+                contact_impulse(w, b, slot, &inv_i, &p[i], n, mu, e_max, cr_mul(R - dist, inv_h), h, hits, fresh, soft, sb->rolling_friction, &hit, q);
             }
         }
+        if (hits != NULL) cri_soft_roll_resist(w, sb, hits);
+        if (contacts > before) cand[c] |= CR_SOFT_TOUCH_BIT;
     }
     return contacts;
 }
@@ -306,14 +391,22 @@ uint32_t cri_soft_collide_pairs(cr_world *w, const uint32_t *pairs, uint32_t n_p
         if (pen <= 0 || dist <= CR_REAL_EPS) continue;
         cr_vec3 vrel = cr_v3_sub(p[j].v, p[i].v);
         cr_real vn = cr_v3_dot(vrel, n);
-        /* a body that did not run this step is immovable unless hit: then it wakes */
+        /* A body that did not run this step is immovable unless hit: then it
+         * wakes. Hit: approaching and into it by more than four times
+         * sleep_linear x h this substep. Not the approach speed alone: a
+         * body resting on a sleeper carries its weight as velocity of its
+         * contact particles (0.1-0.4 m/s, taken back by the contact every
+         * substep), which woke every sleeper under it every step, so a pile
+         * never slept; resting, it is pushed out each substep and gets only
+         * gravity's g h^2 into the sleeper. */
         cr_real wi = p[i].inv_mass, wj = p[j].inv_mass;
+        bool hit = vn < -w->def.sleep_linear && pen > cr_mul(CR_R(4), cr_mul(w->def.sleep_linear, h));
         if (!moving[owner[i]]) {
-            if (vn < -w->def.sleep_linear) A->asleep = 0, A->sleep_time = 0;
+            if (hit) A->asleep = 0, A->sleep_time = 0;
             else wi = 0;
         }
         if (!moving[owner[j]]) {
-            if (vn < -w->def.sleep_linear) B->asleep = 0, B->sleep_time = 0;
+            if (hit) B->asleep = 0, B->sleep_time = 0;
             else wj = 0;
         }
         cr_real wsum = wi + wj;
@@ -333,7 +426,15 @@ uint32_t cri_soft_collide_pairs(cr_world *w, const uint32_t *pairs, uint32_t n_p
         cr_vec3 t = cr_v3_normalize_len(vt, &vt_len);
         if (vt_len > CR_REAL_EPS) {
             cr_real mu = cr_sqrt(cr_mul(A->friction, B->friction));
-            J = cr_v3_mad(J, -cr_min(cr_div(vt_len, wsum), cr_mul(mu, jn + j_push)), t);
+            cr_real stick = cr_div(vt_len, wsum), limit = cr_mul(mu, jn + j_push);
+            J = cr_v3_mad(J, -cr_min(stick, limit), t);
+            if (stick <= limit) {
+                /* static: the substep's relative slide (vt h) undone too,
+                 * mass weighted (as contact_impulse; the centre of mass stays) */
+                cr_real slide = cr_mul(vt_len, h);
+                p[i].x = cr_v3_mad(p[i].x, cr_mul(slide, share_i), t);
+                p[j].x = cr_v3_mad(p[j].x, -cr_mul(slide, share_j), t);
+            }
         }
         /* J acts on j; -J on i */
         p[i].v = cr_v3_mad(p[i].v, -wi, J);
