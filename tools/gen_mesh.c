@@ -364,7 +364,7 @@ static void gen_usage_of(FILE *out, const char *only) {
             fprintf(out, "%s crumple gen %s\n", n++ ? "      " : "usage:", gen_usage_lines[i][1]);
     fprintf(out, "  Writes the mesh as OBJ to FILE (atomically; -o, also --output) or to standard output.\n"
                  "  Lengths in metres. The defaults give data/meshes/torus.obj and data/meshes/terrain.obj exactly.\n"
-                 "  bricks writes a grid of bricks, one OBJ group each: a prescored asset for cook --pieces groups.\n"
+                 "  bricks writes a grid of bricks, one OBJ group each: a prescored asset whose groups are its pieces.\n"
                  "  barrel and car write the plastic assets of issue 13 (mesh, rig, example poses, cook options)\n"
                  "  into DIR/meshes, DIR/rigs and DIR/poses (--dir, default data), leaving files that are already so.\n");
 }
