@@ -159,3 +159,49 @@ CR_TEST(solver_pile_heap_stops_creeping) {
     free(speeds);
     close_scene(&r);
 }
+
+/* pile.scene falls asleep within 10 s. The heap is one island, and it used
+ * to wait for its last creeping body: 23 of the 1000 bodies slept at 10 s,
+ * the heap none until 20 s. Now an island sleeps once all its bodies rested
+ * sleep_time, and a body of a still-moving island once it rested twice that
+ * and touches nothing moving; a slow body wakes only the sleeper it touches
+ * (docs/solver.md, "Sleeping"). Asserted at 10 s of simulated time: every
+ * body of the heap (centre within 12 m of the pile's axis, about 880) sleeps,
+ * and every body still awake is a ball alone on the ground (balls that rolled
+ * off the heap, most still rolling at up to 2.7 m/s, which rolling friction
+ * stops by about 17 s). */
+CR_TEST(solver_pile_falls_asleep) {
+    scene_run r;
+    ENSURE(open_scene("pile", &r) == 0);
+    ENSURE(r.s->def.sleep);
+    ptrdiff_t n = arrlen(r.s->bodies);
+    for (int32_t f = 0; f < 600; ++f) ENSURE(step(&r, f) == 0);
+    int32_t dynamic = 0, asleep = 0, rolling = 0, stopped = 0, heap = 0;
+    for (ptrdiff_t i = 0; i < n; ++i) {
+        cr_body_id id = r.s->bodies[i].id;
+        if (cr_body_get_type(r.w, id) != CR_BODY_DYNAMIC) continue;
+        ++dynamic;
+        cr_vec3 p = cr_body_get_transform(r.w, id).p;
+        bool in_heap = fabs(ts_d(p.x)) < 12 && fabs(ts_d(p.z)) < 12;
+        heap += in_heap;
+        if (cr_body_is_sleeping(r.w, id)) {
+            ++asleep;
+            continue;
+        }
+        ENSURE_MSG(!in_heap, "body %d of the heap is awake at 10 s", (int)i);
+        ENSURE(cr_body_get_shape(r.w, id).type == CR_SHAPE_SPHERE);
+        ENSURE(fabs(ts_d(p.y) - 0.5) < 0.01);
+        cr_vec3 v = cr_body_get_linear_velocity(r.w, id);
+        double speed = sqrt(ts_d(v.x) * ts_d(v.x) + ts_d(v.y) * ts_d(v.y) + ts_d(v.z) * ts_d(v.z));
+        stopped += speed <= 0.02;
+        ++rolling;
+    }
+    cr_test_printf("    pile at 10 s: %d of %d bodies asleep, all %d of the heap; %d balls awake alone on the ground "
+                   "(%d of them slower than 2 cm/s)\n",
+                   asleep, dynamic, heap, rolling, stopped);
+    ENSURE(dynamic == 1000);
+    ENSURE(asleep + rolling == dynamic);
+    ENSURE(heap > 850);
+    ENSURE(rolling < 60);
+    close_scene(&r);
+}

@@ -58,6 +58,10 @@
 /// m/s: the last contact pass sweeps a level again (up to level_iterations
 /// times) only while its impulses still correct velocity errors above this.
 #define CR_LEVEL_TOLERANCE CR_R(1e-3)
+/* An awake body faster than this many times the sleep thresholds wakes the
+ * whole island of a sleeper it touches; slower (but above them), only the
+ * sleeper itself (sleep.c). */
+#define CR_SLEEP_WAKE_ISLAND 50
 /// a sticking point's slip counts this many times over against
 /// CR_LEVEL_TOLERANCE (so it is held to 0.1 mm/s).
 #define CR_STICK_TOLERANCE_SCALE CR_R(10)
