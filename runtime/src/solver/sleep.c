@@ -5,26 +5,42 @@
  * as every game engine does, bodies that have rested long enough sleep: they
  * keep their pose, leave the solver, and cost nothing until woken.
  *
- *   - Islands: after the position update, bodies linked by a contact (a
- *     pair with a pressed point or an impact) or a joint are joined with a
+ *   - Rest timer: a dynamic body's sleep_time grows by the step while its
+ *     speed is at most def.sleep_linear and its angular speed at most
+ *     def.sleep_angular at the end of the step, and is 0 otherwise: velocity
+ *     and time. crumple first measured the displacement over the window (a
+ *     mean speed), which froze a block coasting at 3 cm/s on ice. A body has
+ *     rested once its timer reaches def.sleep_time.
+ *   - Islands: after the position update, awake bodies linked by a contact
+ *     (a pair with a pressed point or an impact) or a joint are joined with a
  *     union-find over the pairs in pair order, joints in slot order; the
  *     smaller slot is always the root, so the islands are the same on every
- *     machine.
- *   - A dynamic body's sleep_time grows by the step while its speed is at
- *     most def.sleep_linear and its angular speed at most def.sleep_angular
- *     at the end of the step, and is 0 otherwise: velocity and time. crumple
- *     first measured the displacement over the window (a mean speed), which
- *     froze a block coasting at 3 cm/s on ice (it moved less than 2.5 cm in
- *     0.5 s). An island whose every body has rested def.sleep_time falls
- *     asleep: velocities zero, each body tagged with the island (its lowest
- *     slot). An island pressed by a moving kinematic body, or with a body
- *     made with no_sleep, never sleeps.
- *   - Waking: after the broadphase, a pair of a sleeping body with an awake
- *     dynamic or a moving kinematic body wakes the sleeper's whole island
- *     (all bodies with its tag), and the broadphase runs again so the woken
- *     bodies get their pairs with the ground too. Joints wake the same way.
- *     The API wakes a body it moves or pushes (set transform or velocity,
- *     impulses, forces, joints), and destroying a body wakes its island.
+ *     machine. An island whose bodies have all rested falls asleep.
+ *   - Sleeping alone: the 1000-body pile is one island, and a few of its
+ *     bodies creep at 2-4 cm/s for seconds while the other 900 rest; the
+ *     island rule alone kept it awake until 20 s. So a body of an island
+ *     that still moves falls asleep by itself once it has rested
+ *     CR_SLEEP_ALONE x sleep_time, unless it touches a body that moves now
+ *     (above the thresholds, no_sleep, or a moving kinematic body). Not in an
+ *     island with a mesh body: the rings of rings.scene slide into each
+ *     other's holes while slower than the thresholds, and sleeping alone
+ *     froze them (8-11 rings nested at 10 s instead of 13-14).
+ *   - Falling asleep: velocities zero, each body tagged with its sleeping
+ *     island: the bodies that fall asleep together and the sleepers they
+ *     rest on (their tags merge, lowest slot).
+ *   - Waking: after the broadphase, a sleeper paired (or jointed) with a
+ *     moving kinematic body, a body the host drives (no_sleep, a force or a
+ *     torque) or an awake body faster than CR_SLEEP_WAKE_ISLAND x the
+ *     thresholds wakes with its whole island; an awake body merely above the
+ *     thresholds wakes only the sleeper it touches, which wakes its own
+ *     partners in turn if it starts to move; a resting awake body wakes
+ *     nothing. A sleeper woken by touch keeps half sleep_time of rest. The
+ *     broadphase then runs again so the woken bodies get their pairs with
+ *     the ground too. The API wakes a body it moves or pushes (set transform
+ *     or velocity, impulses, forces, joints) with its island and starts its
+ *     count again, and destroying a body wakes its island.
+ *   - A pair of two sleepers keeps its warm-start impulses (warm_start.c):
+ *     a woken heap starts from what held it, not cold.
  *
  * Sleeping bodies are static for the solver (infinite mass, zero velocity);
  * their sleep state is part of the state hash.
@@ -149,7 +165,7 @@ static void unite(uint32_t *parent, uint32_t a, uint32_t b) {
 }
 
 /* Sleep states of the update: */
-enum { SL_NONE, SL_RESTED, SL_BLOCKED, SL_ASLEEP, SL_ISLAND_MOVES = 0x10 };
+enum { SL_NONE, SL_RESTED, SL_BLOCKED, SL_ASLEEP, SL_STATE = 0x0f, SL_ISLAND_MOVES = 0x10, SL_ISLAND_MESH = 0x20 };
 
 static bool awake_dynamic(const cr_body *b) {
     return b->alive && b->type == CR_BODY_DYNAMIC && !b->asleep;
@@ -221,15 +237,21 @@ void cri_sleep_update(cr_step *s) {
         if (!j->alive || j->b == 0) continue;
         if (awake_dynamic(&bodies[j->a - 1]) && awake_dynamic(&bodies[j->b - 1])) unite(parent, j->a - 1, j->b - 1);
     }
-    for (uint32_t i = 0; i < n; ++i)
-        if (st[i] == SL_NONE && awake_dynamic(&bodies[i])) st[find(parent, i)] |= SL_ISLAND_MOVES;
     for (uint32_t i = 0; i < n; ++i) {
-        if ((st[i] & ~SL_ISLAND_MOVES) != SL_RESTED) continue;
-        if ((st[find(parent, i)] & SL_ISLAND_MOVES) && bodies[i].sleep_time < def->sleep_time * 2)
-            st[i] = (uint8_t)((st[i] & SL_ISLAND_MOVES) | SL_BLOCKED);
+        if (!awake_dynamic(&bodies[i])) continue;
+        uint32_t r = find(parent, i);
+        if (st[i] == SL_NONE) st[r] |= SL_ISLAND_MOVES;
+        if (bodies[i].shape.type == CR_SHAPE_MESH) st[r] |= SL_ISLAND_MESH;
     }
     for (uint32_t i = 0; i < n; ++i) {
-        st[i] &= (uint8_t)~SL_ISLAND_MOVES;
+        if ((st[i] & SL_STATE) != SL_RESTED) continue;
+        uint8_t island = st[find(parent, i)];
+        if (!(island & SL_ISLAND_MOVES)) continue; /* the whole island rested */
+        if ((island & SL_ISLAND_MESH) || bodies[i].sleep_time < def->sleep_time * CR_SLEEP_ALONE)
+            st[i] = (uint8_t)((st[i] & ~SL_STATE) | SL_BLOCKED);
+    }
+    for (uint32_t i = 0; i < n; ++i) {
+        st[i] &= SL_STATE;
         parent[i] = i;
     }
     for (uint32_t k = 0; k < s->nm; ++k) {
