@@ -239,7 +239,7 @@ CR_TEST(fracture_tower_collapses_when_its_base_is_knocked_out) {
 #if CR_FIXED
 #define FRACTURE_WALL_GOLDEN 0xf275a47602b6d951ull
 #else
-#define FRACTURE_WALL_GOLDEN 0xd20dc6c419018672ull
+#define FRACTURE_WALL_GOLDEN 0xbaa5455144f9ac39ull
 #endif
 
 CR_TEST(determinism_fracture_wall_golden) {
