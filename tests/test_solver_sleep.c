@@ -121,8 +121,8 @@ CR_TEST(solver_pile_first_impacts_fit_the_default_event_buffer) {
  * layers crept 2-6 cm in the tenth second, all of them above the sleep
  * threshold. Asserted: over the tenth second the bodies off the ground
  * layer move less than 1 cm on average, and half of them are slower than
- * 0.5 cm/s at 10 s. (The heap as a whole does not fall asleep within 10 s
- * yet: docs/solver.md.) */
+ * 0.5 cm/s at 10 s (sleeping bodies count as still; that the heap falls
+ * asleep is solver_pile_falls_asleep). */
 CR_TEST(solver_pile_heap_stops_creeping) {
     scene_run r;
     ENSURE(open_scene("pile", &r) == 0);
@@ -158,4 +158,134 @@ CR_TEST(solver_pile_heap_stops_creeping) {
     free(p0);
     free(speeds);
     close_scene(&r);
+}
+
+/* pile.scene falls asleep within 10 s. The heap is one island, and it used
+ * to wait for its last creeping body: 23 of the 1000 bodies slept at 10 s,
+ * the heap none until 20 s. Now an island sleeps once all its bodies rested
+ * sleep_time, and a body of a still-moving island once it rested twice that
+ * and touches nothing moving; a slow body wakes only the sleeper it touches
+ * (docs/solver.md, "Sleeping"). Asserted at 10 s of simulated time: every
+ * body of the heap (centre within 12 m of the pile's axis, about 880) sleeps,
+ * and every body still awake is a ball alone on the ground (balls that rolled
+ * off the heap, most still rolling at up to 2.7 m/s, which rolling friction
+ * stops by about 17 s). */
+CR_TEST(solver_pile_falls_asleep) {
+    scene_run r;
+    ENSURE(open_scene("pile", &r) == 0);
+    ENSURE(r.s->def.sleep);
+    ptrdiff_t n = arrlen(r.s->bodies);
+    for (int32_t f = 0; f < 600; ++f) ENSURE(step(&r, f) == 0);
+    int32_t dynamic = 0, asleep = 0, rolling = 0, stopped = 0, heap = 0, heap_awake = 0, other_awake = 0;
+    for (ptrdiff_t i = 0; i < n; ++i) {
+        cr_body_id id = r.s->bodies[i].id;
+        if (cr_body_get_type(r.w, id) != CR_BODY_DYNAMIC) continue;
+        ++dynamic;
+        cr_vec3 p = cr_body_get_transform(r.w, id).p;
+        bool in_heap = fabs(ts_d(p.x)) < 12 && fabs(ts_d(p.z)) < 12;
+        heap += in_heap;
+        if (cr_body_is_sleeping(r.w, id)) {
+            ++asleep;
+            continue;
+        }
+        if (in_heap) {
+            ++heap_awake;
+            continue;
+        }
+        if (cr_body_get_shape(r.w, id).type != CR_SHAPE_SPHERE || fabs(ts_d(p.y) - 0.5) >= 0.01) {
+            ++other_awake;
+            continue;
+        }
+        cr_vec3 v = cr_body_get_linear_velocity(r.w, id);
+        double speed = sqrt(ts_d(v.x) * ts_d(v.x) + ts_d(v.y) * ts_d(v.y) + ts_d(v.z) * ts_d(v.z));
+        stopped += speed <= 0.02;
+        ++rolling;
+    }
+    cr_test_printf("    pile at 10 s: %d of %d bodies asleep, %d of the heap's %d awake; %d balls awake alone on the ground "
+                   "(%d of them slower than 2 cm/s), %d others awake\n",
+                   asleep, dynamic, heap_awake, heap, rolling, stopped, other_awake);
+    ENSURE(dynamic == 1000);
+    ENSURE(heap_awake == 0);
+    ENSURE(other_awake == 0);
+    ENSURE(asleep + rolling == dynamic);
+    ENSURE(heap > 850);
+    ENSURE(rolling < 60);
+    close_scene(&r);
+}
+
+/* Waking. A sleeping stack of six boxes, touched by a block pushed into its
+ * bottom box at 5 cm/s (above the sleep threshold, under 1 m/s): only the
+ * touched box wakes, the stack stays standing, and it is all asleep again
+ * once the block rests. Hit at the bottom by a heavy ball at 8 m/s: the whole
+ * stack wakes in that step, and no box is left hanging asleep in the air
+ * (every sleeping box at the end rests on the ground or on another box). */
+CR_TEST(solver_sleeping_stack_wakes_as_much_as_it_is_touched) {
+    for (int fast = 0; fast < 2; ++fast) {
+        cr_world_def def = cr_default_world_def();
+        cr_world *w = ts_world(&def);
+        ENSURE(w != NULL);
+        cr_material m = ts_material(0, 0.5);
+        ts_ground(w, m);
+        cr_body_id box[6];
+        for (int i = 0; i < 6; ++i) box[i] = ts_box(w, ts_v(0, 0.5 + i, 0), cr_quat_identity(), ts_v(0.5, 0.5, 0.5), m);
+        int all_asleep = -1;
+        for (int i = 0; i < 300 && all_asleep < 0; ++i) {
+            ENSURE(cr_world_step(w, TS_DT) == CR_OK);
+            bool all = true;
+            for (int k = 0; k < 6; ++k) all = all && cr_body_is_sleeping(w, box[k]);
+            if (all) all_asleep = i;
+        }
+        ENSURE(all_asleep >= 0);
+        cr_body_id other;
+        if (fast) {
+            cr_material heavy = m;
+            heavy.density = cr_from_float(8000.0f);
+            other = ts_sphere(w, ts_v(-1.2, 0.4, 0), 0.4, heavy);
+            ENSURE(cr_body_set_velocity(w, other, ts_v(8, 0, 0), cr_v3_zero()) == CR_OK);
+        } else {
+            cr_material ice = ts_material(0, 0);
+            ice.rolling_friction = 0;
+            ice.spinning_friction = 0;
+            other = ts_box(w, ts_v(-0.8, 0.25, 0), cr_quat_identity(), ts_v(0.25, 0.25, 0.25), ice);
+            ENSURE(cr_body_set_velocity(w, other, ts_v(0.05, 0, 0), cr_v3_zero()) == CR_OK);
+        }
+        int first_woken = -1, top_woken = -1;
+        for (int i = 0; i < 300; ++i) {
+            ENSURE(cr_world_step(w, TS_DT) == CR_OK);
+            if (first_woken < 0 && !cr_body_is_sleeping(w, box[0])) first_woken = i;
+            if (top_woken < 0 && !cr_body_is_sleeping(w, box[5])) top_woken = i;
+        }
+        int hanging = 0, asleep = 0;
+        for (int k = 0; k < 6; ++k) {
+            if (!cr_body_is_sleeping(w, box[k])) continue;
+            ++asleep;
+            /* lowest point of the box, against the ground and the tops of the other boxes */
+            cr_transform t = cr_body_get_transform(w, box[k]);
+            double low = 1e9;
+            for (int c = 0; c < 8; ++c) {
+                cr_vec3 corner = ts_v(c & 1 ? 0.5 : -0.5, c & 2 ? 0.5 : -0.5, c & 4 ? 0.5 : -0.5);
+                cr_vec3 p = cr_v3_add(t.p, cr_quat_rotate(t.q, corner));
+                if (ts_d(p.y) < low) low = ts_d(p.y);
+            }
+            bool held = low < 0.01;
+            for (int o = 0; o < 6 && !held; ++o)
+                held = o != k && ts_dist(ts_pos(w, box[o]), t.p) < 1.3;
+            hanging += !held;
+        }
+        double top_moved = ts_dist(ts_pos(w, box[5]), ts_v(0, 5.5, 0));
+        cr_test_printf("    %s: stack asleep at step %d; bottom box woken at step %d, top at %d; after 5 s %d boxes asleep, "
+                       "%d hanging, top box moved %.3f m\n",
+                       fast ? "heavy ball at 8 m/s " : "block at 5 cm/s     ", all_asleep, first_woken, top_woken, asleep,
+                       hanging, top_moved);
+        ENSURE(first_woken >= 0);
+        ENSURE(hanging == 0);
+        if (fast) {
+            ENSURE(top_woken == first_woken);
+        } else {
+            ENSURE(top_woken < 0);
+            ENSURE(asleep == 6);
+            ENSURE(top_moved < 0.01);
+        }
+        ts_free(w);
+    }
 }

@@ -161,7 +161,7 @@ typedef struct cr_world_def {
     cr_real broadphase_cell;      ///< m, spatial hash cell edge; 0 = from the mean body size each step
     cr_real event_min_speed;      ///< m/s, collisions approaching slower than this make no impact event (default 0.1)
     bool sleep;                   ///< let resting islands of bodies sleep (leave the solver) until something touches them (default on)
-    cr_real sleep_time;           ///< s, an island sleeps once all its bodies rested this long (default 0.5)
+    cr_real sleep_time;           ///< s, an island sleeps once all its bodies rested this long; a body of a moving island after twice this, if nothing it touches moves (default 0.5)
     cr_real sleep_linear;         ///< m/s, "rested": slower than this at every step of sleep_time (default 0.02)
     cr_real sleep_angular;        ///< rad/s, "rested": turning slower than this at every step of sleep_time (default 0.05)
     cr_damage_def damage;         ///< memory and budgets of the damage stage (dents, the game's own model)

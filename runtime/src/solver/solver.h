@@ -58,6 +58,13 @@
 /// m/s: the last contact pass sweeps a level again (up to level_iterations
 /// times) only while its impulses still correct velocity errors above this.
 #define CR_LEVEL_TOLERANCE CR_R(1e-3)
+/* An awake body faster than this many times the sleep thresholds wakes the
+ * whole island of a sleeper it touches; slower (but above them), only the
+ * sleeper itself (sleep.c). */
+#define CR_SLEEP_WAKE_ISLAND 50
+/* A body whose island still moves may sleep alone once it rested this many
+ * times sleep_time (not in an island with a mesh body: sleep.c). */
+#define CR_SLEEP_ALONE 2
 /// a sticking point's slip counts this many times over against
 /// CR_LEVEL_TOLERANCE (so it is held to 0.1 mm/s).
 #define CR_STICK_TOLERANCE_SCALE CR_R(10)
@@ -295,8 +302,9 @@ void cri_spring_step_map(cr_real inertia, cr_real stiffness, cr_real damping, cr
 
 /* ---- sleep.c ---- */
 
-/// Wake the islands of sleeping bodies that an awake body or a moving
-/// kinematic body pairs with (or is jointed to). Returns bodies woken.
+/// Wake sleepers that a moving body pairs with (or is jointed to): with their
+/// island if it is fast, driven or kinematic, alone if it is slow (sleep.c).
+/// Returns bodies woken.
 uint32_t cri_sleep_wake_touched(cr_step *s);
 /// Islands, rest timers, and falling asleep, after the position update.
 void cri_sleep_update(cr_step *s);
