@@ -26,6 +26,18 @@ void cr_cook_squash_free(cr_cook_squash *s) {
     memset(s, 0, sizeof *s);
 }
 
+int cr_cook_squash_copy(const cr_cook_squash *s, cr_cook_squash *out, char *err, size_t en) {
+    *out = *s;
+    out->prims = malloc((s->count ? s->count : 1) * sizeof *out->prims);
+    if (out->prims == NULL) {
+        memset(out, 0, sizeof *out);
+        snprintf(err, en, "out of memory");
+        return -1;
+    }
+    memcpy(out->prims, s->prims, s->count * sizeof *out->prims);
+    return 0;
+}
+
 static int fail(char *err, size_t n, const char *path, int line, const char *what) {
     snprintf(err, n, "%s:%d: %s", path, line, what);
     return -1;

@@ -25,6 +25,8 @@ typedef struct cr_cook_squash {
 /// Read a skeleton file; errors "path:line: what".
 int cr_cook_squash_read(const char *path, cr_cook_squash *out, char *err, size_t en);
 void cr_cook_squash_free(cr_cook_squash *s);
+/// A copy (its own primitives); 0, or -1 out of memory.
+int cr_cook_squash_copy(const cr_cook_squash *s, cr_cook_squash *out, char *err, size_t en);
 /// OBJ coordinates -> the body frame the cooker chose.
 void cr_cook_squash_to_body(cr_cook_squash *s, const cr_cook_frame *f);
 /// As the runtime's primitives (this build's scalar).
