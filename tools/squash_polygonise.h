@@ -8,12 +8,14 @@
  * (linear interpolation), then moved onto f = c along the gradient (Newton,
  * steps capped at a quarter cell); every grid edge that crosses c gets the
  * quad of the four cells around it, turned so it faces from inside (f >= c)
- * to outside, and split along the diagonal that keeps the larger smallest
- * angle. Dual placement gives no slivers where marching cubes cuts a corner
- * off a cell: each vertex sits in its own cell, about one cell from its
- * neighbours. Every quad edge is shared by exactly two quads unless a grid
- * face has all four edges crossing (a saddle caught in one face) or a cell
- * holds two pieces of skin; the mesher checks for both after meshing (every
+ * to outside. The net alone has slivers where the skin passes close to a
+ * grid node (two cells' vertices crowd together); four rounds of relaxation
+ * (each vertex half way to its quad neighbours' mean, then back onto f = c)
+ * spread them, and each quad is split along the diagonal that keeps the
+ * larger smallest angle (25 degrees or more on the tests' shapes, where
+ * marching cubes cuts near-zero corners off cells). Every quad edge is
+ * shared by exactly two quads unless a grid face has all four edges
+ * crossing (a saddle caught in one face) or a cell holds two pieces of skin; the mesher checks for both after meshing (every
  * edge used once each way, every vertex's fan one cycle) and the caller
  * moves the grid or refines it.
  */
