@@ -3,7 +3,7 @@
  * do: a U, a ring (a torus), two blobs on a bar, next to a peanut, a slab
  * and a ball. Each mesh is checked by this file's own counting, not by the
  * mesher's check: every edge in two triangles, once each way (closed and
- * consistently turned); the Euler characteristic of the expected genus;
+ * consistently turned), every triangle facing along -grad f; the Euler characteristic of the expected genus;
  * positive volume close to the implicit volume counted on a fine grid;
  * every vertex on f = c; the smallest angle above the bound docs/squash.md
  * gives; and the same bytes when cooked twice. */
@@ -140,16 +140,28 @@ CR_TEST(squash_polygonise_closed_outward_on_surface_for_any_shape) {
             cr_potential f = cri_skeleton_potential(p, sq.count, x);
             off = fmax(off, fabs(cr_to_double(f.f - c)) / cr_to_double(cr_v3_len(f.grad)));
         }
+        /* every triangle faces outwards: its normal along -grad f at its centre */
+        uint32_t flipped = 0;
+        for (uint32_t t = 0; t < o.triangle_count; ++t) {
+            const double *a = &o.pos[3 * o.tri[3 * t]], *b = &o.pos[3 * o.tri[3 * t + 1]], *cc = &o.pos[3 * o.tri[3 * t + 2]];
+            double u[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, w[3] = {cc[0] - a[0], cc[1] - a[1], cc[2] - a[2]};
+            double n[3] = {u[1] * w[2] - u[2] * w[1], u[2] * w[0] - u[0] * w[2], u[0] * w[1] - u[1] * w[0]};
+            cr_vec3 m = cr_v3(cr_from_float((float)((a[0] + b[0] + cc[0]) / 3)), cr_from_float((float)((a[1] + b[1] + cc[1]) / 3)),
+                              cr_from_float((float)((a[2] + b[2] + cc[2]) / 3)));
+            cr_potential f = cri_skeleton_potential(p, sq.count, m);
+            if (-(n[0] * cr_to_double(f.grad.x) + n[1] * cr_to_double(f.grad.y) + n[2] * cr_to_double(f.grad.z)) <= 0) ++flipped;
+        }
         double size = fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
         double vol = signed_volume(&o), ivol = implicit_volume(p, sq.count, c, lo, hi);
         double angle = smallest_angle(&o);
         cr_test_printf("     %-8s %6u vertices %6u triangles, bad edges %d, euler %d, off f=c %.2g of size, "
-                       "volume %.4f vs implicit %.4f (%+.2f %%), smallest angle %.1f deg\n",
+                       "volume %.4f vs implicit %.4f (%+.2f %%), smallest angle %.1f deg, %u facing inwards\n",
                        shapes[s].name, o.vertex_count, o.triangle_count, bad, euler, off / size, vol, ivol,
-                       100 * (vol - ivol) / ivol, angle);
+                       100 * (vol - ivol) / ivol, angle, flipped);
         ENSURE(bad == 0);
         ENSURE(euler == 2 - 2 * shapes[s].genus);
         ENSURE(vol > 0);
+        ENSURE(flipped == 0);
         ENSURE(fabs(vol - ivol) < 0.02 * ivol);
         ENSURE(off < 1e-4 * size);
         ENSURE(angle > 20);

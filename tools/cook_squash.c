@@ -255,8 +255,10 @@ out:
     if (rc == CR_POLYGONISE_OK) return 0;
     snprintf(err, en, "%s", rc == CR_POLYGONISE_NO_MEMORY ? "out of memory"
                             : rc == CR_POLYGONISE_EMPTY   ? "the skeleton has no skin (no grid node reaches the isovalue)"
-                                                          : "the skeleton's surface could not be meshed as a closed surface "
-                                                            "(saddles on every grid tried; raise 'mesh')");
+                            : rc == CR_POLYGONISE_BOX_CUTS_SKIN
+                                ? "the skeleton's skin reaches past every grid tried (over 6e7 nodes; lower 'mesh')"
+                                : "the skeleton's surface could not be meshed as a closed surface "
+                                  "(saddles on every grid tried; raise 'mesh')");
     return -1;
 }
 
