@@ -97,6 +97,41 @@ CR_TEST(squash_fit_cook_makes_one_closed_skin_the_same_bytes_twice) {
     ENSURE(off < 1e-4);
     /* --normalise sizes the OBJ's axis-aligned box; the body frame turns it to the principal axes */
     ENSURE(ext > 1.4 && ext < 1.9);
+    /* and it squashes: attached with no skeleton in the def (the fitted one is the asset's), a ball pressed into its top */
+    cr_world_def def = cr_default_world_def();
+    def.body_capacity = 8;
+    def.gravity = cr_v3_zero();
+    def.damage.squash = cr_default_squash_budget();
+    def.damage.squash.body_capacity = 1;
+    size_t size = cr_world_memory_size(&def);
+    void *wb = aligned_alloc(CR_BLOCK_ALIGN, (size + 15) / 16 * 16);
+    cr_world *w;
+    uint32_t slot;
+    ENSURE(wb != NULL);
+    ENSURE(cr_world_create(&def, wb, size, &w) == CR_OK && cr_world_add_asset(w, &a, &slot) == CR_OK);
+    cr_body_def bd = cr_default_body_def();
+    bd.type = CR_BODY_STATIC;
+    bd.shape.type = CR_SHAPE_MESH, bd.shape.asset = slot;
+    cr_body_id cow, ball;
+    ENSURE(cr_body_create(w, &bd, &cow) == CR_OK);
+    cr_squash_def q = cr_default_squash_def();
+    ENSURE(cr_squash_attach(w, cow, &q) == CR_OK);
+    cr_body_def kb = cr_default_body_def();
+    kb.type = CR_BODY_KINEMATIC;
+    kb.shape.type = CR_SHAPE_SPHERE, kb.shape.radius = CR_R(0.2);
+    /* 5 cm into the skin at its vertex nearest the top of the body frame's y, from above */
+    uint32_t top = 0;
+    for (uint32_t vi = 1; vi < a.vertex_count; ++vi)
+        if (a.positions[vi].y > a.positions[top].y) top = vi;
+    kb.position = cr_v3_add(a.positions[top], cr_v3(0, CR_R(0.2) - CR_R(0.05), 0));
+    ENSURE(cr_body_create(w, &kb, &ball) == CR_OK);
+    cr_world_step(w, CR_R(1.0 / 60));
+    cr_squash_view v;
+    ENSURE(cr_squash_get(w, cow, &v) == CR_OK);
+    cr_test_printf("     pressed 5 cm: zone %u vertices, volume %.5f of %.5f m^3 (compression alone %.5f)\n", v.zone_vertices,
+                   cr_to_double(v.volume), cr_to_double(v.volume_rest), cr_to_double(v.volume_compressed));
+    ENSURE(v.zone_vertices > 10 && v.volume <= v.volume_rest && v.volume_compressed < v.volume);
+    free(wb);
     free(block);
     cr_cook_result_free(&r1);
     cr_cook_result_free(&r2);
