@@ -328,6 +328,17 @@ int cr_squash_fit(const double *pos, uint32_t nv, const uint32_t *tri, uint32_t 
                            g.origin[2] + (double)(i / (nx * ny)) * g.cell};
             if (dist3(c, x) <= -(double)g.values[i] + 1.5 * g.cell) br = -(double)g.values[i], best = i;
         }
+        if (best == SIZE_MAX) {
+            /* no inscribed ball reaches it (a vertex of an open shell, a spout's inner wall): the ball nearest it */
+            double bg = 1e300;
+            for (size_t i = 0; i < nodes; ++i) {
+                if (!(g.values[i] < 0)) continue;
+                double c[3] = {g.origin[0] + (double)(i % nx) * g.cell, g.origin[1] + (double)(i / nx % ny) * g.cell,
+                               g.origin[2] + (double)(i / (nx * ny)) * g.cell};
+                double gap = dist3(c, x) + (double)g.values[i];
+                if (gap < bg) bg = gap, best = i;
+            }
+        }
         if (best == SIZE_MAX) break;
         add_ball(out, r0, &g, best, covered);
         rc |= refine(out, r0, pos, nv, 4);
