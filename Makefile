@@ -180,6 +180,7 @@ readme-images: $(CLI)
 	cp $(BUILD)/demo/sheet.png docs/images/demo_sheet.png
 	cp $(BUILD)/demo/dent_anvil.png docs/images/dent_ball_block.png
 	cp $(BUILD)/demo/dent_plate.png docs/images/dent_bunny_plate.png
+	cp $(BUILD)/demo/squash_jelly.png $(BUILD)/demo/squash_jelly_closeup.png docs/images/
 
 bench: $(CLI)
 	$(CLI) bench

@@ -172,6 +172,11 @@ CR_TEST(render_demo_command_writes_its_pictures) {
     /* and its plastic barrel, coloured by example weights (seed 001) */
     snprintf(path, sizeof path, "%s/weights_barrel.png", out);
     ENSURE_MSG(access(path, F_OK) == 0, "demo did not draw the barrel's weights %s", path);
+    /* and its jelly (seed 003), squashed by the rubber ball: alone, and in place with the ball */
+    for (int i = 0; i < 2; ++i) {
+        snprintf(path, sizeof path, "%s/%s", out, i ? "squash_jelly_closeup.png" : "squash_jelly.png");
+        ENSURE_MSG(access(path, F_OK) == 0, "demo did not draw the squashed jelly %s", path);
+    }
     /* a bad option is a usage error, not a crash */
     char *bad[] = {"demo", "--frames", "many"};
     ENSURE(cr_cmd_demo(3, bad) == 2);

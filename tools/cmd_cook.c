@@ -20,7 +20,7 @@ static void usage(FILE *f) {
     fprintf(f,
             "usage: crumple cook IN.obj -o OUT.crb [--sdf-res N] [--sdf-pad N] [--scale S] [--normalise L] [--recentre]\n"
             "       [--weld D] [--max-samples N] [--geodesic-radius R] [--geodesic-max N] [--geodesic-patch P] [--rig FILE | --bones auto:N]\n"
-            "       [--poses FILE] [--skeleton FILE] [--pieces N|groups] [--piece-seed S] [--pieces-near X,Y,Z] [--gap D]\n"
+            "       [--poses FILE] [--skeleton FILE | --fit-skeleton N] [--pieces N|groups] [--piece-seed S] [--pieces-near X,Y,Z] [--gap D]\n"
             "       [--piece-sdf-res N] [--soft] [--soft-spread R] [--soft-edge L] [--soft-internal N]\n"
             "       [--soft-masses equal|area] [--timings] [--quiet]\n"
             "  Cooks an OBJ mesh into a validated binary asset (docs/asset-format.md), in the body frame:\n"
@@ -41,6 +41,8 @@ static void usage(FILE *f) {
             "  --poses FILE           example poses: 'example NAME' then 'BONE TX TY TZ [QX QY QZ QW]' lines\n"
             "  --skeleton FILE        squishy skin (seed 003): the skeleton the mesh lies on ('point', 'segment', 'rect',\n"
             "                         'isovalue' lines: docs/asset-format.md); an input FILE.skel is meshed here instead\n"
+            "  --fit-skeleton N       squishy skin fitted to the mesh: N point primitives, their skin meshed and cooked\n"
+            "                         instead of the mesh (prints how far the mesh is from it; docs/squash.md)\n"
             "  --pieces N|groups      prescore: cut into N Voronoi pieces, or take the OBJ's o/g groups as pieces,\n"
             "                         with a support graph (docs/fracture.md)\n"
             "  --piece-seed S         the cell sites' random stream (default 1)\n"
@@ -130,6 +132,8 @@ int cr_cmd_cook(int argc, char **argv) {
             opt.poses_path = v, ++i;
         } else if (strcmp(a, "--skeleton") == 0 && v) {
             opt.skeleton_path = v, ++i;
+        } else if (strcmp(a, "--fit-skeleton") == 0 && v) {
+            bad = parse_u32_arg(v, &opt.fit_skeleton) || opt.fit_skeleton == 0 || opt.fit_skeleton > 256, ++i;
         } else if (strcmp(a, "--bones") == 0 && v) {
             bad = strncmp(v, "auto:", 5) != 0 || parse_u32_arg(v + 5, &opt.auto_bones) || opt.auto_bones == 0, ++i;
         } else if (strcmp(a, "--pieces") == 0 && v) {
@@ -177,6 +181,11 @@ int cr_cmd_cook(int argc, char **argv) {
     if (in == NULL || out == NULL) {
         fprintf(stderr, "crumple cook: need an input .obj (or a .skel skeleton) and -o OUT.crb\n");
         usage(stderr);
+        return 2;
+    }
+    if (opt.fit_skeleton > 0 && (opt.skeleton_path != NULL || strstr(in, ".skel") != NULL)) {
+        /* a skeleton is given or fitted, not both */
+        fprintf(stderr, "crumple cook: --fit-skeleton fits a skeleton to an .obj; it cannot be combined with --skeleton or a .skel input\n");
         return 2;
     }
     if (opt.soft && (po.pieces >= 2 || from_groups)) {

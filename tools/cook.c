@@ -9,6 +9,7 @@
  */
 #include "cook.h"
 #include "cook_squash.h"
+#include "squash_fit.h"
 #include "cook_soft.h"
 #include "crumple/asset.h"
 #include "platform.h"
@@ -237,9 +238,10 @@ int cr_cook_obj(const char *name, const cr_obj *obj, const cr_cook_options *opt,
     /* a squishy skin's skeleton, moved with the mesh; the mesh must lie on its f = c */
     cr_cook_squash squash;
     memset(&squash, 0, sizeof squash);
-    if (opt->skeleton_path) {
+    if (opt->skeleton_path || opt->skeleton) {
         char qerr[768];
-        if (cr_cook_squash_read(opt->skeleton_path, &squash, qerr, sizeof qerr) != 0) {
+        if (opt->skeleton ? cr_cook_squash_copy(opt->skeleton, &squash, qerr, sizeof qerr) != 0
+                          : cr_cook_squash_read(opt->skeleton_path, &squash, qerr, sizeof qerr) != 0) {
             snprintf(err, en, "%s", qerr);
             cr_cook_mesh_free(&mesh);
             return -1;
@@ -251,7 +253,7 @@ int cr_cook_obj(const char *name, const cr_obj *obj, const cr_cook_options *opt,
             r2 = fmax(r2, x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
         }
         if (cr_cook_squash_check_mesh(&squash, mesh.pos, mesh.vertex_count, sqrt(r2), qerr, sizeof qerr) != 0) {
-            snprintf(err, en, "%s: %s (skeleton %s)", name, qerr, opt->skeleton_path);
+            snprintf(err, en, "%s: %s (skeleton %s)", name, qerr, opt->skeleton_path ? opt->skeleton_path : "fitted");
             cr_cook_squash_free(&squash);
             cr_cook_mesh_free(&mesh);
             return -1;
@@ -333,7 +335,7 @@ int cr_cook_obj(const char *name, const cr_obj *obj, const cr_cook_options *opt,
     a.skin = &skin;
     a.mass = &mass;
     a.frame = &frame;
-    a.squash = opt->skeleton_path ? &squash : NULL;
+    a.squash = opt->skeleton_path || opt->skeleton ? &squash : NULL;
     a.fracture = opt->fracture;
     cr_cook_soft soft;
     memset(&soft, 0, sizeof soft);
@@ -407,10 +409,33 @@ int cr_cook_file(const char *in_path, const char *out_path, const cr_cook_option
     } else if (cr_obj_load(in_path, &obj, err, en) != 0) {
         return -1;
     }
+    cr_cook_squash fitted;
+    memset(&fitted, 0, sizeof fitted);
+    if (opt->fit_skeleton > 0 && o2.skeleton_path == NULL) {
+        /* a skeleton fitted to the mesh; its skin, meshed here, is what is cooked (the mesh must lie on f = c) */
+        cr_squash_fit_report rep;
+        char merr[512];
+        cr_obj skin;
+        if (cr_squash_fit(obj.pos, obj.vertex_count, obj.tri, obj.triangle_count, opt->fit_skeleton, &fitted, &rep, merr,
+                          sizeof merr) != 0 ||
+            cr_cook_squash_obj(&fitted, &skin, merr, sizeof merr) != 0) {
+            snprintf(err, en, "%s: fitting a skeleton: %s", in_path, merr);
+            cr_cook_squash_free(&fitted);
+            cr_obj_free(&obj);
+            return -1;
+        }
+        if (!opt->quiet)
+            fprintf(stderr, "fit skeleton: %u primitives (%u of them segments); mesh vertices to the skin: mean %.2f %%, largest %.2f %% of the size (%.3g)\n",
+                    rep.primitives, rep.segments, 100 * rep.mean, 100 * rep.max, rep.size);
+        cr_obj_free(&obj);
+        obj = skin;
+        o2.skeleton = &fitted;
+    }
     opt = &o2;
     out->time.read = cr_cook_now() - t0;
     int rc = cr_cook_obj(in_path, &obj, opt, out, err, en);
     cr_obj_free(&obj);
+    cr_cook_squash_free(&fitted);
     if (rc != 0) return -1;
     if (out_path != NULL) {
         double tw = cr_cook_now();

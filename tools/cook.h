@@ -47,6 +47,8 @@ typedef struct cr_cook_options {
     const char *rig_path;    ///< rig text file (docs/asset-format.md), or NULL
     const char *poses_path;  ///< example poses text file, or NULL (needs bones)
     const char *skeleton_path; ///< squishy skin (seed 003): skeleton text file the mesh lies on (tools/cook_squash.c), or NULL
+    uint32_t fit_skeleton;   ///< > 0: fit this many point primitives to the mesh and cook their skin instead (tools/squash_fit.c)
+    const struct cr_cook_squash *skeleton; ///< a skeleton (OBJ coordinates) the mesh lies on, instead of skeleton_path; set by the fit
     bool quiet;              ///< no progress bar or report on stderr
     /* set by the prescoring cooker (cook_fracture.c), NULL / false otherwise */
     bool keep_slivers;       ///< keep triangles of no area: a piece's cut faces, which a drop would open

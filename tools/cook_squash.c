@@ -8,9 +8,11 @@
  *     segment AX AY AZ  BX BY BZ  R [W]
  *     rect    CX CY CZ  UX UY UZ  VX VY VZ  R [W]      (U, V: perpendicular half-edges)
  *     mesh    CELLS                                    (cells along the longest side when meshed here; default 32)
+ *     mesher  grid|star                                (default grid: any shape; star: rays from the centre)
  */
 #include "cook_squash.h"
 #include "squash_mesh.h"
+#include "squash_polygonise.h"
 #include "crumple/asset.h"
 #include "implicit_skeleton.h"
 
@@ -22,6 +24,18 @@
 void cr_cook_squash_free(cr_cook_squash *s) {
     free(s->prims);
     memset(s, 0, sizeof *s);
+}
+
+int cr_cook_squash_copy(const cr_cook_squash *s, cr_cook_squash *out, char *err, size_t en) {
+    *out = *s;
+    out->prims = malloc((s->count ? s->count : 1) * sizeof *out->prims);
+    if (out->prims == NULL) {
+        memset(out, 0, sizeof *out);
+        snprintf(err, en, "out of memory");
+        return -1;
+    }
+    memcpy(out->prims, s->prims, s->count * sizeof *out->prims);
+    return 0;
 }
 
 static int fail(char *err, size_t n, const char *path, int line, const char *what) {
@@ -48,6 +62,17 @@ int cr_cook_squash_read(const char *path, cr_cook_squash *out, char *err, size_t
         double v[12];
         int used = 0;
         if (sscanf(buf, " %31s%n", word, &used) != 1) continue;
+        if (strcmp(word, "mesher") == 0) {
+            char kind[16];
+            int tail = 0;
+            if (sscanf(buf + used, " %15s %n", kind, &tail) != 1 || buf[used + tail] != 0 ||
+                (strcmp(kind, "grid") != 0 && strcmp(kind, "star") != 0)) {
+                fclose(f);
+                return fail(err, en, path, line, "mesher needs 'grid' or 'star'");
+            }
+            out->mesher = strcmp(kind, "star") == 0 ? CR_COOK_MESHER_STAR : CR_COOK_MESHER_GRID;
+            continue;
+        }
         int n = 0;
         char *p = buf + used, *end;
         while (n < 12) {
@@ -83,7 +108,7 @@ int cr_cook_squash_read(const char *path, cr_cook_squash *out, char *err, size_t
         }
         if (type < 0) {
             fclose(f);
-            return fail(err, en, path, line, "unknown keyword (isovalue, point, segment, rect, mesh)");
+            return fail(err, en, path, line, "unknown keyword (isovalue, point, segment, rect, mesh, mesher)");
         }
         int need = type == 0 ? 4 : type == 1 ? 7 : 10;
         if (n != need && n != need + 1) {
@@ -192,6 +217,51 @@ int cr_cook_squash_check_mesh(const cr_cook_squash *s, const double *pos, uint32
     return 0;
 }
 
+/* x^(1/3) for x in (0, 1) by Newton from 1 (decreasing to the root): libm's
+ * cbrt is not rounded alike everywhere, and the box it sizes moves the grid. */
+static double cube_root(double x) {
+    double y = 1;
+    for (int i = 0; i < 60; ++i) y -= (y * y * y - x) / (3 * y * y);
+    return y;
+}
+
+/* The surface net over a grid of cells of side longest / mesh_cells laid over
+ * the box (lo, hi) the primitives' own skins fill. The sum of primitives can
+ * reach c beyond that box, so a grid whose boundary is inside grows by two
+ * cells a side; a saddle caught on a grid face (not a manifold) moves the
+ * grid by fixed fractions of a cell, then refines it by 5/4. Every try is
+ * fixed in advance, so the result is the same on every machine. */
+static int mesh_grid(const cr_squash_primitive *p, const cr_cook_squash *s, const double lo[3], const double hi[3],
+                     double longest, cr_squash_mesh *m, char *err, size_t en) {
+    static const double shift[4][3] = {{0, 0, 0}, {0.31, 0.17, 0.43}, {0.13, 0.47, 0.29}, {0.41, 0.23, 0.11}};
+    double cells_long = s->mesh_cells, pad = 1.5;
+    int rc = CR_POLYGONISE_EMPTY;
+    for (int refine = 0; refine < 6; ++refine, cells_long *= 1.25)
+        for (int try = 0; try < 4; ++try) {
+            double cell = longest / cells_long;
+            int cells[3];
+            double start[3];
+            for (int k = 0; k < 3; ++k) {
+                cells[k] = (int)ceil((hi[k] - lo[k]) / cell + 2 * pad) + 1;
+                start[k] = lo[k] - (pad + shift[try][k]) * cell;
+            }
+            if ((double)cells[0] * cells[1] * cells[2] > 6e7) goto out;
+            cr_vec3 o = cr_v3(cr_from_float((float)start[0]), cr_from_float((float)start[1]), cr_from_float((float)start[2]));
+            rc = cr_squash_polygonise(p, s->count, cr_from_float((float)s->isovalue), o, cr_from_float((float)cell), cells, m);
+            if (rc == CR_POLYGONISE_OK || rc == CR_POLYGONISE_NO_MEMORY || rc == CR_POLYGONISE_EMPTY) goto out;
+            if (rc == CR_POLYGONISE_BOX_CUTS_SKIN) pad += 2, --try; /* the same try on a larger box */
+        }
+out:
+    if (rc == CR_POLYGONISE_OK) return 0;
+    snprintf(err, en, "%s", rc == CR_POLYGONISE_NO_MEMORY ? "out of memory"
+                            : rc == CR_POLYGONISE_EMPTY   ? "the skeleton has no skin (no grid node reaches the isovalue)"
+                            : rc == CR_POLYGONISE_BOX_CUTS_SKIN
+                                ? "the skeleton's skin reaches past every grid tried (over 6e7 nodes; lower 'mesh')"
+                                : "the skeleton's surface could not be meshed as a closed surface "
+                                  "(saddles on every grid tried; raise 'mesh')");
+    return -1;
+}
+
 int cr_cook_squash_obj(const cr_cook_squash *s, cr_obj *out, char *err, size_t en) {
     memset(out, 0, sizeof *out);
     cr_squash_primitive *p = malloc(s->count * sizeof *p);
@@ -207,7 +277,7 @@ int cr_cook_squash_obj(const cr_cook_squash *s, cr_obj *out, char *err, size_t e
     double lo[3] = {1e30, 1e30, 1e30}, hi[3] = {-1e30, -1e30, -1e30};
     for (uint32_t i = 0; i < s->count; ++i) {
         const cr_cook_primitive *q = &s->prims[i];
-        double reach = q->radius * sqrt(fmax(0, 1 - cbrt(s->isovalue / q->weight)));
+        double reach = q->radius * sqrt(fmax(0, 1 - cube_root(s->isovalue / q->weight)));
         double ext[3] = {0, 0, 0}, mid[3] = {q->a[0], q->a[1], q->a[2]};
         for (int k = 0; k < 3; ++k) {
             if (q->type == 1) mid[k] = 0.5 * (q->a[k] + q->b[k]), ext[k] = 0.5 * fabs(q->b[k] - q->a[k]);
@@ -216,21 +286,28 @@ int cr_cook_squash_obj(const cr_cook_squash *s, cr_obj *out, char *err, size_t e
         }
     }
     double longest = fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
-    int cells[3];
-    for (int k = 0; k < 3; ++k) {
-        cells[k] = (int)ceil(s->mesh_cells * (hi[k] - lo[k]) / longest);
-        if (cells[k] < 2) cells[k] = 2;
-    }
-    cr_vec3 mid = cr_v3(cr_from_float((float)(0.5 * (lo[0] + hi[0]))), cr_from_float((float)(0.5 * (lo[1] + hi[1]))),
-                        cr_from_float((float)(0.5 * (lo[2] + hi[2]))));
-    cr_vec3 half = cr_v3(cr_from_float((float)(0.5 * (hi[0] - lo[0]))), cr_from_float((float)(0.5 * (hi[1] - lo[1]))),
-                         cr_from_float((float)(0.5 * (hi[2] - lo[2]))));
     cr_squash_mesh m;
-    int rc = cr_squash_mesh_star(p, s->count, cr_from_float((float)s->isovalue), mid, half, cells, &m);
-    free(p);
-    if (rc != 0) {
-        snprintf(err, en, "the skeleton's surface could not be meshed from its centre (not star-shaped, or no surface)");
-        return -1;
+    int rc;
+    if (s->mesher == CR_COOK_MESHER_GRID) {
+        rc = mesh_grid(p, s, lo, hi, longest, &m, err, en);
+        free(p);
+        if (rc != 0) return -1;
+    } else {
+        int cells[3];
+        for (int k = 0; k < 3; ++k) {
+            cells[k] = (int)ceil(s->mesh_cells * (hi[k] - lo[k]) / longest);
+            if (cells[k] < 2) cells[k] = 2;
+        }
+        cr_vec3 mid = cr_v3(cr_from_float((float)(0.5 * (lo[0] + hi[0]))), cr_from_float((float)(0.5 * (lo[1] + hi[1]))),
+                            cr_from_float((float)(0.5 * (lo[2] + hi[2]))));
+        cr_vec3 half = cr_v3(cr_from_float((float)(0.5 * (hi[0] - lo[0]))), cr_from_float((float)(0.5 * (hi[1] - lo[1]))),
+                             cr_from_float((float)(0.5 * (hi[2] - lo[2]))));
+        rc = cr_squash_mesh_star(p, s->count, cr_from_float((float)s->isovalue), mid, half, cells, &m);
+        free(p);
+        if (rc != 0) {
+            snprintf(err, en, "the skeleton's surface could not be meshed from its centre (not star-shaped, or no surface)");
+            return -1;
+        }
     }
     out->pos = malloc(3 * (size_t)m.vertex_count * sizeof(double));
     out->tri = malloc(3 * (size_t)m.triangle_count * sizeof(uint32_t));

@@ -12,16 +12,21 @@ typedef struct cr_cook_primitive {
     double radius, weight;
 } cr_cook_primitive;
 
+enum { CR_COOK_MESHER_GRID = 0, CR_COOK_MESHER_STAR = 1 };
+
 typedef struct cr_cook_squash {
     cr_cook_primitive *prims;  ///< malloc'd
     uint32_t count;
     double isovalue;
     int mesh_cells;            ///< cells along the longest side when the cooker meshes the skeleton
+    int mesher;                ///< CR_COOK_MESHER_*: how the cooker meshes the skeleton
 } cr_cook_squash;
 
 /// Read a skeleton file; errors "path:line: what".
 int cr_cook_squash_read(const char *path, cr_cook_squash *out, char *err, size_t en);
 void cr_cook_squash_free(cr_cook_squash *s);
+/// A copy (its own primitives); 0, or -1 out of memory.
+int cr_cook_squash_copy(const cr_cook_squash *s, cr_cook_squash *out, char *err, size_t en);
 /// OBJ coordinates -> the body frame the cooker chose.
 void cr_cook_squash_to_body(cr_cook_squash *s, const cr_cook_frame *f);
 /// As the runtime's primitives (this build's scalar).
@@ -29,7 +34,8 @@ void cr_cook_squash_runtime(const cr_cook_squash *s, cr_squash_primitive *out);
 /// 0 if every vertex (body frame, doubles) lies on f = c within max(2 mm, 1 % of the bound radius).
 int cr_cook_squash_check_mesh(const cr_cook_squash *s, const double *pos, uint32_t n, double bound_radius, char *err,
                               size_t en);
-/// The skeleton's rest surface as an OBJ (tools/squash_mesh.c: star-shaped skins).
+/// The skeleton's rest surface as an OBJ: the surface net (tools/squash_polygonise.c,
+/// any shape; the default) or the star mesher (tools/squash_mesh.c, `mesher star`).
 int cr_cook_squash_obj(const cr_cook_squash *s, cr_obj *out, char *err, size_t en);
 
 #endif

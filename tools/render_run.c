@@ -380,6 +380,73 @@ static int weights_closeup(const cr_world *w, cr_body_id id, const char *name, c
     cr_render_scene_free(&scene);
     return ok;
 }
+/* A squashed body (seed 003) in place, with the bodies pressing it: the
+ * body alone (above) shows the dent by colour, but the bulge is a few
+ * centimetres and reads best as a ring rising round the other body. The
+ * camera looks at the moved skin (vertices moved by a twentieth of the
+ * largest or more, so the bulge is in) from 25 degrees above its mean rest
+ * surface, along the surface towards the world's +z (the demo camera's
+ * side), framed on the moved region and half as much again around it. */
+static int squash_in_place(const cr_world *w, cr_body_id id, const char *name, const cr_render_options *base,
+                           cr_image *out) {
+    cr_body_mesh bm;
+    if (cr_body_get_mesh(w, id, &bm) != CR_OK) return 0;
+    cr_transform bx = cr_body_get_transform(w, id);
+    double deepest = 0;
+    for (uint32_t v = 0; v < bm.vertex_count; ++v) {
+        double d = cr_to_double(cr_v3_len(cr_v3_sub(bm.positions[v], bm.rest_positions[v])));
+        if (d > deepest) deepest = d;
+    }
+    double lo[3] = {1e30, 1e30, 1e30}, hi[3] = {-1e30, -1e30, -1e30}, n[3] = {0, 0, 0};
+    uint32_t moved = 0;
+    for (uint32_t v = 0; v < bm.vertex_count && deepest > 0; ++v) {
+        cr_vec3 r = bm.rest_positions[v];
+        if (cr_to_double(cr_v3_len(cr_v3_sub(bm.positions[v], r))) < 0.05 * deepest) continue;
+        cr_vec3 wp = cr_transform_point(bx, bm.positions[v]);
+        double q[3] = {cr_to_double(wp.x), cr_to_double(wp.y), cr_to_double(wp.z)};
+        for (int k = 0; k < 3; ++k) lo[k] = fmin(lo[k], q[k]), hi[k] = fmax(hi[k], q[k]);
+        ++moved;
+    }
+    if (moved == 0) return 0;
+    /* the rest surface's normal there: the skin's outward normal at rest, from the body's rest mesh
+     * is not kept, so the normal of the moved region's box face that points most up is used: the
+     * direction from the body's centre to the region's centre, which is the rest normal on a blob
+     * and the face's normal on a slab's face */
+    cr_vec3 centre = bx.p;
+    double c[3];
+    for (int k = 0; k < 3; ++k) c[k] = 0.5 * (lo[k] + hi[k]);
+    n[0] = c[0] - cr_to_double(centre.x), n[1] = c[1] - cr_to_double(centre.y), n[2] = c[2] - cr_to_double(centre.z);
+    /* on a slab the centre-to-contact direction leans; the largest component is the face */
+    int big = fabs(n[1]) >= fabs(n[0]) && fabs(n[1]) >= fabs(n[2]) ? 1 : fabs(n[0]) >= fabs(n[2]) ? 0 : 2;
+    double face[3] = {0, 0, 0}, toward[3] = {0.35, 0, 1}, t[3];
+    face[big] = n[big] >= 0 ? 1 : -1;
+    double dt = toward[0] * face[0] + toward[1] * face[1] + toward[2] * face[2], tl = 0;
+    for (int k = 0; k < 3; ++k) t[k] = toward[k] - dt * face[k], tl += t[k] * t[k];
+    tl = sqrt(tl);
+    if (tl < 1e-6) t[0] = 1, t[1] = t[2] = 0, tl = 1;
+    cr_render_options opt = *base;
+    opt.mode = CR_RENDER_DISPLACEMENT;
+    opt.range = deepest;
+    opt.camera = cr_default_camera_spec();
+    opt.camera.fov_y = 30;
+    for (int k = 0; k < 3; ++k) opt.camera.dir[k] = 0.47 * face[k] + 1.0 * t[k] / tl; /* 25 degrees above */
+    cr_render_scene scene;
+    cr_render_scene_init(&scene);
+    int ok = cr_render_scene_add_world(&scene, w, NULL, 0, &opt);
+    if (ok) {
+        for (int k = 0; k < 3; ++k) {
+            double h = 0.5 * (hi[k] - lo[k]) * 1.5 + 0.02;
+            scene.bmin[k] = c[k] - h, scene.bmax[k] = c[k] + h;
+        }
+        scene.has_bounds = 1;
+        snprintf(opt.label, sizeof opt.label, "%.40s IN PLACE: DENT AND BULGE, %.1f MM", name, deepest * 1000.0);
+        cr_camera cam = cr_render_fit_camera(&opt.camera, &scene, opt.width, opt.height);
+        ok = cr_render_draw(&scene, &cam, &opt, out);
+    }
+    cr_render_scene_free(&scene);
+    return ok;
+}
+
 int cr_run_pictures_dents(const cr_scene *s, const cr_world *w, const char *dir, const cr_render_options *base,
                           int print) {
     uint32_t n = cr_world_get_body_ids(w, NULL, 0);
@@ -426,6 +493,20 @@ int cr_run_pictures_dents(const cr_scene *s, const cr_world *w, const char *dir,
         else if (print)
             printf("dent         %s: %u dent%s, deepest %.1f mm -> %s\n", name, bm.dent_count, bm.dent_count == 1 ? "" : "s",
                    deepest * 1000.0, path);
+        if (squashed) {
+            /* and in place, with what presses it */
+            snprintf(path, sizeof path, "%s/squash_%s_closeup.png", dir, name);
+            if (squash_in_place(w, ids[i], name, base, &img)) {
+                ps = cr_png_write_file(path, img.rgb, img.width, img.height, 3, CR_PNG_FIXED);
+                cr_image_free(&img);
+                if (ps != CR_PNG_OK) {
+                    fprintf(stderr, "%s: cannot write PNG: %s\n", path, cr_png_status_message(ps));
+                    free(ids);
+                    return -1;
+                }
+                if (print) printf("squash       %s: in place, dent and bulge -> %s\n", name, path);
+            }
+        }
         ++written;
     }
     free(ids);
