@@ -37,6 +37,7 @@ typedef struct cr_body_impact {
     cr_real normal_speed;    ///< m/s, velocity . normal: approach speed, positive
     cr_real impulse;         ///< N s, normal impulse this body received from the collision passes
     cr_transform other_pose; ///< the other body's pose in this body's frame at the start of the step
+    cr_vec3 impulse_vector;  ///< N s, total impulse (normal + friction) this body received from the collision passes, body frame
 } cr_body_impact;
 
 /// One resting (or sliding) contact on a body: the deepest point the contact

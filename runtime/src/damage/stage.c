@@ -144,6 +144,7 @@ static void gather_impacts(cr_world *w, const cr_transform *x0, cr_damage_input 
             i->normal_speed = -x->normal_speed;
             i->impulse = x->impulse;
             i->other_pose = cr_transform_mul(cr_transform_inverse(xa), xb);
+            i->impulse_vector = cr_quat_inv_rotate(xa.q, x->impulse_vector);
         }
         if (wants(&bodies[b])) {
             cr_body_impact *i = &out[fill[b]++];
@@ -154,6 +155,7 @@ static void gather_impacts(cr_world *w, const cr_transform *x0, cr_damage_input 
             i->normal_speed = -x->normal_speed;
             i->impulse = x->impulse;
             i->other_pose = cr_transform_mul(cr_transform_inverse(xb), xa);
+            i->impulse_vector = cr_quat_inv_rotate(xb.q, cr_v3_neg(x->impulse_vector));
         }
     }
     /* fill[i] now is the end of slot i = the start of slot i + 1 */
