@@ -39,6 +39,7 @@ typedef struct cr_body_impact {
     cr_real impulse;         ///< N s, normal impulse this body received from the collision passes
     cr_transform other_pose; ///< the other body's pose in this body's frame at the start of the step
     cr_soft_id soft_other;   ///< a soft body's hit (`other` null): the soft body; other_pose is then the contact point, unrotated
+    cr_vec3 impulse_vector;  ///< N s, total impulse (normal + friction) this body received from the collision passes, body frame
 } cr_body_impact;
 
 /// One resting (or sliding) contact on a body: the deepest point the contact

@@ -37,16 +37,8 @@ static bool overload(cr_world *w, cr_fracture_actor *a, uint32_t k, cr_real forc
     return true;
 }
 
-uint32_t cri_fracture_impact(cr_world *w, cr_fracture_actor *a, const cr_asset *whole, cr_vec3 point, cr_real impulse,
-                             cr_vec3 push) {
+uint32_t cri_fracture_impact(cr_world *w, cr_fracture_actor *a, const cr_asset *whole, cr_vec3 point, cr_real impulse) {
     cr_fracture_bond *bonds = cri_fracture_bonds(w, a);
-    /* what a static body took without moving: the pieces it frees this step carry it on */
-    cr_real j = cr_v3_len(push), before = cr_v3_len(a->push);
-    if (j > 0) {
-        cr_real sum = before + j;
-        a->push_point = cr_v3_add(cr_v3_scale(a->push_point, cr_div(before, sum)), cr_v3_scale(point, cr_div(j, sum)));
-        a->push = cr_v3_add(a->push, push);
-    }
     cr_real radius = a->def.damage_radius;
     for (uint32_t k = 0; k < a->bond_count; ++k) {
         if (bonds[k].broken) continue;

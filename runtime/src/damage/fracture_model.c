@@ -294,11 +294,10 @@ static void body_inputs(cr_world *w, const cr_damage_input *in, uint32_t slot, c
             cri_fracture_slots(w)[im->other.index1 - 1].actor1 == s->actor1)
             continue;
         cr_vec3 p = cr_transform_point(to_whole, im->point);
-        cr_vec3 push = b->type == CR_BODY_STATIC ? cr_quat_rotate(to_whole.q, cr_v3_scale(im->normal, im->impulse)) : cr_v3_zero();
         if (CR_DAMAGE(w)->fracture.queue_count > 0 || (*work > 0 && *work + a->bond_count > budget))
             enqueue(w, s->actor1 - 1, p, im->impulse);
         else
-            *work += cri_fracture_impact(w, a, whole, p, im->impulse, push);
+            *work += cri_fracture_impact(w, a, whole, p, im->impulse);
     }
     if (a->def.stress_iterations == 0 || load == NULL) return;
     if (s->piece == CR_FRACTURE_WHOLE && b->asleep) {
@@ -370,7 +369,7 @@ void cri_fracture_model_step(cr_world *w, const cr_damage_input *in, cr_real dt)
         if (whole != NULL && work > 0 && work + a->bond_count > fb->bonds_per_step) break;
         r->queue_head = (r->queue_head + 1) % fb->queue_capacity;
         r->queue_count--;
-        if (whole != NULL) work += cri_fracture_impact(w, a, whole, h.point, h.impulse, cr_v3_zero());
+        if (whole != NULL) work += cri_fracture_impact(w, a, whole, h.point, h.impulse);
     }
     /* 2. bodies in slot order */
     uint32_t loads_off = cri_arena_push(&w->scratch, (uint8_t *)w, fb->piece_capacity * (uint32_t)sizeof(cr_vec3), 16);
@@ -395,25 +394,21 @@ void cri_fracture_model_step(cr_world *w, const cr_damage_input *in, cr_real dt)
             uint32_t left = work < fb->bonds_per_step ? fb->bonds_per_step - work : 0;
             work += cri_fracture_stress(w, a, whole, load, dt, left, u32);
         }
-        if (!a->dirty || a->splitting) {
-            a->push = a->push_point = cr_v3_zero();
-            continue;
-        }
+        if (!a->dirty || a->splitting) continue;
         uint32_t cost = a->piece_count + a->bond_count;
-        if (u32 == NULL || (cost > islands_left && islands_left < fb->islands_per_step)) {
+        if (u32 == NULL || load == NULL || (cost > islands_left && islands_left < fb->islands_per_step)) {
             w->stats.fracture.waiting++;
-            a->push = a->push_point = cr_v3_zero();
             continue;
         }
         islands_left = cost > islands_left ? 0 : islands_left - cost;
         cri_fracture_islands(w, a, whole, u32);
         uint32_t wait = 0, over = 0;
-        uint32_t made = cri_fracture_spawn(w, a, whole, pieces_left, dt, &wait, &over);
+        /* the loads of this actor's pieces are spent (its stress pass ran): their room is the blow's scratch */
+        uint32_t made = cri_fracture_spawn(w, a, whole, in, load + a->piece_first, pieces_left, dt, &wait, &over);
         pieces_left -= made;
         w->stats.fracture.waiting += wait;
         w->stats.fracture.over_capacity += over;
         if (wait == 0 && over == 0) a->dirty = 0;
-        a->push = a->push_point = cr_v3_zero();
     }
     w->stats.fracture.work = work;
     w->stats.fracture.waiting += r->queue_count;

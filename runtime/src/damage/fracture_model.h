@@ -5,6 +5,7 @@
  *   fracture_bonds.c   bond health: impact damage, the stress estimate, joint loads
  *   fracture_islands.c islands of the support graph (union-find)
  *   fracture_pieces.c  pieces become bodies (deferred commands), and join the model
+ *   fracture_blow.c    the blow that frees a static actor's pieces: their velocities, the strikers' share
  *   fracture_dents.c   dents before the break, carried over to the pieces
  */
 #ifndef CRUMPLE_FRACTURE_MODEL_H
@@ -42,8 +43,6 @@ typedef struct cr_fracture_actor {
     uint32_t pad2_;
     cr_vec3 load_sum;         ///< N s, whole frame: the sum of the loads (contacts + weight) the last stress pass saw (fracture_model.c)
     cr_real min_area;         ///< m^2, the smallest bond: loads below strength x this cannot break one
-    cr_vec3 push;             ///< N s, whole frame: this step's impact impulses on a static actor (0 between steps)
-    cr_vec3 push_point;       ///< m, whole frame: their impulse-weighted point
     cr_fracture_def def;
     cr_dent_def dent_def;     ///< the whole's, for its pieces (dent_pieces)
 } cr_fracture_actor;
@@ -110,9 +109,7 @@ void cri_fracture_break_bond(cr_world *w, cr_fracture_actor *a, uint32_t k);
 
 /* ---- fracture_bonds.c ---- */
 /// Damage every unbroken bond near `point` (whole frame) by an impulse; returns work (bonds looked at).
-/// `push` is the impulse vector (whole frame) a static actor took, zero for the game's damage.
-uint32_t cri_fracture_impact(cr_world *w, cr_fracture_actor *a, const cr_asset *whole, cr_vec3 point, cr_real impulse,
-                             cr_vec3 push);
+uint32_t cri_fracture_impact(cr_world *w, cr_fracture_actor *a, const cr_asset *whole, cr_vec3 point, cr_real impulse);
 /// The stress estimate over the actor's non-moving pieces (the whole body, or
 /// its static pieces) with `load` (N s per piece this step, world frame, pool
 /// scratch indexed by the actor's pieces); returns work.
@@ -132,10 +129,18 @@ void cri_fracture_pieces_init(cr_world *w, cr_fracture_actor *a, const cr_asset 
 /// Queue the bodies the islands ask for (the whole body's split, or static
 /// pieces cut off from every anchor). Returns pieces queued, or 0 when it
 /// must wait (*wait set) or the world has no room (*over set to pieces left attached).
-uint32_t cri_fracture_spawn(cr_world *w, cr_fracture_actor *a, const cr_asset *whole, uint32_t piece_budget, cr_real dt,
-                            uint32_t *wait, uint32_t *over);
+/// `in` is this step's impacts (the blow on a static actor), `scratch` room for a vector per piece.
+uint32_t cri_fracture_spawn(cr_world *w, cr_fracture_actor *a, const cr_asset *whole, const cr_damage_input *in,
+                            cr_vec3 *scratch, uint32_t piece_budget, cr_real dt, uint32_t *wait, uint32_t *over);
 /// The pieces whose bodies were made this step join the model (slot map, model bit).
 void cri_fracture_pieces_adopt(cr_world *w, cr_fracture_actor *a, uint32_t actor_index);
+
+/* ---- fracture_blow.c ---- */
+/// The pieces a static actor frees now (respawning and not held) get the
+/// blow of this step's strikers as a two-body impact: vel[k], world frame,
+/// for every piece (zero unless freed); each dynamic striker gets back what
+/// they could not take. Call only once the split is sure to be queued.
+void cri_fracture_blow(cr_world *w, cr_fracture_actor *a, const cr_asset *whole, const cr_damage_input *in, cr_vec3 *vel);
 
 /* ---- fracture_dents.c ---- */
 /// At the split: remember whether the whole dents and how (true: it does, and

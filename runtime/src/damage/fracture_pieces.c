@@ -14,10 +14,11 @@
  * (w x r_i)) = I w: linear and angular momentum kept to rounding), then a
  * fixed joint for each unbroken bond between two moving pieces. Pieces of an
  * island that holds an anchor of a static body are static bodies. Later, a
- * static piece cut off from every anchor is replaced by a moving one at rest.
+ * static piece cut off from every anchor is replaced by a moving one.
  *
- * A piece a static body frees gets its velocity in the step of the blow, and
- * starts one step of that velocity on (v dt), where it would be had it moved
+ * A piece a static body frees gets its velocity from the blow that freed it
+ * (fracture_blow.c: what the striker could have given it as a free body; at
+ * rest if nothing struck), and starts one step of that velocity on (v dt), where it would be had it moved
  * in this step's position update like the body that struck it. Started in
  * place, its edges lie in the planes its static neighbours' edges lie in (a
  * wall's faces), the distance grids' normals there point diagonally, and the
@@ -54,31 +55,6 @@ void cri_fracture_pieces_init(cr_world *w, cr_fracture_actor *a, const cr_asset 
         if (whole->bonds[k].area < a->min_area) a->min_area = whole->bonds[k].area;
 }
 
-/* The impulse a static actor took this step, shared by the pieces it frees
- * (weights falling off with the distance from the hit, as the bond damage
- * does), so the momentum the static body swallowed goes on in its pieces:
- * the velocity piece k starts with, world frame (q: the whole's rotation). */
-static cr_vec3 freed_velocity(const cr_world *w, const cr_fracture_actor *a, uint32_t k, cr_quat q) {
-    const cr_fracture_piece *pc = cri_fracture_pieces(w, a);
-    if (cr_v3_len_sq(a->push) == 0 || pc[k].mass <= 0) return cr_v3_zero();
-    cr_real radius = a->def.damage_radius, sum = 0, mine = 0, nearest = CR_REAL_MAX;
-    uint32_t near_k = k;
-    for (uint32_t i = 0; i < a->piece_count; ++i) {
-        if (!pc[i].respawning || pc[i].is_static) continue; /* the pieces freed now */
-        cr_real d = cr_v3_len(cr_v3_sub(pc[i].pose.p, a->push_point));
-        if (d < nearest) nearest = d, near_k = i;
-        cr_real wgt = d < radius ? CR_R(1) - cr_div(d, radius) : 0;
-        sum += wgt;
-        if (i == k) mine = wgt;
-    }
-    if (sum <= 0) {
-        if (near_k != k) return cr_v3_zero();
-        mine = sum = CR_R(1);
-    }
-    cr_vec3 dp = cr_v3_scale(a->push, cr_div(mine, sum));
-    return cr_quat_rotate(q, cr_v3_scale(dp, cr_div(CR_R(1), pc[k].mass)));
-}
-
 static cr_body_id id_of(const cr_world *w, uint32_t index1) {
     cr_body_id id = {index1, cr_world_bodies_c(w)[index1 - 1].generation};
     return id;
@@ -107,8 +83,8 @@ static cr_body_def piece_def(const cr_fracture_actor *a, const cr_body *from, ui
     return d;
 }
 
-uint32_t cri_fracture_spawn(cr_world *w, cr_fracture_actor *a, const cr_asset *whole, uint32_t piece_budget, cr_real dt,
-                            uint32_t *wait, uint32_t *over) {
+uint32_t cri_fracture_spawn(cr_world *w, cr_fracture_actor *a, const cr_asset *whole, const cr_damage_input *in,
+                            cr_vec3 *scratch, uint32_t piece_budget, cr_real dt, uint32_t *wait, uint32_t *over) {
     cr_fracture_piece *pc = cri_fracture_pieces(w, a);
     cr_fracture_bond *bonds = cri_fracture_bonds(w, a);
     const bool whole_now = a->whole_index1 != 0;
@@ -155,11 +131,13 @@ uint32_t cri_fracture_spawn(cr_world *w, cr_fracture_actor *a, const cr_asset *w
         for (uint32_t k = 0; k < count; ++k) {
             pc[k].is_static = pc[k].held;
             pc[k].respawning = 1;
-            pc[k].body.index1 = 0, pc[k].body.generation = 0;
         }
+        /* a static whole's freed pieces: the blow that freed them (fracture_blow.c) */
+        if (a->was_static) cri_fracture_blow(w, a, whole, in, scratch);
+        for (uint32_t k = 0; k < count; ++k) pc[k].body.index1 = 0, pc[k].body.generation = 0;
         for (uint32_t k = 0; k < count; ++k) {
             bool freed = a->was_static && !pc[k].held;
-            cr_vec3 vk = freed ? freed_velocity(w, a, k, xf.q) : v;
+            cr_vec3 vk = freed ? scratch[k] : v;
             cr_transform at = cr_transform_mul(xf, pc[k].pose);
             if (freed) at.p = cr_v3_mad(at.p, dt, vk); /* one step on: see the header */
             cr_body_def d = piece_def(a, b, k, at, xf.p, vk, spin, pc[k].held != 0);
@@ -175,14 +153,17 @@ uint32_t cri_fracture_spawn(cr_world *w, cr_fracture_actor *a, const cr_asset *w
                                                   cri_fracture_bond_offset(w, a, k) + joint_field);
         }
     } else {
-        /* static pieces cut off from every anchor start to move, at rest */
+        /* static pieces cut off from every anchor start to move: with the
+         * blow that cut them off (fracture_blow.c), or at rest */
         for (uint32_t k = 0; k < count; ++k)
-            if (pc[k].is_static && pc[k].mapped && !pc[k].held) pc[k].respawning = 1, pc[k].is_static = 0;
+            if (pc[k].is_static && pc[k].mapped && !pc[k].held) pc[k].respawning = 1;
+        cri_fracture_blow(w, a, whole, in, scratch);
+        for (uint32_t k = 0; k < count; ++k)
+            if (pc[k].respawning) pc[k].is_static = 0;
         for (uint32_t k = 0; k < count; ++k) {
             if (!pc[k].respawning) continue;
             const cr_body *b = cri_world_body_c(w, pc[k].body);
-            cr_quat q = cr_quat_mul(b->xf.q, cr_quat_conj(pc[k].pose.q)); /* the whole's rotation */
-            cr_vec3 vk = freed_velocity(w, a, k, q);
+            cr_vec3 vk = scratch[k];
             cr_transform at = b->xf;
             at.p = cr_v3_mad(at.p, dt, vk); /* one step on: see the header */
             cr_body_def d = piece_def(a, b, k, at, at.p, vk, cr_v3_zero(), false);

@@ -145,6 +145,7 @@ static void gather_impacts(cr_world *w, const cr_transform *x0, cr_damage_input 
             i->velocity = cr_quat_inv_rotate(x0[a].q, cr_v3_neg(x->relative_velocity));
             i->normal_speed = -x->normal_speed;
             i->impulse = x->impulse;
+            i->impulse_vector = cr_quat_inv_rotate(x0[a].q, x->impulse_vector);
             i->other_pose = cr_transform_identity();
             i->other_pose.p = local_a;
             continue;
@@ -161,6 +162,7 @@ static void gather_impacts(cr_world *w, const cr_transform *x0, cr_damage_input 
             i->impulse = x->impulse;
             i->other_pose = cr_transform_mul(cr_transform_inverse(xa), xb);
             i->soft_other.index1 = i->soft_other.generation = 0;
+            i->impulse_vector = cr_quat_inv_rotate(xa.q, x->impulse_vector);
         }
         if (wants(&bodies[b])) {
             cr_body_impact *i = &out[fill[b]++];
@@ -172,6 +174,7 @@ static void gather_impacts(cr_world *w, const cr_transform *x0, cr_damage_input 
             i->impulse = x->impulse;
             i->other_pose = cr_transform_mul(cr_transform_inverse(xb), xa);
             i->soft_other.index1 = i->soft_other.generation = 0;
+            i->impulse_vector = cr_quat_inv_rotate(xb.q, cr_v3_neg(x->impulse_vector));
         }
     }
     /* fill[i] now is the end of slot i = the start of slot i + 1 */
