@@ -200,7 +200,7 @@ static void barrel(gtext *obj, gtext *rig, gtext *pose, gtext *cook) {
 /* ---- car ----------------------------------------------------------------- */
 
 typedef struct car_bone {
-    char name[8];
+    char name[16]; /* "b5l"; room for any int, which -O1 cannot rule out */
     double x, y, z;
 } car_bone;
 
