@@ -58,6 +58,7 @@ cr_bend_def cr_default_bend_def(void) {
     d.bend_damping_constant = CR_R(2);
     d.split_min_length = CR_R(0.25);
     d.dent = cr_default_dent_def();
+    d.seam_angle = CR_R(0.05);
     d.cookie = CR_BEND_COOKIE;
     return d;
 }
@@ -75,6 +76,7 @@ cr_bend_budget cr_default_bend_budget(void) {
     b.condensations_per_step = 4;
     b.dents_per_step = 4;
     b.dent_cells = 64;
+    b.seams_per_step = 4;
     return b;
 }
 
@@ -244,6 +246,10 @@ void cri_bend_fit_sub_body(cr_world *w, uint32_t rec, uint32_t bone, const uint8
                                         cri_bend_node_bone(w, rec), mark, bone, centre);
     bb->nodes = n;
     bb->centre = centre;
+    /* its grid is as cut at rest again: its seams (its own joint's and its children's) are re-made when turned */
+    cr_bend_bone *all = bones_of(w, rec);
+    for (uint32_t k = 0; k < w->def.damage.bend.max_bones; ++k)
+        if (k == bone || all[k].parent == (int32_t)bone) all[k].seam = cr_quat_identity();
     cr_body *b = &cr_world_bodies(w)[bb->sub.index1 - 1];
     b->mass = cr_mul(r->node_mass, cr_from_int((int32_t)n));
     b->inv_mass = cr_div(CR_R(1), b->mass);
@@ -519,6 +525,7 @@ uint64_t cri_bend_model_hash(const cr_world *w, uint64_t h) {
             if (bones[k].cluster >= 0) h = cr_hash_vec3(h, bones[k].rel.p), h = cr_hash_quat(h, bones[k].rel.q);
             h = cr_hash_u32(h, bones[k].samples);
             h = cr_hash_u32(h, bones[k].nodes);
+            h = cr_hash_quat(h, bones[k].seam);
             h = cr_hash_vec3(h, bones[k].skin.p);
             h = cr_hash_quat(h, bones[k].skin.q);
         }
@@ -868,6 +875,7 @@ void cri_bend_model_step(cr_world *w, const cr_damage_input *in, cr_real dt) {
     }
     for (uint32_t i = 0; i < bd->body_capacity; ++i)
         if (records(w)[i].body_index1 != 0) st->work += condense_quiet(w, i, dt, &ops);
+    st->work += cri_bend_seams(w);
     uint32_t budget = bd->vertices_per_step, spent = 0, start = CR_DAMAGE(w)->bend.next_body % bd->body_capacity;
     bool stopped = false;
     for (uint32_t n = 0; n < bd->body_capacity; ++n) {

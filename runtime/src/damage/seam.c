@@ -1,0 +1,148 @@
+/* seam.c — re-segmenting a bent body at its joints (seed 000 §4: "the
+ * level set of the deformed body"), so the bent surface stays closed where
+ * two sub-bodies meet.
+ *
+ * Why: a sub-body's grid reads "one cell outside" at the nodes other bones
+ * own (sub_body.c), so at a joint each grid ends in a cut face, and between
+ * the last node of one bone and the first node of the next both grids read
+ * outside: a slit through the body. Straight, a projectile rarely finds it;
+ * bent by tens of degrees, a body resting in the V sinks into it and slips
+ * through after a second or so (docs/bending.md "Seams").
+ *
+ * What: when a joint has turned more than the def's seam_angle since its seam
+ * was last made, each side's grid is re-made in a band of SEAM_BAND_CELLS
+ * 6-neighbour steps into the other side's nodes: there it reads the union of
+ * the other side where it is now (its restricted level set, the rest grid
+ * with the fill at nodes it does not own, through the two sub-bodies'
+ * current poses) and the rest body as if that part of it had stayed with this
+ * side (the rest grid itself: the part of the bent surface the skinned mesh
+ * blends across, which the other side's rigid turn opens as a wedge on the
+ * outside of the bend). Near the joint each grid then is closed across the
+ * seam, so a body there is pushed out of the surface, not along the cut.
+ * Beyond the band the grid is as cut (the other bone's own grid holds there). Only nodes the other side
+ * owns are written, so patches of different joints of one bone never touch
+ * the same node, and the result depends only on the poses at the step it was
+ * made in.
+ *
+ * Budget: seams_per_step joints per step over all bodies, bodies in record
+ * order from where the last step stopped (a body whose seams waited goes
+ * first next step); the rest wait (not counted in stats.bend.waiting, which
+ * stays the splits and re-skins that wait: a seam is checked again every
+ * step, so one that waits is not work queued), each re-segmented joint counts
+ * in stats.bend.done and its nodes in work. The rest
+ * grid read is the cooked one: a dent of the other bone is not in the band
+ * (it is in that bone's own grid).
+ */
+#include "damage/bend_model.h"
+#include "damage/sub_body.h"
+#include "damage/stage.h"
+
+/// 6-neighbour steps into the other bone's nodes the band reaches (the slit
+/// is between the last node of one and the first of the other; two steps
+/// keep the band's edge a full cell inside the other bone's own surface).
+#define SEAM_BAND_CELLS 2
+
+/* The restricted level set of `bone` at rest point q: trilinear over the rest
+ * grid, a corner another bone owns raised to the fill; outside the grid: the
+ * fill (nothing of the bone there). */
+static cr_real restricted_at(const cr_asset *a, const uint8_t *owner, uint32_t bone, cr_real fill, cr_vec3 q) {
+    const cr_real c[3] = {cr_mul(q.x - a->sdf_origin.x, a->sdf_inv_cell), cr_mul(q.y - a->sdf_origin.y, a->sdf_inv_cell),
+                          cr_mul(q.z - a->sdf_origin.z, a->sdf_inv_cell)};
+    uint32_t idx[3];
+    cr_real t[3];
+    for (int k = 0; k < 3; ++k) {
+        cr_real top = cr_from_int((int32_t)a->sdf_dims[k] - 1);
+        if (!(c[k] >= 0 && c[k] <= top)) return fill; /* also a NaN */
+        int32_t i = cr_floor_int(c[k]);
+        if (i > (int32_t)a->sdf_dims[k] - 2) i = (int32_t)a->sdf_dims[k] - 2;
+        idx[k] = (uint32_t)i;
+        t[k] = c[k] - cr_from_int(i);
+    }
+    uint32_t nx = a->sdf_dims[0], nxy = a->sdf_dims[0] * a->sdf_dims[1];
+    cr_real v[8];
+    for (int k = 0; k < 8; ++k) {
+        uint32_t n = (idx[0] + (k & 1)) + (idx[1] + ((k >> 1) & 1)) * nx + (idx[2] + ((k >> 2) & 1)) * nxy;
+        v[k] = owner[n] == bone ? a->sdf[n] : cr_max(a->sdf[n], fill);
+    }
+    cr_real x0 = v[0] + cr_mul(t[0], v[1] - v[0]), x1 = v[2] + cr_mul(t[0], v[3] - v[2]);
+    cr_real x2 = v[4] + cr_mul(t[0], v[5] - v[4]), x3 = v[6] + cr_mul(t[0], v[7] - v[6]);
+    cr_real y0 = x0 + cr_mul(t[1], x1 - x0), y1 = x2 + cr_mul(t[1], x3 - x2);
+    return y0 + cr_mul(t[2], y1 - y0);
+}
+
+/* Re-make bone s's grid in the band into bone o's nodes. Returns the work. */
+static uint32_t patch_side(cr_world *w, uint32_t rec, uint32_t s, uint32_t o, uint8_t *band) {
+    const cr_bend_body *r = &cri_bend_records(w)[rec];
+    const cr_bend_bone *bones = cri_bend_bones(w, rec);
+    const cr_asset *a = cri_damage_rest_asset(w, cr_world_bodies_c(w)[r->body_index1 - 1].shape.asset);
+    cr_surface_copy *copy = cri_damage_surface_of(w, bones[s].sub.index1);
+    if (a == NULL || copy == NULL) return 0;
+    const uint8_t *owner = cri_bend_node_bone(w, rec);
+    uint32_t nx = a->sdf_dims[0], ny = a->sdf_dims[1], nz = a->sdf_dims[2], nxy = nx * ny, nodes = nxy * nz;
+    /* band[n]: 1 for s's nodes, d + 1 for o's nodes d steps from them, 0 else */
+    for (uint32_t n = 0; n < nodes; ++n) band[n] = owner[n] == s ? 1 : 0;
+    for (uint8_t d = 1; d <= SEAM_BAND_CELLS; ++d) {
+        for (uint32_t n = 0; n < nodes; ++n) {
+            if (owner[n] != o || band[n] != 0) continue;
+            uint32_t i = n % nx, j = (n / nx) % ny, k = n / nxy;
+            if ((i > 0 && band[n - 1] == d) || (i + 1 < nx && band[n + 1] == d) || (j > 0 && band[n - nx] == d) ||
+                (j + 1 < ny && band[n + nx] == d) || (k > 0 && band[n - nxy] == d) || (k + 1 < nz && band[n + nxy] == d))
+                band[n] = (uint8_t)(d + 1);
+        }
+    }
+    /* s's frame -> o's frame, through where the two sub-bodies are now */
+    cr_transform rel = cr_transform_mul(cr_transform_inverse(cri_bend_bone_pose(w, bones, o)), cri_bend_bone_pose(w, bones, s));
+    cr_real fill = cr_mul(cr_from_int(CR_SUB_BODY_FILL_CELLS), a->sdf_cell);
+    cr_real *sdf = CR_AT(w, copy->sdf, cr_real);
+    uint32_t written = 0;
+    for (uint32_t n = 0; n < nodes; ++n) {
+        if (band[n] < 2) continue;
+        uint32_t i = n % nx, j = (n / nx) % ny, k = n / nxy;
+        cr_vec3 x = cr_v3(a->sdf_origin.x + cr_mul(cr_from_int((int32_t)i), a->sdf_cell) - bones[s].centre.x,
+                          a->sdf_origin.y + cr_mul(cr_from_int((int32_t)j), a->sdf_cell) - bones[s].centre.y,
+                          a->sdf_origin.z + cr_mul(cr_from_int((int32_t)k), a->sdf_cell) - bones[s].centre.z);
+        cr_vec3 q = cr_v3_add(cr_transform_point(rel, x), bones[o].centre);
+        sdf[n] = cr_min(a->sdf[n], restricted_at(a, owner, o, fill, q));
+        ++written;
+    }
+    copy->changes++;
+    return (SEAM_BAND_CELLS + 2) * nodes + 8 * written;
+}
+
+uint32_t cri_bend_seams(cr_world *w) {
+    const cr_bend_budget *bd = &w->def.damage.bend;
+    uint32_t budget = bd->seams_per_step, done = 0, work = 0;
+    if (budget == 0 || bd->body_capacity == 0) return 0;
+    uint8_t *band = cri_bend_scratch(w).node_bone;
+    uint32_t start = CR_DAMAGE(w)->bend.next_seam % bd->body_capacity;
+    bool stopped = false;
+    for (uint32_t m = 0; m < bd->body_capacity; ++m) {
+        uint32_t rec = (start + m) % bd->body_capacity;
+        cr_bend_body *r = &cri_bend_records(w)[rec];
+        if (r->body_index1 == 0 || r->def.seam_angle <= 0) continue;
+        cr_bend_bone *bones = cri_bend_bones(w, rec);
+        for (uint32_t k = 0; k < r->bone_count; ++k) {
+            int32_t p = bones[k].parent;
+            if (p < 0 || bones[k].cluster >= 0 || bones[p].cluster >= 0 || bones[k].joint.index1 == 0) continue;
+            cr_quat now = cr_quat_mul(cr_quat_conj(cri_bend_bone_pose(w, bones, (uint32_t)p).q),
+                                      cri_bend_bone_pose(w, bones, k).q);
+            cr_quat d = cr_quat_mul(cr_quat_conj(bones[k].seam), now);
+            /* 2 sin(turn / 2) against the angle: no trigonometry, the same test to second order */
+            cr_real s2 = cr_mul(d.x, d.x) + cr_mul(d.y, d.y) + cr_mul(d.z, d.z);
+            cr_real half = cr_mul(r->def.seam_angle, CR_R(0.5));
+            if (s2 <= cr_mul(half, half)) continue;
+            if (done == budget) {
+                if (!stopped) CR_DAMAGE(w)->bend.next_seam = rec;
+                stopped = true;
+                continue;
+            }
+            work += patch_side(w, rec, k, (uint32_t)p, band);
+            work += patch_side(w, rec, (uint32_t)p, k, band);
+            bones[k].seam = now;
+            ++done;
+        }
+    }
+    if (!stopped) CR_DAMAGE(w)->bend.next_seam = start;
+    w->stats.bend.done += done;
+    return work;
+}
