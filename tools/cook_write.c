@@ -88,6 +88,7 @@ int cr_cook_write(const cr_cook_asset *a, uint8_t **bytes, size_t *size, size_t 
     if (a->squash && a->squash->count > 0) entries = CR_ASEC_SQIV + 1;
     if (a->fracture && a->fracture->piece_count > 0) entries = CR_ASEC_FRCA + 1;
     if (a->soft && a->soft->spring_count > 0) entries = CR_ASEC_SPRS + 1;
+    if (a->bend_triangle_bone && a->bend_node_bone && nb > 0) entries = CR_ASEC_BNDN + 1;
     ensure(&o, CR_ASSET_HEADER_SIZE + entries * CR_ASSET_ENTRY_SIZE);
     o.n = CR_ASSET_HEADER_SIZE + entries * CR_ASSET_ENTRY_SIZE;
 
@@ -248,6 +249,14 @@ int cr_cook_write(const cr_cook_asset *a, uint8_t **bytes, size_t *size, size_t 
                 put_f32(&o, a->soft->rest[i]);
             }
             break;
+        case CR_ASEC_BNDT:
+        case CR_ASEC_BNDN: {
+            const uint8_t *src = id == CR_ASEC_BNDT ? a->bend_triangle_bone : a->bend_node_bone;
+            count = src && nb ? (id == CR_ASEC_BNDT ? m->triangle_count : g->dims[0] * g->dims[1] * g->dims[2]) : 0;
+            ensure(&o, count);
+            if (!o.oom && count) memcpy(o.b + o.n, src, count), o.n += count;
+            break;
+        }
         default:
             break;
         }

@@ -350,7 +350,13 @@ cr_status cri_bend_model_attach(cr_world *w, uint32_t body_index1, const cr_bend
     memcpy(skin_weight, a->skin_weight, 4u * a->vertex_count * sizeof(cr_real));
     memcpy(cri_bend_rest_pos(w, pick), a->positions, a->vertex_count * sizeof(cr_vec3));
     cr_bend_scratch sc = cri_bend_scratch(w);
-    cri_sub_body_segment(a, skin_bone, skin_weight, sc.tri_bone, node_bone, sc.queue);
+    if (a->bend_triangle_bone != NULL && a->bend_node_bone != NULL) {
+        /* cooked (BNDT, BNDN: tools/cook_bend.c, the same segmentation run offline) */
+        memcpy(sc.tri_bone, a->bend_triangle_bone, a->triangle_count);
+        memcpy(node_bone, a->bend_node_bone, nodes);
+    } else {
+        cri_sub_body_segment(a, skin_bone, skin_weight, sc.tri_bone, node_bone, sc.queue);
+    }
     uint32_t inside = 0;
     for (uint32_t i = 0; i < nodes; ++i) inside += a->sdf[i] < 0;
     for (uint32_t k = 0; k < a->bone_count; ++k) {
