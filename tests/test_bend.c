@@ -771,12 +771,19 @@ CR_TEST(bend_hostile_defs_are_refused) {
         d.dents = true;
         d.dent.blur = bad[i];
         ENSURE(cr_bend_attach(b.w, b.body, &d) == CR_ERR_NOT_FINITE);
+        d = bd;
+        d.seam_angle = bad[i];
+        ENSURE(cr_bend_attach(b.w, b.body, &d) == CR_ERR_NOT_FINITE);
+        ENSURE(cr_world_refused_field(b.w) == CR_FIELD_BEND_DEF);
     }
     cr_bend_def d = bd;
     d.spring_stiffness = CR_R(10); /* plastic and elastic at once */
     ENSURE(cr_bend_attach(b.w, b.body, &d) == CR_ERR_DEF_INVALID);
     d = bd;
     d.split_speed = -CR_R(1);
+    ENSURE(cr_bend_attach(b.w, b.body, &d) == CR_ERR_DEF_INVALID);
+    d = bd;
+    d.seam_angle = -CR_R(0.1);
     ENSURE(cr_bend_attach(b.w, b.body, &d) == CR_ERR_DEF_INVALID);
     d = bd;
     d.max_bones = 200; /* more than the world's budget */

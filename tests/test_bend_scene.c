@@ -60,6 +60,8 @@ CR_TEST(bend_scene_lines_are_checked) {
         "crumple-scene 1\nbend a\nbody b dynamic box 1 1 1\njoint j point b world anchor 0 0 0 bend a\n", /* not fixed */
         "crumple-scene 1\nbending splits 4 wobble 3\n",                /* unknown cap */
         "crumple-scene 1\nbending queue 0\n",                          /* a cap of nothing */
+        "crumple-scene 1\nbending seams 0\n",                          /* a cap of nothing */
+        "crumple-scene 1\nbend a seam -1\n",                           /* negative */
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
         cr_scene *s = NULL;
@@ -67,12 +69,13 @@ CR_TEST(bend_scene_lines_are_checked) {
         ENSURE_MSG(cr_scene_parse(bad[i], strlen(bad[i]), "t.scene", &s, &e) != 0 && s == NULL, "case %zu", i);
         ENSURE_MSG(e.line >= 2, "case %zu: line %d", i, e.line);
     }
-    const char *good = "crumple-scene 1\ndent soft\nbend a strength 10 damping 1 2 split 2 0.3 4 condense 0.5 1 dent soft\n"
-                       "bend b spring 100 3\n";
+    const char *good = "crumple-scene 1\ndent soft\nbend a strength 10 damping 1 2 split 2 0.3 4 condense 0.5 1 dent soft seam 0.1\n"
+                       "bend b spring 100 3 seam 0\nbending seams 2\n";
     cr_scene *s = NULL;
     cr_scene_error e;
     ENSURE(cr_scene_parse(good, strlen(good), "t.scene", &s, &e) == 0);
     ENSURE(arrlen(s->bends) == 2 && s->bends[0].bend.dents && s->bends[1].bend.spring_stiffness > 0);
+    ENSURE(s->bends[0].bend.seam_angle == CR_R(0.1) && s->bends[1].bend.seam_angle == 0 && s->bend_caps.seams_per_step == 2);
     cr_scene_free(s);
 }
 

@@ -210,7 +210,7 @@ static cr_status check_bend_def(cr_world *w, const cr_bend_def *d) {
     }
     if (d->bend_strength > 0 && d->spring_stiffness > 0) return cri_refuse(w, CR_ERR_DEF_INVALID, CR_FIELD_BEND_DEF);
     if (!cr_real_is_finite(d->split_speed) || !cr_real_is_finite(d->split_min_length) ||
-        !cr_real_is_finite(d->condense_time) || !cr_real_is_finite(d->wake_speed))
+        !cr_real_is_finite(d->condense_time) || !cr_real_is_finite(d->wake_speed) || !cr_real_is_finite(d->seam_angle))
         return cri_refuse(w, CR_ERR_NOT_FINITE, CR_FIELD_BEND_DEF);
     if (d->dents) {
         const cr_dent_def *dd = &d->dent;
@@ -224,7 +224,7 @@ static cr_status check_bend_def(cr_world *w, const cr_bend_def *d) {
         if (dd->min_cells < 2 || dd->min_cells > dd->max_cells || dd->steepness <= 0 || dd->min_cos > CR_R(1))
             return cri_refuse(w, CR_ERR_DEF_INVALID, CR_FIELD_BEND_DEF);
     }
-    if (d->split_speed < 0 || d->split_min_length < 0 || d->condense_time < 0 || d->wake_speed < 0 ||
+    if (d->split_speed < 0 || d->split_min_length < 0 || d->condense_time < 0 || d->wake_speed < 0 || d->seam_angle < 0 ||
         d->max_bones > w->def.damage.bend.max_bones)
         return cri_refuse(w, CR_ERR_DEF_INVALID, CR_FIELD_BEND_DEF);
     return CR_OK;

@@ -129,7 +129,7 @@ uint32_t cri_bend_seams(cr_world *w) {
             cr_quat d = cr_quat_mul(cr_quat_conj(bones[k].seam), now);
             /* 2 sin(turn / 2) against the angle: no trigonometry, the same test to second order */
             cr_real s2 = cr_mul(d.x, d.x) + cr_mul(d.y, d.y) + cr_mul(d.z, d.z);
-            cr_real half = cr_mul(r->def.seam_angle, CR_R(0.5));
+            cr_real half = cr_mul(cr_min(r->def.seam_angle, CR_R(2)), CR_R(0.5)); /* 2 sin(turn / 2) <= 2: more is never */
             if (s2 <= cr_mul(half, half)) continue;
             if (done == budget) {
                 if (!stopped) CR_DAMAGE(w)->bend.next_seam = rec;
