@@ -37,6 +37,8 @@
 #include "damage/sub_body.h"
 #include "damage/stage.h"
 
+#include <string.h>
+
 /// 6-neighbour steps into the other bone's nodes the band reaches (the slit
 /// is between the last node of one and the first of the other; two steps
 /// keep the band's edge a full cell inside the other bone's own surface).
@@ -70,43 +72,91 @@ static cr_real restricted_at(const cr_asset *a, const uint8_t *owner, uint32_t b
     return y0 + cr_mul(t[2], y1 - y0);
 }
 
-/* Re-make bone s's grid in the band into bone o's nodes. Returns the work. */
-static uint32_t patch_side(cr_world *w, uint32_t rec, uint32_t s, uint32_t o, uint8_t *band) {
+/* The point of node n (rest frame) as seen by the other bone: moved with
+ * bone `from` (its frame: minus its centre), then through rel into bone
+ * `to`'s frame, plus its centre: a rest-frame point again. */
+static cr_vec3 node_through(const cr_asset *a, uint32_t i, uint32_t j, uint32_t k, cr_vec3 from_centre, cr_transform rel,
+                            cr_vec3 to_centre) {
+    cr_vec3 x = cr_v3(a->sdf_origin.x + cr_mul(cr_from_int((int32_t)i), a->sdf_cell) - from_centre.x,
+                      a->sdf_origin.y + cr_mul(cr_from_int((int32_t)j), a->sdf_cell) - from_centre.y,
+                      a->sdf_origin.z + cr_mul(cr_from_int((int32_t)k), a->sdf_cell) - from_centre.z);
+    return cr_v3_add(cr_transform_point(rel, x), to_centre);
+}
+
+/* Re-make the seam between bones s and o: s's grid at o's nodes within
+ * SEAM_BAND_CELLS 6-neighbour steps of s's nodes (through o's nodes), and
+ * o's grid at s's nodes likewise. band[n] is a node's step count from the
+ * other bone (0: not in the band). Only the interface is searched on the
+ * whole grid; the deeper steps and the writes stay in the box around it.
+ * Returns the work. */
+static uint32_t patch_seam(cr_world *w, uint32_t rec, uint32_t s, uint32_t o, uint8_t *band) {
     const cr_bend_body *r = &cri_bend_records(w)[rec];
     const cr_bend_bone *bones = cri_bend_bones(w, rec);
     const cr_asset *a = cri_damage_rest_asset(w, cr_world_bodies_c(w)[r->body_index1 - 1].shape.asset);
-    cr_surface_copy *copy = cri_damage_surface_of(w, bones[s].sub.index1);
-    if (a == NULL || copy == NULL) return 0;
+    cr_surface_copy *cs = cri_damage_surface_of(w, bones[s].sub.index1), *co = cri_damage_surface_of(w, bones[o].sub.index1);
+    if (a == NULL || cs == NULL || co == NULL) return 0;
     const uint8_t *owner = cri_bend_node_bone(w, rec);
     uint32_t nx = a->sdf_dims[0], ny = a->sdf_dims[1], nz = a->sdf_dims[2], nxy = nx * ny, nodes = nxy * nz;
-    /* band[n]: 1 for s's nodes, d + 1 for o's nodes d steps from them, 0 else */
-    for (uint32_t n = 0; n < nodes; ++n) band[n] = owner[n] == s ? 1 : 0;
-    for (uint8_t d = 1; d <= SEAM_BAND_CELLS; ++d) {
-        for (uint32_t n = 0; n < nodes; ++n) {
-            if (owner[n] != o || band[n] != 0) continue;
-            uint32_t i = n % nx, j = (n / nx) % ny, k = n / nxy;
-            if ((i > 0 && band[n - 1] == d) || (i + 1 < nx && band[n + 1] == d) || (j > 0 && band[n - nx] == d) ||
-                (j + 1 < ny && band[n + nx] == d) || (k > 0 && band[n - nxy] == d) || (k + 1 < nz && band[n + nxy] == d))
-                band[n] = (uint8_t)(d + 1);
-        }
+    memset(band, 0, nodes);
+    /* step 1: nodes of either bone with a neighbour of the other, and their box */
+    uint32_t lo[3] = {nx, ny, nz}, hi[3] = {0, 0, 0}, work = nodes;
+    for (uint32_t k = 0, n = 0; k < nz; ++k)
+        for (uint32_t j = 0; j < ny; ++j)
+            for (uint32_t i = 0; i < nx; ++i, ++n) {
+                uint32_t b = owner[n], other;
+                if (b == s) other = o;
+                else if (b == o) other = s;
+                else continue;
+                if ((i > 0 && owner[n - 1] == other) || (i + 1 < nx && owner[n + 1] == other) ||
+                    (j > 0 && owner[n - nx] == other) || (j + 1 < ny && owner[n + nx] == other) ||
+                    (k > 0 && owner[n - nxy] == other) || (k + 1 < nz && owner[n + nxy] == other)) {
+                    band[n] = 1;
+                    const uint32_t c[3] = {i, j, k};
+                    for (int m = 0; m < 3; ++m) lo[m] = c[m] < lo[m] ? c[m] : lo[m], hi[m] = c[m] > hi[m] ? c[m] : hi[m];
+                }
+            }
+    if (hi[0] < lo[0]) return work; /* the bones do not touch */
+    const uint32_t dims[3] = {nx, ny, nz};
+    for (int m = 0; m < 3; ++m) { /* the deeper steps reach SEAM_BAND_CELLS - 1 nodes further */
+        lo[m] = lo[m] >= SEAM_BAND_CELLS - 1 ? lo[m] - (SEAM_BAND_CELLS - 1) : 0;
+        hi[m] = hi[m] + SEAM_BAND_CELLS - 1 < dims[m] ? hi[m] + SEAM_BAND_CELLS - 1 : dims[m] - 1;
     }
-    /* s's frame -> o's frame, through where the two sub-bodies are now */
-    cr_transform rel = cr_transform_mul(cr_transform_inverse(cri_bend_bone_pose(w, bones, o)), cri_bend_bone_pose(w, bones, s));
+    /* the next steps go through the node's own bone's nodes */
+    for (uint8_t d = 1; d < SEAM_BAND_CELLS; ++d)
+        for (uint32_t k = lo[2]; k <= hi[2]; ++k)
+            for (uint32_t j = lo[1]; j <= hi[1]; ++j)
+                for (uint32_t i = lo[0], n = lo[0] + j * nx + k * nxy; i <= hi[0]; ++i, ++n) {
+                    uint32_t b = owner[n];
+                    if (band[n] != 0 || (b != s && b != o)) continue;
+                    if ((i > 0 && band[n - 1] == d && owner[n - 1] == b) || (i + 1 < nx && band[n + 1] == d && owner[n + 1] == b) ||
+                        (j > 0 && band[n - nx] == d && owner[n - nx] == b) ||
+                        (j + 1 < ny && band[n + nx] == d && owner[n + nx] == b) ||
+                        (k > 0 && band[n - nxy] == d && owner[n - nxy] == b) ||
+                        (k + 1 < nz && band[n + nxy] == d && owner[n + nxy] == b))
+                        band[n] = (uint8_t)(d + 1);
+                }
+    /* s's frame <-> o's frame, through where the two sub-bodies are now */
+    cr_transform xs = cri_bend_bone_pose(w, bones, s), xo = cri_bend_bone_pose(w, bones, o);
+    cr_transform s_to_o = cr_transform_mul(cr_transform_inverse(xo), xs), o_to_s = cr_transform_mul(cr_transform_inverse(xs), xo);
     cr_real fill = cr_mul(cr_from_int(CR_SUB_BODY_FILL_CELLS), a->sdf_cell);
-    cr_real *sdf = CR_AT(w, copy->sdf, cr_real);
-    uint32_t written = 0;
-    for (uint32_t n = 0; n < nodes; ++n) {
-        if (band[n] < 2) continue;
-        uint32_t i = n % nx, j = (n / nx) % ny, k = n / nxy;
-        cr_vec3 x = cr_v3(a->sdf_origin.x + cr_mul(cr_from_int((int32_t)i), a->sdf_cell) - bones[s].centre.x,
-                          a->sdf_origin.y + cr_mul(cr_from_int((int32_t)j), a->sdf_cell) - bones[s].centre.y,
-                          a->sdf_origin.z + cr_mul(cr_from_int((int32_t)k), a->sdf_cell) - bones[s].centre.z);
-        cr_vec3 q = cr_v3_add(cr_transform_point(rel, x), bones[o].centre);
-        sdf[n] = cr_min(a->sdf[n], restricted_at(a, owner, o, fill, q));
-        ++written;
-    }
-    copy->changes++;
-    return (SEAM_BAND_CELLS + 2) * nodes + 8 * written;
+    cr_real *sdf_s = CR_AT(w, cs->sdf, cr_real), *sdf_o = CR_AT(w, co->sdf, cr_real);
+    for (uint32_t k = lo[2]; k <= hi[2]; ++k)
+        for (uint32_t j = lo[1]; j <= hi[1]; ++j)
+            for (uint32_t i = lo[0], n = lo[0] + j * nx + k * nxy; i <= hi[0]; ++i, ++n) {
+                if (band[n] == 0) continue;
+                /* an o node is written into s's grid (o's shape where o is now), an s node into o's */
+                bool of_o = owner[n] == o;
+                cr_vec3 q = of_o ? node_through(a, i, j, k, bones[s].centre, s_to_o, bones[o].centre)
+                                 : node_through(a, i, j, k, bones[o].centre, o_to_s, bones[s].centre);
+                cr_real v = cr_min(a->sdf[n], restricted_at(a, owner, of_o ? o : s, fill, q));
+                if (of_o) sdf_s[n] = v;
+                else sdf_o[n] = v;
+                work += 8;
+            }
+    work += SEAM_BAND_CELLS * (hi[0] - lo[0] + 1) * (hi[1] - lo[1] + 1) * (hi[2] - lo[2] + 1);
+    cs->changes++;
+    co->changes++;
+    return work;
 }
 
 uint32_t cri_bend_seams(cr_world *w) {
@@ -136,8 +186,7 @@ uint32_t cri_bend_seams(cr_world *w) {
                 stopped = true;
                 continue;
             }
-            work += patch_side(w, rec, k, (uint32_t)p, band);
-            work += patch_side(w, rec, (uint32_t)p, k, band);
+            work += patch_seam(w, rec, k, (uint32_t)p, band);
             bones[k].seam = now;
             ++done;
         }
