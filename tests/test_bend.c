@@ -7,6 +7,7 @@
 #include "crumple/snapshot.h"
 #include "geometry/skinning.h"
 #include "base/block.h"
+#include "damage/bend_model.h"
 
 #include <unistd.h>
 
@@ -983,4 +984,50 @@ CR_TEST(bend_seam_is_closed_after_a_large_bend) {
         ENSURE(open_cut > 0);   /* as cut at rest the bent seam is open: the test sees it */
         ENSURE(open_seam == 0); /* re-segmented it is closed wherever the drawn surface is */
     }
+}
+
+/* seams_per_step: with both joints of the pipe turning and room for one seam
+ * a step, no step re-makes two, and neither waits for ever (the next step
+ * starts where the last stopped; the joint found first in bone order goes
+ * first within a body). */
+CR_TEST(bend_seams_keep_the_per_step_budget) {
+    bend_world b;
+    ENSURE(cook_rigged(&b, "data/meshes/pipe.obj", "data/rigs/pipe.rig", 0, 64, 0));
+    cr_world_def def = cr_default_world_def();
+    def.body_capacity = 32;
+    def.gravity = cr_v3_zero();
+    def.sleep = false;
+    def.damage.bend = cr_default_bend_budget();
+    def.damage.bend.body_capacity = 1;
+    def.damage.bend.seams_per_step = 1;
+    def.damage.surface_bytes = 16u << 20;
+    b.size = cr_world_memory_size(&def);
+    b.block = aligned_alloc(CR_BLOCK_ALIGN, (b.size + 15) / 16 * 16);
+    ENSURE(cr_world_create(&def, b.block, b.size, &b.w) == CR_OK && cr_world_add_asset(b.w, &b.asset, &b.slot) == CR_OK);
+    ENSURE(add_body(&b, cr_v3_zero(), 7800, &b.body) == CR_OK);
+    cr_bend_def bd = cr_default_bend_def();
+    bd.bend_strength = CR_R(0.001);
+    ENSURE(cr_bend_attach(b.w, b.body, &bd) == CR_OK && cr_bend_get_bone_count(b.w, b.body) == 3);
+    /* the end bones turn about their joints with the middle, in opposite senses */
+    for (uint32_t k = 0; k < 3; k += 2) {
+        cr_body_id s = cr_bend_get_sub_body(b.w, b.body, k);
+        cr_vec3 pivot = cr_joint_get_anchor_a(b.w, cr_bend_get_joint(b.w, b.body, k ? 2 : 1));
+        cr_vec3 spin = cr_v3(0, 0, k ? CR_R(-4) : CR_R(4));
+        ENSURE(cr_body_set_velocity(b.w, s, cr_v3_cross(spin, cr_v3_sub(cr_body_get_transform(b.w, s).p, pivot)), spin) == CR_OK);
+    }
+    const cr_bend_bone *bones = cri_bend_bones(b.w, 0);
+    cr_quat last[3] = {bones[0].seam, bones[1].seam, bones[2].seam};
+    uint32_t made[3] = {0, 0, 0}, most = 0;
+    for (int f = 0; f < 30; ++f) {
+        ENSURE(cr_world_step(b.w, CR_R(1.0 / 60.0)) == CR_OK);
+        uint32_t now = 0;
+        for (uint32_t k = 1; k < 3; ++k)
+            if (memcmp(&bones[k].seam, &last[k], sizeof last[k]) != 0) ++now, ++made[k], last[k] = bones[k].seam;
+        most = now > most ? now : most;
+    }
+    cr_test_printf("    one seam a step: joint 1 re-made %u times, joint 2 %u times in 30 steps, at most %u in a step\n", made[1],
+                   made[2], most);
+    ENSURE(most == 1);
+    ENSURE(made[1] >= 2 && made[2] >= 2);
+    free_world(&b);
 }

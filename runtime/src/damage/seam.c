@@ -24,10 +24,9 @@
  * the same node, and the result depends only on the poses at the step it was
  * made in.
  *
- * Budget: seams_per_step joints per step over all bodies, bodies in record
- * order from where the last step stopped (a body whose seams waited goes
- * first next step); the rest wait (not counted in stats.bend.waiting, which
- * stays the splits and re-skins that wait: a seam is checked again every
+ * Budget: seams_per_step joints per step over all bodies, in record and
+ * bone order from the joint that waited last step (it goes first); the rest
+ * wait (not counted in stats.bend.waiting, which stays the splits and re-skins that wait: a seam is checked again every
  * step, so one that waits is not work queued), each re-segmented joint counts
  * in stats.bend.done and its nodes in work. The rest
  * grid read is the cooked one: a dent of the other bone is not in the band
@@ -164,14 +163,17 @@ uint32_t cri_bend_seams(cr_world *w) {
     uint32_t budget = bd->seams_per_step, done = 0, work = 0;
     if (budget == 0 || bd->body_capacity == 0) return 0;
     uint8_t *band = cri_bend_scratch(w).node_bone;
-    uint32_t start = CR_DAMAGE(w)->bend.next_seam % bd->body_capacity;
-    bool stopped = false;
-    for (uint32_t m = 0; m < bd->body_capacity; ++m) {
+    /* the cursor names a record and a bone in it: the joint that waited goes first */
+    uint32_t cursor = CR_DAMAGE(w)->bend.next_seam % (bd->body_capacity * bd->max_bones);
+    uint32_t start = cursor / bd->max_bones, first = cursor % bd->max_bones;
+    for (uint32_t m = 0; m <= bd->body_capacity; ++m) {
         uint32_t rec = (start + m) % bd->body_capacity;
         cr_bend_body *r = &cri_bend_records(w)[rec];
-        if (r->body_index1 == 0 || r->def.seam_angle <= 0) continue;
+        if (r->body_index1 == 0 || r->def.seam_angle <= 0 || r->bone_count == 0) continue;
         cr_bend_bone *bones = cri_bend_bones(w, rec);
-        for (uint32_t k = 0; k < r->bone_count; ++k) {
+        /* the start record is visited twice: from its first bone, then (at the end) the bones before it */
+        uint32_t k0 = m == 0 ? first : 0, k1 = m == bd->body_capacity ? first : r->bone_count;
+        for (uint32_t k = k0; k < k1 && k < r->bone_count; ++k) {
             int32_t p = bones[k].parent;
             if (p < 0 || bones[k].cluster >= 0 || bones[p].cluster >= 0 || bones[k].joint.index1 == 0) continue;
             cr_quat now = cr_quat_mul(cr_quat_conj(cri_bend_bone_pose(w, bones, (uint32_t)p).q),
@@ -181,17 +183,16 @@ uint32_t cri_bend_seams(cr_world *w) {
             cr_real s2 = cr_mul(d.x, d.x) + cr_mul(d.y, d.y) + cr_mul(d.z, d.z);
             cr_real half = cr_mul(cr_min(r->def.seam_angle, CR_R(2)), CR_R(0.5)); /* 2 sin(turn / 2) <= 2: more is never */
             if (s2 <= cr_mul(half, half)) continue;
-            if (done == budget) {
-                if (!stopped) CR_DAMAGE(w)->bend.next_seam = rec;
-                stopped = true;
-                continue;
+            if (done == budget) { /* this one waits, and goes first next step */
+                CR_DAMAGE(w)->bend.next_seam = rec * bd->max_bones + k;
+                w->stats.bend.done += done;
+                return work;
             }
             work += patch_seam(w, rec, k, (uint32_t)p, band);
             bones[k].seam = now;
             ++done;
         }
     }
-    if (!stopped) CR_DAMAGE(w)->bend.next_seam = start;
     w->stats.bend.done += done;
     return work;
 }
