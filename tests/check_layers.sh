@@ -31,7 +31,8 @@ done
 # built without runtime/src on their include path and reach the runtime
 # through its public headers only. The shared internal headers are the
 # cooked asset's byte layout, forwarded by tools/asset_format.h, and the
-# squishy skin's field the SQSK section means (tools/implicit_skeleton.h); any other
+# squishy skin's field the SQSK section means (tools/implicit_skeleton.h), and
+# bending's segmentation the BNDT/BNDN sections hold (tools/segmentation.h); any other
 # include that names a runtime folder or climbs out of tools/ is an error.
 for f in tools/*.c tools/*.h platform/*.c platform/*.h; do
     [ -f "$f" ] || continue
@@ -40,9 +41,10 @@ for f in tools/*.c tools/*.h platform/*.c platform/*.h; do
         inc=${hit#*:}
         if [ "$f" = tools/asset_format.h ] && [ "$inc" = ../runtime/src/geometry/asset_format.h ]; then continue; fi
         if [ "$f" = tools/implicit_skeleton.h ] && [ "$inc" = ../runtime/src/geometry/implicit_skeleton.h ]; then continue; fi
+        if [ "$f" = tools/segmentation.h ] && [ "$inc" = ../runtime/src/damage/sub_body.h ]; then continue; fi
         case "$inc" in
             base/* | geometry/* | solver/* | damage/* | world/* | ../* | */../* | runtime/*)
-                echo "$f:$line: includes \"$inc\": tools reach the runtime through crumple/*.h and asset_format.h, implicit_skeleton.h only"
+                echo "$f:$line: includes \"$inc\": tools reach the runtime through crumple/*.h and asset_format.h, implicit_skeleton.h, segmentation.h only"
                 bad=$((bad + 1)) ;;
         esac
     done
@@ -51,4 +53,4 @@ if [ $bad -gt 0 ]; then
     echo "layers: $bad bad include(s)"
     exit 1
 fi
-echo "layers: ok (base < geometry < solver < soft < damage < world; tools see crumple/*.h and asset_format.h, implicit_skeleton.h only)"
+echo "layers: ok (base < geometry < solver < soft < damage < world; tools see crumple/*.h and asset_format.h, implicit_skeleton.h, segmentation.h only)"

@@ -20,8 +20,8 @@ static void usage(FILE *f) {
     fprintf(f,
             "usage: crumple cook IN.obj -o OUT.crb [--sdf-res N] [--sdf-pad N] [--scale S] [--normalise L] [--recentre]\n"
             "       [--weld D] [--max-samples N] [--geodesic-radius R] [--geodesic-max N] [--geodesic-patch P] [--rig FILE | --bones auto:N]\n"
-            "       [--poses FILE] [--skeleton FILE | --fit-skeleton N] [--pieces N|groups] [--piece-seed S] [--pieces-near X,Y,Z] [--gap D]\n"
-            "       [--piece-sdf-res N] [--soft] [--soft-spread R] [--soft-edge L] [--soft-internal N]\n"
+            "       [--bend] [--poses FILE] [--skeleton FILE | --fit-skeleton N] [--pieces N|groups] [--piece-seed S] [--pieces-near X,Y,Z]\n"
+            "       [--gap D] [--piece-sdf-res N] [--soft] [--soft-spread R] [--soft-edge L] [--soft-internal N]\n"
             "       [--soft-masses equal|area] [--timings] [--quiet]\n"
             "  Cooks an OBJ mesh into a validated binary asset (docs/asset-format.md), in the body frame:\n"
             "  centre of mass at the origin, axes along the principal moments (`crumple info` prints mesh_to_body).\n"
@@ -38,6 +38,7 @@ static void usage(FILE *f) {
             "                         the runtime's distances are then off by at most P; default 0 = per vertex)\n"
             "  --rig FILE             skeleton: lines 'bone NAME PARENT|- X Y Z [QX QY QZ QW]'\n"
             "  --bones auto:N         place N bones inside the shape instead of a rig\n"
+            "  --bend                 a rigged mesh: cook bending's segmentation (BNDT, BNDN), so attaching costs none\n"
             "  --poses FILE           example poses: 'example NAME' then 'BONE TX TY TZ [QX QY QZ QW]' lines\n"
             "  --skeleton FILE        squishy skin (seed 003): the skeleton the mesh lies on ('point', 'segment', 'rect',\n"
             "                         'isovalue' lines: docs/asset-format.md); an input FILE.skel is meshed here instead\n"
@@ -128,6 +129,8 @@ int cr_cmd_cook(int argc, char **argv) {
             bad = parse_double_arg(v, &opt.geodesic_patch) || opt.geodesic_patch < 0, ++i;
         } else if (strcmp(a, "--rig") == 0 && v) {
             opt.rig_path = v, ++i;
+        } else if (strcmp(a, "--bend") == 0) {
+            opt.bend = true;
         } else if (strcmp(a, "--poses") == 0 && v) {
             opt.poses_path = v, ++i;
         } else if (strcmp(a, "--skeleton") == 0 && v) {

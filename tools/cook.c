@@ -10,6 +10,7 @@
 #include "cook.h"
 #include "cook_squash.h"
 #include "squash_fit.h"
+#include "cook_bend.h"
 #include "cook_soft.h"
 #include "crumple/asset.h"
 #include "platform.h"
@@ -362,6 +363,24 @@ int cr_cook_obj(const char *name, const cr_obj *obj, const cr_cook_options *opt,
     rc = cr_cook_write(&a, &out->bytes, &out->size, out->section_bytes, werr, sizeof werr);
     if (rc != 0) snprintf(err, en, "%s: %s", name, werr);
     if (rc == 0 && (rc = load_back(name, out, err, en)) != 0) cr_cook_result_free(out);
+    if (rc == 0 && opt->bend) {
+        /* bending's segmentation is computed on the asset as the runtime loads it, then written with it */
+        uint8_t *tb = NULL, *nb = NULL;
+        char berr[256];
+        rc = cr_cook_bend_segment(out->bytes, out->size, &tb, &nb, berr, sizeof berr);
+        if (rc != 0) {
+            snprintf(err, en, "%s: %s", name, berr);
+            cr_cook_result_free(out);
+        } else {
+            a.bend_triangle_bone = tb, a.bend_node_bone = nb;
+            cr_cook_result_free(out);
+            rc = cr_cook_write(&a, &out->bytes, &out->size, out->section_bytes, werr, sizeof werr);
+            if (rc != 0) snprintf(err, en, "%s: %s", name, werr);
+            if (rc == 0 && (rc = load_back(name, out, err, en)) != 0) cr_cook_result_free(out);
+        }
+        free(tb);
+        free(nb);
+    }
     out->time.write = cr_cook_now() - t0;
 
     out->mass = mass;

@@ -89,6 +89,7 @@ int cr_cook_write(const cr_cook_asset *a, uint8_t **bytes, size_t *size, size_t 
     if (a->fracture && a->fracture->piece_count > 0) entries = CR_ASEC_FRCA + 1;
     if (a->soft && a->soft->spring_count > 0) entries = CR_ASEC_SPRS + 1;
     if (s->geo_patch_count > 0) entries = CR_ASEC_GPAT + 1;
+    if (a->bend_triangle_bone && a->bend_node_bone && nb > 0) entries = CR_ASEC_BNDN + 1;
     ensure(&o, CR_ASSET_HEADER_SIZE + entries * CR_ASSET_ENTRY_SIZE);
     o.n = CR_ASSET_HEADER_SIZE + entries * CR_ASSET_ENTRY_SIZE;
 
@@ -255,6 +256,14 @@ int cr_cook_write(const cr_cook_asset *a, uint8_t **bytes, size_t *size, size_t 
             count = s->geo_patch_count ? nv : 0;
             for (uint32_t i = 0; i < count; ++i) put_u32(&o, s->geo_patch[i]);
             break;
+        case CR_ASEC_BNDT:
+        case CR_ASEC_BNDN: {
+            const uint8_t *src = id == CR_ASEC_BNDT ? a->bend_triangle_bone : a->bend_node_bone;
+            count = src && nb ? (id == CR_ASEC_BNDT ? m->triangle_count : g->dims[0] * g->dims[1] * g->dims[2]) : 0;
+            ensure(&o, count);
+            if (!o.oom && count) memcpy(o.b + o.n, src, count), o.n += count;
+            break;
+        }
         default:
             break;
         }

@@ -11,8 +11,9 @@
  *   split V L B        joints added at impacts faster than V m/s, parts at least L m, up to B bones
  *   condense T V       quiet chains merge after T s, woken by impacts faster than V m/s
  *   dent NAME          impacts dent the body too, as the `dent NAME` line says
+ *   seam A             a joint turned A rad since its seam was made gets it re-made (0: never; docs/bending.md "Seams")
  *
- *     bending splits 4 queue 240 skin 8640 condensations 4 dents 4
+ *     bending splits 4 queue 240 skin 8640 condensations 4 dents 4 seams 4
  *
  * sets the world's per-step caps and split queue (cr_bend_budget); the rest
  * of the budget is sized from the scene's bendable bodies.
@@ -78,8 +79,11 @@ int cr_scene_bend_parse(const cr_scene *s, char *const *tok, int ntok, cr_bend_d
             if (k == arrlen(s->dents)) return snprintf(msg, n, "unknown dent '%s' (dents must be defined before they are used)", d), -1;
             def->dents = true;
             def->dent = s->dents[k].dent;
+        } else if (strcmp(a, "seam") == 0) {
+            if (reals(tok, ntok, &pos, 1, v, a, msg, n)) return -1;
+            def->seam_angle = v[0];
         } else {
-            return snprintf(msg, n, "unknown bend attribute '%s' (strength damping spring split condense dent)", a), -1;
+            return snprintf(msg, n, "unknown bend attribute '%s' (strength damping spring split condense dent seam)", a), -1;
         }
     }
     return 0;
@@ -115,6 +119,7 @@ void cr_scene_bend_budget(const cr_scene *s, cr_world_def *d) {
     if (c->vertices_per_step) bb->vertices_per_step = c->vertices_per_step;
     if (c->condensations_per_step) bb->condensations_per_step = c->condensations_per_step;
     if (c->dents_per_step) bb->dents_per_step = c->dents_per_step;
+    if (c->seams_per_step) bb->seams_per_step = c->seams_per_step;
     d->body_capacity += bodies * bones; /* the sub-bodies, live and parked */
     d->joint_capacity += joints;
 }

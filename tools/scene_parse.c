@@ -409,7 +409,7 @@ static int st_bend(pctx *c) {
 /* `bending KEY N ...`: the bend model's per-step caps and its split queue
  * (cr_bend_budget, crumple/world.h); the rest is sized by tools/scene_bend.c. */
 static int st_bending(pctx *c) {
-    static const char *const keys = "splits queue skin condensations dents";
+    static const char *const keys = "splits queue skin condensations dents seams";
     cr_bend_budget *b = &c->s->bend_caps;
     if (at_end(c)) return fail(c, "'bending' needs KEY N pairs (%s)", keys);
     while (!at_end(c)) {
@@ -424,6 +424,8 @@ static int st_bending(pctx *c) {
             if (read_uint(c, k, 1, 1u << 16, &b->condensations_per_step)) return -1;
         } else if (strcmp(k, "dents") == 0) {
             if (read_uint(c, k, 1, 1u << 16, &b->dents_per_step)) return -1;
+        } else if (strcmp(k, "seams") == 0) {
+            if (read_uint(c, k, 1, 1u << 16, &b->seams_per_step)) return -1;
         } else {
             return fail(c, "unknown bending key '%s' (%s)", k, keys);
         }

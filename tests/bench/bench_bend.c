@@ -19,6 +19,7 @@
 #include "geometry/skinning.h"
 #include "geometry/surface_copy.h"
 #include "damage/sub_body.h"
+#include "damage/bend_model.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,10 +36,11 @@ typedef struct bench_asset {
     void *block;
 } bench_asset;
 
-static int load(bench_asset *b, const char *mesh, const char *rig, uint32_t auto_bones, uint32_t sdf_res) {
+static int load_opt(bench_asset *b, const char *mesh, const char *rig, uint32_t auto_bones, uint32_t sdf_res, bool bend) {
     memset(b, 0, sizeof *b);
     cr_cook_options opt = cr_cook_default_options();
     opt.quiet = true;
+    opt.bend = bend;
     opt.rig_path = rig;
     opt.auto_bones = auto_bones;
     if (sdf_res) opt.sdf_res = sdf_res;
@@ -55,6 +57,10 @@ static int load(bench_asset *b, const char *mesh, const char *rig, uint32_t auto
         return 0;
     }
     return 1;
+}
+
+static int load(bench_asset *b, const char *mesh, const char *rig, uint32_t auto_bones, uint32_t sdf_res) {
+    return load_opt(b, mesh, rig, auto_bones, sdf_res, false);
 }
 
 static void unload(bench_asset *b) {
@@ -170,6 +176,65 @@ int cr_bench_bend(int argc, char **argv) {
     free(node_bone);
     free(tri_bone);
     free(queue);
+
+    /* ---- the bunny made bendable: attach (segmenting, or with the cooked BNDT/BNDN), and one joint's seam ---- */
+    bench_asset cooked;
+    if (!load_opt(&cooked, "data/meshes/stanford-bunny.obj", NULL, 4, 0, true)) return 1;
+    enum { AREPS = 7 };
+    double t_attach[2][AREPS], t_seam[AREPS];
+    uint32_t seam_nodes = 0;
+    for (int c = 0; c < 2; ++c) {
+        const cr_asset *ba = c ? &cooked.a : a;
+        cr_world_def bdef = cr_default_world_def();
+        bdef.body_capacity = 16;
+        bdef.damage.bend = cr_default_bend_budget();
+        bdef.damage.bend.body_capacity = 1;
+        bdef.damage.bend.max_vertices = ba->vertex_count;
+        bdef.damage.bend.max_triangles = ba->triangle_count;
+        bdef.damage.bend.max_grid_nodes = nodes;
+        bdef.damage.surface_bytes = 8 * (cri_surface_copy_bytes(ba) + 64);
+        size_t bsize = cr_world_memory_size(&bdef);
+        void *bblock = bsize ? aligned_alloc(CR_BLOCK_ALIGN, (bsize + 15) / 16 * 16) : NULL;
+        for (int r = 0; r < AREPS; ++r) {
+            cr_world *bw = NULL;
+            uint32_t bslot;
+            cr_body_id bid;
+            cr_body_def bbd = cr_default_body_def();
+            bbd.shape.type = CR_SHAPE_MESH;
+            cr_bend_def bend = cr_default_bend_def();
+            if (!bblock || cr_world_create(&bdef, bblock, bsize, &bw) != CR_OK || cr_world_add_asset(bw, ba, &bslot) != CR_OK ||
+                (bbd.shape.asset = bslot, cr_body_create(bw, &bbd, &bid)) != CR_OK) {
+                fprintf(stderr, "crumple_stage_bench bend: the bendable bunny failed to build\n");
+                return 1;
+            }
+            uint64_t t0 = crp_clock_ns();
+            if (cr_bend_attach(bw, bid, &bend) != CR_OK) {
+                fprintf(stderr, "crumple_stage_bench bend: the bunny does not attach\n");
+                return 1;
+            }
+            t_attach[c][r] = (double)(crp_clock_ns() - t0) * 1e-6;
+            if (c == 1) {
+                /* bone 1 turned 0.3 rad about x at its joint, then its seam re-made (both sides), as a step does */
+                cr_body_id s1 = cr_bend_get_sub_body(bw, bid, 1);
+                cr_transform x = cr_body_get_transform(bw, s1);
+                x.q = cr_quat_normalize(cr_quat_mul(cr_quat_from_axis_angle(cr_v3(CR_R(1), 0, 0), CR_R(0.3)), x.q));
+                cr_body_set_transform(bw, s1, x);
+                cri_bend_bones(bw, 0)[1].seam = cr_quat_identity();
+                t0 = crp_clock_ns();
+                seam_nodes = cri_bend_seams(bw);
+                t_seam[r] = (double)(crp_clock_ns() - t0) * 1e-6;
+            }
+        }
+        free(bblock);
+    }
+    qsort(t_attach[0], AREPS, sizeof(double), cmp_double);
+    qsort(t_attach[1], AREPS, sizeof(double), cmp_double);
+    qsort(t_seam, AREPS, sizeof(double), cmp_double);
+    printf("  bunny attach %8.3f ms segmenting, %8.3f ms with the cooked BNDT/BNDN (%s); one joint's seam re-made "
+           "%8.3f ms (work %u)\n",
+           t_attach[0][AREPS / 2], t_attach[1][AREPS / 2], CR_FIXED ? "fixed-q32.32" : "float32", t_seam[AREPS / 2],
+           seam_nodes);
+    unload(&cooked);
 
     /* ---- a field of bendable bars dropped across posts ---- */
     bench_asset bar;

@@ -227,6 +227,10 @@ typedef struct cr_asset {
     const cr_asset_spring *soft_springs;  ///< [soft_spring_count] structural, then bending, then internal
     const cr_real *soft_mass_weights;     ///< [vertex_count] each particle's share of the body's mass (sum 1)
 
+    /* bending's segmentation, cooked (`crumple cook --bend`, docs/bending.md); NULL when not cooked */
+    const uint8_t *bend_triangle_bone;  ///< [triangle_count] the bone each triangle belongs to
+    const uint8_t *bend_node_bone;      ///< [sdf node count] the bone that owns each grid node
+
     cr_asset_topology topology;
     uint64_t checksum;                  ///< the file's checksum: equal checksums, equal cooked bytes
 } cr_asset;

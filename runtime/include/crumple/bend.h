@@ -71,6 +71,8 @@ typedef struct cr_bend_def {
     /* bend + dent (seed 000 §4.4) */
     bool dents;                    ///< impacts on its sub-bodies dent the body (its rest surface, so the dent bends with it)
     cr_dent_def dent;              ///< how it dents (crumple/dent.h; cr_default_bend_def fills it with cr_default_dent_def)
+    /* seams (docs/bending.md "Seams") */
+    cr_real seam_angle;            ///< rad: a joint turned this far from where its seam was last re-segmented gets it re-segmented (0: never)
     uint32_t cookie;               ///< set by cr_default_bend_def(); checked by cr_bend_attach
 } cr_bend_def;
 

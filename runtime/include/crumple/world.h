@@ -77,6 +77,7 @@ typedef struct cr_bend_budget {
     uint32_t condensations_per_step; ///< clusters condensed or woken per step (condensation)
     uint32_t dents_per_step;    ///< dents made on bendable bodies per step (bend + dent); more impacts count over_capacity
     uint32_t dent_cells;        ///< largest dent-map side for them (sizes the scratch)
+    uint32_t seams_per_step;    ///< joints whose seams are re-segmented per step (docs/bending.md "Seams"); the rest wait; 0: never
 } cr_bend_budget;
 /// Per-step caps and capacities of the squash model (crumple/squash.h).
 /// A zone past zone_vertices stays at rest (counted shrunk); bodies whose

@@ -58,6 +58,7 @@ cr_bend_def cr_default_bend_def(void) {
     d.bend_damping_constant = CR_R(2);
     d.split_min_length = CR_R(0.25);
     d.dent = cr_default_dent_def();
+    d.seam_angle = CR_R(0.05);
     d.cookie = CR_BEND_COOKIE;
     return d;
 }
@@ -75,6 +76,7 @@ cr_bend_budget cr_default_bend_budget(void) {
     b.condensations_per_step = 4;
     b.dents_per_step = 4;
     b.dent_cells = 64;
+    b.seams_per_step = 4;
     return b;
 }
 
@@ -208,7 +210,7 @@ static cr_status check_bend_def(cr_world *w, const cr_bend_def *d) {
     }
     if (d->bend_strength > 0 && d->spring_stiffness > 0) return cri_refuse(w, CR_ERR_DEF_INVALID, CR_FIELD_BEND_DEF);
     if (!cr_real_is_finite(d->split_speed) || !cr_real_is_finite(d->split_min_length) ||
-        !cr_real_is_finite(d->condense_time) || !cr_real_is_finite(d->wake_speed))
+        !cr_real_is_finite(d->condense_time) || !cr_real_is_finite(d->wake_speed) || !cr_real_is_finite(d->seam_angle))
         return cri_refuse(w, CR_ERR_NOT_FINITE, CR_FIELD_BEND_DEF);
     if (d->dents) {
         const cr_dent_def *dd = &d->dent;
@@ -222,7 +224,7 @@ static cr_status check_bend_def(cr_world *w, const cr_bend_def *d) {
         if (dd->min_cells < 2 || dd->min_cells > dd->max_cells || dd->steepness <= 0 || dd->min_cos > CR_R(1))
             return cri_refuse(w, CR_ERR_DEF_INVALID, CR_FIELD_BEND_DEF);
     }
-    if (d->split_speed < 0 || d->split_min_length < 0 || d->condense_time < 0 || d->wake_speed < 0 ||
+    if (d->split_speed < 0 || d->split_min_length < 0 || d->condense_time < 0 || d->wake_speed < 0 || d->seam_angle < 0 ||
         d->max_bones > w->def.damage.bend.max_bones)
         return cri_refuse(w, CR_ERR_DEF_INVALID, CR_FIELD_BEND_DEF);
     return CR_OK;
@@ -244,6 +246,10 @@ void cri_bend_fit_sub_body(cr_world *w, uint32_t rec, uint32_t bone, const uint8
                                         cri_bend_node_bone(w, rec), mark, bone, centre);
     bb->nodes = n;
     bb->centre = centre;
+    /* its grid is as cut at rest again: its seams (its own joint's and its children's) are re-made when turned */
+    cr_bend_bone *all = bones_of(w, rec);
+    for (uint32_t k = 0; k < w->def.damage.bend.max_bones; ++k)
+        if (k == bone || all[k].parent == (int32_t)bone) all[k].seam = cr_quat_identity();
     cr_body *b = &cr_world_bodies(w)[bb->sub.index1 - 1];
     b->mass = cr_mul(r->node_mass, cr_from_int((int32_t)n));
     b->inv_mass = cr_div(CR_R(1), b->mass);
@@ -344,7 +350,13 @@ cr_status cri_bend_model_attach(cr_world *w, uint32_t body_index1, const cr_bend
     memcpy(skin_weight, a->skin_weight, 4u * a->vertex_count * sizeof(cr_real));
     memcpy(cri_bend_rest_pos(w, pick), a->positions, a->vertex_count * sizeof(cr_vec3));
     cr_bend_scratch sc = cri_bend_scratch(w);
-    cri_sub_body_segment(a, skin_bone, skin_weight, sc.tri_bone, node_bone, sc.queue);
+    if (a->bend_triangle_bone != NULL && a->bend_node_bone != NULL) {
+        /* cooked (BNDT, BNDN: tools/cook_bend.c, the same segmentation run offline) */
+        memcpy(sc.tri_bone, a->bend_triangle_bone, a->triangle_count);
+        memcpy(node_bone, a->bend_node_bone, nodes);
+    } else {
+        cri_sub_body_segment(a, skin_bone, skin_weight, sc.tri_bone, node_bone, sc.queue);
+    }
     uint32_t inside = 0;
     for (uint32_t i = 0; i < nodes; ++i) inside += a->sdf[i] < 0;
     for (uint32_t k = 0; k < a->bone_count; ++k) {
@@ -519,6 +531,7 @@ uint64_t cri_bend_model_hash(const cr_world *w, uint64_t h) {
             if (bones[k].cluster >= 0) h = cr_hash_vec3(h, bones[k].rel.p), h = cr_hash_quat(h, bones[k].rel.q);
             h = cr_hash_u32(h, bones[k].samples);
             h = cr_hash_u32(h, bones[k].nodes);
+            h = cr_hash_quat(h, bones[k].seam);
             h = cr_hash_vec3(h, bones[k].skin.p);
             h = cr_hash_quat(h, bones[k].skin.q);
         }
@@ -868,6 +881,7 @@ void cri_bend_model_step(cr_world *w, const cr_damage_input *in, cr_real dt) {
     }
     for (uint32_t i = 0; i < bd->body_capacity; ++i)
         if (records(w)[i].body_index1 != 0) st->work += condense_quiet(w, i, dt, &ops);
+    st->work += cri_bend_seams(w);
     uint32_t budget = bd->vertices_per_step, spent = 0, start = CR_DAMAGE(w)->bend.next_body % bd->body_capacity;
     bool stopped = false;
     for (uint32_t n = 0; n < bd->body_capacity; ++n) {

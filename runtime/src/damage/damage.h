@@ -84,6 +84,7 @@ typedef struct cr_bend_region {
     uint32_t queue_head, queue_count;
     uint32_t scratch;      ///< offset of the segmentation scratch (attach and splits)
     uint32_t next_body;    ///< the record the next step's re-skin starts at (no body waits for ever)
+    uint32_t next_seam;    ///< the record the next step's seam re-segmentation starts at (seam.c)
 } cr_bend_region;
 /// The squash model's part of the block (squash_model.c).
 typedef struct cr_squash_region {

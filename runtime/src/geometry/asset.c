@@ -358,6 +358,7 @@ static cr_asset_check check_layout(parsed *ps, const void *bytes, size_t size, c
     if (ps->bone_count == 0 ? ps->example_count != 0 : (ps->example_count < 1 || ps->example_count > CR_ASSET_MAX_EXAMPLES))
         return fail(e, CR_ASSET_COUNT_LIMIT, info_tag, CR_AI_EXAMPLE_COUNT);
     uint32_t skinned = ps->bone_count ? ps->vertex_count : 0;
+    bool bend = ps->bone_count > 0 && (ps->sec[CR_ASEC_BNDT].count > 0 || ps->sec[CR_ASEC_BNDN].count > 0);
     const uint32_t expect[CR_ASSET_SECTION_COUNT] = {
         [CR_ASEC_INFO] = 1,
         [CR_ASEC_VPOS] = ps->vertex_count,
@@ -385,6 +386,9 @@ static cr_asset_check check_layout(parsed *ps, const void *bytes, size_t size, c
         [CR_ASEC_SPRP] = ps->sec[CR_ASEC_SPRS].count > 0 ? ps->vertex_count : 0u,
         [CR_ASEC_SPRS] = ps->sec[CR_ASEC_SPRS].count,
         [CR_ASEC_GPAT] = ps->patch_count ? ps->vertex_count : 0u,
+        /* a rigged asset may carry its segmentation: both sections, whole */
+        [CR_ASEC_BNDT] = bend ? ps->triangle_count : 0u,
+        [CR_ASEC_BNDN] = bend ? ps->node_count : 0u,
     };
     if ((uint64_t)ps->sec[CR_ASEC_SPRS].count > (uint64_t)CR_ASSET_MAX_SOFT_SPRINGS_PER_VERTEX * ps->vertex_count)
         return fail(e, CR_ASSET_COUNT_LIMIT, section_tag(CR_ASEC_SPRS), ps->sec[CR_ASEC_SPRS].count);
@@ -618,6 +622,14 @@ static cr_asset_check check_payload(const parsed *ps, cr_asset_error *e) {
         uint32_t v = rd_u32(smv + 4ull * i);
         if (v >= ps->vertex_count) return fail(e, CR_ASSET_INDEX_RANGE, section_tag(CR_ASEC_SMPV), i);
         if (memcmp(smp + 12ull * i, pos + 12ull * v, 12) != 0) return fail(e, CR_ASSET_VALUE_RANGE, section_tag(CR_ASEC_SMPP), i);
+    }
+
+    /* bending's segmentation: every owner a bone of the asset */
+    const cr_asset_section_id bnd[2] = {CR_ASEC_BNDT, CR_ASEC_BNDN};
+    for (int s = 0; s < 2; ++s) {
+        const uint8_t *o = sec_ptr(ps, bnd[s]);
+        for (uint32_t i = 0; i < ps->sec[bnd[s]].count; ++i)
+            if (o[i] >= ps->bone_count) return fail(e, CR_ASSET_INDEX_RANGE, section_tag(bnd[s]), i);
     }
 
     /* neighbourhoods */
@@ -862,6 +874,8 @@ static void build_view(const parsed *ps, const plan_t *pl, uint8_t *block, cr_as
         a->bonds = a->bond_count ? bonds : NULL;
     }
 
+    a->bend_triangle_bone = ps->sec[CR_ASEC_BNDT].count ? sec_ptr(ps, CR_ASEC_BNDT) : NULL;
+    a->bend_node_bone = ps->sec[CR_ASEC_BNDN].count ? sec_ptr(ps, CR_ASEC_BNDN) : NULL;
     a->soft_spring_count = ps->sec[CR_ASEC_SPRS].count;
     if (a->soft_spring_count) {
         cr_asset_spring *sp = (cr_asset_spring *)bump_take(&bp, (uint64_t)a->soft_spring_count * sizeof(cr_asset_spring));

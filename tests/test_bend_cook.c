@@ -1,0 +1,185 @@
+/* test_bend_cook.c — bending's segmentation cooked into the asset (BNDT,
+ * BNDN; tools/cook_bend.c): the cooked owners are the ones cr_bend_attach
+ * computes, attaching with them gives the same sub-bodies, the cook is
+ * reproducible, a rigid asset keeps its bytes, and malformed sections are
+ * refused naming the section and the element. */
+#include "test_cook_util.h"
+#include "geometry/asset_format.h"
+#include "damage/sub_body.h"
+#include "damage/bend_model.h"
+
+#include <string.h>
+
+static int cook(const char *mesh, const char *rig, uint32_t auto_bones, int res, bool bend, cr_cook_result *r) {
+    cr_cook_options opt = cr_cook_default_options();
+    opt.quiet = true;
+    opt.sdf_res = res;
+    opt.rig_path = rig;
+    opt.auto_bones = auto_bones;
+    opt.bend = bend;
+    char err[512];
+    memset(r, 0, sizeof *r);
+    if (cr_cook_file(mesh, NULL, &opt, r, err, sizeof err) != 0) {
+        cr_test_printf("    %s\n", err);
+        return 0;
+    }
+    return 1;
+}
+
+/* A world holding `a` with one body of it made bendable: each sub-body's mass,
+ * centre and inertia (their bits) and the record's node owners into out. */
+typedef struct attach_out {
+    cr_real mass[8];
+    cr_vec3 centre[8], inertia[8];
+    uint32_t bones, nodes;
+    uint8_t *owners;
+} attach_out;
+
+static int attach(const cr_asset *a, attach_out *o) {
+    cr_world_def def = cr_default_world_def();
+    def.body_capacity = 16;
+    def.damage.bend = cr_default_bend_budget();
+    def.damage.bend.body_capacity = 1;
+    def.damage.surface_bytes = 8u << 20;
+    size_t size = cr_world_memory_size(&def);
+    void *block = aligned_alloc(CR_BLOCK_ALIGN, (size + 15) / 16 * 16);
+    cr_world *w = NULL;
+    uint32_t slot;
+    cr_body_id body;
+    cr_body_def bd = cr_default_body_def();
+    bd.shape.type = CR_SHAPE_MESH;
+    bd.material.density = CR_R(7800);
+    cr_bend_def bend = cr_default_bend_def();
+    int ok = block && cr_world_create(&def, block, size, &w) == CR_OK && cr_world_add_asset(w, a, &slot) == CR_OK &&
+             (bd.shape.asset = slot, cr_body_create(w, &bd, &body) == CR_OK) && cr_bend_attach(w, body, &bend) == CR_OK;
+    if (ok) {
+        o->bones = cr_bend_get_bone_count(w, body);
+        for (uint32_t k = 0; k < o->bones && k < 8; ++k) {
+            cr_body_id s = cr_bend_get_sub_body(w, body, k);
+            o->mass[k] = cr_body_get_mass(w, s);
+            o->centre[k] = cr_body_get_transform(w, s).p;
+            o->inertia[k] = cr_body_get_inertia(w, s);
+        }
+        o->nodes = a->sdf_dims[0] * a->sdf_dims[1] * a->sdf_dims[2];
+        o->owners = malloc(o->nodes);
+        memcpy(o->owners, cri_bend_node_bone(w, 0), o->nodes);
+    }
+    free(block);
+    return ok;
+}
+
+CR_TEST(bend_cooked_segmentation_is_the_attach_segmentation) {
+    static const struct { const char *mesh, *rig; uint32_t bones; int res; } cases[3] = {
+        {"data/meshes/bar.obj", "data/rigs/bar.rig", 0, 32},
+        {"data/meshes/pipe.obj", "data/rigs/pipe5.rig", 0, 64},
+        {"data/meshes/teapot.obj", NULL, 3, 48},
+    };
+    for (int i = 0; i < 3; ++i) {
+        cr_cook_result plain, cooked, again;
+        ENSURE(cook(cases[i].mesh, cases[i].rig, cases[i].bones, cases[i].res, false, &plain));
+        ENSURE(cook(cases[i].mesh, cases[i].rig, cases[i].bones, cases[i].res, true, &cooked));
+        ENSURE(cook(cases[i].mesh, cases[i].rig, cases[i].bones, cases[i].res, true, &again));
+        /* reproducible, and the plain cook's bytes are a prefix apart from the table: only the sections were added */
+        ENSURE(cooked.size == again.size && memcmp(cooked.bytes, again.bytes, cooked.size) == 0);
+        ENSURE(cooked.size > plain.size);
+        cr_asset pa, ca;
+        void *pb = tc_load(plain.bytes, plain.size, &pa), *cb = tc_load(cooked.bytes, cooked.size, &ca);
+        ENSURE(pb != NULL && cb != NULL);
+        ENSURE(pa.bend_triangle_bone == NULL && pa.bend_node_bone == NULL);
+        ENSURE(ca.bend_triangle_bone != NULL && ca.bend_node_bone != NULL);
+        /* the owners are what the runtime's segmentation gives the plain asset */
+        uint32_t nodes = pa.sdf_dims[0] * pa.sdf_dims[1] * pa.sdf_dims[2];
+        uint8_t *tri = malloc(pa.triangle_count), *node = malloc(nodes);
+        uint32_t *queue = malloc(nodes * sizeof(uint32_t));
+        cri_sub_body_segment(&pa, pa.skin_bone, pa.skin_weight, tri, node, queue);
+        ENSURE(memcmp(tri, ca.bend_triangle_bone, pa.triangle_count) == 0);
+        ENSURE(memcmp(node, ca.bend_node_bone, nodes) == 0);
+        /* attaching either gives the same sub-bodies, bit for bit */
+        attach_out ap, ac;
+        memset(&ap, 0, sizeof ap), memset(&ac, 0, sizeof ac);
+        ENSURE(attach(&pa, &ap) && attach(&ca, &ac));
+        ENSURE(ap.bones == ac.bones && ap.bones >= 2);
+        ENSURE(memcmp(ap.owners, ac.owners, ap.nodes) == 0);
+        for (uint32_t k = 0; k < ap.bones && k < 8; ++k) {
+            ENSURE(memcmp(&ap.mass[k], &ac.mass[k], sizeof(cr_real)) == 0);
+            ENSURE(memcmp(&ap.centre[k], &ac.centre[k], sizeof(cr_vec3)) == 0);
+            ENSURE(memcmp(&ap.inertia[k], &ac.inertia[k], sizeof(cr_vec3)) == 0);
+        }
+        cr_test_printf("    %s: %u bones, %u triangles and %u nodes cooked (%zu bytes more), the same as attach's\n",
+                       cases[i].mesh, ap.bones, pa.triangle_count, nodes, cooked.size - plain.size);
+        free(ap.owners), free(ac.owners), free(tri), free(node), free(queue), free(pb), free(cb);
+        cr_cook_result_free(&plain), cr_cook_result_free(&cooked), cr_cook_result_free(&again);
+    }
+    /* a rigid mesh has no skeleton to segment by */
+    cr_cook_result r;
+    cr_cook_options opt = cr_cook_default_options();
+    opt.quiet = true;
+    opt.bend = true;
+    char err[256];
+    memset(&r, 0, sizeof r);
+    ENSURE(cr_cook_file("data/meshes/bar.obj", NULL, &opt, &r, err, sizeof err) != 0 && r.bytes == NULL);
+    ENSURE(strstr(err, "--bend") != NULL);
+}
+
+static uint8_t *section_of(uint8_t *b, uint32_t id, uint32_t *count) {
+    uint8_t *en = b + CR_ASSET_HEADER_SIZE + id * CR_ASSET_ENTRY_SIZE;
+    uint32_t off = (uint32_t)en[4] | (uint32_t)en[5] << 8 | (uint32_t)en[6] << 16 | (uint32_t)en[7] << 24;
+    *count = (uint32_t)en[12] | (uint32_t)en[13] << 8 | (uint32_t)en[14] << 16 | (uint32_t)en[15] << 24;
+    return b + off;
+}
+
+static void put32(uint8_t *p, uint32_t v) {
+    for (int i = 0; i < 4; ++i) p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static cr_asset_error load_err(uint8_t *b, size_t n) {
+    uint64_t h = cr_asset_checksum(b + 16, n - 16); /* reseal: the checks after the checksum are the point */
+    for (int i = 0; i < 8; ++i) b[8 + i] = (uint8_t)(h >> (8 * i));
+    cr_asset a;
+    cr_asset_error e;
+    memset(&e, 0, sizeof e);
+    /* memory_size refuses a bad asset with 0; the load names why */
+    size_t need = (cr_asset_memory_size(b, n) + 15) / 16 * 16 + 16;
+    void *block = aligned_alloc(CR_BLOCK_ALIGN, need);
+    if (cr_asset_load(b, n, block, need, &a, &e) == CR_OK) e.check = CR_ASSET_OK;
+    free(block);
+    return e;
+}
+
+CR_TEST(bend_cooked_segmentation_malformed_is_refused) {
+    cr_cook_result r;
+    ENSURE(cook("data/meshes/bar.obj", "data/rigs/bar.rig", 0, 32, true, &r));
+    uint8_t *c = malloc(r.size);
+    uint32_t count;
+    /* an owner that is not a bone, in each section */
+    const uint32_t ids[2] = {CR_ASEC_BNDT, CR_ASEC_BNDN};
+    const char *tags[2] = {"BNDT", "BNDN"};
+    for (int s = 0; s < 2; ++s) {
+        memcpy(c, r.bytes, r.size);
+        uint8_t *sec = section_of(c, ids[s], &count);
+        ENSURE(count > 7);
+        sec[7] = 3; /* the bar has 3 bones */
+        cr_asset_error e = load_err(c, r.size);
+        ENSURE_MSG(e.check == CR_ASSET_INDEX_RANGE && memcmp(e.section_tag, tags[s], 4) == 0 && e.index == 7,
+                   "%s: %s '%s' %u", tags[s], cr_asset_check_name(e.check), e.section_tag, e.index);
+        sec[7] = 0xff;
+        e = load_err(c, r.size);
+        ENSURE(e.check == CR_ASSET_INDEX_RANGE && e.index == 7);
+    }
+    /* a count that is not one per triangle / node, or one section without the other */
+    for (int s = 0; s < 2; ++s) {
+        memcpy(c, r.bytes, r.size);
+        uint8_t *en = c + CR_ASSET_HEADER_SIZE + ids[s] * CR_ASSET_ENTRY_SIZE;
+        section_of(c, ids[s], &count);
+        put32(en + 12, count - 1), put32(en + 8, count - 1);
+        cr_asset_error e = load_err(c, r.size);
+        ENSURE_MSG(e.check == CR_ASSET_SECTION_SIZE && memcmp(e.section_tag, tags[s], 4) == 0, "%s: %s '%s'", tags[s],
+                   cr_asset_check_name(e.check), e.section_tag);
+        put32(en + 12, 0), put32(en + 8, 0);
+        e = load_err(c, r.size);
+        ENSURE_MSG(e.check == CR_ASSET_SECTION_SIZE && memcmp(e.section_tag, tags[s], 4) == 0, "%s gone: %s '%s'",
+                   tags[s], cr_asset_check_name(e.check), e.section_tag);
+    }
+    free(c);
+    cr_cook_result_free(&r);
+}
