@@ -271,7 +271,7 @@ CR_TEST(asset_load_names_what_is_wrong_in_forged_patch_lists) {
         case 4: wr32(info + CR_AI_GEODESIC_PATCH_RADIUS, 0x7fc00000u); break;
         case 5: wr32(section(b, "GEOI") + 4, a.vertex_count); break;
         case 6: wrf(section(b, "GEOD") + 4 * 2, 0.0f), wrf(section(b, "GEOD") + 4, 0.3f); break;
-        case 7: wr32(b + CR_AH_SECTION_COUNT, CR_ASSET_SECTION_COUNT - 1); break;
+        case 7: wr32(b + CR_AH_SECTION_COUNT, CR_ASEC_GPAT); break; /* the table ends before GPAT */
         default: break;
         }
         reseal(b, r.size);
