@@ -43,6 +43,9 @@
 #define CRI_SQUASH_VOLUME_MARGIN CR_R(0.01)
 /// A widened zone's c1 stays at or above this share of c (c1 > 0: the zone ends inside the other's reach).
 #define CRI_SQUASH_C1_FLOOR CR_R(0.0625)
+/// Newton stops where |F1 - c| is within this share of c (about 3e-5 m on
+/// the bench's skin): a warm start that lands there takes no further step.
+#define CRI_SQUASH_NEWTON_TOL CR_R(1e-6)
 /// Largest bulge scale: h at most this many times the compression depth.
 #define CRI_SQUASH_MAX_SCALE CR_R(64)
 
