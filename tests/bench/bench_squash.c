@@ -58,7 +58,8 @@ static int run_case(const bench_case *bc, int updates, bench_out *o) {
     cri_squash_cells_build(m.pos, nv, nv, &g, cs, cv);
     s.vertex_count = nv, s.triangle_count = nt, s.rest = m.pos, s.rest_normals = m.normals, s.triangles = m.tri;
     s.tri_start = ts, s.tri_list = tl, s.pos = pos, s.normals = nor, s.cells = &g;
-    s.mark = calloc(nv, 1), s.zone = malloc(nv * sizeof(uint32_t)), s.candidates = malloc(nv * sizeof(uint32_t));
+    s.mark = calloc(nv, 1), s.zone = malloc(nv * sizeof(uint32_t)), s.candidates = malloc((nv + nt) * sizeof(uint32_t));
+    s.zone_dir = malloc(nv * sizeof(cr_vec3));
     s.zone_c1 = malloc(nv * CRI_SQUASH_MAX_OTHERS * sizeof(cr_real)), s.zone_h = malloc(nv * CRI_SQUASH_MAX_OTHERS * sizeof(cr_real));
     s.zone_capacity = nv;
     cri_squash_params prm;
@@ -103,7 +104,7 @@ static int run_case(const bench_case *bc, int updates, bench_out *o) {
     o->median_ms = ms[updates / 2];
     o->per_zone_us = 1e3 * o->median_ms / (0.5 * (o->zone_min + o->zone_max));
     free(ms), free(pos), free(nor), free(ts), free(tl), free(cs), free(cv), free(prev);
-    free(s.mark), free(s.zone), free(s.candidates), free(s.zone_c1), free(s.zone_h);
+    free(s.mark), free(s.zone), free(s.candidates), free(s.zone_c1), free(s.zone_h), free(s.zone_dir);
     cr_squash_mesh_free(&m);
     return 0;
 }

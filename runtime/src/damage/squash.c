@@ -96,15 +96,20 @@ static cr_real tet6(cr_vec3 a, cr_vec3 b, cr_vec3 c) { return cr_v3_dot(a, cr_v3
 /* Where a pass starts each zone vertex: at rest, where the last pass left it,
  * or there moved ds (a change of s) along the direction the first pass recorded. */
 typedef enum place_start { FROM_REST, FROM_LAST, FROM_MODEL } place_start;
-/* What a pass leaves in skin->normals: nothing new, the deformed normals, or
- * (the first pass) each vertex's dy/ds, the first-order model's direction,
- * parked there until the final pass writes the normals over it. */
-typedef enum place_out { OUT_NONE, OUT_NORMALS, OUT_DIRECTION } place_out;
+/* What a pass leaves: nothing new; the deformed normals at the final points;
+ * the deformed normals from each vertex's last evaluation (the start of its
+ * last Newton step: a pass that starts on the model's guess ends a second-order
+ * correction away, so the normal is the same to well under a degree, and one
+ * evaluation per vertex is saved); or (the first pass) each vertex's dy/ds in
+ * zone_dir (parked in normals too, for the volume model, until a later pass
+ * writes the normals), the first-order model's direction. */
+typedef enum place_out { OUT_NONE, OUT_NORMALS, OUT_NORMALS_NEAR, OUT_DIRECTION } place_out;
 
-/* The volume change (m^3) over the triangles that touch the zone: each
- * triangle once, from its lowest-numbered zone vertex. */
-static cr_real zone_volume(const cri_squash_skin *skin, uint32_t zone_count, uint32_t *work) {
-    cr_real six = 0;
+/* The triangles that touch the zone, each once (from its lowest-numbered
+ * zone vertex), listed in skin->candidates (free once the scan is done) so
+ * the volume passes do not walk the vertex -> triangle lists again. */
+static uint32_t zone_triangles(const cri_squash_skin *skin, uint32_t zone_count, uint32_t *work) {
+    uint32_t n = 0;
     for (uint32_t z = 0; z < zone_count; ++z) {
         uint32_t v = skin->zone[z];
         for (uint32_t k = skin->tri_start[v]; k < skin->tri_start[v + 1]; ++k) {
@@ -112,45 +117,49 @@ static cr_real zone_volume(const cri_squash_skin *skin, uint32_t zone_count, uin
             bool first = true;
             for (int j = 0; j < 3; ++j)
                 if (t[j] < v && skin->mark[t[j]]) first = false;
-            if (!first) continue;
-            cr_vec3 a = skin->mark[t[0]] ? skin->pos[t[0]] : skin->rest[t[0]];
-            cr_vec3 b = skin->mark[t[1]] ? skin->pos[t[1]] : skin->rest[t[1]];
-            cr_vec3 c = skin->mark[t[2]] ? skin->pos[t[2]] : skin->rest[t[2]];
-            six += tet6(a, b, c) - tet6(skin->rest[t[0]], skin->rest[t[1]], skin->rest[t[2]]);
+            if (first) skin->candidates[n++] = skin->tri_list[k];
         }
         *work += skin->tri_start[v + 1] - skin->tri_start[v];
     }
+    return n;
+}
+
+/* The volume change (m^3) over the zone's triangles. */
+static cr_real zone_volume(const cri_squash_skin *skin, uint32_t tri_count, uint32_t *work) {
+    cr_real six = 0;
+    for (uint32_t i = 0; i < tri_count; ++i) {
+        const uint32_t *t = &skin->triangles[3 * skin->candidates[i]];
+        cr_vec3 a = skin->mark[t[0]] ? skin->pos[t[0]] : skin->rest[t[0]];
+        cr_vec3 b = skin->mark[t[1]] ? skin->pos[t[1]] : skin->rest[t[1]];
+        cr_vec3 c = skin->mark[t[2]] ? skin->pos[t[2]] : skin->rest[t[2]];
+        six += tet6(a, b, c) - tet6(skin->rest[t[0]], skin->rest[t[1]], skin->rest[t[2]]);
+    }
+    *work += tri_count;
     return cr_div(six, CR_R(6));
 }
 
-/* The volume change if every zone vertex moved to pos + s dir (dir parked in
- * normals by an OUT_DIRECTION pass), as the cubic k[0] + k[1] s + k[2] s^2 +
- * k[3] s^3 (m^3): each tetrahedron's triple product is trilinear in its corners. */
-static void zone_volume_cubic(const cri_squash_skin *skin, uint32_t zone_count, cr_real k[4], uint32_t *work) {
+/* The volume change if every zone vertex moved to pos + s dir (an
+ * OUT_DIRECTION pass's, parked in normals too: read by vertex here), as the
+ * cubic k[0] + k[1] s + k[2] s^2 + k[3] s^3 (m^3): each tetrahedron's triple
+ * product is trilinear in its corners. */
+static void zone_volume_cubic(const cri_squash_skin *skin, uint32_t tri_count, cr_real k[4], uint32_t *work) {
     cr_real six[4] = {0, 0, 0, 0};
-    for (uint32_t z = 0; z < zone_count; ++z) {
-        uint32_t v = skin->zone[z];
-        for (uint32_t i = skin->tri_start[v]; i < skin->tri_start[v + 1]; ++i) {
-            const uint32_t *t = &skin->triangles[3 * skin->tri_list[i]];
-            bool first = true;
-            for (int j = 0; j < 3; ++j)
-                if (t[j] < v && skin->mark[t[j]]) first = false;
-            if (!first) continue;
-            cr_vec3 p[3], d[3];
-            for (int j = 0; j < 3; ++j) {
-                bool in = skin->mark[t[j]] != 0;
-                p[j] = in ? skin->pos[t[j]] : skin->rest[t[j]];
-                d[j] = in ? skin->normals[t[j]] : cr_v3_zero();
-            }
-            cr_vec3 bc = cr_v3_cross(p[1], p[2]), bd = cr_v3_cross(d[1], d[2]);
-            cr_vec3 mixed = cr_v3_add(cr_v3_cross(d[1], p[2]), cr_v3_cross(p[1], d[2]));
-            six[0] += tet6(p[0], p[1], p[2]) - tet6(skin->rest[t[0]], skin->rest[t[1]], skin->rest[t[2]]);
-            six[1] += cr_v3_dot(d[0], bc) + cr_v3_dot(p[0], mixed);
-            six[2] += cr_v3_dot(p[0], bd) + cr_v3_dot(d[0], mixed);
-            six[3] += cr_v3_dot(d[0], bd);
+    for (uint32_t i = 0; i < tri_count; ++i) {
+        const uint32_t *t = &skin->triangles[3 * skin->candidates[i]];
+        cr_vec3 p[3], d[3];
+        for (int j = 0; j < 3; ++j) {
+            bool in = skin->mark[t[j]] != 0;
+            p[j] = in ? skin->pos[t[j]] : skin->rest[t[j]];
+            d[j] = in ? skin->normals[t[j]] : cr_v3_zero();
         }
-        *work += skin->tri_start[v + 1] - skin->tri_start[v];
+        cr_vec3 bc = cr_v3_cross(p[1], p[2]), bd = cr_v3_cross(d[1], d[2]);
+        cr_vec3 mixed = cr_v3_add(cr_v3_cross(d[1], p[2]), cr_v3_cross(p[1], d[2]));
+        six[0] += cr_v3_dot(p[0], bc) - tet6(skin->rest[t[0]], skin->rest[t[1]], skin->rest[t[2]]);
+        six[1] += cr_v3_dot(d[0], bc) + cr_v3_dot(p[0], mixed);
+        six[2] += cr_v3_dot(p[0], bd) + cr_v3_dot(d[0], mixed);
+        six[3] += cr_v3_dot(d[0], bd);
     }
+    *work += tri_count;
     for (int j = 0; j < 4; ++j) k[j] = cr_div(six[j], CR_R(6));
 }
 
@@ -184,14 +193,14 @@ static cr_real cubic_root(const cr_real k[4], cr_real target, cr_real s_max) {
  * warm start often lands there at once); returns the volume change (m^3) if
  * volume is set, else 0. */
 static cr_real place(const cri_squash_params *prm, cri_squash_skin *skin, const cri_squash_other *others, uint32_t n_others,
-                     uint32_t zone_count, cr_real s, cr_real ds, place_start start, place_out out, uint32_t steps, bool volume,
-                     uint32_t *work) {
+                     uint32_t zone_count, uint32_t tri_count, cr_real s, cr_real ds, place_start start, place_out out,
+                     uint32_t steps, bool volume, uint32_t *work) {
     const cr_real tol = cr_mul(prm->c, CRI_SQUASH_NEWTON_TOL);
     uint32_t evals = 0;
     for (uint32_t z = 0; z < zone_count; ++z) {
         uint32_t v = skin->zone[z];
         cr_vec3 y = start == FROM_REST ? skin->rest[v]
-                    : start == FROM_LAST ? skin->pos[v] : cr_v3_mad(skin->pos[v], ds, skin->normals[v]);
+                    : start == FROM_LAST ? skin->pos[v] : cr_v3_mad(skin->pos[v], ds, skin->zone_dir[z]);
         cr_potential f = {0, {0, 0, 0}};
         cr_real dfds = 0;
         bool fresh = false; /* f is F1 at y as it now is */
@@ -210,17 +219,18 @@ static cr_real place(const cri_squash_params *prm, cri_squash_skin *skin, const 
         /* the normals are the final point's; the model's direction may be the last step's start (it is a first guess) */
         if (out == OUT_NORMALS && !fresh) f = deformed(prm, skin, z, others, n_others, s, y, NULL), ++evals;
         skin->pos[v] = y;
-        if (out == OUT_NORMALS) {
+        if (out == OUT_NORMALS || out == OUT_NORMALS_NEAR) {
             cr_vec3 n = cr_v3_normalize(cr_v3_neg(f.grad));
             skin->normals[v] = (n.x == 0 && n.y == 0 && n.z == 0) ? skin->rest_normals[v] : n;
         } else if (out == OUT_DIRECTION) {
             /* F1(y + u ds, s + ds) = c to first order, u along the gradient */
             cr_real g2 = cr_v3_len_sq(f.grad);
-            skin->normals[v] = g2 > CR_REAL_EPS ? cr_v3_scale(f.grad, -cr_div(dfds, g2)) : cr_v3_zero();
+            skin->zone_dir[z] = g2 > CR_REAL_EPS ? cr_v3_scale(f.grad, -cr_div(dfds, g2)) : cr_v3_zero();
+            skin->normals[v] = skin->zone_dir[z];
         }
     }
     *work += evals * (1u + n_others);
-    return volume ? zone_volume(skin, zone_count, work) : 0;
+    return volume ? zone_volume(skin, tri_count, work) : 0;
 }
 
 static int32_t clampi(int32_t v, int32_t lo, int32_t hi) { return v < lo ? lo : (v > hi ? hi : v); }
@@ -423,7 +433,7 @@ cri_squash_result cri_squash_deform(const cri_squash_params *prm, cri_squash_ski
      * before it gets there: then the zone widens (its width x1.5, twice at most) */
     cri_squash_params p = *prm;
     /* a later pass starts near its answer (the model's guess or the last pass): one Newton step fewer */
-    const uint32_t warm_steps = prm->newton_steps > 1 ? prm->newton_steps - 1 : prm->newton_steps;
+    const uint32_t warm_steps = 1;
     p.max_step = CR_REAL_MAX;
     for (uint32_t i = 0; i < p.count; ++i) p.max_step = cr_min(p.max_step, cr_mul(CR_R(0.25), p.prims[i].radius));
     uint32_t zc = 0;
@@ -448,10 +458,11 @@ cri_squash_result cri_squash_deform(const cri_squash_params *prm, cri_squash_ski
         r.scale_limit = s_max, r.zone_count = zc, r.widen = widen;
         r.scale = 0, r.dv = r.dv_compressed = 0;
         if (zc == 0) break;
-        /* compression alone, from rest; each vertex's dy/ds parked in its normal */
-        place(&p, skin, others, n_others, zc, 0, 0, FROM_REST, OUT_DIRECTION, p.newton_steps, false, &r.work);
+        uint32_t nt = zone_triangles(skin, zc, &r.work);
+        /* compression alone, from rest; each vertex's dy/ds recorded */
+        place(&p, skin, others, n_others, zc, nt, 0, 0, FROM_REST, OUT_DIRECTION, p.newton_steps, false, &r.work);
         cr_real k[4];
-        zone_volume_cubic(skin, zc, k, &r.work);
+        zone_volume_cubic(skin, nt, k, &r.work);
         cr_real dv0 = k[0];
         r.dv_compressed = dv0;
         /* b1's slope of -1 at c makes a small bump even at h = 0: where that alone
@@ -462,7 +473,7 @@ cri_squash_result cri_squash_deform(const cri_squash_params *prm, cri_squash_ski
         }
         if (p.fixed_scale >= 0 || dv0 >= 0) {
             r.scale = p.fixed_scale >= 0 ? cr_min(p.fixed_scale, s_max) : 0;
-            r.dv = place(&p, skin, others, n_others, zc, r.scale, r.scale, FROM_MODEL, OUT_NORMALS, warm_steps, true, &r.work);
+            r.dv = place(&p, skin, others, n_others, zc, nt, r.scale, r.scale, FROM_MODEL, OUT_NORMALS_NEAR, warm_steps, true, &r.work);
             break;
         }
         /* The volume as a function of s, to first order in each vertex's
@@ -480,23 +491,20 @@ cri_squash_result cri_squash_deform(const cri_squash_params *prm, cri_squash_ski
             continue;
         }
         cr_real s1 = cubic_root(k, target, s_max);
-        cr_real v1 = place(&p, skin, others, n_others, zc, s1, s1, FROM_MODEL, OUT_NONE, warm_steps, true, &r.work);
+        cr_real v1 = place(&p, skin, others, n_others, zc, nt, s1, s1, FROM_MODEL, OUT_NORMALS_NEAR, warm_steps, true, &r.work);
         if (s1 == s_max && v1 < target - off && widened < 2) {
             /* the model reached the fold limit and the volume is still short: wider */
             grow = true;
             continue;
         }
-        if (v1 <= 0 && cr_abs(v1 - target) <= off) {
-            /* on target: the normals where the vertices are (no step: the volume is the one measured) */
-            place(&p, skin, others, n_others, zc, s1, 0, FROM_LAST, OUT_NORMALS, 0, false, &r.work);
-        } else {
+        if (v1 > 0 || cr_abs(v1 - target) > off) {
             cr_real slope = cubic_slope(k, s1);
             cr_real s2 = slope > 0 ? cr_clamp(s1 + cr_div(target - v1, slope), 0, s_max) : 0;
-            cr_real v2 = place(&p, skin, others, n_others, zc, s2, s2 - s1, FROM_MODEL, OUT_NORMALS, warm_steps, true, &r.work);
+            cr_real v2 = place(&p, skin, others, n_others, zc, nt, s2, s2 - s1, FROM_MODEL, OUT_NORMALS_NEAR, warm_steps, true, &r.work);
             if (v2 <= 0 && (v1 > 0 || cr_abs(v2 - target) < cr_abs(v1 - target))) s1 = s2, v1 = v2;
-            else if (v1 <= 0) v1 = place(&p, skin, others, n_others, zc, s1, 0, FROM_LAST, OUT_NORMALS, warm_steps, true, &r.work);
+            else if (v1 <= 0) v1 = place(&p, skin, others, n_others, zc, nt, s1, s1 - s2, FROM_MODEL, OUT_NORMALS_NEAR, warm_steps, true, &r.work);
             /* the last resort is the compression alone, placed from rest as dV0 was: the same numbers, so never above rest */
-            if (v1 > 0) s1 = 0, v1 = place(&p, skin, others, n_others, zc, 0, 0, FROM_REST, OUT_NORMALS, p.newton_steps, true, &r.work);
+            if (v1 > 0) s1 = 0, v1 = place(&p, skin, others, n_others, zc, nt, 0, 0, FROM_REST, OUT_NORMALS, p.newton_steps, true, &r.work);
         }
         r.scale = s1;
         r.dv = v1;

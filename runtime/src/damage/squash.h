@@ -104,9 +104,11 @@ typedef struct cri_squash_skin {
     uint32_t *zone;                   ///< [zone_capacity] out: the zone vertices, ascending
     cr_real *zone_c1;                 ///< [zone_capacity * CRI_SQUASH_MAX_OTHERS] scratch
     cr_real *zone_h;                  ///< [zone_capacity * CRI_SQUASH_MAX_OTHERS] scratch
+    cr_vec3 *zone_dir;                ///< [zone_capacity] scratch: each zone vertex's dy/ds (the volume model)
     uint32_t zone_capacity;
     const cri_squash_cells *cells;    ///< or NULL: every vertex is tested against the others' bounds
-    uint32_t *candidates;             ///< [vertex_count] scratch: the vertices within the others' bounds
+    uint32_t *candidates;             ///< [vertex_count + triangle_count] scratch: the vertices within the others'
+                                      ///< bounds, then the zone's triangles
 } cri_squash_skin;
 
 /// What one deformation did.

@@ -100,8 +100,8 @@ cr_status cri_squash_model_check_def(const cr_squash_budget *b) {
 static uint64_t al16(uint64_t x) { return (x + 15u) & ~(uint64_t)15u; }
 static uint64_t max_triangles(const cr_squash_budget *b) { return 2ull * b->max_vertices + 8; }
 static uint64_t scratch_bytes(const cr_squash_budget *b) {
-    return al16(b->max_vertices) + al16((uint64_t)b->max_vertices * sizeof(uint32_t)) + al16((uint64_t)b->zone_vertices * sizeof(uint32_t)) +
-           2 * al16((uint64_t)b->zone_vertices * CRI_SQUASH_MAX_OTHERS * sizeof(cr_real));
+    return al16(b->max_vertices) + al16((b->max_vertices + max_triangles(b)) * sizeof(uint32_t)) + al16((uint64_t)b->zone_vertices * sizeof(uint32_t)) +
+           2 * al16((uint64_t)b->zone_vertices * CRI_SQUASH_MAX_OTHERS * sizeof(cr_real)) + al16((uint64_t)b->zone_vertices * sizeof(cr_vec3));
 }
 
 uint64_t cri_squash_model_region_bytes(const cr_world_def *def) {
@@ -390,7 +390,7 @@ static uint32_t squash_body(cr_world *w, uint32_t ri, cr_real dt) {
     skin.mark = block + sc;
     sc += (uint32_t)al16(bd->max_vertices);
     skin.candidates = CR_AT(w, sc, uint32_t);
-    sc += (uint32_t)al16((uint64_t)bd->max_vertices * sizeof(uint32_t));
+    sc += (uint32_t)al16((bd->max_vertices + max_triangles(bd)) * sizeof(uint32_t));
     cri_squash_cells cells;
     cells.origin = r->cell_origin, cells.inv_cell = r->cell_inv;
     memcpy(cells.dims, r->cell_dims, sizeof cells.dims);
@@ -401,6 +401,8 @@ static uint32_t squash_body(cr_world *w, uint32_t ri, cr_real dt) {
     skin.zone_c1 = CR_AT(w, sc, cr_real);
     sc += (uint32_t)al16((uint64_t)bd->zone_vertices * CRI_SQUASH_MAX_OTHERS * sizeof(cr_real));
     skin.zone_h = CR_AT(w, sc, cr_real);
+    sc += (uint32_t)al16((uint64_t)bd->zone_vertices * CRI_SQUASH_MAX_OTHERS * sizeof(cr_real));
+    skin.zone_dir = CR_AT(w, sc, cr_vec3);
     skin.zone_capacity = bd->zone_vertices;
     uint32_t *prev = zone_of(w, ri);
     uint32_t first = r->vertex_count, last = 0;
