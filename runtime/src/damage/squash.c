@@ -60,6 +60,21 @@ static cr_real bulge_unit(cr_real x, cr_real c1, cr_real m, cr_real c) {
 
 /* F1 at p for zone slot z and scale s; *dfds (if not NULL): dF1/ds, which
  * the volume rule's first-order model needs (b1 is linear in h = s x h_z). */
+/* One other's term added to F1: compression where g >= c, else the bulge of height s x hz on [c1, c]. */
+static void add_other(const cri_squash_params *prm, cr_potential *f, cr_potential g, cr_real c1, cr_real hz, cr_real scale,
+                      cr_real *dfds) {
+    cr_real d, slope;
+    if (g.f >= prm->c) {
+        d = prm->c - g.f, slope = -CR_R(1);
+    } else {
+        cr_real m = c1 + cr_mul(prm->peak, prm->c - c1);
+        d = cri_squash_bulge(g.f, c1, m, cr_mul(scale, hz), prm->c, &slope);
+        if (dfds) *dfds += cr_mul(hz, bulge_unit(g.f, c1, m, prm->c));
+    }
+    f->f += d;
+    f->grad = cr_v3_mad(f->grad, slope, g.grad);
+}
+
 static cr_potential deformed(const cri_squash_params *prm, const cri_squash_skin *skin, uint32_t z,
                              const cri_squash_other *others, uint32_t n_others, cr_real scale, cr_vec3 p, cr_real *dfds) {
     cr_potential f = cri_skeleton_potential(prm->prims, prm->count, p);
@@ -67,19 +82,7 @@ static cr_potential deformed(const cri_squash_params *prm, const cri_squash_skin
     for (uint32_t k = 0; k < n_others; ++k) {
         cr_real c1 = skin->zone_c1[z * CRI_SQUASH_MAX_OTHERS + k];
         if (c1 <= 0) continue; /* this other does not reach the vertex */
-        cr_potential g = cri_squash_other_potential(&others[k], p);
-        cr_real d, slope;
-        if (g.f >= prm->c) {
-            d = prm->c - g.f, slope = -CR_R(1);
-        } else {
-            cr_real hz = skin->zone_h[z * CRI_SQUASH_MAX_OTHERS + k];
-            cr_real h = cr_mul(scale, hz);
-            cr_real m = c1 + cr_mul(prm->peak, prm->c - c1);
-            d = cri_squash_bulge(g.f, c1, m, h, prm->c, &slope);
-            if (dfds) *dfds += cr_mul(hz, bulge_unit(g.f, c1, m, prm->c));
-        }
-        f.f += d;
-        f.grad = cr_v3_mad(f.grad, slope, g.grad);
+        add_other(prm, &f, cri_squash_other_potential(&others[k], p), c1, skin->zone_h[z * CRI_SQUASH_MAX_OTHERS + k], scale, dfds);
     }
     return f;
 }
@@ -94,8 +97,11 @@ cr_potential cri_squash_deformed_potential(const cri_squash_params *prm, const c
 static cr_real tet6(cr_vec3 a, cr_vec3 b, cr_vec3 c) { return cr_v3_dot(a, cr_v3_cross(b, c)); }
 
 /* Where a pass starts each zone vertex: at rest, where the last pass left it,
- * or there moved ds (a change of s) along the direction the first pass recorded. */
-typedef enum place_start { FROM_REST, FROM_LAST, FROM_MODEL } place_start;
+ * or there moved ds (a change of s) along the direction the first pass
+ * recorded; FROM_REST_SCANNED is FROM_REST at s = 0 whose first evaluation
+ * the scan already made (F1 in pos[v].x, dF1/ds in pos[v].y, its gradient in
+ * zone_dir: both free until this pass writes them), the same numbers. */
+typedef enum place_start { FROM_REST, FROM_LAST, FROM_MODEL, FROM_REST_SCANNED } place_start;
 /* What a pass leaves: nothing new; the deformed normals at the final points;
  * the deformed normals from each vertex's last evaluation (the start of its
  * last Newton step: a pass that starts on the model's guess ends a second-order
@@ -199,14 +205,15 @@ static cr_real place(const cri_squash_params *prm, cri_squash_skin *skin, const 
     uint32_t evals = 0;
     for (uint32_t z = 0; z < zone_count; ++z) {
         uint32_t v = skin->zone[z];
-        cr_vec3 y = start == FROM_REST ? skin->rest[v]
+        cr_vec3 y = start == FROM_REST || start == FROM_REST_SCANNED ? skin->rest[v]
                     : start == FROM_LAST ? skin->pos[v] : cr_v3_mad(skin->pos[v], ds, skin->zone_dir[z]);
         cr_potential f = {0, {0, 0, 0}};
         cr_real dfds = 0;
         bool fresh = false; /* f is F1 at y as it now is */
         for (uint32_t it = 0; it < steps; ++it) {
-            f = deformed(prm, skin, z, others, n_others, s, y, out == OUT_DIRECTION ? &dfds : NULL);
-            ++evals, fresh = true;
+            if (it == 0 && start == FROM_REST_SCANNED) f.f = skin->pos[v].x, dfds = skin->pos[v].y, f.grad = skin->zone_dir[z];
+            else f = deformed(prm, skin, z, others, n_others, s, y, out == OUT_DIRECTION ? &dfds : NULL), ++evals;
+            fresh = true;
             if (cr_abs(prm->c - f.f) <= tol) break;
             cr_real g2 = cr_v3_len_sq(f.grad);
             if (g2 <= CR_REAL_EPS) break;
@@ -361,6 +368,7 @@ static uint32_t scan(const cri_squash_params *prm, cri_squash_skin *skin, cri_sq
         uint32_t v = skin->candidates[i];
         cr_vec3 x = skin->rest[v];
         cr_real c1s[CRI_SQUASH_MAX_OTHERS], hs[CRI_SQUASH_MAX_OTHERS], gmax[CRI_SQUASH_MAX_OTHERS];
+        cr_potential gs[CRI_SQUASH_MAX_OTHERS];
         bool any = false;
         for (uint32_t k = 0; k < n_others; ++k) {
             c1s[k] = 0, hs[k] = 0;
@@ -380,6 +388,7 @@ static uint32_t scan(const cri_squash_params *prm, cri_squash_skin *skin, cri_sq
             hs[k] = cr_div(prm->c - prm->c0, prm->c - c1);
             /* only the dilation's own vertices climb the first cubic */
             gmax[k] = g.f < prm->c ? gl : 0;
+            gs[k] = g;
             any = true;
         }
         if (!any) continue;
@@ -389,7 +398,8 @@ static uint32_t scan(const cri_squash_params *prm, cri_squash_skin *skin, cri_sq
         }
         /* the bulge's steepest rise (3h / 2 (m - c1) on the first cubic) times |grad f2| must stay below
          * 0.8 |grad f1|, or the deformed gradient turns round there and the skin folds over */
-        cr_real g1 = cr_v3_len(cri_skeleton_potential(prm->prims, prm->count, x).grad);
+        cr_potential f1 = cri_skeleton_potential(prm->prims, prm->count, x);
+        cr_real g1 = cr_v3_len(f1.grad);
         ++*work;
         for (uint32_t k = 0; k < n_others; ++k) {
             if (c1s[k] <= 0 || gmax[k] <= CR_R(1e-6)) continue;
@@ -401,6 +411,11 @@ static uint32_t scan(const cri_squash_params *prm, cri_squash_skin *skin, cri_sq
             skin->zone_c1[count * CRI_SQUASH_MAX_OTHERS + k] = k < n_others ? c1s[k] : 0;
             skin->zone_h[count * CRI_SQUASH_MAX_OTHERS + k] = k < n_others ? hs[k] : 0;
         }
+        /* the first pass's first evaluation (at rest, s = 0) from what is at hand: the same numbers */
+        cr_real dfds = 0;
+        for (uint32_t k = 0; k < n_others; ++k)
+            if (c1s[k] > 0) add_other(prm, &f1, gs[k], c1s[k], cr_mul(hs[k], others[k].depth), 0, &dfds);
+        skin->pos[v] = cr_v3(f1.f, dfds, 0), skin->zone_dir[count] = f1.grad;
         skin->zone[count++] = v;
         skin->mark[v] = 1;
     }
@@ -460,7 +475,7 @@ cri_squash_result cri_squash_deform(const cri_squash_params *prm, cri_squash_ski
         if (zc == 0) break;
         uint32_t nt = zone_triangles(skin, zc, &r.work);
         /* compression alone, from rest; each vertex's dy/ds recorded */
-        place(&p, skin, others, n_others, zc, nt, 0, 0, FROM_REST, OUT_DIRECTION, p.newton_steps, false, &r.work);
+        place(&p, skin, others, n_others, zc, nt, 0, 0, FROM_REST_SCANNED, OUT_DIRECTION, p.newton_steps, false, &r.work);
         cr_real k[4];
         zone_volume_cubic(skin, nt, k, &r.work);
         cr_real dv0 = k[0];
