@@ -86,7 +86,7 @@ static int run_case(const bench_case *bc, int updates, bench_out *o) {
         o2.velocity = cr_v3(0, -CR_R(1), 0);
         uint64_t t0 = crp_clock_ns();
         cri_squash_result r = cri_squash_deform(&prm, &s, &o2, 1, prev, prev_count);
-        prm.scale_hint = r.scale; /* as the world model does: the last step's scale is the first guess */
+        prm.model_bias = r.model_bias; /* as the world model does: the last step's model error is the next one's aim */
         uint64_t t1 = crp_clock_ns();
         memcpy(prev, s.zone, r.zone_count * sizeof(uint32_t));
         prev_count = r.zone_count;

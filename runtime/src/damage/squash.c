@@ -505,8 +505,11 @@ cri_squash_result cri_squash_deform(const cri_squash_params *prm, cri_squash_ski
             grow = true;
             continue;
         }
-        cr_real s1 = cubic_root(k, target, s_max);
+        /* the model falls short by about as much as it did in the last step (the bulge's bend): aim that much lower */
+        cr_real bias = cr_clamp(p.model_bias, 0, CR_R(0.1));
+        cr_real s1 = cubic_root(k, target - cr_mul(bias, -dv0), s_max);
         cr_real v1 = place(&p, skin, others, n_others, zc, nt, s1, s1, FROM_MODEL, OUT_NORMALS_NEAR, warm_steps, true, &r.work);
+        r.model_bias = cr_clamp(cr_div(v1 - cubic_at(k, s1), -dv0), 0, CR_R(0.1));
         if (s1 == s_max && v1 < target - off && widened < 2) {
             /* the model reached the fold limit and the volume is still short: wider */
             grow = true;

@@ -53,6 +53,7 @@ typedef struct cr_squash_body {
     cr_real volume;           ///< m^3, the deformed skin
     cr_real volume_compressed;
     cr_real bulge_scale;
+    cr_real model_bias;       ///< the volume model's shortfall in the last step (cri_squash_result)
     cr_vec3 cell_origin;      ///< the rest vertices' cells (cri_squash_cells without its pointers)
     cr_real cell_inv;
     int32_t cell_dims[3];
@@ -278,6 +279,7 @@ uint64_t cri_squash_model_hash(const cr_world *w, uint64_t h) {
         for (uint32_t k = 0; k < r->zone_count; ++k) h = cr_hash_u32(h, z[k]);
         h = cr_hash_real(h, r->volume);
         h = cr_hash_real(h, r->bulge_scale);
+        h = cr_hash_real(h, r->model_bias);
     }
     return h;
 }
@@ -378,7 +380,7 @@ static uint32_t squash_body(cr_world *w, uint32_t ri, cr_real dt) {
     prm.c = r->def.isovalue, prm.c0 = r->def.c0, prm.peak = r->def.peak;
     prm.volume_loss = r->def.volume_loss;
     prm.fixed_scale = -CR_R(1);
-    prm.scale_hint = r->bulge_scale;
+    prm.model_bias = r->model_bias;
     cri_squash_skin skin;
     memset(&skin, 0, sizeof skin);
     uint32_t sc = CR_DAMAGE(w)->squash.scratch;
@@ -417,6 +419,7 @@ static uint32_t squash_body(cr_world *w, uint32_t ri, cr_real dt) {
     r->volume = r->volume_rest + res.dv;
     r->volume_compressed = r->volume_rest + res.dv_compressed;
     r->bulge_scale = res.scale;
+    r->model_bias = res.model_bias;
     r->contacts = 0;
     /* the soft contact forces */
     for (uint32_t k = 0; k < n; ++k) {
