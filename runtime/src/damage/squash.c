@@ -362,6 +362,11 @@ static uint32_t scan(const cri_squash_params *prm, cri_squash_skin *skin, cri_sq
             if (f2 - prm->c > others[k].depth) others[k].depth = f2 - prm->c;
         }
     cr_real ramp[CRI_SQUASH_MAX_OTHERS];
+    cr_vec3 vdir[CRI_SQUASH_MAX_OTHERS]; /* D2's direction (0: at rest, no direction dependence) */
+    for (uint32_t k = 0; k < n_others; ++k) {
+        cr_real dl = cr_v3_len(others[k].velocity);
+        vdir[k] = dl > CR_R(1e-6) ? cr_v3_scale(others[k].velocity, cr_div(CR_R(1), dl)) : cr_v3_zero();
+    }
     for (uint32_t k = 0; k < n_others; ++k)
         ramp[k] = cr_mul(cr_min(CR_R(1), cr_div(4 * others[k].depth, prm->c - prm->c0)), width);
     for (uint32_t i = 0; i < nc; ++i) {
@@ -377,9 +382,8 @@ static uint32_t scan(const cri_squash_params *prm, cri_squash_skin *skin, cri_sq
             ++*work;
             if (g.f < c0_min) continue;
             /* direction dependence: cos of D2 against the direction from the other to x */
-            cr_real cosa = 0, dl = cr_v3_len(others[k].velocity), gl = cr_v3_len(g.grad);
-            if (dl > CR_R(1e-6) && gl > CR_R(1e-6))
-                cosa = cr_div(cr_div(-cr_v3_dot(others[k].velocity, g.grad), dl), gl);
+            cr_real cosa = 0, gl = cr_v3_len(g.grad);
+            if (gl > CR_R(1e-6)) cosa = cr_div(-cr_v3_dot(vdir[k], g.grad), gl);
             cr_real c1 = cr_mul(prm->c0, CR_R(1) + cr_half(cr_clamp(cosa, -CR_R(1), CR_R(1))));
             /* the zone opens with the compression, so the skin does not jump when the contact starts */
             cr_real c1z = cr_max(prm->c - cr_mul(prm->c - c1, ramp[k]), cr_mul(prm->c, CRI_SQUASH_C1_FLOOR));
