@@ -60,6 +60,20 @@ static cr_real bulge_unit(cr_real x, cr_real c1, cr_real m, cr_real c) {
 
 /* F1 at p for zone slot z and scale s; *dfds (if not NULL): dF1/ds, which
  * the volume rule's first-order model needs (b1 is linear in h = s x h_z). */
+/* The bulge's peak m for a zone border c1. b1's falling cubic on [m, c]
+ * makes a bump of up to (c - m) 4/27 even at h = 0 (its slope is -1 at c);
+ * were m = c1 + peak (c - c1) everywhere, that bump would be larger behind a
+ * moving body (c1 low) than in front, and whenever the volume rule's scale
+ * is small (a body sliding over the skin: the bump at h = 0 already gives
+ * back most of the volume) the back bump came out higher. So the falling
+ * cubic is the same at every vertex: m = c1m + peak (c - c1m), c1m = 1.5 c0
+ * the front-most border (m > every c1 <= 1.5 c0); only a border pushed past
+ * that by the opening ramp keeps m = c1 + peak (c - c1). */
+static cr_real peak_of(const cri_squash_params *prm, cr_real c1) {
+    cr_real c1m = cr_max(c1, cr_mul(CR_R(1.5), prm->c0));
+    return c1m + cr_mul(prm->peak, prm->c - c1m);
+}
+
 /* One other's term added to F1: compression where g >= c, else the bulge of height s x hz on [c1, c]. */
 static void add_other(const cri_squash_params *prm, cr_potential *f, cr_potential g, cr_real c1, cr_real hz, cr_real scale,
                       cr_real *dfds) {
@@ -67,7 +81,7 @@ static void add_other(const cri_squash_params *prm, cr_potential *f, cr_potentia
     if (g.f >= prm->c) {
         d = prm->c - g.f, slope = -CR_R(1);
     } else {
-        cr_real m = c1 + cr_mul(prm->peak, prm->c - c1);
+        cr_real m = peak_of(prm, c1);
         d = cri_squash_bulge(g.f, c1, m, cr_mul(scale, hz), prm->c, &slope);
         if (dfds) *dfds += cr_mul(hz, bulge_unit(g.f, c1, m, prm->c));
     }
@@ -407,7 +421,7 @@ static uint32_t scan(const cri_squash_params *prm, cri_squash_skin *skin, cri_sq
         ++*work;
         for (uint32_t k = 0; k < n_others; ++k) {
             if (c1s[k] <= 0 || gmax[k] <= CR_R(1e-6)) continue;
-            cr_real room = cr_div(cr_mul(cr_mul(prm->peak, prm->c - c1s[k]), g1), cr_mul(CR_R(1.875), gmax[k]));
+            cr_real room = cr_div(cr_mul(peak_of(prm, c1s[k]) - c1s[k], g1), cr_mul(CR_R(1.875), gmax[k]));
             cr_real per = cr_div(room, hs[k]); /* the largest height per unit depth here */
             if (per < *fold) *fold = per;
         }
