@@ -20,15 +20,21 @@
  *     body gets the larger c1: a shorter propagation zone.
  *   - The bump's height follows its width: h(P) = h (c - c0) / (c - c1(P)),
  *     so the front bump is higher as well as shorter, as the seed wants.
+ *   - The peak m is the front-most border's, m = c1m + peak (c - c1m) with
+ *     c1m = max(c1, 1.5 c0), alike at every vertex: the bump b1 makes at
+ *     h = 0 (its slope -1 at c) is then alike front and back, and cannot make
+ *     the back higher when s is small.
  *   - c1(P) and h(P) are taken at the vertex's rest position and held while
  *     Newton moves it (F1 stays one C1 function per vertex).
  *   - h = s x (the deepest compression potential of that contact), one scale
- *     s per body and step, chosen by the volume rule: the volume change the
- *     skin makes is a smooth, nearly linear function of s, so two secant
- *     steps from s = 0 and s = 1 find the s that gives back the compressed
- *     volume less `volume_loss` of it (and a hair more loss, so the
- *     nonlinearity cannot push the volume above rest); the last s whose
- *     volume is not above rest is kept.
+ *     s per body and step, chosen by the volume rule: the compression pass
+ *     records each vertex's dy/ds, the volume with every vertex moved along
+ *     it is a cubic in s (exact in the tetrahedra), its root (aimed lower by
+ *     the model's shortfall in the last step) gives s; a pass from there, a
+ *     step along the cubic's slope if it lands off, and s = 0 if the volume
+ *     would still be above rest. The target leaves `volume_loss` of the
+ *     compressed volume lost (and a hair more, so the model's error cannot
+ *     push the volume above rest).
  */
 #ifndef CRUMPLE_SQUASH_INTERNAL_H
 #define CRUMPLE_SQUASH_INTERNAL_H
