@@ -92,6 +92,7 @@ static int run_case(const bench_case *bc, int updates, bench_out *o) {
         uint64_t t0 = crp_clock_ns();
         cri_squash_result r = cri_squash_deform(&prm, &s, &o2, 1, prev, prev_count);
         prm.model_bias = r.model_bias; /* as the world model does: the last step's model error is the next one's aim */
+        prm.widen_hint = r.widen_next; /* and its zone's width the next one's start */
         uint64_t t1 = crp_clock_ns();
         memcpy(prev, s.zone, r.zone_count * sizeof(uint32_t));
         prev_count = r.zone_count;

@@ -470,8 +470,11 @@ cri_squash_result cri_squash_deform(const cri_squash_params *prm, cri_squash_ski
     p.max_step = CR_REAL_MAX;
     for (uint32_t i = 0; i < p.count; ++i) p.max_step = cr_min(p.max_step, cr_mul(CR_R(0.25), p.prims[i].radius));
     uint32_t zc = 0;
+    /* the zone starts as wide as the last step suggested (widen_next: a contact that needed a wider zone
+     * nearly always still does, and a restart costs a whole scan and pass) */
     cr_real width = CR_R(1), widen = CR_R(1);
     int widened = 0, narrowed = 0;
+    for (; widened < 2 && widen < prm->widen_hint; ++widened) widen = cr_mul(widen, CR_R(1.5));
     bool grow = false;
     /* every restart below raises widened (<= 2) or narrowed (<= 4): at most 7 attempts, and the last one always
      * ends with its final pass (a loop cut short would leave a probe's skin in place) */
@@ -490,7 +493,10 @@ cri_squash_result cri_squash_deform(const cri_squash_params *prm, cri_squash_ski
         cr_real s_max = cr_min(fold, CRI_SQUASH_MAX_SCALE);
         r.scale_limit = s_max, r.zone_count = zc, r.widen = widen;
         r.scale = 0, r.dv = r.dv_compressed = 0;
-        if (zc == 0) break;
+        if (zc == 0) {
+            r.widen = CR_R(1);
+            break;
+        }
         uint32_t nt = zone_triangles(skin, zc, &r.work);
         /* compression alone, from rest; each vertex's dy/ds recorded */
         place(&p, skin, others, n_others, zc, nt, 0, 0, FROM_REST_SCANNED, OUT_DIRECTION, p.newton_steps, false, &r.work);
@@ -544,6 +550,9 @@ cri_squash_result cri_squash_deform(const cri_squash_params *prm, cri_squash_ski
         }
         r.scale = s1;
         r.dv = v1;
+        /* the next step starts this wide if the bulge still needs most of the fold limit's room here; with room
+         * to spare, one step narrower (and widens again if that falls short) */
+        r.widen_next = widened > 0 && s1 < cr_half(s_max) ? cr_div(widen, CR_R(1.5)) : widen;
         break;
     }
     for (uint32_t z = 0; z < zc; ++z) skin->mark[skin->zone[z]] = 0;

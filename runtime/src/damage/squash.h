@@ -83,6 +83,7 @@ typedef struct cri_squash_params {
     cr_real c, c0, peak;
     cr_real volume_loss;
     cr_real max_step;      ///< m, longest Newton step (cri_squash_deform sets it: a quarter of the smallest radius of influence)
+    cr_real widen_hint;    ///< the last step's widen_next: the zone starts this wide (1, 1.5 or 2.25; below 1: 1)
     cr_real model_bias;    ///< the last step's model_bias (a contact changes little in a step): the volume model aims this much lower
     cr_real fixed_scale;   ///< >= 0: the seed's own rule, h = this x the compression depth, no volume rule; < 0: the volume rule
 } cri_squash_params;
@@ -127,6 +128,7 @@ typedef struct cri_squash_result {
     cr_real scale;            ///< the bulge scale s the volume rule chose
     cr_real scale_limit;      ///< the largest s that does not fold the skin over
     cr_real widen;            ///< the zone's widening: 1, or 1.5 and 2.25 when the bulge a narrower zone needs would fold
+    cr_real widen_next;       ///< the width the next step should start at (its widen_hint)
     cr_real model_bias;       ///< how far the volume model fell short, share of the compressed volume (0..0.1)
 } cri_squash_result;
 

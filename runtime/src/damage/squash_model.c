@@ -54,6 +54,7 @@ typedef struct cr_squash_body {
     cr_real volume_compressed;
     cr_real bulge_scale;
     cr_real model_bias;       ///< the volume model's shortfall in the last step (cri_squash_result)
+    cr_real widen;            ///< the width the next step starts at (cri_squash_result.widen_next)
     cr_vec3 cell_origin;      ///< the rest vertices' cells (cri_squash_cells without its pointers)
     cr_real cell_inv;
     int32_t cell_dims[3];
@@ -280,6 +281,7 @@ uint64_t cri_squash_model_hash(const cr_world *w, uint64_t h) {
         h = cr_hash_real(h, r->volume);
         h = cr_hash_real(h, r->bulge_scale);
         h = cr_hash_real(h, r->model_bias);
+        h = cr_hash_real(h, r->widen);
     }
     return h;
 }
@@ -381,6 +383,7 @@ static uint32_t squash_body(cr_world *w, uint32_t ri, cr_real dt) {
     prm.volume_loss = r->def.volume_loss;
     prm.fixed_scale = -CR_R(1);
     prm.model_bias = r->model_bias;
+    prm.widen_hint = r->widen;
     cri_squash_skin skin;
     memset(&skin, 0, sizeof skin);
     uint32_t sc = CR_DAMAGE(w)->squash.scratch;
@@ -420,6 +423,7 @@ static uint32_t squash_body(cr_world *w, uint32_t ri, cr_real dt) {
     r->volume_compressed = r->volume_rest + res.dv_compressed;
     r->bulge_scale = res.scale;
     r->model_bias = res.model_bias;
+    r->widen = res.widen_next;
     r->contacts = 0;
     /* the soft contact forces */
     for (uint32_t k = 0; k < n; ++k) {
