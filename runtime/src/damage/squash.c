@@ -474,7 +474,7 @@ cri_squash_result cri_squash_deform(const cri_squash_params *prm, cri_squash_ski
      * nearly always still does, and a restart costs a whole scan and pass) */
     cr_real width = CR_R(1), widen = CR_R(1);
     int widened = 0, narrowed = 0;
-    for (; widened < 2 && widen < prm->widen_hint; ++widened) widen = cr_mul(widen, CR_R(1.5));
+    for (; widened < 2 && widen < prm->widen_hint - CR_R(0.01); ++widened) widen = cr_mul(widen, CR_R(1.5)); /* hints are 1, 1.5, 2.25 */
     bool grow = false;
     /* every restart below raises widened (<= 2) or narrowed (<= 4): at most 7 attempts, and the last one always
      * ends with its final pass (a loop cut short would leave a probe's skin in place) */
