@@ -67,7 +67,7 @@ typedef struct cr_squash_def {
     uint32_t newton_steps;   ///< Newton steps that put a vertex on the deformed surface (1..8)
     cr_real isovalue;        ///< c: the skin is f = c (0 < c < weight)
     cr_real c0;              ///< the propagation zone ends where the other's potential is c1 = c0 (1 ± 1/2 ...); 0 < 1.5 c0 < c
-    cr_real peak;            ///< in (0, 1): where the bulge peaks, m = c1 + peak (c - c1)
+    cr_real peak;            ///< in (0, 1): where the bulge peaks, m = c1m + peak (c - c1m), c1m = max(c1, 1.5 c0)
     cr_real rigid_reach;     ///< m: a rigid body's potential c (1 - d/reach)^2 reaches this far from its surface
     cr_real volume_loss;     ///< in [0, 0.5]: share of the compressed volume allowed to stay lost (0: restore it all; flesh: 0.2)
     cr_real stiffness;       ///< N per unit potential and m^2: the soft contact force (f2 - c) N1 per skin area
@@ -86,6 +86,18 @@ cr_squash_def cr_default_squash_def(void);
 /// max_primitives, more vertices than max_vertices, or no room in
 /// damage.surface_bytes for its surface copy.
 cr_status cr_squash_attach(cr_world *world, cr_body_id body, const cr_squash_def *def);
+
+/// A kinematic skeleton (seed 003 §4.2): the game moves the body's
+/// primitives (the same count as attached, in the body frame; radii and
+/// weights may change too). The rest skin follows at once: each vertex is
+/// carried by the primitive that weighs most on it (a point's move, a
+/// segment's or rectangle's move and turn) and put back on the new
+/// skeleton's f = c by Newton; normals from the gradient; the drawn skin is
+/// the new rest skin until the next step deforms it. The body's collision
+/// samples and distance grid stay the cooked ones (the soft contact follows
+/// the new skeleton). CR_ERR_CAPACITY: the world def's damage.squash.posable
+/// is 0; CR_ERR_DEF_INVALID: not squishy, another count or a bad primitive.
+cr_status cr_squash_set_primitives(cr_world *world, cr_body_id body, const cr_squash_primitive *primitives, uint32_t count);
 
 /// What a squishy body did in the last step.
 typedef struct cr_squash_view {

@@ -58,7 +58,7 @@ typedef struct cr_squash_body {
     cr_vec3 cell_origin;      ///< the rest vertices' cells (cri_squash_cells without its pointers)
     cr_real cell_inv;
     int32_t cell_dims[3];
-    uint32_t pad_;
+    uint32_t posed;           ///< 1: the game moved the skeleton; the rest skin is the posed one
 } cr_squash_body;
 
 cr_squash_def cr_default_squash_def(void) {
@@ -84,6 +84,7 @@ cr_squash_budget cr_default_squash_budget(void) {
     b.max_primitives = 32;
     b.zone_vertices = 8192;
     b.vertices_per_step = 1u << 16;
+    b.posable = 0;
     return b;
 }
 
@@ -92,7 +93,7 @@ cr_status cri_squash_model_check_def(const cr_squash_budget *b) {
     if (b->body_capacity == 0) return CR_OK;
     if (b->max_vertices == 0 || b->max_vertices > CR_ASSET_MAX_VERTICES || b->max_primitives == 0 ||
         b->max_primitives > 4096 || b->zone_vertices == 0 || b->zone_vertices > b->max_vertices ||
-        b->vertices_per_step == 0)
+        b->vertices_per_step == 0 || b->posable > 1)
         return CR_ERR_DEF_INVALID;
     /* a record's rows must be addressable by 32-bit offsets */
     if ((uint64_t)b->body_capacity * (b->max_vertices * 7ull + 32) * sizeof(uint32_t) > (1ull << 30)) return CR_ERR_DEF_INVALID;
@@ -113,7 +114,7 @@ uint64_t cri_squash_model_region_bytes(const cr_world_def *def) {
     return al16(n * sizeof(cr_squash_body)) + al16(n * b->max_primitives * sizeof(cr_squash_primitive)) +
            al16(n * b->zone_vertices * sizeof(uint32_t)) + al16(n * (b->max_vertices + 1ull) * sizeof(uint32_t)) +
            al16(n * 3 * max_triangles(b) * sizeof(uint32_t)) + al16(n * (2ull * b->max_vertices + 1) * sizeof(uint32_t)) +
-           scratch_bytes(b) + 112u;
+           scratch_bytes(b) + (b->posable ? al16(n * 2ull * b->max_vertices * sizeof(cr_vec3)) + 16u : 0) + 112u;
 }
 
 bool cri_squash_model_layout(cr_world *w, uint8_t *block) {
@@ -129,6 +130,10 @@ bool cri_squash_model_layout(cr_world *w, uint8_t *block) {
     r->tri_list = cri_arena_push(&w->persistent, block, n * 3 * (uint32_t)max_triangles(b) * (uint32_t)sizeof(uint32_t), 16);
     r->cells = cri_arena_push(&w->persistent, block, n * (2 * b->max_vertices + 1) * (uint32_t)sizeof(uint32_t), 16);
     r->scratch = cri_arena_push(&w->persistent, block, (uint32_t)scratch_bytes(b), 16);
+    if (b->posable) {
+        r->posed = cri_arena_push(&w->persistent, block, n * 2 * b->max_vertices * (uint32_t)sizeof(cr_vec3), 16);
+        if (r->posed == CR_NO_OFFSET) return false;
+    }
     bool ok = r->cells != CR_NO_OFFSET && r->records != CR_NO_OFFSET && r->primitives != CR_NO_OFFSET && r->zones != CR_NO_OFFSET &&
               r->tri_start != CR_NO_OFFSET && r->tri_list != CR_NO_OFFSET && r->scratch != CR_NO_OFFSET;
     if (ok) {
@@ -150,6 +155,9 @@ static uint32_t *tri_start_of(const cr_world *w, uint32_t rec) {
 }
 static uint32_t *cells_of(const cr_world *w, uint32_t rec) {
     return CR_AT(w, CR_DAMAGE(w)->squash.cells, uint32_t) + (size_t)rec * (2 * w->def.damage.squash.max_vertices + 1);
+}
+static cr_vec3 *posed_of(const cr_world *w, uint32_t rec) {
+    return CR_AT(w, CR_DAMAGE(w)->squash.posed, cr_vec3) + (size_t)rec * 2 * w->def.damage.squash.max_vertices;
 }
 static uint32_t *tri_list_of(const cr_world *w, uint32_t rec) {
     return CR_AT(w, CR_DAMAGE(w)->squash.tri_list, uint32_t) + (size_t)rec * 3 * max_triangles(&w->def.damage.squash);
@@ -282,6 +290,7 @@ uint64_t cri_squash_model_hash(const cr_world *w, uint64_t h) {
         h = cr_hash_real(h, r->bulge_scale);
         h = cr_hash_real(h, r->model_bias);
         h = cr_hash_real(h, r->widen);
+        if (r->posed) h = cr_hash_u32(h, r->posed); /* unposed bodies hash as before */
     }
     return h;
 }
@@ -389,6 +398,7 @@ static uint32_t squash_body(cr_world *w, uint32_t ri, cr_real dt) {
     uint32_t sc = CR_DAMAGE(w)->squash.scratch;
     skin.vertex_count = r->vertex_count, skin.triangle_count = r->triangle_count;
     skin.rest = rest->positions, skin.rest_normals = rest->normals, skin.triangles = rest->triangles;
+    if (r->posed) skin.rest = posed_of(w, ri), skin.rest_normals = posed_of(w, ri) + bd->max_vertices;
     skin.tri_start = tri_start_of(w, ri), skin.tri_list = tri_list_of(w, ri);
     skin.pos = cr_surface_copy_positions(copy, block);
     skin.normals = (cr_vec3 *)(block + copy->normals);
@@ -467,4 +477,109 @@ void cri_squash_model_step(cr_world *w, cr_real dt) {
     w->stats.squash.done = done;
     w->stats.squash.work = work;
     w->stats.squash.waiting = waiting;
+}
+
+/* ---- a kinematic skeleton (seed 003 §4.2) ---------------------------------- */
+
+/* The rotation taking unit u to unit v (the shortest arc; half a turn about
+ * any axis perpendicular to u when they are opposite). */
+static cr_quat arc(cr_vec3 u, cr_vec3 v) {
+    cr_real d = cr_v3_dot(u, v);
+    if (d < -CR_R(0.9999)) {
+        cr_vec3 axis = cr_v3_cross(u, cr_abs(u.x) < CR_R(0.9) ? cr_v3(CR_R(1), 0, 0) : cr_v3(0, CR_R(1), 0));
+        axis = cr_v3_normalize(axis);
+        cr_quat q = {axis.x, axis.y, axis.z, 0};
+        return q;
+    }
+    cr_vec3 c = cr_v3_cross(u, v);
+    cr_quat q = {c.x, c.y, c.z, CR_R(1) + d};
+    return cr_quat_normalize(q);
+}
+
+/* Where x, near primitive `from`, goes when it becomes `to`: along the
+ * primitive by its parameter, across it turned with it. */
+static cr_vec3 carry(const cr_squash_primitive *from, const cr_squash_primitive *to, cr_vec3 x) {
+    cr_vec3 d = cr_v3_sub(x, from->a);
+    if (from->type == CR_SQUASH_POINT) return cr_v3_add(to->a, d);
+    cr_vec3 ab = from->b, ab2 = to->b; /* a rectangle turns with its first half-edge */
+    if (from->type == CR_SQUASH_SEGMENT) ab = cr_v3_sub(from->b, from->a), ab2 = cr_v3_sub(to->b, to->a);
+    cr_real l, l2;
+    cr_vec3 u = cr_v3_normalize_len(ab, &l), u2 = cr_v3_normalize_len(ab2, &l2);
+    if (l <= CR_R(1e-6) || l2 <= CR_R(1e-6)) return cr_v3_add(to->a, d);
+    cr_quat q = arc(u, u2);
+    if (from->type == CR_SQUASH_SEGMENT) {
+        cr_real t = cr_div(cr_v3_dot(d, u), l);
+        cr_vec3 across = cr_v3_sub(d, cr_v3_scale(u, cr_mul(t, l)));
+        return cr_v3_add(cr_v3_mad(to->a, t, ab2), cr_quat_rotate(q, across));
+    }
+    return cr_v3_add(to->a, cr_quat_rotate(q, d));
+}
+
+cr_status cr_squash_set_primitives(cr_world *w, cr_body_id id, const cr_squash_primitive *prims, uint32_t count) {
+    if (w == NULL || prims == NULL) return CR_ERR_NULL_ARGUMENT;
+    if (cri_world_body(w, id) == NULL) return CR_ERR_STALE_HANDLE;
+    uint32_t ri = record_index(w, id.index1);
+    const cr_squash_budget *bd = &w->def.damage.squash;
+    if (ri == bd->body_capacity) return CR_ERR_DEF_INVALID;
+    if (!bd->posable) return CR_ERR_CAPACITY;
+    cr_squash_body *r = &records(w)[ri];
+    if (count != r->def.primitive_count || cri_skeleton_check(prims, count) != 0) return CR_ERR_DEF_INVALID;
+    for (uint32_t i = 0; i < count; ++i)
+        if (prims[i].type != prims_of(w, ri)[i].type) return CR_ERR_DEF_INVALID;
+    cr_surface_copy *copy = cri_damage_surface_of(w, r->body_index1);
+    if (copy == NULL) return CR_ERR_DEF_INVALID;
+    const cr_asset *a = cr_world_asset(w, copy->rest_slot);
+    uint8_t *block = (uint8_t *)w;
+    cr_vec3 *rest = posed_of(w, ri), *rest_n = rest + bd->max_vertices;
+    if (!r->posed) {
+        memcpy(rest, a->positions, r->vertex_count * sizeof(cr_vec3));
+        memcpy(rest_n, a->normals, r->vertex_count * sizeof(cr_vec3));
+    }
+    cr_squash_primitive *old = prims_of(w, ri);
+    const cr_real c = r->def.isovalue;
+    cr_vec3 *pos = cr_surface_copy_positions(copy, block), *nor = (cr_vec3 *)(block + copy->normals);
+    for (uint32_t v = 0; v < r->vertex_count; ++v) {
+        /* carried by the primitive that weighs most on it (the first of equals) */
+        uint32_t owner = 0;
+        cr_real best = -CR_R(1);
+        for (uint32_t i = 0; i < count; ++i) {
+            cr_real f = cri_skeleton_value(&old[i], 1, rest[v]);
+            if (f > best) best = f, owner = i;
+        }
+        cr_vec3 y = carry(&old[owner], &prims[owner], rest[v]);
+        /* onto the new skeleton's f = c: Newton along the gradient, each step at most a quarter radius */
+        cr_potential f = {0, {0, 0, 0}};
+        for (uint32_t it = 0; it < 2 * r->def.newton_steps; ++it) {
+            f = cri_skeleton_potential(prims, count, y);
+            cr_real g2 = cr_v3_len_sq(f.grad);
+            if (g2 <= CR_REAL_EPS || cr_abs(c - f.f) <= cr_mul(c, CRI_SQUASH_NEWTON_TOL)) break;
+            cr_vec3 d = cr_v3_scale(f.grad, cr_div(c - f.f, g2));
+            cr_real cap = cr_mul(CR_R(0.25), prims[owner].radius);
+            if (cr_v3_len_sq(d) > cr_sq(cap)) d = cr_v3_scale(d, cr_div(cap, cr_v3_len(d)));
+            y = cr_v3_add(y, d);
+        }
+        f = cri_skeleton_potential(prims, count, y);
+        cr_vec3 n = cr_v3_normalize(cr_v3_neg(f.grad));
+        rest[v] = pos[v] = y;
+        if (!(n.x == 0 && n.y == 0 && n.z == 0)) rest_n[v] = n;
+        nor[v] = rest_n[v];
+    }
+    memcpy(old, prims, count * sizeof *prims);
+    cri_skeleton_bound(old, count, &r->bound_centre, &r->bound_radius);
+    /* the cells and the rest volume of the posed skin */
+    cri_squash_cells g;
+    uint32_t *cells = cells_of(w, ri);
+    cri_squash_cells_build(rest, r->vertex_count, r->vertex_count, &g, cells, cells + r->vertex_count + 1);
+    r->cell_origin = g.origin, r->cell_inv = g.inv_cell;
+    memcpy(r->cell_dims, g.dims, sizeof r->cell_dims);
+    cr_real six = 0;
+    for (uint32_t t = 0; t < r->triangle_count; ++t) {
+        const uint32_t *k = &a->triangles[3 * t];
+        six += cr_v3_dot(rest[k[0]], cr_v3_cross(rest[k[1]], rest[k[2]]));
+    }
+    r->volume_rest = r->volume = r->volume_compressed = cr_div(six, CR_R(6));
+    r->zone_count = 0; /* every vertex was just written at the posed rest */
+    r->posed = 1;
+    cri_surface_copy_mark(copy, 0, r->vertex_count - 1);
+    return CR_OK;
 }
