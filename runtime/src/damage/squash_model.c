@@ -288,9 +288,8 @@ uint64_t cri_squash_model_hash(const cr_world *w, uint64_t h) {
         for (uint32_t k = 0; k < r->zone_count; ++k) h = cr_hash_u32(h, z[k]);
         h = cr_hash_real(h, r->volume);
         h = cr_hash_real(h, r->bulge_scale);
-        h = cr_hash_real(h, r->model_bias);
-        h = cr_hash_real(h, r->widen);
-        if (r->posed) h = cr_hash_u32(h, r->posed); /* unposed bodies hash as before */
+        /* model_bias, widen and the posed skin are not hashed: the schema (world/state_hash.c) lists what is, and a
+         * change to it changes every world's hash; their effect shows in the next step's zone, volume and scale */
     }
     return h;
 }
