@@ -110,20 +110,19 @@ cr_potential cri_squash_deformed_potential(const cri_squash_params *prm, const c
 /* Twice the signed volume of a triangle's tetrahedron with the origin, times 3 (= 6 V). */
 static cr_real tet6(cr_vec3 a, cr_vec3 b, cr_vec3 c) { return cr_v3_dot(a, cr_v3_cross(b, c)); }
 
-/* Where a pass starts each zone vertex: at rest, where the last pass left it,
- * or there moved ds (a change of s) along the direction the first pass
- * recorded; FROM_REST_SCANNED is FROM_REST at s = 0 whose first evaluation
+/* Where a pass starts each zone vertex: at rest, or where the last pass left
+ * it moved ds (a change of s) along the direction the first pass recorded; FROM_REST_SCANNED is FROM_REST at s = 0 whose first evaluation
  * the scan already made (F1 in pos[v].x, dF1/ds in pos[v].y, its gradient in
  * zone_dir: both free until this pass writes them), the same numbers. */
-typedef enum place_start { FROM_REST, FROM_LAST, FROM_MODEL, FROM_REST_SCANNED } place_start;
-/* What a pass leaves: nothing new; the deformed normals at the final points;
+typedef enum place_start { FROM_REST, FROM_MODEL, FROM_REST_SCANNED } place_start;
+/* What a pass leaves besides the positions: the deformed normals at the final points;
  * the deformed normals from each vertex's last evaluation (the start of its
  * last Newton step: a pass that starts on the model's guess ends a second-order
  * correction away, so the normal is the same to well under a degree, and one
  * evaluation per vertex is saved); or (the first pass) each vertex's dy/ds in
  * zone_dir (parked in normals too, for the volume model, until a later pass
  * writes the normals), the first-order model's direction. */
-typedef enum place_out { OUT_NONE, OUT_NORMALS, OUT_NORMALS_NEAR, OUT_DIRECTION } place_out;
+typedef enum place_out { OUT_NORMALS, OUT_NORMALS_NEAR, OUT_DIRECTION } place_out;
 
 /* The triangles that touch the zone, each once (from its lowest-numbered
  * zone vertex), listed in skin->candidates (free once the scan is done) so
@@ -220,7 +219,7 @@ static cr_real place(const cri_squash_params *prm, cri_squash_skin *skin, const 
     for (uint32_t z = 0; z < zone_count; ++z) {
         uint32_t v = skin->zone[z];
         cr_vec3 y = start == FROM_REST || start == FROM_REST_SCANNED ? skin->rest[v]
-                    : start == FROM_LAST ? skin->pos[v] : cr_v3_mad(skin->pos[v], ds, skin->zone_dir[z]);
+                    : cr_v3_mad(skin->pos[v], ds, skin->zone_dir[z]);
         cr_potential f = {0, {0, 0, 0}};
         cr_real dfds = 0;
         bool fresh = false; /* f is F1 at y as it now is */
