@@ -73,6 +73,9 @@ typedef struct cr_squash_def {
     cr_real stiffness;       ///< N per unit potential and m^2: the soft contact force (f2 - c) N1 per skin area
     cr_real damping;         ///< N s/m: the soft contact force's damping along it, so bodies settle
     cr_real soft_depth;      ///< m: how deep another body may sink into the rest skin before the solver stops it (> 0)
+    cr_real sculpt_cell;     ///< m: sculpting mode (seed §4.3) with a potential grid of this spacing (0: off; coarsened
+                             ///< until it fits damage.squash.sculpt_nodes); contacts print into it and the prints stay
+    cr_real sculpt_rate;     ///< in (0, 1]: share of a contact's compression potential printed per step
     uint32_t cookie;         ///< set by cr_default_squash_def(); checked by cr_squash_attach
 } cr_squash_def;
 
@@ -107,6 +110,9 @@ typedef struct cr_squash_view {
     cr_real volume;          ///< m^3, of the deformed skin
     cr_real volume_compressed; ///< m^3, what the compression alone would have left
     cr_real bulge_scale;     ///< the bulge height per unit of compression the volume rule chose
+    uint32_t sculpt_nodes;   ///< nodes of its sculpting grid (0: not sculpting)
+    cr_real sculpt_cell;     ///< m, the grid's spacing after fitting it into the budget
+    cr_real sculpt_depth;    ///< m, the farthest a print has moved the rest skin so far
 } cr_squash_view;
 
 /// CR_ERR_DEF_INVALID if the body is not squishy.

@@ -74,6 +74,56 @@ static cr_real peak_of(const cri_squash_params *prm, cr_real c1) {
     return c1m + cr_mul(prm->peak, prm->c - c1m);
 }
 
+/* The grid cell holding p and p's place in it, or false outside the grid. */
+static bool grid_cell(const cri_squash_params *prm, cr_vec3 p, int32_t i[3], cr_real t[3]) {
+    const cr_real u[3] = {cr_mul(p.x - prm->grid_origin.x, prm->grid_inv), cr_mul(p.y - prm->grid_origin.y, prm->grid_inv),
+                          cr_mul(p.z - prm->grid_origin.z, prm->grid_inv)};
+    for (int k = 0; k < 3; ++k) {
+        i[k] = cr_floor_int(u[k]);
+        if (i[k] < 0 || i[k] >= prm->grid_dims[k] - 1) return false;
+        t[k] = u[k] - cr_from_int(i[k]);
+    }
+    return true;
+}
+
+cr_potential cri_squash_own_potential(const cri_squash_params *prm, cr_vec3 p) {
+    cr_potential f = cri_skeleton_potential(prm->prims, prm->count, p);
+    int32_t i[3];
+    cr_real t[3];
+    if (prm->grid == NULL || !grid_cell(prm, p, i, t)) return f;
+    const int32_t nx = prm->grid_dims[0], nxy = nx * prm->grid_dims[1];
+    const cr_real *g = prm->grid + (size_t)(i[2] * nxy + i[1] * nx + i[0]);
+    /* trilinear: value and its three partial derivatives (per unit of the cell, then per metre) */
+    cr_real v = 0, dx = 0, dy = 0, dz = 0;
+    for (int c = 0; c < 8; ++c) {
+        int a = c & 1, b = (c >> 1) & 1, e = (c >> 2) & 1;
+        cr_real n = g[e * nxy + b * nx + a];
+        if (n == 0) continue;
+        cr_real wx = a ? t[0] : CR_R(1) - t[0], wy = b ? t[1] : CR_R(1) - t[1], wz = e ? t[2] : CR_R(1) - t[2];
+        v += cr_mul(n, cr_mul(wx, cr_mul(wy, wz)));
+        dx += cr_mul(a ? n : -n, cr_mul(wy, wz));
+        dy += cr_mul(b ? n : -n, cr_mul(wx, wz));
+        dz += cr_mul(e ? n : -n, cr_mul(wx, wy));
+    }
+    f.f += v;
+    f.grad = cr_v3_add(f.grad, cr_v3_scale(cr_v3(dx, dy, dz), prm->grid_inv));
+    return f;
+}
+
+void cri_squash_grid_print(const cri_squash_params *prm, cr_real *grid, cr_vec3 p, cr_real d, cr_real floor) {
+    int32_t i[3];
+    cr_real t[3];
+    if (grid == NULL || !grid_cell(prm, p, i, t)) return;
+    const int32_t nx = prm->grid_dims[0], nxy = nx * prm->grid_dims[1];
+    cr_real *g = grid + (size_t)(i[2] * nxy + i[1] * nx + i[0]);
+    for (int c = 0; c < 8; ++c) {
+        int a = c & 1, b = (c >> 1) & 1, e = (c >> 2) & 1;
+        cr_real w = cr_mul(a ? t[0] : CR_R(1) - t[0], cr_mul(b ? t[1] : CR_R(1) - t[1], e ? t[2] : CR_R(1) - t[2]));
+        cr_real *n = &g[e * nxy + b * nx + a];
+        *n = cr_max(*n + cr_mul(d, w), floor);
+    }
+}
+
 /* One other's term added to F1: compression where g >= c, else the bulge of height s x hz on [c1, c]. */
 static void add_other(const cri_squash_params *prm, cr_potential *f, cr_potential g, cr_real c1, cr_real hz, cr_real scale,
                       cr_real *dfds) {
@@ -91,7 +141,7 @@ static void add_other(const cri_squash_params *prm, cr_potential *f, cr_potentia
 
 static cr_potential deformed(const cri_squash_params *prm, const cri_squash_skin *skin, uint32_t z,
                              const cri_squash_other *others, uint32_t n_others, cr_real scale, cr_vec3 p, cr_real *dfds) {
-    cr_potential f = cri_skeleton_potential(prm->prims, prm->count, p);
+    cr_potential f = cri_squash_own_potential(prm, p);
     if (dfds) *dfds = 0;
     for (uint32_t k = 0; k < n_others; ++k) {
         cr_real c1 = skin->zone_c1[z * CRI_SQUASH_MAX_OTHERS + k];
@@ -415,7 +465,7 @@ static uint32_t scan(const cri_squash_params *prm, cri_squash_skin *skin, cri_sq
         }
         /* the bulge's steepest rise (3h / 2 (m - c1) on the first cubic) times |grad f2| must stay below
          * 0.8 |grad f1|, or the deformed gradient turns round there and the skin folds over */
-        cr_potential f1 = cri_skeleton_potential(prm->prims, prm->count, x);
+        cr_potential f1 = cri_squash_own_potential(prm, x);
         cr_real g1 = cr_v3_len(f1.grad);
         ++*work;
         for (uint32_t k = 0; k < n_others; ++k) {

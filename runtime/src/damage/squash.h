@@ -85,6 +85,10 @@ typedef struct cri_squash_params {
     cr_real max_step;      ///< m, longest Newton step (cri_squash_deform sets it: a quarter of the smallest radius of influence)
     cr_real widen_hint;    ///< the last step's widen_next: the zone starts this wide (1, 1.5 or 2.25; below 1: 1)
     cr_real model_bias;    ///< the last step's model_bias (a contact changes little in a step): the volume model aims this much lower
+    const cr_real *grid;   ///< sculpting (seed §4.3): potential grid nodes (<= 0) added to the skeleton's potential, or NULL
+    int32_t grid_dims[3];
+    cr_vec3 grid_origin;   ///< m, node (0, 0, 0)
+    cr_real grid_inv;      ///< 1/m, one over the node spacing
     cr_real fixed_scale;   ///< >= 0: the seed's own rule, h = this x the compression depth, no volume rule; < 0: the volume rule
 } cri_squash_params;
 
@@ -132,6 +136,10 @@ typedef struct cri_squash_result {
     cr_real model_bias;       ///< how far the volume model fell short, share of the compressed volume (0..0.1)
 } cri_squash_result;
 
+/// The squishy body's own potential: its skeleton's plus, when sculpting, the grid's (trilinear; 0 outside it).
+cr_potential cri_squash_own_potential(const cri_squash_params *prm, cr_vec3 p);
+/// Print d (< 0 lowers the potential) into the grid around p, trilinear weights, nodes kept >= floor.
+void cri_squash_grid_print(const cri_squash_params *prm, cr_real *grid, cr_vec3 p, cr_real d, cr_real floor);
 /// b1(x) and b1'(x) for the dilation on [c1, c] with peak (m, h); 0 outside.
 cr_real cri_squash_bulge(cr_real x, cr_real c1, cr_real m, cr_real h, cr_real c, cr_real *slope);
 /// The other body's potential (scaled to our c) and gradient at p, squishy frame.
