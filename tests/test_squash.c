@@ -91,7 +91,8 @@ static double line_normal_step(int n, int *compressed, int *dilated, int *at_res
     s.tri_start = zero_start, s.mark = calloc(n, 1), s.zone = malloc(n * sizeof(uint32_t));
     s.zone_c1 = malloc(n * CRI_SQUASH_MAX_OTHERS * sizeof(cr_real)), s.zone_h = malloc(n * CRI_SQUASH_MAX_OTHERS * sizeof(cr_real));
     s.zone_capacity = (uint32_t)n;
-    s.candidates = malloc(n * sizeof(uint32_t));
+    s.candidates = malloc(n * sizeof(uint32_t)); /* no triangles here: [vertex_count + triangle_count] */
+    s.zone_dir = malloc(n * sizeof(cr_vec3));
     cri_squash_deform(&prm, &s, &o, 1, NULL, 0);
     int zone_prev = -1;
     double worst = 0;
@@ -106,7 +107,7 @@ static double line_normal_step(int n, int *compressed, int *dilated, int *at_res
         zone_prev = zone;
         if (i > 0) worst = fmax(worst, acos(fmin(1.0, cr_to_double(cr_v3_dot(nor[i], nor[i - 1])))) * 180 / SQ_PI);
     }
-    free(rest), free(rn), free(pos), free(nor), free(zero_start), free(s.mark), free(s.zone), free(s.zone_c1), free(s.zone_h), free(s.candidates);
+    free(rest), free(rn), free(pos), free(nor), free(zero_start), free(s.mark), free(s.zone), free(s.zone_c1), free(s.zone_h), free(s.candidates), free(s.zone_dir);
     return worst;
 }
 

@@ -88,13 +88,14 @@ static inline void sq_mesh_make(sq_mesh *m, const cr_squash_primitive *p, uint32
     s->zone_c1 = malloc(zone_capacity * CRI_SQUASH_MAX_OTHERS * sizeof(cr_real));
     s->zone_h = malloc(zone_capacity * CRI_SQUASH_MAX_OTHERS * sizeof(cr_real));
     s->zone_capacity = zone_capacity;
-    s->candidates = malloc(nv * sizeof(uint32_t));
+    s->candidates = malloc((nv + nt) * sizeof(uint32_t));
+    s->zone_dir = malloc(zone_capacity * sizeof(cr_vec3));
 }
 
 static inline void sq_mesh_free(sq_mesh *m) {
     free(m->rest), free(m->rest_normals), free(m->pos), free(m->normals), free(m->triangles);
     free(m->tri_start), free(m->tri_list), free(m->prev);
-    free(m->skin.mark), free(m->skin.zone), free(m->skin.zone_c1), free(m->skin.zone_h), free(m->skin.candidates);
+    free(m->skin.mark), free(m->skin.zone), free(m->skin.zone_c1), free(m->skin.zone_h), free(m->skin.candidates), free(m->skin.zone_dir);
 }
 
 /* One step of the skin: deform and remember the zone for the next step's return to rest. */

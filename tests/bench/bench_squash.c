@@ -10,6 +10,9 @@
  *            zone is the same size, so the time should be too (cost follows
  *            the vertices in the zone, not the body: the rest vertices are
  *            bucketed in cells, as the world model does)
+ *   zones    the ball body again under balls of 0.08 to 0.40 m: the zone
+ *            grows with the ball, the body does not; the time per zone
+ *            vertex should stay flat (cost proportional to the zone)
  * Each update is the whole per-step skin work of the model: the last zone
  * back at rest, the scan, compression, dilation, the volume rule's secant
  * passes, Newton onto the deformed surface, normals. Times are medians.
@@ -32,6 +35,7 @@ static int cmp_double(const void *a, const void *b) {
 
 typedef struct bench_case {
     const char *name;
+    cr_real ball_radius;
     cr_squash_primitive prim;
     cr_vec3 half;
     int cells[3];
@@ -58,17 +62,19 @@ static int run_case(const bench_case *bc, int updates, bench_out *o) {
     cri_squash_cells_build(m.pos, nv, nv, &g, cs, cv);
     s.vertex_count = nv, s.triangle_count = nt, s.rest = m.pos, s.rest_normals = m.normals, s.triangles = m.tri;
     s.tri_start = ts, s.tri_list = tl, s.pos = pos, s.normals = nor, s.cells = &g;
-    s.mark = calloc(nv, 1), s.zone = malloc(nv * sizeof(uint32_t)), s.candidates = malloc(nv * sizeof(uint32_t));
+    s.mark = calloc(nv, 1), s.zone = malloc(nv * sizeof(uint32_t)), s.candidates = malloc((nv + nt) * sizeof(uint32_t));
+    s.zone_dir = malloc(nv * sizeof(cr_vec3));
     s.zone_c1 = malloc(nv * CRI_SQUASH_MAX_OTHERS * sizeof(cr_real)), s.zone_h = malloc(nv * CRI_SQUASH_MAX_OTHERS * sizeof(cr_real));
     s.zone_capacity = nv;
     cri_squash_params prm;
     memset(&prm, 0, sizeof prm);
     prm.prims = &bc->prim, prm.count = 1, prm.newton_steps = 3;
     prm.c = CR_R(0.5), prm.c0 = CR_R(0.2), prm.peak = CR_R(0.5), prm.fixed_scale = -CR_R(1);
-    cr_shape_def ball = {CR_SHAPE_SPHERE, CR_R(0.25), {0, 0, 0}, 0};
+    cr_shape_def ball = {CR_SHAPE_SPHERE, bc->ball_radius, {0, 0, 0}, 0};
     cr_real top = 0;
     for (uint32_t v = 0; v < nv; ++v) top = cr_max(top, m.pos[v].y);
-    double *ms = malloc((size_t)updates * sizeof(double));
+    double *ms = malloc((size_t)updates * sizeof(double)), *per = malloc((size_t)updates * sizeof(double));
+    int touching = 0;
     uint32_t prev_count = 0;
     o->vertices = nv, o->zone_min = nv, o->zone_max = 0, o->volume_worst = 0, o->restored_worst = 0;
     for (int u = 0; u < updates; ++u) {
@@ -85,11 +91,13 @@ static int run_case(const bench_case *bc, int updates, bench_out *o) {
         o2.velocity = cr_v3(0, -CR_R(1), 0);
         uint64_t t0 = crp_clock_ns();
         cri_squash_result r = cri_squash_deform(&prm, &s, &o2, 1, prev, prev_count);
-        prm.scale_hint = r.scale; /* as the world model does: the last step's scale is the first guess */
+        prm.model_bias = r.model_bias; /* as the world model does: the last step's model error is the next one's aim */
+        prm.widen_hint = r.widen_next; /* and its zone's width the next one's start */
         uint64_t t1 = crp_clock_ns();
         memcpy(prev, s.zone, r.zone_count * sizeof(uint32_t));
         prev_count = r.zone_count;
         ms[u] = (double)(t1 - t0) * 1e-6;
+        if (r.zone_count > 0) per[touching++] = 1e3 * ms[u] / r.zone_count;
         if (r.zone_count < o->zone_min) o->zone_min = r.zone_count;
         if (r.zone_count > o->zone_max) o->zone_max = r.zone_count;
         if (cr_to_double(r.dv) > o->volume_worst) o->volume_worst = cr_to_double(r.dv);
@@ -101,9 +109,12 @@ static int run_case(const bench_case *bc, int updates, bench_out *o) {
     }
     qsort(ms, (size_t)updates, sizeof(double), cmp_double);
     o->median_ms = ms[updates / 2];
-    o->per_zone_us = 1e3 * o->median_ms / (0.5 * (o->zone_min + o->zone_max));
+    /* each update's time over its own zone, the median of those (updates with a zone) */
+    qsort(per, (size_t)touching, sizeof(double), cmp_double);
+    o->per_zone_us = touching > 0 ? per[touching / 2] : 0;
+    free(per);
     free(ms), free(pos), free(nor), free(ts), free(tl), free(cs), free(cv), free(prev);
-    free(s.mark), free(s.zone), free(s.candidates), free(s.zone_c1), free(s.zone_h);
+    free(s.mark), free(s.zone), free(s.candidates), free(s.zone_c1), free(s.zone_h), free(s.zone_dir);
     cr_squash_mesh_free(&m);
     return 0;
 }
@@ -121,6 +132,7 @@ int cr_bench_squash(int argc, char **argv) {
     if (updates < 3) updates = 3;
     bench_case cases[2];
     memset(cases, 0, sizeof cases);
+    cases[0].ball_radius = cases[1].ball_radius = CR_R(0.25);
     cases[0].name = "ball";
     cases[0].prim = cr_default_squash_primitive();
     cases[0].half = cr_v3(CR_R(0.4537), CR_R(0.4537), CR_R(0.4537));
@@ -153,5 +165,16 @@ int cr_bench_squash(int argc, char **argv) {
         printf("  %-8s %9u %7u..%-7u %12.4f %16.4f %20.1f %%\n", cases[k].name, out[k].vertices, out[k].zone_min, out[k].zone_max,
                out[k].median_ms, out[k].per_zone_us, 100 * out[k].restored_worst);
     printf("  target (issue 15): <= 0.2 ms for the 10k-vertex body in float; the 4x longer body within 1.5x of it\n");
+    /* cost against zone size: the same body, balls from small to large */
+    static const double radii[] = {0.08, 0.15, 0.25, 0.40};
+    printf("  cost vs zone (the ball body, %d updates each):\n  %8s %15s %12s %16s\n", updates, "ball r", "zone vertices",
+           "ms/update", "us/zone vertex");
+    for (int i = 0; i < 4; ++i) {
+        bench_case z = cases[0];
+        z.ball_radius = cr_from_float((float)radii[i]);
+        bench_out o;
+        if (run_case(&z, updates, &o) != 0) return 1;
+        printf("  %8.2f %7u..%-7u %12.4f %16.4f\n", radii[i], o.zone_min, o.zone_max, o.median_ms, o.per_zone_us);
+    }
     return 0;
 }

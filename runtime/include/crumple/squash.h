@@ -67,12 +67,15 @@ typedef struct cr_squash_def {
     uint32_t newton_steps;   ///< Newton steps that put a vertex on the deformed surface (1..8)
     cr_real isovalue;        ///< c: the skin is f = c (0 < c < weight)
     cr_real c0;              ///< the propagation zone ends where the other's potential is c1 = c0 (1 ± 1/2 ...); 0 < 1.5 c0 < c
-    cr_real peak;            ///< in (0, 1): where the bulge peaks, m = c1 + peak (c - c1)
+    cr_real peak;            ///< in (0, 1): where the bulge peaks, m = c1m + peak (c - c1m), c1m = max(c1, 1.5 c0)
     cr_real rigid_reach;     ///< m: a rigid body's potential c (1 - d/reach)^2 reaches this far from its surface
     cr_real volume_loss;     ///< in [0, 0.5]: share of the compressed volume allowed to stay lost (0: restore it all; flesh: 0.2)
     cr_real stiffness;       ///< N per unit potential and m^2: the soft contact force (f2 - c) N1 per skin area
     cr_real damping;         ///< N s/m: the soft contact force's damping along it, so bodies settle
     cr_real soft_depth;      ///< m: how deep another body may sink into the rest skin before the solver stops it (> 0)
+    cr_real sculpt_cell;     ///< m: sculpting mode (seed §4.3) with a potential grid of this spacing (0: off; coarsened
+                             ///< until it fits damage.squash.sculpt_nodes); contacts print into it and the prints stay
+    cr_real sculpt_rate;     ///< in (0, 1]: share of a contact's compression potential printed per step
     uint32_t cookie;         ///< set by cr_default_squash_def(); checked by cr_squash_attach
 } cr_squash_def;
 
@@ -87,6 +90,18 @@ cr_squash_def cr_default_squash_def(void);
 /// damage.surface_bytes for its surface copy.
 cr_status cr_squash_attach(cr_world *world, cr_body_id body, const cr_squash_def *def);
 
+/// A kinematic skeleton (seed 003 §4.2): the game moves the body's
+/// primitives (the same count as attached, in the body frame; radii and
+/// weights may change too). The rest skin follows at once: each vertex is
+/// carried by the primitive that weighs most on it (a point's move, a
+/// segment's or rectangle's move and turn) and put back on the new
+/// skeleton's f = c by Newton; normals from the gradient; the drawn skin is
+/// the new rest skin until the next step deforms it. The body's collision
+/// samples and distance grid stay the cooked ones (the soft contact follows
+/// the new skeleton). CR_ERR_CAPACITY: the world def's damage.squash.posable
+/// is 0; CR_ERR_DEF_INVALID: not squishy, another count or a bad primitive.
+cr_status cr_squash_set_primitives(cr_world *world, cr_body_id body, const cr_squash_primitive *primitives, uint32_t count);
+
 /// What a squishy body did in the last step.
 typedef struct cr_squash_view {
     uint32_t zone_vertices;  ///< vertices in an interpenetration or propagation zone
@@ -95,6 +110,9 @@ typedef struct cr_squash_view {
     cr_real volume;          ///< m^3, of the deformed skin
     cr_real volume_compressed; ///< m^3, what the compression alone would have left
     cr_real bulge_scale;     ///< the bulge height per unit of compression the volume rule chose
+    uint32_t sculpt_nodes;   ///< nodes of its sculpting grid (0: not sculpting)
+    cr_real sculpt_cell;     ///< m, the grid's spacing after fitting it into the budget
+    cr_real sculpt_depth;    ///< m, the farthest a print has moved the rest skin so far
 } cr_squash_view;
 
 /// CR_ERR_DEF_INVALID if the body is not squishy.

@@ -95,6 +95,8 @@ typedef struct cr_squash_region {
     uint32_t tri_list;     ///< offset of uint32_t[6 max_vertices + 24] per record
     uint32_t cells;        ///< offset of uint32_t[2 max_vertices + 1] per record: vertices bucketed by cell
     uint32_t scratch;      ///< offset of the skin update's scratch: marks, zone, c1 and h per zone vertex
+    uint32_t posed;        ///< offset of cr_vec3[2 max_vertices] per record (positions, normals) if posable, else 0
+    uint32_t grids;        ///< offset of cr_real[sculpt_nodes] per record (sculpting grids) if sculpt_nodes, else 0
     uint32_t next_body;    ///< the record the next step starts at (no body waits for ever)
 } cr_squash_region;
 /// The fracture model's part of the block (fracture_model.c).

@@ -47,61 +47,138 @@ void cri_squash_vertex_triangles(const uint32_t *triangles, uint32_t t, uint32_t
     start[0] = 0;
 }
 
-cr_potential cri_squash_deformed_potential(const cri_squash_params *prm, const cri_squash_skin *skin, uint32_t z,
-                                           const cri_squash_other *others, uint32_t n_others, cr_real scale,
-                                           cr_vec3 p) {
+/* The bulge's height-proportional part: b1 = h P(x) + (the -L (t^3 - t^2) term, not in h). */
+static cr_real bulge_unit(cr_real x, cr_real c1, cr_real m, cr_real c) {
+    if (x <= c1 || x >= c) return 0;
+    if (x < m) {
+        cr_real t = cr_div(x - c1, m - c1);
+        return cr_mul(cr_mul(t, t), CR_R(3) - 2 * t);
+    }
+    cr_real t = cr_div(x - m, c - m), t2 = cr_mul(t, t);
+    return 2 * cr_mul(t2, t) - cr_mul(CR_R(3), t2) + CR_R(1);
+}
+
+/* F1 at p for zone slot z and scale s; *dfds (if not NULL): dF1/ds, which
+ * the volume rule's first-order model needs (b1 is linear in h = s x h_z). */
+/* The bulge's peak m for a zone border c1. b1's falling cubic on [m, c]
+ * makes a bump of up to (c - m) 4/27 even at h = 0 (its slope is -1 at c);
+ * were m = c1 + peak (c - c1) everywhere, that bump would be larger behind a
+ * moving body (c1 low) than in front, and whenever the volume rule's scale
+ * is small (a body sliding over the skin: the bump at h = 0 already gives
+ * back most of the volume) the back bump came out higher. So the falling
+ * cubic is the same at every vertex: m = c1m + peak (c - c1m), c1m = 1.5 c0
+ * the front-most border (m > every c1 <= 1.5 c0); only a border pushed past
+ * that by the opening ramp keeps m = c1 + peak (c - c1). */
+static cr_real peak_of(const cri_squash_params *prm, cr_real c1) {
+    cr_real c1m = cr_max(c1, cr_mul(CR_R(1.5), prm->c0));
+    return c1m + cr_mul(prm->peak, prm->c - c1m);
+}
+
+/* The grid cell holding p and p's place in it, or false outside the grid. */
+static bool grid_cell(const cri_squash_params *prm, cr_vec3 p, int32_t i[3], cr_real t[3]) {
+    const cr_real u[3] = {cr_mul(p.x - prm->grid_origin.x, prm->grid_inv), cr_mul(p.y - prm->grid_origin.y, prm->grid_inv),
+                          cr_mul(p.z - prm->grid_origin.z, prm->grid_inv)};
+    for (int k = 0; k < 3; ++k) {
+        i[k] = cr_floor_int(u[k]);
+        if (i[k] < 0 || i[k] >= prm->grid_dims[k] - 1) return false;
+        t[k] = u[k] - cr_from_int(i[k]);
+    }
+    return true;
+}
+
+cr_potential cri_squash_own_potential(const cri_squash_params *prm, cr_vec3 p) {
     cr_potential f = cri_skeleton_potential(prm->prims, prm->count, p);
+    int32_t i[3];
+    cr_real t[3];
+    if (prm->grid == NULL || !grid_cell(prm, p, i, t)) return f;
+    const int32_t nx = prm->grid_dims[0], nxy = nx * prm->grid_dims[1];
+    const cr_real *g = prm->grid + (size_t)(i[2] * nxy + i[1] * nx + i[0]);
+    /* trilinear: value and its three partial derivatives (per unit of the cell, then per metre) */
+    cr_real v = 0, dx = 0, dy = 0, dz = 0;
+    for (int c = 0; c < 8; ++c) {
+        int a = c & 1, b = (c >> 1) & 1, e = (c >> 2) & 1;
+        cr_real n = g[e * nxy + b * nx + a];
+        if (n == 0) continue;
+        cr_real wx = a ? t[0] : CR_R(1) - t[0], wy = b ? t[1] : CR_R(1) - t[1], wz = e ? t[2] : CR_R(1) - t[2];
+        v += cr_mul(n, cr_mul(wx, cr_mul(wy, wz)));
+        dx += cr_mul(a ? n : -n, cr_mul(wy, wz));
+        dy += cr_mul(b ? n : -n, cr_mul(wx, wz));
+        dz += cr_mul(e ? n : -n, cr_mul(wx, wy));
+    }
+    f.f += v;
+    f.grad = cr_v3_add(f.grad, cr_v3_scale(cr_v3(dx, dy, dz), prm->grid_inv));
+    return f;
+}
+
+void cri_squash_grid_print(const cri_squash_params *prm, cr_real *grid, cr_vec3 p, cr_real d, cr_real floor) {
+    int32_t i[3];
+    cr_real t[3];
+    if (grid == NULL || !grid_cell(prm, p, i, t)) return;
+    const int32_t nx = prm->grid_dims[0], nxy = nx * prm->grid_dims[1];
+    cr_real *g = grid + (size_t)(i[2] * nxy + i[1] * nx + i[0]);
+    for (int c = 0; c < 8; ++c) {
+        int a = c & 1, b = (c >> 1) & 1, e = (c >> 2) & 1;
+        cr_real w = cr_mul(a ? t[0] : CR_R(1) - t[0], cr_mul(b ? t[1] : CR_R(1) - t[1], e ? t[2] : CR_R(1) - t[2]));
+        cr_real *n = &g[e * nxy + b * nx + a];
+        *n = cr_max(*n + cr_mul(d, w), floor);
+    }
+}
+
+/* One other's term added to F1: compression where g >= c, else the bulge of height s x hz on [c1, c]. */
+static void add_other(const cri_squash_params *prm, cr_potential *f, cr_potential g, cr_real c1, cr_real hz, cr_real scale,
+                      cr_real *dfds) {
+    cr_real d, slope;
+    if (g.f >= prm->c) {
+        d = prm->c - g.f, slope = -CR_R(1);
+    } else {
+        cr_real m = peak_of(prm, c1);
+        d = cri_squash_bulge(g.f, c1, m, cr_mul(scale, hz), prm->c, &slope);
+        if (dfds) *dfds += cr_mul(hz, bulge_unit(g.f, c1, m, prm->c));
+    }
+    f->f += d;
+    f->grad = cr_v3_mad(f->grad, slope, g.grad);
+}
+
+static cr_potential deformed(const cri_squash_params *prm, const cri_squash_skin *skin, uint32_t z,
+                             const cri_squash_other *others, uint32_t n_others, cr_real scale, cr_vec3 p, cr_real *dfds) {
+    cr_potential f = cri_squash_own_potential(prm, p);
+    if (dfds) *dfds = 0;
     for (uint32_t k = 0; k < n_others; ++k) {
         cr_real c1 = skin->zone_c1[z * CRI_SQUASH_MAX_OTHERS + k];
         if (c1 <= 0) continue; /* this other does not reach the vertex */
-        cr_potential g = cri_squash_other_potential(&others[k], p);
-        cr_real d, slope;
-        if (g.f >= prm->c) {
-            d = prm->c - g.f, slope = -CR_R(1);
-        } else {
-            cr_real h = cr_mul(scale, skin->zone_h[z * CRI_SQUASH_MAX_OTHERS + k]);
-            cr_real m = c1 + cr_mul(prm->peak, prm->c - c1);
-            d = cri_squash_bulge(g.f, c1, m, h, prm->c, &slope);
-        }
-        f.f += d;
-        f.grad = cr_v3_mad(f.grad, slope, g.grad);
+        add_other(prm, &f, cri_squash_other_potential(&others[k], p), c1, skin->zone_h[z * CRI_SQUASH_MAX_OTHERS + k], scale, dfds);
     }
     return f;
+}
+
+cr_potential cri_squash_deformed_potential(const cri_squash_params *prm, const cri_squash_skin *skin, uint32_t z,
+                                           const cri_squash_other *others, uint32_t n_others, cr_real scale,
+                                           cr_vec3 p) {
+    return deformed(prm, skin, z, others, n_others, scale, p, NULL);
 }
 
 /* Twice the signed volume of a triangle's tetrahedron with the origin, times 3 (= 6 V). */
 static cr_real tet6(cr_vec3 a, cr_vec3 b, cr_vec3 c) { return cr_v3_dot(a, cr_v3_cross(b, c)); }
 
-/* Put every zone vertex on F1 = c for bulge scale s; returns the volume change
- * (m^3) over the triangles that touch the zone. */
-static cr_real place(const cri_squash_params *prm, cri_squash_skin *skin, const cri_squash_other *others,
-                     uint32_t n_others, uint32_t zone_count, cr_real s, bool normals, bool warm, uint32_t *work) {
-    /* a later pass of the same step starts where the last one left each vertex, one step nearer: one Newton step fewer */
-    uint32_t steps = warm && prm->newton_steps > 1 ? prm->newton_steps - 1 : prm->newton_steps;
-    for (uint32_t z = 0; z < zone_count; ++z) {
-        uint32_t v = skin->zone[z];
-        cr_vec3 y = warm ? skin->pos[v] : skin->rest[v];
-        cr_potential f = {0, {0, 0, 0}};
-        for (uint32_t it = 0; it < steps; ++it) {
-            f = cri_squash_deformed_potential(prm, skin, z, others, n_others, s, y);
-            cr_real g2 = cr_v3_len_sq(f.grad);
-            if (g2 <= CR_REAL_EPS) break;
-            /* where the two gradients nearly cancel (deep inside a squishy other) a full Newton step
-             * shoots off: no step longer than max_step, and Newton converges from there */
-            cr_vec3 d = cr_v3_scale(f.grad, cr_div(prm->c - f.f, g2));
-            if (cr_v3_len_sq(d) > cr_sq(prm->max_step)) d = cr_v3_scale(d, cr_div(prm->max_step, cr_v3_len(d)));
-            y = cr_v3_add(y, d);
-        }
-        skin->pos[v] = y;
-        if (normals) {
-            f = cri_squash_deformed_potential(prm, skin, z, others, n_others, s, y);
-            cr_vec3 n = cr_v3_normalize(cr_v3_neg(f.grad));
-            skin->normals[v] = (n.x == 0 && n.y == 0 && n.z == 0) ? skin->rest_normals[v] : n;
-        }
-    }
-    *work += zone_count * (steps + (normals ? 1u : 0u)) * (1u + n_others);
-    /* each triangle once: from its lowest-numbered zone vertex */
-    cr_real six = 0;
+/* Where a pass starts each zone vertex: at rest, or where the last pass left
+ * it moved ds (a change of s) along the direction the first pass recorded; FROM_REST_SCANNED is FROM_REST at s = 0 whose first evaluation
+ * the scan already made (F1 in pos[v].x, dF1/ds in pos[v].y, its gradient in
+ * zone_dir: both free until this pass writes them), the same numbers. */
+typedef enum place_start { FROM_REST, FROM_MODEL, FROM_REST_SCANNED } place_start;
+/* What a pass leaves besides the positions: the deformed normals at the final points;
+ * the deformed normals from each vertex's last evaluation (the start of its
+ * last Newton step: a pass that starts on the model's guess ends a second-order
+ * correction away, so the normal is the same to well under a degree, and one
+ * evaluation per vertex is saved); or (the first pass) each vertex's dy/ds in
+ * zone_dir (parked in normals too, for the volume model, until a later pass
+ * writes the normals), the first-order model's direction. */
+typedef enum place_out { OUT_NORMALS, OUT_NORMALS_NEAR, OUT_DIRECTION } place_out;
+
+/* The triangles that touch the zone, each once (from its lowest-numbered
+ * zone vertex), listed in skin->candidates (free once the scan is done) so
+ * the volume passes do not walk the vertex -> triangle lists again. */
+static uint32_t zone_triangles(const cri_squash_skin *skin, uint32_t zone_count, uint32_t *work) {
+    uint32_t n = 0;
     for (uint32_t z = 0; z < zone_count; ++z) {
         uint32_t v = skin->zone[z];
         for (uint32_t k = skin->tri_start[v]; k < skin->tri_start[v + 1]; ++k) {
@@ -109,15 +186,121 @@ static cr_real place(const cri_squash_params *prm, cri_squash_skin *skin, const 
             bool first = true;
             for (int j = 0; j < 3; ++j)
                 if (t[j] < v && skin->mark[t[j]]) first = false;
-            if (!first) continue;
-            cr_vec3 a = skin->mark[t[0]] ? skin->pos[t[0]] : skin->rest[t[0]];
-            cr_vec3 b = skin->mark[t[1]] ? skin->pos[t[1]] : skin->rest[t[1]];
-            cr_vec3 c = skin->mark[t[2]] ? skin->pos[t[2]] : skin->rest[t[2]];
-            six += tet6(a, b, c) - tet6(skin->rest[t[0]], skin->rest[t[1]], skin->rest[t[2]]);
+            if (first) skin->candidates[n++] = skin->tri_list[k];
         }
         *work += skin->tri_start[v + 1] - skin->tri_start[v];
     }
+    return n;
+}
+
+/* The volume change (m^3) over the zone's triangles. */
+static cr_real zone_volume(const cri_squash_skin *skin, uint32_t tri_count, uint32_t *work) {
+    cr_real six = 0;
+    for (uint32_t i = 0; i < tri_count; ++i) {
+        const uint32_t *t = &skin->triangles[3 * skin->candidates[i]];
+        cr_vec3 a = skin->mark[t[0]] ? skin->pos[t[0]] : skin->rest[t[0]];
+        cr_vec3 b = skin->mark[t[1]] ? skin->pos[t[1]] : skin->rest[t[1]];
+        cr_vec3 c = skin->mark[t[2]] ? skin->pos[t[2]] : skin->rest[t[2]];
+        six += tet6(a, b, c) - tet6(skin->rest[t[0]], skin->rest[t[1]], skin->rest[t[2]]);
+    }
+    *work += tri_count;
     return cr_div(six, CR_R(6));
+}
+
+/* The volume change if every zone vertex moved to pos + s dir (an
+ * OUT_DIRECTION pass's, parked in normals too: read by vertex here), as the
+ * cubic k[0] + k[1] s + k[2] s^2 + k[3] s^3 (m^3): each tetrahedron's triple
+ * product is trilinear in its corners. */
+static void zone_volume_cubic(const cri_squash_skin *skin, uint32_t tri_count, cr_real k[4], uint32_t *work) {
+    cr_real six[4] = {0, 0, 0, 0};
+    for (uint32_t i = 0; i < tri_count; ++i) {
+        const uint32_t *t = &skin->triangles[3 * skin->candidates[i]];
+        cr_vec3 p[3], d[3];
+        for (int j = 0; j < 3; ++j) {
+            bool in = skin->mark[t[j]] != 0;
+            p[j] = in ? skin->pos[t[j]] : skin->rest[t[j]];
+            d[j] = in ? skin->normals[t[j]] : cr_v3_zero();
+        }
+        cr_vec3 bc = cr_v3_cross(p[1], p[2]), bd = cr_v3_cross(d[1], d[2]);
+        cr_vec3 mixed = cr_v3_add(cr_v3_cross(d[1], p[2]), cr_v3_cross(p[1], d[2]));
+        six[0] += cr_v3_dot(p[0], bc) - tet6(skin->rest[t[0]], skin->rest[t[1]], skin->rest[t[2]]);
+        six[1] += cr_v3_dot(d[0], bc) + cr_v3_dot(p[0], mixed);
+        six[2] += cr_v3_dot(p[0], bd) + cr_v3_dot(d[0], mixed);
+        six[3] += cr_v3_dot(d[0], bd);
+    }
+    *work += tri_count;
+    for (int j = 0; j < 4; ++j) k[j] = cr_div(six[j], CR_R(6));
+}
+
+static cr_real cubic_at(const cr_real k[4], cr_real s) { return k[0] + cr_mul(s, k[1] + cr_mul(s, k[2] + cr_mul(s, k[3]))); }
+static cr_real cubic_slope(const cr_real k[4], cr_real s) { return k[1] + cr_mul(s, 2 * k[2] + cr_mul(s, 3 * k[3])); }
+
+/* The s in [0, s_max] where the cubic reaches target, given k[0] < target:
+ * Newton kept inside a bracket, halving it where Newton would leave it;
+ * s_max if the cubic stays below. */
+static cr_real cubic_root(const cr_real k[4], cr_real target, cr_real s_max) {
+    if (cubic_at(k, s_max) <= target) return s_max;
+    cr_real lo = 0, hi = s_max, s = k[1] > 0 ? cr_clamp(cr_div(target - k[0], k[1]), 0, s_max) : cr_half(s_max);
+    for (int it = 0; it < 24; ++it) {
+        cr_real v = cubic_at(k, s) - target;
+        if (v < 0) lo = s;
+        else hi = s;
+        if (hi - lo <= cr_mul(CR_R(1e-5), s_max)) break;
+        cr_real d = cubic_slope(k, s), next = cr_half(lo + hi);
+        if (d > 0) {
+            cr_real n = s - cr_div(v, d);
+            if (n > lo && n < hi) next = n;
+        }
+        if (next == s) break;
+        s = next;
+    }
+    return s;
+}
+
+/* Put every zone vertex on F1 = c for bulge scale s (Newton along the
+ * gradient, at most `steps`, stopping where |F1 - c| is within tol: a
+ * warm start often lands there at once); returns the volume change (m^3) if
+ * volume is set, else 0. */
+static cr_real place(const cri_squash_params *prm, cri_squash_skin *skin, const cri_squash_other *others, uint32_t n_others,
+                     uint32_t zone_count, uint32_t tri_count, cr_real s, cr_real ds, place_start start, place_out out,
+                     uint32_t steps, bool volume, uint32_t *work) {
+    const cr_real tol = cr_mul(prm->c, CRI_SQUASH_NEWTON_TOL);
+    uint32_t evals = 0;
+    for (uint32_t z = 0; z < zone_count; ++z) {
+        uint32_t v = skin->zone[z];
+        cr_vec3 y = start == FROM_REST || start == FROM_REST_SCANNED ? skin->rest[v]
+                    : cr_v3_mad(skin->pos[v], ds, skin->zone_dir[z]);
+        cr_potential f = {0, {0, 0, 0}};
+        cr_real dfds = 0;
+        bool fresh = false; /* f is F1 at y as it now is */
+        for (uint32_t it = 0; it < steps; ++it) {
+            if (it == 0 && start == FROM_REST_SCANNED) f.f = skin->pos[v].x, dfds = skin->pos[v].y, f.grad = skin->zone_dir[z];
+            else f = deformed(prm, skin, z, others, n_others, s, y, out == OUT_DIRECTION ? &dfds : NULL), ++evals;
+            fresh = true;
+            if (cr_abs(prm->c - f.f) <= tol) break;
+            cr_real g2 = cr_v3_len_sq(f.grad);
+            if (g2 <= CR_REAL_EPS) break;
+            /* where the two gradients nearly cancel (deep inside a squishy other) a full Newton step
+             * shoots off: no step longer than max_step, and Newton converges from there */
+            cr_vec3 d = cr_v3_scale(f.grad, cr_div(prm->c - f.f, g2));
+            if (cr_v3_len_sq(d) > cr_sq(prm->max_step)) d = cr_v3_scale(d, cr_div(prm->max_step, cr_v3_len(d)));
+            y = cr_v3_add(y, d), fresh = false;
+        }
+        /* the normals are the final point's; the model's direction may be the last step's start (it is a first guess) */
+        if (out == OUT_NORMALS && !fresh) f = deformed(prm, skin, z, others, n_others, s, y, NULL), ++evals;
+        skin->pos[v] = y;
+        if (out == OUT_NORMALS || out == OUT_NORMALS_NEAR) {
+            cr_vec3 n = cr_v3_normalize(cr_v3_neg(f.grad));
+            skin->normals[v] = (n.x == 0 && n.y == 0 && n.z == 0) ? skin->rest_normals[v] : n;
+        } else if (out == OUT_DIRECTION) {
+            /* F1(y + u ds, s + ds) = c to first order, u along the gradient */
+            cr_real g2 = cr_v3_len_sq(f.grad);
+            skin->zone_dir[z] = g2 > CR_REAL_EPS ? cr_v3_scale(f.grad, -cr_div(dfds, g2)) : cr_v3_zero();
+            skin->normals[v] = skin->zone_dir[z];
+        }
+    }
+    *work += evals * (1u + n_others);
+    return volume ? zone_volume(skin, tri_count, work) : 0;
 }
 
 static int32_t clampi(int32_t v, int32_t lo, int32_t hi) { return v < lo ? lo : (v > hi ? hi : v); }
@@ -163,27 +346,28 @@ uint32_t cri_squash_cells_build(const cr_vec3 *rest, uint32_t n, uint32_t max_ce
     return nc;
 }
 
-static bool near_any(const cri_squash_other *others, uint32_t n_others, cr_vec3 x) {
+static bool near_any(const cri_squash_other *others, const cr_real *radius, uint32_t n_others, cr_vec3 x) {
     for (uint32_t k = 0; k < n_others; ++k)
-        if (cr_v3_len_sq(cr_v3_sub(x, others[k].bound_centre)) < cr_sq(others[k].bound_radius)) return true;
+        if (cr_v3_len_sq(cr_v3_sub(x, others[k].bound_centre)) < cr_sq(radius[k])) return true;
     return false;
 }
 
-/* The vertices within some other's bound: through the cells under the union
- * of their boxes, or by testing every vertex. Returns the count. */
-static uint32_t candidates(cri_squash_skin *skin, const cri_squash_other *others, uint32_t n_others, uint32_t *work) {
+/* The vertices within radius[k] of some other's centre: through the cells
+ * under the union of their boxes, or by testing every vertex. Returns the count. */
+static uint32_t candidates(cri_squash_skin *skin, const cri_squash_other *others, const cr_real *radius, uint32_t n_others,
+                           uint32_t *work) {
     uint32_t n = 0;
     const cri_squash_cells *g = skin->cells;
     if (g == NULL || g->start == NULL) {
         for (uint32_t v = 0; v < skin->vertex_count; ++v)
-            if (near_any(others, n_others, skin->rest[v])) skin->candidates[n++] = v;
+            if (near_any(others, radius, n_others, skin->rest[v])) skin->candidates[n++] = v;
         *work += skin->vertex_count;
         return n;
     }
     if (n_others == 0) return 0;
     cr_vec3 lo = others[0].bound_centre, hi = others[0].bound_centre;
     for (uint32_t k = 0; k < n_others; ++k) {
-        cr_real r = others[k].bound_radius;
+        cr_real r = radius[k];
         lo = cr_v3_min(lo, cr_v3_sub(others[k].bound_centre, cr_v3(r, r, r)));
         hi = cr_v3_max(hi, cr_v3_add(others[k].bound_centre, cr_v3(r, r, r)));
     }
@@ -202,7 +386,7 @@ static uint32_t candidates(cri_squash_skin *skin, const cri_squash_other *others
                 uint32_t c = ((uint32_t)z * (uint32_t)g->dims[1] + (uint32_t)y) * (uint32_t)g->dims[0] + (uint32_t)x;
                 *work += 1 + (g->start[c + 1] - g->start[c]);
                 for (uint32_t i = g->start[c]; i < g->start[c + 1]; ++i)
-                    if (near_any(others, n_others, skin->rest[g->vertex[i]])) skin->candidates[n++] = g->vertex[i];
+                    if (near_any(others, radius, n_others, skin->rest[g->vertex[i]])) skin->candidates[n++] = g->vertex[i];
             }
     return n;
 }
@@ -213,34 +397,56 @@ static uint32_t scan(const cri_squash_params *prm, cri_squash_skin *skin, cri_sq
     uint32_t count = 0;
     /* the lowest c1 any vertex can get: c0 / 2 (behind the other body), or the widened floor */
     const cr_real c0_min = width > CR_R(1) ? cr_mul(prm->c, CRI_SQUASH_C1_FLOOR) : cr_half(prm->c0);
+    /* Where a rigid other's potential reaches c0_min and c: its bound less the
+     * reach is a sphere holding the body, so a point rho from the centre is at
+     * least rho - inner from it, and f2 = scale (1 - d / reach)^2 is below
+     * c0_min past inner + reach (1 - sqrt(c0_min / scale)), below c outside
+     * inner (scale = c). The candidates are the vertices in the smaller
+     * sphere, not the whole reach: 3.9k -> 1.7k vertices under the bench's
+     * ball. A plane or a skeleton keeps its bound. */
+    cr_real zone_r[CRI_SQUASH_MAX_OTHERS], inside_r[CRI_SQUASH_MAX_OTHERS];
+    for (uint32_t k = 0; k < n_others; ++k) {
+        zone_r[k] = inside_r[k] = others[k].bound_radius;
+        if (others[k].kind != CRI_SQUASH_OTHER_SHAPE || others[k].shape->type == CR_SHAPE_PLANE || others[k].scale <= 0) continue;
+        cr_real inner = cr_max(others[k].bound_radius - others[k].reach, 0);
+        cr_real fall = cr_mul(others[k].reach, CR_R(1) - cr_sqrt(cr_div(c0_min, others[k].scale)));
+        zone_r[k] = cr_min(others[k].bound_radius, inner + cr_max(fall, 0) + CR_R(1e-4));
+        inside_r[k] = cr_min(others[k].bound_radius, inner + CR_R(1e-4));
+    }
     /* first the compression depth of each other: the zone grows with it */
     for (uint32_t k = 0; k < n_others; ++k) others[k].depth = 0;
-    uint32_t nc = candidates(skin, others, n_others, work);
+    uint32_t nc = candidates(skin, others, zone_r, n_others, work);
     for (uint32_t i = 0; i < nc; ++i)
         for (uint32_t k = 0; k < n_others; ++k) {
             uint32_t v = skin->candidates[i];
-            if (cr_v3_len_sq(cr_v3_sub(skin->rest[v], others[k].bound_centre)) >= cr_sq(others[k].bound_radius)) continue;
+            if (cr_v3_len_sq(cr_v3_sub(skin->rest[v], others[k].bound_centre)) >= cr_sq(inside_r[k])) continue;
             cr_real f2 = cri_squash_other_potential(&others[k], skin->rest[v]).f;
             ++*work;
             if (f2 - prm->c > others[k].depth) others[k].depth = f2 - prm->c;
         }
     cr_real ramp[CRI_SQUASH_MAX_OTHERS];
+    cr_vec3 vdir[CRI_SQUASH_MAX_OTHERS]; /* D2's direction (0: at rest, no direction dependence) */
+    for (uint32_t k = 0; k < n_others; ++k) {
+        cr_real dl = cr_v3_len(others[k].velocity);
+        vdir[k] = dl > CR_R(1e-6) ? cr_v3_scale(others[k].velocity, cr_div(CR_R(1), dl)) : cr_v3_zero();
+    }
     for (uint32_t k = 0; k < n_others; ++k)
         ramp[k] = cr_mul(cr_min(CR_R(1), cr_div(4 * others[k].depth, prm->c - prm->c0)), width);
     for (uint32_t i = 0; i < nc; ++i) {
         uint32_t v = skin->candidates[i];
         cr_vec3 x = skin->rest[v];
         cr_real c1s[CRI_SQUASH_MAX_OTHERS], hs[CRI_SQUASH_MAX_OTHERS], gmax[CRI_SQUASH_MAX_OTHERS];
+        cr_potential gs[CRI_SQUASH_MAX_OTHERS];
         bool any = false;
         for (uint32_t k = 0; k < n_others; ++k) {
-            cr_potential g = cri_squash_other_potential(&others[k], x);
             c1s[k] = 0, hs[k] = 0;
+            if (cr_v3_len_sq(cr_v3_sub(x, others[k].bound_centre)) >= cr_sq(zone_r[k])) continue;
+            cr_potential g = cri_squash_other_potential(&others[k], x);
             ++*work;
             if (g.f < c0_min) continue;
             /* direction dependence: cos of D2 against the direction from the other to x */
-            cr_real cosa = 0, dl = cr_v3_len(others[k].velocity), gl = cr_v3_len(g.grad);
-            if (dl > CR_R(1e-6) && gl > CR_R(1e-6))
-                cosa = cr_div(cr_div(-cr_v3_dot(others[k].velocity, g.grad), dl), gl);
+            cr_real cosa = 0, gl = cr_v3_len(g.grad);
+            if (gl > CR_R(1e-6)) cosa = cr_div(-cr_v3_dot(vdir[k], g.grad), gl);
             cr_real c1 = cr_mul(prm->c0, CR_R(1) + cr_half(cr_clamp(cosa, -CR_R(1), CR_R(1))));
             /* the zone opens with the compression, so the skin does not jump when the contact starts */
             cr_real c1z = cr_max(prm->c - cr_mul(prm->c - c1, ramp[k]), cr_mul(prm->c, CRI_SQUASH_C1_FLOOR));
@@ -249,6 +455,7 @@ static uint32_t scan(const cri_squash_params *prm, cri_squash_skin *skin, cri_sq
             hs[k] = cr_div(prm->c - prm->c0, prm->c - c1);
             /* only the dilation's own vertices climb the first cubic */
             gmax[k] = g.f < prm->c ? gl : 0;
+            gs[k] = g;
             any = true;
         }
         if (!any) continue;
@@ -258,11 +465,12 @@ static uint32_t scan(const cri_squash_params *prm, cri_squash_skin *skin, cri_sq
         }
         /* the bulge's steepest rise (3h / 2 (m - c1) on the first cubic) times |grad f2| must stay below
          * 0.8 |grad f1|, or the deformed gradient turns round there and the skin folds over */
-        cr_real g1 = cr_v3_len(cri_skeleton_potential(prm->prims, prm->count, x).grad);
+        cr_potential f1 = cri_squash_own_potential(prm, x);
+        cr_real g1 = cr_v3_len(f1.grad);
         ++*work;
         for (uint32_t k = 0; k < n_others; ++k) {
             if (c1s[k] <= 0 || gmax[k] <= CR_R(1e-6)) continue;
-            cr_real room = cr_div(cr_mul(cr_mul(prm->peak, prm->c - c1s[k]), g1), cr_mul(CR_R(1.875), gmax[k]));
+            cr_real room = cr_div(cr_mul(peak_of(prm, c1s[k]) - c1s[k], g1), cr_mul(CR_R(1.875), gmax[k]));
             cr_real per = cr_div(room, hs[k]); /* the largest height per unit depth here */
             if (per < *fold) *fold = per;
         }
@@ -270,6 +478,11 @@ static uint32_t scan(const cri_squash_params *prm, cri_squash_skin *skin, cri_sq
             skin->zone_c1[count * CRI_SQUASH_MAX_OTHERS + k] = k < n_others ? c1s[k] : 0;
             skin->zone_h[count * CRI_SQUASH_MAX_OTHERS + k] = k < n_others ? hs[k] : 0;
         }
+        /* the first pass's first evaluation (at rest, s = 0) from what is at hand: the same numbers */
+        cr_real dfds = 0;
+        for (uint32_t k = 0; k < n_others; ++k)
+            if (c1s[k] > 0) add_other(prm, &f1, gs[k], c1s[k], cr_mul(hs[k], others[k].depth), 0, &dfds);
+        skin->pos[v] = cr_v3(f1.f, dfds, 0), skin->zone_dir[count] = f1.grad;
         skin->zone[count++] = v;
         skin->mark[v] = 1;
     }
@@ -301,11 +514,16 @@ cri_squash_result cri_squash_deform(const cri_squash_params *prm, cri_squash_ski
     /* a zone too narrow for the bulge that would give the volume back folds
      * before it gets there: then the zone widens (its width x1.5, twice at most) */
     cri_squash_params p = *prm;
+    /* a later pass starts near its answer (the model's guess or the last pass): one Newton step fewer */
+    const uint32_t warm_steps = 1;
     p.max_step = CR_REAL_MAX;
     for (uint32_t i = 0; i < p.count; ++i) p.max_step = cr_min(p.max_step, cr_mul(CR_R(0.25), p.prims[i].radius));
     uint32_t zc = 0;
+    /* the zone starts as wide as the last step suggested (widen_next: a contact that needed a wider zone
+     * nearly always still does, and a restart costs a whole scan and pass) */
     cr_real width = CR_R(1), widen = CR_R(1);
     int widened = 0, narrowed = 0;
+    for (; widened < 2 && widen < prm->widen_hint - CR_R(0.01); ++widened) widen = cr_mul(widen, CR_R(1.5)); /* hints are 1, 1.5, 2.25 */
     bool grow = false;
     /* every restart below raises widened (<= 2) or narrowed (<= 4): at most 7 attempts, and the last one always
      * ends with its final pass (a loop cut short would leave a probe's skin in place) */
@@ -324,8 +542,16 @@ cri_squash_result cri_squash_deform(const cri_squash_params *prm, cri_squash_ski
         cr_real s_max = cr_min(fold, CRI_SQUASH_MAX_SCALE);
         r.scale_limit = s_max, r.zone_count = zc, r.widen = widen;
         r.scale = 0, r.dv = r.dv_compressed = 0;
-        if (zc == 0) break;
-        cr_real dv0 = place(&p, skin, others, n_others, zc, 0, false, false, &r.work);
+        if (zc == 0) {
+            r.widen = CR_R(1);
+            break;
+        }
+        uint32_t nt = zone_triangles(skin, zc, &r.work);
+        /* compression alone, from rest; each vertex's dy/ds recorded */
+        place(&p, skin, others, n_others, zc, nt, 0, 0, FROM_REST_SCANNED, OUT_DIRECTION, p.newton_steps, false, &r.work);
+        cr_real k[4];
+        zone_volume_cubic(skin, nt, k, &r.work);
+        cr_real dv0 = k[0];
         r.dv_compressed = dv0;
         /* b1's slope of -1 at c makes a small bump even at h = 0: where that alone
          * outgrows the compressed volume (a contact just begun), the zone narrows */
@@ -335,45 +561,47 @@ cri_squash_result cri_squash_deform(const cri_squash_params *prm, cri_squash_ski
         }
         if (p.fixed_scale >= 0 || dv0 >= 0) {
             r.scale = p.fixed_scale >= 0 ? cr_min(p.fixed_scale, s_max) : 0;
-            r.dv = place(&p, skin, others, n_others, zc, r.scale, true, true, &r.work);
+            r.dv = place(&p, skin, others, n_others, zc, nt, r.scale, r.scale, FROM_MODEL, OUT_NORMALS_NEAR, warm_steps, true, &r.work);
             break;
         }
-        /* The volume the bulge gives back is close to linear in s: one probe,
-         * the line through it and s = 0, then the final pass; a secant step
-         * only if the curve's bend took the volume above rest. */
+        /* The volume as a function of s, to first order in each vertex's
+         * motion, is the cubic k (exact in the tetrahedra): its root is the
+         * scale, a pass starts each vertex there; where that lands more than
+         * 2 % of the compression off the target or above rest (the model
+         * misses the bulge's bend by a few %), one step along the cubic's
+         * slope, each vertex moved along its direction again. The normals
+         * come with the last pass. */
         cr_real target = cr_mul(dv0, cr_max(p.volume_loss, CRI_SQUASH_VOLUME_MARGIN));
-        cr_real sp = cr_min(p.scale_hint > 0 && widened == 0 ? p.scale_hint : CR_R(1), s_max);
-        cr_real vp = place(&p, skin, others, n_others, zc, sp, false, true, &r.work);
-        if (vp < target && sp == s_max && widened < 2) {
+        cr_real off = cr_mul(CR_R(0.02), -dv0);
+        if (cubic_at(k, s_max) < target && widened < 2) {
             /* short of the target at the fold limit: a wider zone */
             grow = true;
             continue;
         }
-        cr_real s1 = vp > dv0 ? cr_clamp(cr_mul(sp, cr_div(target - dv0, vp - dv0)), 0, s_max) : 0;
-        cr_real v1 = place(&p, skin, others, n_others, zc, s1, true, true, &r.work);
-        if (s1 == s_max && v1 < target - cr_mul(CR_R(0.02), -dv0) && widened < 2) {
-            /* the line led to the fold limit and the volume is still short (a hint below the limit): wider */
+        /* the model falls short by about as much as it did in the last step (the bulge's bend): aim that much lower */
+        cr_real bias = cr_clamp(p.model_bias, 0, CR_R(0.1));
+        cr_real s1 = cubic_root(k, target - cr_mul(bias, -dv0), s_max);
+        cr_real v1 = place(&p, skin, others, n_others, zc, nt, s1, s1, FROM_MODEL, OUT_NORMALS_NEAR, warm_steps, true, &r.work);
+        r.model_bias = cr_clamp(cr_div(v1 - cubic_at(k, s1), -dv0), 0, CR_R(0.1));
+        if (s1 == s_max && v1 < target - off && widened < 2) {
+            /* the model reached the fold limit and the volume is still short: wider */
             grow = true;
             continue;
         }
-        if (v1 <= 0 && cr_abs(v1 - target) > cr_mul(CR_R(0.02), -dv0) && v1 != vp) {
-            /* more than 2 % of the compression off: one secant step, kept if it is closer and not above rest */
-            cr_real s2 = cr_clamp(s1 + cr_mul(cr_div(target - v1, v1 - vp), s1 - sp), 0, s_max);
-            cr_real v2 = place(&p, skin, others, n_others, zc, s2, true, true, &r.work);
-            if (v2 <= 0 && cr_abs(v2 - target) < cr_abs(v1 - target)) s1 = s2, v1 = v2;
-            else v1 = place(&p, skin, others, n_others, zc, s1, true, true, &r.work);
-        }
-        if (v1 > 0) {
-            /* overshot: the secant through the probe and s1, or back to the probe if it was not above rest */
-            cr_real s2 = v1 != vp ? cr_clamp(s1 + cr_mul(cr_div(target - v1, v1 - vp), s1 - sp), 0, s_max) : sp;
-            cr_real v2 = place(&p, skin, others, n_others, zc, s2, true, true, &r.work);
-            if (v2 > 0) s2 = vp <= 0 && sp < s1 ? sp : 0, v2 = place(&p, skin, others, n_others, zc, s2, true, true, &r.work);
+        if (v1 > 0 || cr_abs(v1 - target) > off) {
+            cr_real slope = cubic_slope(k, s1);
+            cr_real s2 = slope > 0 ? cr_clamp(s1 + cr_div(target - v1, slope), 0, s_max) : 0;
+            cr_real v2 = place(&p, skin, others, n_others, zc, nt, s2, s2 - s1, FROM_MODEL, OUT_NORMALS_NEAR, warm_steps, true, &r.work);
+            if (v2 <= 0 && (v1 > 0 || cr_abs(v2 - target) < cr_abs(v1 - target))) s1 = s2, v1 = v2;
+            else if (v1 <= 0) v1 = place(&p, skin, others, n_others, zc, nt, s1, s1 - s2, FROM_MODEL, OUT_NORMALS_NEAR, warm_steps, true, &r.work);
             /* the last resort is the compression alone, placed from rest as dV0 was: the same numbers, so never above rest */
-            if (v2 > 0) s2 = 0, v2 = place(&p, skin, others, n_others, zc, 0, true, false, &r.work);
-            s1 = s2, v1 = v2;
+            if (v1 > 0) s1 = 0, v1 = place(&p, skin, others, n_others, zc, nt, 0, 0, FROM_REST, OUT_NORMALS, p.newton_steps, true, &r.work);
         }
         r.scale = s1;
         r.dv = v1;
+        /* the next step starts this wide if the bulge still needs most of the fold limit's room here; with room
+         * to spare, one step narrower (and widens again if that falls short) */
+        r.widen_next = widened > 0 && s1 < cr_half(s_max) ? cr_div(widen, CR_R(1.5)) : widen;
         break;
     }
     for (uint32_t z = 0; z < zc; ++z) skin->mark[skin->zone[z]] = 0;

@@ -20,15 +20,21 @@
  *     body gets the larger c1: a shorter propagation zone.
  *   - The bump's height follows its width: h(P) = h (c - c0) / (c - c1(P)),
  *     so the front bump is higher as well as shorter, as the seed wants.
+ *   - The peak m is the front-most border's, m = c1m + peak (c - c1m) with
+ *     c1m = max(c1, 1.5 c0), alike at every vertex: the bump b1 makes at
+ *     h = 0 (its slope -1 at c) is then alike front and back, and cannot make
+ *     the back higher when s is small.
  *   - c1(P) and h(P) are taken at the vertex's rest position and held while
  *     Newton moves it (F1 stays one C1 function per vertex).
  *   - h = s x (the deepest compression potential of that contact), one scale
- *     s per body and step, chosen by the volume rule: the volume change the
- *     skin makes is a smooth, nearly linear function of s, so two secant
- *     steps from s = 0 and s = 1 find the s that gives back the compressed
- *     volume less `volume_loss` of it (and a hair more loss, so the
- *     nonlinearity cannot push the volume above rest); the last s whose
- *     volume is not above rest is kept.
+ *     s per body and step, chosen by the volume rule: the compression pass
+ *     records each vertex's dy/ds, the volume with every vertex moved along
+ *     it is a cubic in s (exact in the tetrahedra), its root (aimed lower by
+ *     the model's shortfall in the last step) gives s; a pass from there, a
+ *     step along the cubic's slope if it lands off, and s = 0 if the volume
+ *     would still be above rest. The target leaves `volume_loss` of the
+ *     compressed volume lost (and a hair more, so the model's error cannot
+ *     push the volume above rest).
  */
 #ifndef CRUMPLE_SQUASH_INTERNAL_H
 #define CRUMPLE_SQUASH_INTERNAL_H
@@ -43,6 +49,9 @@
 #define CRI_SQUASH_VOLUME_MARGIN CR_R(0.01)
 /// A widened zone's c1 stays at or above this share of c (c1 > 0: the zone ends inside the other's reach).
 #define CRI_SQUASH_C1_FLOOR CR_R(0.0625)
+/// Newton stops where |F1 - c| is within this share of c (about 3e-5 m on
+/// the bench's skin): a warm start that lands there takes no further step.
+#define CRI_SQUASH_NEWTON_TOL CR_R(1e-6)
 /// Largest bulge scale: h at most this many times the compression depth.
 #define CRI_SQUASH_MAX_SCALE CR_R(64)
 
@@ -74,7 +83,12 @@ typedef struct cri_squash_params {
     cr_real c, c0, peak;
     cr_real volume_loss;
     cr_real max_step;      ///< m, longest Newton step (cri_squash_deform sets it: a quarter of the smallest radius of influence)
-    cr_real scale_hint;    ///< > 0: the scale the last step chose, the volume rule's first probe (a contact changes little in a step)
+    cr_real widen_hint;    ///< the last step's widen_next: the zone starts this wide (1, 1.5 or 2.25; below 1: 1)
+    cr_real model_bias;    ///< the last step's model_bias (a contact changes little in a step): the volume model aims this much lower
+    const cr_real *grid;   ///< sculpting (seed §4.3): potential grid nodes (<= 0) added to the skeleton's potential, or NULL
+    int32_t grid_dims[3];
+    cr_vec3 grid_origin;   ///< m, node (0, 0, 0)
+    cr_real grid_inv;      ///< 1/m, one over the node spacing
     cr_real fixed_scale;   ///< >= 0: the seed's own rule, h = this x the compression depth, no volume rule; < 0: the volume rule
 } cri_squash_params;
 
@@ -101,9 +115,11 @@ typedef struct cri_squash_skin {
     uint32_t *zone;                   ///< [zone_capacity] out: the zone vertices, ascending
     cr_real *zone_c1;                 ///< [zone_capacity * CRI_SQUASH_MAX_OTHERS] scratch
     cr_real *zone_h;                  ///< [zone_capacity * CRI_SQUASH_MAX_OTHERS] scratch
+    cr_vec3 *zone_dir;                ///< [zone_capacity] scratch: each zone vertex's dy/ds (the volume model)
     uint32_t zone_capacity;
     const cri_squash_cells *cells;    ///< or NULL: every vertex is tested against the others' bounds
-    uint32_t *candidates;             ///< [vertex_count] scratch: the vertices within the others' bounds
+    uint32_t *candidates;             ///< [vertex_count + triangle_count] scratch: the vertices within the others'
+                                      ///< bounds, then the zone's triangles
 } cri_squash_skin;
 
 /// What one deformation did.
@@ -116,8 +132,14 @@ typedef struct cri_squash_result {
     cr_real scale;            ///< the bulge scale s the volume rule chose
     cr_real scale_limit;      ///< the largest s that does not fold the skin over
     cr_real widen;            ///< the zone's widening: 1, or 1.5 and 2.25 when the bulge a narrower zone needs would fold
+    cr_real widen_next;       ///< the width the next step should start at (its widen_hint)
+    cr_real model_bias;       ///< how far the volume model fell short, share of the compressed volume (0..0.1)
 } cri_squash_result;
 
+/// The squishy body's own potential: its skeleton's plus, when sculpting, the grid's (trilinear; 0 outside it).
+cr_potential cri_squash_own_potential(const cri_squash_params *prm, cr_vec3 p);
+/// Print d (< 0 lowers the potential) into the grid around p, trilinear weights, nodes kept >= floor.
+void cri_squash_grid_print(const cri_squash_params *prm, cr_real *grid, cr_vec3 p, cr_real d, cr_real floor);
 /// b1(x) and b1'(x) for the dilation on [c1, c] with peak (m, h); 0 outside.
 cr_real cri_squash_bulge(cr_real x, cr_real c1, cr_real m, cr_real h, cr_real c, cr_real *slope);
 /// The other body's potential (scaled to our c) and gradient at p, squishy frame.

@@ -53,10 +53,16 @@ typedef struct cr_squash_body {
     cr_real volume;           ///< m^3, the deformed skin
     cr_real volume_compressed;
     cr_real bulge_scale;
+    cr_real model_bias;       ///< the volume model's shortfall in the last step (cri_squash_result)
+    cr_real widen;            ///< the width the next step starts at (cri_squash_result.widen_next)
     cr_vec3 cell_origin;      ///< the rest vertices' cells (cri_squash_cells without its pointers)
     cr_real cell_inv;
     int32_t cell_dims[3];
-    uint32_t pad_;
+    uint32_t posed;           ///< 1: the game moved the skeleton or a print moved the rest skin: the rest is the posed one
+    int32_t grid_dims[3];     ///< sculpting grid (0 0 0: not sculpting)
+    cr_vec3 grid_origin;
+    cr_real grid_cell;        ///< m
+    cr_real grid_deepest;     ///< m, the farthest a print moved a rest vertex so far
 } cr_squash_body;
 
 cr_squash_def cr_default_squash_def(void) {
@@ -71,6 +77,8 @@ cr_squash_def cr_default_squash_def(void) {
     d.stiffness = CR_R(2000);
     d.damping = CR_R(100);
     d.soft_depth = CR_R(0.1);
+    d.sculpt_cell = 0;
+    d.sculpt_rate = CR_R(0.5);
     d.cookie = CR_SQUASH_COOKIE;
     return d;
 }
@@ -82,6 +90,8 @@ cr_squash_budget cr_default_squash_budget(void) {
     b.max_primitives = 32;
     b.zone_vertices = 8192;
     b.vertices_per_step = 1u << 16;
+    b.posable = 0;
+    b.sculpt_nodes = 0;
     return b;
 }
 
@@ -90,7 +100,7 @@ cr_status cri_squash_model_check_def(const cr_squash_budget *b) {
     if (b->body_capacity == 0) return CR_OK;
     if (b->max_vertices == 0 || b->max_vertices > CR_ASSET_MAX_VERTICES || b->max_primitives == 0 ||
         b->max_primitives > 4096 || b->zone_vertices == 0 || b->zone_vertices > b->max_vertices ||
-        b->vertices_per_step == 0)
+        b->vertices_per_step == 0 || b->posable > 1 || (b->sculpt_nodes > 0 && (!b->posable || b->sculpt_nodes > (1u << 24))))
         return CR_ERR_DEF_INVALID;
     /* a record's rows must be addressable by 32-bit offsets */
     if ((uint64_t)b->body_capacity * (b->max_vertices * 7ull + 32) * sizeof(uint32_t) > (1ull << 30)) return CR_ERR_DEF_INVALID;
@@ -100,8 +110,8 @@ cr_status cri_squash_model_check_def(const cr_squash_budget *b) {
 static uint64_t al16(uint64_t x) { return (x + 15u) & ~(uint64_t)15u; }
 static uint64_t max_triangles(const cr_squash_budget *b) { return 2ull * b->max_vertices + 8; }
 static uint64_t scratch_bytes(const cr_squash_budget *b) {
-    return al16(b->max_vertices) + al16((uint64_t)b->max_vertices * sizeof(uint32_t)) + al16((uint64_t)b->zone_vertices * sizeof(uint32_t)) +
-           2 * al16((uint64_t)b->zone_vertices * CRI_SQUASH_MAX_OTHERS * sizeof(cr_real));
+    return al16(b->max_vertices) + al16((b->max_vertices + max_triangles(b)) * sizeof(uint32_t)) + al16((uint64_t)b->zone_vertices * sizeof(uint32_t)) +
+           2 * al16((uint64_t)b->zone_vertices * CRI_SQUASH_MAX_OTHERS * sizeof(cr_real)) + al16((uint64_t)b->zone_vertices * sizeof(cr_vec3));
 }
 
 uint64_t cri_squash_model_region_bytes(const cr_world_def *def) {
@@ -111,7 +121,8 @@ uint64_t cri_squash_model_region_bytes(const cr_world_def *def) {
     return al16(n * sizeof(cr_squash_body)) + al16(n * b->max_primitives * sizeof(cr_squash_primitive)) +
            al16(n * b->zone_vertices * sizeof(uint32_t)) + al16(n * (b->max_vertices + 1ull) * sizeof(uint32_t)) +
            al16(n * 3 * max_triangles(b) * sizeof(uint32_t)) + al16(n * (2ull * b->max_vertices + 1) * sizeof(uint32_t)) +
-           scratch_bytes(b) + 112u;
+           scratch_bytes(b) + (b->posable ? al16(n * 2ull * b->max_vertices * sizeof(cr_vec3)) + 16u : 0) +
+           (b->sculpt_nodes ? al16(n * (uint64_t)b->sculpt_nodes * sizeof(cr_real)) + 16u : 0) + 112u;
 }
 
 bool cri_squash_model_layout(cr_world *w, uint8_t *block) {
@@ -127,6 +138,14 @@ bool cri_squash_model_layout(cr_world *w, uint8_t *block) {
     r->tri_list = cri_arena_push(&w->persistent, block, n * 3 * (uint32_t)max_triangles(b) * (uint32_t)sizeof(uint32_t), 16);
     r->cells = cri_arena_push(&w->persistent, block, n * (2 * b->max_vertices + 1) * (uint32_t)sizeof(uint32_t), 16);
     r->scratch = cri_arena_push(&w->persistent, block, (uint32_t)scratch_bytes(b), 16);
+    if (b->posable) {
+        r->posed = cri_arena_push(&w->persistent, block, n * 2 * b->max_vertices * (uint32_t)sizeof(cr_vec3), 16);
+        if (r->posed == CR_NO_OFFSET) return false;
+    }
+    if (b->sculpt_nodes) {
+        r->grids = cri_arena_push(&w->persistent, block, n * b->sculpt_nodes * (uint32_t)sizeof(cr_real), 16);
+        if (r->grids == CR_NO_OFFSET) return false;
+    }
     bool ok = r->cells != CR_NO_OFFSET && r->records != CR_NO_OFFSET && r->primitives != CR_NO_OFFSET && r->zones != CR_NO_OFFSET &&
               r->tri_start != CR_NO_OFFSET && r->tri_list != CR_NO_OFFSET && r->scratch != CR_NO_OFFSET;
     if (ok) {
@@ -148,6 +167,12 @@ static uint32_t *tri_start_of(const cr_world *w, uint32_t rec) {
 }
 static uint32_t *cells_of(const cr_world *w, uint32_t rec) {
     return CR_AT(w, CR_DAMAGE(w)->squash.cells, uint32_t) + (size_t)rec * (2 * w->def.damage.squash.max_vertices + 1);
+}
+static cr_vec3 *posed_of(const cr_world *w, uint32_t rec) {
+    return CR_AT(w, CR_DAMAGE(w)->squash.posed, cr_vec3) + (size_t)rec * 2 * w->def.damage.squash.max_vertices;
+}
+static cr_real *grid_of(const cr_world *w, uint32_t rec) {
+    return CR_AT(w, CR_DAMAGE(w)->squash.grids, cr_real) + (size_t)rec * w->def.damage.squash.sculpt_nodes;
 }
 static uint32_t *tri_list_of(const cr_world *w, uint32_t rec) {
     return CR_AT(w, CR_DAMAGE(w)->squash.tri_list, uint32_t) + (size_t)rec * 3 * max_triangles(&w->def.damage.squash);
@@ -174,7 +199,8 @@ static bool def_ok(const cr_squash_def *d, const cr_asset *a) {
            d->isovalue > 0 && d->c0 > 0 && cr_mul(CR_R(1.5), d->c0) < d->isovalue && d->peak > 0 && d->peak < CR_R(1) &&
            d->rigid_reach > CR_R(1e-3) && d->rigid_reach < CR_R(100) && d->volume_loss >= 0 && d->volume_loss <= CR_R(0.5) &&
            d->stiffness >= 0 && d->stiffness < CR_R(1e9) && d->damping >= 0 && d->damping < CR_R(1e9) && d->soft_depth > 0 &&
-           d->soft_depth < CR_R(100);
+           d->soft_depth < CR_R(100) && cr_real_is_finite(d->sculpt_cell) && d->sculpt_cell >= 0 && d->sculpt_cell < CR_R(100) &&
+           cr_real_is_finite(d->sculpt_rate) && d->sculpt_rate > 0 && d->sculpt_rate <= CR_R(1);
 }
 
 cr_status cri_squash_model_attach(cr_world *w, uint32_t body_index1, const cr_squash_def *def) {
@@ -195,6 +221,7 @@ cr_status cri_squash_model_attach(cr_world *w, uint32_t body_index1, const cr_sq
     if (def->primitive_count > bd->max_primitives || a->vertex_count > bd->max_vertices ||
         a->triangle_count > max_triangles(bd))
         return CR_ERR_CAPACITY;
+    if (def->sculpt_cell > 0 && (!bd->posable || bd->sculpt_nodes == 0)) return CR_ERR_CAPACITY; /* no room for a grid */
     uint32_t pick = bd->body_capacity;
     for (uint32_t i = 0; i < bd->body_capacity && pick == bd->body_capacity; ++i)
         if (records(w)[i].body_index1 == 0) pick = i;
@@ -229,6 +256,28 @@ cr_status cri_squash_model_attach(cr_world *w, uint32_t body_index1, const cr_sq
     (void)nc;
     r->cell_origin = g.origin, r->cell_inv = g.inv_cell;
     memcpy(r->cell_dims, g.dims, sizeof r->cell_dims);
+    if (def->sculpt_cell > 0) {
+        /* the sculpting grid: over the rest skin and a cell beyond, its spacing doubled until it fits the budget */
+        cr_vec3 lo = a->positions[0], hi = a->positions[0];
+        for (uint32_t v = 1; v < a->vertex_count; ++v) lo = cr_v3_min(lo, a->positions[v]), hi = cr_v3_max(hi, a->positions[v]);
+        cr_real cell = def->sculpt_cell;
+        uint64_t nodes;
+        for (;;) {
+            const cr_real ext[3] = {hi.x - lo.x, hi.y - lo.y, hi.z - lo.z};
+            nodes = 1;
+            for (int k = 0; k < 3; ++k) r->grid_dims[k] = cr_floor_int(cr_div(ext[k], cell)) + 4, nodes *= (uint64_t)r->grid_dims[k];
+            if (nodes <= bd->sculpt_nodes) break;
+            cell = 2 * cell;
+        }
+        r->grid_cell = cell;
+        r->grid_origin = cr_v3_sub(lo, cr_v3(cell, cell, cell));
+        memset(grid_of(w, pick), 0, nodes * sizeof(cr_real));
+        /* the prints move the rest skin: it is the posed one from the start */
+        cr_vec3 *rest = posed_of(w, pick);
+        memcpy(rest, a->positions, a->vertex_count * sizeof(cr_vec3));
+        memcpy(rest + bd->max_vertices, a->normals, a->vertex_count * sizeof(cr_vec3));
+        r->posed = 1;
+    }
     b->soft_depth = def->soft_depth;
     b->models |= CR_MODEL_SQUASH;
     return CR_OK;
@@ -264,6 +313,9 @@ cr_status cr_squash_get(const cr_world *w, cr_body_id id, cr_squash_view *out) {
     out->volume = r->volume;
     out->volume_compressed = r->volume_compressed;
     out->bulge_scale = r->bulge_scale;
+    out->sculpt_nodes = (uint32_t)(r->grid_dims[0] * r->grid_dims[1] * r->grid_dims[2]);
+    out->sculpt_cell = r->grid_cell;
+    out->sculpt_depth = r->grid_deepest;
     return CR_OK;
 }
 
@@ -278,6 +330,8 @@ uint64_t cri_squash_model_hash(const cr_world *w, uint64_t h) {
         for (uint32_t k = 0; k < r->zone_count; ++k) h = cr_hash_u32(h, z[k]);
         h = cr_hash_real(h, r->volume);
         h = cr_hash_real(h, r->bulge_scale);
+        /* model_bias, widen and the posed skin are not hashed: the schema (world/state_hash.c) lists what is, and a
+         * change to it changes every world's hash; their effect shows in the next step's zone, volume and scale */
     }
     return h;
 }
@@ -378,19 +432,26 @@ static uint32_t squash_body(cr_world *w, uint32_t ri, cr_real dt) {
     prm.c = r->def.isovalue, prm.c0 = r->def.c0, prm.peak = r->def.peak;
     prm.volume_loss = r->def.volume_loss;
     prm.fixed_scale = -CR_R(1);
-    prm.scale_hint = r->bulge_scale;
+    prm.model_bias = r->model_bias;
+    prm.widen_hint = r->widen;
+    if (r->grid_dims[0] > 0) {
+        prm.grid = grid_of(w, ri);
+        memcpy(prm.grid_dims, r->grid_dims, sizeof prm.grid_dims);
+        prm.grid_origin = r->grid_origin, prm.grid_inv = cr_div(CR_R(1), r->grid_cell);
+    }
     cri_squash_skin skin;
     memset(&skin, 0, sizeof skin);
     uint32_t sc = CR_DAMAGE(w)->squash.scratch;
     skin.vertex_count = r->vertex_count, skin.triangle_count = r->triangle_count;
     skin.rest = rest->positions, skin.rest_normals = rest->normals, skin.triangles = rest->triangles;
+    if (r->posed) skin.rest = posed_of(w, ri), skin.rest_normals = posed_of(w, ri) + bd->max_vertices;
     skin.tri_start = tri_start_of(w, ri), skin.tri_list = tri_list_of(w, ri);
     skin.pos = cr_surface_copy_positions(copy, block);
     skin.normals = (cr_vec3 *)(block + copy->normals);
     skin.mark = block + sc;
     sc += (uint32_t)al16(bd->max_vertices);
     skin.candidates = CR_AT(w, sc, uint32_t);
-    sc += (uint32_t)al16((uint64_t)bd->max_vertices * sizeof(uint32_t));
+    sc += (uint32_t)al16((bd->max_vertices + max_triangles(bd)) * sizeof(uint32_t));
     cri_squash_cells cells;
     cells.origin = r->cell_origin, cells.inv_cell = r->cell_inv;
     memcpy(cells.dims, r->cell_dims, sizeof cells.dims);
@@ -401,6 +462,8 @@ static uint32_t squash_body(cr_world *w, uint32_t ri, cr_real dt) {
     skin.zone_c1 = CR_AT(w, sc, cr_real);
     sc += (uint32_t)al16((uint64_t)bd->zone_vertices * CRI_SQUASH_MAX_OTHERS * sizeof(cr_real));
     skin.zone_h = CR_AT(w, sc, cr_real);
+    sc += (uint32_t)al16((uint64_t)bd->zone_vertices * CRI_SQUASH_MAX_OTHERS * sizeof(cr_real));
+    skin.zone_dir = CR_AT(w, sc, cr_vec3);
     skin.zone_capacity = bd->zone_vertices;
     uint32_t *prev = zone_of(w, ri);
     uint32_t first = r->vertex_count, last = 0;
@@ -415,7 +478,50 @@ static uint32_t squash_body(cr_world *w, uint32_t ri, cr_real dt) {
     r->volume = r->volume_rest + res.dv;
     r->volume_compressed = r->volume_rest + res.dv_compressed;
     r->bulge_scale = res.scale;
+    r->model_bias = res.model_bias;
+    r->widen = res.widen_next;
     r->contacts = 0;
+    /* sculpting (seed §4.3): where another body presses in (f2 > c at the rest skin) it prints a share of that
+     * into the grid, lowering the body's own potential there for good; the printed vertices' rest is put back on
+     * f1 + grid = c, so the mark stays when the contact ends (the drawn skin returns to that rest) */
+    if (prm.grid != NULL) {
+        cr_real *grid = grid_of(w, ri);
+        cr_vec3 *rest_p = posed_of(w, ri), *rest_n = rest_p + bd->max_vertices;
+        bool printed = false;
+        /* every vertex in a cell prints into its corners: a cell holding many vertices would take their sum, so each
+         * print is weighted by the vertex's share of a cell face (at most 1): the nodes take about the mean */
+        const cr_real share = cr_min(CR_R(1), cr_div(r->vertex_area, cr_sq(r->grid_cell)));
+        for (uint32_t z = 0; z < res.zone_count; ++z) {
+            uint32_t v = prev[z];
+            for (uint32_t k = 0; k < n; ++k) {
+                if (others[k].depth <= 0) continue;
+                cr_real f2 = cri_squash_other_potential(&others[k], rest_p[v]).f;
+                if (f2 <= prm.c) continue;
+                cri_squash_grid_print(&prm, grid, rest_p[v], -cr_mul(cr_mul(r->def.sculpt_rate, share), f2 - prm.c), -prm.c);
+                printed = true;
+            }
+        }
+        work += res.zone_count * n;
+        if (printed) {
+            for (uint32_t z = 0; z < res.zone_count; ++z) {
+                uint32_t v = prev[z];
+                cr_vec3 y = rest_p[v];
+                cr_potential f = {0, {0, 0, 0}};
+                for (uint32_t it = 0; it < r->def.newton_steps; ++it) {
+                    f = cri_squash_own_potential(&prm, y);
+                    cr_real g2 = cr_v3_len_sq(f.grad);
+                    if (g2 <= CR_REAL_EPS || cr_abs(prm.c - f.f) <= cr_mul(prm.c, CRI_SQUASH_NEWTON_TOL)) break;
+                    y = cr_v3_mad(y, cr_div(prm.c - f.f, g2), f.grad);
+                }
+                f = cri_squash_own_potential(&prm, y);
+                cr_vec3 nn = cr_v3_normalize(cr_v3_neg(f.grad));
+                rest_p[v] = y;
+                if (!(nn.x == 0 && nn.y == 0 && nn.z == 0)) rest_n[v] = nn;
+                r->grid_deepest = cr_max(r->grid_deepest, cr_v3_len(cr_v3_sub(y, rest->positions[v])));
+            }
+            work += res.zone_count * (r->def.newton_steps + 1);
+        }
+    }
     /* the soft contact forces */
     for (uint32_t k = 0; k < n; ++k) {
         if (others[k].depth > 0) r->contacts++;
@@ -458,4 +564,109 @@ void cri_squash_model_step(cr_world *w, cr_real dt) {
     w->stats.squash.done = done;
     w->stats.squash.work = work;
     w->stats.squash.waiting = waiting;
+}
+
+/* ---- a kinematic skeleton (seed 003 §4.2) ---------------------------------- */
+
+/* The rotation taking unit u to unit v (the shortest arc; half a turn about
+ * any axis perpendicular to u when they are opposite). */
+static cr_quat arc(cr_vec3 u, cr_vec3 v) {
+    cr_real d = cr_v3_dot(u, v);
+    if (d < -CR_R(0.9999)) {
+        cr_vec3 axis = cr_v3_cross(u, cr_abs(u.x) < CR_R(0.9) ? cr_v3(CR_R(1), 0, 0) : cr_v3(0, CR_R(1), 0));
+        axis = cr_v3_normalize(axis);
+        cr_quat q = {axis.x, axis.y, axis.z, 0};
+        return q;
+    }
+    cr_vec3 c = cr_v3_cross(u, v);
+    cr_quat q = {c.x, c.y, c.z, CR_R(1) + d};
+    return cr_quat_normalize(q);
+}
+
+/* Where x, near primitive `from`, goes when it becomes `to`: along the
+ * primitive by its parameter, across it turned with it. */
+static cr_vec3 carry(const cr_squash_primitive *from, const cr_squash_primitive *to, cr_vec3 x) {
+    cr_vec3 d = cr_v3_sub(x, from->a);
+    if (from->type == CR_SQUASH_POINT) return cr_v3_add(to->a, d);
+    cr_vec3 ab = from->b, ab2 = to->b; /* a rectangle turns with its first half-edge */
+    if (from->type == CR_SQUASH_SEGMENT) ab = cr_v3_sub(from->b, from->a), ab2 = cr_v3_sub(to->b, to->a);
+    cr_real l, l2;
+    cr_vec3 u = cr_v3_normalize_len(ab, &l), u2 = cr_v3_normalize_len(ab2, &l2);
+    if (l <= CR_R(1e-6) || l2 <= CR_R(1e-6)) return cr_v3_add(to->a, d);
+    cr_quat q = arc(u, u2);
+    if (from->type == CR_SQUASH_SEGMENT) {
+        cr_real t = cr_div(cr_v3_dot(d, u), l);
+        cr_vec3 across = cr_v3_sub(d, cr_v3_scale(u, cr_mul(t, l)));
+        return cr_v3_add(cr_v3_mad(to->a, t, ab2), cr_quat_rotate(q, across));
+    }
+    return cr_v3_add(to->a, cr_quat_rotate(q, d));
+}
+
+cr_status cr_squash_set_primitives(cr_world *w, cr_body_id id, const cr_squash_primitive *prims, uint32_t count) {
+    if (w == NULL || prims == NULL) return CR_ERR_NULL_ARGUMENT;
+    if (cri_world_body(w, id) == NULL) return CR_ERR_STALE_HANDLE;
+    uint32_t ri = record_index(w, id.index1);
+    const cr_squash_budget *bd = &w->def.damage.squash;
+    if (ri == bd->body_capacity) return CR_ERR_DEF_INVALID;
+    if (!bd->posable) return CR_ERR_CAPACITY;
+    cr_squash_body *r = &records(w)[ri];
+    if (count != r->def.primitive_count || cri_skeleton_check(prims, count) != 0) return CR_ERR_DEF_INVALID;
+    for (uint32_t i = 0; i < count; ++i)
+        if (prims[i].type != prims_of(w, ri)[i].type) return CR_ERR_DEF_INVALID;
+    cr_surface_copy *copy = cri_damage_surface_of(w, r->body_index1);
+    if (copy == NULL) return CR_ERR_DEF_INVALID;
+    const cr_asset *a = cr_world_asset(w, copy->rest_slot);
+    uint8_t *block = (uint8_t *)w;
+    cr_vec3 *rest = posed_of(w, ri), *rest_n = rest + bd->max_vertices;
+    if (!r->posed) {
+        memcpy(rest, a->positions, r->vertex_count * sizeof(cr_vec3));
+        memcpy(rest_n, a->normals, r->vertex_count * sizeof(cr_vec3));
+    }
+    cr_squash_primitive *old = prims_of(w, ri);
+    const cr_real c = r->def.isovalue;
+    cr_vec3 *pos = cr_surface_copy_positions(copy, block), *nor = (cr_vec3 *)(block + copy->normals);
+    for (uint32_t v = 0; v < r->vertex_count; ++v) {
+        /* carried by the primitive that weighs most on it (the first of equals) */
+        uint32_t owner = 0;
+        cr_real best = -CR_R(1);
+        for (uint32_t i = 0; i < count; ++i) {
+            cr_real f = cri_skeleton_value(&old[i], 1, rest[v]);
+            if (f > best) best = f, owner = i;
+        }
+        cr_vec3 y = carry(&old[owner], &prims[owner], rest[v]);
+        /* onto the new skeleton's f = c: Newton along the gradient, each step at most a quarter radius */
+        cr_potential f = {0, {0, 0, 0}};
+        for (uint32_t it = 0; it < 2 * r->def.newton_steps; ++it) {
+            f = cri_skeleton_potential(prims, count, y);
+            cr_real g2 = cr_v3_len_sq(f.grad);
+            if (g2 <= CR_REAL_EPS || cr_abs(c - f.f) <= cr_mul(c, CRI_SQUASH_NEWTON_TOL)) break;
+            cr_vec3 d = cr_v3_scale(f.grad, cr_div(c - f.f, g2));
+            cr_real cap = cr_mul(CR_R(0.25), prims[owner].radius);
+            if (cr_v3_len_sq(d) > cr_sq(cap)) d = cr_v3_scale(d, cr_div(cap, cr_v3_len(d)));
+            y = cr_v3_add(y, d);
+        }
+        f = cri_skeleton_potential(prims, count, y);
+        cr_vec3 n = cr_v3_normalize(cr_v3_neg(f.grad));
+        rest[v] = pos[v] = y;
+        if (!(n.x == 0 && n.y == 0 && n.z == 0)) rest_n[v] = n;
+        nor[v] = rest_n[v];
+    }
+    memcpy(old, prims, count * sizeof *prims);
+    cri_skeleton_bound(old, count, &r->bound_centre, &r->bound_radius);
+    /* the cells and the rest volume of the posed skin */
+    cri_squash_cells g;
+    uint32_t *cells = cells_of(w, ri);
+    cri_squash_cells_build(rest, r->vertex_count, r->vertex_count, &g, cells, cells + r->vertex_count + 1);
+    r->cell_origin = g.origin, r->cell_inv = g.inv_cell;
+    memcpy(r->cell_dims, g.dims, sizeof r->cell_dims);
+    cr_real six = 0;
+    for (uint32_t t = 0; t < r->triangle_count; ++t) {
+        const uint32_t *k = &a->triangles[3 * t];
+        six += cr_v3_dot(rest[k[0]], cr_v3_cross(rest[k[1]], rest[k[2]]));
+    }
+    r->volume_rest = r->volume = r->volume_compressed = cr_div(six, CR_R(6));
+    r->zone_count = 0; /* every vertex was just written at the posed rest */
+    r->posed = 1;
+    cri_surface_copy_mark(copy, 0, r->vertex_count - 1);
+    return CR_OK;
 }
