@@ -330,8 +330,20 @@ uint64_t cri_squash_model_hash(const cr_world *w, uint64_t h) {
         for (uint32_t k = 0; k < r->zone_count; ++k) h = cr_hash_u32(h, z[k]);
         h = cr_hash_real(h, r->volume);
         h = cr_hash_real(h, r->bulge_scale);
-        /* model_bias, widen and the posed skin are not hashed: the schema (world/state_hash.c) lists what is, and a
-         * change to it changes every world's hash; their effect shows in the next step's zone, volume and scale */
+        /* what the next step starts from: a replay that diverged here must say so in this step's hash */
+        h = cr_hash_real(h, r->model_bias);
+        h = cr_hash_real(h, r->widen);
+        h = cr_hash_u32(h, r->posed);
+        if (r->posed) {
+            const cr_vec3 *rest = posed_of(w, i), *normals = rest + bd->max_vertices;
+            for (uint32_t k = 0; k < r->vertex_count; ++k) h = cr_hash_vec3(cr_hash_vec3(h, rest[k]), normals[k]);
+        }
+        const uint32_t nodes = (uint32_t)(r->grid_dims[0] * r->grid_dims[1] * r->grid_dims[2]);
+        if (nodes) {
+            const cr_real *g = grid_of(w, i);
+            for (uint32_t k = 0; k < nodes; ++k) h = cr_hash_real(h, g[k]);
+            h = cr_hash_real(h, r->grid_deepest);
+        }
     }
     return h;
 }
