@@ -44,7 +44,7 @@ typedef struct cr_soft_body {
     cr_real friction;
     cr_real restitution;
     cr_real rolling_friction; ///< m, lever arm against static and kinematic bodies
-    cr_real sleep_time;       ///< s slower than the world's sleep_linear
+    cr_real sleep_time;       ///< s since its sleep window began (no particle farther than sleep_linear x the world's sleep_time from its anchor since)
     cr_vec3 bounds_min, bounds_max; ///< m, the particles at the end of the last step
     uint32_t touched[CR_SOFT_TOUCHED]; ///< index1 of rigid bodies its particles touched last step (0: none): no new impact event on them
     uint64_t user_data;
@@ -74,7 +74,7 @@ typedef struct cr_soft_region {
     uint32_t particle_count;  ///< particles in use (packed)
     uint32_t spring_count;    ///< springs in use (packed)
     uint32_t next_body;       ///< the slot the next step starts at (a body that waited runs first)
-    uint32_t pad_;
+    uint32_t anchors;         ///< offset of cr_vec3[spring.particle_capacity]: each particle where its body's sleep window began
 } cr_soft_region;
 
 static inline cr_soft_region *cri_soft_region(cr_world *w) { return CR_AT(w, w->soft_region, cr_soft_region); }
@@ -84,6 +84,7 @@ static inline const cr_soft_region *cri_soft_region_c(const cr_world *w) {
 static inline cr_soft_body *cri_soft_bodies(cr_world *w) { return CR_AT(w, cri_soft_region(w)->bodies, cr_soft_body); }
 static inline cr_particle *cri_soft_particles(cr_world *w) { return CR_AT(w, cri_soft_region(w)->particles, cr_particle); }
 static inline cr_spring *cri_soft_springs(cr_world *w) { return CR_AT(w, cri_soft_region(w)->springs, cr_spring); }
+static inline cr_vec3 *cri_soft_anchors(cr_world *w) { return CR_AT(w, cri_soft_region(w)->anchors, cr_vec3); }
 
 /* world.c */
 cr_status cri_soft_check_budget(const cr_spring_budget *b);
@@ -154,9 +155,11 @@ uint32_t cri_soft_rigid_candidates(cr_world *w, const cr_soft_body *sb, cr_real 
 /// A candidate touched gets CR_SOFT_TOUCH_BIT; a pair approaching faster
 /// than hits->min_speed starts an impact record unless the rigid body is in
 /// sb->touched (it was touching last step: the same contact, not an impact).
-/// (h: the substep, s; reach: how far the body may move this step, m)
+/// (h: the substep, s; reach: how far the body may move this step, m;
+/// prev: the body's particles where its last substep's rigid contacts left
+/// them, or NULL: static friction undoes what slid since; set on return)
 uint32_t cri_soft_collide_rigid(cr_world *w, cr_soft_body *sb, uint32_t *cand, uint32_t n_cand, cr_real h,
-                               cr_real reach, cr_soft_hits *hits);
+                               cr_real reach, cr_soft_hits *hits, cr_vec3 *prev);
 /// The rolling resistance of one rigid body's contacts of this substep
 /// (hits->roll_*: normal impulse, impulse-weighted contact points, lever arm).
 void cri_soft_roll_resist(cr_world *w, cr_soft_body *sb, const cr_soft_hits *hits);
@@ -170,9 +173,10 @@ void cri_soft_roll_resist(cr_world *w, cr_soft_body *sb, const cr_soft_hits *hit
 uint32_t cri_soft_find_pairs(cr_world *w, cr_real margin, uint32_t *pairs, uint32_t capacity, uint32_t *overflow);
 /// One substep's response of the step's particle pairs (owner: body slot of
 /// each particle; moving: per slot, whether it ran this step; h: the
-/// substep, s); returns contacts.
+/// substep, s; prev: every particle where the last pair pass left it, global
+/// index: static friction undoes the pair's relative slide since); returns contacts.
 uint32_t cri_soft_collide_pairs(cr_world *w, const uint32_t *pairs, uint32_t n_pairs, const uint32_t *owner,
-                                const uint32_t *moving, cr_real h);
+                                const uint32_t *moving, cr_real h, const cr_vec3 *prev);
 /// Pair capacity per particle of the world's particle capacity.
 #define CR_SOFT_PAIRS_PER_PARTICLE 16u
 

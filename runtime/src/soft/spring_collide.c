@@ -87,7 +87,7 @@ static cr_soft_hit *hit_of(cr_soft_hits *hits, uint32_t soft, uint32_t slot, cr_
 
 static void contact_impulse(cr_world *w, cr_body *b, uint32_t slot, const cr_mat3 *inv_i, cr_particle *pt, cr_vec3 n,
                             cr_real mu, cr_real e_max, cr_real push_speed, cr_real h, cr_soft_hits *hits, bool may_start,
-                            uint32_t soft, cr_real roll_arm, cr_soft_hit **hp, cr_vec3 at) {
+                            uint32_t soft, cr_real roll_arm, cr_soft_hit **hp, cr_vec3 at, const cr_vec3 *prev) {
     bool dynamic = b->type == CR_BODY_DYNAMIC;
     cr_vec3 rel = cr_v3_sub(pt->x, b->xf.p);
     bool sleeping = dynamic && b->asleep;
@@ -120,16 +120,26 @@ static void contact_impulse(cr_world *w, cr_body *b, uint32_t slot, const cr_mat
     cr_vec3 vt = cr_v3_sub(vrel, cr_v3_scale(n, vn));
     cr_real vt_len;
     cr_vec3 t = cr_v3_normalize_len(vt, &vt_len);
-    if (vt_len > CR_REAL_EPS) {
-        cr_real stick = cr_div(vt_len, pt->inv_mass + wb), limit = cr_mul(mu, jn + j_push);
-        J = cr_v3_mad(J, -cr_min(stick, limit), t);
-        /* Static friction holds the position too: the velocity this substep
-         * moved the particle with (gravity's g h included) has already
-         * carried it along the surface by vt h, which a velocity impulse
-         * alone never takes back, so a particle pressed to a wall would
-         * creep down at g h (2 cm/s at 480 substeps a second) however
-         * rough the wall. Within the friction cone that slide is undone. */
-        if (stick <= limit) pt->x = cr_v3_mad(pt->x, -cr_mul(vt_len, h), t);
+    /* Static friction holds the position too: the velocity this substep
+     * moved the particle with (gravity's g h included) has already carried
+     * it along the surface by vt h, which a velocity impulse alone never
+     * takes back, so a particle pressed to a wall would creep down at g h
+     * (2 cm/s at 480 substeps a second) however rough the wall. Against a
+     * body that does not move (static, asleep) what is undone is all the
+     * particle slid since its last contacts (prev): besides vt h, the
+     * position push-outs of soft pairs and the springs' corrections, which
+     * are not velocity and escaped friction: a stack of two soft cubes walked
+     * across the ground at 2.3 cm/s for ever, pushed by its own contacts. */
+    cr_vec3 slide = cr_v3_scale(vt, h);
+    if (prev != NULL && (b->type == CR_BODY_STATIC || sleeping)) {
+        cr_vec3 moved = cr_v3_sub(pt->x, *prev);
+        slide = cr_v3_sub(moved, cr_v3_scale(n, cr_v3_dot(moved, n)));
+    }
+    cr_real slide_len = cr_v3_len(slide);
+    if (vt_len > CR_REAL_EPS || slide_len > CR_REAL_EPS) {
+        cr_real stick = cr_div(cr_max(vt_len, cr_div(slide_len, h)), pt->inv_mass + wb), limit = cr_mul(mu, jn + j_push);
+        if (vt_len > CR_REAL_EPS) J = cr_v3_mad(J, -cr_min(cr_div(vt_len, pt->inv_mass + wb), limit), t);
+        if (stick <= limit) pt->x = cr_v3_sub(pt->x, slide);
     }
     pt->v = cr_v3_mad(pt->v, pt->inv_mass, J);
     /* an impact event's record: the fastest approach's point, normal and
@@ -194,7 +204,7 @@ static uint32_t box_edge_points(cr_vec3 he, cr_real spacing, cr_vec3 *out, uint3
 }
 
 uint32_t cri_soft_collide_rigid(cr_world *w, cr_soft_body *sb, uint32_t *cand, uint32_t n_cand, cr_real h,
-                               cr_real reach, cr_soft_hits *hits) {
+                               cr_real reach, cr_soft_hits *hits, cr_vec3 *prev) {
     uint32_t soft = (uint32_t)(sb - cri_soft_bodies(w));
 
     cr_real inv_h = cr_div(CR_R(1), h);
@@ -267,7 +277,7 @@ uint32_t cri_soft_collide_rigid(cr_world *w, cr_soft_body *sb, uint32_t *cand, u
             p[i].x = cr_v3_mad(p[i].x, r - d, n);
             ++contacts;
             contact_impulse(w, b, slot, &inv_i, &p[i], n, mu, e_max, cr_mul(r - d, inv_h), h, hits, fresh, soft, sb->rolling_friction, &hit,
-                            cr_v3_mad(p[i].x, -r, n));
+                            cr_v3_mad(p[i].x, -r, n), prev != NULL ? &prev[i] : NULL);
         }
         /* the rigid body's own samples against the particles: a box's edges
          * (one point per soft radius), a mesh's sample vertices */
@@ -301,12 +311,16 @@ uint32_t cri_soft_collide_rigid(cr_world *w, cr_soft_body *sb, uint32_t *cand, u
                 if (dist <= CR_REAL_EPS) continue;
                 p[i].x = cr_v3_mad(p[i].x, R - dist, n);
                 ++contacts;
-                contact_impulse(w, b, slot, &inv_i, &p[i], n, mu, e_max, cr_mul(R - dist, inv_h), h, hits, fresh, soft, sb->rolling_friction, &hit, q);
+                contact_impulse(w, b, slot, &inv_i, &p[i], n, mu, e_max, cr_mul(R - dist, inv_h), h, hits, fresh, soft, sb->rolling_friction, &hit, q, NULL);
             }
         }
         if (hits != NULL) cri_soft_roll_resist(w, sb, hits);
         if (contacts > before) cand[c] |= CR_SOFT_TOUCH_BIT;
     }
+    /* where each particle is after its rigid contacts: the next substep's
+     * static friction undoes what slid from here */
+    if (prev != NULL)
+        for (uint32_t i = 0; i < sb->particle_count; ++i) prev[i] = p[i].x;
     return contacts;
 }
 
@@ -376,7 +390,7 @@ uint32_t cri_soft_find_pairs(cr_world *w, cr_real margin, uint32_t *pairs, uint3
 }
 
 uint32_t cri_soft_collide_pairs(cr_world *w, const uint32_t *pairs, uint32_t n_pairs, const uint32_t *owner,
-                                const uint32_t *moving, cr_real h) {
+                                const uint32_t *moving, cr_real h, const cr_vec3 *prev) {
     cr_soft_body *bodies = cri_soft_bodies(w);
     cr_particle *p = cri_soft_particles(w);
     uint32_t contacts = 0;
@@ -424,16 +438,22 @@ uint32_t cri_soft_collide_pairs(cr_world *w, const uint32_t *pairs, uint32_t n_p
         cr_vec3 vt = cr_v3_sub(vrel, cr_v3_scale(n, vn));
         cr_real vt_len;
         cr_vec3 t = cr_v3_normalize_len(vt, &vt_len);
-        if (vt_len > CR_REAL_EPS) {
+        /* static friction undoes the pair's relative slide since the last
+         * pair pass (prev): vt h, and the position push-outs and spring
+         * corrections between, which are not velocity and escaped friction
+         * (as contact_impulse against a body that does not move) */
+        cr_vec3 slide = cr_v3_sub(cr_v3_sub(p[j].x, prev[j]), cr_v3_sub(p[i].x, prev[i]));
+        slide = cr_v3_sub(slide, cr_v3_scale(n, cr_v3_dot(slide, n)));
+        cr_real slide_len = cr_v3_len(slide);
+        if (vt_len > CR_REAL_EPS || slide_len > CR_REAL_EPS) {
             cr_real mu = cr_sqrt(cr_mul(A->friction, B->friction));
-            cr_real stick = cr_div(vt_len, wsum), limit = cr_mul(mu, jn + j_push);
-            J = cr_v3_mad(J, -cr_min(stick, limit), t);
+            cr_real limit = cr_mul(mu, jn + j_push);
+            cr_real stick = cr_div(cr_max(vt_len, cr_div(slide_len, h)), wsum);
+            if (vt_len > CR_REAL_EPS) J = cr_v3_mad(J, -cr_min(cr_div(vt_len, wsum), limit), t);
             if (stick <= limit) {
-                /* static: the substep's relative slide (vt h) undone too,
-                 * mass weighted (as contact_impulse; the centre of mass stays) */
-                cr_real slide = cr_mul(vt_len, h);
-                p[i].x = cr_v3_mad(p[i].x, cr_mul(slide, share_i), t);
-                p[j].x = cr_v3_mad(p[j].x, -cr_mul(slide, share_j), t);
+                /* mass weighted (the centre of mass stays) */
+                p[i].x = cr_v3_mad(p[i].x, share_i, slide);
+                p[j].x = cr_v3_mad(p[j].x, -share_j, slide);
             }
         }
         /* J acts on j; -J on i */
