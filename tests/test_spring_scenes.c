@@ -390,6 +390,7 @@ CR_TEST(spring_soft_pile) {
         sd.mass = CR_R(0.5);
         sd.volume_stiffness = CR_R(50000);
         sd.friction = CR_R(0.8);
+        sd.surface_contacts = true; /* particles against triangles: no particle inside another body all the same */
         ENSURE(cr_soft_create(d.w, &sd, &ids[i]) == CR_OK);
     }
     int inside = 0, outside = 0, all_asleep_at = 0;
@@ -411,7 +412,7 @@ CR_TEST(spring_soft_pile) {
                         if (px < ts_d(sj.bounds_min.x) || px > ts_d(sj.bounds_max.x) || py < ts_d(sj.bounds_min.y) ||     \
                             py > ts_d(sj.bounds_max.y) || pz < ts_d(sj.bounds_min.z) || pz > ts_d(sj.bounds_max.z))       \
                             continue;                                                                                     \
-                        if (winding(&d.asset[kind[j]], x[j], x[i][p]) > 0.5) ++inside;                                    \
+                        if (winding(&d.asset[kind[j]], x[j], x[i][p]) > 0.5) ++inside; \
                     }                                                                                                     \
                 }                                                                                                         \
             }                                                                                                             \
@@ -475,6 +476,7 @@ CR_TEST(spring_soft_pile) {
     hd.mass = CR_R(2);
     hd.volume_stiffness = CR_R(50000);
     hd.friction = CR_R(0.8);
+    hd.surface_contacts = true;
     cr_soft_id ball;
     ENSURE(cr_soft_create(d.w, &hd, &ball) == CR_OK);
     int most_awake = 0, awake = 0, asleep_again_at = 0;
@@ -864,4 +866,99 @@ CR_TEST(spring_soft_ball_sleeps_and_wakes) {
     ENSURE(twin_slept == 0);
     ENSURE(!sp_state(d.w, twin).asleep);
     sp_free(&d);
+}
+
+/* ENSURE in a helper that returns a value */
+#define ENSURE_R(cond, bad)                                                         \
+    do {                                                                            \
+        if (!(cond)) {                                                              \
+            cr_test_fail(cr_test_ctx_, __FILE__, __LINE__, "ENSURE(%s)", #cond);    \
+            return (bad);                                                           \
+        }                                                                           \
+    } while (0)
+
+/* Two 0.5 m soft cubes (0.125 m edges) stacked and let settle: the gap
+ * between their faces, and when both were asleep (s). */
+static double stacked_gap(cr_test_ctx *cr_test_ctx_, bool surface, double *asleep_s) {
+    sp_world d = {0};
+    ENSURE_R(sp_cook_cube(&d, 0.25, 4), -1);
+    ENSURE_R(sp_make_world(&d, cr_v3(0, CR_R(-9.81), 0), sp_budget(4, 1024, 8192)), -1);
+    ts_ground(d.w, ts_material(0.2, 0.6));
+    cr_soft_id lo, hi;
+    cr_soft_def sd = cr_default_soft_def();
+    sd.asset = d.slot[0];
+    sd.mass = CR_R(0.5);
+    sd.volume_stiffness = CR_R(50000);
+    sd.friction = CR_R(0.8);
+    sd.surface_contacts = surface;
+    sd.transform.p = cr_v3(0, CR_R(0.3), 0);
+    ENSURE_R(cr_soft_create(d.w, &sd, &lo) == CR_OK, -1);
+    sd.transform.p = cr_v3(0, CR_R(0.95), 0);
+    ENSURE_R(cr_soft_create(d.w, &sd, &hi) == CR_OK, -1);
+    int asleep_at = 0;
+    for (int step = 1; step <= 360; ++step) {
+        ENSURE_R(cr_world_step(d.w, TS_DT) == CR_OK, -1);
+        if (asleep_at == 0 && sp_state(d.w, lo).asleep && sp_state(d.w, hi).asleep) asleep_at = step;
+    }
+    /* the upper cube's lowest particles against the lower cube's highest */
+    cr_vec3 xl[256], xh[256];
+    uint32_t n = cr_soft_get_positions(d.w, lo, xl, 256);
+    cr_soft_get_positions(d.w, hi, xh, 256);
+    double top = -1e9, bottom = 1e9;
+    for (uint32_t i = 0; i < n; ++i) top = fmax(top, ts_d(xl[i].y)), bottom = fmin(bottom, ts_d(xh[i].y));
+    *asleep_s = asleep_at / 60.0;
+    sp_free(&d);
+    return bottom - top;
+}
+
+/* Two stacked 0.5 m soft cubes with surface_contacts rest face on face at
+ * about their two particle radii (particles against the other's triangles);
+ * without, at the two soft radii of their particle spheres (0.157 m: seen
+ * floating). Both pairs sleep. Momentum is exchanged exactly: two cubes
+ * thrown at each other keep their total. */
+CR_TEST(spring_soft_cubes_rest_face_on_face) {
+    double sleep_on, sleep_off;
+    double gap_on = stacked_gap(cr_test_ctx_, true, &sleep_on), gap_off = stacked_gap(cr_test_ctx_, false, &sleep_off);
+    double radius = 0.35 * 0.125;
+    cr_test_printf("    stacked soft cubes: gap between the faces %.4f m with surface contacts (two particle radii %.4f m), "
+                   "%.4f m without; both asleep after %.2f s and %.2f s\n", gap_on, 2 * radius, gap_off, sleep_on, sleep_off);
+    ENSURE(gap_on > 0.8 * 2 * radius); /* not into each other */
+    ENSURE(gap_on < 1.2 * 2 * radius); /* the contact allowance, not floating */
+    ENSURE(gap_off > 0.14);            /* the particle spheres' gap, for comparison */
+    ENSURE(sleep_on > 0 && sleep_on <= 6);
+    ENSURE(sleep_off > 0 && sleep_off <= 6);
+
+    cr_soft_id lo, hi;
+    cr_soft_def sd = cr_default_soft_def();
+    sd.volume_stiffness = CR_R(50000);
+    sd.friction = CR_R(0.8);
+    sd.surface_contacts = true;
+    /* two cubes thrown at each other off the ground (no gravity): momentum kept */
+    sp_world e = {0};
+    ENSURE(sp_cook_cube(&e, 0.25, 4));
+    ENSURE(sp_make_world(&e, cr_v3(0, 0, 0), sp_budget(4, 1024, 8192)));
+    sd.asset = e.slot[0];
+    sd.mass = CR_R(0.5);
+    sd.transform.p = cr_v3(CR_R(-0.6), 0, 0);
+    sd.linear_velocity = cr_v3(CR_R(3), CR_R(0.5), 0);
+    ENSURE(cr_soft_create(e.w, &sd, &lo) == CR_OK);
+    sd.mass = CR_R(1.5);
+    sd.transform.p = cr_v3(CR_R(0.6), CR_R(0.1), 0);
+    sd.linear_velocity = cr_v3(CR_R(-1), 0, CR_R(0.2));
+    ENSURE(cr_soft_create(e.w, &sd, &hi) == CR_OK);
+    cr_vec3 p0 = cr_v3_add(sp_state(e.w, lo).linear_momentum, sp_state(e.w, hi).linear_momentum);
+    double worst = 0, closest = 1e9;
+    for (int step = 0; step < 90; ++step) {
+        ENSURE(cr_world_step(e.w, TS_DT) == CR_OK);
+        cr_vec3 p1 = cr_v3_add(sp_state(e.w, lo).linear_momentum, sp_state(e.w, hi).linear_momentum);
+        worst = fmax(worst, sp_len(cr_v3_sub(p1, p0)) / sp_len(p0));
+        closest = fmin(closest, ts_d(sp_state(e.w, hi).bounds_min.x) - ts_d(sp_state(e.w, lo).bounds_max.x));
+    }
+    double v_lo = ts_d(sp_state(e.w, lo).linear_momentum.x) / 0.5;
+    cr_test_printf("    soft cubes thrown at each other: momentum kept to %.2g (relative), the light one rebounds at %.2f m/s, "
+                   "closest faces %.3f m\n", worst, v_lo, closest);
+    ENSURE(worst < 1e-4);
+    ENSURE(v_lo < 0);                /* the light one sent back */
+    ENSURE(closest > 0);             /* they never pass into each other */
+    sp_free(&e);
 }

@@ -96,7 +96,8 @@ uint64_t cri_soft_scratch_bytes(const cr_world_def *def) {
     return al16(2ull * b->particle_capacity * sizeof(cr_vec3)) + al16((uint64_t)b->particle_capacity * 4u) +
            al16(2ull * b->spring_capacity * sizeof(cr_real)) + al16(2ull * b->particle_capacity * sizeof(cr_vec3)) +
            al16((uint64_t)b->body_capacity * 4u) + al16((uint64_t)b->body_capacity * (CR_SOFT_MAX_CANDIDATES + 1u) * 4u) +
-           cri_soft_collide_scratch_bytes(def) + al16((uint64_t)def->event_capacity * sizeof(cr_soft_hit)) + 128u;
+           cri_soft_collide_scratch_bytes(def) + cri_soft_triangle_scratch_bytes(def) +
+           al16((uint64_t)def->event_capacity * sizeof(cr_soft_hit)) + 128u;
 }
 
 bool cri_soft_layout(cr_world *w, uint8_t *block) {
@@ -320,6 +321,7 @@ cr_status cr_soft_create(cr_world *w, const cr_soft_def *d, cr_soft_id *out) {
                                              : build_springs(a, s, &body.structural_count);
     body.closed = a->topology.closed;
     body.no_sleep = d->no_sleep;
+    body.surface = d->surface_contacts;
     body.mass = d->mass;
     body.absolute_damping = d->absolute_damping;
     body.volume_stiffness = a->topology.closed ? d->volume_stiffness : 0;
@@ -860,8 +862,21 @@ void cri_soft_step(cr_world *w, cr_real dt) {
     cr_real reach = cr_mul(cr_sqrt(vmax) + cr_mul(cr_v3_len(w->def.gravity), dt), dt);
     uint32_t pair_cap = bud->particle_capacity * CR_SOFT_PAIRS_PER_PARTICLE, n_pairs = 0, pair_overflow = 0;
     uint32_t o_pairs = r->body_count > 1 ? cri_arena_push_uninit(&w->scratch, pair_cap * 8u + 8u, 16) : CR_NO_OFFSET;
+    uint32_t o_near = o_pairs != CR_NO_OFFSET ? cri_arena_push_uninit(&w->scratch, pair_cap * 8u + 8u, 16) : CR_NO_OFFSET, n_near = 0;
     if (o_pairs != CR_NO_OFFSET)
-        n_pairs = cri_soft_find_pairs(w, reach + reach, CR_AT(w, o_pairs, uint32_t), pair_cap, &pair_overflow);
+        n_pairs = cri_soft_find_pairs(w, reach + reach, CR_AT(w, o_pairs, uint32_t), pair_cap, &pair_overflow,
+                                      o_near != CR_NO_OFFSET ? CR_AT(w, o_near, uint32_t) : NULL, &n_near);
+    /* each pair's two triangles (soft_triangle.c); without room for them the
+     * particles meet as spheres of the soft radius */
+    uint32_t o_start = CR_NO_OFFSET, o_list = CR_NO_OFFSET, n_tc = 0;
+    bool any_surface = false;
+    for (uint32_t i = 0; i < B; ++i) any_surface |= bodies[i].alive && bodies[i].surface;
+    uint32_t o_tc = n_pairs > 0 && o_near != CR_NO_OFFSET && any_surface ? cri_arena_push_uninit(&w->scratch, n_near * 12u + 12u, 16) : CR_NO_OFFSET;
+    bool triangles = o_tc != CR_NO_OFFSET && cri_soft_incidence(w, &o_start, &o_list);
+    if (triangles)
+        n_tc = cri_soft_triangle_contacts(w, CR_AT(w, o_near, const uint32_t), n_near, owner, CR_AT(w, o_start, const uint32_t),
+                                          CR_AT(w, o_list, const uint32_t), reach + reach, CR_AT(w, o_tc, uint32_t));
+
     st->over_capacity = pair_overflow;
 
     /* Each running body's rigid candidates, found once a step (a row of
@@ -895,7 +910,9 @@ void cri_soft_step(cr_world *w, cr_real dt) {
         if (n_pairs > 0) {
             /* the pair pass's own record of where it left the particles (the second half of prev) */
             cr_vec3 *pair_prev = CR_AT(w, o_prev, cr_vec3) + P;
-            contacts += cri_soft_collide_pairs(w, CR_AT(w, o_pairs, uint32_t), n_pairs, owner, moving, h, pair_prev);
+            if (triangles)
+                contacts += cri_soft_collide_triangles(w, CR_AT(w, o_tc, const uint32_t), n_tc, owner, moving, h, pair_prev);
+            contacts += cri_soft_collide_pairs(w, CR_AT(w, o_pairs, uint32_t), n_pairs, owner, moving, h, pair_prev, !triangles);
             const cr_particle *pa = cri_soft_particles(w);
             for (uint32_t i = 0; i < B; ++i)
                 if (moving[i])

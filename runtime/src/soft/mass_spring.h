@@ -30,6 +30,7 @@ typedef struct cr_soft_body {
     uint8_t asleep;
     uint8_t no_sleep;
     uint8_t closed;           ///< the asset is closed: the volume force applies
+    uint8_t surface;          ///< cr_soft_def.surface_contacts: against another such body, particles against triangles (soft_triangle.c)
     uint32_t asset;           ///< asset slot (triangles; never a flagged surface copy)
     uint32_t first_particle, particle_count;
     uint32_t first_spring, spring_count;
@@ -170,13 +171,37 @@ void cri_soft_roll_resist(cr_world *w, cr_soft_body *sb, const cr_soft_hits *hit
 /// another's grown bounds; returns the pair count (pairs are two u32 global
 /// particle indices; at most `capacity`; *overflow counts the pairs that did
 /// not fit).
-uint32_t cri_soft_find_pairs(cr_world *w, cr_real margin, uint32_t *pairs, uint32_t capacity, uint32_t *overflow);
+/// With `nearest`: also every particle of a pair with its nearest partner
+/// of that other body, (particle, partner) per body pair, at most `capacity`,
+/// counted in *n_nearest.
+uint32_t cri_soft_find_pairs(cr_world *w, cr_real margin, uint32_t *pairs, uint32_t capacity, uint32_t *overflow,
+                             uint32_t *nearest, uint32_t *n_nearest);
 /// One substep's response of the step's particle pairs (owner: body slot of
 /// each particle; moving: per slot, whether it ran this step; h: the
 /// substep, s; prev: every particle where the last pair pass left it, global
-/// index: static friction undoes the pair's relative slide since); returns contacts.
+/// index: static friction undoes the pair's relative slide since; spheres:
+/// the particles meet as spheres of their soft radius, else of their contact
+/// radius, as the triangle contacts' backstop); returns contacts.
 uint32_t cri_soft_collide_pairs(cr_world *w, const uint32_t *pairs, uint32_t n_pairs, const uint32_t *owner,
-                                const uint32_t *moving, cr_real h, const cr_vec3 *prev);
+                                const uint32_t *moving, cr_real h, const cr_vec3 *prev, bool spheres);
+/* soft_triangle.c: soft against soft as particles against triangles */
+/// Scratch the triangle contacts need for the def's capacities.
+uint64_t cri_soft_triangle_scratch_bytes(const cr_world_def *def);
+/// Every particle's triangles (global particle index: the triangle indices
+/// of its body's asset in list[start[g] .. start[g + 1]]), in the step's
+/// scratch; false when they did not fit (the caller meets particles as
+/// spheres of the soft radius instead).
+bool cri_soft_incidence(cr_world *w, uint32_t *o_start, uint32_t *o_list);
+/// The step's particle-against-triangle contacts from the pairs' nearest
+/// partners (cri_soft_find_pairs): (the particle, its partner, the
+/// partner's triangle nearest to it) into out (three words each), when
+/// within the contact radii and `margin`; start, list: cri_soft_incidence.
+/// Returns the count.
+uint32_t cri_soft_triangle_contacts(cr_world *w, const uint32_t *nearest, uint32_t n_nearest, const uint32_t *owner,
+                                    const uint32_t *start, const uint32_t *list, cr_real margin, uint32_t *out);
+/// One substep of them (moving, h, prev as cri_soft_collide_pairs). Returns contacts.
+uint32_t cri_soft_collide_triangles(cr_world *w, const uint32_t *contacts_in, uint32_t n_in, const uint32_t *owner,
+                                    const uint32_t *moving, cr_real h, const cr_vec3 *prev);
 /// Pair capacity per particle of the world's particle capacity.
 #define CR_SOFT_PAIRS_PER_PARTICLE 16u
 

@@ -39,7 +39,7 @@ static uint64_t al16(uint64_t x) { return (x + 15u) & ~(uint64_t)15u; }
 uint64_t cri_soft_collide_scratch_bytes(const cr_world_def *def) {
     uint64_t P = def->spring.particle_capacity;
     /* two lists of particles inside a partner's bounds, and the pairs */
-    return 2 * al16(P * 4u + 4u) + al16(P * CR_SOFT_PAIRS_PER_PARTICLE * 8u + 8u) + 64u;
+    return 4 * al16(P * 4u + 4u) + 2 * al16(P * (uint64_t)sizeof(cr_real) + 16u) + 2 * al16(P * CR_SOFT_PAIRS_PER_PARTICLE * 8u + 8u) + 64u;
 }
 
 uint32_t cri_soft_rigid_candidates(cr_world *w, const cr_soft_body *sb, cr_real reach, uint32_t *out, uint32_t capacity,
@@ -335,7 +335,8 @@ static uint32_t particles_in(const cr_particle *p, const cr_soft_body *body, cr_
     return n;
 }
 
-uint32_t cri_soft_find_pairs(cr_world *w, cr_real margin, uint32_t *pairs, uint32_t capacity, uint32_t *overflow) {
+uint32_t cri_soft_find_pairs(cr_world *w, cr_real margin, uint32_t *pairs, uint32_t capacity, uint32_t *overflow,
+                             uint32_t *nearest, uint32_t *n_nearest) {
     cr_soft_region *r = cri_soft_region(w);
     uint32_t P = r->particle_count;
     *overflow = 0;
@@ -344,12 +345,21 @@ uint32_t cri_soft_find_pairs(cr_world *w, cr_real margin, uint32_t *pairs, uint3
     const cr_particle *p = cri_soft_particles(w);
     uint32_t mark = cr_arena_pos(&w->scratch);
     uint32_t o_a = cri_arena_push_uninit(&w->scratch, P * 4u + 4u, 16), o_b = cri_arena_push_uninit(&w->scratch, P * 4u + 4u, 16);
-    if (o_a == CR_NO_OFFSET || o_b == CR_NO_OFFSET) {
+    uint32_t o_na = cri_arena_push_uninit(&w->scratch, P * 4u + 4u, 16), o_nb = cri_arena_push_uninit(&w->scratch, P * 4u + 4u, 16);
+    uint32_t o_da = cri_arena_push_uninit(&w->scratch, P * (uint32_t)sizeof(cr_real) + 16u, 16);
+    uint32_t o_db = cri_arena_push_uninit(&w->scratch, P * (uint32_t)sizeof(cr_real) + 16u, 16);
+    if (n_nearest != NULL) *n_nearest = 0;
+    if (o_a == CR_NO_OFFSET || o_b == CR_NO_OFFSET || o_na == CR_NO_OFFSET || o_nb == CR_NO_OFFSET || o_da == CR_NO_OFFSET ||
+        o_db == CR_NO_OFFSET) {
         cri_arena_pop_to(&w->scratch, mark);
         *overflow = P;
         return 0;
     }
     uint32_t *la = CR_AT(w, o_a, uint32_t), *lb = CR_AT(w, o_b, uint32_t);
+    /* each listed particle's nearest partner of the other body (for the
+     * triangle contacts, soft_triangle.c) */
+    uint32_t *near_a = CR_AT(w, o_na, uint32_t), *near_b = CR_AT(w, o_nb, uint32_t);
+    cr_real *da = CR_AT(w, o_da, cr_real), *db = CR_AT(w, o_db, cr_real);
     /* Body pairs whose bounds (grown by both radii and the step's motion)
      * overlap, in slot order; then only the particles of each inside the
      * other's grown bounds are tested against each other, in index order.
@@ -372,9 +382,14 @@ uint32_t cri_soft_find_pairs(cr_world *w, cr_real margin, uint32_t *pairs, uint3
             if (na == 0) continue;
             uint32_t nb = particles_in(p, bb, alo, ahi, lb);
             cr_real reach2 = cr_sq(reach);
-            for (uint32_t i = 0; i < na; ++i)
+            for (uint32_t j = 0; j < nb; ++j) db[j] = reach2;
+            for (uint32_t i = 0; i < na; ++i) {
+                da[i] = reach2;
                 for (uint32_t j = 0; j < nb; ++j) {
-                    if (cr_v3_len_sq(cr_v3_sub(p[lb[j]].x, p[la[i]].x)) >= reach2) continue;
+                    cr_real d2 = cr_v3_len_sq(cr_v3_sub(p[lb[j]].x, p[la[i]].x));
+                    if (d2 >= reach2) continue;
+                    if (d2 < da[i]) da[i] = d2, near_a[i] = lb[j];
+                    if (d2 < db[j]) db[j] = d2, near_b[j] = la[i];
                     if (n < capacity) {
                         pairs[2 * n] = la[i];
                         pairs[2 * n + 1] = lb[j];
@@ -383,6 +398,14 @@ uint32_t cri_soft_find_pairs(cr_world *w, cr_real margin, uint32_t *pairs, uint3
                         ++*overflow;
                     }
                 }
+            }
+            if (nearest != NULL) {
+                /* (particle, nearest partner), A's then B's, in list order */
+                for (uint32_t i = 0; i < na; ++i)
+                    if (da[i] < reach2 && *n_nearest < capacity) nearest[2 * *n_nearest] = la[i], nearest[2 * *n_nearest + 1] = near_a[i], ++*n_nearest;
+                for (uint32_t j = 0; j < nb; ++j)
+                    if (db[j] < reach2 && *n_nearest < capacity) nearest[2 * *n_nearest] = lb[j], nearest[2 * *n_nearest + 1] = near_b[j], ++*n_nearest;
+            }
         }
     }
     cri_arena_pop_to(&w->scratch, mark);
@@ -390,7 +413,7 @@ uint32_t cri_soft_find_pairs(cr_world *w, cr_real margin, uint32_t *pairs, uint3
 }
 
 uint32_t cri_soft_collide_pairs(cr_world *w, const uint32_t *pairs, uint32_t n_pairs, const uint32_t *owner,
-                                const uint32_t *moving, cr_real h, const cr_vec3 *prev) {
+                                const uint32_t *moving, cr_real h, const cr_vec3 *prev, bool spheres) {
     cr_soft_body *bodies = cri_soft_bodies(w);
     cr_particle *p = cri_soft_particles(w);
     uint32_t contacts = 0;
@@ -399,12 +422,22 @@ uint32_t cri_soft_collide_pairs(cr_world *w, const uint32_t *pairs, uint32_t n_p
         cr_soft_body *A = &bodies[owner[i]], *B = &bodies[owner[j]];
         if (!moving[owner[i]] && !moving[owner[j]]) continue; /* two resting bodies stay as they are */
         cr_vec3 d = cr_v3_sub(p[j].x, p[i].x);
+        cr_real wide_r = A->soft_radius + B->soft_radius;
+        if (cr_v3_len_sq(d) >= cr_mul(wide_r, wide_r)) continue; /* apart even as wide spheres: no square root */
         cr_real dist;
         cr_vec3 n = cr_v3_normalize_len(d, &dist);
-        cr_real pen = A->soft_radius + B->soft_radius - dist;
-        if (pen <= 0 || dist <= CR_REAL_EPS) continue;
+        if (dist <= CR_REAL_EPS) continue;
         cr_vec3 vrel = cr_v3_sub(p[j].v, p[i].v);
         cr_real vn = cr_v3_dot(vrel, n);
+        /* Behind the triangle contacts (soft_triangle.c) the particles meet
+         * as spheres of their contact radius at rest, but of their soft
+         * radius (the widest triangle's circumradius) while approaching
+         * faster than CR_SOFT_REST_SPEED: in a hard impact a particle
+         * otherwise got between the other body's particles (nine of a ball's
+         * inside a cube at one moment of soft_pile's landing). */
+        bool wide = spheres || !A->surface || !B->surface || vn < -CR_SOFT_REST_SPEED;
+        cr_real pen = (wide ? wide_r : A->radius + B->radius) - dist;
+        if (pen <= 0) continue;
         /* A body that did not run this step is immovable unless hit: then it
          * wakes. Hit: approaching and into it by more than four times
          * sleep_linear x h this substep. Not the approach speed alone: a
