@@ -862,15 +862,16 @@ void cri_soft_step(cr_world *w, cr_real dt) {
     cr_real reach = cr_mul(cr_sqrt(vmax) + cr_mul(cr_v3_len(w->def.gravity), dt), dt);
     uint32_t pair_cap = bud->particle_capacity * CR_SOFT_PAIRS_PER_PARTICLE, n_pairs = 0, pair_overflow = 0;
     uint32_t o_pairs = r->body_count > 1 ? cri_arena_push_uninit(&w->scratch, pair_cap * 8u + 8u, 16) : CR_NO_OFFSET;
-    uint32_t o_near = o_pairs != CR_NO_OFFSET ? cri_arena_push_uninit(&w->scratch, pair_cap * 8u + 8u, 16) : CR_NO_OFFSET, n_near = 0;
+    bool any_surface = false; /* a body with surface_contacts: the pairs' nearest partners are wanted */
+    for (uint32_t i = 0; i < B; ++i) any_surface |= bodies[i].alive && bodies[i].surface;
+    uint32_t o_near = o_pairs != CR_NO_OFFSET && any_surface ? cri_arena_push_uninit(&w->scratch, pair_cap * 8u + 8u, 16) : CR_NO_OFFSET,
+             n_near = 0;
     if (o_pairs != CR_NO_OFFSET)
         n_pairs = cri_soft_find_pairs(w, reach + reach, CR_AT(w, o_pairs, uint32_t), pair_cap, &pair_overflow,
                                       o_near != CR_NO_OFFSET ? CR_AT(w, o_near, uint32_t) : NULL, &n_near);
     /* each pair's two triangles (soft_triangle.c); without room for them the
      * particles meet as spheres of the soft radius */
     uint32_t o_start = CR_NO_OFFSET, o_list = CR_NO_OFFSET, n_tc = 0;
-    bool any_surface = false;
-    for (uint32_t i = 0; i < B; ++i) any_surface |= bodies[i].alive && bodies[i].surface;
     uint32_t o_tc = n_pairs > 0 && o_near != CR_NO_OFFSET && any_surface ? cri_arena_push_uninit(&w->scratch, n_near * 12u + 12u, 16) : CR_NO_OFFSET;
     bool triangles = o_tc != CR_NO_OFFSET && cri_soft_incidence(w, &o_start, &o_list);
     if (triangles)

@@ -388,8 +388,10 @@ uint32_t cri_soft_find_pairs(cr_world *w, cr_real margin, uint32_t *pairs, uint3
                 for (uint32_t j = 0; j < nb; ++j) {
                     cr_real d2 = cr_v3_len_sq(cr_v3_sub(p[lb[j]].x, p[la[i]].x));
                     if (d2 >= reach2) continue;
-                    if (d2 < da[i]) da[i] = d2, near_a[i] = lb[j];
-                    if (d2 < db[j]) db[j] = d2, near_b[j] = la[i];
+                    if (nearest != NULL) {
+                        if (d2 < da[i]) da[i] = d2, near_a[i] = lb[j];
+                        if (d2 < db[j]) db[j] = d2, near_b[j] = la[i];
+                    }
                     if (n < capacity) {
                         pairs[2 * n] = la[i];
                         pairs[2 * n + 1] = lb[j];
