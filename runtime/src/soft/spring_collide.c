@@ -24,7 +24,15 @@
  * are found once per step, with a margin for the step's motion, between the
  * particles of each body inside another's grown bounds (body pairs in slot
  * order, particles in index order: deterministic); pairs beyond the capacity
- * are counted, not kept.
+ * are counted, not kept. Between two bodies with surface_contacts the
+ * particles meet the other's triangles (soft_triangle.c) and these spheres
+ * are the backstop: of the contact radius at rest, of the soft radius in an
+ * impact.
+ *
+ * Static friction (against bodies that do not move, and between soft
+ * particles) undoes all the contact slid since its last pass, not only the
+ * substep's velocity: push-outs and spring corrections are not velocity and
+ * escaped it (a stack of two soft cubes walked at 2.3 cm/s).
  */
 #include "soft/mass_spring.h"
 #include "geometry/shape.h"
