@@ -11,8 +11,10 @@
  * bodies' down, so the arrays stay packed and their order is the slot order
  * of creation — deterministic, and a byte copy of the block is a snapshot.
  *
- * mass_spring.c is the model (particles, springs, volume, the integrator);
- * spring_collide.c its collisions with rigid bodies and with other soft bodies.
+ * mass_spring.c is the model (particles, springs, volume, the integrator,
+ * sleep); spring_collide.c its collisions with rigid bodies and with other
+ * soft bodies; soft_triangle.c soft against soft as particles against
+ * triangles (surface_contacts).
  */
 #ifndef CRUMPLE_SOFT_MASS_SPRING_H
 #define CRUMPLE_SOFT_MASS_SPRING_H
@@ -45,7 +47,7 @@ typedef struct cr_soft_body {
     cr_real friction;
     cr_real restitution;
     cr_real rolling_friction; ///< m, lever arm against static and kinematic bodies
-    cr_real sleep_time;       ///< s since its sleep window began (no particle farther than sleep_linear x the world's sleep_time from its anchor since)
+    cr_real sleep_time;       ///< s since its sleep window began (its particles within sleep_linear x the world's sleep_time of their anchors since, mass-weighted RMS)
     cr_vec3 bounds_min, bounds_max; ///< m, the particles at the end of the last step
     uint32_t touched[CR_SOFT_TOUCHED]; ///< index1 of rigid bodies its particles touched last step (0: none): no new impact event on them
     uint64_t user_data;
