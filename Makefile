@@ -248,6 +248,8 @@ $(PEER_DIR)/bullet_soft_peer: tests/peers/bullet_soft_peer.cpp
 	$(PEER_CXX) $(PEER_FLAGS) $$(pkg-config --cflags-only-I bullet | sed 's/-I/-isystem /g') $< -o $@ $$(pkg-config --libs bullet)
 bench-soft: $(CLI) $(PEER_DIR)/bullet_soft_peer
 	$(CLI) bench soft --export $(PEER_DIR)/soft_pile.txt
+	$(CLI) bench soft --awake
+	$(CLI) bench soft --awake --surface
 	$(PEER_DIR)/bullet_soft_peer $(PEER_DIR)/soft_pile.txt
 
 cross:

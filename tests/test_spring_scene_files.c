@@ -153,8 +153,8 @@ static double winding(const cr_asset *a, const cr_vec3 *x, cr_vec3 q) {
 }
 
 /* soft_pile: twenty bodies into the box; no particle inside another body or
- * outside the walls (every second), the pile settles (kinetic energy under
- * 0.2 % of its peak after 15 s), volumes within 3 % at rest. */
+ * outside the walls (every second), the whole pile asleep within 12 s and
+ * still asleep at 15 s, volumes within 3 % at rest. */
 CR_TEST(spring_scene_soft_pile) {
     scene_run r;
     ENSURE(open_scene("soft_pile", &r) == 0);
@@ -170,12 +170,15 @@ CR_TEST(spring_scene_soft_pile) {
         x[i] = (cr_vec3 *)calloc(as[i]->vertex_count, sizeof(cr_vec3));
     }
     const double W = 1.0;
-    int inside = 0, outside = 0;
+    int inside = 0, outside = 0, all_asleep_at = 0, asleep = 0;
     double peak_ke = 0, end_ke = 0, worst_vol = 0;
     for (int32_t f = 0; f < r.s->frames; ++f) {
         ENSURE(step(&r, f) == 0);
         double ke = 0;
-        for (int i = 0; i < n; ++i) ke += ts_d(soft_state(&r, ids[i]).kinetic_energy);
+        asleep = 0;
+        for (int i = 0; i < n; ++i) ke += ts_d(soft_state(&r, ids[i]).kinetic_energy), asleep += soft_state(&r, ids[i]).asleep;
+        if (asleep < n) all_asleep_at = 0;
+        else if (all_asleep_at == 0) all_asleep_at = f + 1;
         peak_ke = fmax(peak_ke, ke), end_ke = ke;
         if ((f + 1) % 60 != 0) continue;
         for (int i = 0; i < n; ++i) cr_soft_get_positions(r.w, ids[i], x[i], as[i]->vertex_count);
@@ -202,10 +205,12 @@ CR_TEST(spring_scene_soft_pile) {
         end_vol = fmax(end_vol, fabs(ts_d(s.volume) / ts_d(s.rest_volume) - 1));
     }
     cr_test_printf("    soft_pile.scene: particles inside another body %d, outside the box %d (every second); after 15 s "
-                   "kinetic energy %.2g of its peak; volume change at most %.2f %% at rest, %.2f %% on the way\n",
-                   inside, outside, end_ke / peak_ke, 100 * end_vol, 100 * worst_vol);
+                   "kinetic energy %.2g of its peak, %d of %d asleep (all since %.2f s); volume change at most %.2f %% at rest, %.2f %% on the way\n",
+                   inside, outside, end_ke / peak_ke, asleep, n, all_asleep_at / 60.0, 100 * end_vol, 100 * worst_vol);
     ENSURE(inside == 0);
     ENSURE(outside == 0);
+    ENSURE(asleep == n);
+    ENSURE(all_asleep_at > 0 && all_asleep_at <= 12 * 60);
     ENSURE(end_ke < 0.002 * peak_ke);
     ENSURE(end_vol < 0.03);
     ENSURE(worst_vol < 0.08);

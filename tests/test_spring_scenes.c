@@ -311,22 +311,29 @@ CR_TEST(spring_rigid_box_rests_on_soft_cube) {
     cr_material m = ts_material(0.2, 0.6);
     m.density = CR_R(8); /* 1 kg: as heavy as the cube */
     cr_body_id box = ts_box(d.w, cr_v3(0, CR_R(1.4), 0), cr_quat_identity(), cr_v3(CR_R(0.2), CR_R(0.2), CR_R(0.2)), m);
-    double rest_h = height_of(d.w, cube), worst_gap = 1;
+    double rest_h = height_of(d.w, cube), worst_gap = 1, last_second = 0;
+    cr_vec3 at_3s = cr_v3_zero();
     for (int step = 0; step < 240; ++step) {
         ENSURE(cr_world_step(d.w, TS_DT) == CR_OK);
         worst_gap = fmin(worst_gap, ts_d(ts_pos(d.w, box).y) - 0.2 - ts_d(sp_state(d.w, cube).bounds_max.y));
+        if (step == 179) at_3s = ts_pos(d.w, box);
+        if (step >= 180) last_second = fmax(last_second, sp_len(cr_v3_sub(ts_pos(d.w, box), at_3s)));
     }
     cr_soft_state s = sp_state(d.w, cube);
     cr_vec3 bp = ts_pos(d.w, box);
     cr_test_printf("    box on soft cube: cube height %.3f of rest, cube top %.3f m, box bottom %.3f m (deepest %.3f m into the "
-                   "cube's top), box at x %.3f z %.3f, speed %.3f m/s\n",
+                   "cube's top), box at x %.3f z %.3f, speed %.3f m/s, moved at most %.4f m in the last second\n",
                    height_of(d.w, cube) / rest_h, ts_d(s.bounds_max.y), ts_d(bp.y) - 0.2, -worst_gap, ts_d(bp.x), ts_d(bp.z),
-                   sp_len(cr_body_get_linear_velocity(d.w, box)));
+                   sp_len(cr_body_get_linear_velocity(d.w, box)), last_second);
     ENSURE(worst_gap > -0.1);                          /* never sinks into the cube */
     ENSURE(ts_d(bp.y) - 0.2 > 0.4);                    /* rests on it */
     ENSURE(fabs(height_of(d.w, cube) / rest_h - 1) < 0.02); /* keeps its shape under its own weight again (volume force) */
     ENSURE(ts_d(bp.y) - 0.2 - ts_d(s.bounds_max.y) < 0.1); /* touching, not floating */
-    ENSURE(sp_len(cr_body_get_linear_velocity(d.w, box)) < 0.2);
+    /* settled: judged by where it is, not its last step's velocity (the
+     * contact impulses of the particles under it leave it 0.1-0.3 m/s of
+     * jitter step to step); it still creeps 2-6 cm a second on the cube
+     * (docs/mass-spring.md, "Not done"), not sliding off */
+    ENSURE(last_second < 0.1);
     ENSURE(ts_d(s.bounds_min.y) > -0.05);
     sp_free(&d);
 }
@@ -355,16 +362,15 @@ static double winding(const cr_asset *a, const cr_vec3 *x, cr_vec3 q) {
 /* soft_pile (the seed's screenshot): twenty soft bodies — balls, cubes and
  * tori of the shipped mesh — fall together into a box. No particle is ever
  * inside another body (winding number, every second) or outside the walls,
- * the pile settles within 15 s (kinetic energy under 0.1 % of its peak, at
- * least 18 of 20 bodies slower than 5 cm/s and none faster than 10 cm/s:
- * one or two still creep, see docs/mass-spring.md), volumes within 3 % at
- * rest. */
+ * the whole pile is asleep within 15 s (every body, so every one is at rest:
+ * slower than 1 cm/s), volumes within 3 % at rest. Then a rigid box dropped
+ * on it wakes the bodies it lands on, and none is pushed into another. */
 CR_TEST(spring_soft_pile) {
     sp_world d = {0};
     ENSURE(sp_cook_sphere(&d, 0.3, 12, 8));
     ENSURE(sp_cook_cube(&d, 0.25, 3));
     ENSURE(sp_cook_file(&d, "torus.obj", 0.7));
-    cr_spring_budget bb = sp_budget(20, 20 * 256, 20 * 1200);
+    cr_spring_budget bb = sp_budget(21, 21 * 256, 21 * 1200); /* the pile and the ball dropped on it */
     ENSURE(sp_make_world(&d, cr_v3(0, CR_R(-9.81), 0), bb));
     ts_ground(d.w, ts_material(0.2, 0.6));
     const double W = 1.0; /* inner half width of the box */
@@ -384,65 +390,117 @@ CR_TEST(spring_soft_pile) {
         sd.mass = CR_R(0.5);
         sd.volume_stiffness = CR_R(50000);
         sd.friction = CR_R(0.8);
+        sd.surface_contacts = true; /* particles against triangles: no particle inside another body all the same */
         ENSURE(cr_soft_create(d.w, &sd, &ids[i]) == CR_OK);
     }
-    int inside = 0, outside = 0;
+    int inside = 0, outside = 0, all_asleep_at = 0;
     double worst_vol = 0, peak_ke = 0, end_ke = 0;
     cr_vec3 *x[20];
     for (int i = 0; i < 20; ++i) x[i] = (cr_vec3 *)calloc(512, sizeof(cr_vec3));
+    /* every particle inside another body or outside the walls, counted */
+    #define SP_PILE_CHECK()                                                                                               \
+        do {                                                                                                              \
+            for (int i = 0; i < 20; ++i) cr_soft_get_positions(d.w, ids[i], x[i], 512);                                   \
+            for (int i = 0; i < 20; ++i) {                                                                                \
+                uint32_t n = cr_soft_get_positions(d.w, ids[i], NULL, 0);                                                 \
+                for (uint32_t p = 0; p < n; ++p) {                                                                        \
+                    double px = ts_d(x[i][p].x), pz = ts_d(x[i][p].z), py = ts_d(x[i][p].y);                              \
+                    if (fabs(px) > W + 0.02 || fabs(pz) > W + 0.02 || py < -0.02) ++outside;                              \
+                    for (int j = 0; j < 20; ++j) {                                                                        \
+                        if (j == i) continue;                                                                             \
+                        cr_soft_state sj = sp_state(d.w, ids[j]); /* outside its bounds: outside it */                    \
+                        if (px < ts_d(sj.bounds_min.x) || px > ts_d(sj.bounds_max.x) || py < ts_d(sj.bounds_min.y) ||     \
+                            py > ts_d(sj.bounds_max.y) || pz < ts_d(sj.bounds_min.z) || pz > ts_d(sj.bounds_max.z))       \
+                            continue;                                                                                     \
+                        if (winding(&d.asset[kind[j]], x[j], x[i][p]) > 0.5) ++inside; \
+                    }                                                                                                     \
+                }                                                                                                         \
+            }                                                                                                             \
+        } while (0)
     const int steps = 900;
     for (int step = 1; step <= steps; ++step) {
         ENSURE(cr_world_step(d.w, TS_DT) == CR_OK);
         double ke = 0;
-        for (int i = 0; i < 20; ++i) ke += ts_d(sp_state(d.w, ids[i]).kinetic_energy);
+        int asleep_now = 0;
+        for (int i = 0; i < 20; ++i) {
+            cr_soft_state s = sp_state(d.w, ids[i]);
+            ke += ts_d(s.kinetic_energy);
+            asleep_now += s.asleep;
+        }
+        if (asleep_now < 20) all_asleep_at = 0;
+        else if (all_asleep_at == 0) all_asleep_at = step;
         peak_ke = fmax(peak_ke, ke);
         end_ke = ke;
         if (step % 60 != 0) continue;
-        for (int i = 0; i < 20; ++i) cr_soft_get_positions(d.w, ids[i], x[i], 512);
+        SP_PILE_CHECK();
         for (int i = 0; i < 20; ++i) {
-            uint32_t n = cr_soft_get_positions(d.w, ids[i], NULL, 0);
-            for (uint32_t p = 0; p < n; ++p) {
-                double px = ts_d(x[i][p].x), pz = ts_d(x[i][p].z), py = ts_d(x[i][p].y);
-                if (fabs(px) > W + 0.02 || fabs(pz) > W + 0.02 || py < -0.02) ++outside;
-                for (int j = 0; j < 20; ++j) {
-                    if (j == i) continue;
-                    cr_soft_state sj = sp_state(d.w, ids[j]); /* outside its bounds: outside it */
-                    if (px < ts_d(sj.bounds_min.x) || px > ts_d(sj.bounds_max.x) || py < ts_d(sj.bounds_min.y) ||
-                        py > ts_d(sj.bounds_max.y) || pz < ts_d(sj.bounds_min.z) || pz > ts_d(sj.bounds_max.z))
-                        continue;
-                    if (winding(&d.asset[kind[j]], x[j], x[i][p]) > 0.5) ++inside;
-                }
-            }
             cr_soft_state s = sp_state(d.w, ids[i]);
             worst_vol = fmax(worst_vol, fabs(ts_d(s.volume) / ts_d(s.rest_volume) - 1));
         }
     }
     int resting = 0, asleep = 0;
-    double fastest = 0, end_vol = 0;
+    double fastest = 0, end_vol = 0, top = 0;
     for (int i = 0; i < 20; ++i) {
         cr_soft_state s = sp_state(d.w, ids[i]);
         end_vol = fmax(end_vol, fabs(ts_d(s.volume) / ts_d(s.rest_volume) - 1));
+        top = fmax(top, ts_d(s.bounds_max.y));
         double v = sp_len(s.linear_momentum) / ts_d(s.mass);
         fastest = fmax(fastest, v);
         asleep += s.asleep;
-        if (s.asleep || v < 0.05) ++resting;
+        if (v < 0.01) ++resting;
         else cr_test_printf("    body %d (%s) still moving at %.3f m/s, edge error %.3f %%, volume %.3f\n", i,
                             kind[i] == 0 ? "ball" : kind[i] == 1 ? "cube" : "torus.obj", v, 100 * ts_d(s.edge_error),
                             ts_d(s.volume) / ts_d(s.rest_volume));
     }
     cr_world_stats st = cr_world_get_stats(d.w);
     cr_test_printf("    soft_pile: particles inside another body %d, outside the box %d (checked every second), "
-                   "after %d s kinetic energy %.2g of its peak, %d of 20 slower than 0.05 m/s (fastest %.3f m/s), %d asleep, volume change at most %.2f %% at rest, %.2f %% on the way, "
-                   "pairs over capacity %u\n",
-                   inside, outside, steps / 60, end_ke / peak_ke, resting, fastest, asleep, 100 * end_vol, 100 * worst_vol, st.spring.over_capacity);
+                   "after %d s kinetic energy %.2g of its peak, %d of 20 slower than 0.01 m/s (fastest %.3f m/s), %d asleep "
+                   "(all of them since %.2f s), volume change at most %.2f %% at rest, %.2f %% on the way, pairs over capacity %u\n",
+                   inside, outside, steps / 60, end_ke / peak_ke, resting, fastest, asleep, all_asleep_at / 60.0,
+                   100 * end_vol, 100 * worst_vol, st.spring.over_capacity);
     ENSURE(inside == 0);
     ENSURE(outside == 0);
-    ENSURE(end_ke < 0.001 * peak_ke); /* the pile has settled: its bodies creep at most */
-    ENSURE(fastest < 0.1);
-    ENSURE(resting >= 18); /* not yet every one: docs/mass-spring.md, "Not done" */
-    ENSURE(end_vol < 0.03);  /* at rest, under the pile's weight */
-    ENSURE(worst_vol < 0.08); /* while landing on each other */
+    ENSURE(asleep == 20);      /* the whole pile sleeps */
+    ENSURE(all_asleep_at > 0 && all_asleep_at <= 12 * 60); /* within 12 s of the drop, and stays asleep */
+    ENSURE(resting == 20);     /* every body at rest */
+    ENSURE(end_vol < 0.03);    /* at rest, under the pile's weight */
+    ENSURE(worst_vol < 0.08);  /* while landing on each other */
     ENSURE(st.spring.over_capacity == 0);
+
+    /* a 2 kg soft ball thrown down on the pile wakes what it hits; then the
+     * pile, the ball on it, sleeps again */
+    cr_soft_def hd = cr_default_soft_def();
+    hd.asset = d.slot[0];
+    hd.transform.p = cr_v3(0, cr_from_float((float)(top + 0.4)), 0);
+    hd.linear_velocity = cr_v3(0, CR_R(-4), 0);
+    hd.mass = CR_R(2);
+    hd.volume_stiffness = CR_R(50000);
+    hd.friction = CR_R(0.8);
+    hd.surface_contacts = true;
+    cr_soft_id ball;
+    ENSURE(cr_soft_create(d.w, &hd, &ball) == CR_OK);
+    int most_awake = 0, awake = 0, asleep_again_at = 0;
+    for (int step = 1; step <= 600; ++step) {
+        ENSURE(cr_world_step(d.w, TS_DT) == CR_OK);
+        awake = !sp_state(d.w, ball).asleep;
+        int pile_awake = 0;
+        for (int i = 0; i < 20; ++i) pile_awake += !sp_state(d.w, ids[i]).asleep;
+        awake += pile_awake;
+        most_awake = pile_awake > most_awake ? pile_awake : most_awake;
+        if (awake > 0) asleep_again_at = 0;
+        else if (asleep_again_at == 0) asleep_again_at = step;
+        if (step % 30 == 0) SP_PILE_CHECK();
+    }
+    #undef SP_PILE_CHECK
+    cr_soft_state bs = sp_state(d.w, ball);
+    cr_test_printf("    a 2 kg soft ball thrown down on the pile at 4 m/s: %d of its bodies woke, particles inside another body %d, "
+                   "outside %d; all asleep again %.2f s after the throw, %d awake after 10 s, the ball's bottom at %.2f m (the pile's top was %.2f m)\n",
+                   most_awake, inside, outside, asleep_again_at / 60.0, awake, ts_d(bs.bounds_min.y), top);
+    ENSURE(most_awake >= 1);   /* it wakes what it lands on */
+    ENSURE(inside == 0);
+    ENSURE(outside == 0);
+    ENSURE(awake == 0);        /* and all sleep again */
+    ENSURE(asleep_again_at > 0 && asleep_again_at <= 8 * 60);
     for (int i = 0; i < 20; ++i) free(x[i]);
     sp_free(&d);
 }
@@ -742,4 +800,165 @@ CR_TEST(spring_rolling_ball_stops) {
     ENSURE(v_rough >= 0 && v_rough < 0.05); /* stopped */
     ENSURE(v_free > 0.5);                  /* without it, it rolls on */
     ENSURE(x_rough > 0.2 && x_rough < x_free);
+}
+
+/* One soft ball dropped on the ground falls asleep once it is still (its
+ * particles stay within sleep_linear x sleep_time of where a window began,
+ * as a mass-weighted mean), an impulse wakes it, and it sleeps again. A
+ * no_sleep twin next to it never sleeps. */
+CR_TEST(spring_soft_ball_sleeps_and_wakes) {
+    sp_world d = {0};
+    ENSURE(sp_cook_sphere(&d, 0.3, 12, 8));
+    ENSURE(sp_make_world(&d, cr_v3(0, CR_R(-9.81), 0), sp_budget(2, 1024, 4096)));
+    ts_ground(d.w, ts_material(0.2, 0.6));
+    cr_soft_id ball, twin;
+    cr_soft_def sd = cr_default_soft_def();
+    sd.asset = d.slot[0];
+    sd.transform.p = cr_v3(0, CR_R(1), 0);
+    sd.mass = CR_R(0.5); /* as the pile's */
+    sd.volume_stiffness = CR_R(50000);
+    sd.friction = CR_R(0.8);
+    ENSURE(cr_soft_create(d.w, &sd, &ball) == CR_OK);
+    sd.transform.p = cr_v3(CR_R(2), CR_R(1), 0);
+    sd.no_sleep = true;
+    ENSURE(cr_soft_create(d.w, &sd, &twin) == CR_OK);
+    int slept_at = 0, twin_slept = 0;
+    for (int step = 1; step <= 360 && slept_at == 0; ++step) {
+        ENSURE(cr_world_step(d.w, TS_DT) == CR_OK);
+        if (sp_state(d.w, ball).asleep) slept_at = step;
+    }
+    cr_soft_state s = sp_state(d.w, ball);
+    double y_asleep = ts_d(s.bounds_min.y);
+    cr_vec3 v[512];
+    uint32_t n = cr_soft_get_velocities(d.w, ball, v, 512);
+    double vmax = 0;
+    for (uint32_t i = 0; i < n; ++i) vmax = fmax(vmax, sp_len(v[i]));
+    /* asleep, it stays put step after step */
+    cr_vec3 x0[512], x1[512];
+    cr_soft_get_positions(d.w, ball, x0, 512);
+    for (int step = 0; step < 30; ++step) ENSURE(cr_world_step(d.w, TS_DT) == CR_OK);
+    cr_soft_get_positions(d.w, ball, x1, 512);
+    double drift = 0;
+    for (uint32_t i = 0; i < n; ++i) drift = fmax(drift, sp_len(cr_v3_sub(x1[i], x0[i])));
+    /* an impulse wakes it and moves it; then it sleeps again */
+    ENSURE(cr_soft_apply_impulse(d.w, ball, cr_v3(CR_R(0.5), CR_R(1), 0), x0[0]) == CR_OK);
+    ENSURE(!sp_state(d.w, ball).asleep);
+    int woke_steps = 0, again_at = 0;
+    for (int step = 1; step <= 600 && again_at == 0; ++step) {
+        ENSURE(cr_world_step(d.w, TS_DT) == CR_OK);
+        if (!sp_state(d.w, ball).asleep) ++woke_steps;
+        else again_at = step;
+        twin_slept += sp_state(d.w, twin).asleep;
+    }
+    cr_soft_get_positions(d.w, ball, x1, 512);
+    double moved = 0;
+    for (uint32_t i = 0; i < n; ++i) moved = fmax(moved, sp_len(cr_v3_sub(x1[i], x0[i])));
+    cr_test_printf("    soft ball: asleep %.2f s after the drop (its bottom at %.3f m, velocities zeroed: %.3f m/s), drift asleep %.1e m; "
+                   "an impulse woke it, it moved %.3f m and slept again after %.2f s; the no_sleep twin asleep %d steps\n",
+                   slept_at / 60.0, y_asleep, vmax, drift, moved, again_at / 60.0, twin_slept);
+    ENSURE(slept_at > 0 && slept_at <= 6 * 60);
+    ENSURE(y_asleep > -0.01 && y_asleep < 0.05); /* on the ground, not in the air */
+    ENSURE(vmax == 0);
+    ENSURE(drift == 0);
+    ENSURE(woke_steps > 10);
+    ENSURE(moved > 0.01);
+    ENSURE(again_at > 0 && again_at <= 8 * 60);
+    ENSURE(twin_slept == 0);
+    ENSURE(!sp_state(d.w, twin).asleep);
+    sp_free(&d);
+}
+
+/* ENSURE in a helper that returns a value */
+#define ENSURE_R(cond, bad)                                                         \
+    do {                                                                            \
+        if (!(cond)) {                                                              \
+            cr_test_fail(cr_test_ctx_, __FILE__, __LINE__, "ENSURE(%s)", #cond);    \
+            return (bad);                                                           \
+        }                                                                           \
+    } while (0)
+
+/* Two 0.5 m soft cubes (0.125 m edges) stacked and let settle: the gap
+ * between their faces, and when both were asleep (s). */
+static double stacked_gap(cr_test_ctx *cr_test_ctx_, bool surface, double *asleep_s) {
+    sp_world d = {0};
+    ENSURE_R(sp_cook_cube(&d, 0.25, 4), -1);
+    ENSURE_R(sp_make_world(&d, cr_v3(0, CR_R(-9.81), 0), sp_budget(4, 1024, 8192)), -1);
+    ts_ground(d.w, ts_material(0.2, 0.6));
+    cr_soft_id lo, hi;
+    cr_soft_def sd = cr_default_soft_def();
+    sd.asset = d.slot[0];
+    sd.mass = CR_R(0.5);
+    sd.volume_stiffness = CR_R(50000);
+    sd.friction = CR_R(0.8);
+    sd.surface_contacts = surface;
+    sd.transform.p = cr_v3(0, CR_R(0.3), 0);
+    ENSURE_R(cr_soft_create(d.w, &sd, &lo) == CR_OK, -1);
+    sd.transform.p = cr_v3(0, CR_R(0.95), 0);
+    ENSURE_R(cr_soft_create(d.w, &sd, &hi) == CR_OK, -1);
+    int asleep_at = 0;
+    for (int step = 1; step <= 360; ++step) {
+        ENSURE_R(cr_world_step(d.w, TS_DT) == CR_OK, -1);
+        if (asleep_at == 0 && sp_state(d.w, lo).asleep && sp_state(d.w, hi).asleep) asleep_at = step;
+    }
+    /* the upper cube's lowest particles against the lower cube's highest */
+    cr_vec3 xl[256], xh[256];
+    uint32_t n = cr_soft_get_positions(d.w, lo, xl, 256);
+    cr_soft_get_positions(d.w, hi, xh, 256);
+    double top = -1e9, bottom = 1e9;
+    for (uint32_t i = 0; i < n; ++i) top = fmax(top, ts_d(xl[i].y)), bottom = fmin(bottom, ts_d(xh[i].y));
+    *asleep_s = asleep_at / 60.0;
+    sp_free(&d);
+    return bottom - top;
+}
+
+/* Two stacked 0.5 m soft cubes with surface_contacts rest face on face at
+ * about their two particle radii (particles against the other's triangles);
+ * without, at the two soft radii of their particle spheres (0.157 m: seen
+ * floating). Both pairs sleep. Momentum is exchanged exactly: two cubes
+ * thrown at each other keep their total. */
+CR_TEST(spring_soft_cubes_rest_face_on_face) {
+    double sleep_on, sleep_off;
+    double gap_on = stacked_gap(cr_test_ctx_, true, &sleep_on), gap_off = stacked_gap(cr_test_ctx_, false, &sleep_off);
+    double radius = 0.35 * 0.125;
+    cr_test_printf("    stacked soft cubes: gap between the faces %.4f m with surface contacts (two particle radii %.4f m), "
+                   "%.4f m without; both asleep after %.2f s and %.2f s\n", gap_on, 2 * radius, gap_off, sleep_on, sleep_off);
+    ENSURE(gap_on > 0.8 * 2 * radius); /* not into each other */
+    ENSURE(gap_on < 1.2 * 2 * radius); /* the contact allowance, not floating */
+    ENSURE(gap_off > 0.14);            /* the particle spheres' gap, for comparison */
+    ENSURE(sleep_on > 0 && sleep_on <= 6);
+    ENSURE(sleep_off > 0 && sleep_off <= 6);
+
+    cr_soft_id lo, hi;
+    cr_soft_def sd = cr_default_soft_def();
+    sd.volume_stiffness = CR_R(50000);
+    sd.friction = CR_R(0.8);
+    sd.surface_contacts = true;
+    /* two cubes thrown at each other off the ground (no gravity): momentum kept */
+    sp_world e = {0};
+    ENSURE(sp_cook_cube(&e, 0.25, 4));
+    ENSURE(sp_make_world(&e, cr_v3(0, 0, 0), sp_budget(4, 1024, 8192)));
+    sd.asset = e.slot[0];
+    sd.mass = CR_R(0.5);
+    sd.transform.p = cr_v3(CR_R(-0.6), 0, 0);
+    sd.linear_velocity = cr_v3(CR_R(3), CR_R(0.5), 0);
+    ENSURE(cr_soft_create(e.w, &sd, &lo) == CR_OK);
+    sd.mass = CR_R(1.5);
+    sd.transform.p = cr_v3(CR_R(0.6), CR_R(0.1), 0);
+    sd.linear_velocity = cr_v3(CR_R(-1), 0, CR_R(0.2));
+    ENSURE(cr_soft_create(e.w, &sd, &hi) == CR_OK);
+    cr_vec3 p0 = cr_v3_add(sp_state(e.w, lo).linear_momentum, sp_state(e.w, hi).linear_momentum);
+    double worst = 0, closest = 1e9;
+    for (int step = 0; step < 90; ++step) {
+        ENSURE(cr_world_step(e.w, TS_DT) == CR_OK);
+        cr_vec3 p1 = cr_v3_add(sp_state(e.w, lo).linear_momentum, sp_state(e.w, hi).linear_momentum);
+        worst = fmax(worst, sp_len(cr_v3_sub(p1, p0)) / sp_len(p0));
+        closest = fmin(closest, ts_d(sp_state(e.w, hi).bounds_min.x) - ts_d(sp_state(e.w, lo).bounds_max.x));
+    }
+    double v_lo = ts_d(sp_state(e.w, lo).linear_momentum.x) / 0.5;
+    cr_test_printf("    soft cubes thrown at each other: momentum kept to %.2g (relative), the light one rebounds at %.2f m/s, "
+                   "closest faces %.3f m\n", worst, v_lo, closest);
+    ENSURE(worst < 1e-4);
+    ENSURE(v_lo < 0);                /* the light one sent back */
+    ENSURE(closest > 0);             /* they never pass into each other */
+    sp_free(&e);
 }

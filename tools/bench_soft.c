@@ -84,15 +84,17 @@ static double winding(const cr_asset *a, const cr_vec3 *x, cr_vec3 q) {
 #define WALL 1.0
 
 int cr_bench_soft(int argc, char **argv) {
-    int json = 0, steps = 600;
+    int json = 0, steps = 600, awake = 0, surface = 0;
     const char *export_path = NULL, *scene_path = "data/scenes/soft_pile.scene";
     for (int i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "--json") == 0) json = 1;
         else if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc) steps = atoi(argv[++i]);
         else if (strcmp(argv[i], "--export") == 0 && i + 1 < argc) export_path = argv[++i];
         else if (strcmp(argv[i], "--scene") == 0 && i + 1 < argc) scene_path = argv[++i];
+        else if (strcmp(argv[i], "--awake") == 0) awake = 1;
+        else if (strcmp(argv[i], "--surface") == 0) surface = 1;
         else {
-            fprintf(stderr, "usage: crumple bench soft [--json] [--steps N] [--export FILE] [--scene FILE]\n");
+            fprintf(stderr, "usage: crumple bench soft [--json] [--steps N] [--export FILE] [--scene FILE] [--awake] [--surface]\n");
             return 2;
         }
     }
@@ -101,7 +103,13 @@ int cr_bench_soft(int argc, char **argv) {
     cr_scene *sc = NULL;
     cr_scene_error e;
     cr_world *w = NULL;
-    if (cr_scene_load(scene_path, &sc, &e) || cr_scene_build(sc, &w, &e)) {
+    /* --awake: the world's sleep off, so every step simulates every body (the
+     * pile sleeps after about 4 s; a peer without sleep is compared like for like) */
+    int bad = cr_scene_load(scene_path, &sc, &e);
+    if (!bad && awake) sc->def.sleep = false;
+    /* --surface: every body with surface_contacts (particles against triangles) */
+    for (ptrdiff_t k = 0; !bad && surface && k < arrlen(sc->softs); ++k) sc->softs[k].def.surface_contacts = true;
+    if (bad || cr_scene_build(sc, &w, &e)) {
         cr_scene_error_print(stderr, &e);
         fprintf(stderr, "crumple bench soft: could not build %s (run from the repository root)\n", scene_path);
         cr_scene_free(sc);
@@ -162,7 +170,7 @@ int cr_bench_soft(int argc, char **argv) {
     }
     qsort(ms, (size_t)steps, sizeof *ms, cmp_double);
     /* what a player would see: particles inside another body, or outside the box */
-    int inside = 0, outside = 0, resting = 0;
+    int inside = 0, outside = 0, resting = 0, asleep = 0;
     cr_vec3 **xs = malloc(sizeof(cr_vec3 *) * (size_t)(pile ? pile : 1));
     for (int i = 0; i < pile; ++i) {
         xs[i] = malloc(as[i]->vertex_count * sizeof(cr_vec3));
@@ -172,6 +180,7 @@ int cr_bench_soft(int argc, char **argv) {
         cr_soft_state st;
         cr_soft_get_state(w, ids[i], &st);
         if (st.asleep || cr_to_double(cr_v3_len(st.linear_momentum)) / cr_to_double(st.mass) < 0.05) ++resting;
+        asleep += st.asleep;
         for (uint32_t p = 0; p < st.particles; ++p) {
             cr_vec3 q = xs[i][p];
             if (fabs(cr_to_double(q.x)) > WALL + 0.02 || fabs(cr_to_double(q.z)) > WALL + 0.02 || cr_to_double(q.y) < -0.02) ++outside;
@@ -184,15 +193,15 @@ int cr_bench_soft(int argc, char **argv) {
     if (json)
         printf("{\"bench\":\"soft_pile\",\"bodies\":%d,\"particles\":%u,\"springs\":%u,\"steps\":%d,\"ms_per_step_median\":%.4f,"
                "\"ms_per_step_mean\":%.4f,\"work_per_step\":%.0f,\"particles_inside_another\":%d,\"particles_outside\":%d,"
-               "\"resting\":%d,\"mode\":\"%s\"}\n",
+               "\"resting\":%d,\"asleep\":%d,\"awake_forced\":%d,\"mode\":\"%s\"}\n",
                pile, particles, springs, steps, ms[steps / 2], total / steps, (double)work / steps, inside, outside, resting,
-               CR_MODE_NAME);
+               asleep, awake, CR_MODE_NAME);
     else
-        printf("soft_pile (%s): %d bodies, %u particles, %u springs, %d steps at 1/60 s\n"
+        printf("soft_pile (%s%s): %d bodies, %u particles, %u springs, %d steps at 1/60 s\n"
                "  ms/step: median %.3f, mean %.3f; soft work %.0f units/step\n"
-               "  particles inside another body: %d; outside the box: %d; at rest: %d of %d\n",
-               CR_MODE_NAME, pile, particles, springs, steps, ms[steps / 2], total / steps, (double)work / steps, inside,
-               outside, resting, pile);
+               "  particles inside another body: %d; outside the box: %d; at rest: %d of %d; asleep: %d\n",
+               CR_MODE_NAME, awake ? (surface ? ", sleep off, surface contacts" : ", sleep off") : (surface ? ", surface contacts" : ""), pile, particles, springs, steps, ms[steps / 2], total / steps,
+               (double)work / steps, inside, outside, resting, pile, asleep);
     free(ms);
     free(ids);
     free(as);

@@ -67,6 +67,7 @@ typedef struct cr_soft_def {
     cr_real friction;            ///< Coulomb friction against anything
     cr_real restitution;         ///< of impacts faster than 1 m/s (slower ones rest)
     bool no_sleep;               ///< never sleeps
+    bool surface_contacts;       ///< against another soft body that has it too: each particle against the other's triangles, so they rest at their two particle radii (0.09 m for 0.125 m edges) instead of two soft radii (0.16 m); costs about a quarter more step time in a pile (docs/mass-spring.md)
     cr_real volume_tolerance;    ///< relative, 0 or within (0, 0.5]: |V - V0| / V0 is held within it however hard the body is loaded (a hard volume constraint past it; closed meshes only); 0: only volume_stiffness
     cr_real rolling_friction;    ///< m, lever arm of the rolling resistance against static and kinematic bodies (the larger of it and theirs), 0..10
     uint64_t user_data;

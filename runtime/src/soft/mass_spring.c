@@ -86,7 +86,7 @@ uint64_t cri_soft_region_bytes(const cr_world_def *def) {
     if (b->body_capacity == 0) return al16(sizeof(cr_soft_region)) + 16u;
     return al16(sizeof(cr_soft_region)) + al16((uint64_t)b->body_capacity * sizeof(cr_soft_body)) +
            al16((uint64_t)b->particle_capacity * sizeof(cr_particle)) +
-           al16((uint64_t)b->spring_capacity * sizeof(cr_spring)) + 64u;
+           al16((uint64_t)b->spring_capacity * sizeof(cr_spring)) + al16((uint64_t)b->particle_capacity * sizeof(cr_vec3)) + 64u;
 }
 
 uint64_t cri_soft_scratch_bytes(const cr_world_def *def) {
@@ -94,9 +94,10 @@ uint64_t cri_soft_scratch_bytes(const cr_world_def *def) {
     if (b->body_capacity == 0) return 0;
     /* forces, per-particle owner, per-body flags + candidate lists, collisions */
     return al16(2ull * b->particle_capacity * sizeof(cr_vec3)) + al16((uint64_t)b->particle_capacity * 4u) +
-           al16(2ull * b->spring_capacity * sizeof(cr_real)) + al16((uint64_t)b->particle_capacity * sizeof(cr_vec3)) +
+           al16(2ull * b->spring_capacity * sizeof(cr_real)) + al16(2ull * b->particle_capacity * sizeof(cr_vec3)) +
            al16((uint64_t)b->body_capacity * 4u) + al16((uint64_t)b->body_capacity * (CR_SOFT_MAX_CANDIDATES + 1u) * 4u) +
-           cri_soft_collide_scratch_bytes(def) + al16((uint64_t)def->event_capacity * sizeof(cr_soft_hit)) + 128u;
+           cri_soft_collide_scratch_bytes(def) + cri_soft_triangle_scratch_bytes(def) +
+           al16((uint64_t)def->event_capacity * sizeof(cr_soft_hit)) + 128u;
 }
 
 bool cri_soft_layout(cr_world *w, uint8_t *block) {
@@ -108,7 +109,8 @@ bool cri_soft_layout(cr_world *w, uint8_t *block) {
     r->bodies = cri_arena_push(&w->persistent, block, b->body_capacity * (uint32_t)sizeof(cr_soft_body), 16);
     r->particles = b->particle_capacity ? cri_arena_push(&w->persistent, block, b->particle_capacity * (uint32_t)sizeof(cr_particle), 16) : 0;
     r->springs = b->spring_capacity ? cri_arena_push(&w->persistent, block, b->spring_capacity * (uint32_t)sizeof(cr_spring), 16) : 0;
-    return r->bodies != CR_NO_OFFSET && (b->particle_capacity == 0 || r->particles != CR_NO_OFFSET) &&
+    r->anchors = b->particle_capacity ? cri_arena_push(&w->persistent, block, b->particle_capacity * (uint32_t)sizeof(cr_vec3), 16) : 0;
+    return r->bodies != CR_NO_OFFSET && (b->particle_capacity == 0 || (r->particles != CR_NO_OFFSET && r->anchors != CR_NO_OFFSET)) &&
            (b->spring_capacity == 0 || r->springs != CR_NO_OFFSET);
 }
 
@@ -319,6 +321,7 @@ cr_status cr_soft_create(cr_world *w, const cr_soft_def *d, cr_soft_id *out) {
                                              : build_springs(a, s, &body.structural_count);
     body.closed = a->topology.closed;
     body.no_sleep = d->no_sleep;
+    body.surface = d->surface_contacts;
     body.mass = d->mass;
     body.absolute_damping = d->absolute_damping;
     body.volume_stiffness = a->topology.closed ? d->volume_stiffness : 0;
@@ -383,6 +386,8 @@ cr_status cr_soft_create(cr_world *w, const cr_soft_def *d, cr_soft_id *out) {
         body.bounds_max = cr_v3_max(body.bounds_max, p[i].x);
     }
     *sb = body;
+    cr_vec3 *an = cri_soft_anchors(w) + r->particle_count;
+    for (uint32_t i = 0; i < body.particle_count; ++i) an[i] = p[i].x;
     r->particle_count += body.particle_count;
     r->spring_count += body.spring_count;
     r->body_count++;
@@ -400,9 +405,11 @@ cr_status cr_soft_destroy(cr_world *w, cr_soft_id id) {
     cr_spring *s = cri_soft_springs(w);
     /* close the gap: later bodies' particles and springs move down, in place */
     /* copied forward one record at a time (the library uses no memmove) */
-    for (uint32_t i = p0; i + np < r->particle_count; ++i) p[i] = p[i + np];
+    cr_vec3 *an = cri_soft_anchors(w);
+    for (uint32_t i = p0; i + np < r->particle_count; ++i) p[i] = p[i + np], an[i] = an[i + np];
     for (uint32_t i = s0; i + ns < r->spring_count; ++i) s[i] = s[i + ns];
     memset(&p[r->particle_count - np], 0, (size_t)np * sizeof *p);
+    memset(&an[r->particle_count - np], 0, (size_t)np * sizeof *an);
     memset(&s[r->spring_count - ns], 0, (size_t)ns * sizeof *s);
     r->particle_count -= np;
     r->spring_count -= ns;
@@ -671,23 +678,28 @@ static void integrate(cr_world *w, cr_soft_body *sb, cr_vec3 *corr, const cr_rea
     }
 }
 
-/* The body's bounds, and the farthest any particle moved this step (from
- * x0, the positions before the substeps), squared. A resting body's
- * particles still end a step with velocities: the contact particles carry
- * the weight as velocity the springs give them and the contacts take back
- * every substep (a ball at rest on the ground: 0.36 m/s). What shows a body
- * at rest is that its particles do not move. */
-static void refresh_bounds(cr_world *w, cr_soft_body *sb, const cr_vec3 *x0, cr_real *max_move_sq) {
+/* The body's bounds, and how far its particles are from their anchors
+ * (where they were when the body's sleep window began): the mass-weighted
+ * mean of the squared distances, so rigid motion and deformation both count
+ * (the window's kinetic energy, as a distance). Not the particles'
+ * velocities: a resting body's contact particles carry its weight as
+ * velocity the springs give them and the contacts take back every substep
+ * (a ball at rest on the ground: 0.36 m/s). Not the farthest particle
+ * either: in a pile a few contact particles jitter by millimetres a step
+ * about places that do not move (up to 2 mm a step in soft_pile, and a
+ * centimetre from the anchor within half a second) while the body's
+ * centre moves a few millimetres in 2 s. */
+static void refresh_bounds(cr_world *w, cr_soft_body *sb, cr_real *mean_move_sq) {
     cr_particle *p = cri_soft_particles(w) + sb->first_particle;
+    const cr_vec3 *an = cri_soft_anchors(w) + sb->first_particle;
     sb->bounds_min = sb->bounds_max = p[0].x;
-    cr_real dmax = 0;
+    cr_real sum = 0;
     for (uint32_t i = 0; i < sb->particle_count; ++i) {
         sb->bounds_min = cr_v3_min(sb->bounds_min, p[i].x);
         sb->bounds_max = cr_v3_max(sb->bounds_max, p[i].x);
-        cr_real d2 = cr_v3_len_sq(cr_v3_sub(p[i].x, x0[sb->first_particle + i]));
-        if (d2 > dmax) dmax = d2;
+        sum += cr_mul(p[i].mass, cr_v3_len_sq(cr_v3_sub(p[i].x, an[i])));
     }
-    *max_move_sq = dmax;
+    *mean_move_sq = cr_div(sum, sb->mass);
 }
 
 /* A soft body touched by something moving wakes (spring_collide.c calls it). */
@@ -800,7 +812,7 @@ void cri_soft_step(cr_world *w, cr_real dt) {
     uint32_t o_owner = cri_arena_push_uninit(&w->scratch, (P ? P : 1) * 4u, 16);
     uint32_t o_moving = cri_arena_push(&w->scratch, (uint8_t *)w, (B ? B : 1) * 4u, 16); /* zeroed: nobody runs yet */
     uint32_t o_cand = cri_arena_push_uninit(&w->scratch, (B ? B : 1) * (CR_SOFT_MAX_CANDIDATES + 1u) * 4u, 16);
-    uint32_t o_x0 = cri_arena_push_uninit(&w->scratch, (P ? P : 1) * (uint32_t)sizeof(cr_vec3), 16);
+    uint32_t o_prev = cri_arena_push_uninit(&w->scratch, (P ? 2 * P : 1) * (uint32_t)sizeof(cr_vec3), 16);
     uint32_t o_sk = cri_arena_push_uninit(&w->scratch, (r->spring_count ? 2 * r->spring_count : 1) * (uint32_t)sizeof(cr_real), 16);
     /* impact events: the room the rigid events left in the world's buffer */
     cr_soft_hits hits = {NULL, 0, w->def.event_capacity - w->event_count, 0, w->def.event_min_speed, 0, cr_v3_zero(), 0};
@@ -808,7 +820,7 @@ void cri_soft_step(cr_world *w, cr_real dt) {
     if (o_hits == CR_NO_OFFSET) hits.capacity = 0;
     else hits.hit = CR_AT(w, o_hits, cr_soft_hit);
     if (o_f == CR_NO_OFFSET || o_owner == CR_NO_OFFSET || o_moving == CR_NO_OFFSET || o_cand == CR_NO_OFFSET ||
-        o_sk == CR_NO_OFFSET || o_x0 == CR_NO_OFFSET) {
+        o_sk == CR_NO_OFFSET || o_prev == CR_NO_OFFSET) {
         st->waiting = r->body_count; /* no scratch: every body waits, counted */
         cri_arena_pop_to(&w->scratch, mark);
         return;
@@ -850,8 +862,22 @@ void cri_soft_step(cr_world *w, cr_real dt) {
     cr_real reach = cr_mul(cr_sqrt(vmax) + cr_mul(cr_v3_len(w->def.gravity), dt), dt);
     uint32_t pair_cap = bud->particle_capacity * CR_SOFT_PAIRS_PER_PARTICLE, n_pairs = 0, pair_overflow = 0;
     uint32_t o_pairs = r->body_count > 1 ? cri_arena_push_uninit(&w->scratch, pair_cap * 8u + 8u, 16) : CR_NO_OFFSET;
+    bool any_surface = false; /* a body with surface_contacts: the pairs' nearest partners are wanted */
+    for (uint32_t i = 0; i < B; ++i) any_surface |= bodies[i].alive && bodies[i].surface;
+    uint32_t o_near = o_pairs != CR_NO_OFFSET && any_surface ? cri_arena_push_uninit(&w->scratch, pair_cap * 8u + 8u, 16) : CR_NO_OFFSET,
+             n_near = 0;
     if (o_pairs != CR_NO_OFFSET)
-        n_pairs = cri_soft_find_pairs(w, reach + reach, CR_AT(w, o_pairs, uint32_t), pair_cap, &pair_overflow);
+        n_pairs = cri_soft_find_pairs(w, reach + reach, CR_AT(w, o_pairs, uint32_t), pair_cap, &pair_overflow,
+                                      o_near != CR_NO_OFFSET ? CR_AT(w, o_near, uint32_t) : NULL, &n_near);
+    /* each pair's two triangles (soft_triangle.c); without room for them the
+     * particles meet as spheres of the soft radius */
+    uint32_t o_start = CR_NO_OFFSET, o_list = CR_NO_OFFSET, n_tc = 0;
+    uint32_t o_tc = n_pairs > 0 && o_near != CR_NO_OFFSET && any_surface ? cri_arena_push_uninit(&w->scratch, n_near * 12u + 12u, 16) : CR_NO_OFFSET;
+    bool triangles = o_tc != CR_NO_OFFSET && cri_soft_incidence(w, &o_start, &o_list);
+    if (triangles)
+        n_tc = cri_soft_triangle_contacts(w, CR_AT(w, o_near, const uint32_t), n_near, owner, CR_AT(w, o_start, const uint32_t),
+                                          CR_AT(w, o_list, const uint32_t), reach + reach, CR_AT(w, o_tc, uint32_t));
+
     st->over_capacity = pair_overflow;
 
     /* Each running body's rigid candidates, found once a step (a row of
@@ -866,17 +892,34 @@ void cri_soft_step(cr_world *w, cr_real dt) {
         row[0] = cri_soft_rigid_candidates(w, &bodies[i], reach, row + 1, CR_SOFT_MAX_CANDIDATES, &st->over_capacity);
         spring_constants(w, &bodies[i], h, CR_AT(w, o_sk, cr_real) + 2 * bodies[i].first_spring);
         const cr_particle *p = cri_soft_particles(w) + bodies[i].first_particle;
-        cr_vec3 *x0 = CR_AT(w, o_x0, cr_vec3) + bodies[i].first_particle;
-        for (uint32_t j = 0; j < bodies[i].particle_count; ++j) x0[j] = p[j].x;
+        cr_vec3 *prev = CR_AT(w, o_prev, cr_vec3) + bodies[i].first_particle;
+        for (uint32_t j = 0; j < bodies[i].particle_count; ++j) prev[j] = p[j].x;
+    }
+    {
+        const cr_particle *pa = cri_soft_particles(w);
+        cr_vec3 *pair_prev = CR_AT(w, o_prev, cr_vec3) + P;
+        for (uint32_t j = 0; j < P; ++j) pair_prev[j] = pa[j].x;
     }
     for (int32_t k = 0; k < n; ++k) {
         for (uint32_t i = 0; i < B; ++i) {
             if (!moving[i]) continue;
             uint32_t *row = cand + i * (CR_SOFT_MAX_CANDIDATES + 1u);
             integrate(w, &bodies[i], f, CR_AT(w, o_sk, const cr_real) + 2 * bodies[i].first_spring, h);
-            contacts += cri_soft_collide_rigid(w, &bodies[i], row + 1, row[0], h, reach, &hits);
+            contacts += cri_soft_collide_rigid(w, &bodies[i], row + 1, row[0], h, reach, &hits,
+                                               CR_AT(w, o_prev, cr_vec3) + bodies[i].first_particle);
         }
-        if (n_pairs > 0) contacts += cri_soft_collide_pairs(w, CR_AT(w, o_pairs, uint32_t), n_pairs, owner, moving, h);
+        if (n_pairs > 0) {
+            /* the pair pass's own record of where it left the particles (the second half of prev) */
+            cr_vec3 *pair_prev = CR_AT(w, o_prev, cr_vec3) + P;
+            if (triangles)
+                contacts += cri_soft_collide_triangles(w, CR_AT(w, o_tc, const uint32_t), n_tc, owner, moving, h, pair_prev);
+            contacts += cri_soft_collide_pairs(w, CR_AT(w, o_pairs, uint32_t), n_pairs, owner, moving, h, pair_prev, !triangles);
+            const cr_particle *pa = cri_soft_particles(w);
+            for (uint32_t i = 0; i < B; ++i)
+                if (moving[i])
+                    for (uint32_t j = 0; j < bodies[i].particle_count; ++j)
+                        pair_prev[bodies[i].first_particle + j] = pa[bodies[i].first_particle + j].x;
+        }
         for (uint32_t i = 0; i < B; ++i)
             if (moving[i] && bodies[i].volume_tolerance > 0) hold_volume(w, &bodies[i], f);
     }
@@ -884,8 +927,12 @@ void cri_soft_step(cr_world *w, cr_real dt) {
     /* bounds, sleep, the rigid bodies touched this step (the first
      * CR_SOFT_TOUCHED in slot order: a body touching more makes an event
      * again on the others, which only a pile against many rigid bodies meets) */
-    /* asleep after sleep_time with no particle moving faster than sleep_linear (over the step) */
-    cr_real sleep_d = cr_mul(w->def.sleep_linear, dt), sleep_d2 = cr_mul(sleep_d, sleep_d);
+    /* Asleep when for the world's sleep_time its particles stayed within
+     * sleep_linear x sleep_time of their anchors (where they were when the
+     * window began), as a mass-weighted root mean square: its mean speed over
+     * the window below sleep_linear, as an island's, whatever it does within
+     * the window. Past that a new window starts from where they are now. */
+    cr_real sleep_d = cr_mul(w->def.sleep_linear, w->def.sleep_time), sleep_d2 = cr_mul(sleep_d, sleep_d);
     for (uint32_t i = 0; i < B; ++i) {
         if (!moving[i]) continue;
         cr_soft_body *sb = &bodies[i];
@@ -895,17 +942,45 @@ void cri_soft_step(cr_world *w, cr_real dt) {
         for (uint32_t k = 0; k < row[0] && nt < CR_SOFT_TOUCHED; ++k)
             if (row[1 + k] & CR_SOFT_TOUCH_BIT) sb->touched[nt++] = (row[1 + k] & ~CR_SOFT_TOUCH_BIT) + 1;
         cr_real d2;
-        refresh_bounds(w, sb, CR_AT(w, o_x0, const cr_vec3), &d2);
+        refresh_bounds(w, sb, &d2);
         if (!w->def.sleep || sb->no_sleep || d2 > sleep_d2) {
             sb->sleep_time = 0;
+            const cr_particle *p = cri_soft_particles(w) + sb->first_particle;
+            cr_vec3 *an = cri_soft_anchors(w) + sb->first_particle;
+            for (uint32_t j = 0; j < sb->particle_count; ++j) an[j] = p[j].x;
         } else {
             sb->sleep_time += dt;
-            if (sb->sleep_time >= w->def.sleep_time) {
-                sb->asleep = 1;
-                cr_particle *p = cri_soft_particles(w) + sb->first_particle;
-                for (uint32_t j = 0; j < sb->particle_count; ++j) p[j].v = cr_v3_zero();
-            }
         }
+    }
+    /* Bodies touching (the step's soft pairs) sleep together, as an island
+     * of rigid bodies does: a body that slept alone in a settling pile was
+     * immovable to its neighbours' slow pushes and woke again when they
+     * pressed harder, and the pile churned. A group sleeps when each of its
+     * bodies is asleep or has been still for sleep_time. */
+    uint32_t *root = cand; /* the candidate rows are done with: B words for the groups */
+    for (uint32_t i = 0; i < B; ++i) root[i] = i;
+    const uint32_t *pairs = o_pairs != CR_NO_OFFSET ? CR_AT(w, o_pairs, const uint32_t) : NULL;
+    for (uint32_t k = 0; k < n_pairs; ++k) {
+        uint32_t a = owner[pairs[2 * k]], b = owner[pairs[2 * k + 1]];
+        while (root[a] != a) a = root[a] = root[root[a]];
+        while (root[b] != b) b = root[b] = root[root[b]];
+        if (a != b) root[a > b ? a : b] = a < b ? a : b; /* the lower slot is the root: deterministic */
+    }
+    uint32_t *ready = cand + B; /* per slot, its group may sleep */
+    for (uint32_t i = 0; i < B; ++i) ready[i] = 1;
+    for (uint32_t i = 0; i < B; ++i) {
+        uint32_t g = i;
+        while (root[g] != g) g = root[g];
+        root[i] = g;
+        const cr_soft_body *sb = &bodies[i];
+        if (sb->alive && !sb->asleep && (!moving[i] || sb->sleep_time < w->def.sleep_time)) ready[g] = 0;
+    }
+    for (uint32_t i = 0; i < B; ++i) {
+        cr_soft_body *sb = &bodies[i];
+        if (!moving[i] || sb->sleep_time < w->def.sleep_time || !ready[root[i]]) continue;
+        sb->asleep = 1;
+        cr_particle *p = cri_soft_particles(w) + sb->first_particle;
+        for (uint32_t j = 0; j < sb->particle_count; ++j) p[j].v = cr_v3_zero();
     }
     emit_events(w, &hits);
     st->work = (uint32_t)(work > 0xffffffffu ? 0xffffffffu : work);
@@ -931,9 +1006,11 @@ uint64_t cri_soft_hash(const cr_world *w, uint64_t h) {
         h = cr_hash_u32(h, sb->asleep);
         h = cr_hash_real(h, sb->sleep_time);
         for (uint32_t k = 0; k < CR_SOFT_TOUCHED; ++k) h = cr_hash_u32(h, sb->touched[k]);
+        const cr_vec3 *an = CR_AT(w, r->anchors, const cr_vec3) + sb->first_particle;
         for (uint32_t j = 0; j < sb->particle_count; ++j) {
             h = cr_hash_vec3(h, p[sb->first_particle + j].x);
             h = cr_hash_vec3(h, p[sb->first_particle + j].v);
+            h = cr_hash_vec3(h, an[j]);
         }
     }
     return h;

@@ -11,8 +11,10 @@
  * bodies' down, so the arrays stay packed and their order is the slot order
  * of creation — deterministic, and a byte copy of the block is a snapshot.
  *
- * mass_spring.c is the model (particles, springs, volume, the integrator);
- * spring_collide.c its collisions with rigid bodies and with other soft bodies.
+ * mass_spring.c is the model (particles, springs, volume, the integrator,
+ * sleep); spring_collide.c its collisions with rigid bodies and with other
+ * soft bodies; soft_triangle.c soft against soft as particles against
+ * triangles (surface_contacts).
  */
 #ifndef CRUMPLE_SOFT_MASS_SPRING_H
 #define CRUMPLE_SOFT_MASS_SPRING_H
@@ -30,6 +32,7 @@ typedef struct cr_soft_body {
     uint8_t asleep;
     uint8_t no_sleep;
     uint8_t closed;           ///< the asset is closed: the volume force applies
+    uint8_t surface;          ///< cr_soft_def.surface_contacts: against another such body, particles against triangles (soft_triangle.c)
     uint32_t asset;           ///< asset slot (triangles; never a flagged surface copy)
     uint32_t first_particle, particle_count;
     uint32_t first_spring, spring_count;
@@ -44,7 +47,7 @@ typedef struct cr_soft_body {
     cr_real friction;
     cr_real restitution;
     cr_real rolling_friction; ///< m, lever arm against static and kinematic bodies
-    cr_real sleep_time;       ///< s slower than the world's sleep_linear
+    cr_real sleep_time;       ///< s since its sleep window began (its particles within sleep_linear x the world's sleep_time of their anchors since, mass-weighted RMS)
     cr_vec3 bounds_min, bounds_max; ///< m, the particles at the end of the last step
     uint32_t touched[CR_SOFT_TOUCHED]; ///< index1 of rigid bodies its particles touched last step (0: none): no new impact event on them
     uint64_t user_data;
@@ -74,7 +77,7 @@ typedef struct cr_soft_region {
     uint32_t particle_count;  ///< particles in use (packed)
     uint32_t spring_count;    ///< springs in use (packed)
     uint32_t next_body;       ///< the slot the next step starts at (a body that waited runs first)
-    uint32_t pad_;
+    uint32_t anchors;         ///< offset of cr_vec3[spring.particle_capacity]: each particle where its body's sleep window began
 } cr_soft_region;
 
 static inline cr_soft_region *cri_soft_region(cr_world *w) { return CR_AT(w, w->soft_region, cr_soft_region); }
@@ -84,6 +87,7 @@ static inline const cr_soft_region *cri_soft_region_c(const cr_world *w) {
 static inline cr_soft_body *cri_soft_bodies(cr_world *w) { return CR_AT(w, cri_soft_region(w)->bodies, cr_soft_body); }
 static inline cr_particle *cri_soft_particles(cr_world *w) { return CR_AT(w, cri_soft_region(w)->particles, cr_particle); }
 static inline cr_spring *cri_soft_springs(cr_world *w) { return CR_AT(w, cri_soft_region(w)->springs, cr_spring); }
+static inline cr_vec3 *cri_soft_anchors(cr_world *w) { return CR_AT(w, cri_soft_region(w)->anchors, cr_vec3); }
 
 /* world.c */
 cr_status cri_soft_check_budget(const cr_spring_budget *b);
@@ -154,9 +158,11 @@ uint32_t cri_soft_rigid_candidates(cr_world *w, const cr_soft_body *sb, cr_real 
 /// A candidate touched gets CR_SOFT_TOUCH_BIT; a pair approaching faster
 /// than hits->min_speed starts an impact record unless the rigid body is in
 /// sb->touched (it was touching last step: the same contact, not an impact).
-/// (h: the substep, s; reach: how far the body may move this step, m)
+/// (h: the substep, s; reach: how far the body may move this step, m;
+/// prev: the body's particles where its last substep's rigid contacts left
+/// them, or NULL: static friction undoes what slid since; set on return)
 uint32_t cri_soft_collide_rigid(cr_world *w, cr_soft_body *sb, uint32_t *cand, uint32_t n_cand, cr_real h,
-                               cr_real reach, cr_soft_hits *hits);
+                               cr_real reach, cr_soft_hits *hits, cr_vec3 *prev);
 /// The rolling resistance of one rigid body's contacts of this substep
 /// (hits->roll_*: normal impulse, impulse-weighted contact points, lever arm).
 void cri_soft_roll_resist(cr_world *w, cr_soft_body *sb, const cr_soft_hits *hits);
@@ -167,12 +173,37 @@ void cri_soft_roll_resist(cr_world *w, cr_soft_body *sb, const cr_soft_hits *hit
 /// another's grown bounds; returns the pair count (pairs are two u32 global
 /// particle indices; at most `capacity`; *overflow counts the pairs that did
 /// not fit).
-uint32_t cri_soft_find_pairs(cr_world *w, cr_real margin, uint32_t *pairs, uint32_t capacity, uint32_t *overflow);
+/// With `nearest`: also every particle of a pair with its nearest partner
+/// of that other body, (particle, partner) per body pair, at most `capacity`,
+/// counted in *n_nearest.
+uint32_t cri_soft_find_pairs(cr_world *w, cr_real margin, uint32_t *pairs, uint32_t capacity, uint32_t *overflow,
+                             uint32_t *nearest, uint32_t *n_nearest);
 /// One substep's response of the step's particle pairs (owner: body slot of
 /// each particle; moving: per slot, whether it ran this step; h: the
-/// substep, s); returns contacts.
+/// substep, s; prev: every particle where the last pair pass left it, global
+/// index: static friction undoes the pair's relative slide since; spheres:
+/// the particles meet as spheres of their soft radius, else of their contact
+/// radius, as the triangle contacts' backstop); returns contacts.
 uint32_t cri_soft_collide_pairs(cr_world *w, const uint32_t *pairs, uint32_t n_pairs, const uint32_t *owner,
-                                const uint32_t *moving, cr_real h);
+                                const uint32_t *moving, cr_real h, const cr_vec3 *prev, bool spheres);
+/* soft_triangle.c: soft against soft as particles against triangles */
+/// Scratch the triangle contacts need for the def's capacities.
+uint64_t cri_soft_triangle_scratch_bytes(const cr_world_def *def);
+/// Every particle's triangles (global particle index: the triangle indices
+/// of its body's asset in list[start[g] .. start[g + 1]]), in the step's
+/// scratch; false when they did not fit (the caller meets particles as
+/// spheres of the soft radius instead).
+bool cri_soft_incidence(cr_world *w, uint32_t *o_start, uint32_t *o_list);
+/// The step's particle-against-triangle contacts from the pairs' nearest
+/// partners (cri_soft_find_pairs): (the particle, its partner, the
+/// partner's triangle nearest to it) into out (three words each), when
+/// within the contact radii and `margin`; start, list: cri_soft_incidence.
+/// Returns the count.
+uint32_t cri_soft_triangle_contacts(cr_world *w, const uint32_t *nearest, uint32_t n_nearest, const uint32_t *owner,
+                                    const uint32_t *start, const uint32_t *list, cr_real margin, uint32_t *out);
+/// One substep of them (moving, h, prev as cri_soft_collide_pairs). Returns contacts.
+uint32_t cri_soft_collide_triangles(cr_world *w, const uint32_t *contacts_in, uint32_t n_in, const uint32_t *owner,
+                                    const uint32_t *moving, cr_real h, const cr_vec3 *prev);
 /// Pair capacity per particle of the world's particle capacity.
 #define CR_SOFT_PAIRS_PER_PARTICLE 16u
 

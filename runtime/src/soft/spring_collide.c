@@ -24,7 +24,15 @@
  * are found once per step, with a margin for the step's motion, between the
  * particles of each body inside another's grown bounds (body pairs in slot
  * order, particles in index order: deterministic); pairs beyond the capacity
- * are counted, not kept.
+ * are counted, not kept. Between two bodies with surface_contacts the
+ * particles meet the other's triangles (soft_triangle.c) and these spheres
+ * are the backstop: of the contact radius at rest, of the soft radius in an
+ * impact.
+ *
+ * Static friction (against bodies that do not move, and between soft
+ * particles) undoes all the contact slid since its last pass, not only the
+ * substep's velocity: push-outs and spring corrections are not velocity and
+ * escaped it (a stack of two soft cubes walked at 2.3 cm/s).
  */
 #include "soft/mass_spring.h"
 #include "geometry/shape.h"
@@ -39,7 +47,7 @@ static uint64_t al16(uint64_t x) { return (x + 15u) & ~(uint64_t)15u; }
 uint64_t cri_soft_collide_scratch_bytes(const cr_world_def *def) {
     uint64_t P = def->spring.particle_capacity;
     /* two lists of particles inside a partner's bounds, and the pairs */
-    return 2 * al16(P * 4u + 4u) + al16(P * CR_SOFT_PAIRS_PER_PARTICLE * 8u + 8u) + 64u;
+    return 4 * al16(P * 4u + 4u) + 2 * al16(P * (uint64_t)sizeof(cr_real) + 16u) + 2 * al16(P * CR_SOFT_PAIRS_PER_PARTICLE * 8u + 8u) + 64u;
 }
 
 uint32_t cri_soft_rigid_candidates(cr_world *w, const cr_soft_body *sb, cr_real reach, uint32_t *out, uint32_t capacity,
@@ -87,7 +95,7 @@ static cr_soft_hit *hit_of(cr_soft_hits *hits, uint32_t soft, uint32_t slot, cr_
 
 static void contact_impulse(cr_world *w, cr_body *b, uint32_t slot, const cr_mat3 *inv_i, cr_particle *pt, cr_vec3 n,
                             cr_real mu, cr_real e_max, cr_real push_speed, cr_real h, cr_soft_hits *hits, bool may_start,
-                            uint32_t soft, cr_real roll_arm, cr_soft_hit **hp, cr_vec3 at) {
+                            uint32_t soft, cr_real roll_arm, cr_soft_hit **hp, cr_vec3 at, const cr_vec3 *prev) {
     bool dynamic = b->type == CR_BODY_DYNAMIC;
     cr_vec3 rel = cr_v3_sub(pt->x, b->xf.p);
     bool sleeping = dynamic && b->asleep;
@@ -120,16 +128,26 @@ static void contact_impulse(cr_world *w, cr_body *b, uint32_t slot, const cr_mat
     cr_vec3 vt = cr_v3_sub(vrel, cr_v3_scale(n, vn));
     cr_real vt_len;
     cr_vec3 t = cr_v3_normalize_len(vt, &vt_len);
-    if (vt_len > CR_REAL_EPS) {
-        cr_real stick = cr_div(vt_len, pt->inv_mass + wb), limit = cr_mul(mu, jn + j_push);
-        J = cr_v3_mad(J, -cr_min(stick, limit), t);
-        /* Static friction holds the position too: the velocity this substep
-         * moved the particle with (gravity's g h included) has already
-         * carried it along the surface by vt h, which a velocity impulse
-         * alone never takes back, so a particle pressed to a wall would
-         * creep down at g h (2 cm/s at 480 substeps a second) however
-         * rough the wall. Within the friction cone that slide is undone. */
-        if (stick <= limit) pt->x = cr_v3_mad(pt->x, -cr_mul(vt_len, h), t);
+    /* Static friction holds the position too: the velocity this substep
+     * moved the particle with (gravity's g h included) has already carried
+     * it along the surface by vt h, which a velocity impulse alone never
+     * takes back, so a particle pressed to a wall would creep down at g h
+     * (2 cm/s at 480 substeps a second) however rough the wall. Against a
+     * body that does not move (static, asleep) what is undone is all the
+     * particle slid since its last contacts (prev): besides vt h, the
+     * position push-outs of soft pairs and the springs' corrections, which
+     * are not velocity and escaped friction: a stack of two soft cubes walked
+     * across the ground at 2.3 cm/s for ever, pushed by its own contacts. */
+    cr_vec3 slide = cr_v3_scale(vt, h);
+    if (prev != NULL && (b->type == CR_BODY_STATIC || sleeping)) {
+        cr_vec3 moved = cr_v3_sub(pt->x, *prev);
+        slide = cr_v3_sub(moved, cr_v3_scale(n, cr_v3_dot(moved, n)));
+    }
+    cr_real slide_len = cr_v3_len(slide);
+    if (vt_len > CR_REAL_EPS || slide_len > CR_REAL_EPS) {
+        cr_real stick = cr_div(cr_max(vt_len, cr_div(slide_len, h)), pt->inv_mass + wb), limit = cr_mul(mu, jn + j_push);
+        if (vt_len > CR_REAL_EPS) J = cr_v3_mad(J, -cr_min(cr_div(vt_len, pt->inv_mass + wb), limit), t);
+        if (stick <= limit) pt->x = cr_v3_sub(pt->x, slide);
     }
     pt->v = cr_v3_mad(pt->v, pt->inv_mass, J);
     /* an impact event's record: the fastest approach's point, normal and
@@ -194,7 +212,7 @@ static uint32_t box_edge_points(cr_vec3 he, cr_real spacing, cr_vec3 *out, uint3
 }
 
 uint32_t cri_soft_collide_rigid(cr_world *w, cr_soft_body *sb, uint32_t *cand, uint32_t n_cand, cr_real h,
-                               cr_real reach, cr_soft_hits *hits) {
+                               cr_real reach, cr_soft_hits *hits, cr_vec3 *prev) {
     uint32_t soft = (uint32_t)(sb - cri_soft_bodies(w));
 
     cr_real inv_h = cr_div(CR_R(1), h);
@@ -267,7 +285,7 @@ uint32_t cri_soft_collide_rigid(cr_world *w, cr_soft_body *sb, uint32_t *cand, u
             p[i].x = cr_v3_mad(p[i].x, r - d, n);
             ++contacts;
             contact_impulse(w, b, slot, &inv_i, &p[i], n, mu, e_max, cr_mul(r - d, inv_h), h, hits, fresh, soft, sb->rolling_friction, &hit,
-                            cr_v3_mad(p[i].x, -r, n));
+                            cr_v3_mad(p[i].x, -r, n), prev != NULL ? &prev[i] : NULL);
         }
         /* the rigid body's own samples against the particles: a box's edges
          * (one point per soft radius), a mesh's sample vertices */
@@ -301,12 +319,16 @@ uint32_t cri_soft_collide_rigid(cr_world *w, cr_soft_body *sb, uint32_t *cand, u
                 if (dist <= CR_REAL_EPS) continue;
                 p[i].x = cr_v3_mad(p[i].x, R - dist, n);
                 ++contacts;
-                contact_impulse(w, b, slot, &inv_i, &p[i], n, mu, e_max, cr_mul(R - dist, inv_h), h, hits, fresh, soft, sb->rolling_friction, &hit, q);
+                contact_impulse(w, b, slot, &inv_i, &p[i], n, mu, e_max, cr_mul(R - dist, inv_h), h, hits, fresh, soft, sb->rolling_friction, &hit, q, NULL);
             }
         }
         if (hits != NULL) cri_soft_roll_resist(w, sb, hits);
         if (contacts > before) cand[c] |= CR_SOFT_TOUCH_BIT;
     }
+    /* where each particle is after its rigid contacts: the next substep's
+     * static friction undoes what slid from here */
+    if (prev != NULL)
+        for (uint32_t i = 0; i < sb->particle_count; ++i) prev[i] = p[i].x;
     return contacts;
 }
 
@@ -321,7 +343,8 @@ static uint32_t particles_in(const cr_particle *p, const cr_soft_body *body, cr_
     return n;
 }
 
-uint32_t cri_soft_find_pairs(cr_world *w, cr_real margin, uint32_t *pairs, uint32_t capacity, uint32_t *overflow) {
+uint32_t cri_soft_find_pairs(cr_world *w, cr_real margin, uint32_t *pairs, uint32_t capacity, uint32_t *overflow,
+                             uint32_t *nearest, uint32_t *n_nearest) {
     cr_soft_region *r = cri_soft_region(w);
     uint32_t P = r->particle_count;
     *overflow = 0;
@@ -330,12 +353,21 @@ uint32_t cri_soft_find_pairs(cr_world *w, cr_real margin, uint32_t *pairs, uint3
     const cr_particle *p = cri_soft_particles(w);
     uint32_t mark = cr_arena_pos(&w->scratch);
     uint32_t o_a = cri_arena_push_uninit(&w->scratch, P * 4u + 4u, 16), o_b = cri_arena_push_uninit(&w->scratch, P * 4u + 4u, 16);
-    if (o_a == CR_NO_OFFSET || o_b == CR_NO_OFFSET) {
+    uint32_t o_na = cri_arena_push_uninit(&w->scratch, P * 4u + 4u, 16), o_nb = cri_arena_push_uninit(&w->scratch, P * 4u + 4u, 16);
+    uint32_t o_da = cri_arena_push_uninit(&w->scratch, P * (uint32_t)sizeof(cr_real) + 16u, 16);
+    uint32_t o_db = cri_arena_push_uninit(&w->scratch, P * (uint32_t)sizeof(cr_real) + 16u, 16);
+    if (n_nearest != NULL) *n_nearest = 0;
+    if (o_a == CR_NO_OFFSET || o_b == CR_NO_OFFSET || o_na == CR_NO_OFFSET || o_nb == CR_NO_OFFSET || o_da == CR_NO_OFFSET ||
+        o_db == CR_NO_OFFSET) {
         cri_arena_pop_to(&w->scratch, mark);
         *overflow = P;
         return 0;
     }
     uint32_t *la = CR_AT(w, o_a, uint32_t), *lb = CR_AT(w, o_b, uint32_t);
+    /* each listed particle's nearest partner of the other body (for the
+     * triangle contacts, soft_triangle.c) */
+    uint32_t *near_a = CR_AT(w, o_na, uint32_t), *near_b = CR_AT(w, o_nb, uint32_t);
+    cr_real *da = CR_AT(w, o_da, cr_real), *db = CR_AT(w, o_db, cr_real);
     /* Body pairs whose bounds (grown by both radii and the step's motion)
      * overlap, in slot order; then only the particles of each inside the
      * other's grown bounds are tested against each other, in index order.
@@ -358,9 +390,16 @@ uint32_t cri_soft_find_pairs(cr_world *w, cr_real margin, uint32_t *pairs, uint3
             if (na == 0) continue;
             uint32_t nb = particles_in(p, bb, alo, ahi, lb);
             cr_real reach2 = cr_sq(reach);
-            for (uint32_t i = 0; i < na; ++i)
+            for (uint32_t j = 0; j < nb; ++j) db[j] = reach2;
+            for (uint32_t i = 0; i < na; ++i) {
+                da[i] = reach2;
                 for (uint32_t j = 0; j < nb; ++j) {
-                    if (cr_v3_len_sq(cr_v3_sub(p[lb[j]].x, p[la[i]].x)) >= reach2) continue;
+                    cr_real d2 = cr_v3_len_sq(cr_v3_sub(p[lb[j]].x, p[la[i]].x));
+                    if (d2 >= reach2) continue;
+                    if (nearest != NULL) {
+                        if (d2 < da[i]) da[i] = d2, near_a[i] = lb[j];
+                        if (d2 < db[j]) db[j] = d2, near_b[j] = la[i];
+                    }
                     if (n < capacity) {
                         pairs[2 * n] = la[i];
                         pairs[2 * n + 1] = lb[j];
@@ -369,6 +408,14 @@ uint32_t cri_soft_find_pairs(cr_world *w, cr_real margin, uint32_t *pairs, uint3
                         ++*overflow;
                     }
                 }
+            }
+            if (nearest != NULL) {
+                /* (particle, nearest partner), A's then B's, in list order */
+                for (uint32_t i = 0; i < na; ++i)
+                    if (da[i] < reach2 && *n_nearest < capacity) nearest[2 * *n_nearest] = la[i], nearest[2 * *n_nearest + 1] = near_a[i], ++*n_nearest;
+                for (uint32_t j = 0; j < nb; ++j)
+                    if (db[j] < reach2 && *n_nearest < capacity) nearest[2 * *n_nearest] = lb[j], nearest[2 * *n_nearest + 1] = near_b[j], ++*n_nearest;
+            }
         }
     }
     cri_arena_pop_to(&w->scratch, mark);
@@ -376,7 +423,7 @@ uint32_t cri_soft_find_pairs(cr_world *w, cr_real margin, uint32_t *pairs, uint3
 }
 
 uint32_t cri_soft_collide_pairs(cr_world *w, const uint32_t *pairs, uint32_t n_pairs, const uint32_t *owner,
-                                const uint32_t *moving, cr_real h) {
+                                const uint32_t *moving, cr_real h, const cr_vec3 *prev, bool spheres) {
     cr_soft_body *bodies = cri_soft_bodies(w);
     cr_particle *p = cri_soft_particles(w);
     uint32_t contacts = 0;
@@ -385,12 +432,22 @@ uint32_t cri_soft_collide_pairs(cr_world *w, const uint32_t *pairs, uint32_t n_p
         cr_soft_body *A = &bodies[owner[i]], *B = &bodies[owner[j]];
         if (!moving[owner[i]] && !moving[owner[j]]) continue; /* two resting bodies stay as they are */
         cr_vec3 d = cr_v3_sub(p[j].x, p[i].x);
+        cr_real wide_r = A->soft_radius + B->soft_radius;
+        if (cr_v3_len_sq(d) >= cr_mul(wide_r, wide_r)) continue; /* apart even as wide spheres: no square root */
         cr_real dist;
         cr_vec3 n = cr_v3_normalize_len(d, &dist);
-        cr_real pen = A->soft_radius + B->soft_radius - dist;
-        if (pen <= 0 || dist <= CR_REAL_EPS) continue;
+        if (dist <= CR_REAL_EPS) continue;
         cr_vec3 vrel = cr_v3_sub(p[j].v, p[i].v);
         cr_real vn = cr_v3_dot(vrel, n);
+        /* Behind the triangle contacts (soft_triangle.c) the particles meet
+         * as spheres of their contact radius at rest, but of their soft
+         * radius (the widest triangle's circumradius) while approaching
+         * faster than CR_SOFT_REST_SPEED: in a hard impact a particle
+         * otherwise got between the other body's particles (nine of a ball's
+         * inside a cube at one moment of soft_pile's landing). */
+        bool wide = spheres || !A->surface || !B->surface || vn < -CR_SOFT_REST_SPEED;
+        cr_real pen = (wide ? wide_r : A->radius + B->radius) - dist;
+        if (pen <= 0) continue;
         /* A body that did not run this step is immovable unless hit: then it
          * wakes. Hit: approaching and into it by more than four times
          * sleep_linear x h this substep. Not the approach speed alone: a
@@ -424,16 +481,22 @@ uint32_t cri_soft_collide_pairs(cr_world *w, const uint32_t *pairs, uint32_t n_p
         cr_vec3 vt = cr_v3_sub(vrel, cr_v3_scale(n, vn));
         cr_real vt_len;
         cr_vec3 t = cr_v3_normalize_len(vt, &vt_len);
-        if (vt_len > CR_REAL_EPS) {
+        /* static friction undoes the pair's relative slide since the last
+         * pair pass (prev): vt h, and the position push-outs and spring
+         * corrections between, which are not velocity and escaped friction
+         * (as contact_impulse against a body that does not move) */
+        cr_vec3 slide = cr_v3_sub(cr_v3_sub(p[j].x, prev[j]), cr_v3_sub(p[i].x, prev[i]));
+        slide = cr_v3_sub(slide, cr_v3_scale(n, cr_v3_dot(slide, n)));
+        cr_real slide_len = cr_v3_len(slide);
+        if (vt_len > CR_REAL_EPS || slide_len > CR_REAL_EPS) {
             cr_real mu = cr_sqrt(cr_mul(A->friction, B->friction));
-            cr_real stick = cr_div(vt_len, wsum), limit = cr_mul(mu, jn + j_push);
-            J = cr_v3_mad(J, -cr_min(stick, limit), t);
+            cr_real limit = cr_mul(mu, jn + j_push);
+            cr_real stick = cr_div(cr_max(vt_len, cr_div(slide_len, h)), wsum);
+            if (vt_len > CR_REAL_EPS) J = cr_v3_mad(J, -cr_min(cr_div(vt_len, wsum), limit), t);
             if (stick <= limit) {
-                /* static: the substep's relative slide (vt h) undone too,
-                 * mass weighted (as contact_impulse; the centre of mass stays) */
-                cr_real slide = cr_mul(vt_len, h);
-                p[i].x = cr_v3_mad(p[i].x, cr_mul(slide, share_i), t);
-                p[j].x = cr_v3_mad(p[j].x, -cr_mul(slide, share_j), t);
+                /* mass weighted (the centre of mass stays) */
+                p[i].x = cr_v3_mad(p[i].x, share_i, slide);
+                p[j].x = cr_v3_mad(p[j].x, -share_j, slide);
             }
         }
         /* J acts on j; -J on i */

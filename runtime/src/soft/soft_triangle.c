@@ -1,0 +1,256 @@
+/* soft_triangle.c — soft against soft as particles against the other body's
+ * triangles (docs/mass-spring.md, "Soft against soft").
+ *
+ * Two soft bodies used to meet particle against particle, each a sphere of
+ * its body's widest triangle's circumradius (else a particle slipped through
+ * the middle of a triangle): stacked cubes rested 0.157 m apart where a
+ * rigid contact leaves two contact radii (about 0.09). Here each particle
+ * meets the other body's surface: the nearest triangle round the nearest
+ * particles, point against triangle, kept at the two bodies' contact radii.
+ *
+ * The step's particle pairs (spring_collide.c, found once a step with a
+ * margin) name the candidates: each particle against the triangle round its
+ * nearest partner of the other body nearest to it, chosen once a step. Each
+ * substep each such particle-triangle contact is
+ * resolved as a position constraint C = d - R >= 0 (d the distance along the
+ * contact normal, R the sum of the two contact radii) whose correction is
+ * shared by the particle and the triangle's three vertices with barycentric
+ * weights: the sum of m dx is zero, so momentum is kept exactly (to the
+ * rounding of the sums). The approach velocity is removed the same way, and
+ * static friction undoes the pair's slide since the last pass, within the
+ * friction cone (as spring_collide.c does against rigid bodies).
+ */
+#include "soft/mass_spring.h"
+#include "base/check.h"
+
+#include <string.h>
+
+static uint64_t al16(uint64_t x) { return (x + 15u) & ~(uint64_t)15u; }
+
+uint64_t cri_soft_triangle_scratch_bytes(const cr_world_def *def) {
+    uint64_t P = def->spring.particle_capacity;
+    /* the incidence lists (closed meshes: under 2 triangles a vertex, 3
+     * corners each) and the contacts */
+    return al16((P + 1) * 4u) + al16(P * 6u * 4u + 64u) + al16(P * 4u + 4u) +
+           al16(P * CR_SOFT_PAIRS_PER_PARTICLE * 12u + 16u) + 64u;
+}
+
+/* Closest point of the triangle (a, b, c) to q, as barycentric weights. */
+static void closest_on_triangle(cr_vec3 q, cr_vec3 a, cr_vec3 b, cr_vec3 c, cr_real *wa, cr_real *wb, cr_real *wc) {
+    cr_vec3 ab = cr_v3_sub(b, a), ac = cr_v3_sub(c, a), ap = cr_v3_sub(q, a);
+    cr_real d1 = cr_v3_dot(ab, ap), d2 = cr_v3_dot(ac, ap);
+    if (d1 <= 0 && d2 <= 0) { *wa = CR_R(1), *wb = 0, *wc = 0; return; }
+    cr_vec3 bp = cr_v3_sub(q, b);
+    cr_real d3 = cr_v3_dot(ab, bp), d4 = cr_v3_dot(ac, bp);
+    if (d3 >= 0 && d4 <= d3) { *wa = 0, *wb = CR_R(1), *wc = 0; return; }
+    cr_real vc = cr_mul(d1, d4) - cr_mul(d3, d2);
+    if (vc <= 0 && d1 >= 0 && d3 <= 0) {
+        cr_real t = d1 - d3 > 0 ? cr_div(d1, d1 - d3) : 0;
+        *wa = CR_R(1) - t, *wb = t, *wc = 0;
+        return;
+    }
+    cr_vec3 cp = cr_v3_sub(q, c);
+    cr_real d5 = cr_v3_dot(ab, cp), d6 = cr_v3_dot(ac, cp);
+    if (d6 >= 0 && d5 <= d6) { *wa = 0, *wb = 0, *wc = CR_R(1); return; }
+    cr_real vb = cr_mul(d5, d2) - cr_mul(d1, d6);
+    if (vb <= 0 && d2 >= 0 && d6 <= 0) {
+        cr_real t = d2 - d6 > 0 ? cr_div(d2, d2 - d6) : 0;
+        *wa = CR_R(1) - t, *wb = 0, *wc = t;
+        return;
+    }
+    cr_real va = cr_mul(d3, d6) - cr_mul(d5, d4);
+    if (va <= 0 && (d4 - d3) >= 0 && (d5 - d6) >= 0) {
+        cr_real den = (d4 - d3) + (d5 - d6);
+        cr_real t = den > 0 ? cr_div(d4 - d3, den) : 0;
+        *wa = 0, *wb = CR_R(1) - t, *wc = t;
+        return;
+    }
+    cr_real den = va + vb + vc;
+    if (den <= 0) { *wa = CR_R(1), *wb = 0, *wc = 0; return; }
+    cr_real v = cr_div(vb, den), w = cr_div(vc, den);
+    *wa = CR_R(1) - v - w, *wb = v, *wc = w;
+}
+
+/* The triangle of body `sb` round its particle `g` (global) nearest to q,
+ * by its centroid (a closest-point test for each of the six or so was a
+ * tenth of the step): its index in the body's asset, or UINT32_MAX. */
+static uint32_t nearest_round(const cr_particle *p, const cr_soft_body *sb, const cr_asset *a, const uint32_t *start,
+                              const uint32_t *list, uint32_t g, cr_vec3 q) {
+    uint32_t best = UINT32_MAX;
+    cr_real best_d = CR_REAL_MAX;
+    const cr_particle *bp = p + sb->first_particle;
+    cr_vec3 q3 = cr_v3_scale(q, CR_R(3));
+    for (uint32_t k = start[g]; k < start[g + 1]; ++k) {
+        const uint32_t *tri = &a->triangles[3 * list[k]];
+        cr_vec3 c3 = cr_v3_add(cr_v3_add(bp[tri[0]].x, bp[tri[1]].x), bp[tri[2]].x);
+        cr_real d = cr_v3_len_sq(cr_v3_sub(q3, c3));
+        if (d < best_d) best_d = d, best = list[k];
+    }
+    return best;
+}
+
+bool cri_soft_incidence(cr_world *w, uint32_t *o_start, uint32_t *o_list) {
+    cr_soft_region *r = cri_soft_region(w);
+    uint32_t P = r->particle_count;
+    const cr_soft_body *bodies = cri_soft_bodies(w);
+    uint64_t corners = 0;
+    for (uint32_t b = 0; b < r->body_high; ++b)
+        if (bodies[b].alive) corners += 3ull * cr_world_asset(w, bodies[b].asset)->triangle_count;
+    if (corners > 0x0fffffffu) return false;
+    uint32_t mark = cr_arena_pos(&w->scratch);
+    *o_start = cri_arena_push(&w->scratch, (uint8_t *)w, (P + 1) * 4u, 16); /* zeroed: the counts */
+    *o_list = cri_arena_push_uninit(&w->scratch, (uint32_t)corners * 4u + 4u, 16);
+    uint32_t o_fill = cri_arena_push_uninit(&w->scratch, P * 4u + 4u, 16);
+    if (*o_start == CR_NO_OFFSET || *o_list == CR_NO_OFFSET || o_fill == CR_NO_OFFSET) {
+        cri_arena_pop_to(&w->scratch, mark);
+        return false;
+    }
+    uint32_t *start = CR_AT(w, *o_start, uint32_t), *list = CR_AT(w, *o_list, uint32_t), *fill = CR_AT(w, o_fill, uint32_t);
+    /* every particle's triangles (counting sort by corner, in triangle order: deterministic) */
+    for (uint32_t b = 0; b < r->body_high; ++b) {
+        if (!bodies[b].alive) continue;
+        const cr_asset *a = cr_world_asset(w, bodies[b].asset);
+        for (uint32_t k = 0; k < 3 * a->triangle_count; ++k) start[bodies[b].first_particle + a->triangles[k] + 1]++;
+    }
+    for (uint32_t i = 0; i < P; ++i) start[i + 1] += start[i], fill[i] = start[i];
+    for (uint32_t b = 0; b < r->body_high; ++b) {
+        if (!bodies[b].alive) continue;
+        const cr_asset *a = cr_world_asset(w, bodies[b].asset);
+        for (uint32_t t = 0; t < a->triangle_count; ++t)
+            for (uint32_t c = 0; c < 3; ++c) list[fill[bodies[b].first_particle + a->triangles[3 * t + c]]++] = t;
+    }
+    return true;
+}
+
+/* One particle q (of body Q) against the triangle t of body T. */
+static uint32_t particle_triangle(cr_world *w, cr_soft_body *Q, uint32_t q, cr_soft_body *T, uint32_t t, bool q_moves,
+                                  bool t_moves, cr_real h, const cr_vec3 *prev) {
+    if (t == UINT32_MAX) return 0;
+    cr_particle *p = cri_soft_particles(w);
+    const cr_asset *a = cr_world_asset(w, T->asset);
+    const uint32_t *tri = &a->triangles[3 * t];
+    uint32_t ia = T->first_particle + tri[0], ib = T->first_particle + tri[1], ic = T->first_particle + tri[2];
+    cr_vec3 xa = p[ia].x, xb = p[ib].x, xc = p[ic].x, xq = p[q].x;
+    cr_real len;
+    cr_vec3 nf = cr_v3_normalize_len(cr_v3_cross(cr_v3_sub(xb, xa), cr_v3_sub(xc, xa)), &len);
+    if (len <= CR_REAL_EPS) return 0;
+    cr_real u, v, s;
+    closest_on_triangle(xq, xa, xb, xc, &u, &v, &s);
+    cr_vec3 c = cr_v3_add(cr_v3_add(cr_v3_scale(xa, u), cr_v3_scale(xb, v)), cr_v3_scale(xc, s));
+    cr_vec3 d = cr_v3_sub(xq, c);
+    cr_real side = cr_v3_dot(d, nf), dist;
+    cr_vec3 n;
+    bool inside_face = u > 0 && v > 0 && s > 0;
+    if (inside_face) {
+        n = nf, dist = side; /* signed: behind the face is inside the body */
+    } else {
+        if (side <= 0) return 0; /* behind the face past its rim: a neighbouring triangle's */
+        n = cr_v3_normalize_len(d, &dist);
+        if (dist <= CR_REAL_EPS) n = nf;
+    }
+    cr_real R = Q->radius + T->radius;
+    /* deeper behind the face than the body's soft radius is not this face's
+     * to push out (the particle may be past a thin part of the body) */
+    if (dist >= R || dist < -T->soft_radius) return 0;
+    cr_real pen = R - dist;
+    cr_vec3 vt_tri = cr_v3_add(cr_v3_add(cr_v3_scale(p[ia].v, u), cr_v3_scale(p[ib].v, v)), cr_v3_scale(p[ic].v, s));
+    cr_vec3 vrel = cr_v3_sub(p[q].v, vt_tri);
+    cr_real vn = cr_v3_dot(vrel, n);
+    /* a body that did not run this step is immovable unless hit (as the
+     * particle pairs of spring_collide.c): then it wakes */
+    bool hit = vn < -w->def.sleep_linear && pen > cr_mul(CR_R(4), cr_mul(w->def.sleep_linear, h));
+    cr_real wq = p[q].inv_mass, wa = p[ia].inv_mass, wb = p[ib].inv_mass, wc = p[ic].inv_mass;
+    if (!q_moves) {
+        if (hit) Q->asleep = 0, Q->sleep_time = 0;
+        else wq = 0;
+    }
+    if (!t_moves) {
+        if (hit) T->asleep = 0, T->sleep_time = 0;
+        else wa = wb = wc = 0;
+    }
+    cr_real W = wq + cr_mul(cr_mul(u, u), wa) + cr_mul(cr_mul(v, v), wb) + cr_mul(cr_mul(s, s), wc);
+    if (W <= 0) return 0;
+    cr_real inv_W = cr_div(CR_R(1), W);
+    /* the push-out: lambda = pen / W along n, shared with barycentric weights */
+    cr_real lam = cr_mul(pen, inv_W);
+    p[q].x = cr_v3_mad(p[q].x, cr_mul(lam, wq), n);
+    p[ia].x = cr_v3_mad(p[ia].x, -cr_mul(lam, cr_mul(u, wa)), n);
+    p[ib].x = cr_v3_mad(p[ib].x, -cr_mul(lam, cr_mul(v, wb)), n);
+    p[ic].x = cr_v3_mad(p[ic].x, -cr_mul(lam, cr_mul(s, wc)), n);
+    cr_real jn = vn < 0 ? cr_mul(-vn, inv_W) : 0;
+    cr_real j_push = cr_div(lam, h);
+    cr_vec3 J = cr_v3_scale(n, jn);
+    cr_vec3 vt = cr_v3_sub(vrel, cr_v3_scale(n, vn));
+    cr_real vt_len;
+    cr_vec3 tdir = cr_v3_normalize_len(vt, &vt_len);
+    /* static friction: the pair's slide since the last pass (prev) undone
+     * within the cone, as spring_collide.c does */
+    cr_vec3 mq = cr_v3_sub(p[q].x, prev[q]);
+    cr_vec3 mt = cr_v3_add(cr_v3_add(cr_v3_scale(cr_v3_sub(p[ia].x, prev[ia]), u), cr_v3_scale(cr_v3_sub(p[ib].x, prev[ib]), v)),
+                           cr_v3_scale(cr_v3_sub(p[ic].x, prev[ic]), s));
+    cr_vec3 slide = cr_v3_sub(mq, mt);
+    slide = cr_v3_sub(slide, cr_v3_scale(n, cr_v3_dot(slide, n)));
+    cr_real slide_len = cr_v3_len(slide);
+    if (vt_len > CR_REAL_EPS || slide_len > CR_REAL_EPS) {
+        cr_real mu = cr_sqrt(cr_mul(Q->friction, T->friction));
+        cr_real limit = cr_mul(mu, jn + j_push);
+        cr_real stick = cr_mul(cr_max(vt_len, cr_div(slide_len, h)), inv_W);
+        if (vt_len > CR_REAL_EPS) J = cr_v3_mad(J, -cr_min(cr_mul(vt_len, inv_W), limit), tdir);
+        if (stick <= limit) {
+            cr_vec3 l = cr_v3_scale(slide, inv_W);
+            p[q].x = cr_v3_mad(p[q].x, -wq, l);
+            p[ia].x = cr_v3_mad(p[ia].x, cr_mul(u, wa), l);
+            p[ib].x = cr_v3_mad(p[ib].x, cr_mul(v, wb), l);
+            p[ic].x = cr_v3_mad(p[ic].x, cr_mul(s, wc), l);
+        }
+    }
+    /* J acts on the particle, -J on the triangle's point */
+    p[q].v = cr_v3_mad(p[q].v, wq, J);
+    p[ia].v = cr_v3_mad(p[ia].v, -cr_mul(u, wa), J);
+    p[ib].v = cr_v3_mad(p[ib].v, -cr_mul(v, wb), J);
+    p[ic].v = cr_v3_mad(p[ic].v, -cr_mul(s, wc), J);
+    return 1;
+}
+
+uint32_t cri_soft_triangle_contacts(cr_world *w, const uint32_t *nearest, uint32_t n_nearest, const uint32_t *owner,
+                                    const uint32_t *start, const uint32_t *list, cr_real margin, uint32_t *out) {
+    const cr_soft_body *bodies = cri_soft_bodies(w);
+    const cr_particle *p = cri_soft_particles(w);
+    /* One contact a particle and other body, not one a pair, and its
+     * triangle found once a step: a particle has a dozen partners within the
+     * pairs' reach, and finding triangles for each every substep made the
+     * step six times slower. */
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < n_nearest; ++k) {
+        uint32_t q = nearest[2 * k], g = nearest[2 * k + 1];
+        const cr_soft_body *Q = &bodies[owner[q]], *T = &bodies[owner[g]];
+        if (!Q->surface || !T->surface) continue; /* both asked for it (cr_soft_def.surface_contacts) */
+        /* the partner's triangles reach no farther than its soft radius from it */
+        cr_real reach = Q->radius + T->radius + margin, far = reach + T->soft_radius;
+        if (cr_v3_len_sq(cr_v3_sub(p[g].x, p[q].x)) > cr_mul(far, far)) continue;
+        const cr_asset *a = cr_world_asset(w, T->asset);
+        uint32_t t = nearest_round(p, T, a, start, list, g, p[q].x);
+        if (t == UINT32_MAX) continue;
+        const uint32_t *tri = &a->triangles[3 * t];
+        const cr_particle *tp = p + T->first_particle;
+        cr_real u, v, c;
+        closest_on_triangle(p[q].x, tp[tri[0]].x, tp[tri[1]].x, tp[tri[2]].x, &u, &v, &c);
+        cr_vec3 x = cr_v3_add(cr_v3_add(cr_v3_scale(tp[tri[0]].x, u), cr_v3_scale(tp[tri[1]].x, v)), cr_v3_scale(tp[tri[2]].x, c));
+        if (cr_v3_len_sq(cr_v3_sub(p[q].x, x)) > cr_mul(reach, reach)) continue;
+        out[3 * n] = q, out[3 * n + 1] = g, out[3 * n + 2] = t, ++n;
+    }
+    return n;
+}
+
+uint32_t cri_soft_collide_triangles(cr_world *w, const uint32_t *contacts_in, uint32_t n_in, const uint32_t *owner,
+                                    const uint32_t *moving, cr_real h, const cr_vec3 *prev) {
+    cr_soft_body *bodies = cri_soft_bodies(w);
+    uint32_t contacts = 0;
+    for (uint32_t k = 0; k < n_in; ++k) {
+        uint32_t q = contacts_in[3 * k], g = contacts_in[3 * k + 1];
+        uint32_t oq = owner[q], og = owner[g];
+        if (!moving[oq] && !moving[og]) continue; /* two resting bodies stay as they are */
+        contacts += particle_triangle(w, &bodies[oq], q, &bodies[og], contacts_in[3 * k + 2], moving[oq], moving[og], h, prev);
+    }
+    return contacts;
+}
