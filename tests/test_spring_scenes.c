@@ -289,7 +289,13 @@ CR_TEST(spring_soft_rigid_momentum) {
         ENSURE(fabs(p1 - p0) < 0.01 * fabs(p0));
         ENSURE(sqrt(py * py + pz * pz) < 0.01 * fabs(p0));
         ENSURE(ts_d(vb.x) > 0.05); /* the box was pushed */
-        if (k == 1) ENSURE(ts_d(vb.x) > ball_v + 1); /* a light box flies off ahead of the ball */
+        /* a light box flies off ahead of the ball, faster than the common
+         * speed of a perfectly inelastic hit (p0 / (1 + M)): the ball's
+         * springs gave some of its squash back. 3.7 against 2.8 m/s since
+         * the box follows the soft impulses within the step (4.4 before,
+         * when it stood still through the substeps and took the push of
+         * particles pressed into its fixed pose) */
+        if (k == 1) ENSURE(ts_d(vb.x) > ball_v + 0.5 && ts_d(vb.x) > p0 / (1 + M) + 0.5);
         if (k == 2) ENSURE(ball_v < -0.3);           /* the ball bounces back off a heavy one */
         ENSURE(ts_d(vb.x) <= ball_v + 0.05 || k != 0 || ball_v < ts_d(vb.x)); /* no overlap left behind */
         sp_free(&d);
@@ -297,7 +303,8 @@ CR_TEST(spring_soft_rigid_momentum) {
 }
 
 /* A rigid box dropped on a resting soft cube is held up by it: the box stays
- * on top (it does not pass into it) and comes to rest; the cube keeps its shape. */
+ * on top (it does not pass into it), comes to rest and sleeps with the cube;
+ * the cube keeps its shape. */
 CR_TEST(spring_rigid_box_rests_on_soft_cube) {
     sp_world d = {0};
     ENSURE(sp_cook_cube(&d, 0.3, 4));
@@ -311,29 +318,39 @@ CR_TEST(spring_rigid_box_rests_on_soft_cube) {
     cr_material m = ts_material(0.2, 0.6);
     m.density = CR_R(8); /* 1 kg: as heavy as the cube */
     cr_body_id box = ts_box(d.w, cr_v3(0, CR_R(1.4), 0), cr_quat_identity(), cr_v3(CR_R(0.2), CR_R(0.2), CR_R(0.2)), m);
-    double rest_h = height_of(d.w, cube), worst_gap = 1, last_second = 0;
-    cr_vec3 at_3s = cr_v3_zero();
-    for (int step = 0; step < 240; ++step) {
+    double rest_h = height_of(d.w, cube), worst_gap = 1, fastest_late = 0;
+    int both_asleep_at = 0;
+    cr_vec3 before = ts_pos(d.w, box);
+    for (int step = 0; step < 480; ++step) {
         ENSURE(cr_world_step(d.w, TS_DT) == CR_OK);
-        worst_gap = fmin(worst_gap, ts_d(ts_pos(d.w, box).y) - 0.2 - ts_d(sp_state(d.w, cube).bounds_max.y));
-        if (step == 179) at_3s = ts_pos(d.w, box);
-        if (step >= 180) last_second = fmax(last_second, sp_len(cr_v3_sub(ts_pos(d.w, box), at_3s)));
+        cr_vec3 now = ts_pos(d.w, box);
+        worst_gap = fmin(worst_gap, ts_d(now.y) - 0.2 - ts_d(sp_state(d.w, cube).bounds_max.y));
+        /* its speed as where it went step to step: the velocity read after a
+         * step also carries the weight the soft contacts gave back (g dt) */
+        if (step >= 240) fastest_late = fmax(fastest_late, sp_len(cr_v3_sub(now, before)) / ts_d(TS_DT));
+        before = now;
+        bool both = cr_body_is_sleeping(d.w, box) && sp_state(d.w, cube).asleep;
+        if (!both) both_asleep_at = 0;
+        else if (both_asleep_at == 0) both_asleep_at = step + 1;
     }
     cr_soft_state s = sp_state(d.w, cube);
     cr_vec3 bp = ts_pos(d.w, box);
     cr_test_printf("    box on soft cube: cube height %.3f of rest, cube top %.3f m, box bottom %.3f m (deepest %.3f m into the "
-                   "cube's top), box at x %.3f z %.3f, speed %.3f m/s, moved at most %.4f m in the last second\n",
+                   "cube's top), box at x %.3f z %.3f, fastest %.4f m/s after 4 s, both asleep since %.2f s\n",
                    height_of(d.w, cube) / rest_h, ts_d(s.bounds_max.y), ts_d(bp.y) - 0.2, -worst_gap, ts_d(bp.x), ts_d(bp.z),
-                   sp_len(cr_body_get_linear_velocity(d.w, box)), last_second);
+                   fastest_late, both_asleep_at * ts_d(TS_DT));
     ENSURE(worst_gap > -0.1);                          /* never sinks into the cube */
     ENSURE(ts_d(bp.y) - 0.2 > 0.4);                    /* rests on it */
     ENSURE(fabs(height_of(d.w, cube) / rest_h - 1) < 0.02); /* keeps its shape under its own weight again (volume force) */
     ENSURE(ts_d(bp.y) - 0.2 - ts_d(s.bounds_max.y) < 0.1); /* touching, not floating */
-    /* settled: judged by where it is, not its last step's velocity (the
-     * contact impulses of the particles under it leave it 0.1-0.3 m/s of
-     * jitter step to step); it still creeps 2-6 cm a second on the cube
-     * (docs/mass-spring.md, "Not done"), not sliding off */
-    ENSURE(last_second < 0.1);
+    /* settled from 4 s on: under 2 cm/s step to step, then both asleep
+     * together by 6 s and to the end, the box's velocity under 1 cm/s (it
+     * was 0.1-0.3 m/s of bobbing and rocking, and the box kept the cube
+     * awake for ever, before it followed the soft impulses:
+     * soft/mass_spring.c rigid_follow) */
+    ENSURE(fastest_late < 0.02);
+    ENSURE(sp_len(cr_body_get_linear_velocity(d.w, box)) < 0.01);
+    ENSURE(both_asleep_at > 0 && both_asleep_at * ts_d(TS_DT) < 6);
     ENSURE(ts_d(s.bounds_min.y) > -0.05);
     sp_free(&d);
 }

@@ -46,8 +46,10 @@ static uint64_t al16(uint64_t x) { return (x + 15u) & ~(uint64_t)15u; }
 
 uint64_t cri_soft_collide_scratch_bytes(const cr_world_def *def) {
     uint64_t P = def->spring.particle_capacity;
-    /* two lists of particles inside a partner's bounds, and the pairs */
-    return 4 * al16(P * 4u + 4u) + 2 * al16(P * (uint64_t)sizeof(cr_real) + 16u) + 2 * al16(P * CR_SOFT_PAIRS_PER_PARTICLE * 8u + 8u) + 64u;
+    /* two lists of particles inside a partner's bounds (and the second's
+     * positions), and the pairs */
+    return 4 * al16(P * 4u + 4u) + 2 * al16(P * (uint64_t)sizeof(cr_real) + 16u) + al16(P * (uint64_t)sizeof(cr_vec3) + 16u) +
+           2 * al16(P * CR_SOFT_PAIRS_PER_PARTICLE * 8u + 8u) + 64u;
 }
 
 uint32_t cri_soft_rigid_candidates(cr_world *w, const cr_soft_body *sb, cr_real reach, uint32_t *out, uint32_t capacity,
@@ -356,9 +358,10 @@ uint32_t cri_soft_find_pairs(cr_world *w, cr_real margin, uint32_t *pairs, uint3
     uint32_t o_na = cri_arena_push_uninit(&w->scratch, P * 4u + 4u, 16), o_nb = cri_arena_push_uninit(&w->scratch, P * 4u + 4u, 16);
     uint32_t o_da = cri_arena_push_uninit(&w->scratch, P * (uint32_t)sizeof(cr_real) + 16u, 16);
     uint32_t o_db = cri_arena_push_uninit(&w->scratch, P * (uint32_t)sizeof(cr_real) + 16u, 16);
+    uint32_t o_xb = cri_arena_push_uninit(&w->scratch, P * (uint32_t)sizeof(cr_vec3) + 16u, 16);
     if (n_nearest != NULL) *n_nearest = 0;
     if (o_a == CR_NO_OFFSET || o_b == CR_NO_OFFSET || o_na == CR_NO_OFFSET || o_nb == CR_NO_OFFSET || o_da == CR_NO_OFFSET ||
-        o_db == CR_NO_OFFSET) {
+        o_db == CR_NO_OFFSET || o_xb == CR_NO_OFFSET) {
         cri_arena_pop_to(&w->scratch, mark);
         *overflow = P;
         return 0;
@@ -368,6 +371,9 @@ uint32_t cri_soft_find_pairs(cr_world *w, cr_real margin, uint32_t *pairs, uint3
      * triangle contacts, soft_triangle.c) */
     uint32_t *near_a = CR_AT(w, o_na, uint32_t), *near_b = CR_AT(w, o_nb, uint32_t);
     cr_real *da = CR_AT(w, o_da, cr_real), *db = CR_AT(w, o_db, cr_real);
+    /* B's listed positions side by side: the inner loop streams them rather
+     * than gathering each through its index (the same sums, in the same order) */
+    cr_vec3 *xb = CR_AT(w, o_xb, cr_vec3);
     /* Body pairs whose bounds (grown by both radii and the step's motion)
      * overlap, in slot order; then only the particles of each inside the
      * other's grown bounds are tested against each other, in index order.
@@ -390,11 +396,12 @@ uint32_t cri_soft_find_pairs(cr_world *w, cr_real margin, uint32_t *pairs, uint3
             if (na == 0) continue;
             uint32_t nb = particles_in(p, bb, alo, ahi, lb);
             cr_real reach2 = cr_sq(reach);
-            for (uint32_t j = 0; j < nb; ++j) db[j] = reach2;
+            for (uint32_t j = 0; j < nb; ++j) db[j] = reach2, xb[j] = p[lb[j]].x;
             for (uint32_t i = 0; i < na; ++i) {
                 da[i] = reach2;
+                cr_vec3 xa = p[la[i]].x;
                 for (uint32_t j = 0; j < nb; ++j) {
-                    cr_real d2 = cr_v3_len_sq(cr_v3_sub(p[lb[j]].x, p[la[i]].x));
+                    cr_real d2 = cr_v3_len_sq(cr_v3_sub(xb[j], xa));
                     if (d2 >= reach2) continue;
                     if (nearest != NULL) {
                         if (d2 < da[i]) da[i] = d2, near_a[i] = lb[j];

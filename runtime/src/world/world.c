@@ -518,8 +518,11 @@ cr_status cr_world_step(cr_world *w, cr_real dt) {
         freeze_non_finite(w);
         /* event points are carried by body a to its end-of-step pose */
         CR_TIMED(w, CR_STAGE_events, cri_impact_events(&s));
-        CR_TIMED(w, CR_STAGE_position, cri_sleep_update(&s));
         cri_soft_step(w, dt); /* soft bodies (seed 004) after the rigid bodies moved: soft/ */
+        /* after the soft step: a body carried by soft bodies is at rest with
+         * the weight they gave back in its velocity (soft/mass_spring.c,
+         * rigid_follow) */
+        CR_TIMED(w, CR_STAGE_position, cri_sleep_update(&s));
         CR_TIMED(w, CR_STAGE_damage, cri_damage_step(&s));
         w->stats.pairs = s.npairs;
         w->stats.manifolds = s.nm;
