@@ -182,10 +182,7 @@ CR_TEST(fracture_full_world_leaves_pieces_attached) {
     ENSURE(w != NULL && tf_kit_register(&k, w));
     cr_body_id bar, filler;
     ENSURE(tf_body(w, &k, CR_BODY_DYNAMIC, cr_v3_zero(), &bar) == CR_OK);
-    cr_body_def bd = cr_default_body_def();
-    bd.shape.type = CR_SHAPE_SPHERE;
-    bd.shape.radius = CR_R(0.1);
-    bd.position = cr_v3(CR_R(5), 0, 0);
+    cr_body_def bd = tf_ball_def(CR_R(0.1), cr_v3(CR_R(5), 0, 0));
     ENSURE(cr_body_create(w, &bd, &filler) == CR_OK);
     cr_fracture_def fd = cr_default_fracture_def();
     fd.first_piece_asset = k.first_piece_slot;
@@ -213,10 +210,7 @@ CR_TEST(fracture_attach_refuses_bad_defs) {
     ENSURE(w != NULL && tf_kit_register(&k, w));
     cr_body_id bar, ball;
     ENSURE(tf_body(w, &k, CR_BODY_DYNAMIC, cr_v3_zero(), &bar) == CR_OK);
-    cr_body_def bd = cr_default_body_def();
-    bd.shape.type = CR_SHAPE_SPHERE;
-    bd.shape.radius = CR_R(0.1);
-    bd.position = cr_v3(CR_R(5), 0, 0);
+    cr_body_def bd = tf_ball_def(CR_R(0.1), cr_v3(CR_R(5), 0, 0));
     ENSURE(cr_body_create(w, &bd, &ball) == CR_OK);
     cr_fracture_def fd = cr_default_fracture_def();
     fd.first_piece_asset = k.first_piece_slot;
@@ -305,11 +299,8 @@ CR_TEST(fracture_ball_breaks_wall_near_impact) {
     fd.anchor_min = cr_v3(CR_R(-1), CR_R(-1), CR_R(-1));
     fd.anchor_max = cr_v3(CR_R(2), CR_R(0.2), CR_R(1));
     ENSURE(cr_fracture_attach(w, wall, &fd) == CR_OK);
-    cr_body_def bd = cr_default_body_def();
-    bd.shape.type = CR_SHAPE_SPHERE;
-    bd.shape.radius = CR_R(0.1);
+    cr_body_def bd = tf_ball_def(CR_R(0.1), cr_v3(CR_R(0.5), CR_R(0.625), CR_R(-0.6))); /* at the top row, between pieces 1 and 2 */
     bd.material.density = CR_R(8000);
-    bd.position = cr_v3(CR_R(0.5), CR_R(0.625), CR_R(-0.6)); /* at the top row, between pieces 1 and 2 */
     bd.linear_velocity = cr_v3(0, 0, CR_R(20));
     ENSURE(cr_body_create(w, &bd, &ball) == CR_OK);
     /* the wall is static: what it took from the ball goes on in the ball
@@ -393,11 +384,8 @@ CR_TEST(fracture_two_strikers_share_the_blow) {
     fd.anchor_max = cr_v3(CR_R(2), CR_R(0.2), CR_R(1));
     ENSURE(cr_fracture_attach(w, wall, &fd) == CR_OK);
     for (int i = 0; i < 2; ++i) {
-        cr_body_def bd = cr_default_body_def();
-        bd.shape.type = CR_SHAPE_SPHERE;
-        bd.shape.radius = CR_R(0.1);
+        cr_body_def bd = tf_ball_def(CR_R(0.1), cr_v3(i == 0 ? CR_R(0.375) : CR_R(0.875), CR_R(0.625), CR_R(-0.6))); /* top row, pieces 9 and 11 */
         bd.material.density = CR_R(i == 0 ? 8000 : 4000);
-        bd.position = cr_v3(i == 0 ? CR_R(0.375) : CR_R(0.875), CR_R(0.625), CR_R(-0.6)); /* top row, pieces 9 and 11 */
         bd.linear_velocity = cr_v3(0, 0, CR_R(15));
         ENSURE(cr_body_create(w, &bd, &ball[i]) == CR_OK);
     }
@@ -582,11 +570,8 @@ CR_TEST(fracture_static_piece_keeps_its_dent_when_freed) {
     cr_body_id top = cr_fracture_get_piece_body(w, wall, 2);
     if (cr_body_is_valid(w, top)) cr_body_destroy(w, top); /* out of the way */
     /* 2. a steel ball dents the static piece 1 */
-    cr_body_def bd = cr_default_body_def();
-    bd.shape.type = CR_SHAPE_SPHERE;
-    bd.shape.radius = CR_R(0.1);
+    cr_body_def bd = tf_ball_def(CR_R(0.1), cr_v3(CR_R(0.125), CR_R(0.375), CR_R(-0.4)));
     bd.material.density = CR_R(7800);
-    bd.position = cr_v3(CR_R(0.125), CR_R(0.375), CR_R(-0.4));
     bd.linear_velocity = cr_v3(0, 0, CR_R(10));
     cr_body_id ball;
     ENSURE(cr_body_create(w, &bd, &ball) == CR_OK);

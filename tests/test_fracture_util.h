@@ -178,6 +178,15 @@ static inline cr_world *tf_world(void **block, cr_vec3 gravity, uint32_t bodies)
     return w;
 }
 
+/* A ball of the given radius at `at` (density, velocity: the caller's). */
+static inline cr_body_def tf_ball_def(cr_real radius, cr_vec3 at) {
+    cr_body_def bd = cr_default_body_def();
+    bd.shape.type = CR_SHAPE_SPHERE;
+    bd.shape.radius = radius;
+    bd.position = at;
+    return bd;
+}
+
 /* The whole body of a kit, placed as modelled + at. */
 static inline cr_status tf_body(cr_world *w, tf_kit *k, cr_body_type type, cr_vec3 at, cr_body_id *out) {
     cr_body_def bd = cr_default_body_def();
