@@ -240,6 +240,75 @@ CR_TEST(example_reskin_in_runs_gives_the_same_bits_as_per_vertex) {
     free_bar(&b);
 }
 
+/* The re-skin runs four vertices side by side where their influences agree
+ * (cr_skin_lanes, gathered at attach), on the fine bar (1056 vertices):
+ * rows shared by a block (the cached blends), a row per lane (the QLERPs in
+ * the lanes, with examples 0 in every lane or in none), rows 0 in some lanes
+ * and not others (vertex by vertex), a -0 beside a 0; the same bits (memcmp,
+ * the sign of 0 included) as one cri_skin_example_point per vertex, with and
+ * without the lanes, in runs of 1, 3, 4, 5, 16 and all. */
+CR_TEST(example_reskin_in_lanes_gives_the_same_bits_as_per_vertex) {
+    cr_cook_options opt = cr_cook_default_options();
+    opt.quiet = true;
+    opt.sdf_res = 24;
+    opt.rig_path = "data/rigs/bar.rig";
+    opt.poses_path = "data/poses/bar.pose";
+    cr_cook_result cooked;
+    char err[512];
+    ENSURE_MSG(cr_cook_file("data/meshes/fine_bar.obj", NULL, &opt, &cooked, err, sizeof err) == 0, "%s", err);
+    cr_asset asset;
+    void *ablock = tc_load(cooked.bytes, cooked.size, &asset);
+    ENSURE(ablock != NULL);
+    const cr_asset *a = &asset;
+    uint32_t n = a->vertex_count, ne = a->example_count;
+    ENSURE(ne == 4 && a->bone_count == 3);
+    void *lmem = aligned_alloc(16, (cri_skin_lanes_bytes(n) + 15) / 16 * 16);
+    cr_skin_lanes lanes = cri_skin_lanes_view(lmem, n);
+    cri_skin_lanes_build(a, &lanes);
+    uint32_t in_lanes = 0;
+    for (uint32_t k = 0; k < lanes.blocks; ++k) in_lanes += lanes.meta[8 * k] != 255;
+    ENSURE_MSG(2 * in_lanes > lanes.blocks, "%u of %u blocks in the lanes", in_lanes, lanes.blocks);
+    cr_real *rows = malloc(sizeof(cr_real) * n * ne);
+    cr_vec3 *one = malloc(sizeof(cr_vec3) * n), *runs = malloc(sizeof(cr_vec3) * n);
+    cr_skin_frame frames[3 * 4];
+    cri_skin_example_frames(a, frames);
+    uint32_t compared = 0;
+    for (int pattern = 0; pattern < 6; ++pattern) {
+        for (uint32_t v = 0; v < n; ++v) {
+            double f = (double)(v % 37) / 37.0, r[4] = {1, 0, 0, 0};
+            if (pattern == 1) r[0] = 0.4, r[1] = 0.3, r[2] = 0.2, r[3] = 0.1;             /* one row everywhere */
+            if (pattern == 2) r[0] = 1 - 0.8 * f, r[1] = 0.8 * f;                           /* a row each, 2 examples */
+            if (pattern == 3) r[0] = 0.1 + 0.5 * f, r[1] = 0.3, r[2] = 0.5 - 0.4 * f, r[3] = 0.1; /* a row each, all */
+            if (pattern == 4 && v % 3 == 0) r[0] = 0.5, r[1] = 0.5;                         /* 0 in some lanes */
+            if (pattern == 5) r[0] = 0.6, r[1] = (v / 4) % 2 ? 0.4 : 0.2, r[2] = (v / 4) % 2 ? 0 : 0.2; /* a row a block */
+            for (uint32_t e = 0; e < ne; ++e) rows[v * ne + e] = CR_R(r[e]);
+            /* a -0 beside a 0: equal rows, different bits */
+            if (pattern == 5 && v % 8 == 5) rows[v * ne + 3] = -rows[v * ne + 3];
+        }
+        for (uint32_t v = 0; v < n; ++v) one[v] = cri_skin_example_point(a, frames, v, a->positions[v], &rows[v * ne]);
+        const uint32_t splits[] = {1, 3, 4, 5, 16, n};
+        for (int with = 0; with < 2; ++with)
+            for (size_t s = 0; s < sizeof splits / sizeof splits[0]; ++s) {
+                cr_skin_blend blends[3];
+                cr_skin_cache cache;
+                cri_skin_cache_init(&cache, blends, a);
+                if (with) cache.lanes = &lanes;
+                for (uint32_t v = 0; v < n; v += splits[s]) {
+                    uint32_t end = v + splits[s] < n ? v + splits[s] : n;
+                    cri_skin_example_points(a, frames, &cache, v, end, rows, runs + v);
+                }
+                for (uint32_t v = 0; v < n; ++v, ++compared)
+                    ENSURE_MSG(memcmp(&one[v], &runs[v], sizeof(cr_vec3)) == 0,
+                               "rows %d, vertex %u, runs of %u, %s the lanes: not the same bits", pattern, v, splits[s],
+                               with ? "with" : "without");
+            }
+    }
+    cr_test_printf("    %u of %u blocks in the lanes; %u vertices compared over 6 row patterns, 6 run lengths, with and "
+                   "without the lanes: same bits\n", in_lanes, lanes.blocks, compared);
+    free(rows), free(one), free(runs), free(lmem), free(ablock);
+    cr_cook_result_free(&cooked);
+}
+
 CR_TEST(example_attach_refuses_what_it_cannot_deform) {
     bar_world b;
     ENSURE(cook_bar(&b, true) && make_world(&b, cr_v3_zero(), 1));

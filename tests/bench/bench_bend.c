@@ -112,6 +112,27 @@ int cr_bench_skin(int argc, char **argv) {
         t_grouped[r] = (double)(crp_clock_ns() - t0) * 1e-6;
     }
     same = memcmp(out, out2, sizeof(cr_vec3) * nv) == 0;
+    /* how many of each vertex's four slots really weigh something: each costs
+     * 24 float operations (R u + t, times w, summed) */
+    uint32_t inf[5] = {0};
+    for (uint32_t v = 0; v < nv; ++v) {
+        uint32_t k = 0;
+        for (uint32_t s = 0; s < CR_ASSET_SKIN_SLOTS; ++s) k += a->skin_weight[CR_ASSET_SKIN_SLOTS * v + s] != 0;
+        inf[k]++;
+    }
+    /* the arithmetic floor: the same kernel over the first 1024 vertices
+     * again and again (24 KB of rest positions, weights and output: L1-hot),
+     * scaled to the whole bunny; what is left of the full run is memory */
+    enum { SMALL = 1024, SMALL_REPS = 34 };
+    double t_small[REPS];
+    if (!cri_skin_layout_build(a->positions, a->skin_bone, a->skin_weight, SMALL, cap, groups, tmp, &l)) return 1;
+    for (int r = 0; r < REPS; ++r) {
+        uint64_t t0 = crp_clock_ns();
+        for (int k = 0; k < SMALL_REPS; ++k) cri_skin_linear_grouped(&l, bones, out2);
+        t_small[r] = (double)(crp_clock_ns() - t0) * 1e-6 * ((double)nv / ((double)SMALL * SMALL_REPS));
+    }
+    qsort(t_small, REPS, sizeof(double), cmp_double);
+    if (!cri_skin_layout_build(a->positions, a->skin_bone, a->skin_weight, nv, cap, groups, tmp, &l)) return 1;
     qsort(t_build, REPS, sizeof(double), cmp_double);
     qsort(t_grouped, REPS, sizeof(double), cmp_double);
     qsort(t_skin, REPS, sizeof(double), cmp_double);
@@ -120,13 +141,19 @@ int cr_bench_skin(int argc, char **argv) {
     double ts = t_grouped[REPS / 2], tp = t_skin[REPS / 2], tc = t_copy[REPS / 2];
     if (json)
         printf("{\"bench\":\"skin\",\"mode\":\"%s\",\"vertices\":%u,\"triangles\":%u,\"bones\":%u,\"skin_ms\":%.4f,"
-               "\"plain_ms\":%.4f,\"layout_ms\":%.4f,\"memcpy_ms\":%.4f,\"skin_over_memcpy\":%.2f,\"same_bits\":%s}\n",
-               mode, nv, a->triangle_count, a->bone_count, ts, tp, t_build[REPS / 2], tc, ts / tc, same ? "true" : "false");
+               "\"plain_ms\":%.4f,\"layout_ms\":%.4f,\"memcpy_ms\":%.4f,\"skin_over_memcpy\":%.2f,\"same_bits\":%s,"
+               "\"l1_hot_ms\":%.4f,\"influences\":[%u,%u,%u,%u]}\n",
+               mode, nv, a->triangle_count, a->bone_count, ts, tp, t_build[REPS / 2], tc, ts / tc, same ? "true" : "false",
+               t_small[REPS / 2], inf[1], inf[2], inf[3], inf[4]);
     else {
         printf("bunny, %u vertices, %u triangles, %u bones (%s)\n", nv, a->triangle_count, a->bone_count, mode);
         printf("  linear blend skinning   %8.4f ms   (grouped, vectorised: what the bend model runs; seed 000: 50 ms; "
                "target 0.5 ms)\n", ts);
         printf("  memcpy of the vertices  %8.4f ms   (skinning %.2fx; target 4x)\n", tc, ts / tc);
+        printf("  the same, L1-hot        %8.4f ms   (1024 vertices %d times, scaled: the arithmetic, %u float ops a vertex)\n",
+               t_small[REPS / 2], SMALL_REPS, (24u * (inf[1] + 2 * inf[2] + 3 * inf[3] + 4 * inf[4]) + nv / 2) / nv);
+        printf("  vertices by influences  1: %u, 2: %u, 3: %u, 4: %u (non-zero weights of the four slots)\n", inf[1], inf[2],
+               inf[3], inf[4]);
         printf("  vertex by vertex        %8.4f ms   (cri_skin_linear; %s bits)\n", tp, same ? "the same" : "DIFFERENT");
         printf("  the layout, built once  %8.4f ms   (%u groups, %u entries; again after a split or a dent)\n",
                t_build[REPS / 2], l.groups, l.count);

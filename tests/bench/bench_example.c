@@ -120,35 +120,71 @@ int cr_bench_example(int argc, char **argv) {
     const double mix[4] = {0.4, 0.3, 0.2, 0.1};
     for (uint32_t v = 0; v < nv; ++v)
         for (uint32_t e = 0; e < ne; ++e) rows[v * ne + e] = CR_R(e < 4 ? mix[e] : 0);
+    /* rows of their own: what a fade spreads (eq. 11-13), a different row at every vertex */
+    cr_real *own = malloc(sizeof(cr_real) * nv * ne);
+    for (uint32_t v = 0; v < nv; ++v) {
+        double f = 0.3 * (double)(v % 97) / 97.0;
+        for (uint32_t e = 0; e < ne; ++e) own[v * ne + e] = CR_R(e == 0 ? 1.0 - f : e == 1 ? f : 0);
+    }
     enum { REPS = 31 };
     double t_skin[REPS], t_copy[REPS];
     double sink = 0;
     cr_skin_frame *frames = malloc(sizeof(cr_skin_frame) * a.bone_count * ne);
     cr_skin_blend *blends = malloc(sizeof(cr_skin_blend) * a.bone_count);
-    double t_vary[REPS], t_percall[REPS];
+    /* the rest data four vertices at a time, as the model gathers it at attach */
+    void *lmem = aligned_alloc(16, (cri_skin_lanes_bytes(nv) + 15) / 16 * 16);
+    cr_skin_lanes lanes = cri_skin_lanes_view(lmem, nv);
+    uint64_t tl0 = crp_clock_ns();
+    cri_skin_lanes_build(&a, &lanes);
+    double t_lanes = (double)(crp_clock_ns() - tl0) * 1e-6;
+    uint32_t lane_blocks = 0;
+    for (uint32_t k = 0; k < lanes.blocks; ++k) lane_blocks += lanes.meta[8 * k] != 255;
+    cr_vec3 *ref = malloc(sizeof(cr_vec3) * nv);
+    double t_vary[REPS], t_percall[REPS], t_own[REPS], t_hot[REPS];
+    int same = 1;
+    enum { HOT = 1024, HOT_REPS = 13 };
     for (int r = 0; r < REPS; ++r) {
-        /* as the model does: the frames once per re-skin, each bone's blend once per run of equal rows */
+        /* as the model does: the frames once per re-skin, the body's lanes, each bone's blend once per run of equal rows */
         uint64_t t0 = crp_clock_ns();
         cr_skin_cache cache;
         cri_skin_example_frames(&a, frames);
         cri_skin_cache_init(&cache, blends, &a);
+        cache.lanes = &lanes;
         cri_skin_example_points(&a, frames, &cache, 0, nv, rows, out);
         t_skin[r] = (double)(crp_clock_ns() - t0) * 1e-6;
+        /* the same kernel over the first HOT vertices again and again (L1-hot), scaled: the arithmetic alone */
+        t0 = crp_clock_ns();
+        for (int k = 0; k < HOT_REPS; ++k) {
+            cri_skin_cache_init(&cache, blends, &a);
+            cache.lanes = &lanes;
+            cri_skin_example_points(&a, frames, &cache, 0, HOT, rows, copy);
+        }
+        t_hot[r] = (double)(crp_clock_ns() - t0) * 1e-6 * ((double)nv / ((double)HOT * HOT_REPS));
         /* one call per vertex, as the model did before cri_skin_example_points */
         t0 = crp_clock_ns();
         cri_skin_cache_init(&cache, blends, &a);
         for (uint32_t v = 0; v < nv; ++v)
-            out[v] = cri_skin_example_point_cached(&a, frames, &cache, v, a.positions[v], &rows[v * ne]);
+            ref[v] = cri_skin_example_point_cached(&a, frames, &cache, v, a.positions[v], &rows[v * ne]);
         t_percall[r] = (double)(crp_clock_ns() - t0) * 1e-6;
-        /* the worst case: every vertex's row differs from its neighbour's (no run to share) */
+        same &= memcmp(ref, out, sizeof(cr_vec3) * nv) == 0;
+        /* a row of its own at every vertex: no blend to share, the QLERPs in the lanes */
         t0 = crp_clock_ns();
-        for (uint32_t v = 0; v < nv; ++v) out[v] = cri_skin_example_point(&a, frames, v, a.positions[v], &rows[v * ne]);
+        cri_skin_cache_init(&cache, blends, &a);
+        cache.lanes = &lanes;
+        cri_skin_example_points(&a, frames, &cache, 0, nv, own, out);
+        t_own[r] = (double)(crp_clock_ns() - t0) * 1e-6;
+        /* ... and vertex by vertex (the reference) */
+        t0 = crp_clock_ns();
+        for (uint32_t v = 0; v < nv; ++v) ref[v] = cri_skin_example_point(&a, frames, v, a.positions[v], &own[v * ne]);
         t_vary[r] = (double)(crp_clock_ns() - t0) * 1e-6;
+        same &= memcmp(ref, out, sizeof(cr_vec3) * nv) == 0;
         t0 = crp_clock_ns();
         memcpy(copy, out, sizeof(cr_vec3) * nv);
         t_copy[r] = (double)(crp_clock_ns() - t0) * 1e-6;
         sink += cr_to_double(copy[r % nv].y);
     }
+    qsort(t_own, REPS, sizeof(double), cmp_double);
+    qsort(t_hot, REPS, sizeof(double), cmp_double);
     qsort(t_skin, REPS, sizeof(double), cmp_double);
     qsort(t_copy, REPS, sizeof(double), cmp_double);
     qsort(t_vary, REPS, sizeof(double), cmp_double);
@@ -209,6 +245,7 @@ int cr_bench_example(int argc, char **argv) {
         cr_skin_cache cache;
         cri_skin_example_frames(&a, frames);
         cri_skin_cache_init(&cache, blends, &a);
+        cache.lanes = &lanes;
         cri_skin_example_points(&a, frames, &cache, 0, nv, ev.weights, out);
         t_left[r] = (double)(crp_clock_ns() - t0) * 1e-6;
         distinct = cache.stamp;
@@ -223,19 +260,28 @@ int cr_bench_example(int argc, char **argv) {
         printf("{\"bench\":\"example\",\"vertices\":%u,\"examples\":%u,\"bones\":%u,\"reskin_ms\":%.4f,\"memcpy_ms\":%.4f,"
                "\"reskin_over_memcpy\":%.1f,\"reskin_per_call_ms\":%.4f,\"reskin_unshared_ms\":%.4f,\"reskin_after_rain_ms\":%.4f,"
                "\"rows_runs_after_rain\":%u,\"steps\":%d,\"impulses\":%llu,\"work\":%llu,\"rigid_ms_per_step\":%.4f,"
-               "\"damage_ms_per_step\":%.4f,\"damage_over_rigid\":%.3f}\n",
+               "\"damage_ms_per_step\":%.4f,\"damage_over_rigid\":%.3f,\"reskin_own_rows_ms\":%.4f,\"reskin_l1_hot_ms\":%.4f,"
+               "\"lanes_ms\":%.4f,\"lane_blocks\":%u,\"blocks\":%u,\"same_bits\":%s}\n",
                nv, ne, a.bone_count, t_skin[REPS / 2], t_copy[REPS / 2], t_skin[REPS / 2] / t_copy[REPS / 2],
                t_percall[REPS / 2], t_vary[REPS / 2], t_left[REPS / 2], distinct, STEPS, (unsigned long long)impulses,
-               (unsigned long long)work, rigid / STEPS, sum_damage / STEPS, sum_damage / rigid);
+               (unsigned long long)work, rigid / STEPS, sum_damage / STEPS, sum_damage / rigid, t_own[REPS / 2],
+               t_hot[REPS / 2], t_lanes, lane_blocks, lanes.blocks, same ? "true" : "false");
     else {
         const double mc = t_copy[REPS / 2];
         printf("bar, %u vertices, %u bones, %u examples (rest included); memcpy of the vertex bytes %.4f ms\n", nv,
                a.bone_count, ne, mc);
-        printf("  re-skin, one weight row everywhere        %8.3f ms (%.0fx the memcpy)\n", t_skin[REPS / 2],
+        printf("  re-skin, one weight row everywhere        %8.3f ms (%.0fx the memcpy; issue 13: 4x)\n", t_skin[REPS / 2],
                t_skin[REPS / 2] / mc);
+        printf("  ... the same, L1-hot                      %8.3f ms (%.0fx: %d vertices %d times, scaled: the arithmetic)\n",
+               t_hot[REPS / 2], t_hot[REPS / 2] / mc, HOT, HOT_REPS);
         printf("  ... one call per vertex (the model before)  %8.3f ms (%.0fx)\n", t_percall[REPS / 2],
                t_percall[REPS / 2] / mc);
-        printf("  re-skin, no row shared with a neighbour   %8.3f ms (%.0fx)\n", t_vary[REPS / 2], t_vary[REPS / 2] / mc);
+        printf("  re-skin, a row of its own at every vertex %8.3f ms (%.0fx; what a fade re-skins)\n", t_own[REPS / 2],
+               t_own[REPS / 2] / mc);
+        printf("  ... vertex by vertex (the reference)      %8.3f ms (%.0fx; %s bits)\n", t_vary[REPS / 2],
+               t_vary[REPS / 2] / mc, same ? "the same" : "DIFFERENT");
+        printf("  the body's lanes, gathered at attach      %8.3f ms (%u of %u blocks of 4 vertices in the lanes)\n", t_lanes,
+               lane_blocks, lanes.blocks);
         printf("  re-skin, the rows the rain left (%u runs)  %8.3f ms (%.0fx)\n", distinct, t_left[REPS / 2],
                t_left[REPS / 2] / mc);
         printf("  %d steps, %llu impulses: rigid %.3f ms/step, damage stage %.3f ms/step (+%.1f %%)\n", STEPS,
@@ -243,6 +289,9 @@ int cr_bench_example(int argc, char **argv) {
     }
     if (sink == 12345.678) printf(" ");
     free(t_step);
+    free(own);
+    free(ref);
+    free(lmem);
     free(t_damage);
     free(wblock);
     free(rows);

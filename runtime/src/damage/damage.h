@@ -68,6 +68,7 @@ typedef struct cr_example_region {
     uint32_t next_body;    ///< the record the next step's re-skin starts at (no body waits for ever)
     uint32_t scratch;      ///< offset of the patch scratch: moved-vertex buckets (max_vertices), grid values, field
     uint32_t grid_pos;     ///< offset of cr_vec3[max_vertices] per record: the surface the distance grid was last patched to
+    uint32_t lanes;        ///< offset of each record's cr_skin_lanes (geometry/skinning.h), built at attach
 } cr_example_region;
 
 /// The bending model's part of the block (bend_model.c).

@@ -136,11 +136,14 @@ static uint64_t grid_pos_stride(const cr_example_budget *b) {
     return al16((uint64_t)b->max_vertices * sizeof(cr_vec3)) + al16((uint64_t)b->max_examples * sizeof(cr_vec3));
 }
 
+/* Per record: the rest positions and influences four vertices at a time (cr_skin_lanes: the re-skin's vector loops). */
+static uint64_t lanes_stride(const cr_example_budget *b) { return al16(cri_skin_lanes_bytes(b->max_vertices)); }
+
 uint64_t cri_example_model_region_bytes(const cr_world_def *def) {
     const cr_example_budget *b = &def->damage.example;
     if (b->body_capacity == 0) return 0;
     return al16((uint64_t)b->body_capacity * sizeof(cr_example_body)) + 2 * b->body_capacity * row_stride(b) +
-           b->body_capacity * grid_pos_stride(b) +
+           b->body_capacity * grid_pos_stride(b) + b->body_capacity * lanes_stride(b) +
            al16((uint64_t)b->queue_capacity * sizeof(cr_example_job)) + scratch_bytes(b) + 80u;
 }
 
@@ -156,9 +159,10 @@ bool cri_example_model_layout(cr_world *w, uint8_t *block) {
     r->queue = cri_arena_push(&w->persistent, block, b->queue_capacity * (uint32_t)sizeof(cr_example_job), 16);
     r->scratch = cri_arena_push(&w->persistent, block, (uint32_t)scratch_bytes(b), 16);
     r->grid_pos = cri_arena_push(&w->persistent, block, b->body_capacity * (uint32_t)grid_pos_stride(b), 16);
+    r->lanes = cri_arena_push(&w->persistent, block, b->body_capacity * (uint32_t)lanes_stride(b), 16);
     if (r->records != CR_NO_OFFSET) memset(block + r->records, 0, b->body_capacity * sizeof(cr_example_body));
     return r->records != CR_NO_OFFSET && r->weights != CR_NO_OFFSET && r->pending != CR_NO_OFFSET && r->grid_pos != CR_NO_OFFSET &&
-           r->queue != CR_NO_OFFSET && r->scratch != CR_NO_OFFSET;
+           r->queue != CR_NO_OFFSET && r->scratch != CR_NO_OFFSET && r->lanes != CR_NO_OFFSET;
 }
 
 static cr_example_body *records(const cr_world *w) { return CR_AT(w, CR_DAMAGE(w)->example.records, cr_example_body); }
@@ -170,6 +174,10 @@ static cr_vec3 *grid_pos_of(const cr_world *w, uint32_t rec) {
 }
 static cr_vec3 *pose_shift_of(const cr_world *w, uint32_t rec) {
     return (cr_vec3 *)((uint8_t *)grid_pos_of(w, rec) + al16((uint64_t)w->def.damage.example.max_vertices * sizeof(cr_vec3)));
+}
+static cr_skin_lanes lanes_of(const cr_world *w, uint32_t rec, uint32_t vertex_count) {
+    return cri_skin_lanes_view(CR_AT(w, CR_DAMAGE(w)->example.lanes + rec * (uint32_t)lanes_stride(&w->def.damage.example), uint8_t),
+                               vertex_count);
 }
 static cr_real *pending_of(const cr_world *w, uint32_t rec) {
     return CR_AT(w, CR_DAMAGE(w)->example.pending + rec * CR_DAMAGE(w)->example.row_stride, cr_real);
@@ -248,6 +256,9 @@ cr_status cri_example_model_attach(cr_world *w, uint32_t body_index1, const cr_e
         if (k == 0) c0 = c;
         shift[k] = cr_v3_sub(c, c0);
     }
+    /* the re-skin's rest data four vertices at a time, gathered once */
+    cr_skin_lanes lanes = lanes_of(w, pick, a->vertex_count);
+    cri_skin_lanes_build(a, &lanes);
     /* the grid is the copy's as it is now */
     memcpy(grid_pos_of(w, pick), cr_surface_copy_positions(copy, (uint8_t *)w), a->vertex_count * sizeof(cr_vec3));
     b->models |= CR_MODEL_EXAMPLE;
@@ -764,7 +775,8 @@ static uint32_t fade_and_skin(cr_world *w, uint32_t ri) {
     uint32_t boff = frames == NULL ? CR_NO_OFFSET
                                    : cri_arena_push(&w->scratch, block, rest->bone_count * (uint32_t)sizeof(cr_skin_blend), 16);
     cr_skin_cache cache;
-    if (boff != CR_NO_OFFSET) cri_skin_cache_init(&cache, CR_AT(w, boff, cr_skin_blend), rest);
+    cr_skin_lanes lanes = lanes_of(w, ri, r->vertex_count);
+    if (boff != CR_NO_OFFSET) cri_skin_cache_init(&cache, CR_AT(w, boff, cr_skin_blend), rest), cache.lanes = &lanes;
     /* rows are faded one by one; the changed ones are re-skinned in runs of
      * consecutive vertices (cri_skin_example_points: one call per run, the
      * same bits as one per vertex) */

@@ -2,6 +2,8 @@
  * their Jacobian with respect to the example weights (skinning.h). */
 #include "geometry/skinning.h"
 
+#include <string.h>
+
 void cri_skin_example_frame(const cr_asset *a, uint32_t bone, uint32_t e, cr_quat *q, cr_vec3 *t) {
     cr_transform x = a->examples[e * a->bone_count + bone];
     cr_vec3 c = a->bones[bone].rest.p;
@@ -96,7 +98,8 @@ void cri_skin_cache_init(cr_skin_cache *c, cr_skin_blend *bones, const cr_asset 
     c->bones = bones;
     c->stamp = 0;
     c->examples = a->example_count;
-    for (uint32_t b = 0; b < a->bone_count; ++b) bones[b].stamp = 0;
+    c->lanes = NULL;
+    for (uint32_t b = 0; b < a->bone_count; ++b) bones[b].stamp = 0, bones[b].wide_stamp = 0;
     for (uint32_t e = 0; e < CR_ASSET_MAX_EXAMPLES; ++e) c->row[e] = 0;
 }
 
@@ -123,46 +126,297 @@ cr_vec3 cri_skin_example_point_cached(const cr_asset *a, const cr_skin_frame *fr
     return cr_v3_add(u, x);
 }
 
-void cri_skin_example_points(const cr_asset *a, const cr_skin_frame *frames, cr_skin_cache *cache, uint32_t first,
-                             uint32_t end, const cr_real *rows, cr_vec3 *out) {
-    /* cri_skin_example_point_cached for a range, in one loop: the same
-     * operations in the same order (so the same bits), without a call, a
-     * returned vector and the vector helpers' temporaries per vertex; this is
-     * what the model's re-skin runs over each run of changed rows */
+/* cri_skin_example_point_cached for one vertex of a range, in one loop body:
+ * the same operations in the same order (so the same bits), without a call,
+ * a returned vector and the vector helpers' temporaries */
+static cr_vec3 point_cached(const cr_asset *a, const cr_skin_frame *frames, cr_skin_cache *cache, uint32_t v,
+                            const cr_real *row) {
     const uint32_t ne = cache->examples;
-    const cr_real *sw = a->skin_weight;
-    const uint8_t *sb = a->skin_bone;
-    const cr_asset_bone *bones = a->bones;
-    cr_skin_blend *blends = cache->bones;
-    for (uint32_t v = first; v < end; ++v) {
-        const cr_real *row = rows + (size_t)v * ne;
-        bool same = cache->stamp != 0;
-        for (uint32_t e = 0; e < ne && same; ++e) same = row[e] == cache->row[e];
-        if (!same) {
-            for (uint32_t e = 0; e < ne; ++e) cache->row[e] = row[e];
+    bool same = cache->stamp != 0;
+    for (uint32_t e = 0; e < ne && same; ++e) same = row[e] == cache->row[e];
+    if (!same) {
+        for (uint32_t e = 0; e < ne; ++e) cache->row[e] = row[e];
+        cache->stamp++;
+    }
+    const cr_vec3 u = a->positions[v];
+    cr_real x = 0, y = 0, z = 0;
+    for (uint32_t k = 0; k < CR_ASSET_SKIN_SLOTS; ++k) {
+        cr_real wk = a->skin_weight[CR_ASSET_SKIN_SLOTS * v + k];
+        if (wk == 0) continue;
+        uint32_t b = a->skin_bone[CR_ASSET_SKIN_SLOTS * v + k];
+        cr_skin_blend *bl = &cache->bones[b];
+        if (bl->stamp != cache->stamp) {
+            make_blend(a, frames, b, row, bl);
+            bl->stamp = cache->stamp;
+        }
+        const cr_real *m = bl->m;
+        const cr_vec3 c = a->bones[b].rest.p;
+        cr_real dx = u.x - c.x, dy = u.y - c.y, dz = u.z - c.z;
+        cr_real mx = cr_mul(m[0], dx) + cr_mul(m[1], dy) + cr_mul(m[2], dz);
+        cr_real my = cr_mul(m[3], dx) + cr_mul(m[4], dy) + cr_mul(m[5], dz);
+        cr_real mz = cr_mul(m[6], dx) + cr_mul(m[7], dy) + cr_mul(m[8], dz);
+        x = x + cr_mul(bl->t.x + mx, wk);
+        y = y + cr_mul(bl->t.y + my, wk);
+        z = z + cr_mul(bl->t.z + mz, wk);
+    }
+    return cr_v3(u.x + x, u.y + y, u.z + z);
+}
+
+/* ---- four vertices at a time (the compiler's vector units) ----
+ * A block of L = CR_SKIN_LANES consecutive vertices whose influences agree
+ * slot by slot (the same bone wherever the weight is not 0, and in each slot
+ * either every lane's weight is 0 or none is) runs lane-parallel: each lane
+ * does exactly point_cached's operations in its order, the lanes side by
+ * side in straight-line code the SLP vectoriser turns into vector
+ * instructions (IEEE +, -, *, /, sqrt are the same bits in a vector lane).
+ * Rows equal across the block take the cached blends; rows that differ
+ * (a fade spreads a different row to every vertex) build each lane's QLERP
+ * in the lanes too, where an example's weight is 0 in every lane or in
+ * none (blend() skips a 0 weight: a lane cannot, so a mixed block goes
+ * vertex by vertex). Mesh order keeps neighbours together, so most blocks
+ * qualify; the rest, and the range's tail, take point_cached. */
+#define L CR_SKIN_LANES
+_Static_assert(sizeof(cr_vec3) == 3 * sizeof(cr_real), "cr_vec3 is three packed reals");
+
+typedef struct lane_block {
+    uint32_t slots;          /* slots with weight in every lane */
+    uint32_t bone[4];        /* their bones, in slot order */
+    const cr_real *w;        /* [slots][L] their weights */
+    const cr_real *u;        /* [3][L] rest positions */
+    cr_real buf[7 * L];      /* room for w and u when gathered here */
+} lane_block;
+
+/* A vertex's key: its four slots' bones, 255 where the weight is 0 (bones
+ * are < CR_ASSET_MAX_BONES = 255). */
+static uint32_t lane_key(const cr_real *sw, const uint8_t *sb) {
+    uint32_t key = 0;
+    for (uint32_t s = 0; s < CR_ASSET_SKIN_SLOTS; ++s) key |= (sw[s] == 0 ? 255u : sb[s]) << (8 * s);
+    return key;
+}
+
+/* The block's shared influences into lb (bones) and w[slots][L], u[3][L],
+ * or false when the lanes' keys differ (the block goes vertex by vertex). */
+static bool lane_gather(const cr_asset *a, uint32_t v, lane_block *lb, cr_real *w, cr_real *u) {
+    const cr_real *sw = a->skin_weight + (size_t)CR_ASSET_SKIN_SLOTS * v;
+    const uint8_t *sb = a->skin_bone + (size_t)CR_ASSET_SKIN_SLOTS * v;
+    uint32_t key[L];
+    for (uint32_t k = 0; k < L; ++k) key[k] = lane_key(sw + CR_ASSET_SKIN_SLOTS * k, sb + CR_ASSET_SKIN_SLOTS * k);
+    if ((key[1] ^ key[0]) | (key[2] ^ key[0]) | (key[3] ^ key[0])) return false;
+    lb->slots = 0;
+    for (uint32_t s = 0; s < CR_ASSET_SKIN_SLOTS; ++s) {
+        uint32_t bone = key[0] >> (8 * s) & 255u;
+        if (bone == 255u) continue;
+        for (uint32_t k = 0; k < L; ++k) w[lb->slots * L + k] = sw[CR_ASSET_SKIN_SLOTS * k + s];
+        lb->bone[lb->slots++] = bone;
+    }
+    const cr_vec3 *p = a->positions + v;
+    for (uint32_t k = 0; k < L; ++k) u[k] = p[k].x, u[L + k] = p[k].y, u[2 * L + k] = p[k].z;
+    return true;
+}
+
+/* ---- the same, gathered once per body (cr_skin_lanes) ---- */
+
+#define LANE_REALS (7u * L) /* per block: x, y, z, then up to four slots' weights, L each */
+#define LANE_EXAMPLES 8u    /* rows of more examples go vertex by vertex (the lanes' rows on a small stack) */
+
+uint64_t cri_skin_lanes_bytes(uint32_t nv) {
+    uint64_t blocks = nv / L;
+    return ((8 * blocks + 15u) & ~(uint64_t)15u) + blocks * LANE_REALS * sizeof(cr_real);
+}
+
+cr_skin_lanes cri_skin_lanes_view(void *mem, uint32_t nv) {
+    cr_skin_lanes l;
+    l.blocks = nv / L;
+    l.meta = (uint8_t *)mem;
+    l.data = (cr_real *)((uint8_t *)mem + ((8 * (uint64_t)l.blocks + 15u) & ~(uint64_t)15u));
+    return l;
+}
+
+void cri_skin_lanes_build(const cr_asset *a, cr_skin_lanes *l) {
+    for (uint32_t blk = 0; blk < l->blocks; ++blk) {
+        lane_block lb;
+        uint8_t *meta = l->meta + 8 * (size_t)blk;
+        cr_real *d = l->data + (size_t)LANE_REALS * blk;
+        for (uint32_t k = 0; k < LANE_REALS; ++k) d[k] = 0;
+        for (uint32_t k = 0; k < 8; ++k) meta[k] = 255;
+        if (!lane_gather(a, blk * L, &lb, d + 3 * L, d)) continue;
+        meta[0] = (uint8_t)lb.slots;
+        for (uint32_t s = 0; s < lb.slots; ++s) meta[1 + s] = (uint8_t)lb.bone[s];
+    }
+}
+
+/* sum += w (t + M (u - c)) in every lane for one blend (point_cached's
+ * order): q = the blend's `wide` rows, m[9] then t[3] then c[3] */
+static inline void lane_apply(const cr_real (*restrict q)[4], const cr_real *restrict w, const cr_real *restrict u,
+                              cr_real (*restrict sum)[L]) {
+    for (uint32_t k = 0; k < L; ++k) {
+        cr_real dx = u[k] - q[12][k], dy = u[L + k] - q[13][k], dz = u[2 * L + k] - q[14][k];
+        cr_real mx = cr_mul(q[0][k], dx) + cr_mul(q[1][k], dy) + cr_mul(q[2][k], dz);
+        cr_real my = cr_mul(q[3][k], dx) + cr_mul(q[4][k], dy) + cr_mul(q[5][k], dz);
+        cr_real mz = cr_mul(q[6][k], dx) + cr_mul(q[7][k], dy) + cr_mul(q[8][k], dz);
+        sum[0][k] = sum[0][k] + cr_mul(q[9][k] + mx, w[k]);
+        sum[1][k] = sum[1][k] + cr_mul(q[10][k] + my, w[k]);
+        sum[2][k] = sum[2][k] + cr_mul(q[11][k] + mz, w[k]);
+    }
+}
+
+/* the same with a blend per lane: m[9][L], t[3][L] */
+static void lane_apply_each(const cr_real (*restrict m)[L], const cr_real (*restrict t)[L], cr_vec3 c,
+                            const cr_real *restrict w, const cr_real *restrict u, cr_real (*restrict sum)[L]) {
+    for (uint32_t k = 0; k < L; ++k) {
+        cr_real dx = u[k] - c.x, dy = u[L + k] - c.y, dz = u[2 * L + k] - c.z;
+        cr_real mx = cr_mul(m[0][k], dx) + cr_mul(m[1][k], dy) + cr_mul(m[2][k], dz);
+        cr_real my = cr_mul(m[3][k], dx) + cr_mul(m[4][k], dy) + cr_mul(m[5][k], dz);
+        cr_real mz = cr_mul(m[6][k], dx) + cr_mul(m[7][k], dy) + cr_mul(m[8][k], dz);
+        sum[0][k] = sum[0][k] + cr_mul(t[0][k] + mx, w[k]);
+        sum[1][k] = sum[1][k] + cr_mul(t[1][k] + my, w[k]);
+        sum[2][k] = sum[2][k] + cr_mul(t[2][k] + mz, w[k]);
+    }
+}
+
+/* 1/sqrt(n2) for n2 > 0: cr_rsqrt's bits (float: one sqrt and one division, vectorisable) */
+static inline cr_real lane_rsqrt(cr_real n2) {
+#if CR_FIXED
+    return cr_rsqrt(n2);
+#else
+    return CR_R(1) / __builtin_sqrtf(n2);
+#endif
+}
+
+/* make_blend in every lane for the lanes' own rows e[example][lane]
+ * (examples `use`: weight non-zero in every lane, the others 0 in every
+ * lane); false when some lane's sum vanished (that block goes vertex by
+ * vertex, where make_blend gives the rest pose) */
+static bool lane_blend(const cr_skin_frame *fb, uint32_t bone_count, uint32_t ne, uint32_t use, const cr_real (*e)[L],
+                       cr_real (*restrict m)[L], cr_real (*restrict t)[L]) {
+    cr_real rx[L] = {0}, ry[L] = {0}, rz[L] = {0}, rw[L] = {0}, tx[L] = {0}, ty[L] = {0}, tz[L] = {0};
+    for (uint32_t x = 0; x < ne; ++x) {
+        if (!(use >> x & 1u)) continue;
+        const cr_quat q = fb[(size_t)x * bone_count].q;
+        const cr_vec3 te = fb[(size_t)x * bone_count].t;
+        const cr_real *restrict w = e[x];
+        for (uint32_t k = 0; k < L; ++k) {
+            rx[k] += cr_mul(w[k], q.x), ry[k] += cr_mul(w[k], q.y), rz[k] += cr_mul(w[k], q.z), rw[k] += cr_mul(w[k], q.w);
+            tx[k] = tx[k] + cr_mul(te.x, w[k]), ty[k] = ty[k] + cr_mul(te.y, w[k]), tz[k] = tz[k] + cr_mul(te.z, w[k]);
+        }
+    }
+    cr_real n2[L];
+    bool ok = true;
+    for (uint32_t k = 0; k < L; ++k) {
+        n2[k] = cr_mul(rx[k], rx[k]) + cr_mul(ry[k], ry[k]) + cr_mul(rz[k], rz[k]) + cr_mul(rw[k], rw[k]);
+        ok &= n2[k] > 0;
+    }
+    if (!ok) return false;
+    for (uint32_t k = 0; k < L; ++k) {
+        cr_real inv = lane_rsqrt(n2[k]);
+        cr_real x = cr_mul(rx[k], inv), y = cr_mul(ry[k], inv), z = cr_mul(rz[k], inv), w = cr_mul(rw[k], inv);
+        cr_real xx = cr_mul(x, x), yy = cr_mul(y, y), zz = cr_mul(z, z);
+        cr_real xy = cr_mul(x, y), xz = cr_mul(x, z), yz = cr_mul(y, z), wx = cr_mul(w, x), wy = cr_mul(w, y), wz = cr_mul(w, z);
+        m[0][k] = -2 * (yy + zz), m[1][k] = 2 * (xy - wz), m[2][k] = 2 * (xz + wy);
+        m[3][k] = 2 * (xy + wz), m[4][k] = -2 * (xx + zz), m[5][k] = 2 * (yz - wx);
+        m[6][k] = 2 * (xz - wy), m[7][k] = 2 * (yz + wx), m[8][k] = -2 * (xx + yy);
+        t[0][k] = tx[k], t[1][k] = ty[k], t[2][k] = tz[k];
+    }
+    return true;
+}
+
+/* One block of L vertices from v; false when it must go vertex by vertex. */
+static bool lane_points(const cr_asset *a, const cr_skin_frame *frames, cr_skin_cache *cache, uint32_t v,
+                        const cr_real *rows, cr_vec3 *out) {
+    const uint32_t ne = cache->examples;
+    lane_block lb;
+    if (cache->lanes != NULL) {
+        /* gathered at attach: v is a multiple of L */
+        const uint8_t *meta = cache->lanes->meta + 8 * (size_t)(v / L);
+        if (meta[0] == 255) return false;
+        lb.slots = meta[0];
+        for (uint32_t s = 0; s < lb.slots; ++s) lb.bone[s] = meta[1 + s];
+        lb.u = cache->lanes->data + (size_t)LANE_REALS * (v / L);
+        lb.w = lb.u + 3 * L;
+    } else {
+        if (!lane_gather(a, v, &lb, lb.buf + 3 * L, lb.buf)) return false;
+        lb.u = lb.buf, lb.w = lb.buf + 3 * L;
+    }
+    const cr_real *row = rows + (size_t)v * ne;
+    /* the lanes' rows the same bits (row k against row k - 1: the block's
+     * rows against themselves shifted by one); rows equal but for the sign
+     * of a 0 take the other path, which gives the same bits */
+    bool shared = memcmp(row, row + ne, (size_t)(L - 1) * ne * sizeof(cr_real)) == 0;
+    cr_real sum[3][L] = {{0}};
+    if (shared) {
+        /* one row: each bone's blend from the cache, made once per run of
+         * equal rows (a stamp moved for a 0's sign remakes the same blends) */
+        if (cache->stamp == 0 || memcmp(row, cache->row, ne * sizeof(cr_real)) != 0) {
+            for (uint32_t x = 0; x < ne; ++x) cache->row[x] = row[x];
             cache->stamp++;
         }
-        const cr_vec3 u = a->positions[v];
-        cr_real x = 0, y = 0, z = 0;
-        for (uint32_t k = 0; k < CR_ASSET_SKIN_SLOTS; ++k) {
-            cr_real wk = sw[CR_ASSET_SKIN_SLOTS * v + k];
-            if (wk == 0) continue;
-            uint32_t b = sb[CR_ASSET_SKIN_SLOTS * v + k];
-            cr_skin_blend *bl = &blends[b];
+        for (uint32_t s = 0; s < lb.slots; ++s) {
+            uint32_t b = lb.bone[s];
+            cr_skin_blend *bl = &cache->bones[b];
             if (bl->stamp != cache->stamp) {
                 make_blend(a, frames, b, row, bl);
                 bl->stamp = cache->stamp;
             }
-            const cr_real *m = bl->m;
-            cr_real dx = u.x - bones[b].rest.p.x, dy = u.y - bones[b].rest.p.y, dz = u.z - bones[b].rest.p.z;
-            cr_real mx = cr_mul(m[0], dx) + cr_mul(m[1], dy) + cr_mul(m[2], dz);
-            cr_real my = cr_mul(m[3], dx) + cr_mul(m[4], dy) + cr_mul(m[5], dz);
-            cr_real mz = cr_mul(m[6], dx) + cr_mul(m[7], dy) + cr_mul(m[8], dz);
-            x = x + cr_mul(bl->t.x + mx, wk);
-            y = y + cr_mul(bl->t.y + my, wk);
-            z = z + cr_mul(bl->t.z + mz, wk);
+            if (bl->wide_stamp != cache->stamp) {
+                const cr_vec3 c = a->bones[b].rest.p;
+                const cr_real one[15] = {bl->m[0], bl->m[1], bl->m[2], bl->m[3], bl->m[4], bl->m[5], bl->m[6], bl->m[7],
+                                         bl->m[8], bl->t.x, bl->t.y, bl->t.z, c.x, c.y, c.z};
+                for (uint32_t i = 0; i < 15; ++i)
+                    for (uint32_t k = 0; k < L; ++k) bl->wide[i][k] = one[i];
+                bl->wide_stamp = cache->stamp;
+            }
+            lane_apply((const cr_real(*)[4])bl->wide, lb.w + s * L, lb.u, sum);
         }
-        out[v - first] = cr_v3(u.x + x, u.y + y, u.z + z);
+    } else {
+        /* a row per lane: the QLERPs in the lanes, examples 0 in every lane skipped as blend() does */
+        cr_real e[LANE_EXAMPLES][L];
+        uint32_t use = 0;
+        if (ne > LANE_EXAMPLES) return false;
+        for (uint32_t x = 0; x < ne; ++x) {
+            uint32_t nz = 0;
+            for (uint32_t k = 0; k < L; ++k) e[x][k] = row[(size_t)k * ne + x], nz += e[x][k] != 0;
+            if (nz != 0 && nz != L) return false;
+            if (nz == L) use |= 1u << x;
+        }
+        cr_real m[9][L], t[3][L];
+        for (uint32_t s = 0; s < lb.slots; ++s) {
+            uint32_t b = lb.bone[s];
+            if (!lane_blend(frames + b, a->bone_count, ne, use, (const cr_real(*)[L])e, m, t)) return false;
+            lane_apply_each((const cr_real(*)[L])m, (const cr_real(*)[L])t, a->bones[b].rest.p, lb.w + s * L, lb.u, sum);
+        }
+    }
+    /* x = u + sum in the lanes, then the lanes interleaved into vectors (one
+     * store of the block: a store per lane stalled on reading back the sums) */
+    /* x = u + sum in the lanes, stored a coordinate at a time (strided
+     * stores from the vector registers: the lanes interleaved through
+     * memory stalled on reading back partial stores) */
+    cr_real o[3][L];
+    for (uint32_t k = 0; k < L; ++k)
+        o[0][k] = lb.u[k] + sum[0][k], o[1][k] = lb.u[L + k] + sum[1][k], o[2][k] = lb.u[2 * L + k] + sum[2][k];
+    cr_real *dst = &out[0].x;
+    for (uint32_t c = 0; c < 3; ++c)
+        for (uint32_t k = 0; k < L; ++k) dst[3 * k + c] = o[c][k];
+    return true;
+}
+#undef LANE_REALS
+#undef LANE_EXAMPLES
+#undef L
+
+void cri_skin_example_points(const cr_asset *a, const cr_skin_frame *frames, cr_skin_cache *cache, uint32_t first,
+                             uint32_t end, const cr_real *rows, cr_vec3 *out) {
+    /* blocks of CR_SKIN_LANES vertices side by side where their influences
+     * agree, the others one by one: every vertex gets point_cached's bits */
+    const uint32_t ne = cache->examples;
+    uint32_t v = first;
+    while (v < end) {
+        /* with the body's lanes, blocks start at multiples of CR_SKIN_LANES */
+        bool block = end - v >= CR_SKIN_LANES && (cache->lanes == NULL || v % CR_SKIN_LANES == 0);
+        if (block && lane_points(a, frames, cache, v, rows, out + (v - first))) {
+            v += CR_SKIN_LANES;
+            continue;
+        }
+        out[v - first] = point_cached(a, frames, cache, v, rows + (size_t)v * ne);
+        ++v;
     }
 }
 
@@ -259,51 +513,44 @@ bool cri_skin_layout_build(const cr_vec3 *pos, const uint8_t *bone, const cr_rea
     return true;
 }
 
-/* One slot of one group: acc += w (R u + t), the bone uniform, lanes
- * independent: entries [a, end) of separate arrays, so the compiler's
- * vectoriser takes CR_SKIN_LANES entries at a time. */
-static void slot_pass(size_t a, size_t end, const cr_real *restrict ux, const cr_real *restrict uy, const cr_real *restrict uz,
-                      const cr_real *restrict w, cr_real *restrict ax, cr_real *restrict ay, cr_real *restrict az,
-                      const cr_skin_bone *m) {
-    const cr_real r0 = m->r.cx.x, r1 = m->r.cy.x, r2 = m->r.cz.x, r3 = m->r.cx.y, r4 = m->r.cy.y, r5 = m->r.cz.y;
-    const cr_real r6 = m->r.cx.z, r7 = m->r.cy.z, r8 = m->r.cz.z, tx = m->t.x, ty = m->t.y, tz = m->t.z;
-    for (size_t i = a; i < end; i += CR_SKIN_LANES) {
-        const cr_real *restrict x = ux + i, *restrict y = uy + i, *restrict z = uz + i, *restrict wt = w + i;
-        cr_real *restrict sx = ax + i, *restrict sy = ay + i, *restrict sz = az + i;
-        for (size_t k = 0; k < CR_SKIN_LANES; ++k) { /* straight-line lanes: the compiler's SLP vectoriser */
-            cr_real px = cr_mul(r0, x[k]) + cr_mul(r1, y[k]) + cr_mul(r2, z[k]) + tx;
-            cr_real py = cr_mul(r3, x[k]) + cr_mul(r4, y[k]) + cr_mul(r5, z[k]) + ty;
-            cr_real pz = cr_mul(r6, x[k]) + cr_mul(r7, y[k]) + cr_mul(r8, z[k]) + tz;
-            sx[k] += cr_mul(wt[k], px), sy[k] += cr_mul(wt[k], py), sz[k] += cr_mul(wt[k], pz);
-        }
-    }
-}
-
-/* A group whose four slots all have a bone (the usual case): the four
- * slots in one pass, the sums kept in registers, written once; per entry
- * the same operations in the same order as slot_pass four times. */
-static void four_slot_pass(size_t a, size_t end, size_t n, const cr_real *restrict u, const cr_real *restrict w,
-                           cr_real *restrict acc, const cr_skin_bone *const m[4]) {
+/* One group: its present slots (bones uniform over the group) summed in slot
+ * order in registers, CR_SKIN_LANES entries at a time, and written straight
+ * to out[order[e]]: no scratch sums, no second pass to scatter them. Per
+ * entry the operations and their order are cri_skin_linear's: the sums start
+ * at 0 (0 + w p: the same bits, -0 included) and add w (R u + t) slot by
+ * slot, the slots of weight 0 (the group's "none") left out. Lanes are
+ * independent straight-line code: the compiler's SLP vectoriser. */
+static void group_pass(size_t a, size_t end, size_t n, const cr_real *restrict u, const cr_real *restrict w,
+                       const uint32_t *restrict order, const cr_skin_bone *bones, const uint8_t *gb,
+                       cr_vec3 *restrict out) {
     cr_real r[4][12];
-    for (int s = 0; s < 4; ++s) {
-        r[s][0] = m[s]->r.cx.x, r[s][1] = m[s]->r.cy.x, r[s][2] = m[s]->r.cz.x, r[s][3] = m[s]->t.x;
-        r[s][4] = m[s]->r.cx.y, r[s][5] = m[s]->r.cy.y, r[s][6] = m[s]->r.cz.y, r[s][7] = m[s]->t.y;
-        r[s][8] = m[s]->r.cx.z, r[s][9] = m[s]->r.cy.z, r[s][10] = m[s]->r.cz.z, r[s][11] = m[s]->t.z;
+    size_t slot[4];
+    uint32_t ns = 0;
+    for (uint32_t s = 0; s < 4; ++s) {
+        if (gb[s] == 255) continue;
+        const cr_skin_bone *m = &bones[gb[s]];
+        cr_real *q = r[ns];
+        q[0] = m->r.cx.x, q[1] = m->r.cy.x, q[2] = m->r.cz.x, q[3] = m->t.x;
+        q[4] = m->r.cx.y, q[5] = m->r.cy.y, q[6] = m->r.cz.y, q[7] = m->t.y;
+        q[8] = m->r.cx.z, q[9] = m->r.cy.z, q[10] = m->r.cz.z, q[11] = m->t.z;
+        slot[ns++] = s;
     }
     for (size_t i = a; i < end; i += CR_SKIN_LANES) {
         const cr_real *restrict x = u + i, *restrict y = u + n + i, *restrict z = u + 2 * n + i;
-        cr_real *restrict sx = acc + i, *restrict sy = acc + n + i, *restrict sz = acc + 2 * n + i;
         cr_real ox[CR_SKIN_LANES] = {0}, oy[CR_SKIN_LANES] = {0}, oz[CR_SKIN_LANES] = {0};
-        for (int s = 0; s < 4; ++s) {
-            const cr_real *q = r[s], *restrict wt = w + (size_t)s * n + i;
-            for (size_t k = 0; k < CR_SKIN_LANES; ++k) { /* straight-line lanes: the compiler's SLP vectoriser */
+        for (uint32_t s = 0; s < ns; ++s) {
+            const cr_real *q = r[s], *restrict wt = w + slot[s] * n + i;
+            for (size_t k = 0; k < CR_SKIN_LANES; ++k) {
                 cr_real px = cr_mul(q[0], x[k]) + cr_mul(q[1], y[k]) + cr_mul(q[2], z[k]) + q[3];
                 cr_real py = cr_mul(q[4], x[k]) + cr_mul(q[5], y[k]) + cr_mul(q[6], z[k]) + q[7];
                 cr_real pz = cr_mul(q[8], x[k]) + cr_mul(q[9], y[k]) + cr_mul(q[10], z[k]) + q[11];
                 ox[k] += cr_mul(wt[k], px), oy[k] += cr_mul(wt[k], py), oz[k] += cr_mul(wt[k], pz);
             }
         }
-        for (size_t k = 0; k < CR_SKIN_LANES; ++k) sx[k] = ox[k], sy[k] = oy[k], sz[k] = oz[k];
+        for (size_t k = 0; k < CR_SKIN_LANES; ++k) {
+            uint32_t v = order[i + k];
+            if (v != UINT32_MAX) out[v] = cr_v3(ox[k], oy[k], oz[k]);
+        }
     }
 }
 
@@ -311,25 +558,7 @@ void cri_skin_linear_grouped(cr_skin_layout *l, const cr_skin_bone *bones, cr_ve
     uint32_t n = l->count, a = 0;
     for (uint32_t g = 0; g < l->groups; ++g) {
         uint32_t end = l->group_end[g];
-        const uint8_t *gb = &l->group_bone[4 * g];
-        if (gb[0] != 255 && gb[1] != 255 && gb[2] != 255 && gb[3] != 255) {
-            const cr_skin_bone *m[4] = {&bones[gb[0]], &bones[gb[1]], &bones[gb[2]], &bones[gb[3]]};
-            four_slot_pass(a, end, n, l->u, l->w, l->acc, m);
-            a = end;
-            continue;
-        }
-        /* the sums start at 0, as cri_skin_linear's (0 + w p: the same bits, -0 included) */
-        for (uint32_t e = a; e < end; ++e) l->acc[e] = l->acc[n + e] = l->acc[2 * n + e] = 0;
-        for (uint32_t s = 0; s < 4; ++s) {
-            uint8_t b = l->group_bone[4 * g + s];
-            if (b != 255)
-                slot_pass(a, end, l->u, l->u + n, l->u + 2 * (size_t)n, l->w + (size_t)s * n, l->acc, l->acc + n,
-                          l->acc + 2 * (size_t)n, &bones[b]);
-        }
+        group_pass(a, end, n, l->u, l->w, l->order, bones, &l->group_bone[4 * g], out);
         a = end;
-    }
-    for (uint32_t e = 0; e < n; ++e) {
-        uint32_t v = l->order[e];
-        if (v != UINT32_MAX) out[v] = cr_v3(l->acc[e], l->acc[n + e], l->acc[2 * n + e]);
     }
 }

@@ -50,8 +50,33 @@ typedef struct cr_skin_blend {
     cr_real m[9];    ///< R - I, row-major
     cr_vec3 t;       ///< m, the pivot's blended translation
     uint32_t stamp;  ///< the cache row it was made for
-    uint32_t pad_;
+    uint32_t wide_stamp; ///< the cache row `wide` was copied for
+    /// m, t and the bone's pivot, each repeated in CR_SKIN_LANES lanes: the
+    /// vector loops read them as vectors instead of broadcasting 15 scalars
+    cr_real wide[15][4];
 } cr_skin_blend;
+
+/// Lanes of the vectorised loops: the compiler's 128-bit vectors of float.
+#define CR_SKIN_LANES 4u
+
+/// Eq. 3's rest data CR_SKIN_LANES vertices at a time, gathered once per body
+/// (at attach) instead of at every re-skin: per block of consecutive vertices
+/// whose influences agree slot by slot (the same bone wherever the weight is
+/// not 0, and a slot's weight 0 in every lane or in none) the slots' bones,
+/// and side by side (structure of arrays) the rest positions and the slots'
+/// weights. Other blocks are marked and go vertex by vertex.
+typedef struct cr_skin_lanes {
+    uint32_t blocks;  ///< vertex_count / CR_SKIN_LANES
+    uint8_t *meta;    ///< [8 blocks]: slot count (255: vertex by vertex), then the slots' bones
+    cr_real *data;    ///< [7 CR_SKIN_LANES blocks]: x, y, z, then each slot's weight, CR_SKIN_LANES each
+} cr_skin_lanes;
+
+/// Bytes of the lanes of nv vertices (16-aligned memory).
+uint64_t cri_skin_lanes_bytes(uint32_t nv);
+/// The lanes of nv vertices in `mem` (cri_skin_lanes_bytes(nv) bytes, 16-aligned).
+cr_skin_lanes cri_skin_lanes_view(void *mem, uint32_t nv);
+/// Gather the asset's rest positions and influences into the lanes.
+void cri_skin_lanes_build(const cr_asset *a, cr_skin_lanes *l);
 
 /// Re-skinning many vertices: the last weight row seen and, per bone, its
 /// blend for that row. Neighbouring vertices mostly share a row (all at rest,
@@ -60,6 +85,7 @@ typedef struct cr_skin_blend {
 /// entries; cri_skin_cache_init clears them.
 typedef struct cr_skin_cache {
     cr_skin_blend *bones;
+    const cr_skin_lanes *lanes; ///< the body's lanes, or NULL (cri_skin_cache_init): gathered as they are met
     uint32_t stamp;
     uint32_t examples;
     cr_real row[CR_ASSET_MAX_EXAMPLES];
@@ -73,7 +99,10 @@ cr_vec3 cri_skin_example_point_cached(const cr_asset *a, const cr_skin_frame *fr
 
 /// The same for the vertices [first, end): out[v - first] for v's row
 /// rows[v * example_count ..] (same bits as one call per vertex, without a
-/// call per vertex).
+/// call per vertex). CR_SKIN_LANES vertices at a time where their influences
+/// agree (cr_skin_lanes), each lane the same operations as one vertex: rows
+/// equal across the block share the cached blends, rows that differ get
+/// their QLERPs in the lanes.
 void cri_skin_example_points(const cr_asset *a, const cr_skin_frame *frames, cr_skin_cache *cache, uint32_t first,
                              uint32_t end, const cr_real *rows, cr_vec3 *out);
 /// Eq. 5: cols[e] = dx/dE_e of vertex v at the example weights `weights`.
@@ -99,7 +128,6 @@ void cri_skin_linear(const cr_asset *a, const uint8_t *bone, const cr_real *weig
 /// arrays). Built once per change of the influences or the rest surface
 /// (cri_skin_layout_build); cri_skin_linear_grouped then gives cri_skin_linear's
 /// bits exactly: per vertex the same operations in the same slot order.
-#define CR_SKIN_LANES 4u
 typedef struct cr_skin_layout {
     uint32_t count;     ///< entries, padding included (a multiple of CR_SKIN_LANES)
     uint32_t groups;
