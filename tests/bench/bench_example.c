@@ -67,6 +67,114 @@ static char *bar_obj(int n, int k, size_t *len) {
     return s;
 }
 
+/* Issue 13's own subject: re-skinning the car of data/scenes/example_car.scene
+ * (data/meshes/car.obj, data/rigs/car.rig: 30 bones, data/poses/car.pose: 6
+ * examples; the grid of data/meshes/car.cook), one weight row everywhere and
+ * a row of its own per vertex, against a memcpy of its vertex bytes. */
+typedef struct car_numbers {
+    uint32_t vertices, bones, examples, lane_blocks, lane_uniform, blocks, influences[5];
+    double reskin, own, copy, lanes, frames;
+    int same;
+} car_numbers;
+
+static int bench_car(car_numbers *c) {
+    cr_cook_options opt = cr_cook_default_options();
+    opt.quiet = true;
+    opt.sdf_res = 48;
+    opt.rig_path = "data/rigs/car.rig";
+    opt.poses_path = "data/poses/car.pose";
+    cr_cook_result cooked;
+    char err[1024];
+    if (cr_cook_file("data/meshes/car.obj", NULL, &opt, &cooked, err, sizeof err) != 0) {
+        fprintf(stderr, "crumple_stage_bench example: %s\n", err);
+        return 0;
+    }
+    size_t need = cr_asset_memory_size(cooked.bytes, cooked.size);
+    need = (need + CR_BLOCK_ALIGN - 1) / CR_BLOCK_ALIGN * CR_BLOCK_ALIGN;
+    void *ablock = need ? aligned_alloc(CR_BLOCK_ALIGN, need) : NULL;
+    cr_asset a;
+    if (ablock == NULL || cr_asset_load(cooked.bytes, cooked.size, ablock, need, &a, NULL) != CR_OK) {
+        fprintf(stderr, "crumple_stage_bench example: the car does not load\n");
+        free(ablock);
+        cr_cook_result_free(&cooked);
+        return 0;
+    }
+    uint32_t nv = a.vertex_count, ne = a.example_count;
+    memset(c, 0, sizeof *c);
+    c->vertices = nv, c->bones = a.bone_count, c->examples = ne;
+    for (uint32_t v = 0; v < nv; ++v) {
+        uint32_t k = 0;
+        for (uint32_t s = 0; s < CR_ASSET_SKIN_SLOTS; ++s) k += a.skin_weight[CR_ASSET_SKIN_SLOTS * v + s] != 0;
+        c->influences[k]++;
+    }
+    cr_real *rows = malloc(sizeof(cr_real) * nv * ne), *own = malloc(sizeof(cr_real) * nv * ne);
+    for (uint32_t v = 0; v < nv; ++v)
+        for (uint32_t e = 0; e < ne; ++e) {
+            double f = 0.5 * (double)(v % 97) / 97.0;
+            rows[v * ne + e] = CR_R(e == 0 ? 0.5 : e == ne - 1 ? 0.5 : 0); /* half crushed */
+            own[v * ne + e] = CR_R(e == 0 ? 1.0 - f : e == ne - 1 ? f : 0);
+        }
+    cr_skin_frame *frames = malloc(sizeof(cr_skin_frame) * a.bone_count * ne);
+    cr_skin_blend *blends = malloc(sizeof(cr_skin_blend) * a.bone_count);
+    cr_vec3 *out = malloc(sizeof(cr_vec3) * nv), *copy = malloc(sizeof(cr_vec3) * nv), *ref = malloc(sizeof(cr_vec3) * nv);
+    void *lmem = aligned_alloc(16, (cri_skin_lanes_bytes(nv) + 15) / 16 * 16);
+    cr_skin_lanes lanes = cri_skin_lanes_view(lmem, nv);
+    uint64_t t0 = crp_clock_ns();
+    cri_skin_lanes_build(&a, &lanes);
+    c->lanes = (double)(crp_clock_ns() - t0) * 1e-6;
+    cri_skin_lanes_count(&lanes, &c->lane_blocks, &c->lane_uniform);
+    c->blocks = lanes.blocks;
+    enum { REPS = 201, INNER = 10 }; /* a small mesh: each sample is INNER passes */
+    static double t_skin[REPS], t_own[REPS], t_copy[REPS];
+    c->same = 1;
+    double sink = 0;
+    for (int r = 0; r < REPS; ++r) {
+        cr_skin_cache cache;
+        t0 = crp_clock_ns();
+        for (int k = 0; k < INNER; ++k) {
+            cri_skin_example_frames(&a, frames);
+            cri_skin_cache_init(&cache, blends, &a);
+            cache.lanes = CR_SKIN_VECTOR_LANES ? &lanes : NULL;
+            cri_skin_example_points(&a, frames, &cache, 0, nv, rows, out);
+        }
+        t_skin[r] = (double)(crp_clock_ns() - t0) * 1e-6 / INNER;
+        t0 = crp_clock_ns();
+        for (int k = 0; k < INNER; ++k) memcpy(copy, out, sizeof(cr_vec3) * nv);
+        t_copy[r] = (double)(crp_clock_ns() - t0) * 1e-6 / INNER;
+        sink += cr_to_double(copy[(uint32_t)r % nv].x);
+        t0 = crp_clock_ns();
+        for (int k = 0; k < INNER; ++k) {
+            cri_skin_example_frames(&a, frames);
+            cri_skin_cache_init(&cache, blends, &a);
+            cache.lanes = CR_SKIN_VECTOR_LANES ? &lanes : NULL;
+            cri_skin_example_points(&a, frames, &cache, 0, nv, own, out);
+        }
+        t_own[r] = (double)(crp_clock_ns() - t0) * 1e-6 / INNER;
+        if (r == 0) {
+            for (uint32_t v = 0; v < nv; ++v) ref[v] = cri_skin_example_point(&a, frames, v, a.positions[v], &own[v * ne]);
+            c->same = memcmp(ref, out, sizeof(cr_vec3) * nv) == 0;
+        }
+    }
+    /* of which the example frames (cri_skin_example_frames: every bone's every example, once per re-skin) */
+    static double t_frames[REPS];
+    for (int r = 0; r < REPS; ++r) {
+        t0 = crp_clock_ns();
+        for (int k = 0; k < INNER; ++k) cri_skin_example_frames(&a, frames);
+        t_frames[r] = (double)(crp_clock_ns() - t0) * 1e-6 / INNER;
+        sink += cr_to_double(frames[(uint32_t)r % (a.bone_count * ne)].t.x);
+    }
+    qsort(t_frames, REPS, sizeof(double), cmp_double);
+    c->frames = t_frames[REPS / 2];
+    qsort(t_skin, REPS, sizeof(double), cmp_double);
+    qsort(t_own, REPS, sizeof(double), cmp_double);
+    qsort(t_copy, REPS, sizeof(double), cmp_double);
+    c->reskin = t_skin[REPS / 2], c->own = t_own[REPS / 2], c->copy = t_copy[REPS / 2];
+    if (sink == 12345.678) printf(" ");
+    free(rows), free(own), free(frames), free(blends), free(out), free(copy), free(ref), free(lmem), free(ablock);
+    cr_cook_result_free(&cooked);
+    return 1;
+}
+
 int cr_bench_example(int argc, char **argv) {
     int json = 0, segments = 160;
     for (int i = 1; i < argc; ++i) {
@@ -137,8 +245,8 @@ int cr_bench_example(int argc, char **argv) {
     uint64_t tl0 = crp_clock_ns();
     cri_skin_lanes_build(&a, &lanes);
     double t_lanes = (double)(crp_clock_ns() - tl0) * 1e-6;
-    uint32_t lane_blocks = 0;
-    for (uint32_t k = 0; k < lanes.blocks; ++k) lane_blocks += lanes.meta[8 * k] != 255;
+    uint32_t lane_blocks = 0, lane_uniform = 0;
+    cri_skin_lanes_count(&lanes, &lane_blocks, &lane_uniform);
     cr_vec3 *ref = malloc(sizeof(cr_vec3) * nv);
     double t_vary[REPS], t_percall[REPS], t_own[REPS], t_hot[REPS];
     int same = 1;
@@ -255,17 +363,22 @@ int cr_bench_example(int argc, char **argv) {
     double sum_step = 0, sum_damage = 0;
     for (int i = 0; i < STEPS; ++i) sum_step += t_step[i], sum_damage += t_damage[i];
     double rigid = sum_step - sum_damage;
+    car_numbers car;
+    ok = ok && bench_car(&car);
     if (!ok) fprintf(stderr, "crumple_stage_bench example: the world failed\n");
     else if (json)
         printf("{\"bench\":\"example\",\"vertices\":%u,\"examples\":%u,\"bones\":%u,\"reskin_ms\":%.4f,\"memcpy_ms\":%.4f,"
                "\"reskin_over_memcpy\":%.1f,\"reskin_per_call_ms\":%.4f,\"reskin_unshared_ms\":%.4f,\"reskin_after_rain_ms\":%.4f,"
                "\"rows_runs_after_rain\":%u,\"steps\":%d,\"impulses\":%llu,\"work\":%llu,\"rigid_ms_per_step\":%.4f,"
                "\"damage_ms_per_step\":%.4f,\"damage_over_rigid\":%.3f,\"reskin_own_rows_ms\":%.4f,\"reskin_l1_hot_ms\":%.4f,"
-               "\"lanes_ms\":%.4f,\"lane_blocks\":%u,\"blocks\":%u,\"same_bits\":%s}\n",
+               "\"lanes_ms\":%.4f,\"lane_blocks\":%u,\"blocks\":%u,\"same_bits\":%s,\"car_vertices\":%u,"
+               "\"car_reskin_ms\":%.5f,\"car_own_rows_ms\":%.5f,\"car_memcpy_ms\":%.5f,\"car_reskin_over_memcpy\":%.1f,"
+               "\"car_same_bits\":%s}\n",
                nv, ne, a.bone_count, t_skin[REPS / 2], t_copy[REPS / 2], t_skin[REPS / 2] / t_copy[REPS / 2],
                t_percall[REPS / 2], t_vary[REPS / 2], t_left[REPS / 2], distinct, STEPS, (unsigned long long)impulses,
                (unsigned long long)work, rigid / STEPS, sum_damage / STEPS, sum_damage / rigid, t_own[REPS / 2],
-               t_hot[REPS / 2], t_lanes, lane_blocks, lanes.blocks, same ? "true" : "false");
+               t_hot[REPS / 2], t_lanes, lane_blocks, lanes.blocks, same ? "true" : "false", car.vertices, car.reskin, car.own,
+               car.copy, car.reskin / car.copy, car.same ? "true" : "false");
     else {
         const double mc = t_copy[REPS / 2];
         printf("bar, %u vertices, %u bones, %u examples (rest included); memcpy of the vertex bytes %.4f ms\n", nv,
@@ -280,12 +393,22 @@ int cr_bench_example(int argc, char **argv) {
                t_own[REPS / 2] / mc);
         printf("  ... vertex by vertex (the reference)      %8.3f ms (%.0fx; %s bits)\n", t_vary[REPS / 2],
                t_vary[REPS / 2] / mc, same ? "the same" : "DIFFERENT");
-        printf("  the body's lanes, gathered at attach      %8.3f ms (%u of %u blocks of 4 vertices in the lanes)\n", t_lanes,
-               lane_blocks, lanes.blocks);
+        printf("  the body's lanes, gathered at attach      %8.3f ms (%u of %u blocks of 4 vertices in the lanes, %u with the "
+               "same bones in every lane)\n", t_lanes, lane_blocks, lanes.blocks, lane_uniform);
         printf("  re-skin, the rows the rain left (%u runs)  %8.3f ms (%.0fx)\n", distinct, t_left[REPS / 2],
                t_left[REPS / 2] / mc);
         printf("  %d steps, %llu impulses: rigid %.3f ms/step, damage stage %.3f ms/step (+%.1f %%)\n", STEPS,
                (unsigned long long)impulses, rigid / STEPS, sum_damage / STEPS, 100 * sum_damage / rigid);
+        printf("car (example_car), %u vertices, %u bones, %u examples; influences 1: %u, 2: %u, 3: %u, 4: %u; "
+               "memcpy of the vertex bytes %.5f ms\n", car.vertices, car.bones, car.examples, car.influences[1],
+               car.influences[2], car.influences[3], car.influences[4], car.copy);
+        printf("  re-skin, one weight row everywhere        %8.4f ms (%.0fx the memcpy; issue 13: 4x)\n", car.reskin,
+               car.reskin / car.copy);
+        printf("  re-skin, a row of its own at every vertex %8.4f ms (%.0fx; %s bits as vertex by vertex)\n", car.own,
+               car.own / car.copy, car.same ? "the same" : "DIFFERENT");
+        printf("  ... of which the %u example frames       %8.4f ms\n", car.bones * car.examples, car.frames);
+        printf("  lanes: %u of %u blocks of 4 vertices (%u with the same bones in every lane), gathered in %.3f ms\n",
+               car.lane_blocks, car.blocks, car.lane_uniform, car.lanes);
     }
     if (sink == 12345.678) printf(" ");
     free(t_step);

@@ -136,8 +136,11 @@ static uint64_t grid_pos_stride(const cr_example_budget *b) {
     return al16((uint64_t)b->max_vertices * sizeof(cr_vec3)) + al16((uint64_t)b->max_examples * sizeof(cr_vec3));
 }
 
-/* Per record: the rest positions and influences four vertices at a time (cr_skin_lanes: the re-skin's vector loops). */
-static uint64_t lanes_stride(const cr_example_budget *b) { return al16(cri_skin_lanes_bytes(b->max_vertices)); }
+/* Per record: the rest positions and influences four vertices at a time
+ * (cr_skin_lanes: the re-skin's vector loops; none in the fixed build). */
+static uint64_t lanes_stride(const cr_example_budget *b) {
+    return CR_SKIN_VECTOR_LANES ? al16(cri_skin_lanes_bytes(b->max_vertices)) : 0;
+}
 
 uint64_t cri_example_model_region_bytes(const cr_world_def *def) {
     const cr_example_budget *b = &def->damage.example;
@@ -258,7 +261,7 @@ cr_status cri_example_model_attach(cr_world *w, uint32_t body_index1, const cr_e
     }
     /* the re-skin's rest data four vertices at a time, gathered once */
     cr_skin_lanes lanes = lanes_of(w, pick, a->vertex_count);
-    cri_skin_lanes_build(a, &lanes);
+    if (CR_SKIN_VECTOR_LANES) cri_skin_lanes_build(a, &lanes);
     /* the grid is the copy's as it is now */
     memcpy(grid_pos_of(w, pick), cr_surface_copy_positions(copy, (uint8_t *)w), a->vertex_count * sizeof(cr_vec3));
     b->models |= CR_MODEL_EXAMPLE;
@@ -776,7 +779,10 @@ static uint32_t fade_and_skin(cr_world *w, uint32_t ri) {
                                    : cri_arena_push(&w->scratch, block, rest->bone_count * (uint32_t)sizeof(cr_skin_blend), 16);
     cr_skin_cache cache;
     cr_skin_lanes lanes = lanes_of(w, ri, r->vertex_count);
-    if (boff != CR_NO_OFFSET) cri_skin_cache_init(&cache, CR_AT(w, boff, cr_skin_blend), rest), cache.lanes = &lanes;
+    if (boff != CR_NO_OFFSET) {
+        cri_skin_cache_init(&cache, CR_AT(w, boff, cr_skin_blend), rest);
+        cache.lanes = CR_SKIN_VECTOR_LANES ? &lanes : NULL; /* four vertices at a time where their influences agree */
+    }
     /* rows are faded one by one; the changed ones are re-skinned in runs of
      * consecutive vertices (cri_skin_example_points: one call per run, the
      * same bits as one per vertex) */

@@ -179,35 +179,36 @@ static cr_vec3 point_cached(const cr_asset *a, const cr_skin_frame *frames, cr_s
 _Static_assert(sizeof(cr_vec3) == 3 * sizeof(cr_real), "cr_vec3 is three packed reals");
 
 typedef struct lane_block {
-    uint32_t slots;          /* slots with weight in every lane */
-    uint32_t bone[4];        /* their bones, in slot order */
-    const cr_real *w;        /* [slots][L] their weights */
-    const cr_real *u;        /* [3][L] rest positions */
-    cr_real buf[7 * L];      /* room for w and u when gathered here */
+    uint32_t slots;        /* slots with weight in every lane (in each slot the weight is 0 in every lane or in none) */
+    bool uniform;          /* every lane has the same bone in each of them */
+    uint8_t bone[4][L];    /* bone[s][k]: lane k's bone in the s-th of them */
+    const cr_real *w;      /* [slots][L] their weights */
+    const cr_real *u;      /* [3][L] rest positions */
+    cr_real buf[7 * L];    /* room for w and u when gathered here */
 } lane_block;
 
-/* A vertex's key: its four slots' bones, 255 where the weight is 0 (bones
- * are < CR_ASSET_MAX_BONES = 255). */
-static uint32_t lane_key(const cr_real *sw, const uint8_t *sb) {
-    uint32_t key = 0;
-    for (uint32_t s = 0; s < CR_ASSET_SKIN_SLOTS; ++s) key |= (sw[s] == 0 ? 255u : sb[s]) << (8 * s);
-    return key;
-}
-
-/* The block's shared influences into lb (bones) and w[slots][L], u[3][L],
- * or false when the lanes' keys differ (the block goes vertex by vertex). */
+/* The block's influences into lb (bones) and w[slots][L], u[3][L], or false
+ * when a slot's weight is 0 in some lanes and not in others (point_cached
+ * skips a 0 weight: a lane cannot; the block goes vertex by vertex). */
 static bool lane_gather(const cr_asset *a, uint32_t v, lane_block *lb, cr_real *w, cr_real *u) {
     const cr_real *sw = a->skin_weight + (size_t)CR_ASSET_SKIN_SLOTS * v;
     const uint8_t *sb = a->skin_bone + (size_t)CR_ASSET_SKIN_SLOTS * v;
-    uint32_t key[L];
-    for (uint32_t k = 0; k < L; ++k) key[k] = lane_key(sw + CR_ASSET_SKIN_SLOTS * k, sb + CR_ASSET_SKIN_SLOTS * k);
-    if ((key[1] ^ key[0]) | (key[2] ^ key[0]) | (key[3] ^ key[0])) return false;
+    uint32_t mask[L];
+    for (uint32_t k = 0; k < L; ++k) {
+        mask[k] = 0;
+        for (uint32_t s = 0; s < CR_ASSET_SKIN_SLOTS; ++s) mask[k] |= (uint32_t)(sw[CR_ASSET_SKIN_SLOTS * k + s] != 0) << s;
+    }
+    if ((mask[1] ^ mask[0]) | (mask[2] ^ mask[0]) | (mask[3] ^ mask[0])) return false;
     lb->slots = 0;
+    lb->uniform = true;
     for (uint32_t s = 0; s < CR_ASSET_SKIN_SLOTS; ++s) {
-        uint32_t bone = key[0] >> (8 * s) & 255u;
-        if (bone == 255u) continue;
-        for (uint32_t k = 0; k < L; ++k) w[lb->slots * L + k] = sw[CR_ASSET_SKIN_SLOTS * k + s];
-        lb->bone[lb->slots++] = bone;
+        if (!(mask[0] >> s & 1u)) continue;
+        for (uint32_t k = 0; k < L; ++k) {
+            w[lb->slots * L + k] = sw[CR_ASSET_SKIN_SLOTS * k + s];
+            lb->bone[lb->slots][k] = sb[CR_ASSET_SKIN_SLOTS * k + s];
+            lb->uniform &= sb[CR_ASSET_SKIN_SLOTS * k + s] == sb[s];
+        }
+        lb->slots++;
     }
     const cr_vec3 *p = a->positions + v;
     for (uint32_t k = 0; k < L; ++k) u[k] = p[k].x, u[L + k] = p[k].y, u[2 * L + k] = p[k].z;
@@ -216,32 +217,43 @@ static bool lane_gather(const cr_asset *a, uint32_t v, lane_block *lb, cr_real *
 
 /* ---- the same, gathered once per body (cr_skin_lanes) ---- */
 
+#define LANE_META 24u       /* per block: slot count (255: vertex by vertex), uniform, 6 spare, bone[4][L] */
 #define LANE_REALS (7u * L) /* per block: x, y, z, then up to four slots' weights, L each */
 #define LANE_EXAMPLES 8u    /* rows of more examples go vertex by vertex (the lanes' rows on a small stack) */
 
 uint64_t cri_skin_lanes_bytes(uint32_t nv) {
     uint64_t blocks = nv / L;
-    return ((8 * blocks + 15u) & ~(uint64_t)15u) + blocks * LANE_REALS * sizeof(cr_real);
+    return ((LANE_META * blocks + 15u) & ~(uint64_t)15u) + blocks * LANE_REALS * sizeof(cr_real);
 }
 
 cr_skin_lanes cri_skin_lanes_view(void *mem, uint32_t nv) {
     cr_skin_lanes l;
     l.blocks = nv / L;
     l.meta = (uint8_t *)mem;
-    l.data = (cr_real *)((uint8_t *)mem + ((8 * (uint64_t)l.blocks + 15u) & ~(uint64_t)15u));
+    l.data = (cr_real *)((uint8_t *)mem + ((LANE_META * (uint64_t)l.blocks + 15u) & ~(uint64_t)15u));
     return l;
 }
 
 void cri_skin_lanes_build(const cr_asset *a, cr_skin_lanes *l) {
     for (uint32_t blk = 0; blk < l->blocks; ++blk) {
         lane_block lb;
-        uint8_t *meta = l->meta + 8 * (size_t)blk;
+        uint8_t *meta = l->meta + LANE_META * (size_t)blk;
         cr_real *d = l->data + (size_t)LANE_REALS * blk;
         for (uint32_t k = 0; k < LANE_REALS; ++k) d[k] = 0;
-        for (uint32_t k = 0; k < 8; ++k) meta[k] = 255;
+        for (uint32_t k = 0; k < LANE_META; ++k) meta[k] = 255;
         if (!lane_gather(a, blk * L, &lb, d + 3 * L, d)) continue;
         meta[0] = (uint8_t)lb.slots;
-        for (uint32_t s = 0; s < lb.slots; ++s) meta[1 + s] = (uint8_t)lb.bone[s];
+        meta[1] = lb.uniform;
+        memcpy(meta + 8, lb.bone, sizeof lb.bone);
+    }
+}
+
+void cri_skin_lanes_count(const cr_skin_lanes *l, uint32_t *lanes, uint32_t *uniform) {
+    *lanes = *uniform = 0;
+    for (uint32_t blk = 0; blk < l->blocks; ++blk) {
+        const uint8_t *meta = l->meta + LANE_META * (size_t)blk;
+        *lanes += meta[0] != 255;
+        *uniform += meta[0] != 255 && meta[1] == 1;
     }
 }
 
@@ -260,11 +272,11 @@ static inline void lane_apply(const cr_real (*restrict q)[4], const cr_real *res
     }
 }
 
-/* the same with a blend per lane: m[9][L], t[3][L] */
-static void lane_apply_each(const cr_real (*restrict m)[L], const cr_real (*restrict t)[L], cr_vec3 c,
+/* the same with a blend and a pivot per lane: m[9][L], t[3][L], c[3][L] */
+static void lane_apply_each(const cr_real (*restrict m)[L], const cr_real (*restrict t)[L], const cr_real (*restrict c)[L],
                             const cr_real *restrict w, const cr_real *restrict u, cr_real (*restrict sum)[L]) {
     for (uint32_t k = 0; k < L; ++k) {
-        cr_real dx = u[k] - c.x, dy = u[L + k] - c.y, dz = u[2 * L + k] - c.z;
+        cr_real dx = u[k] - c[0][k], dy = u[L + k] - c[1][k], dz = u[2 * L + k] - c[2][k];
         cr_real mx = cr_mul(m[0][k], dx) + cr_mul(m[1][k], dy) + cr_mul(m[2][k], dz);
         cr_real my = cr_mul(m[3][k], dx) + cr_mul(m[4][k], dy) + cr_mul(m[5][k], dz);
         cr_real mz = cr_mul(m[6][k], dx) + cr_mul(m[7][k], dy) + cr_mul(m[8][k], dz);
@@ -287,25 +299,41 @@ static inline cr_real lane_rsqrt(cr_real n2) {
  * (examples `use`: weight non-zero in every lane, the others 0 in every
  * lane); false when some lane's sum vanished (that block goes vertex by
  * vertex, where make_blend gives the rest pose) */
-static bool lane_blend(const cr_skin_frame *fb, uint32_t bone_count, uint32_t ne, uint32_t use, const cr_real (*e)[L],
-                       cr_real (*restrict m)[L], cr_real (*restrict t)[L]) {
+static bool lane_blend(const cr_skin_frame *const fb[L], bool uniform, uint32_t bone_count, uint32_t ne, uint32_t use,
+                       const cr_real (*e)[L], cr_real (*restrict m)[L], cr_real (*restrict t)[L]) {
     cr_real rx[L] = {0}, ry[L] = {0}, rz[L] = {0}, rw[L] = {0}, tx[L] = {0}, ty[L] = {0}, tz[L] = {0};
     for (uint32_t x = 0; x < ne; ++x) {
         if (!(use >> x & 1u)) continue;
-        const cr_quat q = fb[(size_t)x * bone_count].q;
-        const cr_vec3 te = fb[(size_t)x * bone_count].t;
         const cr_real *restrict w = e[x];
+        if (uniform) {
+            /* one bone: its example x in every lane */
+            const cr_quat q = fb[0][(size_t)x * bone_count].q;
+            const cr_vec3 te = fb[0][(size_t)x * bone_count].t;
+            for (uint32_t k = 0; k < L; ++k) {
+                rx[k] += cr_mul(w[k], q.x), ry[k] += cr_mul(w[k], q.y), rz[k] += cr_mul(w[k], q.z), rw[k] += cr_mul(w[k], q.w);
+                tx[k] = tx[k] + cr_mul(te.x, w[k]), ty[k] = ty[k] + cr_mul(te.y, w[k]), tz[k] = tz[k] + cr_mul(te.z, w[k]);
+            }
+            continue;
+        }
+        /* each lane's bone's example x, side by side */
+        cr_real f[7][L];
         for (uint32_t k = 0; k < L; ++k) {
-            rx[k] += cr_mul(w[k], q.x), ry[k] += cr_mul(w[k], q.y), rz[k] += cr_mul(w[k], q.z), rw[k] += cr_mul(w[k], q.w);
-            tx[k] = tx[k] + cr_mul(te.x, w[k]), ty[k] = ty[k] + cr_mul(te.y, w[k]), tz[k] = tz[k] + cr_mul(te.z, w[k]);
+            const cr_skin_frame *fr = fb[k] + (size_t)x * bone_count;
+            f[0][k] = fr->q.x, f[1][k] = fr->q.y, f[2][k] = fr->q.z, f[3][k] = fr->q.w;
+            f[4][k] = fr->t.x, f[5][k] = fr->t.y, f[6][k] = fr->t.z;
+        }
+        for (uint32_t k = 0; k < L; ++k) {
+            rx[k] += cr_mul(w[k], f[0][k]), ry[k] += cr_mul(w[k], f[1][k]), rz[k] += cr_mul(w[k], f[2][k]);
+            rw[k] += cr_mul(w[k], f[3][k]);
+            tx[k] = tx[k] + cr_mul(f[4][k], w[k]), ty[k] = ty[k] + cr_mul(f[5][k], w[k]), tz[k] = tz[k] + cr_mul(f[6][k], w[k]);
         }
     }
     cr_real n2[L];
-    bool ok = true;
-    for (uint32_t k = 0; k < L; ++k) {
+    for (uint32_t k = 0; k < L; ++k)
         n2[k] = cr_mul(rx[k], rx[k]) + cr_mul(ry[k], ry[k]) + cr_mul(rz[k], rz[k]) + cr_mul(rw[k], rw[k]);
-        ok &= n2[k] > 0;
-    }
+    /* checked apart: in the same loop the test kept the sums out of the vector unit */
+    bool ok = true;
+    for (uint32_t k = 0; k < L; ++k) ok &= n2[k] > 0;
     if (!ok) return false;
     for (uint32_t k = 0; k < L; ++k) {
         cr_real inv = lane_rsqrt(n2[k]);
@@ -327,10 +355,11 @@ static bool lane_points(const cr_asset *a, const cr_skin_frame *frames, cr_skin_
     lane_block lb;
     if (cache->lanes != NULL) {
         /* gathered at attach: v is a multiple of L */
-        const uint8_t *meta = cache->lanes->meta + 8 * (size_t)(v / L);
+        const uint8_t *meta = cache->lanes->meta + LANE_META * (size_t)(v / L);
         if (meta[0] == 255) return false;
         lb.slots = meta[0];
-        for (uint32_t s = 0; s < lb.slots; ++s) lb.bone[s] = meta[1 + s];
+        lb.uniform = meta[1] == 1;
+        memcpy(lb.bone, meta + 8, sizeof lb.bone);
         lb.u = cache->lanes->data + (size_t)LANE_REALS * (v / L);
         lb.w = lb.u + 3 * L;
     } else {
@@ -342,6 +371,10 @@ static bool lane_points(const cr_asset *a, const cr_skin_frame *frames, cr_skin_
      * rows against themselves shifted by one); rows equal but for the sign
      * of a 0 take the other path, which gives the same bits */
     bool shared = memcmp(row, row + ne, (size_t)(L - 1) * ne * sizeof(cr_real)) == 0;
+    /* one row but a bone per lane: gathering four cached blends into lanes
+     * cost more than the vertex loop (measured on the car: 0.029 against
+     * 0.023 ms) */
+    if (shared && !lb.uniform) return false;
     cr_real sum[3][L] = {{0}};
     if (shared) {
         /* one row: each bone's blend from the cache, made once per run of
@@ -351,7 +384,7 @@ static bool lane_points(const cr_asset *a, const cr_skin_frame *frames, cr_skin_
             cache->stamp++;
         }
         for (uint32_t s = 0; s < lb.slots; ++s) {
-            uint32_t b = lb.bone[s];
+            uint32_t b = lb.bone[s][0]; /* the lanes' bone */
             cr_skin_blend *bl = &cache->bones[b];
             if (bl->stamp != cache->stamp) {
                 make_blend(a, frames, b, row, bl);
@@ -378,15 +411,18 @@ static bool lane_points(const cr_asset *a, const cr_skin_frame *frames, cr_skin_
             if (nz != 0 && nz != L) return false;
             if (nz == L) use |= 1u << x;
         }
-        cr_real m[9][L], t[3][L];
+        cr_real m[9][L], t[3][L], c[3][L];
         for (uint32_t s = 0; s < lb.slots; ++s) {
-            uint32_t b = lb.bone[s];
-            if (!lane_blend(frames + b, a->bone_count, ne, use, (const cr_real(*)[L])e, m, t)) return false;
-            lane_apply_each((const cr_real(*)[L])m, (const cr_real(*)[L])t, a->bones[b].rest.p, lb.w + s * L, lb.u, sum);
+            const cr_skin_frame *fb[L];
+            for (uint32_t k = 0; k < L; ++k) {
+                uint32_t b = lb.bone[s][k];
+                fb[k] = frames + b;
+                c[0][k] = a->bones[b].rest.p.x, c[1][k] = a->bones[b].rest.p.y, c[2][k] = a->bones[b].rest.p.z;
+            }
+            if (!lane_blend(fb, lb.uniform, a->bone_count, ne, use, (const cr_real(*)[L])e, m, t)) return false;
+            lane_apply_each((const cr_real(*)[L])m, (const cr_real(*)[L])t, (const cr_real(*)[L])c, lb.w + s * L, lb.u, sum);
         }
     }
-    /* x = u + sum in the lanes, then the lanes interleaved into vectors (one
-     * store of the block: a store per lane stalled on reading back the sums) */
     /* x = u + sum in the lanes, stored a coordinate at a time (strided
      * stores from the vector registers: the lanes interleaved through
      * memory stalled on reading back partial stores) */
@@ -398,6 +434,7 @@ static bool lane_points(const cr_asset *a, const cr_skin_frame *frames, cr_skin_
         for (uint32_t k = 0; k < L; ++k) dst[3 * k + c] = o[c][k];
     return true;
 }
+#undef LANE_META
 #undef LANE_REALS
 #undef LANE_EXAMPLES
 #undef L
@@ -410,7 +447,7 @@ void cri_skin_example_points(const cr_asset *a, const cr_skin_frame *frames, cr_
     uint32_t v = first;
     while (v < end) {
         /* with the body's lanes, blocks start at multiples of CR_SKIN_LANES */
-        bool block = end - v >= CR_SKIN_LANES && (cache->lanes == NULL || v % CR_SKIN_LANES == 0);
+        bool block = CR_SKIN_VECTOR_LANES && end - v >= CR_SKIN_LANES && (cache->lanes == NULL || v % CR_SKIN_LANES == 0);
         if (block && lane_points(a, frames, cache, v, rows, out + (v - first))) {
             v += CR_SKIN_LANES;
             continue;

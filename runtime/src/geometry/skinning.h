@@ -58,16 +58,23 @@ typedef struct cr_skin_blend {
 
 /// Lanes of the vectorised loops: the compiler's 128-bit vectors of float.
 #define CR_SKIN_LANES 4u
+/// Whether eq. 3's re-skin runs its vertices in lanes (cr_skin_lanes): in
+/// float the compiler vectorises them; Q32.32's 64-bit products do not
+/// vectorise, and the lanes' bookkeeping made the fixed build's re-skin
+/// slower (0.30 -> 0.35 ms on the bench's bar), so it keeps the vertex loop
+/// and no lanes memory.
+#define CR_SKIN_VECTOR_LANES (!CR_FIXED)
 
 /// Eq. 3's rest data CR_SKIN_LANES vertices at a time, gathered once per body
 /// (at attach) instead of at every re-skin: per block of consecutive vertices
-/// whose influences agree slot by slot (the same bone wherever the weight is
-/// not 0, and a slot's weight 0 in every lane or in none) the slots' bones,
-/// and side by side (structure of arrays) the rest positions and the slots'
-/// weights. Other blocks are marked and go vertex by vertex.
+/// whose slots agree on which weights are 0 (in each slot the weight is 0 in
+/// every lane or in none), each lane's bones, and side by side (structure of
+/// arrays) the rest positions and the slots' weights. Other blocks are marked
+/// and go vertex by vertex.
 typedef struct cr_skin_lanes {
     uint32_t blocks;  ///< vertex_count / CR_SKIN_LANES
-    uint8_t *meta;    ///< [8 blocks]: slot count (255: vertex by vertex), then the slots' bones
+    uint8_t *meta;    ///< [24 blocks]: slot count (255: vertex by vertex), 1 if the lanes share their bones, 6 spare,
+                      ///< then bone[slot][lane]
     cr_real *data;    ///< [7 CR_SKIN_LANES blocks]: x, y, z, then each slot's weight, CR_SKIN_LANES each
 } cr_skin_lanes;
 
@@ -77,6 +84,8 @@ uint64_t cri_skin_lanes_bytes(uint32_t nv);
 cr_skin_lanes cri_skin_lanes_view(void *mem, uint32_t nv);
 /// Gather the asset's rest positions and influences into the lanes.
 void cri_skin_lanes_build(const cr_asset *a, cr_skin_lanes *l);
+/// Blocks that run in lanes, and of them those whose lanes share their bones.
+void cri_skin_lanes_count(const cr_skin_lanes *l, uint32_t *lanes, uint32_t *uniform);
 
 /// Re-skinning many vertices: the last weight row seen and, per bone, its
 /// blend for that row. Neighbouring vertices mostly share a row (all at rest,
