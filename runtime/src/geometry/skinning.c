@@ -163,18 +163,18 @@ static cr_vec3 point_cached(const cr_asset *a, const cr_skin_frame *frames, cr_s
 }
 
 /* ---- four vertices at a time (the compiler's vector units) ----
- * A block of L = CR_SKIN_LANES consecutive vertices whose influences agree
- * slot by slot (the same bone wherever the weight is not 0, and in each slot
- * either every lane's weight is 0 or none is) runs lane-parallel: each lane
- * does exactly point_cached's operations in its order, the lanes side by
- * side in straight-line code the SLP vectoriser turns into vector
- * instructions (IEEE +, -, *, /, sqrt are the same bits in a vector lane).
- * Rows equal across the block take the cached blends; rows that differ
- * (a fade spreads a different row to every vertex) build each lane's QLERP
- * in the lanes too, where an example's weight is 0 in every lane or in
- * none (blend() skips a 0 weight: a lane cannot, so a mixed block goes
- * vertex by vertex). Mesh order keeps neighbours together, so most blocks
- * qualify; the rest, and the range's tail, take point_cached. */
+ * A block of L = CR_SKIN_LANES consecutive vertices whose slots agree on
+ * their 0 weights (in each slot every lane's weight is 0 or none is) runs
+ * lane-parallel: each lane does exactly point_cached's operations in its
+ * order, the lanes side by side in straight-line code the SLP vectoriser
+ * turns into vector instructions (IEEE +, -, *, /, sqrt are the same bits in
+ * a vector lane). Rows equal across the block, where the lanes also share
+ * their bones, take the cached blends as vectors; rows that differ (a fade
+ * spreads a different row to every vertex) build each lane's QLERP in the
+ * lanes from its own bone's frames, where an example's weight is 0 in every
+ * lane or in none (blend() skips a 0 weight: a lane cannot, so a mixed
+ * block goes vertex by vertex). The rest, and the range's ends off the
+ * blocks, take point_cached. */
 #define L CR_SKIN_LANES
 _Static_assert(sizeof(cr_vec3) == 3 * sizeof(cr_real), "cr_vec3 is three packed reals");
 
