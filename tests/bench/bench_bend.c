@@ -177,7 +177,7 @@ int cr_bench_bend(int argc, char **argv) {
     free(tri_bone);
     free(queue);
 
-    /* ---- the bunny made bendable: attach (segmenting, or with the cooked BNDT/BNDN), and one joint's seam ---- */
+    /* ---- the bunny made bendable: attach (segmenting, or with the cooked BNDT/BNDN/BNDM), and one joint's seam ---- */
     bench_asset cooked;
     if (!load_opt(&cooked, "data/meshes/stanford-bunny.obj", NULL, 4, 0, true)) return 1;
     enum { AREPS = 7 };
@@ -230,7 +230,7 @@ int cr_bench_bend(int argc, char **argv) {
     qsort(t_attach[0], AREPS, sizeof(double), cmp_double);
     qsort(t_attach[1], AREPS, sizeof(double), cmp_double);
     qsort(t_seam, AREPS, sizeof(double), cmp_double);
-    printf("  bunny attach %8.3f ms segmenting, %8.3f ms with the cooked BNDT/BNDN (%s); one joint's seam re-made "
+    printf("  bunny attach %8.3f ms segmenting, %8.3f ms with the cooked BNDT/BNDN/BNDM (%s); one joint's seam re-made "
            "%8.3f ms (work %u)\n",
            t_attach[0][AREPS / 2], t_attach[1][AREPS / 2], CR_FIXED ? "fixed-q32.32" : "float32", t_seam[AREPS / 2],
            seam_nodes);
