@@ -248,10 +248,10 @@ void cri_bend_fit_sub_body(cr_world *w, uint32_t rec, uint32_t bone, const uint8
                                         cri_bend_node_bone(w, rec), mark, bone, centre);
     bb->nodes = n;
     bb->centre = centre;
-    /* its grid is as cut at rest again: its seams (its own joint's and its children's) are re-made when turned */
+    /* its grid is as cut at rest again: its seams (its own joint's and its children's) are made again */
     cr_bend_bone *all = bones_of(w, rec);
     for (uint32_t k = 0; k < w->def.damage.bend.max_bones; ++k)
-        if (k == bone || all[k].parent == (int32_t)bone) all[k].seam = cr_quat_identity();
+        if (k == bone || all[k].parent == (int32_t)bone) all[k].seam = cri_bend_seam_unmade();
     cr_body *b = &cr_world_bodies(w)[bb->sub.index1 - 1];
     b->mass = cr_mul(r->node_mass, cr_from_int((int32_t)n));
     b->inv_mass = cr_div(CR_R(1), b->mass);

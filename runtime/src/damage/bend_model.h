@@ -23,7 +23,7 @@ typedef struct cr_bend_bone {
     cr_transform skin;     ///< parent frame at rest -> parent frame now, as last skinned
     cr_transform rel;      ///< while condensed: its sub-body's pose in the cluster's body frame
     cr_real quiet;         ///< s, how long the joint to its parent has been quiet (condensation)
-    cr_quat seam;          ///< the joint's turn (parent's orientation to its own) when its seam was last re-segmented; identity: as cut at rest (seam.c)
+    cr_quat seam;          ///< the joint's turn (parent's orientation to its own) when its seam was last made; all zero: not made since the grids were cut (seam.c)
     /* a cluster's representative: its copy's view while condensed (rebind restores it) */
     cr_vec3 cluster_origin;
     cr_real cluster_cell;
@@ -139,9 +139,16 @@ uint32_t cri_bend_uncondense_around(cr_world *w, uint32_t rec, uint32_t rep, uin
 
 /* ---- seam.c ---- */
 
-/// Re-segment the seams of joints turned more than their def's seam_angle
-/// since their seam was last made, seams_per_step of them (docs/bending.md
-/// "Seams"); the rest wait. Returns the work.
+/// A bone's seam not made since its grid (or its parent's) was cut at rest: due at once.
+static inline cr_quat cri_bend_seam_unmade(void) {
+    cr_quat q = {0, 0, 0, 0};
+    return q;
+}
+
+/// Make the seams of joints not made since their grids were cut (a new
+/// joint: attach, split, wake) and re-make those turned more than their
+/// def's seam_angle since, seams_per_step of them (docs/bending.md "Seams");
+/// the rest wait. Returns the work.
 uint32_t cri_bend_seams(cr_world *w);
 
 /* ---- bend_dent.c ---- */

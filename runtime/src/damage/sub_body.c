@@ -70,6 +70,11 @@ static uint32_t node_of(const cr_asset *a, cr_vec3 p) {
     return idx[0] | idx[1] << 10 | idx[2] << 20;
 }
 
+uint8_t cri_sub_body_owner_at(const cr_asset *a, const uint8_t *node_bone, cr_vec3 p) {
+    uint32_t packed = node_of(a, p);
+    return node_bone[(packed & 1023u) + a->sdf_dims[0] * ((packed >> 10 & 1023u) + a->sdf_dims[1] * (packed >> 20))];
+}
+
 uint32_t cri_sub_body_grow(const cr_asset *a, const uint8_t *tri_bone, const uint8_t *seeds, uint8_t *node_bone,
                            uint32_t *queue) {
     uint32_t nx = a->sdf_dims[0], ny = a->sdf_dims[1], nz = a->sdf_dims[2];

@@ -20,6 +20,8 @@ uint8_t cri_sub_body_triangle_bone(const cr_asset *a, const uint8_t *skin_bone, 
 /// queue: nodes entries of scratch. Returns the work.
 uint32_t cri_sub_body_grow(const cr_asset *a, const uint8_t *tri_bone, const uint8_t *seeds, uint8_t *node_bone,
                            uint32_t *queue);
+/// The owner of the grid node nearest p (the parent's rest frame; clamped to the grid).
+uint8_t cri_sub_body_owner_at(const cr_asset *a, const uint8_t *node_bone, cr_vec3 p);
 /// Segment the whole asset: tri_bone[triangle_count] and node_bone[nodes].
 uint32_t cri_sub_body_segment(const cr_asset *a, const uint8_t *skin_bone, const cr_real *skin_weight, uint8_t *tri_bone,
                               uint8_t *node_bone, uint32_t *queue);
