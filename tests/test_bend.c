@@ -470,7 +470,7 @@ CR_TEST(bend_field_many_planks_gain_joints_within_the_caps) {
     ENSURE(waited > 0);              /* the cap made splits wait... */
     ENSURE(st.bend.waiting == 0);    /* ...and the queue drained */
     /* recorded on x86-64 gcc -O2; every compiler and CPU must give the same (docs/determinism.md) */
-    ENSURE(h == (CR_FIXED ? 0xa91ecc8ea7fe3495ull : 0x40bda79d11a79ec1ull));
+    ENSURE(h == (CR_FIXED ? 0x031f174e16908c89ull : 0xc2f314ae6c41d025ull));
     free_world(&b);
 }
 
@@ -1123,5 +1123,110 @@ CR_TEST(bend_straight_seam_holds_a_small_body) {
                        ball ? "2 cm ball" : "4 cm cube", cut * 1e3, seam * 1e3);
         if (ball) ENSURE(cut > 0.01); /* as cut the ball finds the slit (the cube, in Q32.32, lands beside it) */
         ENSURE(seam < 0.005);
+    }
+}
+
+/* ---- momentum over a jointed hit (docs/bending.md "Momentum") ---- */
+
+/* Total linear momentum and angular momentum about the fixed point `o` of
+ * every simulated body (dynamic, not a ghost: sub-bodies, a condensed
+ * cluster's body, the projectile), in doubles. */
+static void world_momentum(const cr_world *w, const double o[3], double p[3], double l[3]) {
+    for (int k = 0; k < 3; ++k) p[k] = l[k] = 0;
+    for (uint32_t i = 0; i < w->body_high; ++i) {
+        const cr_body *b = &cr_world_bodies_c(w)[i];
+        if (!b->alive || b->type != CR_BODY_DYNAMIC || b->ghost) continue;
+        double m = dd(b->mass), x[3] = {dd(b->xf.p.x) - o[0], dd(b->xf.p.y) - o[1], dd(b->xf.p.z) - o[2]};
+        double v[3] = {dd(b->v.x), dd(b->v.y), dd(b->v.z)};
+        cr_vec3 wl = cr_quat_inv_rotate(b->xf.q, b->w);
+        cr_vec3 hl = cr_v3(cr_mul(b->inertia.x, wl.x), cr_mul(b->inertia.y, wl.y), cr_mul(b->inertia.z, wl.z));
+        cr_vec3 h = cr_quat_rotate(b->xf.q, hl);
+        double hw[3] = {dd(h.x), dd(h.y), dd(h.z)};
+        for (int k = 0; k < 3; ++k) p[k] += m * v[k];
+        l[0] += m * (x[1] * v[2] - x[2] * v[1]) + hw[0];
+        l[1] += m * (x[2] * v[0] - x[0] * v[2]) + hw[1];
+        l[2] += m * (x[0] * v[1] - x[1] * v[0]) + hw[2];
+    }
+}
+
+/* The pipe (three bones), floating with no gravity, hit off-centre across its
+ * length: by a steel ball at 8 m/s (ball), or by an impulse of the same
+ * momentum at the same point (no contact at all): plastic joints (yielding:
+ * the pipe bends; with condense, the chain condenses first and the ball
+ * wakes it) or elastic joints. The largest drift of the total momentum and
+ * of the angular momentum about a fixed point 1 m from the hit's line, over
+ * 2 s, relative to their start; *bend: the largest joint turn reached (rad). */
+static int jointed_hit_drift(bool elastic, bool condense, bool ball, double *dp, double *dl, double *bend) {
+    bend_world b;
+    if (!cook_rigged(&b, "data/meshes/pipe.obj", "data/rigs/pipe.rig", 0, 64, 0)) return 0;
+    if (!make_world(&b, cr_v3_zero())) return 0;
+    if (add_body(&b, cr_v3_zero(), 7800, &b.body) != CR_OK) return 0;
+    cr_bend_def bd = cr_default_bend_def();
+    if (elastic) {
+        bd.bend_strength = 0;
+        bd.spring_stiffness = CR_R(20000);
+        bd.spring_damping = CR_R(50);
+    } else {
+        bd.bend_strength = CR_R(20);
+        if (condense) bd.condense_time = CR_R(0.2), bd.wake_speed = CR_R(1);
+    }
+    if (cr_bend_attach(b.w, b.body, &bd) != CR_OK) return 0;
+    cr_body_def s = cr_default_body_def();
+    s.shape.type = CR_SHAPE_SPHERE;
+    s.shape.radius = CR_R(0.25);
+    s.material.density = CR_R(7800);
+    s.material.restitution = 0;
+    s.position = cr_v3(CR_R(0.3), CR_R(0.15 + 0.25 + 4.0), 0); /* lands at 0.5 s */
+    s.linear_velocity = cr_v3(0, CR_R(-8), 0);
+    cr_body_id hit;
+    if (cr_body_create(b.w, &s, &hit) != CR_OK) return 0;
+    const double o[3] = {-0.7, 0, 0};
+    double p0[3], l0[3];
+    world_momentum(b.w, o, p0, l0);
+    double np = sqrt(p0[0] * p0[0] + p0[1] * p0[1] + p0[2] * p0[2]), nl = sqrt(l0[0] * l0[0] + l0[1] * l0[1] + l0[2] * l0[2]);
+    cr_vec3 momentum = cr_v3_scale(cr_body_get_linear_velocity(b.w, hit), cr_body_get_mass(b.w, hit));
+    if (!ball) {
+        /* the same momentum, given to the middle bone where the ball would land: no contact */
+        cr_body_destroy(b.w, hit);
+        if (cr_body_apply_impulse(b.w, cr_bend_get_sub_body(b.w, b.body, 1), momentum, cr_v3(CR_R(0.3), CR_R(0.15), 0)) != CR_OK)
+            return 0;
+    }
+    *dp = *dl = *bend = 0;
+    for (int f = 0; f < 120; ++f) {
+        if (cr_world_step(b.w, CR_R(1.0 / 60.0)) != CR_OK) return 0;
+        double p[3], l[3];
+        world_momentum(b.w, o, p, l);
+        double ep = 0, el = 0;
+        for (int k = 0; k < 3; ++k) ep += (p[k] - p0[k]) * (p[k] - p0[k]), el += (l[k] - l0[k]) * (l[k] - l0[k]);
+        *dp = fmax(*dp, sqrt(ep) / np), *dl = fmax(*dl, sqrt(el) / nl);
+        for (uint32_t k = 1; k < cr_bend_get_bone_count(b.w, b.body); ++k) {
+            cr_joint_id j = cr_bend_get_joint(b.w, b.body, k);
+            if (cr_joint_id_is_null(j)) continue;
+            cr_quat q = cr_joint_get_relative_orientation(b.w, j);
+            *bend = fmax(*bend, 2.0 * atan2(sqrt(dd(q.x) * dd(q.x) + dd(q.y) * dd(q.y) + dd(q.z) * dd(q.z)), fabs(dd(q.w))));
+        }
+    }
+    free_world(&b);
+    return 1;
+}
+
+CR_TEST(bend_jointed_hit_keeps_momentum) {
+    static const struct { bool elastic, condense, ball; const char *what; } cases[5] = {
+        {false, false, false, "plastic, struck"}, {true, false, false, "elastic, struck"},
+        {false, false, true, "plastic, ball"},    {false, true, true, "plastic condensed first, ball"},
+        {true, false, true, "elastic, ball"}};
+    for (int i = 0; i < 5; ++i) {
+        double dp, dl, bend;
+        ENSURE(jointed_hit_drift(cases[i].elastic, cases[i].condense, cases[i].ball, &dp, &dl, &bend));
+        cr_test_printf("    %-30s a joint turns %.3f rad; momentum drifts %.1e, angular momentum %.1e (relative)\n",
+                       cases[i].what, bend, dp, dl);
+        ENSURE(bend > 0.05);
+        /* to rounding: 1.3e-6 float, 3.9e-7 Q32.32 at most (was 3.7e-4: restore_energy scaled the pair's momentum) */
+        ENSURE(dp < 3e-6);
+        /* without a contact the joints keep angular momentum to a few 1e-6 (was 2.3e-3 plastic, 1.8e-2
+         * elastic: the joints' position-level post-stabilisation); a contact's push-out moves the bodies at the
+         * position update without a velocity change, which moves angular momentum by up to 9.2e-4 here
+         * (the contact solver's, not the joints': docs/bending.md "Momentum") */
+        ENSURE(dl < (cases[i].ball ? 1.5e-3 : 5e-6));
     }
 }
