@@ -34,9 +34,10 @@
  * clusters of quiet joints condense, then the bodies follow their roots and
  * re-skin.
  *
- * Not built yet (issue 12; docs/bending.md says what is missing): the
- * re-segmentation of a bent body (its seams stay open), the cooker's
- * segmentation sections.
+ * Seams (seam.c) close the cut between sub-bodies at every new joint and
+ * again as it turns; the cooker's sections (BNDT, BNDN, BNDM) spare attach
+ * the segmentation and the mass sums (docs/bending.md, with what is not
+ * done).
  */
 #include "damage/stage.h"
 #include "damage/bend_model.h"
