@@ -492,29 +492,44 @@ static cr_real side_energy_after(const cr_step *s, const jside *j) {
  * body loses energy to the projection only on paper (its angular momentum
  * and inertia are the same, so is its energy), and there is no relative
  * motion to give it to. */
-/* The rigid motion of two moving bodies with velocities v, w (world): the
- * pair's centre of mass c, its velocity *vr = P / M, and *wr = I_c^-1 L_c,
- * its angular momentum about c through its inertia there. Returns twice the
- * kinetic energy of the motion relative to it (a sum of squares). */
-static cr_real pair_rigid(const cr_body *const bs[2], const cr_vec3 v[2], const cr_vec3 w[2], cr_vec3 *vr, cr_vec3 *wr,
-                          cr_vec3 *c) {
+/* A pair of moving bodies at their poses: its centre of mass, each body's
+ * world inertia and the pair's about the centre (parallel axis: m (|r|^2 1 -
+ * r r^T) = -m [r]x [r]x). */
+typedef struct pair_mass {
+    cr_vec3 c, r[2];
+    cr_mat3 ik[2], inertia;
+} pair_mass;
+
+static pair_mass pair_mass_of(const cr_body *const bs[2]) {
+    pair_mass pm;
+    cr_real m = bs[0]->mass + bs[1]->mass;
+    pm.c = cr_v3_scale(cr_v3_add(cr_v3_scale(bs[0]->xf.p, bs[0]->mass), cr_v3_scale(bs[1]->xf.p, bs[1]->mass)), cr_div(CR_R(1), m));
+    pm.inertia = cr_mat3_scale(cr_mat3_identity(), 0);
+    for (int k = 0; k < 2; ++k) {
+        pm.r[k] = cr_v3_sub(bs[k]->xf.p, pm.c);
+        pm.ik[k] = cr_mat3_rotate_diag(bs[k]->xf.q, bs[k]->inertia);
+        cr_mat3 rx = cr_mat3_skew(pm.r[k]);
+        pm.inertia = cr_mat3_add(pm.inertia, cr_mat3_add(pm.ik[k], cr_mat3_scale(cr_mat3_mul(rx, rx), -bs[k]->mass)));
+    }
+    return pm;
+}
+
+/* The rigid motion of the pair with velocities v, w (world): *vr = P / M and
+ * *wr = I_c^-1 L_c, its angular momentum about its centre of mass through its
+ * inertia there. Returns twice the kinetic energy of the motion relative to
+ * it (a sum of squares). */
+static cr_real pair_rigid(const cr_body *const bs[2], const pair_mass *pm, const cr_vec3 v[2], const cr_vec3 w[2], cr_vec3 *vr,
+                          cr_vec3 *wr) {
     cr_real m = bs[0]->mass + bs[1]->mass;
     *vr = cr_v3_scale(cr_v3_add(cr_v3_scale(v[0], bs[0]->mass), cr_v3_scale(v[1], bs[1]->mass)), cr_div(CR_R(1), m));
-    *c = cr_v3_scale(cr_v3_add(cr_v3_scale(bs[0]->xf.p, bs[0]->mass), cr_v3_scale(bs[1]->xf.p, bs[1]->mass)), cr_div(CR_R(1), m));
-    cr_mat3 inertia = cr_mat3_scale(cr_mat3_identity(), 0), ik[2];
-    cr_vec3 l = cr_v3_zero(), r[2];
-    for (int k = 0; k < 2; ++k) {
-        r[k] = cr_v3_sub(bs[k]->xf.p, *c);
-        ik[k] = cr_mat3_rotate_diag(bs[k]->xf.q, bs[k]->inertia);
-        cr_mat3 rx = cr_mat3_skew(r[k]); /* parallel axis: m (|r|^2 1 - r r^T) = -m [r]x [r]x */
-        inertia = cr_mat3_add(inertia, cr_mat3_add(ik[k], cr_mat3_scale(cr_mat3_mul(rx, rx), -bs[k]->mass)));
-        l = cr_v3_add(l, cr_v3_add(cr_mat3_mul_v3(ik[k], w[k]), cr_v3_scale(cr_v3_cross(r[k], cr_v3_sub(v[k], *vr)), bs[k]->mass)));
-    }
-    *wr = cri_solve_k(inertia, l);
+    cr_vec3 l = cr_v3_zero();
+    for (int k = 0; k < 2; ++k)
+        l = cr_v3_add(l, cr_v3_add(cr_mat3_mul_v3(pm->ik[k], w[k]), cr_v3_scale(cr_v3_cross(pm->r[k], cr_v3_sub(v[k], *vr)), bs[k]->mass)));
+    *wr = cri_solve_k(pm->inertia, l);
     cr_real ei = 0;
     for (int k = 0; k < 2; ++k) {
-        cr_vec3 dv = cr_v3_sub(v[k], cr_v3_add(*vr, cr_v3_cross(*wr, r[k]))), dw = cr_v3_sub(w[k], *wr);
-        ei += cr_mul(bs[k]->mass, cr_v3_dot(dv, dv)) + cr_v3_dot(dw, cr_mat3_mul_v3(ik[k], dw));
+        cr_vec3 dv = cr_v3_sub(v[k], cr_v3_add(*vr, cr_v3_cross(*wr, pm->r[k]))), dw = cr_v3_sub(w[k], *wr);
+        ei += cr_mul(bs[k]->mass, cr_v3_dot(dv, dv)) + cr_v3_dot(dw, cr_mat3_mul_v3(pm->ik[k], dw));
     }
     return ei;
 }
@@ -534,7 +549,9 @@ static void restore_energy(cr_step *s, jside *a, jside *b, cr_real e0) {
     if (lost && side_moves(a) && side_moves(b)) {
         const cr_body *const bs[2] = {&s->bodies[a->sb - s->sb], &s->bodies[b->sb - s->sb]};
         const cr_vec3 v[2] = {a->sb->v, b->sb->v}, w[2] = {a->sb->w, b->sb->w};
-        cr_real ei = pair_rigid(bs, v, w, &vr, &wr, &c);
+        pair_mass pm = pair_mass_of(bs);
+        c = pm.c;
+        cr_real ei = pair_rigid(bs, &pm, v, w, &vr, &wr);
         cr_real loss = e0 - e1, cap = CR_JOINT_RESTORE_MAX;
         if (ei > 0) f = cr_sqrt(CR_R(1) + (loss >= cr_mul(ei, cap) ? cap : cr_div(loss, ei)));
     } else if (lost) {
@@ -590,26 +607,20 @@ static void turn_pair(cr_body *ba, cr_body *bb, cr_vec3 dl) {
     cr_body *bs[2] = {ba, bb};
     const cr_body *const cbs[2] = {ba, bb};
     cr_real e0 = body_energy(ba) + body_energy(bb);
-    cr_vec3 v[2] = {ba->v, bb->v}, w[2] = {ba->w, bb->w}, vr, wr, c;
-    pair_rigid(cbs, v, w, &vr, &wr, &c); /* for c; the inertia again below at the same poses */
-    cr_mat3 inertia = cr_mat3_scale(cr_mat3_identity(), 0);
+    pair_mass pm = pair_mass_of(cbs);
+    cr_vec3 dw = cri_solve_k(pm.inertia, dl);
     for (int k = 0; k < 2; ++k) {
-        cr_mat3 rx = cr_mat3_skew(cr_v3_sub(bs[k]->xf.p, c));
-        inertia = cr_mat3_add(inertia, cr_mat3_add(cr_mat3_rotate_diag(bs[k]->xf.q, bs[k]->inertia),
-                                                   cr_mat3_scale(cr_mat3_mul(rx, rx), -bs[k]->mass)));
-    }
-    cr_vec3 dw = cri_solve_k(inertia, dl);
-    for (int k = 0; k < 2; ++k) {
-        bs[k]->v = cr_v3_add(bs[k]->v, cr_v3_cross(dw, cr_v3_sub(bs[k]->xf.p, c)));
+        bs[k]->v = cr_v3_add(bs[k]->v, cr_v3_cross(dw, pm.r[k]));
         bs[k]->w = cr_v3_add(bs[k]->w, dw);
     }
     cr_real gained = body_energy(ba) + body_energy(bb) - e0;
     if (gained <= 0) return;
-    v[0] = ba->v, v[1] = bb->v, w[0] = ba->w, w[1] = bb->w;
-    cr_real ei = pair_rigid(cbs, v, w, &vr, &wr, &c);
+    const cr_vec3 v[2] = {ba->v, bb->v}, w[2] = {ba->w, bb->w};
+    cr_vec3 vr, wr;
+    cr_real ei = pair_rigid(cbs, &pm, v, w, &vr, &wr);
     if (ei <= cr_mul(gained, CR_R(4))) return; /* too little relative motion to take it from without amplifying rounding */
     cr_real f = cr_sqrt(cr_div(ei - gained, ei));
-    for (int k = 0; k < 2; ++k) scale_relative(bs[k], &bs[k]->v, &bs[k]->w, vr, wr, c, f);
+    for (int k = 0; k < 2; ++k) scale_relative(bs[k], &bs[k]->v, &bs[k]->w, vr, wr, pm.c, f);
 }
 
 /* Position-level impulse: moves a by P/m and turns it by I^-1 (r x P + L); b
