@@ -15,7 +15,7 @@
 #include "test_solver_util.h"
 
 #if CR_FIXED
-#define GOLDEN_HASH 0xe032de283e02003eull
+#define GOLDEN_HASH 0x6784f52183dfda23ull
 #else
 #define GOLDEN_HASH 0x30ee819f60bac7eeull
 #endif

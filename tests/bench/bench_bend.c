@@ -284,7 +284,7 @@ int cr_bench_bend(int argc, char **argv) {
              cr_bend_attach(w, id, &bd) == CR_OK;
     }
     enum { STEPS = 300 };
-    double *t_step = malloc(sizeof(double) * STEPS), sum_damage = 0;
+    double *t_step = malloc(sizeof(double) * STEPS), sum_damage = 0, sum_joints = 0;
     uint64_t reskins = 0;
     for (int i = 0; ok && i < STEPS; ++i) {
         uint64_t t0 = crp_clock_ns();
@@ -292,6 +292,7 @@ int cr_bench_bend(int argc, char **argv) {
         t_step[i] = (double)(crp_clock_ns() - t0) * 1e-6;
         cr_world_stats st = cr_world_get_stats(w);
         sum_damage += (double)st.stage[CR_STAGE_damage].time_ns * 1e-6;
+        sum_joints += (double)st.stage[CR_STAGE_joints].time_ns * 1e-6;
         reskins += st.bend.done;
     }
     if (!ok) {
@@ -312,8 +313,9 @@ int cr_bench_bend(int argc, char **argv) {
             printf("  segmentation of the bunny (%u triangles, %u grid nodes, %u bones)  %8.3f ms   (seed: ~5 ms)\n",
                    a->triangle_count, nodes, a->bone_count, t_seg[REPS / 2]);
             printf("  %d bendable bars onto posts, %d steps: median %.3f ms/step, max %.3f ms, damage stage %.4f ms/step, "
-                   "%llu re-skins\n",
-                   bars, STEPS, sorted[STEPS / 2], sorted[STEPS - 1], sum_damage / STEPS, (unsigned long long)reskins);
+                   "joints %.4f ms/step, %llu re-skins\n",
+                   bars, STEPS, sorted[STEPS / 2], sorted[STEPS - 1], sum_damage / STEPS, sum_joints / STEPS,
+                   (unsigned long long)reskins);
             printf("  state hash %016llx\n", (unsigned long long)cr_world_state_hash(w));
         }
     }

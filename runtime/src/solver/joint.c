@@ -30,8 +30,8 @@
  * velocities (between two moving bodies only their motion relative to the
  * pair's rigid motion, so the pair keeps its momentum and angular
  * momentum), unless the loss exceeds CR_JOINT_RESTORE_MAX (then it is a
- * real inelastic joint impulse). A body turned by a position-level impulse
- * keeps the angular momentum of its spin (keep_spin), and the angular
+ * real inelastic joint impulse). A body turned by position-level impulses
+ * keeps the angular momentum of its spin (spin_kept), and the angular
  * momentum a bending joint's moves shift is given back to its pair
  * (turn_pair).
  *
@@ -572,17 +572,26 @@ static void restore_energy(cr_step *s, jside *a, jside *b, cr_real e0) {
     }
 }
 
-/* A body turned from q0 to its orientation now keeps the angular momentum
- * of its spin, I(q0) w (world frame): w becomes I(q)^-1 I(q0) w. Keeping w
- * instead would change that momentum for a body whose principal moments
- * differ (the position update keeps it too: world.c). */
-static void keep_spin(cr_body *b, cr_quat q0) {
-    cr_vec3 d = b->inertia, inv = b->inv_inertia;
-    if (d.x == d.y && d.y == d.z) return;
-    cr_vec3 wl = cr_quat_inv_rotate(q0, b->w);
-    cr_vec3 h = cr_quat_rotate(q0, cr_v3(cr_mul(d.x, wl.x), cr_mul(d.y, wl.y), cr_mul(d.z, wl.z)));
-    cr_vec3 hl = cr_quat_inv_rotate(b->xf.q, h);
-    b->w = cr_quat_rotate(b->xf.q, cr_v3(cr_mul(inv.x, hl.x), cr_mul(inv.y, hl.y), cr_mul(inv.z, hl.z)));
+/* A body turned by the position sweeps keeps the angular momentum of its
+ * spin, I(q0) w (world frame): w becomes I(q)^-1 I(q0) w. Keeping w instead
+ * would change that momentum for a body whose principal moments differ (the
+ * position update keeps it too: world.c). Before the sweeps *h = I(q0) w;
+ * after them w = I(q)^-1 h. The solver body's w (sb->w) holds h meanwhile:
+ * nothing reads it between the position update and the velocity passes,
+ * which take the velocities from the bodies again (side_energy). */
+static bool spin_kept(const cr_body *b, const cr_sbody *sb) {
+    cr_vec3 d = b->inertia;
+    return sb->dynamic && b->joint_count > 0 && !(d.x == d.y && d.y == d.z);
+}
+
+static cr_vec3 spin_momentum(const cr_body *b) {
+    cr_vec3 wl = cr_quat_inv_rotate(b->xf.q, b->w), d = b->inertia;
+    return cr_quat_rotate(b->xf.q, cr_v3(cr_mul(d.x, wl.x), cr_mul(d.y, wl.y), cr_mul(d.z, wl.z)));
+}
+
+static cr_vec3 spin_of(const cr_body *b, cr_vec3 h) {
+    cr_vec3 hl = cr_quat_inv_rotate(b->xf.q, h), inv = b->inv_inertia;
+    return cr_quat_rotate(b->xf.q, cr_v3(cr_mul(inv.x, hl.x), cr_mul(inv.y, hl.y), cr_mul(inv.z, hl.z)));
 }
 
 /* Twice a body's kinetic energy. */
@@ -625,31 +634,27 @@ static void turn_pair(cr_body *ba, cr_body *bb, cr_vec3 dl) {
 
 /* Position-level impulse: moves a by P/m and turns it by I^-1 (r x P + L); b
  * the opposite. The bodies keep their velocities, so the moves would change
- * the angular momentum about a fixed point: the turns that of each spin (kept:
- * keep_spin), the moves that of the pair's motion, by P x (v_a - v_b) (summed
+ * the angular momentum about a fixed point: the turns that of each spin (kept
+ * across the sweeps: spin_kept), the moves that of the pair's motion, by P x (v_a - v_b) (summed
  * per joint, given back after the sweeps as a rigid turn of the pair:
  * turn_pair, bending joints only). Measured over a jointed hit with no
  * gravity and no contact, this was the drift of angular momentum (2.3e-3
- * relative on the pipe bent by a blow, 1.8e-2 with elastic joints; 1.6e-6 and
- * 2.4e-6 now: docs/bending.md "Momentum"). A joint to the world or to a body
+ * relative on the pipe bent by a blow, 1.8e-2 with elastic joints; 1.7e-6 and
+ * 1.8e-6 now: docs/bending.md "Momentum"). A joint to the world or to a body
  * that does not move takes what it takes, as its impulses do. */
 static void apply_position(cr_body *ba, cr_body *bb, const jside *a, const jside *b, cr_vec3 ra, cr_vec3 rb,
                            cr_vec3 p, cr_vec3 l, cr_vec3 *moved) { /* *moved: += the pair's shift P x (v_a - v_b) */
     bool both = side_moves(a) && side_moves(b);
     if (both) *moved = cr_v3_add(*moved, cr_v3_cross(p, cr_v3_sub(ba->v, bb->v)));
     if (side_moves(a)) {
-        cr_quat q0 = ba->xf.q;
         ba->xf.p = cr_v3_mad(ba->xf.p, a->sb->inv_mass, p);
         cr_vec3 dth = cr_mat3_mul_v3(a->sb->inv_i, cr_v3_add(cr_v3_cross(ra, p), l));
         ba->xf.q = cr_quat_integrate(ba->xf.q, dth, CR_R(1));
-        keep_spin(ba, q0);
     }
     if (side_moves(b)) {
-        cr_quat q0 = bb->xf.q;
         bb->xf.p = cr_v3_mad(bb->xf.p, -b->sb->inv_mass, p);
         cr_vec3 dth = cr_mat3_mul_v3(b->sb->inv_i, cr_v3_add(cr_v3_cross(rb, p), l));
         bb->xf.q = cr_quat_integrate(bb->xf.q, cr_v3_neg(dth), CR_R(1));
-        keep_spin(bb, q0);
     }
 }
 
@@ -679,6 +684,8 @@ void cri_joints_post_stabilise(cr_step *s) {
      * joint's target_w (set again before the velocity passes use it) sums
      * the angular momentum its moves shifted, given back below */
     for (uint32_t i = 0; i < w->joint_high; ++i) joints[i].target_w = cr_v3_zero();
+    for (uint32_t i = 0; i < w->body_high; ++i)
+        if (spin_kept(&s->bodies[i], &s->sb[i])) s->sb[i].w = spin_momentum(&s->bodies[i]);
     for (uint32_t it = 0; it < 4u * iterations; ++it) {
         cr_real worst = 0;
         for (uint32_t i = 0; i < w->joint_high; ++i) {
@@ -713,6 +720,8 @@ void cri_joints_post_stabilise(cr_step *s) {
         }
         if (worst < CR_JOINT_TOLERANCE) break;
     }
+    for (uint32_t i = 0; i < w->body_high; ++i)
+        if (spin_kept(&s->bodies[i], &s->sb[i])) s->bodies[i].w = spin_of(&s->bodies[i], s->sb[i].w);
     /* the angular momentum the moves shifted, given back to each pair once (turn_pair) */
     for (uint32_t i = 0; i < w->joint_high; ++i) {
         cr_joint *jt = &joints[i];
