@@ -469,29 +469,6 @@ static cr_real side_energy_after(const cr_step *s, const jside *j) {
     return cr_mul(b->mass, cr_v3_dot(j->sb->v, j->sb->v)) + rot;
 }
 
-/* The velocity projection at the end of the step takes from a swinging body
- * the part of its velocity that, turned with the body over the step, now
- * points out of the joint: a fraction (w dt)^2 of its kinetic energy each
- * step (a frictionless pendulum lost 4 % of its amplitude in 10 s). That
- * loss is the time discretisation's, not a physical one, and is given back
- * by scaling velocities, which keeps the joint satisfied (its conditions are
- * linear in the velocities). A larger loss is an inelastic joint impulse
- * (something pulled the joint apart): kept.
- *
- * A joint to the world (or to a body that does not move) scales the moving
- * side's velocities. A joint between two moving bodies scales only their
- * motion relative to the pair's rigid motion (V, Omega: the pair's momentum
- * over its mass, its angular momentum about its centre of mass through its
- * inertia there), v_i -> V + Omega x r_i + f (v_i - V - Omega x r_i),
- * w_i -> Omega + f (w_i - Omega): the relative motion carries no momentum
- * and no angular momentum, so the pair keeps both exactly (to rounding),
- * where scaling both velocities gave a pair with momentum P back f P
- * (linear drift 6e-5 over a jointed hit, docs/bending.md "Momentum"). The
- * rigid motion meets the joint too. At most CR_JOINT_RESTORE_MAX of the
- * relative motion's energy is given back per step: a pair turning as one
- * body loses energy to the projection only on paper (its angular momentum
- * and inertia are the same, so is its energy), and there is no relative
- * motion to give it to. */
 /* A pair of moving bodies at their poses: its centre of mass, each body's
  * world inertia and the pair's about the centre (parallel axis: m (|r|^2 1 -
  * r r^T) = -m [r]x [r]x). */
@@ -541,6 +518,29 @@ static void scale_relative(const cr_body *b, cr_vec3 *v, cr_vec3 *w, cr_vec3 vr,
     *w = cr_v3_add(wr, cr_v3_scale(cr_v3_sub(*w, wr), f));
 }
 
+/* The velocity projection at the end of the step takes from a swinging body
+ * the part of its velocity that, turned with the body over the step, now
+ * points out of the joint: a fraction (w dt)^2 of its kinetic energy each
+ * step (a frictionless pendulum lost 4 % of its amplitude in 10 s). That
+ * loss is the time discretisation's, not a physical one, and is given back
+ * by scaling velocities, which keeps the joint satisfied (its conditions are
+ * linear in the velocities). A larger loss is an inelastic joint impulse
+ * (something pulled the joint apart): kept.
+ *
+ * A joint to the world (or to a body that does not move) scales the moving
+ * side's velocities. A joint between two moving bodies scales only their
+ * motion relative to the pair's rigid motion (V, Omega: the pair's momentum
+ * over its mass, its angular momentum about its centre of mass through its
+ * inertia there), v_i -> V + Omega x r_i + f (v_i - V - Omega x r_i),
+ * w_i -> Omega + f (w_i - Omega): the relative motion carries no momentum
+ * and no angular momentum, so the pair keeps both exactly (to rounding),
+ * where scaling both velocities gave a pair with momentum P back f P
+ * (linear drift 6e-5 over a jointed hit, docs/bending.md "Momentum"). The
+ * rigid motion meets the joint too. At most CR_JOINT_RESTORE_MAX of the
+ * relative motion's energy is given back per step: a pair turning as one
+ * body loses energy to the projection only on paper (its angular momentum
+ * and inertia are the same, so is its energy), and there is no relative
+ * motion to give it to. */
 static void restore_energy(cr_step *s, jside *a, jside *b, cr_real e0) {
     cr_real e1 = side_energy_after(s, a) + side_energy_after(s, b);
     cr_real f = CR_R(1);
@@ -684,7 +684,7 @@ void cri_joints_post_stabilise(cr_step *s) {
      * joint's target_w (set again before the velocity passes use it) sums
      * the angular momentum its moves shifted, given back below */
     for (uint32_t i = 0; i < w->joint_high; ++i) joints[i].target_w = cr_v3_zero();
-    for (uint32_t i = 0; i < w->body_high; ++i)
+    for (uint32_t i = 0; i < w->body_high && iterations > 0; ++i)
         if (spin_kept(&s->bodies[i], &s->sb[i])) s->sb[i].w = spin_momentum(&s->bodies[i]);
     for (uint32_t it = 0; it < 4u * iterations; ++it) {
         cr_real worst = 0;
@@ -720,8 +720,11 @@ void cri_joints_post_stabilise(cr_step *s) {
         }
         if (worst < CR_JOINT_TOLERANCE) break;
     }
-    for (uint32_t i = 0; i < w->body_high; ++i)
-        if (spin_kept(&s->bodies[i], &s->sb[i])) s->bodies[i].w = spin_of(&s->bodies[i], s->sb[i].w);
+    for (uint32_t i = 0; i < w->body_high && iterations > 0; ++i) {
+        if (!spin_kept(&s->bodies[i], &s->sb[i])) continue;
+        s->bodies[i].w = spin_of(&s->bodies[i], s->sb[i].w);
+        s->sb[i].w = s->bodies[i].w; /* as the velocity passes will take it */
+    }
     /* the angular momentum the moves shifted, given back to each pair once (turn_pair) */
     for (uint32_t i = 0; i < w->joint_high; ++i) {
         cr_joint *jt = &joints[i];
