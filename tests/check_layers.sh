@@ -32,7 +32,7 @@ done
 # through its public headers only. The shared internal headers are the
 # cooked asset's byte layout, forwarded by tools/asset_format.h, and the
 # squishy skin's field the SQSK section means (tools/implicit_skeleton.h), and
-# bending's segmentation the BNDT/BNDN sections hold (tools/segmentation.h); any other
+# bending's segmentation the BNDT/BNDN/BNDM sections hold (tools/segmentation.h); any other
 # include that names a runtime folder or climbs out of tools/ is an error.
 for f in tools/*.c tools/*.h platform/*.c platform/*.h; do
     [ -f "$f" ] || continue

@@ -470,7 +470,7 @@ CR_TEST(bend_field_many_planks_gain_joints_within_the_caps) {
     ENSURE(waited > 0);              /* the cap made splits wait... */
     ENSURE(st.bend.waiting == 0);    /* ...and the queue drained */
     /* recorded on x86-64 gcc -O2; every compiler and CPU must give the same (docs/determinism.md) */
-    ENSURE(h == (CR_FIXED ? 0xf22966fd329c802dull : 0xeb08abd4382b686eull));
+    ENSURE(h == (CR_FIXED ? 0xe2035ff99e1fa826ull : 0xc19b1bf71d18d98aull));
     free_world(&b);
 }
 
@@ -1030,4 +1030,203 @@ CR_TEST(bend_seams_keep_the_per_step_budget) {
     ENSURE(most == 1);
     ENSURE(made[1] >= 2 && made[2] >= 2);
     free_world(&b);
+}
+
+/* ---- the straight seam of a freshly split rod (docs/bending.md "Seams") ---- */
+
+/* The pipe cooked with one bone, lying on the ground, split at x = 0.7 m
+ * (between two rings of vertices, so only the grids can hold what lands
+ * there); a small body (a 4 cm cube, or a ball of radius 2 cm) set down on
+ * the straight joint. The deepest any point of the small body (the cube's
+ * corners and a 5 x 5 lattice on each face; the ball's lowest point) gets
+ * below the drawn surface (the cooked grid of the whole rod, in the ghost
+ * parent's frame) over 1.5 s. seams: the budget's seams_per_step. */
+static int slit_sink(uint32_t seams, bool ball, double *deepest) {
+    bend_world b;
+    if (!cook_rigged(&b, "data/meshes/pipe.obj", NULL, 1, 64, 0)) return 0;
+    cr_world_def def = cr_default_world_def();
+    def.body_capacity = 32;
+    def.gravity = cr_v3(0, CR_R(-9.81), 0);
+    def.sleep = false;
+    def.damage.bend = cr_default_bend_budget();
+    def.damage.bend.body_capacity = 1;
+    def.damage.bend.seams_per_step = seams;
+    def.damage.surface_bytes = 16u << 20;
+    b.size = cr_world_memory_size(&def);
+    b.block = aligned_alloc(CR_BLOCK_ALIGN, (b.size + 15) / 16 * 16);
+    if (cr_world_create(&def, b.block, b.size, &b.w) != CR_OK || cr_world_add_asset(b.w, &b.asset, &b.slot) != CR_OK)
+        return 0;
+    cr_body_def g = cr_default_body_def();
+    g.type = CR_BODY_STATIC;
+    g.shape.type = CR_SHAPE_BOX;
+    g.shape.half_extents = cr_v3(CR_R(4), CR_R(0.5), CR_R(4));
+    g.position = cr_v3(0, CR_R(-0.5), 0);
+    cr_body_id ground;
+    if (cr_body_create(b.w, &g, &ground) != CR_OK) return 0;
+    if (add_body(&b, cr_v3(0, CR_R(0.15), 0), 7800, &b.body) != CR_OK) return 0;
+    cr_bend_def bd = cr_default_bend_def();
+    bd.split_speed = CR_R(1000); /* splits allowed, none by impacts: this one is made below */
+    bd.max_bones = 2;
+    if (cr_bend_attach(b.w, b.body, &bd) != CR_OK || cr_bend_get_bone_count(b.w, b.body) != 1) return 0;
+    bool split = false;
+    cri_bend_split(b.w, 0, cr_v3(CR_R(0.7), 0, 0), &split);
+    if (!split || cr_bend_get_bone_count(b.w, b.body) != 2) return 0;
+    /* the new joint is made at the end of this step, and found by the model in the next */
+    for (int f = 0; f < 2; ++f) cr_world_step(b.w, CR_R(1.0 / 60.0));
+    if (cr_joint_id_is_null(cr_bend_get_joint(b.w, b.body, 1))) return 0;
+    cr_vec3 joint = cr_joint_get_anchor_a(b.w, cr_bend_get_joint(b.w, b.body, 1));
+    cr_body_def s = cr_default_body_def();
+    s.material.density = CR_R(1000);
+    s.material.restitution = 0;
+    if (ball) {
+        s.shape.type = CR_SHAPE_SPHERE;
+        s.shape.radius = CR_R(0.02);
+    } else {
+        s.shape.type = CR_SHAPE_BOX;
+        s.shape.half_extents = cr_v3(CR_R(0.02), CR_R(0.02), CR_R(0.02));
+    }
+    s.position = cr_v3(joint.x, CR_R(0.3 + 0.025), 0);
+    cr_body_id small;
+    if (cr_body_create(b.w, &s, &small) != CR_OK) return 0;
+    const cr_asset *ra = cr_world_asset(b.w, b.slot);
+    *deepest = 0;
+    for (int f = 0; f < 90; ++f) {
+        cr_world_step(b.w, CR_R(1.0 / 60.0));
+        cr_transform bx = cr_body_get_transform(b.w, b.body), sx = cr_body_get_transform(b.w, small);
+        cr_vec3 n;
+        if (ball) {
+            cr_vec3 c = cr_transform_inv_point(bx, sx.p);
+            *deepest = fmax(*deepest, 0.02 - dd(cr_asset_sdf(ra, c, &n)));
+            continue;
+        }
+        for (int face = 0; face < 6; ++face)
+            for (int i = 0; i <= 4; ++i)
+                for (int j = 0; j <= 4; ++j) {
+                    double u = -0.02 + 0.01 * i, v = -0.02 + 0.01 * j, w = face & 1 ? 0.02 : -0.02;
+                    double p[3];
+                    p[face / 2] = w, p[(face / 2 + 1) % 3] = u, p[(face / 2 + 2) % 3] = v;
+                    cr_vec3 q = cr_transform_point(sx, cr_v3(cr_from_float((float)p[0]), cr_from_float((float)p[1]),
+                                                             cr_from_float((float)p[2])));
+                    *deepest = fmax(*deepest, -dd(cr_asset_sdf(ra, cr_transform_inv_point(bx, q), &n)));
+                }
+    }
+    free_world(&b);
+    return 1;
+}
+
+CR_TEST(bend_straight_seam_holds_a_small_body) {
+    for (int ball = 0; ball < 2; ++ball) {
+        double cut, seam;
+        ENSURE(slit_sink(0, ball, &cut));
+        ENSURE(slit_sink(4, ball, &seam));
+        cr_test_printf("    a %s on the straight joint of the split rod sinks %.1f mm into it as cut, %.1f mm with the seam\n",
+                       ball ? "2 cm ball" : "4 cm cube", cut * 1e3, seam * 1e3);
+        if (ball) ENSURE(cut > 0.01); /* as cut the ball finds the slit (the cube, in Q32.32, lands beside it) */
+        ENSURE(seam < 0.005);
+    }
+}
+
+/* ---- momentum over a jointed hit (docs/bending.md "Momentum") ---- */
+
+/* Total linear momentum and angular momentum about the fixed point `o` of
+ * every simulated body (dynamic, not a ghost: sub-bodies, a condensed
+ * cluster's body, the projectile), in doubles. */
+static void world_momentum(const cr_world *w, const double o[3], double p[3], double l[3]) {
+    for (int k = 0; k < 3; ++k) p[k] = l[k] = 0;
+    for (uint32_t i = 0; i < w->body_high; ++i) {
+        const cr_body *b = &cr_world_bodies_c(w)[i];
+        if (!b->alive || b->type != CR_BODY_DYNAMIC || b->ghost) continue;
+        double m = dd(b->mass), x[3] = {dd(b->xf.p.x) - o[0], dd(b->xf.p.y) - o[1], dd(b->xf.p.z) - o[2]};
+        double v[3] = {dd(b->v.x), dd(b->v.y), dd(b->v.z)};
+        cr_vec3 wl = cr_quat_inv_rotate(b->xf.q, b->w);
+        cr_vec3 hl = cr_v3(cr_mul(b->inertia.x, wl.x), cr_mul(b->inertia.y, wl.y), cr_mul(b->inertia.z, wl.z));
+        cr_vec3 h = cr_quat_rotate(b->xf.q, hl);
+        double hw[3] = {dd(h.x), dd(h.y), dd(h.z)};
+        for (int k = 0; k < 3; ++k) p[k] += m * v[k];
+        l[0] += m * (x[1] * v[2] - x[2] * v[1]) + hw[0];
+        l[1] += m * (x[2] * v[0] - x[0] * v[2]) + hw[1];
+        l[2] += m * (x[0] * v[1] - x[1] * v[0]) + hw[2];
+    }
+}
+
+/* The pipe (three bones), floating with no gravity, hit off-centre across its
+ * length: by a steel ball at 8 m/s (ball), or by an impulse of the same
+ * momentum at the same point (no contact at all): plastic joints (yielding:
+ * the pipe bends; with condense, the chain condenses first and the ball
+ * wakes it) or elastic joints. The largest drift of the total momentum and
+ * of the angular momentum about a fixed point 1 m from the hit's line, over
+ * 2 s, relative to their start; *bend: the largest joint turn reached (rad). */
+static int jointed_hit_drift(bool elastic, bool condense, bool ball, double *dp, double *dl, double *bend) {
+    bend_world b;
+    if (!cook_rigged(&b, "data/meshes/pipe.obj", "data/rigs/pipe.rig", 0, 64, 0)) return 0;
+    if (!make_world(&b, cr_v3_zero())) return 0;
+    if (add_body(&b, cr_v3_zero(), 7800, &b.body) != CR_OK) return 0;
+    cr_bend_def bd = cr_default_bend_def();
+    if (elastic) {
+        bd.bend_strength = 0;
+        bd.spring_stiffness = CR_R(20000);
+        bd.spring_damping = CR_R(50);
+    } else {
+        bd.bend_strength = CR_R(20);
+        if (condense) bd.condense_time = CR_R(0.2), bd.wake_speed = CR_R(1);
+    }
+    if (cr_bend_attach(b.w, b.body, &bd) != CR_OK) return 0;
+    cr_body_def s = cr_default_body_def();
+    s.shape.type = CR_SHAPE_SPHERE;
+    s.shape.radius = CR_R(0.25);
+    s.material.density = CR_R(7800);
+    s.material.restitution = 0;
+    s.position = cr_v3(CR_R(0.3), CR_R(0.15 + 0.25 + 4.0), 0); /* lands at 0.5 s */
+    s.linear_velocity = cr_v3(0, CR_R(-8), 0);
+    cr_body_id hit;
+    if (cr_body_create(b.w, &s, &hit) != CR_OK) return 0;
+    const double o[3] = {-0.7, 0, 0};
+    double p0[3], l0[3];
+    world_momentum(b.w, o, p0, l0);
+    double np = sqrt(p0[0] * p0[0] + p0[1] * p0[1] + p0[2] * p0[2]), nl = sqrt(l0[0] * l0[0] + l0[1] * l0[1] + l0[2] * l0[2]);
+    cr_vec3 momentum = cr_v3_scale(cr_body_get_linear_velocity(b.w, hit), cr_body_get_mass(b.w, hit));
+    if (!ball) {
+        /* the same momentum, given to the middle bone where the ball would land: no contact */
+        cr_body_destroy(b.w, hit);
+        if (cr_body_apply_impulse(b.w, cr_bend_get_sub_body(b.w, b.body, 1), momentum, cr_v3(CR_R(0.3), CR_R(0.15), 0)) != CR_OK)
+            return 0;
+    }
+    *dp = *dl = *bend = 0;
+    for (int f = 0; f < 120; ++f) {
+        if (cr_world_step(b.w, CR_R(1.0 / 60.0)) != CR_OK) return 0;
+        double p[3], l[3];
+        world_momentum(b.w, o, p, l);
+        double ep = 0, el = 0;
+        for (int k = 0; k < 3; ++k) ep += (p[k] - p0[k]) * (p[k] - p0[k]), el += (l[k] - l0[k]) * (l[k] - l0[k]);
+        *dp = fmax(*dp, sqrt(ep) / np), *dl = fmax(*dl, sqrt(el) / nl);
+        for (uint32_t k = 1; k < cr_bend_get_bone_count(b.w, b.body); ++k) {
+            cr_joint_id j = cr_bend_get_joint(b.w, b.body, k);
+            if (cr_joint_id_is_null(j)) continue;
+            cr_quat q = cr_joint_get_relative_orientation(b.w, j);
+            *bend = fmax(*bend, 2.0 * atan2(sqrt(dd(q.x) * dd(q.x) + dd(q.y) * dd(q.y) + dd(q.z) * dd(q.z)), fabs(dd(q.w))));
+        }
+    }
+    free_world(&b);
+    return 1;
+}
+
+CR_TEST(bend_jointed_hit_keeps_momentum) {
+    static const struct { bool elastic, condense, ball; const char *what; } cases[5] = {
+        {false, false, false, "plastic, struck"}, {true, false, false, "elastic, struck"},
+        {false, false, true, "plastic, ball"},    {false, true, true, "plastic condensed first, ball"},
+        {true, false, true, "elastic, ball"}};
+    for (int i = 0; i < 5; ++i) {
+        double dp, dl, bend;
+        ENSURE(jointed_hit_drift(cases[i].elastic, cases[i].condense, cases[i].ball, &dp, &dl, &bend));
+        cr_test_printf("    %-30s a joint turns %.3f rad; momentum drifts %.1e, angular momentum %.1e (relative)\n",
+                       cases[i].what, bend, dp, dl);
+        ENSURE(bend > 0.05);
+        /* to rounding: 1.7e-6 float, 5.1e-7 Q32.32 at most (was 3.7e-4: restore_energy scaled the pair's momentum) */
+        ENSURE(dp < 3e-6);
+        /* without a contact the joints keep angular momentum to a few 1e-6 (was 2.3e-3 plastic, 1.8e-2
+         * elastic: the joints' position-level post-stabilisation); a contact's push-out moves the bodies at the
+         * position update without a velocity change, which moves angular momentum by up to 9.2e-4 here
+         * (the contact solver's, not the joints': docs/bending.md "Momentum") */
+        ENSURE(dl < (cases[i].ball ? 1.5e-3 : 5e-6));
+    }
 }

@@ -366,13 +366,14 @@ int cr_cook_obj(const char *name, const cr_obj *obj, const cr_cook_options *opt,
     if (rc == 0 && opt->bend) {
         /* bending's segmentation is computed on the asset as the runtime loads it, then written with it */
         uint8_t *tb = NULL, *nb = NULL;
+        int64_t *bm = NULL;
         char berr[256];
-        rc = cr_cook_bend_segment(out->bytes, out->size, &tb, &nb, berr, sizeof berr);
+        rc = cr_cook_bend_segment(out->bytes, out->size, &tb, &nb, &bm, berr, sizeof berr);
         if (rc != 0) {
             snprintf(err, en, "%s: %s", name, berr);
             cr_cook_result_free(out);
         } else {
-            a.bend_triangle_bone = tb, a.bend_node_bone = nb;
+            a.bend_triangle_bone = tb, a.bend_node_bone = nb, a.bend_moments = bm;
             cr_cook_result_free(out);
             rc = cr_cook_write(&a, &out->bytes, &out->size, out->section_bytes, werr, sizeof werr);
             if (rc != 0) snprintf(err, en, "%s: %s", name, werr);
@@ -380,6 +381,7 @@ int cr_cook_obj(const char *name, const cr_obj *obj, const cr_cook_options *opt,
         }
         free(tb);
         free(nb);
+        free(bm);
     }
     out->time.write = cr_cook_now() - t0;
 

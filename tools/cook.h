@@ -60,7 +60,7 @@ typedef struct cr_cook_options {
     double soft_edge;        ///< m, the remesher's target edge length; 0 = the mean edge
     uint32_t soft_internal;  ///< internal chords cast per vertex of a closed mesh (0 none, at most 5); default 1
     bool soft_area_masses;   ///< particle mass a third of its triangles' area; false: equal (the seed's)
-    bool bend;               ///< a rigged asset: cook bending's segmentation (BNDT, BNDN; tools/cook_bend.c)
+    bool bend;               ///< a rigged asset: cook bending's segmentation (BNDT, BNDN, BNDM; tools/cook_bend.c)
 } cr_cook_options;
 
 cr_cook_options cr_cook_default_options(void);
@@ -253,6 +253,7 @@ typedef struct cr_cook_asset {
     const struct cr_cook_soft *soft;  ///< NULL: not a soft asset (SPRP and SPRS stay empty)
     const uint8_t *bend_triangle_bone; ///< NULL: no segmentation (BNDT and BNDN stay empty); else one per triangle
     const uint8_t *bend_node_bone;     ///< one per grid node
+    const int64_t *bend_moments;       ///< NULL: BNDM stays empty; else 10 per bone (crumple/asset.h cr_asset_bone_moments order)
 } cr_cook_asset;
 /// Serialise to the asset format (malloc'd bytes). Returns 0 or -1.
 int cr_cook_write(const cr_cook_asset *a, uint8_t **bytes, size_t *size, size_t section_bytes[32], char *err, size_t err_size);

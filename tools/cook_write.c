@@ -89,7 +89,7 @@ int cr_cook_write(const cr_cook_asset *a, uint8_t **bytes, size_t *size, size_t 
     if (a->fracture && a->fracture->piece_count > 0) entries = CR_ASEC_FRCA + 1;
     if (a->soft && a->soft->spring_count > 0) entries = CR_ASEC_SPRS + 1;
     if (s->geo_patch_count > 0) entries = CR_ASEC_GPAT + 1;
-    if (a->bend_triangle_bone && a->bend_node_bone && nb > 0) entries = CR_ASEC_BNDN + 1;
+    if (a->bend_triangle_bone && a->bend_node_bone && nb > 0) entries = a->bend_moments ? CR_ASEC_BNDM + 1 : CR_ASEC_BNDN + 1;
     ensure(&o, CR_ASSET_HEADER_SIZE + entries * CR_ASSET_ENTRY_SIZE);
     o.n = CR_ASSET_HEADER_SIZE + entries * CR_ASSET_ENTRY_SIZE;
 
@@ -264,6 +264,13 @@ int cr_cook_write(const cr_cook_asset *a, uint8_t **bytes, size_t *size, size_t 
             if (!o.oom && count) memcpy(o.b + o.n, src, count), o.n += count;
             break;
         }
+        case CR_ASEC_BNDM:
+            count = a->bend_triangle_bone && a->bend_node_bone && a->bend_moments && nb ? nb : 0;
+            for (uint32_t i = 0; i < 10 * count; ++i) {
+                uint64_t v = (uint64_t)a->bend_moments[i];
+                put_u32(&o, (uint32_t)v), put_u32(&o, (uint32_t)(v >> 32));
+            }
+            break;
         default:
             break;
         }

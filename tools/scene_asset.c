@@ -112,9 +112,9 @@ static int load_one(cr_scene *s, cr_scene_asset *a, cr_scene_error *err) {
         crp_free(rig);
     }
     if (a->auto_bones) key = fnv1a_u64(key, 0x626f6e6573ull ^ a->auto_bones);
-    /* "BND": a rigged asset carries its segmentation, made by this build's scalar mode (a float and a Q32.32
-     * build may break a tie differently), so each mode cooks its own */
-    if (a->rig[0] || a->auto_bones) key = fnv1a_u64(key, 0x424e44ull ^ ((uint64_t)CR_FIXED << 32));
+    /* "BNDM": a rigged asset carries its segmentation and per-bone moments, made by this build's scalar mode
+     * (a float and a Q32.32 build may break a tie differently), so each mode cooks its own */
+    if (a->rig[0] || a->auto_bones) key = fnv1a_u64(key, 0x424e444dull ^ ((uint64_t)CR_FIXED << 32));
     key = fnv1a_u64(key, a->max_samples);
     if (a->soft) key = fnv1a_u64(key, 0x736f6674ull); /* "soft": no soft, the key is as before */
     cr_cook_options opt = cr_cook_default_options();

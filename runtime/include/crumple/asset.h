@@ -158,6 +158,18 @@ typedef struct cr_asset_topology {
     bool closed;                 ///< no boundary or non-manifold edge: mass came from the surface, not the grid
 } cr_asset_topology;
 
+/// One bone's part of a bendable asset's grid (bending's cooked segmentation,
+/// docs/bending.md): the integer moments of the inside nodes (phi < 0) the
+/// bone owns, in node indices (i, j, k) (the node at sdf_origin + (i, j, k) *
+/// sdf_cell). Exact, so the mass, centre and inertia made from them are the
+/// same bits whether they were cooked or summed at attach.
+typedef struct cr_asset_bone_moments {
+    int64_t count;       ///< inside nodes the bone owns
+    int64_t sum[3];      ///< sum of i, j, k
+    int64_t sum_sq[3];   ///< sum of i*i, j*j, k*k
+    int64_t sum_cross[3]; ///< sum of i*j, i*k, j*k
+} cr_asset_bone_moments;
+
 /// Read-only view of a loaded asset. Arrays are null when their count is 0.
 typedef struct cr_asset {
     /* surface, in the body frame */
@@ -230,6 +242,7 @@ typedef struct cr_asset {
     /* bending's segmentation, cooked (`crumple cook --bend`, docs/bending.md); NULL when not cooked */
     const uint8_t *bend_triangle_bone;  ///< [triangle_count] the bone each triangle belongs to
     const uint8_t *bend_node_bone;      ///< [sdf node count] the bone that owns each grid node
+    const cr_asset_bone_moments *bend_moments; ///< [bone_count] each bone's inside nodes as moments; NULL when not cooked
 
     cr_asset_topology topology;
     uint64_t checksum;                  ///< the file's checksum: equal checksums, equal cooked bytes

@@ -43,7 +43,7 @@ static cr_vec3 dent_move(const void *ctx, cr_vec3 p) {
     return cri_dent_displacement(c->dent, c->def, p);
 }
 
-uint32_t cri_bend_dent(cr_world *w, uint32_t rec, uint32_t bone, const cr_body_impact *im, bool *dented) {
+static uint32_t dent_bone(cr_world *w, uint32_t rec, uint32_t bone, const cr_body_impact *im, bool forwarded, bool *dented) {
     *dented = false;
     cr_bend_body *r = &cri_bend_records(w)[rec];
     cr_bend_bone *bb = &cri_bend_bones(w, rec)[bone];
@@ -54,6 +54,24 @@ uint32_t cri_bend_dent(cr_world *w, uint32_t rec, uint32_t bone, const cr_body_i
     uint8_t *block = (uint8_t *)w;
     cr_asset *view = cr_surface_copy_view(copy, block);
     const cr_asset *rest = cr_world_asset(w, copy->rest_slot);
+    if (rest == NULL) return 1;
+    uint8_t owner = cri_sub_body_owner_at(rest, cri_bend_node_bone(w, rec), cr_v3_add(im->point, bb->centre));
+    if (owner != bone) {
+        /* a hit on the seam band (seam.c: this bone's grid reaching into the next bone's nodes) dents the
+         * bone whose nodes those are, where the hit is in its frame: this copy's vertices there are where
+         * they would be had the body not bent. Once: the moved point is that bone's to take or leave. */
+        const cr_bend_bone *bones = cri_bend_bones(w, rec);
+        if (forwarded || owner >= r->bone_count || bones[owner].cluster >= 0) return 1;
+        cr_transform rel = cr_transform_mul(cr_transform_inverse(cri_bend_bone_pose(w, bones, owner)),
+                                            cri_bend_bone_pose(w, bones, bone));
+        cr_body_impact moved = *im;
+        moved.point = cr_transform_point(rel, im->point);
+        moved.normal = cr_quat_rotate(rel.q, im->normal);
+        moved.velocity = cr_quat_rotate(rel.q, im->velocity);
+        moved.impulse_vector = cr_quat_rotate(rel.q, im->impulse_vector);
+        moved.other_pose = cr_transform_mul(rel, im->other_pose);
+        return 1 + dent_bone(w, rec, owner, &moved, true, dented);
+    }
     /* the projectile as the Z-buffer sees it */
     cr_dent_projectile pj;
     memset(&pj, 0, sizeof pj);
@@ -100,10 +118,6 @@ uint32_t cri_bend_dent(cr_world *w, uint32_t rec, uint32_t bone, const cr_body_i
     uint32_t moved = cri_dent_apply(&dent, def, pos, view->vertex_count, &first, &last);
     work += 2 * view->vertex_count;
     if (moved == 0) return work;
-    /* the rest surface (what the drawn mesh is skinned from) moves as this copy's vertices did:
-     * the copy may not hold earlier dents of other bones */
-    cr_vec3 *rp = cri_bend_rest_pos(w, rec);
-    for (uint32_t v = first; v <= last; ++v) rp[v] = cr_v3_add(rp[v], cr_v3_sub(pos[v], before[v]));
     const uint8_t *sbone = cri_bend_skin_bone(w, rec);
     const cr_real *sweight = cri_bend_skin_weight(w, rec);
     memset(sc.mark, 0, rest->vertex_count);
@@ -111,6 +125,18 @@ uint32_t cri_bend_dent(cr_world *w, uint32_t rec, uint32_t bone, const cr_body_i
         if (cri_sub_body_triangle_bone(rest, sbone, sweight, t, NULL) != bone) continue;
         for (int k = 0; k < 3; ++k) sc.mark[rest->triangles[3 * t + k]] = 1;
     }
+    /* only the bone's own vertices dent: the copy holds the other bones' vertices where they would be had
+     * the body not bent, and a dent there (a hit on the seam band, seam.c) would show where they are not */
+    moved = 0;
+    for (uint32_t v = first; v <= last; ++v) {
+        if (!sc.mark[v]) pos[v] = before[v];
+        else moved += pos[v].x != before[v].x || pos[v].y != before[v].y || pos[v].z != before[v].z;
+    }
+    if (moved == 0) return work;
+    /* the rest surface (what the drawn mesh is skinned from) moves as this copy's vertices did:
+     * the copy may not hold earlier dents of other bones */
+    cr_vec3 *rp = cri_bend_rest_pos(w, rec);
+    for (uint32_t v = first; v <= last; ++v) rp[v] = cr_v3_add(rp[v], cr_v3_sub(pos[v], before[v]));
     cr_vec3 *samples = CR_AT(w, copy->samples, cr_vec3);
     uint32_t j = 0;
     for (uint32_t i = 0; i < rest->sample_count && j < bb->samples; ++i)
@@ -130,4 +156,8 @@ uint32_t cri_bend_dent(cr_world *w, uint32_t rec, uint32_t bone, const cr_body_i
     *dented = true;
     w->stats.bend.done++;
     return work;
+}
+
+uint32_t cri_bend_dent(cr_world *w, uint32_t rec, uint32_t bone, const cr_body_impact *im, bool *dented) {
+    return dent_bone(w, rec, bone, im, false, dented);
 }

@@ -34,9 +34,10 @@
  * clusters of quiet joints condense, then the bodies follow their roots and
  * re-skin.
  *
- * Not built yet (issue 12; docs/bending.md says what is missing): the
- * re-segmentation of a bent body (its seams stay open), the cooker's
- * segmentation sections.
+ * Seams (seam.c) close the cut between sub-bodies at every new joint and
+ * again as it turns; the cooker's sections (BNDT, BNDN, BNDM) spare attach
+ * the segmentation and the mass sums (docs/bending.md, with what is not
+ * done).
  */
 #include "damage/stage.h"
 #include "damage/bend_model.h"
@@ -112,7 +113,8 @@ static uint64_t layout_bytes(const cr_bend_budget *b) {
 /* node owners, the growth queue, triangle owners, vertex marks, spare influences */
 static uint64_t scratch_bytes(const cr_bend_budget *b) {
     return al16((uint64_t)b->max_bones * sizeof(cr_transform)) + al16((uint64_t)b->max_bones * sizeof(cr_skin_bone)) +
-           al16((uint64_t)b->max_grid_nodes * sizeof(cr_real)) + al16(b->max_grid_nodes) + al16((uint64_t)b->max_grid_nodes * sizeof(uint32_t)) + al16(b->max_triangles) +
+           al16((uint64_t)b->max_grid_nodes * sizeof(cr_real)) + al16((uint64_t)b->max_bones * sizeof(cr_asset_bone_moments)) +
+           al16(b->max_grid_nodes) + al16((uint64_t)b->max_grid_nodes * sizeof(uint32_t)) + al16(b->max_triangles) +
            al16(b->max_vertices) + al16(4ull * b->max_vertices) + al16(4ull * b->max_vertices * sizeof(cr_real)) +
            al16(3 * layout_entries(b) * sizeof(cr_real)) + (CR_BEND_GROUPED_SKIN ? al16(3ull * b->max_vertices * sizeof(uint32_t)) : 0);
 }
@@ -177,6 +179,7 @@ cr_bend_scratch cri_bend_scratch(const cr_world *w) {
     s.bone_x = (cr_transform *)p, p += al16((uint64_t)b->max_bones * sizeof(cr_transform));
     s.bone_m = p, p += al16((uint64_t)b->max_bones * sizeof(cr_skin_bone));
     s.grid = (cr_real *)p, p += al16((uint64_t)b->max_grid_nodes * sizeof(cr_real));
+    s.moments = (cr_asset_bone_moments *)p, p += al16((uint64_t)b->max_bones * sizeof(cr_asset_bone_moments));
     s.node_bone = p, p += al16(b->max_grid_nodes);
     s.queue = (uint32_t *)p, p += al16((uint64_t)b->max_grid_nodes * sizeof(uint32_t));
     s.tri_bone = p, p += al16(b->max_triangles);
@@ -236,7 +239,7 @@ void cri_bend_fit_sub_body(cr_world *w, uint32_t rec, uint32_t bone, const uint8
     const cr_body *p = &cr_world_bodies_c(w)[r->body_index1 - 1];
     const cr_asset *rest = cri_damage_rest_asset(w, p->shape.asset);
     cr_vec3 centre, inertia;
-    uint32_t n = cri_sub_body_mass(rest, cri_bend_node_bone(w, rec), bone, r->node_mass, &centre, &inertia);
+    uint32_t n = cri_sub_body_mass(rest, &bb->moments, r->node_mass, &centre, &inertia, NULL);
     cr_surface_copy *copy;
     if (cri_damage_surface_attach(w, bb->sub.index1, &copy) != CR_OK) return; /* room was checked at attach */
     uint8_t *block = (uint8_t *)w;
@@ -246,10 +249,10 @@ void cri_bend_fit_sub_body(cr_world *w, uint32_t rec, uint32_t bone, const uint8
                                         cri_bend_node_bone(w, rec), mark, bone, centre);
     bb->nodes = n;
     bb->centre = centre;
-    /* its grid is as cut at rest again: its seams (its own joint's and its children's) are re-made when turned */
+    /* its grid is as cut at rest again: its seams (its own joint's and its children's) are made again */
     cr_bend_bone *all = bones_of(w, rec);
     for (uint32_t k = 0; k < w->def.damage.bend.max_bones; ++k)
-        if (k == bone || all[k].parent == (int32_t)bone) all[k].seam = cr_quat_identity();
+        if (k == bone || all[k].parent == (int32_t)bone) all[k].seam = cri_bend_seam_unmade();
     cr_body *b = &cr_world_bodies(w)[bb->sub.index1 - 1];
     b->mass = cr_mul(r->node_mass, cr_from_int((int32_t)n));
     b->inv_mass = cr_div(CR_R(1), b->mass);
@@ -350,19 +353,21 @@ cr_status cri_bend_model_attach(cr_world *w, uint32_t body_index1, const cr_bend
     memcpy(skin_weight, a->skin_weight, 4u * a->vertex_count * sizeof(cr_real));
     memcpy(cri_bend_rest_pos(w, pick), a->positions, a->vertex_count * sizeof(cr_vec3));
     cr_bend_scratch sc = cri_bend_scratch(w);
-    if (a->bend_triangle_bone != NULL && a->bend_node_bone != NULL) {
+    bool cooked = a->bend_triangle_bone != NULL && a->bend_node_bone != NULL;
+    if (cooked) {
         /* cooked (BNDT, BNDN: tools/cook_bend.c, the same segmentation run offline) */
         memcpy(sc.tri_bone, a->bend_triangle_bone, a->triangle_count);
         memcpy(node_bone, a->bend_node_bone, nodes);
     } else {
         cri_sub_body_segment(a, skin_bone, skin_weight, sc.tri_bone, node_bone, sc.queue);
     }
-    uint32_t inside = 0;
-    for (uint32_t i = 0; i < nodes; ++i) inside += a->sdf[i] < 0;
+    /* each bone's inside nodes as moments: cooked with the owners (BNDM), or one pass over the grid */
+    if (cooked && a->bend_moments != NULL) memcpy(sc.moments, a->bend_moments, a->bone_count * sizeof *sc.moments);
+    else cri_sub_body_moments(a, node_bone, a->bone_count, NULL, sc.moments);
+    int64_t inside = 0; /* every node has an owner: the bones' inside nodes are all of the grid's */
     for (uint32_t k = 0; k < a->bone_count; ++k) {
-        uint32_t own = 0;
-        for (uint32_t i = 0; i < nodes; ++i) own += node_bone[i] == k && a->sdf[i] < 0;
-        if (own == 0) return CR_ERR_DEF_INVALID; /* a bone shorter than the grid can see */
+        if (sc.moments[k].count == 0) return CR_ERR_DEF_INVALID; /* a bone shorter than the grid can see */
+        inside += sc.moments[k].count;
     }
 
     /* the body's own copy: the skinned mesh the game draws */
@@ -380,10 +385,11 @@ cr_status cri_bend_model_attach(cr_world *w, uint32_t body_index1, const cr_bend
     r->node_mass = cr_div(b->mass, cr_from_int((int32_t)inside));
     b->models |= CR_MODEL_BEND;
     bone_segments(a, skin_bone, skin_weight, bones);
+    for (uint32_t k = 0; k < a->bone_count; ++k) bones[k].moments = sc.moments[k];
     cr_status s = CR_OK;
     for (uint32_t k = 0; k < max_bones && s == CR_OK; ++k) {
         cr_vec3 centre, inertia;
-        if (k < a->bone_count) cri_sub_body_mass(a, node_bone, k, r->node_mass, &centre, &inertia);
+        if (k < a->bone_count) cri_sub_body_mass(a, &bones[k].moments, r->node_mass, &centre, &inertia, NULL);
         else centre = cr_v3_zero();
         bones[k].skin = cr_transform_identity();
         bones[k].cluster = -1;

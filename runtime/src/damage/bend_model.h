@@ -18,11 +18,12 @@ typedef struct cr_bend_bone {
     int32_t parent;        ///< parent bone, -1 for a root
     uint32_t samples;      ///< collision samples it owns (its copy's sample count)
     uint32_t nodes;        ///< inside grid nodes it owns
+    cr_asset_bone_moments moments; ///< its inside nodes' integer moments (sub_body.h): its mass, centre and inertia
     int32_t cluster;       ///< condensed into bone `cluster`'s sub-body (condense.c), -1: simulated on its own
     cr_transform skin;     ///< parent frame at rest -> parent frame now, as last skinned
     cr_transform rel;      ///< while condensed: its sub-body's pose in the cluster's body frame
     cr_real quiet;         ///< s, how long the joint to its parent has been quiet (condensation)
-    cr_quat seam;          ///< the joint's turn (parent's orientation to its own) when its seam was last re-segmented; identity: as cut at rest (seam.c)
+    cr_quat seam;          ///< the joint's turn (parent's orientation to its own) when its seam was last made; all zero: not made since the grids were cut (seam.c)
     /* a cluster's representative: its copy's view while condensed (rebind restores it) */
     cr_vec3 cluster_origin;
     cr_real cluster_cell;
@@ -84,6 +85,7 @@ typedef struct cr_bend_scratch {
     cr_transform *bone_x;   ///< max_bones transforms (a step's skinning transforms, a cluster's inverses)
     void *bone_m;           ///< max_bones skinning matrices (geometry/skinning.h cr_skin_bone)
     cr_real *grid;          ///< a grid's values (condensation)
+    cr_asset_bone_moments *moments; ///< max_bones bones' moments (attach, split)
     uint8_t *node_bone;
     uint32_t *queue;
     uint8_t *tri_bone;
@@ -111,8 +113,9 @@ uint64_t cri_bend_model_hash(const cr_world *w, uint64_t h);
 /// The sub-bodies' views after a byte copy (after the surfaces' own rebind).
 void cri_bend_model_rebind(cr_world *w);
 
-/// Fill sub-body k's surface copy, centre, mass and bounds from the record's
-/// node owners and the triangle owners in tri_bone (sub_body.c does the cutting).
+/// Fill sub-body k's surface copy, centre, mass and bounds from the bone's
+/// moments, the record's node owners and the triangle owners in tri_bone
+/// (sub_body.c does the cutting).
 void cri_bend_fit_sub_body(cr_world *w, uint32_t rec, uint32_t bone, const uint8_t *tri_bone, uint8_t *mark);
 
 /// A bone's sub-body pose now: its own, or its cluster's composed with its place in it.
@@ -136,9 +139,16 @@ uint32_t cri_bend_uncondense_around(cr_world *w, uint32_t rec, uint32_t rep, uin
 
 /* ---- seam.c ---- */
 
-/// Re-segment the seams of joints turned more than their def's seam_angle
-/// since their seam was last made, seams_per_step of them (docs/bending.md
-/// "Seams"); the rest wait. Returns the work.
+/// A bone's seam not made since its grid (or its parent's) was cut at rest: due at once.
+static inline cr_quat cri_bend_seam_unmade(void) {
+    cr_quat q = {0, 0, 0, 0};
+    return q;
+}
+
+/// Make the seams of joints not made since their grids were cut (a new
+/// joint: attach, split, wake) and re-make those turned more than their
+/// def's seam_angle since, seams_per_step of them (docs/bending.md "Seams");
+/// the rest wait. Returns the work.
 uint32_t cri_bend_seams(cr_world *w);
 
 /* ---- bend_dent.c ---- */

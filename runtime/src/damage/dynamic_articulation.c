@@ -137,13 +137,15 @@ uint32_t cri_bend_split(cr_world *w, uint32_t rec, cr_vec3 point, bool *split) {
     }
     for (uint32_t i = 0; i < nodes; ++i) sc.node_bone[i] = node_bone[i] == j ? 0xff : node_bone[i];
     work += a->triangle_count + nv + cri_sub_body_grow(a, sc.tri_bone, seeds, sc.node_bone, sc.queue);
-    uint32_t own_j = 0, own_n = 0;
-    for (uint32_t i = 0; i < nodes; ++i) {
+    for (uint32_t i = 0; i < nodes; ++i)
         if (sc.node_bone[i] == 0xff) sc.node_bone[i] = (uint8_t)j; /* unreachable from the seeds: stays j's */
-        if (a->sdf[i] < 0) own_j += sc.node_bone[i] == j, own_n += sc.node_bone[i] == n;
-    }
-    work += nodes;
-    if (own_j == 0 || own_n == 0) return work;
+    /* the two halves' moments (every other bone keeps its own) */
+    uint8_t want[256];
+    memset(want, 0, sizeof want);
+    want[j] = want[n] = 1;
+    cri_sub_body_moments(a, sc.node_bone, (uint32_t)n + 1, want, sc.moments);
+    work += 2 * nodes;
+    if (sc.moments[j].count == 0 || sc.moments[n].count == 0) return work;
 
     /* commit */
     memcpy(skin_bone, sc.skin_bone, 4u * nv);
@@ -160,6 +162,8 @@ uint32_t cri_bend_split(cr_world *w, uint32_t rec, cr_vec3 point, bool *split) {
     bones[n].cluster = -1;
     bones[n].quiet = 0;
     bones[j].seg_b = s;
+    bones[j].moments = sc.moments[j];
+    bones[n].moments = sc.moments[n];
     r->bone_count++;
     r->splits++;
     r->dirty = 1;

@@ -9,8 +9,15 @@
  * bent by tens of degrees, a body resting in the V sinks into it and slips
  * through after a second or so (docs/bending.md "Seams").
  *
- * What: when a joint has turned more than the def's seam_angle since its seam
- * was last made, each side's grid is re-made in a band of SEAM_BAND_CELLS
+ * Straight, the slit is narrower but still there: a 4 cm cube set on the
+ * straight joint of a freshly split rod sank 24 mm into it, a 2 cm ball 51 mm
+ * (bend_straight_seam_holds_a_small_body). So a joint's seam is also made as
+ * soon as the joint exists with its grids as cut (attach, a split, a wake:
+ * bones[k].seam all zero), whatever its turn, in the same budget and order.
+ *
+ * What: when a joint's seam is not made yet, or it has turned more than the
+ * def's seam_angle since its seam was last made, each side's grid is re-made
+ * in a band of SEAM_BAND_CELLS
  * 6-neighbour steps into the other side's nodes: there it reads the union of
  * the other side where it is now (its restricted level set, the rest grid
  * with the fill at nodes it does not own, through the two sub-bodies'
@@ -45,15 +52,26 @@
 
 /* The restricted level set of `bone` at rest point q: trilinear over the rest
  * grid, a corner another bone owns raised to the fill; outside the grid: the
- * fill (nothing of the bone there). */
+ * value at the nearest point of the grid's box plus the distance to it (a
+ * distance grows at most that fast). Returning the fill there, as this did,
+ * put a wall one cell outside along the box's faces wherever a band node on
+ * them maps a rounding error past the box (a straight seam does: 0.095 m
+ * where the grid read 0.455 m on fine_bar, and a ball stopped 0.3 m above the
+ * bar). A NaN: the fill. */
 static cr_real restricted_at(const cr_asset *a, const uint8_t *owner, uint32_t bone, cr_real fill, cr_vec3 q) {
-    const cr_real c[3] = {cr_mul(q.x - a->sdf_origin.x, a->sdf_inv_cell), cr_mul(q.y - a->sdf_origin.y, a->sdf_inv_cell),
-                          cr_mul(q.z - a->sdf_origin.z, a->sdf_inv_cell)};
+    cr_real c[3] = {cr_mul(q.x - a->sdf_origin.x, a->sdf_inv_cell), cr_mul(q.y - a->sdf_origin.y, a->sdf_inv_cell),
+                    cr_mul(q.z - a->sdf_origin.z, a->sdf_inv_cell)};
     uint32_t idx[3];
     cr_real t[3];
+    cr_vec3 out = cr_v3_zero(); /* cells past the box, per axis */
     for (int k = 0; k < 3; ++k) {
         cr_real top = cr_from_int((int32_t)a->sdf_dims[k] - 1);
-        if (!(c[k] >= 0 && c[k] <= top)) return fill; /* also a NaN */
+        if (!(c[k] >= 0 || c[k] < 0)) return fill; /* a NaN (never in Q32.32) */
+        cr_real e = c[k] < 0 ? c[k] : (c[k] > top ? c[k] - top : 0);
+        if (k == 0) out.x = e;
+        else if (k == 1) out.y = e;
+        else out.z = e;
+        c[k] = cr_clamp(c[k], 0, top);
         int32_t i = cr_floor_int(c[k]);
         if (i > (int32_t)a->sdf_dims[k] - 2) i = (int32_t)a->sdf_dims[k] - 2;
         idx[k] = (uint32_t)i;
@@ -68,7 +86,9 @@ static cr_real restricted_at(const cr_asset *a, const uint8_t *owner, uint32_t b
     cr_real x0 = v[0] + cr_mul(t[0], v[1] - v[0]), x1 = v[2] + cr_mul(t[0], v[3] - v[2]);
     cr_real x2 = v[4] + cr_mul(t[0], v[5] - v[4]), x3 = v[6] + cr_mul(t[0], v[7] - v[6]);
     cr_real y0 = x0 + cr_mul(t[1], x1 - x0), y1 = x2 + cr_mul(t[1], x3 - x2);
-    return y0 + cr_mul(t[2], y1 - y0);
+    cr_real inside = y0 + cr_mul(t[2], y1 - y0);
+    if (out.x == 0 && out.y == 0 && out.z == 0) return inside;
+    return inside + cr_mul(cr_v3_len(out), a->sdf_cell);
 }
 
 /* The point of node n (rest frame) as seen by the other bone: moved with
@@ -178,11 +198,15 @@ uint32_t cri_bend_seams(cr_world *w) {
             if (p < 0 || bones[k].cluster >= 0 || bones[p].cluster >= 0 || bones[k].joint.index1 == 0) continue;
             cr_quat now = cr_quat_mul(cr_quat_conj(cri_bend_bone_pose(w, bones, (uint32_t)p).q),
                                       cri_bend_bone_pose(w, bones, k).q);
-            cr_quat d = cr_quat_mul(cr_quat_conj(bones[k].seam), now);
-            /* 2 sin(turn / 2) against the angle: no trigonometry, the same test to second order */
-            cr_real s2 = cr_mul(d.x, d.x) + cr_mul(d.y, d.y) + cr_mul(d.z, d.z);
-            cr_real half = cr_mul(cr_min(r->def.seam_angle, CR_R(2)), CR_R(0.5)); /* 2 sin(turn / 2) <= 2: more is never */
-            if (s2 <= cr_mul(half, half)) continue;
+            cr_quat last = bones[k].seam;
+            bool unmade = last.w == 0 && last.x == 0 && last.y == 0 && last.z == 0;
+            if (!unmade) {
+                cr_quat d = cr_quat_mul(cr_quat_conj(last), now);
+                /* 2 sin(turn / 2) against the angle: no trigonometry, the same test to second order */
+                cr_real s2 = cr_mul(d.x, d.x) + cr_mul(d.y, d.y) + cr_mul(d.z, d.z);
+                cr_real half = cr_mul(cr_min(r->def.seam_angle, CR_R(2)), CR_R(0.5)); /* 2 sin(turn / 2) <= 2: more is never */
+                if (s2 <= cr_mul(half, half)) continue;
+            }
             if (done == budget) { /* this one waits, and goes first next step */
                 CR_DAMAGE(w)->bend.next_seam = rec * bd->max_bones + k;
                 w->stats.bend.done += done;

@@ -22,7 +22,12 @@
  * of the nodes as point masses plus each node's own cube (m h^2 / 6), taken
  * about the parent's axes (the sub-body keeps the parent's orientation, so
  * the products of inertia are dropped: zero for a segment of a symmetric
- * bar, small for most limbs; docs/bending.md).
+ * bar, small for most limbs; docs/bending.md). All of it comes from each
+ * bone's nodes as integer moments of their indices (a node is at origin +
+ * (i, j, k) h): count, sums, sums of squares and of products, exact in
+ * int64. The cooker stores them (BNDM) and attach sums them when it has
+ * none, and one function makes mass, centre and inertia from them, so the
+ * two give the same bits in either scalar mode.
  */
 #include "damage/sub_body.h"
 
@@ -63,6 +68,11 @@ static uint32_t node_of(const cr_asset *a, cr_vec3 p) {
         idx[k] = (uint32_t)i;
     }
     return idx[0] | idx[1] << 10 | idx[2] << 20;
+}
+
+uint8_t cri_sub_body_owner_at(const cr_asset *a, const uint8_t *node_bone, cr_vec3 p) {
+    uint32_t packed = node_of(a, p);
+    return node_bone[(packed & 1023u) + a->sdf_dims[0] * ((packed >> 10 & 1023u) + a->sdf_dims[1] * (packed >> 20))];
 }
 
 uint32_t cri_sub_body_grow(const cr_asset *a, const uint8_t *tri_bone, const uint8_t *seeds, uint8_t *node_bone,
@@ -140,39 +150,70 @@ uint32_t cri_sub_body_segment(const cr_asset *a, const uint8_t *skin_bone, const
     return a->triangle_count + cri_sub_body_grow(a, tri_bone, seeds, node_bone, queue);
 }
 
-static cr_vec3 node_position(const cr_asset *a, uint32_t node) {
-    uint32_t nx = a->sdf_dims[0], ny = a->sdf_dims[1];
-    uint32_t i = node % nx, j = (node / nx) % ny, k = node / (nx * ny);
-    return cr_v3(a->sdf_origin.x + cr_mul(cr_from_int((int32_t)i), a->sdf_cell),
-                 a->sdf_origin.y + cr_mul(cr_from_int((int32_t)j), a->sdf_cell),
-                 a->sdf_origin.z + cr_mul(cr_from_int((int32_t)k), a->sdf_cell));
+void cri_sub_body_moments(const cr_asset *a, const uint8_t *node_bone, uint32_t bone_count, const uint8_t *want,
+                          cr_asset_bone_moments *out) {
+    for (uint32_t b = 0; b < bone_count; ++b)
+        if (want == NULL || want[b]) memset(&out[b], 0, sizeof out[b]);
+    uint32_t nx = a->sdf_dims[0], ny = a->sdf_dims[1], nz = a->sdf_dims[2], node = 0;
+    for (uint32_t k = 0; k < nz; ++k)
+        for (uint32_t j = 0; j < ny; ++j)
+            for (uint32_t i = 0; i < nx; ++i, ++node) {
+                uint32_t b = node_bone[node];
+                if (a->sdf[node] >= 0 || b >= bone_count || (want != NULL && !want[b])) continue;
+                cr_asset_bone_moments *m = &out[b];
+                int64_t x = i, y = j, z = k;
+                m->count++;
+                m->sum[0] += x, m->sum[1] += y, m->sum[2] += z;
+                m->sum_sq[0] += x * x, m->sum_sq[1] += y * y, m->sum_sq[2] += z * z;
+                m->sum_cross[0] += x * y, m->sum_cross[1] += x * z, m->sum_cross[2] += y * z;
+            }
 }
 
-uint32_t cri_sub_body_mass(const cr_asset *a, const uint8_t *node_bone, uint32_t bone, cr_real node_mass,
-                           cr_vec3 *centre, cr_vec3 *inertia) {
-    uint32_t nodes = a->sdf_dims[0] * a->sdf_dims[1] * a->sdf_dims[2], n = 0;
-    cr_vec3 sum = cr_v3_zero();
-    for (uint32_t i = 0; i < nodes; ++i) {
-        if (node_bone[i] != bone || a->sdf[i] >= 0) continue;
-        sum = cr_v3_add(sum, node_position(a, i));
-        ++n;
-    }
+/* sum / n as a real: whole part and remainder apart, so neither leaves int32 */
+static cr_real ratio(int64_t sum, int64_t n) {
+    int64_t q = sum / n, r = sum % n;
+    return cr_from_int((int32_t)q) + cr_div(cr_from_int((int32_t)r), cr_from_int((int32_t)n));
+}
+
+uint32_t cri_sub_body_mass(const cr_asset *a, const cr_asset_bone_moments *m, cr_real node_mass, cr_vec3 *centre,
+                           cr_vec3 *inertia, cr_vec3 *products) {
     *centre = cr_v3_zero();
     *inertia = cr_v3_zero();
-    if (n == 0) return 0;
-    cr_vec3 c = cr_v3_scale(sum, cr_div(CR_R(1), cr_from_int((int32_t)n)));
-    /* second moments about the centre, as the nodes' own sums first (then one multiply by the node mass) */
-    cr_vec3 sq = cr_v3_zero();
-    for (uint32_t i = 0; i < nodes; ++i) {
-        if (node_bone[i] != bone || a->sdf[i] >= 0) continue;
-        cr_vec3 d = cr_v3_sub(node_position(a, i), c);
-        sq = cr_v3_add(sq, cr_v3(cr_mul(d.x, d.x), cr_mul(d.y, d.y), cr_mul(d.z, d.z)));
+    if (products) *products = cr_v3_zero();
+    int64_t n = m->count;
+    if (n <= 0) return 0;
+    /* per axis: the mean index q + r/n, and the spread about it in cells^2:
+     * sum (i - q)^2 / n - (r/n)^2, the integer sum exact (docs/bending.md) */
+    int64_t q[3], r[3];
+    cr_real c[3], var[3];
+    for (int x = 0; x < 3; ++x) {
+        q[x] = m->sum[x] / n, r[x] = m->sum[x] % n;
+        c[x] = ratio(m->sum[x], n);
+        int64_t spread = m->sum_sq[x] - 2 * q[x] * m->sum[x] + q[x] * q[x] * n;
+        cr_real f = cr_div(cr_from_int((int32_t)r[x]), cr_from_int((int32_t)n));
+        var[x] = ratio(spread, n) - cr_mul(f, f);
     }
-    cr_real own = cr_mul(cr_from_int((int32_t)n), cr_div(cr_mul(a->sdf_cell, a->sdf_cell), CR_R(6)));
-    *centre = c;
-    *inertia = cr_v3(cr_mul(node_mass, sq.y + sq.z + own), cr_mul(node_mass, sq.x + sq.z + own),
-                     cr_mul(node_mass, sq.x + sq.y + own));
-    return n;
+    cr_real h = a->sdf_cell, mass = cr_mul(node_mass, cr_from_int((int32_t)n));
+    *centre = cr_v3(a->sdf_origin.x + cr_mul(c[0], h), a->sdf_origin.y + cr_mul(c[1], h), a->sdf_origin.z + cr_mul(c[2], h));
+    /* the nodes as point masses plus each node's own cube (h^2 / 6 per axis) */
+    const cr_real own = cr_div(CR_R(1), CR_R(6));
+    cr_real ix = cr_mul(cr_mul(var[1] + var[2] + own, h), h), iy = cr_mul(cr_mul(var[0] + var[2] + own, h), h),
+            iz = cr_mul(cr_mul(var[0] + var[1] + own, h), h);
+    *inertia = cr_v3(cr_mul(mass, ix), cr_mul(mass, iy), cr_mul(mass, iz));
+    if (products) {
+        /* -sum m d_a d_b per pair (xy, xz, yz): the tensor's off-diagonal entries the sub-body drops */
+        static const int pair[3][2] = {{0, 1}, {0, 2}, {1, 2}};
+        cr_real p[3];
+        for (int k = 0; k < 3; ++k) {
+            int u = pair[k][0], v = pair[k][1];
+            int64_t cross = m->sum_cross[k] - q[v] * m->sum[u] - q[u] * m->sum[v] + q[u] * q[v] * n; /* sum (i-q_u)(j-q_v) */
+            cr_real fu = cr_div(cr_from_int((int32_t)r[u]), cr_from_int((int32_t)n));
+            cr_real fv = cr_div(cr_from_int((int32_t)r[v]), cr_from_int((int32_t)n));
+            p[k] = -cr_mul(mass, cr_mul(cr_mul(ratio(cross, n) - cr_mul(fu, fv), h), h));
+        }
+        *products = cr_v3(p[0], p[1], p[2]);
+    }
+    return (uint32_t)n;
 }
 
 uint32_t cri_sub_body_restrict(cr_asset *view, cr_vec3 *positions, cr_vec3 *samples, cr_real *sdf,

@@ -20,15 +20,25 @@ uint8_t cri_sub_body_triangle_bone(const cr_asset *a, const uint8_t *skin_bone, 
 /// queue: nodes entries of scratch. Returns the work.
 uint32_t cri_sub_body_grow(const cr_asset *a, const uint8_t *tri_bone, const uint8_t *seeds, uint8_t *node_bone,
                            uint32_t *queue);
+/// The owner of the grid node nearest p (the parent's rest frame; clamped to the grid).
+uint8_t cri_sub_body_owner_at(const cr_asset *a, const uint8_t *node_bone, cr_vec3 p);
 /// Segment the whole asset: tri_bone[triangle_count] and node_bone[nodes].
 uint32_t cri_sub_body_segment(const cr_asset *a, const uint8_t *skin_bone, const cr_real *skin_weight, uint8_t *tri_bone,
                               uint8_t *node_bone, uint32_t *queue);
 
-/// Mass properties of one bone's part, from its inside nodes: node count,
-/// centre (body frame of the parent, m) and the principal moments in the
-/// parent's axes (kg m^2) for `node_mass` kg per node.
-uint32_t cri_sub_body_mass(const cr_asset *a, const uint8_t *node_bone, uint32_t bone, cr_real node_mass,
-                           cr_vec3 *centre, cr_vec3 *inertia);
+/// One pass over the grid: the integer moments of the inside nodes (phi < 0)
+/// each bone b < bone_count owns (only those with want[b] != 0 when want is
+/// not NULL) into out[b], zeroed first (what the cooker stores as BNDM).
+void cri_sub_body_moments(const cr_asset *a, const uint8_t *node_bone, uint32_t bone_count, const uint8_t *want,
+                          cr_asset_bone_moments *out);
+
+/// Mass properties of one bone's part from its moments: returns the node
+/// count; centre (body frame of the parent, m), the moments about the
+/// parent's axes through it (kg m^2) for `node_mass` kg per node, and when
+/// products is not NULL the inertia tensor's off-diagonal entries (xy, xz, yz;
+/// the sub-body drops them). The one function for cooked and summed moments.
+uint32_t cri_sub_body_mass(const cr_asset *a, const cr_asset_bone_moments *m, cr_real node_mass, cr_vec3 *centre,
+                           cr_vec3 *inertia, cr_vec3 *products);
 
 /// Fill a body's surface-copy arrays as bone `bone`'s sub-body sees the
 /// parent: every vertex and grid value moved into the sub-body's frame (the

@@ -389,6 +389,8 @@ static cr_asset_check check_layout(parsed *ps, const void *bytes, size_t size, c
         /* a rigged asset may carry its segmentation: both sections, whole */
         [CR_ASEC_BNDT] = bend ? ps->triangle_count : 0u,
         [CR_ASEC_BNDN] = bend ? ps->node_count : 0u,
+        /* and its bones' moments, one per bone, or none (cooked before they existed) */
+        [CR_ASEC_BNDM] = bend && ps->sec[CR_ASEC_BNDM].count > 0 ? ps->bone_count : 0u,
     };
     if ((uint64_t)ps->sec[CR_ASEC_SPRS].count > (uint64_t)CR_ASSET_MAX_SOFT_SPRINGS_PER_VERTEX * ps->vertex_count)
         return fail(e, CR_ASSET_COUNT_LIMIT, section_tag(CR_ASEC_SPRS), ps->sec[CR_ASEC_SPRS].count);
@@ -397,6 +399,48 @@ static cr_asset_check check_layout(parsed *ps, const void *bytes, size_t size, c
     for (int i = 0; i < (int)CR_ASSET_SECTION_COUNT; ++i)
         if (ps->sec[i].count != expect[i])
             return fail(e, CR_ASSET_SECTION_SIZE, section_tag((cr_asset_section_id)i), ps->sec[i].count);
+    return CR_ASSET_OK;
+}
+
+/* Bending's per-bone moments (BNDM): what a bone's inside nodes in a grid of
+ * these dims can sum to. Each bone b: 0 <= count <= nodes (all bones
+ * together too); a bone with no node sums nothing; per axis of n nodes
+ * 0 <= sum <= count (n - 1), 0 <= sum_sq <= count (n - 1)^2 and the spread
+ * about the mean not negative (sum_sq count >= sum^2, compared exactly
+ * without the product: with q = sum / count, r = sum % count,
+ * sum (i - q)^2 >= r^2 / count); 0 <= sum_cross <= count (n_a - 1)(n_b - 1).
+ * Every product formed is below 2^63 once the ranges hold. The moments are
+ * not compared with BNDN's owners (a pass over the grid: what they save);
+ * in range they give a positive mass and inertia and a centre inside the
+ * grid, so the runtime uses what the file says, as it does the owners. */
+static cr_asset_check check_bend_moments(const parsed *ps, cr_asset_error *e) {
+    const uint8_t *m = sec_ptr(ps, CR_ASEC_BNDM);
+    uint32_t tag = section_tag(CR_ASEC_BNDM);
+    int64_t total = 0;
+    for (uint32_t b = 0; b < ps->sec[CR_ASEC_BNDM].count; ++b) {
+        const uint8_t *el = m + 80ull * b;
+        int64_t v[10];
+        for (int k = 0; k < 10; ++k) v[k] = (int64_t)rd_u64(el + 8 * k);
+        int64_t n = v[0];
+        if (n < 0 || n > (int64_t)ps->node_count) return fail(e, CR_ASSET_VALUE_RANGE, tag, b);
+        total += n;
+        if (total > (int64_t)ps->node_count) return fail(e, CR_ASSET_VALUE_RANGE, tag, b);
+        int64_t top[3];
+        for (int k = 0; k < 3; ++k) top[k] = (int64_t)ps->dims[k] - 1;
+        for (int k = 0; k < 3; ++k) {
+            int64_t sum = v[1 + k], sq = v[4 + k];
+            if (sum < 0 || sum > n * top[k] || sq < 0 || sq > n * top[k] * top[k]) return fail(e, CR_ASSET_VALUE_RANGE, tag, b);
+            if (n == 0) continue;
+            int64_t q = sum / n, r = sum % n;
+            int64_t spread = sq - 2 * q * sum + q * q * n; /* sum (i - q)^2 */
+            if (spread < 0 || spread < (r * r + n - 1) / n) return fail(e, CR_ASSET_VALUE_RANGE, tag, b);
+        }
+        static const int pair[3][2] = {{0, 1}, {0, 2}, {1, 2}};
+        for (int k = 0; k < 3; ++k) {
+            int64_t x = v[7 + k];
+            if (x < 0 || x > n * top[pair[k][0]] * top[pair[k][1]]) return fail(e, CR_ASSET_VALUE_RANGE, tag, b);
+        }
+    }
     return CR_ASSET_OK;
 }
 
@@ -632,6 +676,8 @@ static cr_asset_check check_payload(const parsed *ps, cr_asset_error *e) {
             if (o[i] >= ps->bone_count) return fail(e, CR_ASSET_INDEX_RANGE, section_tag(bnd[s]), i);
     }
 
+    if ((c = check_bend_moments(ps, e)) != CR_ASSET_OK) return c;
+
     /* neighbourhoods */
     if ((c = check_csr(ps, CR_ASEC_ADJS, CR_ASEC_ADJI, true, ps->vertex_count, true, e)) != CR_ASSET_OK) return c;
     if ((c = check_csr(ps, CR_ASEC_GEOS, CR_ASEC_GEOI, false, ps->geodesic_lists, ps->patch_count == 0, e)) != CR_ASSET_OK)
@@ -722,6 +768,7 @@ static plan_t plan(const parsed *ps) {
     n += round16((uint64_t)ps->sec[CR_ASEC_FRCP].count * sizeof(cr_asset_piece));
     n += round16((uint64_t)ps->sec[CR_ASEC_FRCB].count * sizeof(cr_asset_bond));
     n += round16((uint64_t)ps->sec[CR_ASEC_SPRS].count * sizeof(cr_asset_spring));
+    n += round16((uint64_t)ps->sec[CR_ASEC_BNDM].count * sizeof(cr_asset_bone_moments));
     if (!p.alias_real) n += round16((uint64_t)ps->sec[CR_ASEC_SPRP].count * sizeof(cr_real));
     p.bytes = n;
     return p;
@@ -876,6 +923,21 @@ static void build_view(const parsed *ps, const plan_t *pl, uint8_t *block, cr_as
 
     a->bend_triangle_bone = ps->sec[CR_ASEC_BNDT].count ? sec_ptr(ps, CR_ASEC_BNDT) : NULL;
     a->bend_node_bone = ps->sec[CR_ASEC_BNDN].count ? sec_ptr(ps, CR_ASEC_BNDN) : NULL;
+    if (ps->sec[CR_ASEC_BNDM].count) {
+        cr_asset_bone_moments *bm =
+            (cr_asset_bone_moments *)bump_take(&bp, (uint64_t)ps->sec[CR_ASEC_BNDM].count * sizeof(cr_asset_bone_moments));
+        const uint8_t *src = sec_ptr(ps, CR_ASEC_BNDM);
+        for (uint32_t i = 0; i < ps->sec[CR_ASEC_BNDM].count; ++i) {
+            const uint8_t *el = src + 80ull * i;
+            bm[i].count = (int64_t)rd_u64(el);
+            for (int k = 0; k < 3; ++k) {
+                bm[i].sum[k] = (int64_t)rd_u64(el + 8 + 8 * k);
+                bm[i].sum_sq[k] = (int64_t)rd_u64(el + 32 + 8 * k);
+                bm[i].sum_cross[k] = (int64_t)rd_u64(el + 56 + 8 * k);
+            }
+        }
+        a->bend_moments = bm;
+    }
     a->soft_spring_count = ps->sec[CR_ASEC_SPRS].count;
     if (a->soft_spring_count) {
         cr_asset_spring *sp = (cr_asset_spring *)bump_take(&bp, (uint64_t)a->soft_spring_count * sizeof(cr_asset_spring));

@@ -14,7 +14,7 @@
  *   - Every section up to EXMP is always present (a skeleton-less asset has
  *     empty bone sections): fewer cases for the loader means fewer places to
  *     get wrong. The sections after EXMP (added later: SQSK, SQIV, FRCP, FRCB, FRCA,
- *     SPRP, SPRS, GPAT, BNDT, BNDN) may be
+ *     SPRP, SPRS, GPAT, BNDT, BNDN, BNDM) may be
  *     left off the end of the table when empty, so an asset that has none of
  *     them keeps the bytes it had before they existed; the header's section
  *     count says how many entries the table has.
@@ -79,13 +79,18 @@
     X(SPRS, 'S', 'P', 'R', 'S', 16)          \
     X(GPAT, 'G', 'P', 'A', 'T', 4)           \
     X(BNDT, 'B', 'N', 'D', 'T', 1)           \
-    X(BNDN, 'B', 'N', 'D', 'N', 1)
+    X(BNDN, 'B', 'N', 'D', 'N', 1)           \
+    X(BNDM, 'B', 'N', 'D', 'M', 80)
 
 /* Bending's segmentation (docs/bending.md; both empty, or both present in a
  * rigged asset): BNDT: u8 per triangle, the bone it belongs to; BNDN: u8 per
  * distance-grid node, the bone that owns it; every value < the bone count.
  * What cr_bend_attach would compute from the asset's own influences
- * (runtime/src/damage/sub_body.c), cooked so attaching costs no segmentation. */
+ * (runtime/src/damage/sub_body.c), cooked so attaching costs no segmentation.
+ * BNDM (optional, only with BNDT and BNDN: one per bone): i64 count, sum[3],
+ * sum_sq[3], sum_cross[3] = 80 bytes, the integer moments of the inside
+ * nodes (SDFV < 0) each bone owns in BNDN, in node indices (crumple/asset.h
+ * cr_asset_bone_moments), so attaching needs no pass over the grid either. */
 
 /// Table entries every asset has (INFO .. EXMP); the rest are optional at the end.
 #define CR_ASSET_REQUIRED_SECTIONS 16u
