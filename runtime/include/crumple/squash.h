@@ -44,11 +44,24 @@ typedef enum cr_squash_primitive_type {
     CR_SQUASH_RECT = 2     ///< the rectangle a ± b ± e (b, e: perpendicular half-edges): a flat face
 } cr_squash_primitive_type;
 
+/// Groups of one skeleton (seed 003 §4.2, the blending graph): at most this many.
+#define CR_SQUASH_MAX_GROUPS 16
+
 /// One skeleton primitive: f_i(P) = weight (1 - r^2/R^2)^3 for r = the
 /// distance from P to the primitive below the radius of influence R, else 0.
+///
+/// The blending graph (seed 003 §4.2): each primitive belongs to a group
+/// (0 .. CR_SQUASH_MAX_GROUPS - 1); two groups either blend (their
+/// potentials add: an arm into its shoulder, no crease) or collide (each
+/// hollows and bulges the other's skin as two squishy bodies would: a hand
+/// against the belly). `collide` is the bit mask of the groups this
+/// primitive's group collides with; every primitive of a group carries the
+/// same mask, the graph is symmetric and no group collides with itself. All
+/// 0 (the default): one group, everything blends.
 typedef struct cr_squash_primitive {
     uint32_t type;   ///< cr_squash_primitive_type
-    uint32_t pad_;
+    uint16_t group;  ///< its group of the blending graph (< CR_SQUASH_MAX_GROUPS)
+    uint16_t collide; ///< bit h set: its group collides with group h (else they blend)
     cr_vec3 a;       ///< m: the point, the segment's start, the rectangle's centre
     cr_vec3 b;       ///< m: the segment's end, the rectangle's first half-edge
     cr_vec3 e;       ///< m: the rectangle's second half-edge (perpendicular to b)

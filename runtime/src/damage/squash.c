@@ -26,7 +26,8 @@ cr_potential cri_squash_other_potential(const cri_squash_other *o, cr_vec3 p) {
     if (cr_v3_len_sq(cr_v3_sub(p, o->bound_centre)) >= cr_sq(o->bound_radius)) return out;
     cr_vec3 q = cr_v3_add(cr_mat3_mul_v3(o->rot, p), o->to_other.p);
     if (o->kind == CRI_SQUASH_OTHER_SKELETON) {
-        out = cri_skeleton_potential(o->prims, o->count, q);
+        out = o->prim_groups ? cri_skeleton_potential_groups(o->prims, o->count, o->prim_groups, q)
+                             : cri_skeleton_potential(o->prims, o->count, q);
         out.f = cr_mul(out.f, o->scale);
         out.grad = cr_v3_scale(out.grad, o->scale);
     } else {
@@ -86,8 +87,8 @@ static bool grid_cell(const cri_squash_params *prm, cr_vec3 p, int32_t i[3], cr_
     return true;
 }
 
-cr_potential cri_squash_own_potential(const cri_squash_params *prm, cr_vec3 p) {
-    cr_potential f = cri_skeleton_potential(prm->prims, prm->count, p);
+/* The grid's part added to f (sculpting). */
+static cr_potential add_grid(const cri_squash_params *prm, cr_potential f, cr_vec3 p) {
     int32_t i[3];
     cr_real t[3];
     if (prm->grid == NULL || !grid_cell(prm, p, i, t)) return f;
@@ -108,6 +109,15 @@ cr_potential cri_squash_own_potential(const cri_squash_params *prm, cr_vec3 p) {
     f.f += v;
     f.grad = cr_v3_add(f.grad, cr_v3_scale(cr_v3(dx, dy, dz), prm->grid_inv));
     return f;
+}
+
+cr_potential cri_squash_own_potential(const cri_squash_params *prm, cr_vec3 p) {
+    return add_grid(prm, cri_skeleton_potential(prm->prims, prm->count, p), p);
+}
+
+cr_potential cri_squash_vertex_potential(const cri_squash_params *prm, uint32_t v, cr_vec3 p) {
+    if (prm->vertex_group == NULL) return cri_squash_own_potential(prm, p);
+    return add_grid(prm, cri_skeleton_potential_groups(prm->prims, prm->count, prm->blend[prm->vertex_group[v]], p), p);
 }
 
 void cri_squash_grid_print(const cri_squash_params *prm, cr_real *grid, cr_vec3 p, cr_real d, cr_real floor) {
@@ -141,7 +151,7 @@ static void add_other(const cri_squash_params *prm, cr_potential *f, cr_potentia
 
 static cr_potential deformed(const cri_squash_params *prm, const cri_squash_skin *skin, uint32_t z,
                              const cri_squash_other *others, uint32_t n_others, cr_real scale, cr_vec3 p, cr_real *dfds) {
-    cr_potential f = cri_squash_own_potential(prm, p);
+    cr_potential f = cri_squash_vertex_potential(prm, skin->zone[z], p);
     if (dfds) *dfds = 0;
     for (uint32_t k = 0; k < n_others; ++k) {
         cr_real c1 = skin->zone_c1[z * CRI_SQUASH_MAX_OTHERS + k];
@@ -391,6 +401,12 @@ static uint32_t candidates(cri_squash_skin *skin, const cri_squash_other *others
     return n;
 }
 
+/* Whether skin vertex v sees other o: a part of the body's own skeleton (self-contact, seed §4.2) is another body
+ * only to the vertices of the groups it collides with. */
+static inline bool sees(const cri_squash_params *prm, const cri_squash_other *o, uint32_t v) {
+    return o->applies == 0 || prm->vertex_group == NULL || ((o->applies >> prm->vertex_group[v]) & 1u);
+}
+
 /* Which vertices the others reach, with each one's c1 and height factor. */
 static uint32_t scan(const cri_squash_params *prm, cri_squash_skin *skin, cri_squash_other *others, uint32_t n_others,
                      uint32_t *dropped, uint32_t *work, cr_real *fold, cr_real width) {
@@ -419,6 +435,7 @@ static uint32_t scan(const cri_squash_params *prm, cri_squash_skin *skin, cri_sq
     for (uint32_t i = 0; i < nc; ++i)
         for (uint32_t k = 0; k < n_others; ++k) {
             uint32_t v = skin->candidates[i];
+            if (!sees(prm, &others[k], v)) continue;
             if (cr_v3_len_sq(cr_v3_sub(skin->rest[v], others[k].bound_centre)) >= cr_sq(inside_r[k])) continue;
             cr_real f2 = cri_squash_other_potential(&others[k], skin->rest[v]).f;
             ++*work;
@@ -440,6 +457,7 @@ static uint32_t scan(const cri_squash_params *prm, cri_squash_skin *skin, cri_sq
         bool any = false;
         for (uint32_t k = 0; k < n_others; ++k) {
             c1s[k] = 0, hs[k] = 0;
+            if (!sees(prm, &others[k], v)) continue;
             if (cr_v3_len_sq(cr_v3_sub(x, others[k].bound_centre)) >= cr_sq(zone_r[k])) continue;
             cr_potential g = cri_squash_other_potential(&others[k], x);
             ++*work;
@@ -465,7 +483,7 @@ static uint32_t scan(const cri_squash_params *prm, cri_squash_skin *skin, cri_sq
         }
         /* the bulge's steepest rise (3h / 2 (m - c1) on the first cubic) times |grad f2| must stay below
          * 0.8 |grad f1|, or the deformed gradient turns round there and the skin folds over */
-        cr_potential f1 = cri_squash_own_potential(prm, x);
+        cr_potential f1 = cri_squash_vertex_potential(prm, v, x);
         cr_real g1 = cr_v3_len(f1.grad);
         ++*work;
         for (uint32_t k = 0; k < n_others; ++k) {

@@ -63,6 +63,9 @@ typedef struct cr_squash_body {
     cr_vec3 grid_origin;
     cr_real grid_cell;        ///< m
     cr_real grid_deepest;     ///< m, the farthest a print moved a rest vertex so far
+    uint32_t grouped;         ///< 1: some groups of the skeleton collide (the blending graph, seed §4.2): vertex groups in use
+    uint32_t blend[CR_SQUASH_MAX_GROUPS]; ///< the groups whose primitives make group g's potential
+    cr_vec3 group_motion[CR_SQUASH_MAX_GROUPS]; ///< m, each group's mean move by cr_squash_set_primitives since the last step
 } cr_squash_body;
 
 cr_squash_def cr_default_squash_def(void) {
@@ -122,7 +125,8 @@ uint64_t cri_squash_model_region_bytes(const cr_world_def *def) {
            al16(n * b->zone_vertices * sizeof(uint32_t)) + al16(n * (b->max_vertices + 1ull) * sizeof(uint32_t)) +
            al16(n * 3 * max_triangles(b) * sizeof(uint32_t)) + al16(n * (2ull * b->max_vertices + 1) * sizeof(uint32_t)) +
            scratch_bytes(b) + (b->posable ? al16(n * 2ull * b->max_vertices * sizeof(cr_vec3)) + 16u : 0) +
-           (b->sculpt_nodes ? al16(n * (uint64_t)b->sculpt_nodes * sizeof(cr_real)) + 16u : 0) + 112u;
+           (b->sculpt_nodes ? al16(n * (uint64_t)b->sculpt_nodes * sizeof(cr_real)) + 16u : 0) + al16(n * (uint64_t)b->max_vertices) +
+           128u;
 }
 
 bool cri_squash_model_layout(cr_world *w, uint8_t *block) {
@@ -138,6 +142,7 @@ bool cri_squash_model_layout(cr_world *w, uint8_t *block) {
     r->tri_list = cri_arena_push(&w->persistent, block, n * 3 * (uint32_t)max_triangles(b) * (uint32_t)sizeof(uint32_t), 16);
     r->cells = cri_arena_push(&w->persistent, block, n * (2 * b->max_vertices + 1) * (uint32_t)sizeof(uint32_t), 16);
     r->scratch = cri_arena_push(&w->persistent, block, (uint32_t)scratch_bytes(b), 16);
+    r->vgroups = cri_arena_push(&w->persistent, block, n * b->max_vertices, 16);
     if (b->posable) {
         r->posed = cri_arena_push(&w->persistent, block, n * 2 * b->max_vertices * (uint32_t)sizeof(cr_vec3), 16);
         if (r->posed == CR_NO_OFFSET) return false;
@@ -147,7 +152,7 @@ bool cri_squash_model_layout(cr_world *w, uint8_t *block) {
         if (r->grids == CR_NO_OFFSET) return false;
     }
     bool ok = r->cells != CR_NO_OFFSET && r->records != CR_NO_OFFSET && r->primitives != CR_NO_OFFSET && r->zones != CR_NO_OFFSET &&
-              r->tri_start != CR_NO_OFFSET && r->tri_list != CR_NO_OFFSET && r->scratch != CR_NO_OFFSET;
+              r->tri_start != CR_NO_OFFSET && r->tri_list != CR_NO_OFFSET && r->scratch != CR_NO_OFFSET && r->vgroups != CR_NO_OFFSET;
     if (ok) {
         memset(block + r->records, 0, n * sizeof(cr_squash_body));
         memset(block + r->scratch, 0, b->max_vertices); /* the marks are 0 between steps */
@@ -173,6 +178,9 @@ static cr_vec3 *posed_of(const cr_world *w, uint32_t rec) {
 }
 static cr_real *grid_of(const cr_world *w, uint32_t rec) {
     return CR_AT(w, CR_DAMAGE(w)->squash.grids, cr_real) + (size_t)rec * w->def.damage.squash.sculpt_nodes;
+}
+static uint8_t *vgroups_of(const cr_world *w, uint32_t rec) {
+    return CR_AT(w, CR_DAMAGE(w)->squash.vgroups, uint8_t) + (size_t)rec * w->def.damage.squash.max_vertices;
 }
 static uint32_t *tri_list_of(const cr_world *w, uint32_t rec) {
     return CR_AT(w, CR_DAMAGE(w)->squash.tri_list, uint32_t) + (size_t)rec * 3 * max_triangles(&w->def.damage.squash);
@@ -247,6 +255,13 @@ cr_status cri_squash_model_attach(cr_world *w, uint32_t body_index1, const cr_sq
         else pr[i].b = cr_quat_rotate(a->mesh_to_body.q, pr[i].b), pr[i].e = cr_quat_rotate(a->mesh_to_body.q, pr[i].e);
     }
     cri_skeleton_bound(pr, def->primitive_count, &r->bound_centre, &r->bound_radius);
+    /* the blending graph: each group's field, and each vertex's group (the primitive that weighs most on it) */
+    for (uint32_t g = 0; g < CR_SQUASH_MAX_GROUPS; ++g) r->blend[g] = cri_skeleton_blend_mask(pr, def->primitive_count, g);
+    for (uint32_t i = 0; i < def->primitive_count; ++i) r->grouped |= pr[i].collide != 0;
+    if (r->grouped) {
+        uint8_t *vg = vgroups_of(w, pick);
+        for (uint32_t v = 0; v < a->vertex_count; ++v) vg[v] = (uint8_t)cri_skeleton_owner_group(pr, def->primitive_count, a->positions[v]);
+    }
     r->vertex_area = cr_div(a->surface_area, cr_from_int((int32_t)a->vertex_count));
     r->volume_rest = r->volume = r->volume_compressed = a->volume;
     cri_squash_vertex_triangles(a->triangles, a->triangle_count, a->vertex_count, tri_start_of(w, pick), tri_list_of(w, pick));
@@ -392,6 +407,54 @@ static bool other_of(cr_world *w, const cr_squash_body *r, uint32_t ri, const cr
     return true;
 }
 
+/* A sphere (body frame) outside which the primitives of the groups in mask add nothing. */
+static void group_bound(const cr_squash_primitive *pr, uint32_t count, uint32_t mask, cr_vec3 *centre, cr_real *radius) {
+    cr_vec3 lo = cr_v3_zero(), hi = cr_v3_zero();
+    bool any = false;
+    for (uint32_t i = 0; i < count; ++i) {
+        if (!((mask >> pr[i].group) & 1u)) continue;
+        cr_vec3 c;
+        cr_real rr;
+        cri_skeleton_bound(&pr[i], 1, &c, &rr);
+        cr_vec3 a = cr_v3_sub(c, cr_v3(rr, rr, rr)), b = cr_v3_add(c, cr_v3(rr, rr, rr));
+        lo = any ? cr_v3_min(lo, a) : a, hi = any ? cr_v3_max(hi, b) : b, any = true;
+    }
+    *centre = cr_v3_scale(cr_v3_add(lo, hi), CR_R(0.5));
+    *radius = cr_v3_len(cr_v3_scale(cr_v3_sub(hi, lo), CR_R(0.5)));
+}
+
+/* Self-contact (the blending graph, seed §4.2): for each ordered pair of colliding groups (g, h) whose reaches
+ * meet, group h's own primitives as another body to group g's skin vertices, exactly as a second squishy body
+ * would be (compression, dilation, direction from the groups' moves, the volume rule). h's field is its own
+ * primitives' only: the groups h blends with may blend with g too (a shoulder between arm and belly). */
+static uint32_t self_others(const cr_squash_body *r, const cr_squash_primitive *pr, cr_real dt, cri_squash_other *out,
+                            uint32_t room) {
+    uint32_t n = 0, count = r->def.primitive_count;
+    for (uint32_t g = 0; g < CR_SQUASH_MAX_GROUPS; ++g)
+        for (uint32_t h = 0; h < CR_SQUASH_MAX_GROUPS; ++h) {
+            bool collide = false;
+            for (uint32_t i = 0; i < count && !collide; ++i) collide = pr[i].group == g && ((pr[i].collide >> h) & 1u);
+            if (!collide) continue;
+            cr_vec3 centre;
+            cr_real radius, gap = CR_REAL_MAX;
+            group_bound(pr, count, 1u << h, &centre, &radius);
+            for (uint32_t i = 0; i < count; ++i)
+                if (pr[i].group == g) gap = cr_min(gap, cri_skeleton_gap(&pr[i], 1, centre, radius));
+            if (gap >= 0) continue;
+            if (n == room) return n;
+            cri_squash_other *o = &out[n++];
+            memset(o, 0, sizeof *o);
+            o->kind = CRI_SQUASH_OTHER_SKELETON;
+            o->to_other = cr_transform_identity();
+            o->prims = pr, o->count = count;
+            o->scale = CR_R(1);
+            o->prim_groups = 1u << h, o->applies = 1u << g;
+            o->bound_centre = centre, o->bound_radius = radius;
+            o->velocity = dt > 0 ? cr_v3_scale(cr_v3_sub(r->group_motion[h], r->group_motion[g]), cr_div(CR_R(1), dt)) : cr_v3_zero();
+        }
+    return n;
+}
+
 static void push(cr_world *w, uint32_t slot, cr_vec3 f, cr_vec3 at) {
     cr_body *b = &cr_world_bodies(w)[slot];
     if (b->type != CR_BODY_DYNAMIC) return;
@@ -402,7 +465,6 @@ static void push(cr_world *w, uint32_t slot, cr_vec3 f, cr_vec3 at) {
 
 /* One squishy body's step; returns the work. */
 static uint32_t squash_body(cr_world *w, uint32_t ri, cr_real dt) {
-    (void)dt;
     const cr_squash_budget *bd = &w->def.damage.squash;
     cr_squash_body *r = &records(w)[ri];
     uint32_t slot = r->body_index1 - 1;
@@ -415,6 +477,12 @@ static uint32_t squash_body(cr_world *w, uint32_t ri, cr_real dt) {
     uint32_t other_slot[CRI_SQUASH_MAX_OTHERS];
     cr_real other_gap[CRI_SQUASH_MAX_OTHERS];
     uint32_t n = 0, work = 0;
+    /* the groups of its own skeleton that collide come first: the game drives them into each other on purpose */
+    if (r->grouped) {
+        n = self_others(r, prims_of(w, ri), dt, others, CRI_SQUASH_MAX_OTHERS);
+        for (uint32_t k = 0; k < n; ++k) other_slot[k] = slot, other_gap[k] = -CR_REAL_MAX;
+        memset(r->group_motion, 0, sizeof r->group_motion);
+    }
     for (uint32_t s = 0; s < w->body_high; ++s) {
         if (s == slot || !cr_world_bodies_c(w)[s].alive) continue;
         ++work;
@@ -446,6 +514,7 @@ static uint32_t squash_body(cr_world *w, uint32_t ri, cr_real dt) {
     prm.fixed_scale = -CR_R(1);
     prm.model_bias = r->model_bias;
     prm.widen_hint = r->widen;
+    if (r->grouped) prm.vertex_group = vgroups_of(w, ri), memcpy(prm.blend, r->blend, sizeof prm.blend);
     if (r->grid_dims[0] > 0) {
         prm.grid = grid_of(w, ri);
         memcpy(prm.grid_dims, r->grid_dims, sizeof prm.grid_dims);
@@ -520,12 +589,12 @@ static uint32_t squash_body(cr_world *w, uint32_t ri, cr_real dt) {
                 cr_vec3 y = rest_p[v];
                 cr_potential f = {0, {0, 0, 0}};
                 for (uint32_t it = 0; it < r->def.newton_steps; ++it) {
-                    f = cri_squash_own_potential(&prm, y);
+                    f = cri_squash_vertex_potential(&prm, v, y);
                     cr_real g2 = cr_v3_len_sq(f.grad);
                     if (g2 <= CR_REAL_EPS || cr_abs(prm.c - f.f) <= cr_mul(prm.c, CRI_SQUASH_NEWTON_TOL)) break;
                     y = cr_v3_mad(y, cr_div(prm.c - f.f, g2), f.grad);
                 }
-                f = cri_squash_own_potential(&prm, y);
+                f = cri_squash_vertex_potential(&prm, v, y);
                 cr_vec3 nn = cr_v3_normalize(cr_v3_neg(f.grad));
                 rest_p[v] = y;
                 if (!(nn.x == 0 && nn.y == 0 && nn.z == 0)) rest_n[v] = nn;
@@ -537,6 +606,7 @@ static uint32_t squash_body(cr_world *w, uint32_t ri, cr_real dt) {
     /* the soft contact forces */
     for (uint32_t k = 0; k < n; ++k) {
         if (others[k].depth > 0) r->contacts++;
+        if (others[k].applies) continue; /* its own groups: the forces inside one body cancel, the game drives the pose */
         if (others[k].kind == CRI_SQUASH_OTHER_SKELETON && other_slot[k] < slot) continue; /* the lower slot pushed both */
         if (others[k].depth <= 0) continue;
         cr_vec3 at;
@@ -624,7 +694,9 @@ cr_status cr_squash_set_primitives(cr_world *w, cr_body_id id, const cr_squash_p
     cr_squash_body *r = &records(w)[ri];
     if (count != r->def.primitive_count || cri_skeleton_check(prims, count) != 0) return CR_ERR_DEF_INVALID;
     for (uint32_t i = 0; i < count; ++i)
-        if (prims[i].type != prims_of(w, ri)[i].type) return CR_ERR_DEF_INVALID;
+        if (prims[i].type != prims_of(w, ri)[i].type || prims[i].group != prims_of(w, ri)[i].group ||
+            prims[i].collide != prims_of(w, ri)[i].collide)
+            return CR_ERR_DEF_INVALID; /* the blending graph is the attached one */
     cr_surface_copy *copy = cri_damage_surface_of(w, r->body_index1);
     if (copy == NULL) return CR_ERR_DEF_INVALID;
     const cr_asset *a = cr_world_asset(w, copy->rest_slot);
@@ -637,11 +709,25 @@ cr_status cr_squash_set_primitives(cr_world *w, cr_body_id id, const cr_squash_p
     cr_squash_primitive *old = prims_of(w, ri);
     const cr_real c = r->def.isovalue;
     cr_vec3 *pos = cr_surface_copy_positions(copy, block), *nor = (cr_vec3 *)(block + copy->normals);
+    const uint8_t *vg = r->grouped ? vgroups_of(w, ri) : NULL;
+    /* each group's mean move (its primitives' ends): the direction dependence of self-contact */
+    for (uint32_t g = 0; g < CR_SQUASH_MAX_GROUPS; ++g) {
+        cr_vec3 sum = cr_v3_zero();
+        int32_t ends = 0;
+        for (uint32_t i = 0; i < count; ++i) {
+            if (old[i].group != g) continue;
+            sum = cr_v3_add(sum, cr_v3_sub(prims[i].a, old[i].a)), ++ends;
+            if (prims[i].type == CR_SQUASH_SEGMENT) sum = cr_v3_add(sum, cr_v3_sub(prims[i].b, old[i].b)), ++ends;
+        }
+        if (ends > 0) r->group_motion[g] = cr_v3_add(r->group_motion[g], cr_v3_scale(sum, cr_div(CR_R(1), cr_from_int(ends))));
+    }
     for (uint32_t v = 0; v < r->vertex_count; ++v) {
-        /* carried by the primitive that weighs most on it (the first of equals) */
-        uint32_t owner = 0;
+        /* carried by the primitive of its own group that weighs most on it (the first of equals): a hand pressing
+         * the belly must not carry the belly's skin away with it */
+        uint32_t owner = 0, mask = vg ? r->blend[vg[v]] : 0xffffffffu;
         cr_real best = -CR_R(1);
         for (uint32_t i = 0; i < count; ++i) {
+            if (vg && old[i].group != vg[v]) continue;
             cr_real f = cri_skeleton_value(&old[i], 1, rest[v]);
             if (f > best) best = f, owner = i;
         }
@@ -649,7 +735,7 @@ cr_status cr_squash_set_primitives(cr_world *w, cr_body_id id, const cr_squash_p
         /* onto the new skeleton's f = c: Newton along the gradient, each step at most a quarter radius */
         cr_potential f = {0, {0, 0, 0}};
         for (uint32_t it = 0; it < 2 * r->def.newton_steps; ++it) {
-            f = cri_skeleton_potential(prims, count, y);
+            f = cri_skeleton_potential_groups(prims, count, mask, y);
             cr_real g2 = cr_v3_len_sq(f.grad);
             if (g2 <= CR_REAL_EPS || cr_abs(c - f.f) <= cr_mul(c, CRI_SQUASH_NEWTON_TOL)) break;
             cr_vec3 d = cr_v3_scale(f.grad, cr_div(c - f.f, g2));
@@ -657,7 +743,7 @@ cr_status cr_squash_set_primitives(cr_world *w, cr_body_id id, const cr_squash_p
             if (cr_v3_len_sq(d) > cr_sq(cap)) d = cr_v3_scale(d, cr_div(cap, cr_v3_len(d)));
             y = cr_v3_add(y, d);
         }
-        f = cri_skeleton_potential(prims, count, y);
+        f = cri_skeleton_potential_groups(prims, count, mask, y);
         cr_vec3 n = cr_v3_normalize(cr_v3_neg(f.grad));
         rest[v] = pos[v] = y;
         if (!(n.x == 0 && n.y == 0 && n.z == 0)) rest_n[v] = n;
