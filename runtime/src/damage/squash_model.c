@@ -126,7 +126,7 @@ uint64_t cri_squash_model_region_bytes(const cr_world_def *def) {
            al16(n * 3 * max_triangles(b) * sizeof(uint32_t)) + al16(n * (2ull * b->max_vertices + 1) * sizeof(uint32_t)) +
            scratch_bytes(b) + (b->posable ? al16(n * 2ull * b->max_vertices * sizeof(cr_vec3)) + 16u : 0) +
            (b->sculpt_nodes ? al16(n * (uint64_t)b->sculpt_nodes * sizeof(cr_real)) + 16u : 0) + al16(n * (uint64_t)b->max_vertices) +
-           128u;
+           al16(n * b->max_primitives * sizeof(cr_squash_primitive)) + 144u;
 }
 
 bool cri_squash_model_layout(cr_world *w, uint8_t *block) {
@@ -143,6 +143,7 @@ bool cri_squash_model_layout(cr_world *w, uint8_t *block) {
     r->cells = cri_arena_push(&w->persistent, block, n * (2 * b->max_vertices + 1) * (uint32_t)sizeof(uint32_t), 16);
     r->scratch = cri_arena_push(&w->persistent, block, (uint32_t)scratch_bytes(b), 16);
     r->vgroups = cri_arena_push(&w->persistent, block, n * b->max_vertices, 16);
+    r->cooked = cri_arena_push(&w->persistent, block, n * b->max_primitives * (uint32_t)sizeof(cr_squash_primitive), 16);
     if (b->posable) {
         r->posed = cri_arena_push(&w->persistent, block, n * 2 * b->max_vertices * (uint32_t)sizeof(cr_vec3), 16);
         if (r->posed == CR_NO_OFFSET) return false;
@@ -152,7 +153,8 @@ bool cri_squash_model_layout(cr_world *w, uint8_t *block) {
         if (r->grids == CR_NO_OFFSET) return false;
     }
     bool ok = r->cells != CR_NO_OFFSET && r->records != CR_NO_OFFSET && r->primitives != CR_NO_OFFSET && r->zones != CR_NO_OFFSET &&
-              r->tri_start != CR_NO_OFFSET && r->tri_list != CR_NO_OFFSET && r->scratch != CR_NO_OFFSET && r->vgroups != CR_NO_OFFSET;
+              r->tri_start != CR_NO_OFFSET && r->tri_list != CR_NO_OFFSET && r->scratch != CR_NO_OFFSET && r->vgroups != CR_NO_OFFSET &&
+              r->cooked != CR_NO_OFFSET;
     if (ok) {
         memset(block + r->records, 0, n * sizeof(cr_squash_body));
         memset(block + r->scratch, 0, b->max_vertices); /* the marks are 0 between steps */
@@ -178,6 +180,9 @@ static cr_vec3 *posed_of(const cr_world *w, uint32_t rec) {
 }
 static cr_real *grid_of(const cr_world *w, uint32_t rec) {
     return CR_AT(w, CR_DAMAGE(w)->squash.grids, cr_real) + (size_t)rec * w->def.damage.squash.sculpt_nodes;
+}
+static cr_squash_primitive *cooked_of(const cr_world *w, uint32_t rec) {
+    return CR_AT(w, CR_DAMAGE(w)->squash.cooked, cr_squash_primitive) + (size_t)rec * w->def.damage.squash.max_primitives;
 }
 static uint8_t *vgroups_of(const cr_world *w, uint32_t rec) {
     return CR_AT(w, CR_DAMAGE(w)->squash.vgroups, uint8_t) + (size_t)rec * w->def.damage.squash.max_vertices;
@@ -254,6 +259,7 @@ cr_status cri_squash_model_attach(cr_world *w, uint32_t body_index1, const cr_sq
         if (pr[i].type == CR_SQUASH_SEGMENT) pr[i].b = cr_transform_point(a->mesh_to_body, pr[i].b);
         else pr[i].b = cr_quat_rotate(a->mesh_to_body.q, pr[i].b), pr[i].e = cr_quat_rotate(a->mesh_to_body.q, pr[i].e);
     }
+    memcpy(cooked_of(w, pick), pr, def->primitive_count * sizeof *pr);
     cri_skeleton_bound(pr, def->primitive_count, &r->bound_centre, &r->bound_radius);
     /* the blending graph: each group's field, and each vertex's group (the primitive that weighs most on it) */
     for (uint32_t g = 0; g < CR_SQUASH_MAX_GROUPS; ++g) r->blend[g] = cri_skeleton_blend_mask(pr, def->primitive_count, g);
@@ -721,17 +727,20 @@ cr_status cr_squash_set_primitives(cr_world *w, cr_body_id id, const cr_squash_p
         }
         if (ends > 0) r->group_motion[g] = cr_v3_add(r->group_motion[g], cr_v3_scale(sum, cr_div(CR_R(1), cr_from_int(ends))));
     }
+    const cr_squash_primitive *cooked = cooked_of(w, ri);
     for (uint32_t v = 0; v < r->vertex_count; ++v) {
-        /* carried by the primitive of its own group that weighs most on it (the first of equals): a hand pressing
-         * the belly must not carry the belly's skin away with it */
+        /* from the cooked skin, carried by the cooked primitive of its own group that weighs most on it (the first
+         * of equals): a pose depends on the skeleton alone, not on the poses before it (a vertex Newton put on a
+         * neighbour's skin in one pose would stay there), and a hand pressing the belly never carries the belly's
+         * skin away with it */
         uint32_t owner = 0, mask = vg ? r->blend[vg[v]] : 0xffffffffu;
         cr_real best = -CR_R(1);
         for (uint32_t i = 0; i < count; ++i) {
-            if (vg && old[i].group != vg[v]) continue;
-            cr_real f = cri_skeleton_value(&old[i], 1, rest[v]);
+            if (vg && cooked[i].group != vg[v]) continue;
+            cr_real f = cri_skeleton_value(&cooked[i], 1, a->positions[v]);
             if (f > best) best = f, owner = i;
         }
-        cr_vec3 y = carry(&old[owner], &prims[owner], rest[v]);
+        cr_vec3 y = carry(&cooked[owner], &prims[owner], a->positions[v]);
         /* onto the new skeleton's f = c: Newton along the gradient, each step at most a quarter radius */
         cr_potential f = {0, {0, 0, 0}};
         for (uint32_t it = 0; it < 2 * r->def.newton_steps; ++it) {
