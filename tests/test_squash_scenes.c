@@ -2,9 +2,15 @@
  * run as `crumple run` runs them, and the seed's figures checked on the drawn
  * skin: Fig. 4a's ring is the same all round, Fig. 4b's front bump is higher
  * and shorter than the back one, Fig. 5's balls bounce apart and come back to
- * rest, never above their rest volume. */
+ * rest, never above their rest volume; §4.2 in one skin posed by `pose` keyframes, §4.3 sculpting from a
+ * scene; their replays verify; bad pose and sculpt lines are named. */
 #include "test_scene_util.h"
 #include "geometry/implicit_skeleton.h"
+#include "replay.h"
+#include "cli.h"
+#include "stb_ds.h"
+#include <stdio.h>
+#include <string.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -260,4 +266,126 @@ CR_TEST(squash_scene_character_arm_presses_belly) {
     ENSURE(crease < 1.0 && control > 5.0);
     free(vg);
     close_scene(&r);
+}
+
+/* §4.3 from a scene file: squash_sculpt.scene turns sculpting on (`sculpt`, `rate`, `nodes` on the squash line) and
+ * a kinematic tool presses 6 cm into the block and leaves; the print stays where it pressed, nothing far from it
+ * moves, and the grid is within the scene's node cap. */
+CR_TEST(squash_scene_sculpt_print_stays) {
+    scene_run r;
+    ENSURE(open_scene("squash_sculpt", &r) == 0);
+    cr_body_id slab = body(&r, "slab");
+    double pressed = 0;
+    for (int32_t f = 0; f < r.s->frames; ++f) {
+        ENSURE(step(&r, f) == 0);
+        if (f == 39) {
+            skin_world s;
+            ENSURE(skin_of(&r, "slab", &s) == 0);
+            for (uint32_t v = 0; v < s.n; ++v) pressed = fmax(pressed, cr_to_double(s.rest[v].y - s.now[v].y));
+            skin_free(&s);
+        }
+    }
+    cr_squash_view v;
+    ENSURE(cr_squash_get(r.w, slab, &v) == CR_OK);
+    skin_world s;
+    ENSURE(skin_of(&r, "slab", &s) == 0);
+    double top = top_of(&s), print = 0, far = 0, tool_y = cr_to_double(cr_body_get_transform(r.w, body(&r, "tool")).p.y);
+    for (uint32_t v2 = 0; v2 < s.n; ++v2) {
+        double x = cr_to_double(s.rest[v2].x), z = cr_to_double(s.rest[v2].z), moved = cr_to_double(cr_v3_len(cr_v3_sub(s.now[v2], s.rest[v2])));
+        if (cr_to_double(s.rest[v2].y) > top - 1e-4 && x * x + z * z < 0.1 * 0.1) print = fmax(print, cr_to_double(s.rest[v2].y - s.now[v2].y));
+        if (x * x + z * z > 0.6 * 0.6) far = fmax(far, moved);
+    }
+    cr_test_printf("     squash_sculpt: pressed %.4f m while the tool was in; after it left (tool at y %.2f): print %.4f m deep under "
+                   "it, %.2g m moved 0.6 m away; grid %u nodes at %.3f m (cap 120000)\n",
+                   pressed, tool_y, print, far, v.sculpt_nodes, cr_to_double(v.sculpt_cell));
+    ENSURE(tool_y > 1.2);                       /* the tool is gone */
+    ENSURE(pressed > 0.03 && print > 0.02 && print <= pressed + 1e-3);
+    ENSURE(far < 1e-6);
+    ENSURE(v.sculpt_nodes > 0 && v.sculpt_nodes <= 120000);
+    skin_free(&s);
+    close_scene(&r);
+}
+
+/* The posed and the sculpting scene replay bit-identically (poses are scene structure, rebuilt from the text),
+ * also rolling back 3 frames through snapshots after every frame. */
+CR_TEST(squash_scene_pose_and_sculpt_replay_bit_identically) {
+    const char *names[] = {"data/scenes/squash_character.scene", "data/scenes/squash_sculpt.scene"};
+    for (int k = 0; k < 2; ++k) {
+        FILE *f = fopen(names[k], "rb");
+        ENSURE(f != NULL);
+        char *text = NULL;
+        int ch;
+        while ((ch = fgetc(f)) != EOF) arrput(text, (char)ch);
+        fclose(f);
+        cr_scene *s = NULL;
+        cr_scene_error e;
+        ENSURE(cr_scene_parse(text, (size_t)arrlen(text), names[k], &s, &e) == 0);
+        cr_world *w = NULL;
+        ENSURE(cr_scene_build(s, &w, &e) == 0);
+        cr_replay rp;
+        cr_replay_init(&rp, names[k], text, (size_t)arrlen(text), w, s->dt);
+        for (int32_t fr = 0; fr < s->frames; ++fr) {
+            ENSURE(cr_scene_step(s, w, fr, &e) == 0);
+            cr_replay_add_frame(&rp, w, s->frame_inputs, (uint32_t)arrlen(s->frame_inputs));
+        }
+        cr_replay_verdict v;
+        ENSURE_MSG(cr_replay_verify(&rp, &v) == CR_REPLAY_PASS, "%s", v.message);
+        ENSURE_MSG(cr_replay_verify_rollback(&rp, 3, &v) == CR_REPLAY_PASS, "%s", v.message);
+        cr_test_printf("     %s: %d frames replayed bit-identically, and with a 3-frame rollback\n", names[k], s->frames);
+        cr_replay_free(&rp);
+        cr_cli_world_free(w);
+        cr_scene_free(s);
+        arrfree(text);
+    }
+}
+
+/* Bad pose and sculpt lines name the file, the line and what is wrong; a pose the skeleton cannot take is named
+ * at its line when the frame runs. */
+CR_TEST(squash_scene_bad_pose_and_sculpt_lines_are_refused) {
+    static const char *head = "crumple-scene 1\nasset c ../meshes/squash_character.skel\nsquash q\nbody b static mesh c squash q\n"
+                              "body k kinematic sphere 0.1\n";
+    static const struct {
+        const char *text, *want;
+    } cases[] = {
+        {"pose nobody 0 10 group 0 move 0 1 0\n", "unknown body 'nobody'"},
+        {"pose k 0 10 group 0 move 0 1 0\n", "needs a squishy body; 'k'"},
+        {"pose b 0 0 group 0 move 0 1 0\n", "FRAMES must be a whole number from 1"},
+        {"pose b 0 10 grope 0 move 0 1 0\n", "needs 'group G'"},
+        {"pose b 0 10 group 16 move 0 1 0\n", "G from 0 to 15"},
+        {"pose b 0 10 group 2\n", "needs 'turn' or 'move'"},
+        {"pose b 0 10 group 2 turn 0 0 0 30 about 0 0 0\n", "axis that is not 0"},
+        {"pose b 0 10 group 2 turn 0 1 0 30\n", "needs 'about PX PY PZ'"},
+        {"pose b 0 10 group 2 spin 3\n", "unknown pose attribute 'spin'"},
+        {"pose b 0 10 group 2 move 0 1 0\npose b 5 10 group 2 move 0 1 0\n", "before the one at line 6 ends"},
+        {"squash r sculpt -1\n", "'sculpt' needs a number"},
+        {"squash r nodes 2\n", "'nodes' needs a number"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        char text[768];
+        snprintf(text, sizeof text, "%s%s", head, cases[i].text);
+        cr_scene *s = NULL;
+        cr_scene_error e;
+        ENSURE(cr_scene_parse(text, strlen(text), "data/scenes/bad.scene", &s, &e) != 0);
+        char msg[700];
+        cr_scene_error_format(msg, sizeof msg, &e);
+        cr_test_printf("    %s\n", msg);
+        ENSURE_MSG(strstr(msg, cases[i].want) != NULL, "'%s' lacks '%s'", msg, cases[i].want);
+        ENSURE(strncmp(msg, "data/scenes/bad.scene:", 22) == 0 && e.line >= 6);
+    }
+    /* a group the skeleton does not have: named at the pose's line by the frame that runs it */
+    char text[768];
+    snprintf(text, sizeof text, "%spose b 3 10 group 7 move 0 0.1 0\n", head);
+    cr_scene *s = NULL;
+    cr_scene_error e;
+    ENSURE(cr_scene_parse(text, strlen(text), "data/scenes/bad.scene", &s, &e) == 0);
+    cr_world *w = NULL;
+    ENSURE(cr_scene_build(s, &w, &e) == 0);
+    ENSURE(cr_scene_step(s, w, 2, &e) == 0);
+    ENSURE(cr_scene_step(s, w, 3, &e) != 0);
+    char msg[700];
+    cr_scene_error_format(msg, sizeof msg, &e);
+    cr_test_printf("    %s\n", msg);
+    ENSURE(e.line == 6 && strstr(msg, "no primitive in group 7") != NULL);
+    cr_cli_world_free(w);
+    cr_scene_free(s);
 }
