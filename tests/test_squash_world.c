@@ -6,6 +6,8 @@
 #include "test_cook_util.h"
 #include "test_squash_util.h"
 #include <math.h>
+#include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 typedef struct sq_world {
@@ -544,4 +546,99 @@ CR_TEST(squash_world_sculpting_print_stays_within_its_cap) {
     q.sculpt_rate = 0;
     ENSURE(cr_squash_attach(d.w, slab, &q) == CR_ERR_DEF_INVALID);
     slab_free(&d);
+}
+
+/* A posed body's collision follows its pose: a slab with a bump (a point primitive blended into a rectangle) has
+ * the bump moved by cr_squash_set_primitives from x = -0.6 to x = +0.6; balls dropped over both places rest on the
+ * posed surface (high over the bump's new place, low over its old one), where the cooked surface would have held
+ * them the other way round (shown unposed, and posed with pose_grid_nodes 0: the grid keeps a ghost bump). */
+static int bump_run(const cr_asset *asset, uint32_t pose, uint32_t grid_nodes, double *y_old, double *y_new, uint32_t *swept_nodes,
+                    uint32_t *pending) {
+    cr_world_def def = cr_default_world_def();
+    def.body_capacity = 4;
+    def.damage.squash = cr_default_squash_budget();
+    def.damage.squash.body_capacity = 1;
+    def.damage.squash.posable = 1;
+    def.damage.squash.pose_grid_nodes = grid_nodes;
+    size_t size = cr_world_memory_size(&def);
+    void *block = aligned_alloc(CR_BLOCK_ALIGN, (size + 15) / 16 * 16);
+    cr_world *w;
+    uint32_t slot;
+    if (cr_world_create(&def, block, size, &w) != CR_OK || cr_world_add_asset(w, asset, &slot) != CR_OK) return -1;
+    cr_body_def bd = cr_default_body_def();
+    bd.type = CR_BODY_STATIC;
+    bd.shape.type = CR_SHAPE_MESH, bd.shape.asset = slot;
+    /* placed so the skeleton file's frame is the world's: the slab lies flat, its top at y 0.36 */
+    bd.orientation = cr_quat_conj(asset->mesh_to_body.q);
+    bd.position = cr_v3_neg(cr_quat_rotate(bd.orientation, asset->mesh_to_body.p));
+    cr_body_id id, ball[2];
+    if (cr_body_create(w, &bd, &id) != CR_OK) return -2;
+    cr_squash_def q = cr_default_squash_def(); /* the cooked skeleton */
+    q.stiffness = 0, q.damping = 0, q.soft_depth = CR_R(0.005); /* the solver's contact alone: the surface it sees */
+    if (cr_squash_attach(w, id, &q) != CR_OK) return -3;
+    *swept_nodes = 0, *pending = 0;
+    if (pose) {
+        /* the bump (primitive 1, body frame) moved 1.2 m along the file's x */
+        cr_squash_primitive p[2] = {asset->squash_primitives[0], asset->squash_primitives[1]};
+        p[1].a = cr_v3_add(p[1].a, cr_quat_rotate(asset->mesh_to_body.q, cr_v3(CR_R(1.2), 0, 0)));
+        if (cr_squash_set_primitives(w, id, p, 2) != CR_OK) return -4;
+        cr_squash_view v;
+        cr_squash_get(w, id, &v);
+        *pending = v.grid_pending;
+    }
+    cr_body_def kb = cr_default_body_def();
+    kb.type = CR_BODY_DYNAMIC;
+    kb.shape.type = CR_SHAPE_SPHERE, kb.shape.radius = CR_R(0.15);
+    for (int k = 0; k < 2; ++k) {
+        kb.position = cr_v3(k ? CR_R(0.6) : -CR_R(0.6), CR_R(1.1), 0);
+        if (cr_body_create(w, &kb, &ball[k]) != CR_OK) return -5;
+    }
+    for (int s = 0; s < 150; ++s) {
+        cr_world_step(w, CR_R(1.0 / 60));
+        cr_squash_view v;
+        cr_squash_get(w, id, &v);
+        if (v.grid_pending > 0) *swept_nodes = (uint32_t)s + 2; /* the steps the sweep took */
+    }
+    *y_old = cr_to_double(cr_body_get_transform(w, ball[0]).p.y);
+    *y_new = cr_to_double(cr_body_get_transform(w, ball[1]).p.y);
+    free(block);
+    return 0;
+}
+
+CR_TEST(squash_world_posed_collision_follows_the_pose) {
+    const char *path = "build/test_squash_bump.skel";
+    FILE *f = fopen(path, "wb");
+    ENSURE(f != NULL);
+    fputs("# a slab with a flat-topped bump (a small rectangle) on its top at x = -0.6\nrect 0 0 0  1 0 0  0 0 0.8  0.8\n"
+          "rect -0.6 0.35 0  0.25 0 0  0 0 0.25  0.4\nmesh 40\n", f);
+    fclose(f);
+    cr_cook_options opt = cr_cook_default_options();
+    opt.quiet = true;
+    opt.sdf_res = 40;
+    cr_cook_result cooked;
+    char err[1024];
+    ENSURE_MSG(cr_cook_file(path, NULL, &opt, &cooked, err, sizeof err) == 0, "%s", err);
+    cr_asset asset;
+    void *ab = tc_load(cooked.bytes, cooked.size, &asset);
+    ENSURE(ab != NULL && asset.squash_primitive_count == 2);
+    double rest_old, rest_new, posed_old, posed_new, ghost_old, ghost_new;
+    uint32_t n0, n1, n2, p0, p1, p2;
+    int rc;
+    ENSURE((rc = bump_run(&asset, 0, 4096, &rest_old, &rest_new, &n0, &p0)) == 0);
+    ENSURE((rc = bump_run(&asset, 1, 4096, &posed_old, &posed_new, &n1, &p1)) == 0);
+    ENSURE((rc = bump_run(&asset, 1, 0, &ghost_old, &ghost_new, &n2, &p2)) == 0);
+    cr_test_printf("     ball heights over the bump's old place / its new one: cooked %.3f / %.3f m; posed %.3f / %.3f m; "
+                   "posed with the grid not following (pose_grid_nodes 0) %.3f / %.3f m; the pose's sweep: %u nodes in %u steps "
+                   "at 4096 a step\n",
+                   rest_old, rest_new, posed_old, posed_new, ghost_old, ghost_new, p1, n1);
+    /* unposed: high over the bump (x = -0.6), low elsewhere */
+    ENSURE(rest_old > rest_new + 0.1);
+    /* posed: the other way round, as high and as low as the cooked case */
+    ENSURE(posed_new > posed_old + 0.1);
+    ENSURE(fabs(posed_new - rest_old) < 0.01 && fabs(posed_old - rest_new) < 0.01);
+    ENSURE(p1 > 4096 && n1 == (p1 + 4095) / 4096 && p0 == 0 && p2 == 0); /* within the budget, and done */
+    /* the cooked grid alone holds the ball over the old place (a ghost bump): what the sweep takes away */
+    ENSURE(ghost_old > posed_old + 0.1);
+    free(ab);
+    cr_cook_result_free(&cooked);
 }

@@ -26,7 +26,8 @@
  * into it (the solver's contacts start there); inside that layer the seed's
  * soft contact force (f2 - c) N1, with damping, pushes them apart. The
  * deformed skin is what cr_body_get_mesh draws; collision samples and the
- * distance grid stay the rest surface's.
+ * distance grid stay the rest surface's (the posed rest's once the game poses
+ * the skeleton).
  */
 #ifndef CRUMPLE_SQUASH_H
 #define CRUMPLE_SQUASH_H
@@ -110,8 +111,10 @@ cr_status cr_squash_attach(cr_world *world, cr_body_id body, const cr_squash_def
 /// segment's or rectangle's move and turn) and put back on the new
 /// skeleton's f = c by Newton; normals from the gradient; the drawn skin is
 /// the new rest skin until the next step deforms it. The body's collision
-/// samples and distance grid stay the cooked ones (the soft contact follows
-/// the new skeleton). CR_ERR_CAPACITY: the world def's damage.squash.posable
+/// samples and bounds follow at once; its distance grid is rewritten under
+/// the primitives that moved, damage.squash.pose_grid_nodes nodes per step
+/// (cr_squash_view.grid_pending says how many are left), so other bodies
+/// rest on and are pushed by the posed surface. CR_ERR_CAPACITY: the world def's damage.squash.posable
 /// is 0; CR_ERR_DEF_INVALID: not squishy, another count or a bad primitive.
 cr_status cr_squash_set_primitives(cr_world *world, cr_body_id body, const cr_squash_primitive *primitives, uint32_t count);
 
@@ -126,6 +129,7 @@ typedef struct cr_squash_view {
     uint32_t sculpt_nodes;   ///< nodes of its sculpting grid (0: not sculpting)
     cr_real sculpt_cell;     ///< m, the grid's spacing after fitting it into the budget
     cr_real sculpt_depth;    ///< m, the farthest a print has moved the rest skin so far
+    uint32_t grid_pending;   ///< distance-grid nodes a pose's sweep has still to rewrite (0: collision is the pose's)
 } cr_squash_view;
 
 /// CR_ERR_DEF_INVALID if the body is not squishy.

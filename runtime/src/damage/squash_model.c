@@ -66,6 +66,10 @@ typedef struct cr_squash_body {
     uint32_t grouped;         ///< 1: some groups of the skeleton collide (the blending graph, seed §4.2): vertex groups in use
     uint32_t blend[CR_SQUASH_MAX_GROUPS]; ///< the groups whose primitives make group g's potential
     cr_vec3 group_motion[CR_SQUASH_MAX_GROUPS]; ///< m, each group's mean move by cr_squash_set_primitives since the last step
+    uint32_t sweep;           ///< 1: the distance grid is being rewritten for a new pose (collision follows the pose)
+    uint32_t sweep_again;     ///< a pose came during the sweep: sweep the box once more when it ends
+    int32_t sweep_lo[3], sweep_hi[3]; ///< the grid nodes the sweep rewrites (inclusive)
+    uint32_t sweep_next;      ///< the next node of the box (x fastest)
 } cr_squash_body;
 
 cr_squash_def cr_default_squash_def(void) {
@@ -95,6 +99,7 @@ cr_squash_budget cr_default_squash_budget(void) {
     b.vertices_per_step = 1u << 16;
     b.posable = 0;
     b.sculpt_nodes = 0;
+    b.pose_grid_nodes = 32768;
     return b;
 }
 
@@ -337,6 +342,11 @@ cr_status cr_squash_get(const cr_world *w, cr_body_id id, cr_squash_view *out) {
     out->sculpt_nodes = (uint32_t)(r->grid_dims[0] * r->grid_dims[1] * r->grid_dims[2]);
     out->sculpt_cell = r->grid_cell;
     out->sculpt_depth = r->grid_deepest;
+    if (r->sweep) {
+        uint32_t total = 1;
+        for (int k = 0; k < 3; ++k) total *= (uint32_t)(r->sweep_hi[k] - r->sweep_lo[k] + 1);
+        out->grid_pending = total - r->sweep_next + (r->sweep_again ? total : 0);
+    }
     return CR_OK;
 }
 
@@ -356,6 +366,10 @@ uint64_t cri_squash_model_hash(const cr_world *w, uint64_t h) {
         h = cr_hash_real(h, r->widen);
         h = cr_hash_u32(h, r->posed);
         if (r->posed) {
+            /* the grid the pose rewrote, and where its sweep stands */
+            const cr_surface_copy *copy = cri_damage_surface_of((cr_world *)w, r->body_index1);
+            if (copy != NULL) h = cr_hash_u64(h, copy->patch_digest);
+            h = cr_hash_u32(cr_hash_u32(cr_hash_u32(h, r->sweep), r->sweep_again), r->sweep_next);
             const cr_vec3 *rest = posed_of(w, i), *normals = rest + bd->max_vertices;
             for (uint32_t k = 0; k < r->vertex_count; ++k) h = cr_hash_vec3(cr_hash_vec3(h, rest[k]), normals[k]);
         }
@@ -631,11 +645,19 @@ static uint32_t squash_body(cr_world *w, uint32_t ri, cr_real dt) {
     return work;
 }
 
+static uint32_t sweep_grid(cr_world *w, uint32_t ri, uint32_t budget);
+
 void cri_squash_model_step(cr_world *w, cr_real dt) {
     const cr_squash_budget *bd = &w->def.damage.squash;
     if (bd->body_capacity == 0) return;
     cr_squash_region *reg = &CR_DAMAGE(w)->squash;
     uint32_t scanned = 0, waiting = 0, done = 0, work = 0, next = reg->next_body;
+    /* posed bodies' distance grids, in record order, within the world's node budget */
+    for (uint32_t i = 0, left = bd->pose_grid_nodes; i < bd->body_capacity && left > 0; ++i) {
+        if (records(w)[i].body_index1 == 0 || !records(w)[i].sweep) continue;
+        uint32_t nodes = sweep_grid(w, i, left);
+        left -= nodes, work += nodes;
+    }
     for (uint32_t n = 0; n < bd->body_capacity; ++n) {
         uint32_t i = (reg->next_body + n) % bd->body_capacity;
         cr_squash_body *r = &records(w)[i];
@@ -688,6 +710,134 @@ static cr_vec3 carry(const cr_squash_primitive *from, const cr_squash_primitive 
         return cr_v3_add(cr_v3_mad(to->a, t, ab2), cr_quat_rotate(q, across));
     }
     return cr_v3_add(to->a, cr_quat_rotate(q, d));
+}
+
+/* ---- collision follows the pose ----------------------------------------------
+ *
+ * A posed body's collision samples and bounds are the posed rest skin's at
+ * once (a copy per sample). Its distance grid is rewritten by a sweep over the
+ * nodes under every primitive that moved (its reach where it was and where it
+ * is), at most pose_grid_nodes nodes per step for the whole world; a pose that
+ * comes during a sweep widens its box and the box is swept once more, so the
+ * grid settles on the last pose. A node's value is its distance to the posed
+ * skin along the potential's gradient (Newton onto f = c, at most 6 steps:
+ * the distance to the skin's nearest point near it, where contacts are
+ * measured), at most the largest radius of influence: a node past every
+ * primitive's reach, or one Newton does not bring onto the skin, is "far"
+ * (outside or inside by the sign of f - c). Away from the primitives that
+ * moved the grid stays the cooked one (exact). */
+
+/* The grid nodes (inclusive box, clamped to the grid) under a sphere; false if it misses the grid. */
+static bool node_box(const cr_asset *view, cr_vec3 centre, cr_real radius, int32_t lo[3], int32_t hi[3]) {
+    const cr_real c[3] = {centre.x - view->sdf_origin.x, centre.y - view->sdf_origin.y, centre.z - view->sdf_origin.z};
+    for (int k = 0; k < 3; ++k) {
+        int32_t a = cr_floor_int(cr_mul(c[k] - radius, view->sdf_inv_cell)), b = cr_floor_int(cr_mul(c[k] + radius, view->sdf_inv_cell)) + 1;
+        int32_t top = (int32_t)view->sdf_dims[k] - 1;
+        if (b < 0 || a > top) return false;
+        lo[k] = a < 0 ? 0 : a, hi[k] = b > top ? top : b;
+    }
+    return true;
+}
+
+static void pose_collision(cr_world *w, cr_squash_body *r, cr_surface_copy *copy, const cr_squash_primitive *old,
+                           const cr_squash_primitive *prims, uint32_t count, const cr_vec3 *rest) {
+    uint8_t *block = (uint8_t *)w;
+    cr_asset *view = cr_surface_copy_view(copy, block);
+    if (view->samples != NULL) {
+        cr_vec3 *sp = (cr_vec3 *)(block + copy->samples);
+        for (uint32_t i = 0; i < view->sample_count; ++i) sp[i] = rest[view->sample_vertex[i]];
+    }
+    cr_vec3 lo = rest[0], hi = rest[0];
+    cr_real r2 = 0;
+    for (uint32_t v = 0; v < r->vertex_count; ++v) lo = cr_v3_min(lo, rest[v]), hi = cr_v3_max(hi, rest[v]), r2 = cr_max(r2, cr_v3_len_sq(rest[v]));
+    view->bounds_min = lo, view->bounds_max = hi, view->bound_radius = cr_sqrt(r2);
+    cr_world_bodies(w)[r->body_index1 - 1].bound_radius = view->bound_radius;
+    if (w->def.damage.squash.pose_grid_nodes == 0) return;
+    bool any = false;
+    int32_t blo[3] = {0, 0, 0}, bhi[3] = {0, 0, 0};
+    for (uint32_t i = 0; i < count; ++i) {
+        if (memcmp(&old[i], &prims[i], sizeof prims[i]) == 0) continue;
+        for (int k = 0; k < 2; ++k) {
+            cr_vec3 c;
+            cr_real rr;
+            int32_t l[3], h[3];
+            cri_skeleton_bound(k ? &prims[i] : &old[i], 1, &c, &rr);
+            if (!node_box(view, c, rr, l, h)) continue;
+            for (int j = 0; j < 3; ++j) blo[j] = any && blo[j] < l[j] ? blo[j] : l[j], bhi[j] = any && bhi[j] > h[j] ? bhi[j] : h[j];
+            any = true;
+        }
+    }
+    if (!any) return;
+    if (r->sweep) {
+        for (int j = 0; j < 3; ++j) r->sweep_lo[j] = blo[j] < r->sweep_lo[j] ? blo[j] : r->sweep_lo[j], r->sweep_hi[j] = bhi[j] > r->sweep_hi[j] ? bhi[j] : r->sweep_hi[j];
+        /* the nodes already swept may have the last pose's values; and the box may have grown under the cursor */
+        r->sweep_again = 1;
+        return;
+    }
+    memcpy(r->sweep_lo, blo, sizeof blo), memcpy(r->sweep_hi, bhi, sizeof bhi);
+    r->sweep = 1, r->sweep_again = 0, r->sweep_next = 0;
+}
+
+/* Rewrite up to `budget` nodes of record ri's sweep; returns the nodes done. */
+static uint32_t sweep_grid(cr_world *w, uint32_t ri, uint32_t budget) {
+    cr_squash_body *r = &records(w)[ri];
+    cr_surface_copy *copy = cri_damage_surface_of(w, r->body_index1);
+    if (copy == NULL) {
+        r->sweep = 0;
+        return 0;
+    }
+    uint8_t *block = (uint8_t *)w;
+    const cr_asset *view = cr_surface_copy_view(copy, block);
+    cr_real *sdf = (cr_real *)(block + copy->sdf);
+    const cr_squash_primitive *pr = prims_of(w, ri);
+    const uint32_t count = r->def.primitive_count;
+    const cr_real c = r->def.isovalue;
+    cr_real cap = 0;
+    for (uint32_t i = 0; i < count; ++i) cap = cr_max(cap, pr[i].radius);
+    const uint32_t nx = (uint32_t)(r->sweep_hi[0] - r->sweep_lo[0] + 1), ny = (uint32_t)(r->sweep_hi[1] - r->sweep_lo[1] + 1);
+    const uint32_t total = nx * ny * (uint32_t)(r->sweep_hi[2] - r->sweep_lo[2] + 1);
+    uint32_t done = 0;
+    while (done < budget && r->sweep_next < total) {
+        uint32_t k = r->sweep_next++;
+        int32_t i = r->sweep_lo[0] + (int32_t)(k % nx), j = r->sweep_lo[1] + (int32_t)(k / nx % ny), l = r->sweep_lo[2] + (int32_t)(k / (nx * ny));
+        cr_vec3 x = cr_v3_add(view->sdf_origin, cr_v3_scale(cr_v3(cr_from_int(i), cr_from_int(j), cr_from_int(l)), view->sdf_cell));
+        /* the node's distance to the posed skin: Newton along the gradient onto f = c (each step at most a quarter
+         * of the largest radius), the length it went, signed; no gradient (past every reach, or at a primitive's
+         * core): the cap, outside or inside */
+        cr_potential f = cri_skeleton_potential(pr, count, x);
+        const bool inside = f.f >= c;
+        cr_real phi = inside ? -cap : cap;
+        cr_vec3 y = x;
+        for (int it = 0; it < 6; ++it) {
+            cr_real g2 = cr_v3_len_sq(f.grad);
+            if (g2 <= CR_R(1e-8)) break;
+            cr_vec3 d = cr_v3_scale(f.grad, cr_div(c - f.f, g2));
+            cr_real dl = cr_v3_len(d);
+            if (dl > cr_mul(CR_R(0.25), cap)) d = cr_v3_scale(d, cr_div(cr_mul(CR_R(0.25), cap), dl));
+            y = cr_v3_add(y, d);
+            f = cri_skeleton_potential(pr, count, y);
+            if (cr_abs(c - f.f) <= cr_mul(c, CR_R(1e-4))) {
+                cr_real dist = cr_min(cr_v3_len(cr_v3_sub(y, x)), cap);
+                phi = inside ? -dist : dist;
+                break;
+            }
+        }
+        sdf[(uint32_t)i + view->sdf_dims[0] * ((uint32_t)j + view->sdf_dims[1] * (uint32_t)l)] = phi;
+        copy->patch_digest = cr_hash_real(copy->patch_digest, phi);
+        ++done;
+    }
+    if (r->sweep_next >= total) {
+        if (r->sweep_again) r->sweep_again = 0, r->sweep_next = 0;
+        else r->sweep = 0;
+        /* the surface under the bodies near it changed: a sleeping one must notice */
+        const cr_body *b = &cr_world_bodies_c(w)[r->body_index1 - 1];
+        for (uint32_t s2 = 0; s2 < w->body_high; ++s2) {
+            const cr_body *o = &cr_world_bodies_c(w)[s2];
+            if (!o->alive || !o->asleep || s2 == r->body_index1 - 1) continue;
+            if (cr_v3_len(cr_v3_sub(o->xf.p, b->xf.p)) < o->bound_radius + b->bound_radius + CR_R(0.1)) cri_world_wake(w, s2);
+        }
+    }
+    return done;
 }
 
 cr_status cr_squash_set_primitives(cr_world *w, cr_body_id id, const cr_squash_primitive *prims, uint32_t count) {
@@ -758,6 +908,7 @@ cr_status cr_squash_set_primitives(cr_world *w, cr_body_id id, const cr_squash_p
         if (!(n.x == 0 && n.y == 0 && n.z == 0)) rest_n[v] = n;
         nor[v] = rest_n[v];
     }
+    pose_collision(w, r, copy, old, prims, count, rest);
     memcpy(old, prims, count * sizeof *prims);
     cri_skeleton_bound(old, count, &r->bound_centre, &r->bound_radius);
     /* the cells and the rest volume of the posed skin */
