@@ -112,13 +112,19 @@ static cr_potential add_grid(const cri_squash_params *prm, cr_potential f, cr_ve
 }
 
 cr_potential cri_squash_own_potential(const cri_squash_params *prm, cr_vec3 p) {
-    return add_grid(prm, cri_skeleton_potential(prm->prims, prm->count, p), p);
+    cr_potential f = cri_skeleton_potential(prm->prims, prm->count, p);
+    return prm->grid == NULL ? f : add_grid(prm, f, p);
 }
 
-cr_potential cri_squash_vertex_potential(const cri_squash_params *prm, uint32_t v, cr_vec3 p) {
-    if (prm->vertex_group == NULL) return cri_squash_own_potential(prm, p);
-    return add_grid(prm, cri_skeleton_potential_groups(prm->prims, prm->count, prm->blend[prm->vertex_group[v]], p), p);
+/* The hot path's own potential of vertex v (inlined where the skin is deformed). */
+static inline cr_potential own_at(const cri_squash_params *prm, uint32_t v, cr_vec3 p) {
+    cr_potential f = prm->vertex_group == NULL
+                         ? cri_skeleton_potential(prm->prims, prm->count, p)
+                         : cri_skeleton_potential_groups(prm->prims, prm->count, prm->blend[prm->vertex_group[v]], p);
+    return prm->grid == NULL ? f : add_grid(prm, f, p);
 }
+
+cr_potential cri_squash_vertex_potential(const cri_squash_params *prm, uint32_t v, cr_vec3 p) { return own_at(prm, v, p); }
 
 void cri_squash_grid_print(const cri_squash_params *prm, cr_real *grid, cr_vec3 p, cr_real d, cr_real floor) {
     int32_t i[3];
@@ -151,7 +157,7 @@ static void add_other(const cri_squash_params *prm, cr_potential *f, cr_potentia
 
 static cr_potential deformed(const cri_squash_params *prm, const cri_squash_skin *skin, uint32_t z,
                              const cri_squash_other *others, uint32_t n_others, cr_real scale, cr_vec3 p, cr_real *dfds) {
-    cr_potential f = cri_squash_vertex_potential(prm, skin->zone[z], p);
+    cr_potential f = own_at(prm, skin->zone[z], p);
     if (dfds) *dfds = 0;
     for (uint32_t k = 0; k < n_others; ++k) {
         cr_real c1 = skin->zone_c1[z * CRI_SQUASH_MAX_OTHERS + k];
@@ -483,7 +489,7 @@ static uint32_t scan(const cri_squash_params *prm, cri_squash_skin *skin, cri_sq
         }
         /* the bulge's steepest rise (3h / 2 (m - c1) on the first cubic) times |grad f2| must stay below
          * 0.8 |grad f1|, or the deformed gradient turns round there and the skin folds over */
-        cr_potential f1 = cri_squash_vertex_potential(prm, v, x);
+        cr_potential f1 = own_at(prm, v, x);
         cr_real g1 = cr_v3_len(f1.grad);
         ++*work;
         for (uint32_t k = 0; k < n_others; ++k) {
