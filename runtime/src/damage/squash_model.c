@@ -16,13 +16,18 @@
  *      A squishy other lends its skeleton potential; any other body the
  *      potential of its signed distance (geometry/implicit_skeleton.h). The
  *      contact summaries are not used: a body held by the soft force alone
- *      has no solver contact.
+ *      has no solver contact. Before them, the groups of the body's own
+ *      skeleton that collide (the blending graph, seed §4.2) are others to
+ *      each other's vertices (self_others).
+ *   0. before every body: posed bodies' distance grids swept within
+ *      pose_grid_nodes (collision follows the pose, below).
  *   2. the skin (squash.c): the last step's zone back at rest, this step's
  *      zone compressed and dilated with the volume rule, written into the
  *      surface copy's positions and normals (dirty range marked). The
  *      collision samples and the distance grid stay the rest surface's: the
  *      deformation is what the player sees (seed §1: "a purely visual
- *      effect"), the motion comes from the forces.
+ *      effect"), the motion comes from the forces. (A pose moves the rest
+ *      surface: its samples follow at once, its grid by a budgeted sweep.)
  *   3. the soft contact force of seed §2.3 step 3, R1 = -R2 = (f2 - c) N1
  *      per unit skin area x stiffness, plus damping along it, added to both
  *      bodies' force and torque for the next velocity update. A pair of
@@ -99,7 +104,7 @@ cr_squash_budget cr_default_squash_budget(void) {
     b.vertices_per_step = 1u << 16;
     b.posable = 0;
     b.sculpt_nodes = 0;
-    b.pose_grid_nodes = 32768;
+    b.pose_grid_nodes = 8192;
     return b;
 }
 
