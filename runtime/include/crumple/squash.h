@@ -105,17 +105,21 @@ cr_squash_def cr_default_squash_def(void);
 cr_status cr_squash_attach(cr_world *world, cr_body_id body, const cr_squash_def *def);
 
 /// A kinematic skeleton (seed 003 §4.2): the game moves the body's
-/// primitives (the same count as attached, in the body frame; radii and
-/// weights may change too). The rest skin follows at once: each vertex is
-/// carried by the primitive that weighs most on it (a point's move, a
-/// segment's or rectangle's move and turn) and put back on the new
-/// skeleton's f = c by Newton; normals from the gradient; the drawn skin is
-/// the new rest skin until the next step deforms it. The body's collision
+/// primitives (the same count, kinds, groups and collide masks as attached,
+/// in the body frame; radii and weights may change too). The rest skin
+/// follows at once: each vertex, from its cooked place, is carried by the
+/// cooked primitive of its own group that weighs most on it (a point's move,
+/// a segment's or rectangle's move and turn) and put on the new skeleton's
+/// f = c (its group's blended field) by Newton; normals from the gradient;
+/// the drawn skin is the new rest skin until the next step deforms it (a
+/// pose depends on the primitives alone, not on earlier poses). Groups that
+/// collide deform each other from the next step on. The body's collision
 /// samples and bounds follow at once; its distance grid is rewritten under
 /// the primitives that moved, damage.squash.pose_grid_nodes nodes per step
 /// (cr_squash_view.grid_pending says how many are left), so other bodies
-/// rest on and are pushed by the posed surface. CR_ERR_CAPACITY: the world def's damage.squash.posable
-/// is 0; CR_ERR_DEF_INVALID: not squishy, another count or a bad primitive.
+/// rest on and are pushed by the posed surface. CR_ERR_CAPACITY: the world
+/// def's damage.squash.posable is 0; CR_ERR_DEF_INVALID: not squishy,
+/// another count, kind or group, or a bad primitive.
 cr_status cr_squash_set_primitives(cr_world *world, cr_body_id body, const cr_squash_primitive *primitives, uint32_t count);
 
 /// What a squishy body did in the last step.
