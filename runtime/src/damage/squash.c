@@ -458,7 +458,7 @@ static uint32_t scan(const cri_squash_params *prm, cri_squash_skin *skin, cri_sq
     for (uint32_t i = 0; i < nc; ++i) {
         uint32_t v = skin->candidates[i];
         cr_vec3 x = skin->rest[v];
-        cr_real c1s[CRI_SQUASH_MAX_OTHERS], hs[CRI_SQUASH_MAX_OTHERS], gmax[CRI_SQUASH_MAX_OTHERS];
+        cr_real c1s[CRI_SQUASH_MAX_OTHERS], hs[CRI_SQUASH_MAX_OTHERS], gmax[CRI_SQUASH_MAX_OTHERS], rise[CRI_SQUASH_MAX_OTHERS];
         cr_potential gs[CRI_SQUASH_MAX_OTHERS];
         bool any = false;
         for (uint32_t k = 0; k < n_others; ++k) {
@@ -477,8 +477,15 @@ static uint32_t scan(const cri_squash_params *prm, cri_squash_skin *skin, cri_sq
             if (others[k].depth <= 0 || g.f < c1z || c1z >= prm->c) continue;
             c1s[k] = c1z;
             hs[k] = cr_div(prm->c - prm->c0, prm->c - c1);
-            /* only the dilation's own vertices climb the first cubic */
-            gmax[k] = g.f < prm->c ? gl : 0;
+            /* The rise this vertex can meet: b1' = 6 h t (1 - t) / (m - c1) at t = (f2 - c1) / (m - c1), times
+             * |grad f2|. The bulge moves a vertex outwards, towards the other (f2 grows: t only grows), so the
+             * steepest rise it can meet is the largest of 6 t (1 - t) from its rest t on: 1.5 up to the middle
+             * of the first cubic, less past it, 0 past the peak (the falling cubic's slope, <= 0, adds to
+             * grad f1 and cannot fold). Those past the middle are next to the contact, where the other's
+             * potential is steepest: bounding them by the middle's rise capped the bulge too early at depth. */
+            cr_real mz = peak_of(prm, c1z), t = cr_div(g.f - c1z, mz - c1z);
+            rise[k] = t <= CR_R(0.5) ? CR_R(1.5) : (t >= CR_R(1) ? 0 : cr_mul(6 * t, CR_R(1) - t));
+            gmax[k] = gl;
             gs[k] = g;
             any = true;
         }
@@ -487,14 +494,14 @@ static uint32_t scan(const cri_squash_params *prm, cri_squash_skin *skin, cri_sq
             ++*dropped;
             continue;
         }
-        /* the bulge's steepest rise (3h / 2 (m - c1) on the first cubic) times |grad f2| must stay below
+        /* the bulge's rise the vertex can meet (above; at most 3h / 2 (m - c1)) times |grad f2| must stay below
          * 0.8 |grad f1|, or the deformed gradient turns round there and the skin folds over */
         cr_potential f1 = own_at(prm, v, x);
         cr_real g1 = cr_v3_len(f1.grad);
         ++*work;
         for (uint32_t k = 0; k < n_others; ++k) {
-            if (c1s[k] <= 0 || gmax[k] <= CR_R(1e-6)) continue;
-            cr_real room = cr_div(cr_mul(peak_of(prm, c1s[k]) - c1s[k], g1), cr_mul(CR_R(1.875), gmax[k]));
+            if (c1s[k] <= 0 || gmax[k] <= CR_R(1e-6) || rise[k] <= 0) continue;
+            cr_real room = cr_div(cr_mul(cr_mul(CR_R(0.8), peak_of(prm, c1s[k]) - c1s[k]), g1), cr_mul(rise[k], gmax[k]));
             cr_real per = cr_div(room, hs[k]); /* the largest height per unit depth here */
             if (per < *fold) *fold = per;
         }
