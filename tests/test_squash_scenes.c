@@ -389,3 +389,70 @@ CR_TEST(squash_scene_bad_pose_and_sculpt_lines_are_refused) {
     cr_cli_world_free(w);
     cr_scene_free(s);
 }
+
+/* The largest angle (deg) between the drawn normals at the two ends of an edge whose ends' groups are ga and gb
+ * (either way round) and, with near (not NULL), whose both ends are marked in it. */
+static double edge_step(const cr_body_mesh *m, const uint8_t *vg, uint32_t ga, uint32_t gb, const uint8_t *near) {
+    double worst = 0;
+    for (uint32_t t = 0; t < m->triangle_count; ++t)
+        for (int j = 0; j < 3; ++j) {
+            uint32_t u = m->triangles[3 * t + j], o = m->triangles[3 * t + (j + 1) % 3];
+            if (!((vg[u] == ga && vg[o] == gb) || (vg[u] == gb && vg[o] == ga))) continue;
+            if (near && !(near[u] && near[o])) continue;
+            double d = cr_to_double(cr_v3_dot(m->normals[u], m->normals[o]));
+            worst = fmax(worst, acos(fmin(1.0, d)) * 180 / SQS_PI);
+        }
+    return worst;
+}
+
+/* Seed §4.2, the shoulder: a group that blends with two groups colliding with each other (trunk and arm) is
+ * split between them (docs/squash.md): each of its vertices takes (1 - w) of the trunk's side field and w of the
+ * arm's, w 0 along the border with the trunk's vertices and 1 along the arm's, and no part of its own skeleton
+ * presses it. Over the whole character scene (the arm swung 121 degrees into the belly and back), the drawn
+ * skin's normals step across the shoulder-trunk border no more than along the trunk's edges beside it (no
+ * crease), and the shoulder's edges beside it stay as smooth as at the cooked pose (not dented by its own arm).
+ * With the old rule (the shoulder blending with trunk and arm alike) the border stepped 85-92 degrees while the
+ * arm was down, the trunk beside it 33, the shoulder beside it 135. */
+CR_TEST(squash_scene_character_shoulder_does_not_crease) {
+    scene_run r;
+    ENSURE(open_scene("squash_character", &r) == 0);
+    cr_body_id id = body(&r, "character");
+    const cr_asset *a = cr_body_get_asset(r.w, id);
+    const cr_squash_primitive *pr = a->squash_primitives;
+    const uint32_t np = a->squash_primitive_count;
+    uint8_t *vg = malloc(a->vertex_count), *near = calloc(a->vertex_count, 1);
+    for (uint32_t v = 0; v < a->vertex_count; ++v) vg[v] = (uint8_t)cri_skeleton_owner_group(pr, np, a->positions[v]);
+    /* the border's neighbourhood: the vertices on a shoulder-trunk edge and their neighbours */
+    for (int ring = 0; ring < 2; ++ring) {
+        uint8_t *next = malloc(a->vertex_count);
+        memcpy(next, near, a->vertex_count);
+        for (uint32_t t = 0; t < a->triangle_count; ++t)
+            for (int j = 0; j < 3; ++j) {
+                uint32_t u = a->triangles[3 * t + j], o = a->triangles[3 * t + (j + 1) % 3];
+                bool border = (vg[u] == 1 && vg[o] == 0) || (vg[u] == 0 && vg[o] == 1);
+                if (ring == 0 ? border : (near[u] || near[o])) next[u] = next[o] = 1;
+            }
+        memcpy(near, next, a->vertex_count);
+        free(next);
+    }
+    double across = 0, beside = 0, shoulder = 0, held_across = 0, held_beside = 0, held_shoulder = 0, cooked_shoulder = 0;
+    for (int32_t f = 0; f < r.s->frames; ++f) {
+        ENSURE(step(&r, f) == 0);
+        cr_body_mesh m;
+        ENSURE(cr_body_get_mesh(r.w, id, &m) == CR_OK);
+        double x = edge_step(&m, vg, 1, 0, near), sh = edge_step(&m, vg, 1, 1, near), b = edge_step(&m, vg, 0, 0, near);
+        across = fmax(across, x), beside = fmax(beside, b), shoulder = fmax(shoulder, sh);
+        if (f == 59) held_across = x, held_beside = b, held_shoulder = sh;
+        if (f == 0) cooked_shoulder = sh;
+        if (getenv("SQ_SHOULDER_VERBOSE")) cr_test_printf("f %d across %.2f shoulder side %.2f trunk side %.2f\n", f, x, sh, b);
+    }
+    cr_test_printf("     shoulder-trunk border over the scene: largest normal step across it %.2f deg, along the edges on "
+                   "its shoulder side %.2f deg, on its trunk side %.2f deg (held: %.2f / %.2f / %.2f)\n", across, shoulder, beside,
+                   held_across, held_shoulder, held_beside);
+    ENSURE(across > 0 && beside > 0);
+    ENSURE(held_beside > 2 * cooked_shoulder);             /* the arm does deform the trunk beside the border */
+    ENSURE(across <= 1.1 * beside);                         /* no crease at the border */
+    ENSURE(shoulder <= cooked_shoulder + 2);               /* the shoulder beside it: as at the cooked pose */
+    free(vg), free(near);
+    close_scene(&r);
+}

@@ -58,7 +58,11 @@ typedef enum cr_squash_primitive_type {
 /// against the belly). `collide` is the bit mask of the groups this
 /// primitive's group collides with; every primitive of a group carries the
 /// same mask, the graph is symmetric and no group collides with itself. All
-/// 0 (the default): one group, everything blends.
+/// 0 (the default): one group, everything blends. A group that blends with
+/// two groups colliding with each other (a shoulder between trunk and arm)
+/// is split between them: its skin takes the trunk's side field next to the
+/// trunk and the arm's next to the arm, smoothly between, and no part of its
+/// own skeleton presses it (docs/squash.md, "The blending graph").
 typedef struct cr_squash_primitive {
     uint32_t type;   ///< cr_squash_primitive_type
     uint16_t group;  ///< its group of the blending graph (< CR_SQUASH_MAX_GROUPS)

@@ -70,6 +70,9 @@ typedef struct cr_squash_body {
     cr_real grid_deepest;     ///< m, the farthest a print moved a rest vertex so far
     uint32_t grouped;         ///< 1: some groups of the skeleton collide (the blending graph, seed §4.2): vertex groups in use
     uint32_t blend[CR_SQUASH_MAX_GROUPS]; ///< the groups whose primitives make group g's potential
+    uint32_t split_mask;      ///< the groups split between two colliding groups they blend with (cri_squash_params)
+    uint8_t split_a[CR_SQUASH_MAX_GROUPS], split_b[CR_SQUASH_MAX_GROUPS];
+    cr_real split_lo[CR_SQUASH_MAX_GROUPS], split_hi[CR_SQUASH_MAX_GROUPS];
     cr_vec3 group_motion[CR_SQUASH_MAX_GROUPS]; ///< m, each group's mean move by cr_squash_set_primitives since the last step
     uint32_t sweep;           ///< 1: the distance grid is being rewritten for a new pose (collision follows the pose)
     uint32_t sweep_again;     ///< a pose came during the sweep: sweep the box once more when it ends
@@ -277,6 +280,14 @@ cr_status cri_squash_model_attach(cr_world *w, uint32_t body_index1, const cr_sq
     if (r->grouped) {
         uint8_t *vg = vgroups_of(w, pick);
         for (uint32_t v = 0; v < a->vertex_count; ++v) vg[v] = (uint8_t)cri_skeleton_owner_group(pr, def->primitive_count, a->positions[v]);
+        /* a group blending with two groups that collide with each other (a shoulder) is split between them */
+        cri_squash_params sp;
+        memset(&sp, 0, sizeof sp);
+        sp.prims = sp.cooked_prims = pr, sp.count = def->primitive_count, sp.vertex_group = vg, sp.cooked = a->positions;
+        memcpy(sp.blend, r->blend, sizeof sp.blend);
+        r->split_mask = cri_squash_split_build(&sp, a->triangles, a->triangle_count);
+        memcpy(r->split_a, sp.split_a, sizeof r->split_a), memcpy(r->split_b, sp.split_b, sizeof r->split_b);
+        memcpy(r->split_lo, sp.split_lo, sizeof r->split_lo), memcpy(r->split_hi, sp.split_hi, sizeof r->split_hi);
     }
     r->vertex_area = cr_div(a->surface_area, cr_from_int((int32_t)a->vertex_count));
     r->volume_rest = r->volume = r->volume_compressed = a->volume;
@@ -488,6 +499,16 @@ static void push(cr_world *w, uint32_t slot, cr_vec3 f, cr_vec3 at) {
     if (b->asleep) cri_world_wake(w, slot);
 }
 
+/* The blending graph's part of a body's params: vertex groups, blend masks, the split (cooked: the cooked skin). */
+static void split_params(const cr_world *w, uint32_t ri, const cr_squash_body *r, const cr_vec3 *cooked, cri_squash_params *prm) {
+    prm->vertex_group = vgroups_of(w, ri);
+    memcpy(prm->blend, r->blend, sizeof prm->blend);
+    prm->split_mask = r->split_mask;
+    memcpy(prm->split_a, r->split_a, sizeof prm->split_a), memcpy(prm->split_b, r->split_b, sizeof prm->split_b);
+    memcpy(prm->split_lo, r->split_lo, sizeof prm->split_lo), memcpy(prm->split_hi, r->split_hi, sizeof prm->split_hi);
+    prm->cooked = cooked, prm->cooked_prims = cooked_of(w, ri);
+}
+
 /* One squishy body's step; returns the work. */
 static uint32_t squash_body(cr_world *w, uint32_t ri, cr_real dt) {
     const cr_squash_budget *bd = &w->def.damage.squash;
@@ -539,7 +560,7 @@ static uint32_t squash_body(cr_world *w, uint32_t ri, cr_real dt) {
     prm.fixed_scale = -CR_R(1);
     prm.model_bias = r->model_bias;
     prm.widen_hint = r->widen;
-    if (r->grouped) prm.vertex_group = vgroups_of(w, ri), memcpy(prm.blend, r->blend, sizeof prm.blend);
+    if (r->grouped) split_params(w, ri, r, rest->positions, &prm);
     if (r->grid_dims[0] > 0) {
         prm.grid = grid_of(w, ri);
         memcpy(prm.grid_dims, r->grid_dims, sizeof prm.grid_dims);
@@ -883,12 +904,17 @@ cr_status cr_squash_set_primitives(cr_world *w, cr_body_id id, const cr_squash_p
         if (ends > 0) r->group_motion[g] = cr_v3_add(r->group_motion[g], cr_v3_scale(sum, cr_div(CR_R(1), cr_from_int(ends))));
     }
     const cr_squash_primitive *cooked = cooked_of(w, ri);
+    /* each vertex's field on the new skeleton: its group's (the split's share for a split group), no prints */
+    cri_squash_params fp;
+    memset(&fp, 0, sizeof fp);
+    fp.prims = prims, fp.count = count;
+    if (vg) split_params(w, ri, r, a->positions, &fp);
     for (uint32_t v = 0; v < r->vertex_count; ++v) {
         /* from the cooked skin, carried by the cooked primitive of its own group that weighs most on it (the first
          * of equals): a pose depends on the skeleton alone, not on the poses before it (a vertex Newton put on a
          * neighbour's skin in one pose would stay there), and a hand pressing the belly never carries the belly's
          * skin away with it */
-        uint32_t owner = 0, mask = vg ? r->blend[vg[v]] : 0xffffffffu;
+        uint32_t owner = 0;
         cr_real best = -CR_R(1);
         for (uint32_t i = 0; i < count; ++i) {
             if (vg && cooked[i].group != vg[v]) continue;
@@ -899,7 +925,7 @@ cr_status cr_squash_set_primitives(cr_world *w, cr_body_id id, const cr_squash_p
         /* onto the new skeleton's f = c: Newton along the gradient, each step at most a quarter radius */
         cr_potential f = {0, {0, 0, 0}};
         for (uint32_t it = 0; it < 2 * r->def.newton_steps; ++it) {
-            f = cri_skeleton_potential_groups(prims, count, mask, y);
+            f = cri_squash_vertex_potential(&fp, v, y);
             cr_real g2 = cr_v3_len_sq(f.grad);
             if (g2 <= CR_REAL_EPS || cr_abs(c - f.f) <= cr_mul(c, CRI_SQUASH_NEWTON_TOL)) break;
             cr_vec3 d = cr_v3_scale(f.grad, cr_div(c - f.f, g2));
@@ -907,7 +933,7 @@ cr_status cr_squash_set_primitives(cr_world *w, cr_body_id id, const cr_squash_p
             if (cr_v3_len_sq(d) > cr_sq(cap)) d = cr_v3_scale(d, cr_div(cap, cr_v3_len(d)));
             y = cr_v3_add(y, d);
         }
-        f = cri_skeleton_potential_groups(prims, count, mask, y);
+        f = cri_squash_vertex_potential(&fp, v, y);
         cr_vec3 n = cr_v3_normalize(cr_v3_neg(f.grad));
         rest[v] = pos[v] = y;
         if (!(n.x == 0 && n.y == 0 && n.z == 0)) rest_n[v] = n;

@@ -84,6 +84,16 @@ uint32_t cri_skeleton_owner_group(const cr_squash_primitive *prims, uint32_t cou
     return owner;
 }
 
+cr_real cri_skeleton_group_distance(const cr_squash_primitive *prims, uint32_t count, uint32_t mask, cr_vec3 p) {
+    cr_real best = CR_REAL_MAX;
+    for (uint32_t i = 0; i < count; ++i) {
+        if (!((mask >> (prims[i].group & 31u)) & 1u)) continue;
+        cr_real d = cr_div(cr_v3_len(offset_from(&prims[i], p)), prims[i].radius);
+        if (d < best) best = d;
+    }
+    return best;
+}
+
 uint32_t cri_skeleton_blend_mask(const cr_squash_primitive *prims, uint32_t count, uint32_t g) {
     uint32_t present = 0, collide = 0;
     for (uint32_t i = 0; i < count; ++i) {

@@ -40,6 +40,9 @@ cr_potential cri_skeleton_potential_groups(const cr_squash_primitive *prims, uin
 uint32_t cri_skeleton_owner_group(const cr_squash_primitive *prims, uint32_t count, cr_vec3 p);
 /// The groups group g's field is made of: every group present it does not collide with (itself included).
 uint32_t cri_skeleton_blend_mask(const cr_squash_primitive *prims, uint32_t count, uint32_t g);
+/// The distance from p to the nearest core of the primitives of the groups in mask, in units of that primitive's
+/// radius of influence (continuous in p: the blending graph's split, docs/squash.md); CR_REAL_MAX if none.
+cr_real cri_skeleton_group_distance(const cr_squash_primitive *prims, uint32_t count, uint32_t mask, cr_vec3 p);
 /// Only f (cheaper: the zone test).
 cr_real cri_skeleton_value(const cr_squash_primitive *prims, uint32_t count, cr_vec3 p);
 /// How far (m) the sphere (centre, radius) is from where the skeleton's
