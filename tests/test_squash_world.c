@@ -401,7 +401,8 @@ CR_TEST(squash_world_kinematic_skeleton_skin_follows) {
     cr_cook_result cooked;
     cr_cook_options opt = cr_cook_default_options();
     opt.quiet = true;
-    opt.sdf_res = 24;
+    /* the distance grid's box must hold the turned arm (a pose whose skin leaves it is refused), so a wide pad */
+    opt.sdf_res = 40, opt.sdf_pad = 10;
     int rc = tc_cook_text("arm.obj", obj, (size_t)arrlen(obj), &opt, &cooked);
     arrfree(obj);
     ENSURE(rc == 0);
@@ -640,5 +641,83 @@ CR_TEST(squash_world_posed_collision_follows_the_pose) {
     /* the cooked grid alone holds the ball over the old place (a ghost bump): what the sweep takes away */
     ENSURE(ghost_old > posed_old + 0.1);
     free(ab);
+    cr_cook_result_free(&cooked);
+}
+
+/* The distance grid cannot grow past its cooked box: a pose whose skin would leave it is refused, naming the
+ * primitives, and nothing changes; a pose inside it is taken. (Before, such a pose was taken and the skin outside
+ * the box collided as the grid's edge plus the distance beyond: wrongly, silently.) */
+CR_TEST(squash_world_pose_outside_the_grid_box_is_refused) {
+    const char *path = "build/test_squash_bump_box.skel";
+    FILE *f = fopen(path, "wb");
+    ENSURE(f != NULL);
+    fputs("# a slab with a bump on its top at x = -0.6\nrect 0 0 0  1 0 0  0 0 0.8  0.8\n"
+          "rect -0.6 0.35 0  0.25 0 0  0 0 0.25  0.4\nmesh 32\n", f);
+    fclose(f);
+    cr_cook_options opt = cr_cook_default_options();
+    opt.quiet = true;
+    opt.sdf_res = 24;
+    cr_cook_result cooked;
+    char err[1024];
+    ENSURE_MSG(cr_cook_file(path, NULL, &opt, &cooked, err, sizeof err) == 0, "%s", err);
+    cr_asset asset;
+    void *ab = tc_load(cooked.bytes, cooked.size, &asset);
+    ENSURE(ab != NULL && asset.squash_primitive_count == 2 && asset.sdf != NULL);
+    cr_world_def def = cr_default_world_def();
+    def.body_capacity = 2;
+    def.damage.squash = cr_default_squash_budget();
+    def.damage.squash.body_capacity = 1;
+    def.damage.squash.posable = 1;
+    size_t size = cr_world_memory_size(&def);
+    void *block = aligned_alloc(CR_BLOCK_ALIGN, (size + 15) / 16 * 16);
+    cr_world *w;
+    uint32_t slot;
+    ENSURE(cr_world_create(&def, block, size, &w) == CR_OK && cr_world_add_asset(w, &asset, &slot) == CR_OK);
+    cr_body_def bd = cr_default_body_def();
+    bd.type = CR_BODY_STATIC;
+    bd.shape.type = CR_SHAPE_MESH, bd.shape.asset = slot;
+    cr_body_id id;
+    ENSURE(cr_body_create(w, &bd, &id) == CR_OK);
+    cr_squash_def q = cr_default_squash_def();
+    ENSURE(cr_squash_attach(w, id, &q) == CR_OK);
+    cr_body_mesh m;
+    ENSURE(cr_body_get_mesh(w, id, &m) == CR_OK);
+    const uint32_t nv = m.vertex_count;
+    cr_vec3 *before = malloc(nv * sizeof(cr_vec3));
+    /* the file's up in the body frame (the cooker turned the mesh into its principal frame) */
+    const cr_vec3 up = cr_quat_rotate(asset.mesh_to_body.q, cr_v3(0, CR_R(1), 0));
+    int refused = 0, taken = 0;
+    double first_refused = -1;
+    /* the bump lifted further and further along the file's y: first inside the box, then out of it */
+    for (int k = 1; k <= 12; ++k) {
+        double lift = 0.05 * k;
+        cr_squash_primitive p[2] = {asset.squash_primitives[0], asset.squash_primitives[1]};
+        p[1].a = cr_v3_add(p[1].a, cr_v3_scale(up, cr_from_float((float)lift)));
+        ENSURE(cr_body_get_mesh(w, id, &m) == CR_OK);
+        memcpy(before, m.positions, nv * sizeof(cr_vec3));
+        cr_status s = cr_squash_set_primitives(w, id, p, 2);
+        ENSURE(cr_body_get_mesh(w, id, &m) == CR_OK);
+        if (s == CR_OK) {
+            ++taken;
+            ENSURE(refused == 0);                                   /* once out, higher stays out */
+            /* taken: every skin vertex inside the box */
+            for (uint32_t v = 0; v < nv; ++v) {
+                cr_vec3 d = cr_v3_sub(m.positions[v], asset.sdf_origin);
+                const cr_real dk[3] = {d.x, d.y, d.z};
+                for (int k2 = 0; k2 < 3; ++k2)
+                    ENSURE(dk[k2] >= 0 && dk[k2] <= cr_mul(asset.sdf_cell, cr_from_int((int32_t)asset.sdf_dims[k2] - 1)));
+            }
+        } else {
+            if (refused++ == 0) first_refused = lift;
+            ENSURE(s == CR_ERR_ARGUMENT_RANGE);
+            ENSURE(cr_world_refused_field(w) == CR_FIELD_SQUASH_PRIMITIVES);
+            ENSURE(strcmp(cr_field_name(cr_world_refused_field(w)), "cr_squash_set_primitives.primitives") == 0);
+            ENSURE(memcmp(before, m.positions, nv * sizeof(cr_vec3)) == 0); /* nothing changed */
+        }
+    }
+    cr_test_printf("     bump lifted 0.05..0.60 m: %d poses taken, %d refused (the first at %.2f m), each refusal naming "
+                   "cr_squash_set_primitives.primitives and changing nothing\n", taken, refused, first_refused);
+    ENSURE(taken >= 1 && refused >= 1);
+    free(before), free(block), free(ab);
     cr_cook_result_free(&cooked);
 }

@@ -109,6 +109,7 @@ typedef struct cr_scene_asset {
     int line;
     uint32_t sdf_res;             ///< .obj: cook option `sdf N` (grid cells on the longest axis), 0 = cooker default
     uint32_t max_samples;         ///< .obj: cook option `samples N` (collision sample points), 0 = cooker default
+    uint32_t sdf_pad;             ///< .obj/.skel: cook option `pad N` (grid cells of padding each side), 0 = cooker default
     char rig[CR_SCENE_PATH_MAX];  ///< .obj: cook option `rig PATH` (a skeleton for bending), "" = none
     uint32_t auto_bones;          ///< .obj: cook option `bones N` (automatic bones), 0 = none
     bool soft;                    ///< .obj: cook option `soft` (a mass-spring asset: remeshed, SPRP/SPRS; tools/scene_spring.c)

@@ -495,6 +495,8 @@ static int st_asset(pctx *c) {
         bool obj = ends_with(a.path, ".obj") || ends_with(a.path, ".skel"); /* both cooked on load */
         if (strcmp(k, "sdf") == 0 && obj) {
             if (read_uint(c, "sdf", 8, 1024, &a.sdf_res)) return -1;
+        } else if (strcmp(k, "pad") == 0 && obj) { /* the grid's padding: room for a posed squishy skin (docs/squash.md) */
+            if (read_uint(c, "pad", 1, 64, &a.sdf_pad)) return -1;
         } else if (strcmp(k, "samples") == 0 && obj) {
             if (read_uint(c, "samples", 1, 1u << 22, &a.max_samples)) return -1;
         } else if (strcmp(k, "rig") == 0 && obj) { /* a skeleton for bending (docs/bending.md) */
@@ -507,7 +509,7 @@ static int st_asset(pctx *c) {
         } else if (strcmp(k, "soft") == 0 && obj) { /* a mass-spring asset (docs/mass-spring.md) */
             a.soft = true;
         } else {
-            return fail(c, "unknown asset attribute '%s' (%s)", k, obj ? "sdf samples rig bones soft" : "a .crb asset takes none");
+            return fail(c, "unknown asset attribute '%s' (%s)", k, obj ? "sdf pad samples rig bones soft" : "a .crb asset takes none");
         }
     }
     arrput(c->s->assets, a);

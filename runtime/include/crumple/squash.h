@@ -121,9 +121,15 @@ cr_status cr_squash_attach(cr_world *world, cr_body_id body, const cr_squash_def
 /// samples and bounds follow at once; its distance grid is rewritten under
 /// the primitives that moved, damage.squash.pose_grid_nodes nodes per step
 /// (cr_squash_view.grid_pending says how many are left), so other bodies
-/// rest on and are pushed by the posed surface. CR_ERR_CAPACITY: the world
-/// def's damage.squash.posable is 0; CR_ERR_DEF_INVALID: not squishy,
-/// another count, kind or group, or a bad primitive.
+/// rest on and are pushed by the posed surface. The grid cannot grow past
+/// its cooked box (the asset's sdf_origin .. + (sdf_dims - 1) sdf_cell): a
+/// pose that would put any skin vertex outside it is refused,
+/// CR_ERR_ARGUMENT_RANGE with cr_world_refused_field
+/// CR_FIELD_SQUASH_PRIMITIVES ("cr_squash_set_primitives.primitives"), and
+/// nothing changes (cook the asset in a pose that spans the reach, or with a
+/// larger grid margin). CR_ERR_CAPACITY: the world def's
+/// damage.squash.posable is 0; CR_ERR_DEF_INVALID: not squishy, another
+/// count, kind or group, or a bad primitive.
 cr_status cr_squash_set_primitives(cr_world *world, cr_body_id body, const cr_squash_primitive *primitives, uint32_t count);
 
 /// What a squishy body did in the last step.

@@ -866,6 +866,54 @@ static uint32_t sweep_grid(cr_world *w, uint32_t ri, uint32_t budget) {
     return done;
 }
 
+/* Where skin vertex v sits on the skeleton prims: from its cooked place, carried by the cooked primitive of its own
+ * group that weighs most on it there (the first of equals: a pose depends on the skeleton alone, not on the poses
+ * before it, and a hand pressing the belly never carries the belly's skin away with it), then put on its field
+ * (fp) by Newton, each step at most a quarter radius. *n: the outward normal there (0 where the gradient is). */
+static cr_vec3 posed_vertex(const cr_squash_body *r, const cr_asset *a, const cr_squash_primitive *cooked,
+                            const cr_squash_primitive *prims, uint32_t count, const cri_squash_params *fp, const uint8_t *vg,
+                            uint32_t v, cr_vec3 *n) {
+    const cr_real c = r->def.isovalue;
+    uint32_t owner = 0;
+    cr_real best = -CR_R(1);
+    for (uint32_t i = 0; i < count; ++i) {
+        if (vg && cooked[i].group != vg[v]) continue;
+        cr_real f = cri_skeleton_value(&cooked[i], 1, a->positions[v]);
+        if (f > best) best = f, owner = i;
+    }
+    cr_vec3 y = carry(&cooked[owner], &prims[owner], a->positions[v]);
+    for (uint32_t it = 0; it < 2 * r->def.newton_steps; ++it) {
+        cr_potential f = cri_squash_vertex_potential(fp, v, y);
+        cr_real g2 = cr_v3_len_sq(f.grad);
+        if (g2 <= CR_REAL_EPS || cr_abs(c - f.f) <= cr_mul(c, CRI_SQUASH_NEWTON_TOL)) break;
+        cr_vec3 d = cr_v3_scale(f.grad, cr_div(c - f.f, g2));
+        cr_real cap = cr_mul(CR_R(0.25), prims[owner].radius);
+        if (cr_v3_len_sq(d) > cr_sq(cap)) d = cr_v3_scale(d, cr_div(cap, cr_v3_len(d)));
+        y = cr_v3_add(y, d);
+    }
+    *n = cr_v3_normalize(cr_v3_neg(cri_squash_vertex_potential(fp, v, y).grad));
+    return y;
+}
+
+/* Whether p (body frame) is inside the distance grid's box. */
+static bool in_grid_box(const cr_asset *view, cr_vec3 p) {
+    const cr_real d[3] = {p.x - view->sdf_origin.x, p.y - view->sdf_origin.y, p.z - view->sdf_origin.z};
+    for (int k = 0; k < 3; ++k)
+        if (d[k] < 0 || d[k] > cr_mul(view->sdf_cell, cr_from_int((int32_t)view->sdf_dims[k] - 1))) return false;
+    return true;
+}
+
+/* Whether some primitive's reach (where its potential is not 0: the skin is inside) leaves the grid's box. */
+static bool reach_leaves(const cr_asset *view, const cr_squash_primitive *prims, uint32_t count) {
+    for (uint32_t i = 0; i < count; ++i) {
+        cr_vec3 c;
+        cr_real rr;
+        cri_skeleton_bound(&prims[i], 1, &c, &rr);
+        if (!in_grid_box(view, cr_v3_sub(c, cr_v3(rr, rr, rr))) || !in_grid_box(view, cr_v3_add(c, cr_v3(rr, rr, rr)))) return true;
+    }
+    return false;
+}
+
 cr_status cr_squash_set_primitives(cr_world *w, cr_body_id id, const cr_squash_primitive *prims, uint32_t count) {
     if (w == NULL || prims == NULL) return CR_ERR_NULL_ARGUMENT;
     if (cri_world_body(w, id) == NULL) return CR_ERR_STALE_HANDLE;
@@ -883,15 +931,29 @@ cr_status cr_squash_set_primitives(cr_world *w, cr_body_id id, const cr_squash_p
     if (copy == NULL) return CR_ERR_DEF_INVALID;
     const cr_asset *a = cr_world_asset(w, copy->rest_slot);
     uint8_t *block = (uint8_t *)w;
+    const uint8_t *vg = r->grouped ? vgroups_of(w, ri) : NULL;
+    /* each vertex's field on the new skeleton: its group's (the split's share for a split group), no prints */
+    cri_squash_params fp;
+    memset(&fp, 0, sizeof fp);
+    fp.prims = prims, fp.count = count;
+    if (vg) split_params(w, ri, r, a->positions, &fp);
+    /* The distance grid cannot grow past its cooked box: a posed skin outside it would collide as the grid's edge
+     * plus the distance beyond, wrongly. Such a pose is refused before anything changes (naming the primitives).
+     * Only when some primitive's reach leaves the box need the posed skin be found twice. */
+    const cr_asset *view = cr_surface_copy_view(copy, block);
+    if (view->sdf != NULL && reach_leaves(view, prims, count))
+        for (uint32_t v = 0; v < r->vertex_count; ++v) {
+            cr_vec3 n;
+            if (!in_grid_box(view, posed_vertex(r, a, cooked_of(w, ri), prims, count, &fp, vg, v, &n)))
+                return cri_refuse(w, CR_ERR_ARGUMENT_RANGE, CR_FIELD_SQUASH_PRIMITIVES);
+        }
     cr_vec3 *rest = posed_of(w, ri), *rest_n = rest + bd->max_vertices;
     if (!r->posed) {
         memcpy(rest, a->positions, r->vertex_count * sizeof(cr_vec3));
         memcpy(rest_n, a->normals, r->vertex_count * sizeof(cr_vec3));
     }
     cr_squash_primitive *old = prims_of(w, ri);
-    const cr_real c = r->def.isovalue;
     cr_vec3 *pos = cr_surface_copy_positions(copy, block), *nor = (cr_vec3 *)(block + copy->normals);
-    const uint8_t *vg = r->grouped ? vgroups_of(w, ri) : NULL;
     /* each group's mean move (its primitives' ends): the direction dependence of self-contact */
     for (uint32_t g = 0; g < CR_SQUASH_MAX_GROUPS; ++g) {
         cr_vec3 sum = cr_v3_zero();
@@ -903,38 +965,9 @@ cr_status cr_squash_set_primitives(cr_world *w, cr_body_id id, const cr_squash_p
         }
         if (ends > 0) r->group_motion[g] = cr_v3_add(r->group_motion[g], cr_v3_scale(sum, cr_div(CR_R(1), cr_from_int(ends))));
     }
-    const cr_squash_primitive *cooked = cooked_of(w, ri);
-    /* each vertex's field on the new skeleton: its group's (the split's share for a split group), no prints */
-    cri_squash_params fp;
-    memset(&fp, 0, sizeof fp);
-    fp.prims = prims, fp.count = count;
-    if (vg) split_params(w, ri, r, a->positions, &fp);
     for (uint32_t v = 0; v < r->vertex_count; ++v) {
-        /* from the cooked skin, carried by the cooked primitive of its own group that weighs most on it (the first
-         * of equals): a pose depends on the skeleton alone, not on the poses before it (a vertex Newton put on a
-         * neighbour's skin in one pose would stay there), and a hand pressing the belly never carries the belly's
-         * skin away with it */
-        uint32_t owner = 0;
-        cr_real best = -CR_R(1);
-        for (uint32_t i = 0; i < count; ++i) {
-            if (vg && cooked[i].group != vg[v]) continue;
-            cr_real f = cri_skeleton_value(&cooked[i], 1, a->positions[v]);
-            if (f > best) best = f, owner = i;
-        }
-        cr_vec3 y = carry(&cooked[owner], &prims[owner], a->positions[v]);
-        /* onto the new skeleton's f = c: Newton along the gradient, each step at most a quarter radius */
-        cr_potential f = {0, {0, 0, 0}};
-        for (uint32_t it = 0; it < 2 * r->def.newton_steps; ++it) {
-            f = cri_squash_vertex_potential(&fp, v, y);
-            cr_real g2 = cr_v3_len_sq(f.grad);
-            if (g2 <= CR_REAL_EPS || cr_abs(c - f.f) <= cr_mul(c, CRI_SQUASH_NEWTON_TOL)) break;
-            cr_vec3 d = cr_v3_scale(f.grad, cr_div(c - f.f, g2));
-            cr_real cap = cr_mul(CR_R(0.25), prims[owner].radius);
-            if (cr_v3_len_sq(d) > cr_sq(cap)) d = cr_v3_scale(d, cr_div(cap, cr_v3_len(d)));
-            y = cr_v3_add(y, d);
-        }
-        f = cri_squash_vertex_potential(&fp, v, y);
-        cr_vec3 n = cr_v3_normalize(cr_v3_neg(f.grad));
+        cr_vec3 n;
+        cr_vec3 y = posed_vertex(r, a, cooked_of(w, ri), prims, count, &fp, vg, v, &n);
         rest[v] = pos[v] = y;
         if (!(n.x == 0 && n.y == 0 && n.z == 0)) rest_n[v] = n;
         nor[v] = rest_n[v];
