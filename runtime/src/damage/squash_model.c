@@ -80,6 +80,11 @@ typedef struct cr_squash_body {
     uint32_t sweep_next;      ///< the next node of the box (x fastest)
 } cr_squash_body;
 
+static void split_params(const cr_world *w, uint32_t ri, const cr_squash_body *r, const cr_vec3 *cooked, cri_squash_params *prm);
+static cr_vec3 posed_vertex(const cr_squash_body *r, const cr_asset *a, const cr_squash_primitive *cooked,
+                            const cr_squash_primitive *prims, uint32_t count, const cri_squash_params *fp, const uint8_t *vg,
+                            uint32_t v, cr_vec3 *n);
+
 cr_squash_def cr_default_squash_def(void) {
     cr_squash_def d;
     memset(&d, 0, sizeof d);
@@ -319,6 +324,42 @@ cr_status cri_squash_model_attach(cr_world *w, uint32_t body_index1, const cr_sq
         memcpy(rest, a->positions, a->vertex_count * sizeof(cr_vec3));
         memcpy(rest + bd->max_vertices, a->normals, a->vertex_count * sizeof(cr_vec3));
         r->posed = 1;
+    }
+    if (r->split_mask != 0 && bd->posable) {
+        /* The cooked mesh is the whole skeleton's skin; a split group's field differs from it where both its
+         * sides reach (1.5 mm at the character's shoulder). With room for a posed skin, its vertices go onto
+         * their own field now: the skin a pose comes back to is the one drawn from the start, and the
+         * deformation starts from a rest on f1 = c. */
+        cr_vec3 *rest = posed_of(w, pick), *rest_n = rest + bd->max_vertices;
+        if (!r->posed) {
+            memcpy(rest, a->positions, a->vertex_count * sizeof(cr_vec3));
+            memcpy(rest_n, a->normals, a->vertex_count * sizeof(cr_vec3));
+        }
+        cri_squash_params fp;
+        memset(&fp, 0, sizeof fp);
+        fp.prims = pr, fp.count = def->primitive_count;
+        split_params(w, pick, r, a->positions, &fp);
+        uint8_t *block = (uint8_t *)w;
+        cr_vec3 *pos = cr_surface_copy_positions(copy, block), *nor = (cr_vec3 *)(block + copy->normals);
+        const uint8_t *vg = vgroups_of(w, pick);
+        for (uint32_t v = 0; v < a->vertex_count; ++v) {
+            if (!((r->split_mask >> vg[v]) & 1u)) continue;
+            cr_vec3 n;
+            rest[v] = pos[v] = posed_vertex(r, a, pr, pr, def->primitive_count, &fp, vg, v, &n);
+            if (!(n.x == 0 && n.y == 0 && n.z == 0)) rest_n[v] = n;
+            nor[v] = rest_n[v];
+        }
+        cri_squash_cells_build(rest, a->vertex_count, a->vertex_count, &g, cells, cells + a->vertex_count + 1);
+        r->cell_origin = g.origin, r->cell_inv = g.inv_cell;
+        memcpy(r->cell_dims, g.dims, sizeof r->cell_dims);
+        cr_real six = 0;
+        for (uint32_t t = 0; t < a->triangle_count; ++t) {
+            const uint32_t *k = &a->triangles[3 * t];
+            six += cr_v3_dot(rest[k[0]], cr_v3_cross(rest[k[1]], rest[k[2]]));
+        }
+        r->volume_rest = r->volume = r->volume_compressed = cr_div(six, CR_R(6));
+        r->posed = 1;
+        cri_surface_copy_mark(copy, 0, r->vertex_count - 1);
     }
     b->soft_depth = def->soft_depth;
     b->models |= CR_MODEL_SQUASH;
