@@ -254,8 +254,10 @@ CR_TEST(squash_scene_character_arm_presses_belly) {
     }
     free(start);
     /* the arm-shoulder blend, at the cooked pose, along the top of the skin from the shoulder's centre to the arm's
-     * middle (the owner changes from shoulder to arm on the way): the runtime's graph, and the control in which
-     * each group is its own field (a crease where the owner changes) */
+     * middle (the owner changes from shoulder to arm on the way): the graph's blend masks (the shoulder's whole
+     * field; the split shoulder takes the arm's side, A + S, along its border with the arm, where the trunk's field
+     * is 0: the same surface there), and the control in which each group is its own field (a crease where the
+     * owner changes) */
     cr_vec3 from = pr[2].a, to = cr_v3_lerp(pr[3].a, pr[3].b, CR_R(0.5));
     cr_vec3 up = cr_quat_rotate(a->mesh_to_body.q, cr_v3(0, CR_R(0.15), 0));
     double crease = largest_normal_step(pr, np, a->squash_isovalue, from, to, up, cri_skeleton_blend_mask, 4000);

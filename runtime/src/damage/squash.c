@@ -183,7 +183,7 @@ uint32_t cri_squash_split_build(cri_squash_params *prm, const uint32_t *triangle
         /* lo: the largest r of g's vertices on the border with a's; hi: the smallest on b's */
         cr_real lo = -CR_R(1), hi = CR_R(2);
         prm->split_lo[g] = 0, prm->split_hi[g] = CR_R(1);
-        prm->split_mask |= 1u << g; /* for the weights' r below (lo/hi set after) */
+        prm->split_mask |= 1u << g;
         for (uint32_t t = 0; t < triangle_count; ++t)
             for (int j = 0; j < 3; ++j) {
                 const uint32_t e[2] = {triangles[3 * t + j], triangles[3 * t + (j + 1) % 3]};
