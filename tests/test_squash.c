@@ -378,3 +378,102 @@ CR_TEST(squash_cells_match_the_full_scan_for_less_work) {
     free(start), free(list);
     sq_mesh_free(&a), sq_mesh_free(&b);
 }
+
+/* Folds in a deformed skin, resolution-free: along the line through each
+ * zone vertex's final place in its normal's direction (3 cm each way), F1 - c
+ * must change sign once (inside, then outside); a fold crosses the skin three
+ * times. Also the largest angle (deg) between the normals at an edge's ends
+ * (reported: on a 2 cm mesh the dent's rim bends sharply but smoothly). */
+static int fold_check(const sq_mesh *m, const cri_squash_params *prm, const cri_squash_other *o, cr_real scale, uint32_t zone_count,
+                      double *edge_deg) {
+    int folds = 0;
+    for (uint32_t z = 0; z < zone_count; ++z) {
+        uint32_t v = m->skin.zone[z];
+        int changes = 0;
+        double last = 0;
+        for (int i = -12; i <= 12; ++i) {
+            cr_vec3 q = cr_v3_mad(m->pos[v], cr_from_float(0.0025f * (float)i), m->normals[v]);
+            double f = cr_to_double(cri_squash_deformed_potential(prm, &m->skin, z, o, 1, scale, q).f - prm->c);
+            if (i > -12 && ((f > 0) != (last > 0))) ++changes;
+            last = f;
+        }
+        folds += changes > 1;
+    }
+    for (uint32_t t = 0; t < m->skin.triangle_count; ++t)
+        for (int j = 0; j < 3; ++j) {
+            uint32_t a = m->triangles[3 * t + j], b = m->triangles[3 * t + (j + 1) % 3];
+            if (memcmp(&m->pos[a], &m->rest[a], sizeof(cr_vec3)) == 0 && memcmp(&m->pos[b], &m->rest[b], sizeof(cr_vec3)) == 0) continue;
+            double d = cr_to_double(cr_v3_dot(m->normals[a], m->normals[b]));
+            *edge_deg = fmax(*edge_deg, acos(fmin(1.0, d)) * 180 / SQ_PI);
+        }
+    return folds;
+}
+
+/* The volume rule at depth: one squishy ball pressed deeper and deeper, step
+ * after step (the rule's widening carried from step to step as the model
+ * carries it), by a rigid ball and by a small squishy one (whose potential is
+ * steep against the skin's, the character's hand against its belly). At
+ * every depth: the volume never above rest, the compressed volume given back
+ * within 5 % (default) or the flesh's 20 % kept lost within 5 %, and no fold
+ * (no triangle turned over, every normal on its faces' side, neighbouring
+ * normals close). Before the rule moved its peak and widened further, the
+ * deeper presses stayed short (the fold limit capped the bulge). */
+CR_TEST(squash_volume_rule_holds_pressed_deeper_and_deeper) {
+    cr_squash_primitive p = cr_default_squash_primitive();
+    p.radius = CR_R(1);
+    cr_squash_primitive hand = cr_default_squash_primitive();
+    hand.radius = CR_R(0.4);
+    const double hand_r = 0.454 * 0.4;
+    int bad = 0, all_folds = 0;
+    for (int kind = 0; kind < 2; ++kind)
+        for (int loss = 0; loss < 2; ++loss) {
+            cri_squash_params prm = sq_params(&p, 1);
+            prm.volume_loss = loss ? CR_R(0.2) : 0;
+            sq_mesh m;
+            sq_mesh_make(&m, &p, 1, prm.c, cr_v3_zero(), cr_v3(CR_R(1), CR_R(1), CR_R(1)), 40, 12000);
+            double v_rest = sq_volume(m.rest, m.triangles, m.skin.triangle_count);
+            cr_real top = sq_ray_surface(&p, 1, prm.c, cr_v3_zero(), cr_v3(0, CR_R(1), 0), CR_R(5)).y;
+            cr_shape_def ball = {CR_SHAPE_SPHERE, CR_R(0.25), {0, 0, 0}, 0};
+            double worst_off = 0, worst_gain = -1, worst_edge = 0, deepest = 0;
+            int folds = 0;
+            for (int step = 1; step <= 14; ++step) {
+                /* into the rest skin: the ball to 0.21 m (of a 0.454 m skin); the hand to 0.126 m, 0.7 of its own
+                 * 0.18 m skin (deeper, its whole potential is inside ours and the zone, which ends where its
+                 * potential does, holds too little skin: docs/squash.md, Not done) */
+                double depth = (kind == 0 ? 0.015 : 0.009) * step;
+                cri_squash_other o;
+                if (kind == 0) {
+                    o = sq_rigid_sphere(&ball, cr_v3(CR_R(0.02), top + CR_R(0.25) - cr_from_float((float)depth), 0),
+                                        cr_v3(0, -CR_R(1), 0), prm.c, CR_R(0.3));
+                } else {
+                    memset(&o, 0, sizeof o);
+                    cr_vec3 at = cr_v3(CR_R(0.02), top + cr_from_float((float)(hand_r - depth)), 0);
+                    o.kind = CRI_SQUASH_OTHER_SKELETON, o.to_other = cr_transform_identity(), o.to_other.p = cr_v3_neg(at);
+                    o.prims = &hand, o.count = 1, o.scale = CR_R(1);
+                    o.bound_centre = at, o.bound_radius = CR_R(0.4), o.velocity = cr_v3(0, -CR_R(1), 0);
+                }
+                cri_squash_result r = sq_step(&m, &prm, &o, 1);
+                prm.widen_hint = r.widen_next, prm.model_bias = r.model_bias;
+                double v = sq_volume(m.pos, m.triangles, m.skin.triangle_count), dv = v - v_rest, dv0 = cr_to_double(r.dv_compressed);
+                ENSURE(dv0 < 0);
+                double off = fabs(dv - (loss ? 0.2 : 0.0) * dv0) / fabs(dv0);
+                worst_off = fmax(worst_off, off), worst_gain = fmax(worst_gain, dv / v_rest), deepest = depth;
+                if (dv > 1e-9 * v_rest || off > 0.05 || getenv("SQ_DEEPER_VERBOSE"))
+                    cr_test_printf("     kind %d loss %d depth %.3f: compressed %.4g, kept %.4g, %.1f %% off (scale %.3g, limit %.3g, "
+                                   "widen %.3g, zone %u)\n", kind, loss, depth, dv0, dv, 100 * off, cr_to_double(r.scale),
+                                   cr_to_double(r.scale_limit), cr_to_double(r.widen), r.zone_count);
+                bad += dv > 1e-9 * v_rest || off > 0.05;
+                (void)folds;
+                folds += fold_check(&m, &prm, &o, r.scale, r.zone_count, &worst_edge);
+            }
+            cr_test_printf("     deeper, %s, loss %s: to %.3f m; farthest from the target %.2f %% of the compressed volume, "
+                           "largest change/rest %.2g; %d zone vertices on a fold, largest normal step "
+                           "along an edge %.1f deg\n",
+                           kind ? "squishy hand" : "rigid ball", loss ? "0.2" : "0", deepest, 100 * worst_off, worst_gain,
+                           folds, worst_edge);
+            all_folds += folds;
+            sq_mesh_free(&m);
+        }
+    ENSURE(bad == 0);
+    ENSURE(all_folds == 0);
+}

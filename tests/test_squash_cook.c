@@ -120,6 +120,52 @@ CR_TEST(squash_cook_refuses_a_mesh_off_the_skeleton_and_bad_files) {
     }
 }
 
+/* The blending graph (seed §4.2) from a skeleton file: groups and collide lines cooked into SQSK's type words
+ * and loaded back; colliding groups that overlap at the cooked pose and bad group lines refused, file:line. */
+CR_TEST(squash_cook_blending_graph_stored_loaded_and_checked) {
+    const char *path = "build/test_squash_groups.skel";
+    ENSURE(write_text(path, "group body\npoint 0 0 0 0.8\ngroup neck\npoint 0 0.45 0 0.5\ngroup hand\n"
+                            "point 1.3 0 0 0.6\nblend body neck\ncollide hand body\nmesh 16\n") == 0);
+    cr_cook_options opt = cr_cook_default_options();
+    opt.quiet = true;
+    opt.sdf_res = 20;
+    cr_cook_result r;
+    char err[1024];
+    ENSURE_MSG(cr_cook_file(path, NULL, &opt, &r, err, sizeof err) == 0, "%s", err);
+    cr_asset a;
+    void *block = tc_load(r.bytes, r.size, &a);
+    ENSURE(block != NULL && a.squash_primitive_count == 3);
+    const cr_squash_primitive *p = a.squash_primitives;
+    ENSURE(p[0].group == 0 && p[1].group == 1 && p[2].group == 2);
+    ENSURE(p[0].collide == 1u << 2 && p[1].collide == 0 && p[2].collide == 1u << 0);
+    ENSURE(cri_skeleton_check(p, 3) == 0);
+    ENSURE(cri_skeleton_blend_mask(p, 3, 0) == 3u && cri_skeleton_blend_mask(p, 3, 2) == 6u);
+    free(block);
+    cr_cook_result_free(&r);
+    /* the hand moved into the body's reach: the mesh of the blended field is not the grouped skin */
+    ENSURE(write_text(path, "group body\npoint 0 0 0 0.8\ngroup hand\npoint 0.75 0 0 0.6\ncollide hand body\nmesh 16\n") == 0);
+    ENSURE(cr_cook_file(path, NULL, &opt, &r, err, sizeof err) != 0);
+    cr_test_printf("     %s\n", err);
+    ENSURE(strstr(err, "colliding groups must not overlap") != NULL);
+    const struct { const char *text, *expect; } bad[] = {
+        {"group\npoint 0 0 0 1\n", ":1: group needs one name"},
+        {"group a\npoint 0 0 0 1\ncollide a b\n", ":3: unknown group 'b'"},
+        {"group a\npoint 0 0 0 1\ncollide a a\n", ":3: a group blends with itself"},
+        {"group a\npoint 0 0 0 1\ngroup b\npoint 3 0 0 1\nblend a b\ncollide b a\n", ":6: these two groups were said to blend and to collide"},
+        {"group a\npoint 0 0 0 1\ngroup b\n", "group 'b' has no primitive"},
+        {"group a b\npoint 0 0 0 1\n", ":1: group needs one name"},
+        {"group g0\ngroup g1\ngroup g2\ngroup g3\ngroup g4\ngroup g5\ngroup g6\ngroup g7\ngroup g8\ngroup g9\n"
+         "group g10\ngroup g11\ngroup g12\ngroup g13\ngroup g14\ngroup g15\ngroup g16\n", ":17: more than 16 groups"},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; ++k) {
+        ENSURE(write_text(path, bad[k].text) == 0);
+        cr_cook_squash s;
+        ENSURE(cr_cook_squash_read(path, &s, err, sizeof err) != 0);
+        cr_test_printf("     %s\n", err);
+        ENSURE_MSG(strstr(err, bad[k].expect) != NULL, "case %zu: %s", k, err);
+    }
+}
+
 static uint32_t rd32(const uint8_t *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
 
 CR_TEST(squash_cook_hostile_skeleton_section_is_named) {
@@ -138,11 +184,17 @@ CR_TEST(squash_cook_hostile_skeleton_section_is_named) {
         if (memcmp(en, "SQIV", 4) == 0) iv = r.bytes + rd32(en + 4);
     }
     ENSURE(sq != NULL && iv != NULL);
-    struct { size_t at; uint32_t value; } cases[] = {
-        {48 + 0, 7},           /* an unknown primitive type */
-        {48 + 40, 0xbf800000u}, /* radius -1 */
-        {44, 0},               /* weight 0 */
-        {4, 0x7fc00000u},      /* a NaN coordinate */
+    /* without groups the type word is the kind alone: the bytes of the format before the blending graph */
+    ENSURE(rd32(sq) == 0 && rd32(sq + 48) == 0);
+    struct { size_t at; uint32_t value, element; } cases[] = {
+        {48 + 0, 7, 1},           /* an unknown primitive type */
+        {48 + 40, 0xbf800000u, 1}, /* radius -1 */
+        {44, 0, 0},               /* weight 0 */
+        {4, 0x7fc00000u, 0},      /* a NaN coordinate */
+        {0, 16u << 8, 0},         /* group 16 */
+        {0, 1u << 16, 0},         /* group 0 colliding with itself */
+        {48, 1u << 8 | 1u << 16, 1}, /* group 1 collides with group 0, which does not collide back */
+        {0, 2u << 16, 0},         /* group 0 collides with group 1, which has no primitive */
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
         uint8_t *copy = malloc(r.size);
@@ -156,7 +208,8 @@ CR_TEST(squash_cook_hostile_skeleton_section_is_named) {
         cr_asset a;
         cr_asset_error e;
         ENSURE(cr_asset_load(copy, r.size, block, need, &a, &e) == CR_ERR_BAD_ASSET);
-        ENSURE_MSG(strcmp(e.section_tag, "SQSK") == 0, "case %zu: section '%s'", k, e.section_tag);
+        ENSURE_MSG(strcmp(e.section_tag, "SQSK") == 0 && e.index == cases[k].element, "case %zu: section '%s' element %u", k,
+                   e.section_tag, e.index);
         free(block), free(copy);
     }
     cr_cook_result_free(&r);

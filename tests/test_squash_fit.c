@@ -43,6 +43,7 @@ CR_TEST(squash_fit_skin_close_to_meshes_it_was_not_tuned_on) {
         {"data/meshes/teapot.obj", 3.0, 16, 0.03, 0.15}, /* open at the lid, a hollow spout: balls no vertex touches */
     };
     double bunny_mean[3] = {0, 0, 0};
+    uint32_t bunny_merged = 0;
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
         const fit_case *c = &cases[k];
         cr_obj o;
@@ -52,18 +53,20 @@ CR_TEST(squash_fit_skin_close_to_meshes_it_was_not_tuned_on) {
         char err[512];
         ENSURE_MSG(cr_squash_fit(o.pos, o.vertex_count, o.tri, o.triangle_count, c->count, &sq, &r, err, sizeof err) == 0,
                    "%s", err);
-        cr_test_printf("     %-32s %.1f m, %2u primitives asked, %2u placed (%u segments): distance to the skin mean %.4f, "
-                       "largest %.4f of the size\n",
-                       c->path, c->size, c->count, r.primitives, r.segments, r.mean, r.max);
+        cr_test_printf("     %-32s %.1f m, %2u primitives asked, %2u placed (%u segments, %u points merged into limbs): distance to "
+                       "the skin mean %.4f, largest %.4f of the size\n",
+                       c->path, c->size, c->count, r.primitives, r.segments, r.merged, r.mean, r.max);
         ENSURE(r.primitives == c->count);
         ENSURE(r.mean < c->mean_max);
         ENSURE(r.max < c->max_max);
         if (k < 3) bunny_mean[k] = r.mean;
+        if (k < 3) bunny_merged += r.merged;
         cr_cook_squash_free(&sq);
         cr_obj_free(&o);
     }
     ENSURE(bunny_mean[1] < 0.5 * bunny_mean[0]);                      /* more primitives, closer */
     ENSURE(fabs(bunny_mean[2] - bunny_mean[1]) < 0.05 * bunny_mean[1]); /* the same fit at ten times the size */
+    ENSURE(bunny_merged > 0); /* the bunny's limbs (ears, legs) are runs of points the fit merges into segments */
 }
 
 CR_TEST(squash_fit_cook_makes_one_closed_skin_the_same_bytes_twice) {

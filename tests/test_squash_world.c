@@ -6,6 +6,8 @@
 #include "test_cook_util.h"
 #include "test_squash_util.h"
 #include <math.h>
+#include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 typedef struct sq_world {
@@ -175,7 +177,7 @@ CR_TEST(squash_world_determinism_drop_repeats_bit_for_bit) {
     ENSURE(drop(&b, CR_R(0.25), CR_R(0.1), 24));
     ENSURE(a.hash == b.hash);
     cr_test_printf("     squash drop state hash %016llx (" CR_MODE_NAME ")\n", (unsigned long long)a.hash);
-    ENSURE(a.hash == (CR_FIXED ? 0x48cf3920d3fee7ddull : 0x282fd269d61e6df4ull));
+    ENSURE(a.hash == (CR_FIXED ? 0x574a6533e7588fd1ull : 0xe46f8ff85a0da1d8ull));
 }
 
 CR_TEST(squash_attach_refuses_bad_defs) {
@@ -399,7 +401,8 @@ CR_TEST(squash_world_kinematic_skeleton_skin_follows) {
     cr_cook_result cooked;
     cr_cook_options opt = cr_cook_default_options();
     opt.quiet = true;
-    opt.sdf_res = 24;
+    /* the distance grid's box must hold the turned arm (a pose whose skin leaves it is refused), so a wide pad */
+    opt.sdf_res = 40, opt.sdf_pad = 10;
     int rc = tc_cook_text("arm.obj", obj, (size_t)arrlen(obj), &opt, &cooked);
     arrfree(obj);
     ENSURE(rc == 0);
@@ -544,4 +547,177 @@ CR_TEST(squash_world_sculpting_print_stays_within_its_cap) {
     q.sculpt_rate = 0;
     ENSURE(cr_squash_attach(d.w, slab, &q) == CR_ERR_DEF_INVALID);
     slab_free(&d);
+}
+
+/* A posed body's collision follows its pose: a slab with a bump (a point primitive blended into a rectangle) has
+ * the bump moved by cr_squash_set_primitives from x = -0.6 to x = +0.6; balls dropped over both places rest on the
+ * posed surface (high over the bump's new place, low over its old one), where the cooked surface would have held
+ * them the other way round (shown unposed, and posed with pose_grid_nodes 0: the grid keeps a ghost bump). */
+static int bump_run(const cr_asset *asset, uint32_t pose, uint32_t grid_nodes, double *y_old, double *y_new, uint32_t *swept_nodes,
+                    uint32_t *pending) {
+    cr_world_def def = cr_default_world_def();
+    def.body_capacity = 4;
+    def.damage.squash = cr_default_squash_budget();
+    def.damage.squash.body_capacity = 1;
+    def.damage.squash.posable = 1;
+    def.damage.squash.pose_grid_nodes = grid_nodes;
+    size_t size = cr_world_memory_size(&def);
+    void *block = aligned_alloc(CR_BLOCK_ALIGN, (size + 15) / 16 * 16);
+    cr_world *w;
+    uint32_t slot;
+    if (cr_world_create(&def, block, size, &w) != CR_OK || cr_world_add_asset(w, asset, &slot) != CR_OK) return -1;
+    cr_body_def bd = cr_default_body_def();
+    bd.type = CR_BODY_STATIC;
+    bd.shape.type = CR_SHAPE_MESH, bd.shape.asset = slot;
+    /* placed so the skeleton file's frame is the world's: the slab lies flat, its top at y 0.36 */
+    bd.orientation = cr_quat_conj(asset->mesh_to_body.q);
+    bd.position = cr_v3_neg(cr_quat_rotate(bd.orientation, asset->mesh_to_body.p));
+    cr_body_id id, ball[2];
+    if (cr_body_create(w, &bd, &id) != CR_OK) return -2;
+    cr_squash_def q = cr_default_squash_def(); /* the cooked skeleton */
+    q.stiffness = 0, q.damping = 0, q.soft_depth = CR_R(0.005); /* the solver's contact alone: the surface it sees */
+    if (cr_squash_attach(w, id, &q) != CR_OK) return -3;
+    *swept_nodes = 0, *pending = 0;
+    if (pose) {
+        /* the bump (primitive 1, body frame) moved 1.2 m along the file's x */
+        cr_squash_primitive p[2] = {asset->squash_primitives[0], asset->squash_primitives[1]};
+        p[1].a = cr_v3_add(p[1].a, cr_quat_rotate(asset->mesh_to_body.q, cr_v3(CR_R(1.2), 0, 0)));
+        if (cr_squash_set_primitives(w, id, p, 2) != CR_OK) return -4;
+        cr_squash_view v;
+        cr_squash_get(w, id, &v);
+        *pending = v.grid_pending;
+    }
+    cr_body_def kb = cr_default_body_def();
+    kb.type = CR_BODY_DYNAMIC;
+    kb.shape.type = CR_SHAPE_SPHERE, kb.shape.radius = CR_R(0.15);
+    for (int k = 0; k < 2; ++k) {
+        kb.position = cr_v3(k ? CR_R(0.6) : -CR_R(0.6), CR_R(1.1), 0);
+        if (cr_body_create(w, &kb, &ball[k]) != CR_OK) return -5;
+    }
+    for (int s = 0; s < 150; ++s) {
+        cr_world_step(w, CR_R(1.0 / 60));
+        cr_squash_view v;
+        cr_squash_get(w, id, &v);
+        if (v.grid_pending > 0) *swept_nodes = (uint32_t)s + 2; /* the steps the sweep took */
+    }
+    *y_old = cr_to_double(cr_body_get_transform(w, ball[0]).p.y);
+    *y_new = cr_to_double(cr_body_get_transform(w, ball[1]).p.y);
+    free(block);
+    return 0;
+}
+
+CR_TEST(squash_world_posed_collision_follows_the_pose) {
+    const char *path = "build/test_squash_bump.skel";
+    FILE *f = fopen(path, "wb");
+    ENSURE(f != NULL);
+    fputs("# a slab with a flat-topped bump (a small rectangle) on its top at x = -0.6\nrect 0 0 0  1 0 0  0 0 0.8  0.8\n"
+          "rect -0.6 0.35 0  0.25 0 0  0 0 0.25  0.4\nmesh 40\n", f);
+    fclose(f);
+    cr_cook_options opt = cr_cook_default_options();
+    opt.quiet = true;
+    opt.sdf_res = 40;
+    cr_cook_result cooked;
+    char err[1024];
+    ENSURE_MSG(cr_cook_file(path, NULL, &opt, &cooked, err, sizeof err) == 0, "%s", err);
+    cr_asset asset;
+    void *ab = tc_load(cooked.bytes, cooked.size, &asset);
+    ENSURE(ab != NULL && asset.squash_primitive_count == 2);
+    double rest_old, rest_new, posed_old, posed_new, ghost_old, ghost_new;
+    uint32_t n0, n1, n2, p0, p1, p2;
+    int rc;
+    ENSURE((rc = bump_run(&asset, 0, 4096, &rest_old, &rest_new, &n0, &p0)) == 0);
+    ENSURE((rc = bump_run(&asset, 1, 4096, &posed_old, &posed_new, &n1, &p1)) == 0);
+    ENSURE((rc = bump_run(&asset, 1, 0, &ghost_old, &ghost_new, &n2, &p2)) == 0);
+    cr_test_printf("     ball heights over the bump's old place / its new one: cooked %.3f / %.3f m; posed %.3f / %.3f m; "
+                   "posed with the grid not following (pose_grid_nodes 0) %.3f / %.3f m; the pose's sweep: %u nodes in %u steps "
+                   "at 4096 a step\n",
+                   rest_old, rest_new, posed_old, posed_new, ghost_old, ghost_new, p1, n1);
+    /* unposed: high over the bump (x = -0.6), low elsewhere */
+    ENSURE(rest_old > rest_new + 0.1);
+    /* posed: the other way round, as high and as low as the cooked case */
+    ENSURE(posed_new > posed_old + 0.1);
+    ENSURE(fabs(posed_new - rest_old) < 0.01 && fabs(posed_old - rest_new) < 0.01);
+    ENSURE(p1 > 4096 && n1 == (p1 + 4095) / 4096 && p0 == 0 && p2 == 0); /* within the budget, and done */
+    /* the cooked grid alone holds the ball over the old place (a ghost bump): what the sweep takes away */
+    ENSURE(ghost_old > posed_old + 0.1);
+    free(ab);
+    cr_cook_result_free(&cooked);
+}
+
+/* The distance grid cannot grow past its cooked box: a pose whose skin would leave it is refused, naming the
+ * primitives, and nothing changes; a pose inside it is taken. (Before, such a pose was taken and the skin outside
+ * the box collided as the grid's edge plus the distance beyond: wrongly, silently.) */
+CR_TEST(squash_world_pose_outside_the_grid_box_is_refused) {
+    const char *path = "build/test_squash_bump_box.skel";
+    FILE *f = fopen(path, "wb");
+    ENSURE(f != NULL);
+    fputs("# a slab with a bump on its top at x = -0.6\nrect 0 0 0  1 0 0  0 0 0.8  0.8\n"
+          "rect -0.6 0.35 0  0.25 0 0  0 0 0.25  0.4\nmesh 32\n", f);
+    fclose(f);
+    cr_cook_options opt = cr_cook_default_options();
+    opt.quiet = true;
+    opt.sdf_res = 24;
+    cr_cook_result cooked;
+    char err[1024];
+    ENSURE_MSG(cr_cook_file(path, NULL, &opt, &cooked, err, sizeof err) == 0, "%s", err);
+    cr_asset asset;
+    void *ab = tc_load(cooked.bytes, cooked.size, &asset);
+    ENSURE(ab != NULL && asset.squash_primitive_count == 2 && asset.sdf != NULL);
+    cr_world_def def = cr_default_world_def();
+    def.body_capacity = 2;
+    def.damage.squash = cr_default_squash_budget();
+    def.damage.squash.body_capacity = 1;
+    def.damage.squash.posable = 1;
+    size_t size = cr_world_memory_size(&def);
+    void *block = aligned_alloc(CR_BLOCK_ALIGN, (size + 15) / 16 * 16);
+    cr_world *w;
+    uint32_t slot;
+    ENSURE(cr_world_create(&def, block, size, &w) == CR_OK && cr_world_add_asset(w, &asset, &slot) == CR_OK);
+    cr_body_def bd = cr_default_body_def();
+    bd.type = CR_BODY_STATIC;
+    bd.shape.type = CR_SHAPE_MESH, bd.shape.asset = slot;
+    cr_body_id id;
+    ENSURE(cr_body_create(w, &bd, &id) == CR_OK);
+    cr_squash_def q = cr_default_squash_def();
+    ENSURE(cr_squash_attach(w, id, &q) == CR_OK);
+    cr_body_mesh m;
+    ENSURE(cr_body_get_mesh(w, id, &m) == CR_OK);
+    const uint32_t nv = m.vertex_count;
+    cr_vec3 *before = malloc(nv * sizeof(cr_vec3));
+    /* the file's up in the body frame (the cooker turned the mesh into its principal frame) */
+    const cr_vec3 up = cr_quat_rotate(asset.mesh_to_body.q, cr_v3(0, CR_R(1), 0));
+    int refused = 0, taken = 0;
+    double first_refused = -1;
+    /* the bump lifted further and further along the file's y: first inside the box, then out of it */
+    for (int k = 1; k <= 12; ++k) {
+        double lift = 0.05 * k;
+        cr_squash_primitive p[2] = {asset.squash_primitives[0], asset.squash_primitives[1]};
+        p[1].a = cr_v3_add(p[1].a, cr_v3_scale(up, cr_from_float((float)lift)));
+        ENSURE(cr_body_get_mesh(w, id, &m) == CR_OK);
+        memcpy(before, m.positions, nv * sizeof(cr_vec3));
+        cr_status s = cr_squash_set_primitives(w, id, p, 2);
+        ENSURE(cr_body_get_mesh(w, id, &m) == CR_OK);
+        if (s == CR_OK) {
+            ++taken;
+            ENSURE(refused == 0);                                   /* once out, higher stays out */
+            /* taken: every skin vertex inside the box */
+            for (uint32_t v = 0; v < nv; ++v) {
+                cr_vec3 d = cr_v3_sub(m.positions[v], asset.sdf_origin);
+                const cr_real dk[3] = {d.x, d.y, d.z};
+                for (int k2 = 0; k2 < 3; ++k2)
+                    ENSURE(dk[k2] >= 0 && dk[k2] <= cr_mul(asset.sdf_cell, cr_from_int((int32_t)asset.sdf_dims[k2] - 1)));
+            }
+        } else {
+            if (refused++ == 0) first_refused = lift;
+            ENSURE(s == CR_ERR_ARGUMENT_RANGE);
+            ENSURE(cr_world_refused_field(w) == CR_FIELD_SQUASH_PRIMITIVES);
+            ENSURE(strcmp(cr_field_name(cr_world_refused_field(w)), "cr_squash_set_primitives.primitives") == 0);
+            ENSURE(memcmp(before, m.positions, nv * sizeof(cr_vec3)) == 0); /* nothing changed */
+        }
+    }
+    cr_test_printf("     bump lifted 0.05..0.60 m: %d poses taken, %d refused (the first at %.2f m), each refusal naming "
+                   "cr_squash_set_primitives.primitives and changing nothing\n", taken, refused, first_refused);
+    ENSURE(taken >= 1 && refused >= 1);
+    free(before), free(block), free(ab);
+    cr_cook_result_free(&cooked);
 }

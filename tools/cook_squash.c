@@ -9,6 +9,12 @@
  *     rect    CX CY CZ  UX UY UZ  VX VY VZ  R [W]      (U, V: perpendicular half-edges)
  *     mesh    CELLS                                    (cells along the longest side when meshed here; default 32)
  *     mesher  grid|star                                (default grid: any shape; star: rays from the centre)
+ *     group   NAME                                     (the primitives after it are in group NAME; at most 16)
+ *     collide NAME NAME                                (two groups that collide: each deforms the other's skin)
+ *     blend   NAME NAME                                (two groups that blend: the default, said for the reader)
+ * The blending graph (seed 003 §4.2, docs/squash.md): groups blend unless a
+ * collide line says otherwise. Colliding groups must not overlap at the
+ * cooked pose (the mesh is the blended skin: the check below refuses it).
  */
 #include "cook_squash.h"
 #include "squash_mesh.h"
@@ -53,7 +59,8 @@ int cr_cook_squash_read(const char *path, cr_cook_squash *out, char *err, size_t
         return -1;
     }
     char buf[1024];
-    int line = 0;
+    int line = 0, group = 0;
+    uint16_t pair_bits[CR_SQUASH_MAX_GROUPS] = {0}; /* pairs named by a collide or blend line */
     while (fgets(buf, sizeof buf, f)) {
         ++line;
         char *h = strchr(buf, '#');
@@ -62,6 +69,55 @@ int cr_cook_squash_read(const char *path, cr_cook_squash *out, char *err, size_t
         double v[12];
         int used = 0;
         if (sscanf(buf, " %31s%n", word, &used) != 1) continue;
+        if (strcmp(word, "group") == 0 || strcmp(word, "collide") == 0 || strcmp(word, "blend") == 0) {
+            char na[64], nb[64];
+            int tail = 0, pair = word[0] != 'g';
+            int got = pair ? sscanf(buf + used, " %63s %63s %n", na, nb, &tail) : sscanf(buf + used, " %63s %n", na, &tail);
+            if (got != (pair ? 2 : 1) || buf[used + tail] != 0) {
+                fclose(f);
+                return fail(err, en, path, line, pair ? "collide and blend need two group names" : "group needs one name");
+            }
+            if (!pair) {
+                if (strlen(na) >= sizeof out->group_names[0]) {
+                    fclose(f);
+                    return fail(err, en, path, line, "a group name is longer than 31 characters");
+                }
+                uint32_t g = 0;
+                while (g < out->group_count && strcmp(out->group_names[g], na) != 0) ++g;
+                if (g == out->group_count) {
+                    if (g == CR_SQUASH_MAX_GROUPS) {
+                        fclose(f);
+                        return fail(err, en, path, line, "more than 16 groups");
+                    }
+                    strcpy(out->group_names[g], na), out->group_count++;
+                }
+                group = (int)g;
+                continue;
+            }
+            int ga = -1, gb = -1;
+            for (uint32_t g = 0; g < out->group_count; ++g) {
+                if (strcmp(out->group_names[g], na) == 0) ga = (int)g;
+                if (strcmp(out->group_names[g], nb) == 0) gb = (int)g;
+            }
+            if (ga < 0 || gb < 0) {
+                char why[160];
+                snprintf(why, sizeof why, "unknown group '%.40s' (name it in a group line before)", ga < 0 ? na : nb);
+                fclose(f);
+                return fail(err, en, path, line, why);
+            }
+            if (ga == gb) {
+                fclose(f);
+                return fail(err, en, path, line, "a group blends with itself and cannot collide with itself");
+            }
+            uint32_t bit = pair_bits[ga] >> gb & 1u;
+            if (bit && ((out->collide[ga] >> gb & 1u) != (word[0] == 'c'))) {
+                fclose(f);
+                return fail(err, en, path, line, "these two groups were said to blend and to collide");
+            }
+            pair_bits[ga] |= (uint16_t)(1u << gb), pair_bits[gb] |= (uint16_t)(1u << ga);
+            if (word[0] == 'c') out->collide[ga] |= (uint16_t)(1u << gb), out->collide[gb] |= (uint16_t)(1u << ga);
+            continue;
+        }
         if (strcmp(word, "mesher") == 0) {
             char kind[16];
             int tail = 0;
@@ -124,6 +180,7 @@ int cr_cook_squash_read(const char *path, cr_cook_squash *out, char *err, size_t
         if (type == 2) memcpy(q.e, v + 6, sizeof q.e);
         q.radius = v[need - 1];
         q.weight = n == need + 1 ? v[need] : 1.0;
+        q.group = group;
         if (!(q.radius > 1e-4 && q.radius < 1e4) || !(q.weight > 0 && q.weight < 1e4)) {
             fclose(f);
             return fail(err, en, path, line, "the radius must be in (1e-4, 1e4) m and the weight in (0, 1e4)");
@@ -151,6 +208,15 @@ int cr_cook_squash_read(const char *path, cr_cook_squash *out, char *err, size_t
     }
     fclose(f);
     if (out->count == 0) return fail(err, en, path, line, "no primitive (point, segment or rect)");
+    for (uint32_t g = 0; g < out->group_count; ++g) {
+        uint32_t k = 0;
+        while (k < out->count && out->prims[k].group != (int)g) ++k;
+        if (k == out->count) {
+            char why[160];
+            snprintf(why, sizeof why, "group '%.40s' has no primitive", out->group_names[g]);
+            return fail(err, en, path, line, why);
+        }
+    }
     double wmax = 0;
     for (uint32_t i = 0; i < out->count; ++i) wmax = fmax(wmax, out->prims[i].weight);
     if (!(out->isovalue < wmax)) return fail(err, en, path, line, "the isovalue must be below the largest weight, or there is no skin");
@@ -186,6 +252,8 @@ void cr_cook_squash_runtime(const cr_cook_squash *s, cr_squash_primitive *out) {
         out[i].e = cr_v3(cr_from_float((float)q->e[0]), cr_from_float((float)q->e[1]), cr_from_float((float)q->e[2]));
         out[i].radius = cr_from_float((float)q->radius);
         out[i].weight = cr_from_float((float)q->weight);
+        out[i].group = (uint16_t)q->group;
+        out[i].collide = s->collide[q->group];
     }
 }
 
@@ -203,15 +271,21 @@ int cr_cook_squash_check_mesh(const cr_cook_squash *s, const double *pos, uint32
     uint32_t at = 0;
     for (uint32_t v = 0; v < n; ++v) {
         cr_vec3 x = cr_v3(cr_from_float((float)pos[3 * v]), cr_from_float((float)pos[3 * v + 1]), cr_from_float((float)pos[3 * v + 2]));
-        cr_potential f = cri_skeleton_potential(p, s->count, x);
+        /* the vertex's own group's field: a colliding group that reaches it at rest is not in it */
+        uint32_t mask = cri_skeleton_blend_mask(p, s->count, cri_skeleton_owner_group(p, s->count, x));
+        cr_potential f = cri_skeleton_potential_groups(p, s->count, mask, x);
         double g = cr_to_double(cr_v3_len(f.grad));
         double d = g > 1e-9 ? fabs(cr_to_double(f.f - c)) / g : 1e9;
         if (d > worst) worst = d, at = v;
     }
     free(p);
     if (worst > tol) {
-        snprintf(err, en, "the mesh is not the skeleton's surface f = %g: vertex %u is %.3g m off it (at most %.3g); "
-                          "mesh the skeleton itself (crumple cook FILE.skel)", s->isovalue, at, worst, tol);
+        int grouped = 0;
+        for (uint32_t g = 0; g < CR_SQUASH_MAX_GROUPS; ++g) grouped |= s->collide[g] != 0;
+        snprintf(err, en, "the mesh is not the skeleton's surface f = %g: vertex %u is %.3g m off it (at most %.3g); %s",
+                 s->isovalue, at, worst, tol,
+                 grouped ? "colliding groups must not overlap at the cooked pose (move them apart in the skeleton file)"
+                         : "mesh the skeleton itself (crumple cook FILE.skel)");
         return -1;
     }
     return 0;

@@ -197,7 +197,8 @@ int cr_cook_write(const cr_cook_asset *a, uint8_t **bytes, size_t *size, size_t 
             count = a->squash ? a->squash->count : 0;
             for (uint32_t i = 0; i < count; ++i) {
                 const cr_cook_primitive *q = &a->squash->prims[i];
-                put_u32(&o, (uint32_t)q->type);
+                /* the kind, its group (bits 8..15) and its group's collide mask (16..31): 0 without groups */
+                put_u32(&o, (uint32_t)q->type | (uint32_t)q->group << 8 | (uint32_t)a->squash->collide[q->group] << 16);
                 for (int c = 0; c < 3; ++c) put_f32(&o, q->a[c]);
                 for (int c = 0; c < 3; ++c) put_f32(&o, q->b[c]);
                 for (int c = 0; c < 3; ++c) put_f32(&o, q->e[c]);

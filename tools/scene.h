@@ -93,6 +93,7 @@ typedef struct cr_scene_squash {
     char name[CR_SCENE_NAME_MAX];
     cr_squash_def def;            ///< no primitives: the body's asset carries the skeleton
     int line;
+    uint32_t sculpt_nodes;        ///< `nodes N`: the sculpting grid's node cap (with `sculpt CELL`)
 } cr_scene_squash;
 /// A named fracture material (`fracture` line, tools/scene_fracture.c).
 typedef struct cr_scene_fracture {
@@ -108,6 +109,7 @@ typedef struct cr_scene_asset {
     int line;
     uint32_t sdf_res;             ///< .obj: cook option `sdf N` (grid cells on the longest axis), 0 = cooker default
     uint32_t max_samples;         ///< .obj: cook option `samples N` (collision sample points), 0 = cooker default
+    uint32_t sdf_pad;             ///< .obj/.skel: cook option `pad N` (grid cells of padding each side), 0 = cooker default
     char rig[CR_SCENE_PATH_MAX];  ///< .obj: cook option `rig PATH` (a skeleton for bending), "" = none
     uint32_t auto_bones;          ///< .obj: cook option `bones N` (automatic bones), 0 = none
     bool soft;                    ///< .obj: cook option `soft` (a mass-spring asset: remeshed, SPRP/SPRS; tools/scene_spring.c)
@@ -190,6 +192,7 @@ typedef struct cr_scene {
     cr_scene_plastic *plastics;
     cr_scene_bend *bends;
     cr_scene_squash *squashes;
+    struct cr_scene_pose *poses;     ///< keyframes of squishy skeletons (`pose` lines, tools/scene_squash.c)
     cr_scene_fracture *fractures;
     struct cr_scene_spring *springs; ///< soft materials (`spring` lines, tools/scene_spring.c)
     struct cr_scene_soft *softs;     ///< soft bodies (`soft` lines, tools/scene_spring.c)

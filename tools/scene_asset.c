@@ -116,6 +116,7 @@ static int load_one(cr_scene *s, cr_scene_asset *a, cr_scene_error *err) {
      * (a float and a Q32.32 build may break a tie differently), so each mode cooks its own */
     if (a->rig[0] || a->auto_bones) key = fnv1a_u64(key, 0x424e444dull ^ ((uint64_t)CR_FIXED << 32));
     key = fnv1a_u64(key, a->max_samples);
+    if (a->sdf_pad) key = fnv1a_u64(key, 0x706164ull ^ ((uint64_t)a->sdf_pad << 24)); /* "pad": none, the key is as before */
     if (a->soft) key = fnv1a_u64(key, 0x736f6674ull); /* "soft": no soft, the key is as before */
     cr_cook_options opt = cr_cook_default_options();
     cr_scene_rig_files rig; /* the data rule's rig, poses and options beside the .obj (tools/scene_example.c) */
@@ -132,6 +133,7 @@ static int load_one(cr_scene *s, cr_scene_asset *a, cr_scene_error *err) {
     opt.quiet = true;
     if (a->sdf_res) opt.sdf_res = (int)a->sdf_res;
     if (a->max_samples) opt.max_samples = a->max_samples;
+    if (a->sdf_pad) opt.sdf_pad = (int)a->sdf_pad;
     if (a->rig[0]) opt.rig_path = a->rig;
     if (a->auto_bones) opt.auto_bones = a->auto_bones;
     opt.bend = a->rig[0] || a->auto_bones; /* a scene's rig is for bending: attach then costs no segmentation */

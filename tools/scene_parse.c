@@ -495,6 +495,8 @@ static int st_asset(pctx *c) {
         bool obj = ends_with(a.path, ".obj") || ends_with(a.path, ".skel"); /* both cooked on load */
         if (strcmp(k, "sdf") == 0 && obj) {
             if (read_uint(c, "sdf", 8, 1024, &a.sdf_res)) return -1;
+        } else if (strcmp(k, "pad") == 0 && obj) { /* the grid's padding: room for a posed squishy skin (docs/squash.md) */
+            if (read_uint(c, "pad", 1, 64, &a.sdf_pad)) return -1;
         } else if (strcmp(k, "samples") == 0 && obj) {
             if (read_uint(c, "samples", 1, 1u << 22, &a.max_samples)) return -1;
         } else if (strcmp(k, "rig") == 0 && obj) { /* a skeleton for bending (docs/bending.md) */
@@ -507,7 +509,7 @@ static int st_asset(pctx *c) {
         } else if (strcmp(k, "soft") == 0 && obj) { /* a mass-spring asset (docs/mass-spring.md) */
             a.soft = true;
         } else {
-            return fail(c, "unknown asset attribute '%s' (%s)", k, obj ? "sdf samples rig bones soft" : "a .crb asset takes none");
+            return fail(c, "unknown asset attribute '%s' (%s)", k, obj ? "sdf pad samples rig bones soft" : "a .crb asset takes none");
         }
     }
     arrput(c->s->assets, a);
@@ -928,6 +930,13 @@ static int st_squash(pctx *c) {
     return 0;
 }
 
+static int st_pose(pctx *c) {
+    char why[256];
+    if (cr_scene_squash_pose_define(c->s, c->tok + c->pos, c->ntok - c->pos, c->line, why, sizeof why)) return fail(c, "%s", why);
+    c->pos = c->ntok;
+    return 0;
+}
+
 static int st_spring(pctx *c) {
     char why[256];
     if (cr_scene_spring_define(c->s, c->tok + c->pos, c->ntok - c->pos, c->line, why, sizeof why)) return fail(c, "%s", why);
@@ -950,6 +959,7 @@ static const statement statements[] = {
     {"velocity", st_velocity}, {"target", st_target},
     {"plastic", st_plastic},
     {"squash", st_squash},
+    {"pose", st_pose},
     {"fracture", st_fracture},
     {"spring", st_spring}, {"soft", st_soft},
 };
@@ -1054,6 +1064,9 @@ static int finish(pctx *c) {
     uint32_t ndent = 0;
     for (uint32_t i = 0; i < nbodies; ++i) ndent += s->bodies[i].dents;
     for (uint32_t i = 0; i < nbodies; ++i) d->damage.squash.body_capacity += s->bodies[i].squash;
+    /* kinematic skeletons (`pose`) and sculpting need room for a posed rest skin; sculpting its grid */
+    d->damage.squash.sculpt_nodes = cr_scene_squash_sculpt_nodes(s);
+    if (arrlen(s->poses) > 0 || d->damage.squash.sculpt_nodes > 0) d->damage.squash.posable = 1;
     if (!c->deform_bodies_line) d->damage.dent.body_capacity = ndent;
     else if (ndent > d->damage.dent.body_capacity) {
         c->line = c->deform_bodies_line;
@@ -1196,6 +1209,7 @@ void cr_scene_free(cr_scene *s) {
     arrfree(s->dents);
     arrfree(s->plastics);
     arrfree(s->squashes);
+    arrfree(s->poses);
     arrfree(s->fractures);
     cr_scene_spring_free(s);
     cr_scene_free_assets(s);

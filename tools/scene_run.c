@@ -11,6 +11,7 @@
  */
 #include "scene.h"
 #include "cli.h"
+#include "scene_squash.h"
 
 #include <time.h>
 
@@ -39,6 +40,8 @@ static int one_frame(cr_scene *s, cr_world *w, int32_t frame, bool recorded, con
             return cr_scene_error_set(err, s->path, 0, "a recorded input of frame %d does not apply: %s", frame,
                                       cr_status_message(st));
     }
+    /* squishy skeletons posed by the scene's keyframes: scene structure, as spawns (a replay has them from the text) */
+    if (s->poses && cr_scene_squash_pose(s, w, frame, err)) return -1;
     cr_status st = cr_world_step(w, s->dt);
     if (st != CR_OK) return cr_scene_error_set(err, s->path, 0, "step %d failed: %s", frame, cr_status_message(st));
     return 0;

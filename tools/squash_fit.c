@@ -253,6 +253,130 @@ static void connect(cr_cook_squash *s) {
     free(in);
 }
 
+/* The grid's inscribed radius at x (the nearest node's: how far x is inside the mesh; <= 0 outside). */
+static double inside_at(const cr_cook_grid *g, const double x[3]) {
+    long i[3];
+    for (int k = 0; k < 3; ++k) {
+        double u = (x[k] - g->origin[k]) / g->cell + 0.5;
+        i[k] = u < 0 ? 0 : (long)u;
+        if (i[k] > (long)g->dims[k] - 1) i[k] = (long)g->dims[k] - 1;
+    }
+    return -(double)g->values[(size_t)i[0] + g->dims[0] * ((size_t)i[1] + g->dims[1] * (size_t)i[2])];
+}
+
+/* Runs of points along a limb as segments: two point primitives whose skins
+ * overlap, of radii within 1.35 of each other, with the mesh's inside at least
+ * 0.85 of the smaller skin radius all along the line between them (the
+ * capsule stays in the mesh), become one segment between their centres with
+ * their mean radius; a segment then takes in a further point beyond either end
+ * the same way when it lies within 30 degrees of the segment's line (a limb
+ * that runs on). Closest pairs first, lowest indices on ties; each primitive
+ * once a pass. Returns the primitives freed (the array is compacted). */
+static uint32_t merge_limbs(cr_cook_squash *s, double *r0, const cr_cook_grid *g) {
+    uint32_t freed = 0;
+    for (int grew = 1; grew;) {
+        grew = 0;
+        double bd = 1e300;
+        uint32_t bi = s->count, bj = s->count;
+        int bend = 0; /* which end of a segment i moves to j (0: b, 1: a) */
+        for (uint32_t i = 0; i < s->count; ++i)
+            for (uint32_t j = 0; j < s->count; ++j) {
+                const cr_cook_primitive *p = &s->prims[i], *q = &s->prims[j];
+                if (i == j || q->type != CR_SQUASH_POINT || (p->type == CR_SQUASH_POINT && j < i)) continue;
+                if (p->type != CR_SQUASH_POINT && p->type != CR_SQUASH_SEGMENT) continue;
+                double lo = fmin(p->radius, q->radius), hi = fmax(p->radius, q->radius);
+                if (hi > 1.35 * lo) continue;
+                for (int end = 0; end < (p->type == CR_SQUASH_SEGMENT ? 2 : 1); ++end) {
+                    const double *from = p->type == CR_SQUASH_SEGMENT && end == 0 ? p->b : p->a;
+                    double d = dist3(from, q->a);
+                    if (!(d < FIT_K * (p->radius + q->radius)) || d <= 0) continue;
+                    if (p->type == CR_SQUASH_SEGMENT) {
+                        /* runs on: q beyond this end, near the segment's line */
+                        const double *other = end == 0 ? p->a : p->b;
+                        double u[3], v[3], lu = 0, lv = 0, dot = 0;
+                        for (int k = 0; k < 3; ++k) u[k] = from[k] - other[k], v[k] = q->a[k] - from[k];
+                        for (int k = 0; k < 3; ++k) lu += u[k] * u[k], lv += v[k] * v[k], dot += u[k] * v[k];
+                        if (!(lu > 0 && lv > 0) || dot < 0.866 * sqrt(lu * lv)) continue;
+                    }
+                    bool inside = true;
+                    for (int k = 0; k <= 8 && inside; ++k) {
+                        double t = k / 8.0, x[3];
+                        for (int c = 0; c < 3; ++c) x[c] = from[c] + t * (q->a[c] - from[c]);
+                        inside = inside_at(g, x) >= 0.85 * FIT_K * lo;
+                    }
+                    if (inside && d < bd) bd = d, bi = i, bj = j, bend = end;
+                }
+            }
+        if (bi == s->count) break;
+        cr_cook_primitive *p = &s->prims[bi];
+        const cr_cook_primitive *q = &s->prims[bj];
+        if (p->type == CR_SQUASH_POINT) {
+            p->type = CR_SQUASH_SEGMENT;
+            memcpy(p->b, q->a, sizeof p->b);
+            p->radius = 0.5 * (p->radius + q->radius);
+        } else {
+            memcpy(bend == 0 ? p->b : p->a, q->a, sizeof p->a);
+            p->radius = 0.5 * (p->radius + q->radius);
+        }
+        r0[bi] = 0.5 * (r0[bi] + r0[bj]);
+        memmove(&s->prims[bj], &s->prims[bj + 1], (s->count - bj - 1) * sizeof *s->prims);
+        memmove(&r0[bj], &r0[bj + 1], (s->count - bj - 1) * sizeof *r0);
+        --s->count, ++freed, grew = 1;
+    }
+    return freed;
+}
+
+/* Primitives up to `count`, one at a time at the largest ball inside the mesh that touches the vertex the skin
+ * misses most (ties: the first), a few corrections after each. 0, or -1 out of memory. */
+static int add_where_missed(cr_cook_squash *out, double *r0, const cr_cook_grid *gp, const double *pos, uint32_t nv, uint32_t count,
+                            uint8_t *covered) {
+    const cr_cook_grid g = *gp;
+    size_t nx = g.dims[0], ny = g.dims[1], nz = g.dims[2], nodes = nx * ny * nz;
+    int rc = 0;
+    uint32_t stride = nv > FIT_VERTICES ? (nv + FIT_VERTICES - 1) / FIT_VERTICES : 1;
+    while (rc == 0 && out->count < count) {
+        /* the vertex farthest outside the skin (ties: the first), and the largest ball inside the mesh that touches it */
+        cr_squash_primitive *p = malloc(out->count * sizeof *p);
+        if (p == NULL) {
+            rc = -1;
+            break;
+        }
+        cr_cook_squash_runtime(out, p);
+        uint32_t worst = UINT32_MAX;
+        double wm = 0;
+        for (uint32_t v = 0; v < nv; v += stride) {
+            double m = miss(out, p, &pos[3 * v]);
+            if (m < wm) wm = m, worst = v;
+        }
+        free(p);
+        if (worst == UINT32_MAX) break; /* every vertex inside the skin */
+        const double *x = &pos[3 * worst];
+        size_t best = SIZE_MAX;
+        double br = 0;
+        for (size_t i = 0; i < nodes; ++i) {
+            if (!(g.values[i] < 0) || -(double)g.values[i] <= br) continue;
+            double c[3] = {g.origin[0] + (double)(i % nx) * g.cell, g.origin[1] + (double)(i / nx % ny) * g.cell,
+                           g.origin[2] + (double)(i / (nx * ny)) * g.cell};
+            if (dist3(c, x) <= -(double)g.values[i] + 1.5 * g.cell) br = -(double)g.values[i], best = i;
+        }
+        if (best == SIZE_MAX) {
+            /* no inscribed ball reaches it (a vertex of an open shell, a spout's inner wall): the ball nearest it */
+            double bg = 1e300;
+            for (size_t i = 0; i < nodes; ++i) {
+                if (!(g.values[i] < 0)) continue;
+                double c[3] = {g.origin[0] + (double)(i % nx) * g.cell, g.origin[1] + (double)(i / nx % ny) * g.cell,
+                               g.origin[2] + (double)(i / (nx * ny)) * g.cell};
+                double gap = dist3(c, x) + (double)g.values[i];
+                if (gap < bg) bg = gap, best = i;
+            }
+        }
+        if (best == SIZE_MAX) break;
+        add_ball(out, r0, gp, best, covered);
+        rc |= refine(out, r0, pos, nv, 4);
+    }
+    return rc;
+}
+
 int cr_squash_fit(const double *pos, uint32_t nv, const uint32_t *tri, uint32_t nt, uint32_t count, cr_cook_squash *out,
                   cr_squash_fit_report *report, char *err, size_t en) {
     memset(out, 0, sizeof *out);
@@ -302,61 +426,53 @@ int cr_squash_fit(const double *pos, uint32_t nv, const uint32_t *tri, uint32_t 
         return -1;
     }
     rc |= refine(out, r0, pos, nv, FIT_ROUNDS / 2);
-    uint32_t stride = nv > FIT_VERTICES ? (nv + FIT_VERTICES - 1) / FIT_VERTICES : 1;
-    while (rc == 0 && out->count < count) {
-        /* the vertex farthest outside the skin (ties: the first), and the largest ball inside the mesh that touches it */
-        cr_squash_primitive *p = malloc(out->count * sizeof *p);
-        if (p == NULL) {
-            rc = -1;
-            break;
-        }
-        cr_cook_squash_runtime(out, p);
-        uint32_t worst = UINT32_MAX;
-        double wm = 0;
-        for (uint32_t v = 0; v < nv; v += stride) {
-            double m = miss(out, p, &pos[3 * v]);
-            if (m < wm) wm = m, worst = v;
-        }
-        free(p);
-        if (worst == UINT32_MAX) break; /* every vertex inside the skin */
-        const double *x = &pos[3 * worst];
-        size_t best = SIZE_MAX;
-        double br = 0;
-        for (size_t i = 0; i < nodes; ++i) {
-            if (!(g.values[i] < 0) || -(double)g.values[i] <= br) continue;
-            double c[3] = {g.origin[0] + (double)(i % nx) * g.cell, g.origin[1] + (double)(i / nx % ny) * g.cell,
-                           g.origin[2] + (double)(i / (nx * ny)) * g.cell};
-            if (dist3(c, x) <= -(double)g.values[i] + 1.5 * g.cell) br = -(double)g.values[i], best = i;
-        }
-        if (best == SIZE_MAX) {
-            /* no inscribed ball reaches it (a vertex of an open shell, a spout's inner wall): the ball nearest it */
-            double bg = 1e300;
-            for (size_t i = 0; i < nodes; ++i) {
-                if (!(g.values[i] < 0)) continue;
-                double c[3] = {g.origin[0] + (double)(i % nx) * g.cell, g.origin[1] + (double)(i / nx % ny) * g.cell,
-                               g.origin[2] + (double)(i / (nx * ny)) * g.cell};
-                double gap = dist3(c, x) + (double)g.values[i];
-                if (gap < bg) bg = gap, best = i;
-            }
-        }
-        if (best == SIZE_MAX) break;
-        add_ball(out, r0, &g, best, covered);
-        rc |= refine(out, r0, pos, nv, 4);
+    rc |= add_where_missed(out, r0, &g, pos, nv, count, covered);
+    if (rc == 0) rc = refine(out, r0, pos, nv, FIT_ROUNDS);
+    /* the same skeleton with runs of points along limbs merged into segments, the primitives freed placed again
+     * where the skin misses most: kept if its skin is closer to the mesh (mean distance), else the points' */
+    cr_cook_squash merged;
+    double *r1 = malloc(count * sizeof *r1);
+    memset(&merged, 0, sizeof merged);
+    if (rc == 0 && (r1 == NULL || cr_cook_squash_copy(out, &merged, err, en) != 0)) rc = -1;
+    if (rc == 0) {
+        cr_cook_primitive *grown = realloc(merged.prims, count * sizeof *grown);
+        if (grown == NULL) rc = -1;
+        else merged.prims = grown;
+    }
+    uint32_t freed = 0;
+    if (rc == 0) {
+        memcpy(r1, r0, out->count * sizeof *r1);
+        freed = merge_limbs(&merged, r1, &g);
+        if (freed > 0) rc |= refine(&merged, r1, pos, nv, 4), rc |= add_where_missed(&merged, r1, &g, pos, nv, count, covered);
+        if (freed > 0 && rc == 0) rc = refine(&merged, r1, pos, nv, FIT_ROUNDS);
     }
     free(covered);
     cr_cook_grid_free(&g);
-    if (rc == 0) rc = refine(out, r0, pos, nv, FIT_ROUNDS);
     /* joined, corrected from there, joined again (the corrections may part a piece again) */
     for (int pass = 0; pass < 3 && rc == 0; ++pass) {
         connect(out);
+        if (freed > 0) connect(&merged);
         if (pass < 2) rc = refine(out, r0, pos, nv, FIT_ROUNDS / 4);
+        if (pass < 2 && freed > 0 && rc == 0) rc = refine(&merged, r1, pos, nv, FIT_ROUNDS / 4);
     }
     if (rc != 0) {
-        free(r0), cr_cook_squash_free(out);
+        free(r0), free(r1), cr_cook_squash_free(out), cr_cook_squash_free(&merged);
         snprintf(err, en, "out of memory");
         return -1;
     }
-    free(r0);
+    free(r0), free(r1);
     cr_squash_fit_measure(out, pos, nv, report);
+    if (freed > 0) {
+        cr_squash_fit_report mr;
+        cr_squash_fit_measure(&merged, pos, nv, &mr);
+        if (mr.mean < report->mean) {
+            cr_cook_squash_free(out);
+            *out = merged;
+            memset(&merged, 0, sizeof merged);
+            *report = mr;
+            report->merged = freed;
+        }
+    }
+    cr_cook_squash_free(&merged);
     return 0;
 }

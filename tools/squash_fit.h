@@ -17,7 +17,10 @@
  * time at the largest ball touching the vertex the skin misses most (an
  * ear's tip), with a few corrections between. A ball that ends up apart
  * from the rest becomes a segment bridging to the nearest ball, so the skin
- * is one piece. Only + - * / and sqrt on doubles and the runtime's own
+ * is one piece. The same fit is tried again with runs of overlapping points
+ * of like radii along a line inside the mesh merged into segments (a limb)
+ * and the freed primitives placed where the skin misses most; the closer of
+ * the two (mean distance) is kept. Only + - * / and sqrt on doubles and the runtime's own
  * potential, in fixed orders: the same skeleton everywhere.
  */
 #ifndef CRUMPLE_TOOLS_SQUASH_FIT_H
@@ -27,7 +30,8 @@
 
 typedef struct cr_squash_fit_report {
     uint32_t primitives;      ///< placed (fewer than asked when the inside runs out)
-    uint32_t segments;        ///< of them, points turned into segments to join the skin into one piece
+    uint32_t segments;        ///< of them, segments (limbs, and bridges that join the skin into one piece)
+    uint32_t merged;          ///< points merged into limb segments (their places given to new balls); 0: the points' fit was closer
     double size;              ///< m, the mesh's longest bounding-box side
     double mean, max;         ///< distance from the mesh's vertices to the skin f = c, over `size`
 } cr_squash_fit_report;

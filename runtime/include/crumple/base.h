@@ -180,7 +180,8 @@ const char *cr_version_string(void);
     X(SOFT_RADIUS, "cr_soft_def.particle_radius")                \
     X(SOFT_CONTACT, "cr_soft_def.friction/restitution")          \
     X(SOFT_VOLUME_TOLERANCE, "cr_soft_def.volume_tolerance")     \
-    X(SOFT_ROLLING_FRICTION, "cr_soft_def.rolling_friction")
+    X(SOFT_ROLLING_FRICTION, "cr_soft_def.rolling_friction")      \
+    X(SQUASH_PRIMITIVES, "cr_squash_set_primitives.primitives")
 
 typedef enum cr_field {
 #define CR_X_FIELD_ENUM_(name, text) CR_FIELD_##name,

@@ -26,7 +26,8 @@
  * into it (the solver's contacts start there); inside that layer the seed's
  * soft contact force (f2 - c) N1, with damping, pushes them apart. The
  * deformed skin is what cr_body_get_mesh draws; collision samples and the
- * distance grid stay the rest surface's.
+ * distance grid stay the rest surface's (the posed rest's once the game poses
+ * the skeleton).
  */
 #ifndef CRUMPLE_SQUASH_H
 #define CRUMPLE_SQUASH_H
@@ -44,11 +45,28 @@ typedef enum cr_squash_primitive_type {
     CR_SQUASH_RECT = 2     ///< the rectangle a ± b ± e (b, e: perpendicular half-edges): a flat face
 } cr_squash_primitive_type;
 
+/// Groups of one skeleton (seed 003 §4.2, the blending graph): at most this many.
+#define CR_SQUASH_MAX_GROUPS 16
+
 /// One skeleton primitive: f_i(P) = weight (1 - r^2/R^2)^3 for r = the
 /// distance from P to the primitive below the radius of influence R, else 0.
+///
+/// The blending graph (seed 003 §4.2): each primitive belongs to a group
+/// (0 .. CR_SQUASH_MAX_GROUPS - 1); two groups either blend (their
+/// potentials add: an arm into its shoulder, no crease) or collide (each
+/// hollows and bulges the other's skin as two squishy bodies would: a hand
+/// against the belly). `collide` is the bit mask of the groups this
+/// primitive's group collides with; every primitive of a group carries the
+/// same mask, the graph is symmetric and no group collides with itself. All
+/// 0 (the default): one group, everything blends. A group that blends with
+/// two groups colliding with each other (a shoulder between trunk and arm)
+/// is split between them: its skin takes the trunk's side field next to the
+/// trunk and the arm's next to the arm, smoothly between, and no part of its
+/// own skeleton presses it (docs/squash.md, "The blending graph").
 typedef struct cr_squash_primitive {
     uint32_t type;   ///< cr_squash_primitive_type
-    uint32_t pad_;
+    uint16_t group;  ///< its group of the blending graph (< CR_SQUASH_MAX_GROUPS)
+    uint16_t collide; ///< bit h set: its group collides with group h (else they blend)
     cr_vec3 a;       ///< m: the point, the segment's start, the rectangle's centre
     cr_vec3 b;       ///< m: the segment's end, the rectangle's first half-edge
     cr_vec3 e;       ///< m: the rectangle's second half-edge (perpendicular to b)
@@ -91,15 +109,27 @@ cr_squash_def cr_default_squash_def(void);
 cr_status cr_squash_attach(cr_world *world, cr_body_id body, const cr_squash_def *def);
 
 /// A kinematic skeleton (seed 003 §4.2): the game moves the body's
-/// primitives (the same count as attached, in the body frame; radii and
-/// weights may change too). The rest skin follows at once: each vertex is
-/// carried by the primitive that weighs most on it (a point's move, a
-/// segment's or rectangle's move and turn) and put back on the new
-/// skeleton's f = c by Newton; normals from the gradient; the drawn skin is
-/// the new rest skin until the next step deforms it. The body's collision
-/// samples and distance grid stay the cooked ones (the soft contact follows
-/// the new skeleton). CR_ERR_CAPACITY: the world def's damage.squash.posable
-/// is 0; CR_ERR_DEF_INVALID: not squishy, another count or a bad primitive.
+/// primitives (the same count, kinds, groups and collide masks as attached,
+/// in the body frame; radii and weights may change too). The rest skin
+/// follows at once: each vertex, from its cooked place, is carried by the
+/// cooked primitive of its own group that weighs most on it (a point's move,
+/// a segment's or rectangle's move and turn) and put on the new skeleton's
+/// f = c (its group's blended field) by Newton; normals from the gradient;
+/// the drawn skin is the new rest skin until the next step deforms it (a
+/// pose depends on the primitives alone, not on earlier poses). Groups that
+/// collide deform each other from the next step on. The body's collision
+/// samples and bounds follow at once; its distance grid is rewritten under
+/// the primitives that moved, damage.squash.pose_grid_nodes nodes per step
+/// (cr_squash_view.grid_pending says how many are left), so other bodies
+/// rest on and are pushed by the posed surface. The grid cannot grow past
+/// its cooked box (the asset's sdf_origin .. + (sdf_dims - 1) sdf_cell): a
+/// pose that would put any skin vertex outside it is refused,
+/// CR_ERR_ARGUMENT_RANGE with cr_world_refused_field
+/// CR_FIELD_SQUASH_PRIMITIVES ("cr_squash_set_primitives.primitives"), and
+/// nothing changes (cook the asset in a pose that spans the reach, or with a
+/// larger grid margin). CR_ERR_CAPACITY: the world def's
+/// damage.squash.posable is 0; CR_ERR_DEF_INVALID: not squishy, another
+/// count, kind or group, or a bad primitive.
 cr_status cr_squash_set_primitives(cr_world *world, cr_body_id body, const cr_squash_primitive *primitives, uint32_t count);
 
 /// What a squishy body did in the last step.
@@ -113,6 +143,7 @@ typedef struct cr_squash_view {
     uint32_t sculpt_nodes;   ///< nodes of its sculpting grid (0: not sculpting)
     cr_real sculpt_cell;     ///< m, the grid's spacing after fitting it into the budget
     cr_real sculpt_depth;    ///< m, the farthest a print has moved the rest skin so far
+    uint32_t grid_pending;   ///< distance-grid nodes a pose's sweep has still to rewrite (0: collision is the pose's)
 } cr_squash_view;
 
 /// CR_ERR_DEF_INVALID if the body is not squishy.

@@ -90,6 +90,8 @@ typedef struct cr_squash_budget {
     uint32_t vertices_per_step;  ///< vertices scanned by all skin updates of a step (the first body always runs)
     uint32_t posable;            ///< 1: room for each squishy body's posed rest skin (cr_squash_set_primitives); 0: none
     uint32_t sculpt_nodes;       ///< nodes of each body's sculpting grid at most (needs posable; 0: no sculpting)
+    uint32_t pose_grid_nodes;    ///< distance-grid nodes rewritten per step, all bodies, so a posed body's collision follows
+                                 ///< its pose (0: the grid stays the cooked pose's; the samples follow at once either way)
 } cr_squash_budget;
 /// Per-step caps and capacities of prescored fracture (crumple/fracture.h).
 /// Impacts beyond bonds_per_step wait in the model's queue in arrival order;

@@ -98,6 +98,8 @@ typedef struct cr_squash_region {
     uint32_t scratch;      ///< offset of the skin update's scratch: marks, zone, c1 and h per zone vertex
     uint32_t posed;        ///< offset of cr_vec3[2 max_vertices] per record (positions, normals) if posable, else 0
     uint32_t grids;        ///< offset of cr_real[sculpt_nodes] per record (sculpting grids) if sculpt_nodes, else 0
+    uint32_t vgroups;      ///< offset of uint8_t[max_vertices] per record: each skin vertex's group (the blending graph)
+    uint32_t cooked;       ///< offset of cr_squash_primitive[max_primitives] per record: the skeleton as attached (posing starts there)
     uint32_t next_body;    ///< the record the next step starts at (no body waits for ever)
 } cr_squash_region;
 /// The fracture model's part of the block (fracture_model.c).

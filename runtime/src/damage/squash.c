@@ -26,7 +26,8 @@ cr_potential cri_squash_other_potential(const cri_squash_other *o, cr_vec3 p) {
     if (cr_v3_len_sq(cr_v3_sub(p, o->bound_centre)) >= cr_sq(o->bound_radius)) return out;
     cr_vec3 q = cr_v3_add(cr_mat3_mul_v3(o->rot, p), o->to_other.p);
     if (o->kind == CRI_SQUASH_OTHER_SKELETON) {
-        out = cri_skeleton_potential(o->prims, o->count, q);
+        out = o->prim_groups ? cri_skeleton_potential_groups(o->prims, o->count, o->prim_groups, q)
+                             : cri_skeleton_potential(o->prims, o->count, q);
         out.f = cr_mul(out.f, o->scale);
         out.grad = cr_v3_scale(out.grad, o->scale);
     } else {
@@ -86,8 +87,8 @@ static bool grid_cell(const cri_squash_params *prm, cr_vec3 p, int32_t i[3], cr_
     return true;
 }
 
-cr_potential cri_squash_own_potential(const cri_squash_params *prm, cr_vec3 p) {
-    cr_potential f = cri_skeleton_potential(prm->prims, prm->count, p);
+/* The grid's part added to f (sculpting). */
+static cr_potential add_grid(const cri_squash_params *prm, cr_potential f, cr_vec3 p) {
     int32_t i[3];
     cr_real t[3];
     if (prm->grid == NULL || !grid_cell(prm, p, i, t)) return f;
@@ -108,6 +109,102 @@ cr_potential cri_squash_own_potential(const cri_squash_params *prm, cr_vec3 p) {
     f.f += v;
     f.grad = cr_v3_add(f.grad, cr_v3_scale(cr_v3(dx, dy, dz), prm->grid_inv));
     return f;
+}
+
+cr_potential cri_squash_own_potential(const cri_squash_params *prm, cr_vec3 p) {
+    cr_potential f = cri_skeleton_potential(prm->prims, prm->count, p);
+    return prm->grid == NULL ? f : add_grid(prm, f, p);
+}
+
+/* Whether skin vertex v's group is split (it blends with two groups that collide with each other). */
+static inline bool split_at(const cri_squash_params *prm, uint32_t v) {
+    return prm->split_mask != 0 && prm->vertex_group != NULL && ((prm->split_mask >> prm->vertex_group[v]) & 1u);
+}
+
+cr_real cri_squash_split_weight(const cri_squash_params *prm, uint32_t v) {
+    if (!split_at(prm, v)) return 0;
+    uint32_t g = prm->vertex_group[v];
+    cr_vec3 p = prm->cooked[v];
+    cr_real da = cri_skeleton_group_distance(prm->cooked_prims, prm->count, 1u << prm->split_a[g], p);
+    cr_real db = cri_skeleton_group_distance(prm->cooked_prims, prm->count, 1u << prm->split_b[g], p);
+    /* r = d_a / (d_a + d_b): 0 on a's cores, 1 on b's, continuous; w its smoothstep over [lo, hi] (C1) */
+    cr_real r = da + db > 0 ? cr_div(da, da + db) : CR_R(0.5);
+    cr_real t = cr_clamp(cr_div(r - prm->split_lo[g], prm->split_hi[g] - prm->split_lo[g]), 0, CR_R(1));
+    return cr_mul(cr_mul(t, t), CR_R(3) - 2 * t);
+}
+
+/* The hot path's own potential of vertex v (inlined where the skin is deformed); w: its split weight. */
+static inline cr_potential own_at(const cri_squash_params *prm, uint32_t v, cr_vec3 p, cr_real w) {
+    cr_potential f;
+    if (prm->vertex_group == NULL) {
+        f = cri_skeleton_potential(prm->prims, prm->count, p);
+    } else if (!split_at(prm, v)) {
+        f = cri_skeleton_potential_groups(prm->prims, prm->count, prm->blend[prm->vertex_group[v]], p);
+    } else {
+        /* a split vertex: (1 - w) of a's side field, w of b's (each the groups both blend with) */
+        uint32_t g = prm->vertex_group[v], ma = prm->blend[g] & prm->blend[prm->split_a[g]], mb = prm->blend[g] & prm->blend[prm->split_b[g]];
+        if (w <= 0) f = cri_skeleton_potential_groups(prm->prims, prm->count, ma, p);
+        else if (w >= CR_R(1)) f = cri_skeleton_potential_groups(prm->prims, prm->count, mb, p);
+        else {
+            cr_potential fa = cri_skeleton_potential_groups(prm->prims, prm->count, ma, p);
+            cr_potential fb = cri_skeleton_potential_groups(prm->prims, prm->count, mb, p);
+            f.f = fa.f + cr_mul(w, fb.f - fa.f);
+            f.grad = cr_v3_add(fa.grad, cr_v3_scale(cr_v3_sub(fb.grad, fa.grad), w));
+        }
+    }
+    return prm->grid == NULL ? f : add_grid(prm, f, p);
+}
+
+cr_potential cri_squash_vertex_potential(const cri_squash_params *prm, uint32_t v, cr_vec3 p) {
+    return own_at(prm, v, p, cri_squash_split_weight(prm, v));
+}
+
+uint32_t cri_squash_split_build(cri_squash_params *prm, const uint32_t *triangles, uint32_t triangle_count) {
+    prm->split_mask = 0;
+    if (prm->vertex_group == NULL) return 0;
+    uint32_t present = 0, collide[CR_SQUASH_MAX_GROUPS] = {0};
+    for (uint32_t i = 0; i < prm->count; ++i) {
+        uint32_t g = prm->prims[i].group;
+        present |= 1u << g;
+        if (g < CR_SQUASH_MAX_GROUPS) collide[g] = prm->prims[i].collide;
+    }
+    for (uint32_t g = 0; g < CR_SQUASH_MAX_GROUPS; ++g) {
+        if (!((present >> g) & 1u)) continue;
+        /* the first pair (a < b) g blends with that collide with each other; more pairs keep the old rule */
+        uint32_t a = CR_SQUASH_MAX_GROUPS, b = CR_SQUASH_MAX_GROUPS;
+        for (uint32_t x = 0; x < CR_SQUASH_MAX_GROUPS && a == CR_SQUASH_MAX_GROUPS; ++x)
+            for (uint32_t y = x + 1; y < CR_SQUASH_MAX_GROUPS; ++y)
+                if (x != g && y != g && ((prm->blend[g] >> x) & 1u) && ((prm->blend[g] >> y) & 1u) && ((collide[x] >> y) & 1u)) {
+                    a = x, b = y;
+                    break;
+                }
+        if (a == CR_SQUASH_MAX_GROUPS) continue;
+        prm->split_a[g] = (uint8_t)a, prm->split_b[g] = (uint8_t)b;
+        /* lo: the largest r of g's vertices on the border with a's; hi: the smallest on b's */
+        cr_real lo = -CR_R(1), hi = CR_R(2);
+        prm->split_lo[g] = 0, prm->split_hi[g] = CR_R(1);
+        prm->split_mask |= 1u << g;
+        for (uint32_t t = 0; t < triangle_count; ++t)
+            for (int j = 0; j < 3; ++j) {
+                const uint32_t e[2] = {triangles[3 * t + j], triangles[3 * t + (j + 1) % 3]};
+                for (int side = 0; side < 2; ++side) {
+                    const uint32_t u = e[side], o = e[1 - side];
+                    if (prm->vertex_group[u] != g || (prm->vertex_group[o] != a && prm->vertex_group[o] != b)) continue;
+                    cr_vec3 pc = prm->cooked[u];
+                    cr_real da = cri_skeleton_group_distance(prm->cooked_prims, prm->count, 1u << a, pc);
+                    cr_real db = cri_skeleton_group_distance(prm->cooked_prims, prm->count, 1u << b, pc);
+                    cr_real r = da + db > 0 ? cr_div(da, da + db) : CR_R(0.5);
+                    if (prm->vertex_group[o] == a) lo = cr_max(lo, r);
+                    else hi = cr_min(hi, r);
+                }
+            }
+        if (lo < 0 || hi > CR_R(1) || lo >= hi) {
+            prm->split_mask &= ~(1u << g); /* no border with one side, or the two borders' ranges overlap */
+            continue;
+        }
+        prm->split_lo[g] = lo, prm->split_hi[g] = hi;
+    }
+    return prm->split_mask;
 }
 
 void cri_squash_grid_print(const cri_squash_params *prm, cr_real *grid, cr_vec3 p, cr_real d, cr_real floor) {
@@ -141,7 +238,8 @@ static void add_other(const cri_squash_params *prm, cr_potential *f, cr_potentia
 
 static cr_potential deformed(const cri_squash_params *prm, const cri_squash_skin *skin, uint32_t z,
                              const cri_squash_other *others, uint32_t n_others, cr_real scale, cr_vec3 p, cr_real *dfds) {
-    cr_potential f = cri_squash_own_potential(prm, p);
+    const uint32_t v = skin->zone[z];
+    cr_potential f = own_at(prm, v, p, split_at(prm, v) ? cri_squash_split_weight(prm, v) : 0);
     if (dfds) *dfds = 0;
     for (uint32_t k = 0; k < n_others; ++k) {
         cr_real c1 = skin->zone_c1[z * CRI_SQUASH_MAX_OTHERS + k];
@@ -391,6 +489,13 @@ static uint32_t candidates(cri_squash_skin *skin, const cri_squash_other *others
     return n;
 }
 
+/* Whether skin vertex v sees other o: a part of the body's own skeleton (self-contact, seed §4.2) is another body
+ * only to the vertices of the groups it collides with (a split group's vertices blend with both sides, weighted,
+ * and are pressed by no part of their own skeleton: the shoulder is never dented by its own arm). */
+static inline bool sees(const cri_squash_params *prm, const cri_squash_other *o, uint32_t v) {
+    return o->applies == 0 || prm->vertex_group == NULL || ((o->applies >> prm->vertex_group[v]) & 1u);
+}
+
 /* Which vertices the others reach, with each one's c1 and height factor. */
 static uint32_t scan(const cri_squash_params *prm, cri_squash_skin *skin, cri_squash_other *others, uint32_t n_others,
                      uint32_t *dropped, uint32_t *work, cr_real *fold, cr_real width) {
@@ -419,6 +524,7 @@ static uint32_t scan(const cri_squash_params *prm, cri_squash_skin *skin, cri_sq
     for (uint32_t i = 0; i < nc; ++i)
         for (uint32_t k = 0; k < n_others; ++k) {
             uint32_t v = skin->candidates[i];
+            if (!sees(prm, &others[k], v)) continue;
             if (cr_v3_len_sq(cr_v3_sub(skin->rest[v], others[k].bound_centre)) >= cr_sq(inside_r[k])) continue;
             cr_real f2 = cri_squash_other_potential(&others[k], skin->rest[v]).f;
             ++*work;
@@ -435,11 +541,12 @@ static uint32_t scan(const cri_squash_params *prm, cri_squash_skin *skin, cri_sq
     for (uint32_t i = 0; i < nc; ++i) {
         uint32_t v = skin->candidates[i];
         cr_vec3 x = skin->rest[v];
-        cr_real c1s[CRI_SQUASH_MAX_OTHERS], hs[CRI_SQUASH_MAX_OTHERS], gmax[CRI_SQUASH_MAX_OTHERS];
+        cr_real c1s[CRI_SQUASH_MAX_OTHERS], hs[CRI_SQUASH_MAX_OTHERS], gmax[CRI_SQUASH_MAX_OTHERS], rise[CRI_SQUASH_MAX_OTHERS];
         cr_potential gs[CRI_SQUASH_MAX_OTHERS];
         bool any = false;
         for (uint32_t k = 0; k < n_others; ++k) {
             c1s[k] = 0, hs[k] = 0;
+            if (!sees(prm, &others[k], v)) continue;
             if (cr_v3_len_sq(cr_v3_sub(x, others[k].bound_centre)) >= cr_sq(zone_r[k])) continue;
             cr_potential g = cri_squash_other_potential(&others[k], x);
             ++*work;
@@ -453,8 +560,15 @@ static uint32_t scan(const cri_squash_params *prm, cri_squash_skin *skin, cri_sq
             if (others[k].depth <= 0 || g.f < c1z || c1z >= prm->c) continue;
             c1s[k] = c1z;
             hs[k] = cr_div(prm->c - prm->c0, prm->c - c1);
-            /* only the dilation's own vertices climb the first cubic */
-            gmax[k] = g.f < prm->c ? gl : 0;
+            /* The rise this vertex can meet: b1' = 6 h t (1 - t) / (m - c1) at t = (f2 - c1) / (m - c1), times
+             * |grad f2|. The bulge moves a vertex outwards, towards the other (f2 grows: t only grows), so the
+             * steepest rise it can meet is the largest of 6 t (1 - t) from its rest t on: 1.5 up to the middle
+             * of the first cubic, less past it, 0 past the peak (the falling cubic's slope, <= 0, adds to
+             * grad f1 and cannot fold). Those past the middle are next to the contact, where the other's
+             * potential is steepest: bounding them by the middle's rise capped the bulge too early at depth. */
+            cr_real mz = peak_of(prm, c1z), t = cr_div(g.f - c1z, mz - c1z);
+            rise[k] = t <= CR_R(0.5) ? CR_R(1.5) : (t >= CR_R(1) ? 0 : cr_mul(6 * t, CR_R(1) - t));
+            gmax[k] = gl;
             gs[k] = g;
             any = true;
         }
@@ -463,14 +577,14 @@ static uint32_t scan(const cri_squash_params *prm, cri_squash_skin *skin, cri_sq
             ++*dropped;
             continue;
         }
-        /* the bulge's steepest rise (3h / 2 (m - c1) on the first cubic) times |grad f2| must stay below
+        /* the bulge's rise the vertex can meet (above; at most 3h / 2 (m - c1)) times |grad f2| must stay below
          * 0.8 |grad f1|, or the deformed gradient turns round there and the skin folds over */
-        cr_potential f1 = cri_squash_own_potential(prm, x);
+        cr_potential f1 = own_at(prm, v, x, split_at(prm, v) ? cri_squash_split_weight(prm, v) : 0);
         cr_real g1 = cr_v3_len(f1.grad);
         ++*work;
         for (uint32_t k = 0; k < n_others; ++k) {
-            if (c1s[k] <= 0 || gmax[k] <= CR_R(1e-6)) continue;
-            cr_real room = cr_div(cr_mul(peak_of(prm, c1s[k]) - c1s[k], g1), cr_mul(CR_R(1.875), gmax[k]));
+            if (c1s[k] <= 0 || gmax[k] <= CR_R(1e-6) || rise[k] <= 0) continue;
+            cr_real room = cr_div(cr_mul(cr_mul(CR_R(0.8), peak_of(prm, c1s[k]) - c1s[k]), g1), cr_mul(rise[k], gmax[k]));
             cr_real per = cr_div(room, hs[k]); /* the largest height per unit depth here */
             if (per < *fold) *fold = per;
         }

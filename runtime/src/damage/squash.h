@@ -71,6 +71,9 @@ typedef struct cri_squash_other {
     cr_real bound_radius;
     cr_vec3 velocity;                   ///< m/s, D2: the other's velocity relative to the squishy body, its frame
     cr_real depth;                      ///< out: deepest f2 - c over the skin (the compression)
+    uint32_t prim_groups;               ///< a group of the body's own skeleton (seed §4.2, self-contact): only the
+                                        ///< primitives of these groups make its potential; 0: all of them
+    uint32_t applies;                   ///< only the skin vertices of these groups see it (self-contact); 0: all
     cr_mat3 rot;                        ///< to_other's rotation as a matrix (cri_squash_deform fills it: 9 products
                                         ///< per point instead of a quaternion's 30, on the hottest path)
 } cri_squash_other;
@@ -90,6 +93,17 @@ typedef struct cri_squash_params {
     cr_vec3 grid_origin;   ///< m, node (0, 0, 0)
     cr_real grid_inv;      ///< 1/m, one over the node spacing
     cr_real fixed_scale;   ///< >= 0: the seed's own rule, h = this x the compression depth, no volume rule; < 0: the volume rule
+    const uint8_t *vertex_group; ///< the blending graph (seed §4.2): each skin vertex's group, or NULL (every group blends)
+    uint32_t blend[CR_SQUASH_MAX_GROUPS]; ///< with vertex_group: the groups whose primitives make group g's potential
+    /* The split (docs/squash.md, the blending graph): a group g that blends with two groups a < b colliding with each
+     * other (a shoulder between trunk and arm) takes at each vertex (1 - w) of a's side's field (the groups g and a
+     * both blend with) and w of b's, w from the vertex's cooked place: 0 all along the border with a's vertices, 1
+     * along b's, C1 between. No part of its own skeleton presses it (not dented by its own arm). */
+    uint32_t split_mask;                  ///< the split groups (0: none)
+    uint8_t split_a[CR_SQUASH_MAX_GROUPS], split_b[CR_SQUASH_MAX_GROUPS];
+    cr_real split_lo[CR_SQUASH_MAX_GROUPS], split_hi[CR_SQUASH_MAX_GROUPS]; ///< w = smoothstep of r = d_a / (d_a + d_b) over [lo, hi]
+    const cr_vec3 *cooked;                ///< with a split: each vertex's cooked rest place
+    const cr_squash_primitive *cooked_prims; ///< with a split: the cooked skeleton (count primitives)
 } cri_squash_params;
 
 /// The rest vertices bucketed in a grid (body frame), so a contact visits
@@ -138,6 +152,14 @@ typedef struct cri_squash_result {
 
 /// The squishy body's own potential: its skeleton's plus, when sculpting, the grid's (trilinear; 0 outside it).
 cr_potential cri_squash_own_potential(const cri_squash_params *prm, cr_vec3 p);
+/// The own potential skin vertex v follows: its group's blended field (cri_squash_own_potential without groups).
+cr_potential cri_squash_vertex_potential(const cri_squash_params *prm, uint32_t v, cr_vec3 p);
+/// The split's b-side share w in [0, 1] of skin vertex v (0 for a vertex of a group that is not split).
+cr_real cri_squash_split_weight(const cri_squash_params *prm, uint32_t v);
+/// Find the split groups of a blending graph (vertex groups vg, the cooked skin and skeleton in prm; triangles to
+/// find the borders) and fill prm's split fields. A group whose borders' r ranges overlap (lo >= hi) is not split
+/// (it sees both sides, the old rule). Returns the split mask.
+uint32_t cri_squash_split_build(cri_squash_params *prm, const uint32_t *triangles, uint32_t triangle_count);
 /// Print d (< 0 lowers the potential) into the grid around p, trilinear weights, nodes kept >= floor.
 void cri_squash_grid_print(const cri_squash_params *prm, cr_real *grid, cr_vec3 p, cr_real d, cr_real floor);
 /// b1(x) and b1'(x) for the dilation on [c1, c] with peak (m, h); 0 outside.

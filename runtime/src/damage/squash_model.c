@@ -16,13 +16,18 @@
  *      A squishy other lends its skeleton potential; any other body the
  *      potential of its signed distance (geometry/implicit_skeleton.h). The
  *      contact summaries are not used: a body held by the soft force alone
- *      has no solver contact.
+ *      has no solver contact. Before them, the groups of the body's own
+ *      skeleton that collide (the blending graph, seed §4.2) are others to
+ *      each other's vertices (self_others).
+ *   0. before every body: posed bodies' distance grids swept within
+ *      pose_grid_nodes (collision follows the pose, below).
  *   2. the skin (squash.c): the last step's zone back at rest, this step's
  *      zone compressed and dilated with the volume rule, written into the
  *      surface copy's positions and normals (dirty range marked). The
  *      collision samples and the distance grid stay the rest surface's: the
  *      deformation is what the player sees (seed §1: "a purely visual
- *      effect"), the motion comes from the forces.
+ *      effect"), the motion comes from the forces. (A pose moves the rest
+ *      surface: its samples follow at once, its grid by a budgeted sweep.)
  *   3. the soft contact force of seed §2.3 step 3, R1 = -R2 = (f2 - c) N1
  *      per unit skin area x stiffness, plus damping along it, added to both
  *      bodies' force and torque for the next velocity update. A pair of
@@ -63,7 +68,22 @@ typedef struct cr_squash_body {
     cr_vec3 grid_origin;
     cr_real grid_cell;        ///< m
     cr_real grid_deepest;     ///< m, the farthest a print moved a rest vertex so far
+    uint32_t grouped;         ///< 1: some groups of the skeleton collide (the blending graph, seed §4.2): vertex groups in use
+    uint32_t blend[CR_SQUASH_MAX_GROUPS]; ///< the groups whose primitives make group g's potential
+    uint32_t split_mask;      ///< the groups split between two colliding groups they blend with (cri_squash_params)
+    uint8_t split_a[CR_SQUASH_MAX_GROUPS], split_b[CR_SQUASH_MAX_GROUPS];
+    cr_real split_lo[CR_SQUASH_MAX_GROUPS], split_hi[CR_SQUASH_MAX_GROUPS];
+    cr_vec3 group_motion[CR_SQUASH_MAX_GROUPS]; ///< m, each group's mean move by cr_squash_set_primitives since the last step
+    uint32_t sweep;           ///< 1: the distance grid is being rewritten for a new pose (collision follows the pose)
+    uint32_t sweep_again;     ///< a pose came during the sweep: sweep the box once more when it ends
+    int32_t sweep_lo[3], sweep_hi[3]; ///< the grid nodes the sweep rewrites (inclusive)
+    uint32_t sweep_next;      ///< the next node of the box (x fastest)
 } cr_squash_body;
+
+static void split_params(const cr_world *w, uint32_t ri, const cr_squash_body *r, const cr_vec3 *cooked, cri_squash_params *prm);
+static cr_vec3 posed_vertex(const cr_squash_body *r, const cr_asset *a, const cr_squash_primitive *cooked,
+                            const cr_squash_primitive *prims, uint32_t count, const cri_squash_params *fp, const uint8_t *vg,
+                            uint32_t v, cr_vec3 *n);
 
 cr_squash_def cr_default_squash_def(void) {
     cr_squash_def d;
@@ -92,6 +112,7 @@ cr_squash_budget cr_default_squash_budget(void) {
     b.vertices_per_step = 1u << 16;
     b.posable = 0;
     b.sculpt_nodes = 0;
+    b.pose_grid_nodes = 8192;
     return b;
 }
 
@@ -122,7 +143,8 @@ uint64_t cri_squash_model_region_bytes(const cr_world_def *def) {
            al16(n * b->zone_vertices * sizeof(uint32_t)) + al16(n * (b->max_vertices + 1ull) * sizeof(uint32_t)) +
            al16(n * 3 * max_triangles(b) * sizeof(uint32_t)) + al16(n * (2ull * b->max_vertices + 1) * sizeof(uint32_t)) +
            scratch_bytes(b) + (b->posable ? al16(n * 2ull * b->max_vertices * sizeof(cr_vec3)) + 16u : 0) +
-           (b->sculpt_nodes ? al16(n * (uint64_t)b->sculpt_nodes * sizeof(cr_real)) + 16u : 0) + 112u;
+           (b->sculpt_nodes ? al16(n * (uint64_t)b->sculpt_nodes * sizeof(cr_real)) + 16u : 0) + al16(n * (uint64_t)b->max_vertices) +
+           al16(n * b->max_primitives * sizeof(cr_squash_primitive)) + 144u;
 }
 
 bool cri_squash_model_layout(cr_world *w, uint8_t *block) {
@@ -138,6 +160,8 @@ bool cri_squash_model_layout(cr_world *w, uint8_t *block) {
     r->tri_list = cri_arena_push(&w->persistent, block, n * 3 * (uint32_t)max_triangles(b) * (uint32_t)sizeof(uint32_t), 16);
     r->cells = cri_arena_push(&w->persistent, block, n * (2 * b->max_vertices + 1) * (uint32_t)sizeof(uint32_t), 16);
     r->scratch = cri_arena_push(&w->persistent, block, (uint32_t)scratch_bytes(b), 16);
+    r->vgroups = cri_arena_push(&w->persistent, block, n * b->max_vertices, 16);
+    r->cooked = cri_arena_push(&w->persistent, block, n * b->max_primitives * (uint32_t)sizeof(cr_squash_primitive), 16);
     if (b->posable) {
         r->posed = cri_arena_push(&w->persistent, block, n * 2 * b->max_vertices * (uint32_t)sizeof(cr_vec3), 16);
         if (r->posed == CR_NO_OFFSET) return false;
@@ -147,7 +171,8 @@ bool cri_squash_model_layout(cr_world *w, uint8_t *block) {
         if (r->grids == CR_NO_OFFSET) return false;
     }
     bool ok = r->cells != CR_NO_OFFSET && r->records != CR_NO_OFFSET && r->primitives != CR_NO_OFFSET && r->zones != CR_NO_OFFSET &&
-              r->tri_start != CR_NO_OFFSET && r->tri_list != CR_NO_OFFSET && r->scratch != CR_NO_OFFSET;
+              r->tri_start != CR_NO_OFFSET && r->tri_list != CR_NO_OFFSET && r->scratch != CR_NO_OFFSET && r->vgroups != CR_NO_OFFSET &&
+              r->cooked != CR_NO_OFFSET;
     if (ok) {
         memset(block + r->records, 0, n * sizeof(cr_squash_body));
         memset(block + r->scratch, 0, b->max_vertices); /* the marks are 0 between steps */
@@ -173,6 +198,12 @@ static cr_vec3 *posed_of(const cr_world *w, uint32_t rec) {
 }
 static cr_real *grid_of(const cr_world *w, uint32_t rec) {
     return CR_AT(w, CR_DAMAGE(w)->squash.grids, cr_real) + (size_t)rec * w->def.damage.squash.sculpt_nodes;
+}
+static cr_squash_primitive *cooked_of(const cr_world *w, uint32_t rec) {
+    return CR_AT(w, CR_DAMAGE(w)->squash.cooked, cr_squash_primitive) + (size_t)rec * w->def.damage.squash.max_primitives;
+}
+static uint8_t *vgroups_of(const cr_world *w, uint32_t rec) {
+    return CR_AT(w, CR_DAMAGE(w)->squash.vgroups, uint8_t) + (size_t)rec * w->def.damage.squash.max_vertices;
 }
 static uint32_t *tri_list_of(const cr_world *w, uint32_t rec) {
     return CR_AT(w, CR_DAMAGE(w)->squash.tri_list, uint32_t) + (size_t)rec * 3 * max_triangles(&w->def.damage.squash);
@@ -246,7 +277,23 @@ cr_status cri_squash_model_attach(cr_world *w, uint32_t body_index1, const cr_sq
         if (pr[i].type == CR_SQUASH_SEGMENT) pr[i].b = cr_transform_point(a->mesh_to_body, pr[i].b);
         else pr[i].b = cr_quat_rotate(a->mesh_to_body.q, pr[i].b), pr[i].e = cr_quat_rotate(a->mesh_to_body.q, pr[i].e);
     }
+    memcpy(cooked_of(w, pick), pr, def->primitive_count * sizeof *pr);
     cri_skeleton_bound(pr, def->primitive_count, &r->bound_centre, &r->bound_radius);
+    /* the blending graph: each group's field, and each vertex's group (the primitive that weighs most on it) */
+    for (uint32_t g = 0; g < CR_SQUASH_MAX_GROUPS; ++g) r->blend[g] = cri_skeleton_blend_mask(pr, def->primitive_count, g);
+    for (uint32_t i = 0; i < def->primitive_count; ++i) r->grouped |= pr[i].collide != 0;
+    if (r->grouped) {
+        uint8_t *vg = vgroups_of(w, pick);
+        for (uint32_t v = 0; v < a->vertex_count; ++v) vg[v] = (uint8_t)cri_skeleton_owner_group(pr, def->primitive_count, a->positions[v]);
+        /* a group blending with two groups that collide with each other (a shoulder) is split between them */
+        cri_squash_params sp;
+        memset(&sp, 0, sizeof sp);
+        sp.prims = sp.cooked_prims = pr, sp.count = def->primitive_count, sp.vertex_group = vg, sp.cooked = a->positions;
+        memcpy(sp.blend, r->blend, sizeof sp.blend);
+        r->split_mask = cri_squash_split_build(&sp, a->triangles, a->triangle_count);
+        memcpy(r->split_a, sp.split_a, sizeof r->split_a), memcpy(r->split_b, sp.split_b, sizeof r->split_b);
+        memcpy(r->split_lo, sp.split_lo, sizeof r->split_lo), memcpy(r->split_hi, sp.split_hi, sizeof r->split_hi);
+    }
     r->vertex_area = cr_div(a->surface_area, cr_from_int((int32_t)a->vertex_count));
     r->volume_rest = r->volume = r->volume_compressed = a->volume;
     cri_squash_vertex_triangles(a->triangles, a->triangle_count, a->vertex_count, tri_start_of(w, pick), tri_list_of(w, pick));
@@ -277,6 +324,42 @@ cr_status cri_squash_model_attach(cr_world *w, uint32_t body_index1, const cr_sq
         memcpy(rest, a->positions, a->vertex_count * sizeof(cr_vec3));
         memcpy(rest + bd->max_vertices, a->normals, a->vertex_count * sizeof(cr_vec3));
         r->posed = 1;
+    }
+    if (r->split_mask != 0 && bd->posable) {
+        /* The cooked mesh is the whole skeleton's skin; a split group's field differs from it where both its
+         * sides reach (1.5 mm at the character's shoulder). With room for a posed skin, its vertices go onto
+         * their own field now: the skin a pose comes back to is the one drawn from the start, and the
+         * deformation starts from a rest on f1 = c. */
+        cr_vec3 *rest = posed_of(w, pick), *rest_n = rest + bd->max_vertices;
+        if (!r->posed) {
+            memcpy(rest, a->positions, a->vertex_count * sizeof(cr_vec3));
+            memcpy(rest_n, a->normals, a->vertex_count * sizeof(cr_vec3));
+        }
+        cri_squash_params fp;
+        memset(&fp, 0, sizeof fp);
+        fp.prims = pr, fp.count = def->primitive_count;
+        split_params(w, pick, r, a->positions, &fp);
+        uint8_t *block = (uint8_t *)w;
+        cr_vec3 *pos = cr_surface_copy_positions(copy, block), *nor = (cr_vec3 *)(block + copy->normals);
+        const uint8_t *vg = vgroups_of(w, pick);
+        for (uint32_t v = 0; v < a->vertex_count; ++v) {
+            if (!((r->split_mask >> vg[v]) & 1u)) continue;
+            cr_vec3 n;
+            rest[v] = pos[v] = posed_vertex(r, a, pr, pr, def->primitive_count, &fp, vg, v, &n);
+            if (!(n.x == 0 && n.y == 0 && n.z == 0)) rest_n[v] = n;
+            nor[v] = rest_n[v];
+        }
+        cri_squash_cells_build(rest, a->vertex_count, a->vertex_count, &g, cells, cells + a->vertex_count + 1);
+        r->cell_origin = g.origin, r->cell_inv = g.inv_cell;
+        memcpy(r->cell_dims, g.dims, sizeof r->cell_dims);
+        cr_real six = 0;
+        for (uint32_t t = 0; t < a->triangle_count; ++t) {
+            const uint32_t *k = &a->triangles[3 * t];
+            six += cr_v3_dot(rest[k[0]], cr_v3_cross(rest[k[1]], rest[k[2]]));
+        }
+        r->volume_rest = r->volume = r->volume_compressed = cr_div(six, CR_R(6));
+        r->posed = 1;
+        cri_surface_copy_mark(copy, 0, r->vertex_count - 1);
     }
     b->soft_depth = def->soft_depth;
     b->models |= CR_MODEL_SQUASH;
@@ -316,6 +399,11 @@ cr_status cr_squash_get(const cr_world *w, cr_body_id id, cr_squash_view *out) {
     out->sculpt_nodes = (uint32_t)(r->grid_dims[0] * r->grid_dims[1] * r->grid_dims[2]);
     out->sculpt_cell = r->grid_cell;
     out->sculpt_depth = r->grid_deepest;
+    if (r->sweep) {
+        uint32_t total = 1;
+        for (int k = 0; k < 3; ++k) total *= (uint32_t)(r->sweep_hi[k] - r->sweep_lo[k] + 1);
+        out->grid_pending = total - r->sweep_next + (r->sweep_again ? total : 0);
+    }
     return CR_OK;
 }
 
@@ -335,6 +423,10 @@ uint64_t cri_squash_model_hash(const cr_world *w, uint64_t h) {
         h = cr_hash_real(h, r->widen);
         h = cr_hash_u32(h, r->posed);
         if (r->posed) {
+            /* the grid the pose rewrote, and where its sweep stands */
+            const cr_surface_copy *copy = cri_damage_surface_of((cr_world *)w, r->body_index1);
+            if (copy != NULL) h = cr_hash_u64(h, copy->patch_digest);
+            h = cr_hash_u32(cr_hash_u32(cr_hash_u32(h, r->sweep), r->sweep_again), r->sweep_next);
             const cr_vec3 *rest = posed_of(w, i), *normals = rest + bd->max_vertices;
             for (uint32_t k = 0; k < r->vertex_count; ++k) h = cr_hash_vec3(cr_hash_vec3(h, rest[k]), normals[k]);
         }
@@ -392,6 +484,54 @@ static bool other_of(cr_world *w, const cr_squash_body *r, uint32_t ri, const cr
     return true;
 }
 
+/* A sphere (body frame) outside which the primitives of the groups in mask add nothing. */
+static void group_bound(const cr_squash_primitive *pr, uint32_t count, uint32_t mask, cr_vec3 *centre, cr_real *radius) {
+    cr_vec3 lo = cr_v3_zero(), hi = cr_v3_zero();
+    bool any = false;
+    for (uint32_t i = 0; i < count; ++i) {
+        if (!((mask >> pr[i].group) & 1u)) continue;
+        cr_vec3 c;
+        cr_real rr;
+        cri_skeleton_bound(&pr[i], 1, &c, &rr);
+        cr_vec3 a = cr_v3_sub(c, cr_v3(rr, rr, rr)), b = cr_v3_add(c, cr_v3(rr, rr, rr));
+        lo = any ? cr_v3_min(lo, a) : a, hi = any ? cr_v3_max(hi, b) : b, any = true;
+    }
+    *centre = cr_v3_scale(cr_v3_add(lo, hi), CR_R(0.5));
+    *radius = cr_v3_len(cr_v3_scale(cr_v3_sub(hi, lo), CR_R(0.5)));
+}
+
+/* Self-contact (the blending graph, seed §4.2): for each ordered pair of colliding groups (g, h) whose reaches
+ * meet, group h's own primitives as another body to group g's skin vertices, exactly as a second squishy body
+ * would be (compression, dilation, direction from the groups' moves, the volume rule). h's field is its own
+ * primitives' only: the groups h blends with may blend with g too (a shoulder between arm and belly). */
+static uint32_t self_others(const cr_squash_body *r, const cr_squash_primitive *pr, cr_real dt, cri_squash_other *out,
+                            uint32_t room) {
+    uint32_t n = 0, count = r->def.primitive_count;
+    for (uint32_t g = 0; g < CR_SQUASH_MAX_GROUPS; ++g)
+        for (uint32_t h = 0; h < CR_SQUASH_MAX_GROUPS; ++h) {
+            bool collide = false;
+            for (uint32_t i = 0; i < count && !collide; ++i) collide = pr[i].group == g && ((pr[i].collide >> h) & 1u);
+            if (!collide) continue;
+            cr_vec3 centre;
+            cr_real radius, gap = CR_REAL_MAX;
+            group_bound(pr, count, 1u << h, &centre, &radius);
+            for (uint32_t i = 0; i < count; ++i)
+                if (pr[i].group == g) gap = cr_min(gap, cri_skeleton_gap(&pr[i], 1, centre, radius));
+            if (gap >= 0) continue;
+            if (n == room) return n;
+            cri_squash_other *o = &out[n++];
+            memset(o, 0, sizeof *o);
+            o->kind = CRI_SQUASH_OTHER_SKELETON;
+            o->to_other = cr_transform_identity();
+            o->prims = pr, o->count = count;
+            o->scale = CR_R(1);
+            o->prim_groups = 1u << h, o->applies = 1u << g;
+            o->bound_centre = centre, o->bound_radius = radius;
+            o->velocity = dt > 0 ? cr_v3_scale(cr_v3_sub(r->group_motion[h], r->group_motion[g]), cr_div(CR_R(1), dt)) : cr_v3_zero();
+        }
+    return n;
+}
+
 static void push(cr_world *w, uint32_t slot, cr_vec3 f, cr_vec3 at) {
     cr_body *b = &cr_world_bodies(w)[slot];
     if (b->type != CR_BODY_DYNAMIC) return;
@@ -400,9 +540,18 @@ static void push(cr_world *w, uint32_t slot, cr_vec3 f, cr_vec3 at) {
     if (b->asleep) cri_world_wake(w, slot);
 }
 
+/* The blending graph's part of a body's params: vertex groups, blend masks, the split (cooked: the cooked skin). */
+static void split_params(const cr_world *w, uint32_t ri, const cr_squash_body *r, const cr_vec3 *cooked, cri_squash_params *prm) {
+    prm->vertex_group = vgroups_of(w, ri);
+    memcpy(prm->blend, r->blend, sizeof prm->blend);
+    prm->split_mask = r->split_mask;
+    memcpy(prm->split_a, r->split_a, sizeof prm->split_a), memcpy(prm->split_b, r->split_b, sizeof prm->split_b);
+    memcpy(prm->split_lo, r->split_lo, sizeof prm->split_lo), memcpy(prm->split_hi, r->split_hi, sizeof prm->split_hi);
+    prm->cooked = cooked, prm->cooked_prims = cooked_of(w, ri);
+}
+
 /* One squishy body's step; returns the work. */
 static uint32_t squash_body(cr_world *w, uint32_t ri, cr_real dt) {
-    (void)dt;
     const cr_squash_budget *bd = &w->def.damage.squash;
     cr_squash_body *r = &records(w)[ri];
     uint32_t slot = r->body_index1 - 1;
@@ -415,6 +564,12 @@ static uint32_t squash_body(cr_world *w, uint32_t ri, cr_real dt) {
     uint32_t other_slot[CRI_SQUASH_MAX_OTHERS];
     cr_real other_gap[CRI_SQUASH_MAX_OTHERS];
     uint32_t n = 0, work = 0;
+    /* the groups of its own skeleton that collide come first: the game drives them into each other on purpose */
+    if (r->grouped) {
+        n = self_others(r, prims_of(w, ri), dt, others, CRI_SQUASH_MAX_OTHERS);
+        for (uint32_t k = 0; k < n; ++k) other_slot[k] = slot, other_gap[k] = -CR_REAL_MAX;
+        memset(r->group_motion, 0, sizeof r->group_motion);
+    }
     for (uint32_t s = 0; s < w->body_high; ++s) {
         if (s == slot || !cr_world_bodies_c(w)[s].alive) continue;
         ++work;
@@ -446,6 +601,7 @@ static uint32_t squash_body(cr_world *w, uint32_t ri, cr_real dt) {
     prm.fixed_scale = -CR_R(1);
     prm.model_bias = r->model_bias;
     prm.widen_hint = r->widen;
+    if (r->grouped) split_params(w, ri, r, rest->positions, &prm);
     if (r->grid_dims[0] > 0) {
         prm.grid = grid_of(w, ri);
         memcpy(prm.grid_dims, r->grid_dims, sizeof prm.grid_dims);
@@ -520,12 +676,12 @@ static uint32_t squash_body(cr_world *w, uint32_t ri, cr_real dt) {
                 cr_vec3 y = rest_p[v];
                 cr_potential f = {0, {0, 0, 0}};
                 for (uint32_t it = 0; it < r->def.newton_steps; ++it) {
-                    f = cri_squash_own_potential(&prm, y);
+                    f = cri_squash_vertex_potential(&prm, v, y);
                     cr_real g2 = cr_v3_len_sq(f.grad);
                     if (g2 <= CR_REAL_EPS || cr_abs(prm.c - f.f) <= cr_mul(prm.c, CRI_SQUASH_NEWTON_TOL)) break;
                     y = cr_v3_mad(y, cr_div(prm.c - f.f, g2), f.grad);
                 }
-                f = cri_squash_own_potential(&prm, y);
+                f = cri_squash_vertex_potential(&prm, v, y);
                 cr_vec3 nn = cr_v3_normalize(cr_v3_neg(f.grad));
                 rest_p[v] = y;
                 if (!(nn.x == 0 && nn.y == 0 && nn.z == 0)) rest_n[v] = nn;
@@ -537,6 +693,7 @@ static uint32_t squash_body(cr_world *w, uint32_t ri, cr_real dt) {
     /* the soft contact forces */
     for (uint32_t k = 0; k < n; ++k) {
         if (others[k].depth > 0) r->contacts++;
+        if (others[k].applies) continue; /* its own groups: the forces inside one body cancel, the game drives the pose */
         if (others[k].kind == CRI_SQUASH_OTHER_SKELETON && other_slot[k] < slot) continue; /* the lower slot pushed both */
         if (others[k].depth <= 0) continue;
         cr_vec3 at;
@@ -555,11 +712,19 @@ static uint32_t squash_body(cr_world *w, uint32_t ri, cr_real dt) {
     return work;
 }
 
+static uint32_t sweep_grid(cr_world *w, uint32_t ri, uint32_t budget);
+
 void cri_squash_model_step(cr_world *w, cr_real dt) {
     const cr_squash_budget *bd = &w->def.damage.squash;
     if (bd->body_capacity == 0) return;
     cr_squash_region *reg = &CR_DAMAGE(w)->squash;
     uint32_t scanned = 0, waiting = 0, done = 0, work = 0, next = reg->next_body;
+    /* posed bodies' distance grids, in record order, within the world's node budget */
+    for (uint32_t i = 0, left = bd->pose_grid_nodes; i < bd->body_capacity && left > 0; ++i) {
+        if (records(w)[i].body_index1 == 0 || !records(w)[i].sweep) continue;
+        uint32_t nodes = sweep_grid(w, i, left);
+        left -= nodes, work += nodes;
+    }
     for (uint32_t n = 0; n < bd->body_capacity; ++n) {
         uint32_t i = (reg->next_body + n) % bd->body_capacity;
         cr_squash_body *r = &records(w)[i];
@@ -614,6 +779,182 @@ static cr_vec3 carry(const cr_squash_primitive *from, const cr_squash_primitive 
     return cr_v3_add(to->a, cr_quat_rotate(q, d));
 }
 
+/* ---- collision follows the pose ----------------------------------------------
+ *
+ * A posed body's collision samples and bounds are the posed rest skin's at
+ * once (a copy per sample). Its distance grid is rewritten by a sweep over the
+ * nodes under every primitive that moved (its reach where it was and where it
+ * is), at most pose_grid_nodes nodes per step for the whole world; a pose that
+ * comes during a sweep widens its box and the box is swept once more, so the
+ * grid settles on the last pose. A node's value is its distance to the posed
+ * skin along the potential's gradient (Newton onto f = c, at most 6 steps:
+ * the distance to the skin's nearest point near it, where contacts are
+ * measured), at most the largest radius of influence: a node past every
+ * primitive's reach, or one Newton does not bring onto the skin, is "far"
+ * (outside or inside by the sign of f - c). Away from the primitives that
+ * moved the grid stays the cooked one (exact). */
+
+/* The grid nodes (inclusive box, clamped to the grid) under a sphere; false if it misses the grid. */
+static bool node_box(const cr_asset *view, cr_vec3 centre, cr_real radius, int32_t lo[3], int32_t hi[3]) {
+    const cr_real c[3] = {centre.x - view->sdf_origin.x, centre.y - view->sdf_origin.y, centre.z - view->sdf_origin.z};
+    for (int k = 0; k < 3; ++k) {
+        int32_t a = cr_floor_int(cr_mul(c[k] - radius, view->sdf_inv_cell)), b = cr_floor_int(cr_mul(c[k] + radius, view->sdf_inv_cell)) + 1;
+        int32_t top = (int32_t)view->sdf_dims[k] - 1;
+        if (b < 0 || a > top) return false;
+        lo[k] = a < 0 ? 0 : a, hi[k] = b > top ? top : b;
+    }
+    return true;
+}
+
+static void pose_collision(cr_world *w, cr_squash_body *r, cr_surface_copy *copy, const cr_squash_primitive *old,
+                           const cr_squash_primitive *prims, uint32_t count, const cr_vec3 *rest) {
+    uint8_t *block = (uint8_t *)w;
+    cr_asset *view = cr_surface_copy_view(copy, block);
+    if (view->samples != NULL) {
+        cr_vec3 *sp = (cr_vec3 *)(block + copy->samples);
+        for (uint32_t i = 0; i < view->sample_count; ++i) sp[i] = rest[view->sample_vertex[i]];
+    }
+    cr_vec3 lo = rest[0], hi = rest[0];
+    cr_real r2 = 0;
+    for (uint32_t v = 0; v < r->vertex_count; ++v) lo = cr_v3_min(lo, rest[v]), hi = cr_v3_max(hi, rest[v]), r2 = cr_max(r2, cr_v3_len_sq(rest[v]));
+    view->bounds_min = lo, view->bounds_max = hi, view->bound_radius = cr_sqrt(r2);
+    cr_world_bodies(w)[r->body_index1 - 1].bound_radius = view->bound_radius;
+    if (w->def.damage.squash.pose_grid_nodes == 0) return;
+    bool any = false;
+    int32_t blo[3] = {0, 0, 0}, bhi[3] = {0, 0, 0};
+    for (uint32_t i = 0; i < count; ++i) {
+        if (memcmp(&old[i], &prims[i], sizeof prims[i]) == 0) continue;
+        for (int k = 0; k < 2; ++k) {
+            cr_vec3 c;
+            cr_real rr;
+            int32_t l[3], h[3];
+            cri_skeleton_bound(k ? &prims[i] : &old[i], 1, &c, &rr);
+            if (!node_box(view, c, rr, l, h)) continue;
+            for (int j = 0; j < 3; ++j) blo[j] = any && blo[j] < l[j] ? blo[j] : l[j], bhi[j] = any && bhi[j] > h[j] ? bhi[j] : h[j];
+            any = true;
+        }
+    }
+    if (!any) return;
+    if (r->sweep) {
+        for (int j = 0; j < 3; ++j) r->sweep_lo[j] = blo[j] < r->sweep_lo[j] ? blo[j] : r->sweep_lo[j], r->sweep_hi[j] = bhi[j] > r->sweep_hi[j] ? bhi[j] : r->sweep_hi[j];
+        /* the nodes already swept may have the last pose's values; and the box may have grown under the cursor */
+        r->sweep_again = 1;
+        return;
+    }
+    memcpy(r->sweep_lo, blo, sizeof blo), memcpy(r->sweep_hi, bhi, sizeof bhi);
+    r->sweep = 1, r->sweep_again = 0, r->sweep_next = 0;
+}
+
+/* Rewrite up to `budget` nodes of record ri's sweep; returns the nodes done. */
+static uint32_t sweep_grid(cr_world *w, uint32_t ri, uint32_t budget) {
+    cr_squash_body *r = &records(w)[ri];
+    cr_surface_copy *copy = cri_damage_surface_of(w, r->body_index1);
+    if (copy == NULL) {
+        r->sweep = 0;
+        return 0;
+    }
+    uint8_t *block = (uint8_t *)w;
+    const cr_asset *view = cr_surface_copy_view(copy, block);
+    cr_real *sdf = (cr_real *)(block + copy->sdf);
+    const cr_squash_primitive *pr = prims_of(w, ri);
+    const uint32_t count = r->def.primitive_count;
+    const cr_real c = r->def.isovalue;
+    cr_real cap = 0;
+    for (uint32_t i = 0; i < count; ++i) cap = cr_max(cap, pr[i].radius);
+    const uint32_t nx = (uint32_t)(r->sweep_hi[0] - r->sweep_lo[0] + 1), ny = (uint32_t)(r->sweep_hi[1] - r->sweep_lo[1] + 1);
+    const uint32_t total = nx * ny * (uint32_t)(r->sweep_hi[2] - r->sweep_lo[2] + 1);
+    uint32_t done = 0;
+    while (done < budget && r->sweep_next < total) {
+        uint32_t k = r->sweep_next++;
+        int32_t i = r->sweep_lo[0] + (int32_t)(k % nx), j = r->sweep_lo[1] + (int32_t)(k / nx % ny), l = r->sweep_lo[2] + (int32_t)(k / (nx * ny));
+        cr_vec3 x = cr_v3_add(view->sdf_origin, cr_v3_scale(cr_v3(cr_from_int(i), cr_from_int(j), cr_from_int(l)), view->sdf_cell));
+        /* the node's distance to the posed skin: Newton along the gradient onto f = c (each step at most a quarter
+         * of the largest radius), the length it went, signed; no gradient (past every reach, or at a primitive's
+         * core): the cap, outside or inside */
+        cr_potential f = cri_skeleton_potential(pr, count, x);
+        const bool inside = f.f >= c;
+        cr_real phi = inside ? -cap : cap;
+        cr_vec3 y = x;
+        for (int it = 0; it < 6; ++it) {
+            cr_real g2 = cr_v3_len_sq(f.grad);
+            if (g2 <= CR_R(1e-8)) break;
+            cr_vec3 d = cr_v3_scale(f.grad, cr_div(c - f.f, g2));
+            cr_real dl = cr_v3_len(d);
+            if (dl > cr_mul(CR_R(0.25), cap)) d = cr_v3_scale(d, cr_div(cr_mul(CR_R(0.25), cap), dl));
+            y = cr_v3_add(y, d);
+            f = cri_skeleton_potential(pr, count, y);
+            if (cr_abs(c - f.f) <= cr_mul(c, CR_R(1e-4))) {
+                cr_real dist = cr_min(cr_v3_len(cr_v3_sub(y, x)), cap);
+                phi = inside ? -dist : dist;
+                break;
+            }
+        }
+        sdf[(uint32_t)i + view->sdf_dims[0] * ((uint32_t)j + view->sdf_dims[1] * (uint32_t)l)] = phi;
+        copy->patch_digest = cr_hash_real(copy->patch_digest, phi);
+        ++done;
+    }
+    if (r->sweep_next >= total) {
+        if (r->sweep_again) r->sweep_again = 0, r->sweep_next = 0;
+        else r->sweep = 0;
+        /* the surface under the bodies near it changed: a sleeping one must notice */
+        const cr_body *b = &cr_world_bodies_c(w)[r->body_index1 - 1];
+        for (uint32_t s2 = 0; s2 < w->body_high; ++s2) {
+            const cr_body *o = &cr_world_bodies_c(w)[s2];
+            if (!o->alive || !o->asleep || s2 == r->body_index1 - 1) continue;
+            if (cr_v3_len(cr_v3_sub(o->xf.p, b->xf.p)) < o->bound_radius + b->bound_radius + CR_R(0.1)) cri_world_wake(w, s2);
+        }
+    }
+    return done;
+}
+
+/* Where skin vertex v sits on the skeleton prims: from its cooked place, carried by the cooked primitive of its own
+ * group that weighs most on it there (the first of equals: a pose depends on the skeleton alone, not on the poses
+ * before it, and a hand pressing the belly never carries the belly's skin away with it), then put on its field
+ * (fp) by Newton, each step at most a quarter radius. *n: the outward normal there (0 where the gradient is). */
+static cr_vec3 posed_vertex(const cr_squash_body *r, const cr_asset *a, const cr_squash_primitive *cooked,
+                            const cr_squash_primitive *prims, uint32_t count, const cri_squash_params *fp, const uint8_t *vg,
+                            uint32_t v, cr_vec3 *n) {
+    const cr_real c = r->def.isovalue;
+    uint32_t owner = 0;
+    cr_real best = -CR_R(1);
+    for (uint32_t i = 0; i < count; ++i) {
+        if (vg && cooked[i].group != vg[v]) continue;
+        cr_real f = cri_skeleton_value(&cooked[i], 1, a->positions[v]);
+        if (f > best) best = f, owner = i;
+    }
+    cr_vec3 y = carry(&cooked[owner], &prims[owner], a->positions[v]);
+    for (uint32_t it = 0; it < 2 * r->def.newton_steps; ++it) {
+        cr_potential f = cri_squash_vertex_potential(fp, v, y);
+        cr_real g2 = cr_v3_len_sq(f.grad);
+        if (g2 <= CR_REAL_EPS || cr_abs(c - f.f) <= cr_mul(c, CRI_SQUASH_NEWTON_TOL)) break;
+        cr_vec3 d = cr_v3_scale(f.grad, cr_div(c - f.f, g2));
+        cr_real cap = cr_mul(CR_R(0.25), prims[owner].radius);
+        if (cr_v3_len_sq(d) > cr_sq(cap)) d = cr_v3_scale(d, cr_div(cap, cr_v3_len(d)));
+        y = cr_v3_add(y, d);
+    }
+    *n = cr_v3_normalize(cr_v3_neg(cri_squash_vertex_potential(fp, v, y).grad));
+    return y;
+}
+
+/* Whether p (body frame) is inside the distance grid's box. */
+static bool in_grid_box(const cr_asset *view, cr_vec3 p) {
+    const cr_real d[3] = {p.x - view->sdf_origin.x, p.y - view->sdf_origin.y, p.z - view->sdf_origin.z};
+    for (int k = 0; k < 3; ++k)
+        if (d[k] < 0 || d[k] > cr_mul(view->sdf_cell, cr_from_int((int32_t)view->sdf_dims[k] - 1))) return false;
+    return true;
+}
+
+/* Whether some primitive's reach (where its potential is not 0: the skin is inside) leaves the grid's box. */
+static bool reach_leaves(const cr_asset *view, const cr_squash_primitive *prims, uint32_t count) {
+    for (uint32_t i = 0; i < count; ++i) {
+        cr_vec3 c;
+        cr_real rr;
+        cri_skeleton_bound(&prims[i], 1, &c, &rr);
+        if (!in_grid_box(view, cr_v3_sub(c, cr_v3(rr, rr, rr))) || !in_grid_box(view, cr_v3_add(c, cr_v3(rr, rr, rr)))) return true;
+    }
+    return false;
+}
+
 cr_status cr_squash_set_primitives(cr_world *w, cr_body_id id, const cr_squash_primitive *prims, uint32_t count) {
     if (w == NULL || prims == NULL) return CR_ERR_NULL_ARGUMENT;
     if (cri_world_body(w, id) == NULL) return CR_ERR_STALE_HANDLE;
@@ -624,45 +965,55 @@ cr_status cr_squash_set_primitives(cr_world *w, cr_body_id id, const cr_squash_p
     cr_squash_body *r = &records(w)[ri];
     if (count != r->def.primitive_count || cri_skeleton_check(prims, count) != 0) return CR_ERR_DEF_INVALID;
     for (uint32_t i = 0; i < count; ++i)
-        if (prims[i].type != prims_of(w, ri)[i].type) return CR_ERR_DEF_INVALID;
+        if (prims[i].type != prims_of(w, ri)[i].type || prims[i].group != prims_of(w, ri)[i].group ||
+            prims[i].collide != prims_of(w, ri)[i].collide)
+            return CR_ERR_DEF_INVALID; /* the blending graph is the attached one */
     cr_surface_copy *copy = cri_damage_surface_of(w, r->body_index1);
     if (copy == NULL) return CR_ERR_DEF_INVALID;
     const cr_asset *a = cr_world_asset(w, copy->rest_slot);
     uint8_t *block = (uint8_t *)w;
+    const uint8_t *vg = r->grouped ? vgroups_of(w, ri) : NULL;
+    /* each vertex's field on the new skeleton: its group's (the split's share for a split group), no prints */
+    cri_squash_params fp;
+    memset(&fp, 0, sizeof fp);
+    fp.prims = prims, fp.count = count;
+    if (vg) split_params(w, ri, r, a->positions, &fp);
+    /* The distance grid cannot grow past its cooked box: a posed skin outside it would collide as the grid's edge
+     * plus the distance beyond, wrongly. Such a pose is refused before anything changes (naming the primitives).
+     * Only when some primitive's reach leaves the box need the posed skin be found twice. */
+    const cr_asset *view = cr_surface_copy_view(copy, block);
+    if (view->sdf != NULL && reach_leaves(view, prims, count))
+        for (uint32_t v = 0; v < r->vertex_count; ++v) {
+            cr_vec3 n;
+            if (!in_grid_box(view, posed_vertex(r, a, cooked_of(w, ri), prims, count, &fp, vg, v, &n)))
+                return cri_refuse(w, CR_ERR_ARGUMENT_RANGE, CR_FIELD_SQUASH_PRIMITIVES);
+        }
     cr_vec3 *rest = posed_of(w, ri), *rest_n = rest + bd->max_vertices;
     if (!r->posed) {
         memcpy(rest, a->positions, r->vertex_count * sizeof(cr_vec3));
         memcpy(rest_n, a->normals, r->vertex_count * sizeof(cr_vec3));
     }
     cr_squash_primitive *old = prims_of(w, ri);
-    const cr_real c = r->def.isovalue;
     cr_vec3 *pos = cr_surface_copy_positions(copy, block), *nor = (cr_vec3 *)(block + copy->normals);
-    for (uint32_t v = 0; v < r->vertex_count; ++v) {
-        /* carried by the primitive that weighs most on it (the first of equals) */
-        uint32_t owner = 0;
-        cr_real best = -CR_R(1);
+    /* each group's mean move (its primitives' ends): the direction dependence of self-contact */
+    for (uint32_t g = 0; g < CR_SQUASH_MAX_GROUPS; ++g) {
+        cr_vec3 sum = cr_v3_zero();
+        int32_t ends = 0;
         for (uint32_t i = 0; i < count; ++i) {
-            cr_real f = cri_skeleton_value(&old[i], 1, rest[v]);
-            if (f > best) best = f, owner = i;
+            if (old[i].group != g) continue;
+            sum = cr_v3_add(sum, cr_v3_sub(prims[i].a, old[i].a)), ++ends;
+            if (prims[i].type == CR_SQUASH_SEGMENT) sum = cr_v3_add(sum, cr_v3_sub(prims[i].b, old[i].b)), ++ends;
         }
-        cr_vec3 y = carry(&old[owner], &prims[owner], rest[v]);
-        /* onto the new skeleton's f = c: Newton along the gradient, each step at most a quarter radius */
-        cr_potential f = {0, {0, 0, 0}};
-        for (uint32_t it = 0; it < 2 * r->def.newton_steps; ++it) {
-            f = cri_skeleton_potential(prims, count, y);
-            cr_real g2 = cr_v3_len_sq(f.grad);
-            if (g2 <= CR_REAL_EPS || cr_abs(c - f.f) <= cr_mul(c, CRI_SQUASH_NEWTON_TOL)) break;
-            cr_vec3 d = cr_v3_scale(f.grad, cr_div(c - f.f, g2));
-            cr_real cap = cr_mul(CR_R(0.25), prims[owner].radius);
-            if (cr_v3_len_sq(d) > cr_sq(cap)) d = cr_v3_scale(d, cr_div(cap, cr_v3_len(d)));
-            y = cr_v3_add(y, d);
-        }
-        f = cri_skeleton_potential(prims, count, y);
-        cr_vec3 n = cr_v3_normalize(cr_v3_neg(f.grad));
+        if (ends > 0) r->group_motion[g] = cr_v3_add(r->group_motion[g], cr_v3_scale(sum, cr_div(CR_R(1), cr_from_int(ends))));
+    }
+    for (uint32_t v = 0; v < r->vertex_count; ++v) {
+        cr_vec3 n;
+        cr_vec3 y = posed_vertex(r, a, cooked_of(w, ri), prims, count, &fp, vg, v, &n);
         rest[v] = pos[v] = y;
         if (!(n.x == 0 && n.y == 0 && n.z == 0)) rest_n[v] = n;
         nor[v] = rest_n[v];
     }
+    pose_collision(w, r, copy, old, prims, count, rest);
     memcpy(old, prims, count * sizeof *prims);
     cri_skeleton_bound(old, count, &r->bound_centre, &r->bound_radius);
     /* the cells and the rest volume of the posed skin */

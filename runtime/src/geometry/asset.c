@@ -642,8 +642,24 @@ static cr_asset_check check_payload(const parsed *ps, cr_asset_error *e) {
     for (uint32_t i = 0; i < ps->sec[CR_ASEC_SQSK].count; ++i) {
         const uint8_t *q = sq + 48ull * i;
         cr_real radius = rd_real(q + 40), weight = rd_real(q + 44);
-        if (rd_u32(q) > 2u || !(radius > CR_R(1e-4) && radius < CR_R(1e4)) || !(weight > 0 && weight < CR_R(1e4)))
+        if ((rd_u32(q) & 0xffu) > 2u || !(radius > CR_R(1e-4) && radius < CR_R(1e4)) || !(weight > 0 && weight < CR_R(1e4)))
             return fail(e, CR_ASSET_VALUE_RANGE, section_tag(CR_ASEC_SQSK), i);
+    }
+    /* the blending graph in the type words: groups below 16, one collide mask per group, symmetric, not its own,
+     * naming groups that have primitives (the element named is the first that breaks it) */
+    {
+        uint32_t present = 0, mask[16] = {0}, n = ps->sec[CR_ASEC_SQSK].count;
+        for (uint32_t i = 0; i < n; ++i) {
+            uint32_t t = rd_u32(sq + 48ull * i), g = (t >> 8) & 0xffu;
+            if (g < 16 && !((present >> g) & 1u)) present |= 1u << g, mask[g] = t >> 16;
+        }
+        for (uint32_t i = 0; i < n; ++i) {
+            uint32_t t = rd_u32(sq + 48ull * i), g = (t >> 8) & 0xffu, m = t >> 16;
+            bool ok = g < 16 && m == mask[g] && !((m >> g) & 1u) && (m & ~present) == 0;
+            for (uint32_t h = 0; ok && h < 16; ++h)
+                if ((m >> h) & 1u) ok = (mask[h] >> g) & 1u;
+            if (!ok) return fail(e, CR_ASSET_VALUE_RANGE, section_tag(CR_ASEC_SQSK), i);
+        }
     }
     if (ps->sec[CR_ASEC_SQIV].count == 1 && !(rd_real(sec_ptr(ps, CR_ASEC_SQIV)) > 0))
         return fail(e, CR_ASSET_VALUE_RANGE, section_tag(CR_ASEC_SQIV), 0);
@@ -889,7 +905,8 @@ static void build_view(const parsed *ps, const plan_t *pl, uint8_t *block, cr_as
         for (uint32_t i = 0; i < n; ++i) {
             const uint8_t *q = src + 48ull * i;
             memset(&pr[i], 0, sizeof pr[i]);
-            pr[i].type = rd_u32(q);
+            pr[i].type = rd_u32(q) & 0xffu;
+            pr[i].group = (uint16_t)((rd_u32(q) >> 8) & 0xffu), pr[i].collide = (uint16_t)(rd_u32(q) >> 16);
             pr[i].a = rd_vec3(q + 4), pr[i].b = rd_vec3(q + 16), pr[i].e = rd_vec3(q + 28);
             pr[i].radius = rd_real(q + 40), pr[i].weight = rd_real(q + 44);
         }

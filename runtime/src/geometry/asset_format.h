@@ -137,8 +137,11 @@ typedef enum cr_asset_section_id {
  * EXMP element: f32 p[3], f32 q[4] = 28 bytes; example-major, bone-minor.
  * SKNI element: u8 bone[4]; SKNW element: f32 weight[4].
  * SQSK element (a squishy body's skeleton primitive, body frame, seed 003):
- *   u32 type (0 point, 1 segment, 2 rectangle), f32 a[3], f32 b[3], f32 e[3],
- *   f32 radius, f32 weight = 48 bytes; count 0 for a rigid asset.
+ *   u32 type (bits 0..7: 0 point, 1 segment, 2 rectangle; bits 8..15: its
+ *   group of the blending graph, < 16; bits 16..31: the mask of groups its
+ *   group collides with, the same on all of a group's primitives, symmetric,
+ *   not its own, only groups with primitives; all 0 without groups), f32 a[3],
+ *   f32 b[3], f32 e[3], f32 radius, f32 weight = 48 bytes; count 0 for a rigid asset.
  * SQIV: one f32, the isovalue c of the skin, when SQSK is not empty; else none.
  * Prescored fracture (docs/fracture.md; all three empty in other assets):
  * FRCP element: u32 offset, u32 size (the piece's own asset: file bytes

@@ -44,10 +44,14 @@ static bool far_from(const cr_squash_primitive *q, cr_vec3 p) {
     return p.x < lo.x - r || p.y < lo.y - r || p.z < lo.z - r || p.x > hi.x + r || p.y > hi.y + r || p.z > hi.z + r;
 }
 
-cr_potential cri_skeleton_potential(const cr_squash_primitive *prims, uint32_t count, cr_vec3 p) {
+/* The potential over the primitives in mask (ALL: every one, and the test is
+ * compiled out of the plain call, the hot path). */
+#define CRI_ALL_GROUPS 0xffffffffu
+static inline cr_potential potential_of(const cr_squash_primitive *prims, uint32_t count, uint32_t mask, cr_vec3 p) {
     cr_potential out = {0, {0, 0, 0}};
     for (uint32_t i = 0; i < count; ++i) {
         const cr_squash_primitive *q = &prims[i];
+        if (mask != CRI_ALL_GROUPS && !((mask >> (q->group & 31u)) & 1u)) continue;
         if (far_from(q, p)) continue;
         cr_vec3 v = offset_from(q, p);
         cr_real inv_r2 = cr_div(CR_R(1), cr_sq(q->radius));
@@ -60,6 +64,43 @@ cr_potential cri_skeleton_potential(const cr_squash_primitive *prims, uint32_t c
         out.grad = cr_v3_mad(out.grad, g, v);
     }
     return out;
+}
+
+cr_potential cri_skeleton_potential(const cr_squash_primitive *prims, uint32_t count, cr_vec3 p) {
+    return potential_of(prims, count, CRI_ALL_GROUPS, p);
+}
+
+cr_potential cri_skeleton_potential_groups(const cr_squash_primitive *prims, uint32_t count, uint32_t mask, cr_vec3 p) {
+    return potential_of(prims, count, mask, p);
+}
+
+uint32_t cri_skeleton_owner_group(const cr_squash_primitive *prims, uint32_t count, cr_vec3 p) {
+    uint32_t owner = 0;
+    cr_real best = -CR_R(1);
+    for (uint32_t i = 0; i < count; ++i) {
+        cr_real f = cri_skeleton_value(&prims[i], 1, p);
+        if (f > best) best = f, owner = prims[i].group;
+    }
+    return owner;
+}
+
+cr_real cri_skeleton_group_distance(const cr_squash_primitive *prims, uint32_t count, uint32_t mask, cr_vec3 p) {
+    cr_real best = CR_REAL_MAX;
+    for (uint32_t i = 0; i < count; ++i) {
+        if (!((mask >> (prims[i].group & 31u)) & 1u)) continue;
+        cr_real d = cr_div(cr_v3_len(offset_from(&prims[i], p)), prims[i].radius);
+        if (d < best) best = d;
+    }
+    return best;
+}
+
+uint32_t cri_skeleton_blend_mask(const cr_squash_primitive *prims, uint32_t count, uint32_t g) {
+    uint32_t present = 0, collide = 0;
+    for (uint32_t i = 0; i < count; ++i) {
+        present |= 1u << (prims[i].group & 31u);
+        if (prims[i].group == g) collide = prims[i].collide;
+    }
+    return present & ~collide;
 }
 
 cr_real cri_skeleton_value(const cr_squash_primitive *prims, uint32_t count, cr_vec3 p) {
@@ -121,6 +162,11 @@ cr_vec3 cri_skeleton_project(const cr_squash_primitive *prims, uint32_t count, c
 }
 
 uint32_t cri_skeleton_check(const cr_squash_primitive *prims, uint32_t count) {
+    /* the blending graph: each group's mask from its first primitive, then every primitive against them */
+    uint32_t present = 0, mask[CR_SQUASH_MAX_GROUPS] = {0};
+    for (uint32_t i = 0; i < count; ++i)
+        if (prims[i].group < CR_SQUASH_MAX_GROUPS && !((present >> prims[i].group) & 1u))
+            present |= 1u << prims[i].group, mask[prims[i].group] = prims[i].collide;
     for (uint32_t i = 0; i < count; ++i) {
         const cr_squash_primitive *q = &prims[i];
         bool ok = q->type <= CR_SQUASH_RECT && cr_vec3_is_finite(q->a) && cr_vec3_is_finite(q->b) &&
@@ -128,6 +174,12 @@ uint32_t cri_skeleton_check(const cr_squash_primitive *prims, uint32_t count) {
                   q->radius > CR_R(1e-4) && q->radius < CR_R(1e4) && q->weight > 0 && q->weight < CR_R(1e4);
         if (ok && q->type == CR_SQUASH_RECT)
             ok = cr_abs(cr_v3_dot(q->b, q->e)) <= cr_mul(CR_R(1e-3), cr_mul(cr_v3_len(q->b), cr_v3_len(q->e)) + CR_R(1e-6));
+        /* a group that exists, the same mask as its group's first primitive, not colliding with itself, with
+         * groups that exist and collide back */
+        if (ok) ok = q->group < CR_SQUASH_MAX_GROUPS && q->collide == mask[q->group] && !((q->collide >> q->group) & 1u) &&
+                     (q->collide & ~present) == 0;
+        for (uint32_t h = 0; ok && h < CR_SQUASH_MAX_GROUPS; ++h)
+            if ((q->collide >> h) & 1u) ok = (mask[h] >> q->group) & 1u;
         if (!ok) return i + 1;
     }
     return 0;
