@@ -96,7 +96,7 @@ uint64_t cri_soft_scratch_bytes(const cr_world_def *def) {
     return al16(2ull * b->particle_capacity * sizeof(cr_vec3)) + al16((uint64_t)b->particle_capacity * 4u) +
            al16(2ull * b->spring_capacity * sizeof(cr_real)) + al16(2ull * b->particle_capacity * sizeof(cr_vec3)) +
            al16((uint64_t)b->body_capacity * 4u) + al16((uint64_t)b->body_capacity * (CR_SOFT_MAX_CANDIDATES + 1u) * 4u) +
-           al16(4ull * def->body_capacity * sizeof(cr_vec3)) +
+           al16(4ull * def->body_capacity * sizeof(cr_vec3)) + al16(4ull * def->body_capacity) + al16(def->body_capacity + 1ull) +
            cri_soft_collide_scratch_bytes(def) + cri_soft_triangle_scratch_bytes(def) +
            al16((uint64_t)def->event_capacity * sizeof(cr_soft_hit)) + 128u;
 }
@@ -633,9 +633,10 @@ static void spring_constants(cr_world *w, const cr_soft_body *sb, cr_real h, cr_
  * jumped a whole step ahead at once and left at the ball's speed, as if
  * the hit were inelastic (3.0 against 2.85 m/s; 3.7 with the substeps'
  * share alone). */
-static void rigid_follow(cr_world *w, const cr_vec3 *rv, cr_vec3 *moved, cr_real h) {
+static void rigid_follow(cr_world *w, const uint32_t *follow, uint32_t n_follow, const cr_vec3 *rv, cr_vec3 *moved, cr_real h) {
     cr_body *rb = cr_world_bodies(w);
-    for (uint32_t i = 0; i < w->body_high; ++i) {
+    for (uint32_t k = 0; k < n_follow; ++k) {
+        uint32_t i = follow[k];
         cr_body *b = &rb[i];
         if (!b->alive || b->type != CR_BODY_DYNAMIC || b->asleep) continue;
         cr_vec3 dv = cr_v3_sub(b->v, rv[2 * i]), dw = cr_v3_sub(b->w, rv[2 * i + 1]);
@@ -645,9 +646,11 @@ static void rigid_follow(cr_world *w, const cr_vec3 *rv, cr_vec3 *moved, cr_real
     }
 }
 /* What the substeps' follow left of (v - v0) dt, for a body carried. */
-static void rigid_follow_rest(cr_world *w, const cr_vec3 *rv, const cr_vec3 *moved, cr_real dt) {
+static void rigid_follow_rest(cr_world *w, const uint32_t *follow, uint32_t n_follow, const cr_vec3 *rv, const cr_vec3 *moved,
+                              cr_real dt) {
     cr_body *rb = cr_world_bodies(w);
-    for (uint32_t i = 0; i < w->body_high; ++i) {
+    for (uint32_t k = 0; k < n_follow; ++k) {
+        uint32_t i = follow[k];
         cr_body *b = &rb[i];
         if (!b->alive || b->type != CR_BODY_DYNAMIC || b->asleep) continue;
         cr_vec3 dv = cr_v3_sub(b->v, rv[2 * i]), dw = cr_v3_sub(b->w, rv[2 * i + 1]);
@@ -866,13 +869,16 @@ void cri_soft_step(cr_world *w, cr_real dt) {
     uint32_t o_sk = cri_arena_push_uninit(&w->scratch, (r->spring_count ? 2 * r->spring_count : 1) * (uint32_t)sizeof(cr_real), 16);
     /* each rigid body's velocities as the rigid solver moved it this step (rigid_follow) */
     uint32_t o_rv = cri_arena_push_uninit(&w->scratch, (w->body_high ? 4 * w->body_high : 1) * (uint32_t)sizeof(cr_vec3), 16);
+    uint32_t o_follow = cri_arena_push_uninit(&w->scratch, (w->body_high ? w->body_high : 1) * 4u, 16);
+    uint32_t o_followed = cri_arena_push(&w->scratch, (uint8_t *)w, w->body_high + 1u, 16); /* zeroed: none yet */
     /* impact events: the room the rigid events left in the world's buffer */
     cr_soft_hits hits = {NULL, 0, w->def.event_capacity - w->event_count, 0, w->def.event_min_speed, 0, cr_v3_zero(), 0};
     uint32_t o_hits = hits.capacity ? cri_arena_push_uninit(&w->scratch, hits.capacity * (uint32_t)sizeof(cr_soft_hit), 16) : CR_NO_OFFSET;
     if (o_hits == CR_NO_OFFSET) hits.capacity = 0;
     else hits.hit = CR_AT(w, o_hits, cr_soft_hit);
     if (o_f == CR_NO_OFFSET || o_owner == CR_NO_OFFSET || o_moving == CR_NO_OFFSET || o_cand == CR_NO_OFFSET ||
-        o_sk == CR_NO_OFFSET || o_prev == CR_NO_OFFSET || o_rv == CR_NO_OFFSET) {
+        o_sk == CR_NO_OFFSET || o_prev == CR_NO_OFFSET || o_rv == CR_NO_OFFSET || o_follow == CR_NO_OFFSET ||
+        o_followed == CR_NO_OFFSET) {
         st->waiting = r->body_count; /* no scratch: every body waits, counted */
         cri_arena_pop_to(&w->scratch, mark);
         return;
@@ -953,10 +959,26 @@ void cri_soft_step(cr_world *w, cr_real dt) {
         for (uint32_t j = 0; j < P; ++j) pair_prev[j] = pa[j].x;
     }
     cr_vec3 *rv = CR_AT(w, o_rv, cr_vec3);
+    /* The rigid bodies the soft contacts can push this step: the running
+     * bodies' candidates, once each (in the order first met: each body
+     * follows on its own, so the order changes nothing). Only these get
+     * soft impulses, so only these follow them (rigid_follow): a world of
+     * many rigid bodies and a few soft ones walked every rigid body twice a
+     * substep. */
+    uint32_t *follow = CR_AT(w, o_follow, uint32_t), n_follow = 0;
+    uint8_t *followed = CR_AT(w, o_followed, uint8_t);
     {
         const cr_body *rb = cr_world_bodies_c(w);
-        for (uint32_t i = 0; i < w->body_high; ++i)
-            rv[2 * i] = rb[i].v, rv[2 * i + 1] = rb[i].w, rv[2 * w->body_high + 2 * i] = rv[2 * w->body_high + 2 * i + 1] = cr_v3_zero();
+        for (uint32_t i = 0; i < B; ++i) {
+            if (!moving[i]) continue;
+            const uint32_t *row = cand + i * (CR_SOFT_MAX_CANDIDATES + 1u);
+            for (uint32_t c = 0; c < row[0]; ++c) {
+                uint32_t s = row[1 + c];
+                if (followed[s] || rb[s].type != CR_BODY_DYNAMIC) continue;
+                followed[s] = 1, follow[n_follow++] = s;
+                rv[2 * s] = rb[s].v, rv[2 * s + 1] = rb[s].w, rv[2 * w->body_high + 2 * s] = rv[2 * w->body_high + 2 * s + 1] = cr_v3_zero();
+            }
+        }
     }
     for (int32_t k = 0; k < n; ++k) {
         for (uint32_t i = 0; i < B; ++i) {
@@ -966,7 +988,7 @@ void cri_soft_step(cr_world *w, cr_real dt) {
             contacts += cri_soft_collide_rigid(w, &bodies[i], row + 1, row[0], h, reach, &hits,
                                                CR_AT(w, o_prev, cr_vec3) + bodies[i].first_particle);
         }
-        rigid_follow(w, rv, rv + 2 * w->body_high, h);
+        rigid_follow(w, follow, n_follow, rv, rv + 2 * w->body_high, h);
         if (n_pairs > 0) {
             /* the pair pass's own record of where it left the particles (the second half of prev) */
             cr_vec3 *pair_prev = CR_AT(w, o_prev, cr_vec3) + P;
@@ -983,7 +1005,7 @@ void cri_soft_step(cr_world *w, cr_real dt) {
             if (moving[i] && bodies[i].volume_tolerance > 0) hold_volume(w, &bodies[i], f);
     }
 
-    rigid_follow_rest(w, rv, rv + 2 * w->body_high, dt);
+    rigid_follow_rest(w, follow, n_follow, rv, rv + 2 * w->body_high, dt);
     /* bounds, sleep, the rigid bodies touched this step (the first
      * CR_SOFT_TOUCHED in slot order: a body touching more makes an event
      * again on the others, which only a pile against many rigid bodies meets) */
