@@ -126,7 +126,18 @@ CR_TEST(spring_scene_soft_rigid) {
         ENSURE(fabs(p1 - p0[k]) < 0.01 * p0[k]);
         ENSURE(sqrt(py * py + pz * pz) < 0.01 * p0[k]);
         ENSURE(ts_d(vb.x) > 0.05);
-        if (k == 1) ENSURE(ts_d(vb.x) > ball_v + 1);
+        if (k == 1) {
+            /* the 1-D collision at the contact's restitution (0.3: the
+             * scene's materials and the spring's default), as
+             * spring_soft_rigid_momentum: a box a twentieth of the ball
+             * leaves before the ball's springs give back their squash */
+            double e = 0.3, m = ts_d(s.mass), u = p0[k] / m;
+            double pred_box = u * (1 + e) * m / (m + M), pred_ball = u * (m - e * M) / (m + M);
+            cr_test_printf("    soft_rigid.scene: the light box predicted %.3f m/s (%+.1f %%), the ball %.3f (%+.1f %%)\n", pred_box,
+                           100 * (ts_d(vb.x) / pred_box - 1), pred_ball, 100 * (ball_v / pred_ball - 1));
+            ENSURE(fabs(ts_d(vb.x) - pred_box) < 0.08 * pred_box);
+            ENSURE(fabs(ball_v - pred_ball) < 0.01 * pred_ball);
+        }
         if (k == 2) ENSURE(ball_v < -0.3);
     }
     close_scene(&r);
