@@ -256,6 +256,32 @@ int cr_scene_spring_spawn(cr_scene *s, cr_world *w, int32_t frame, cr_scene_erro
     return 0;
 }
 
+int cr_scene_spring_inputs(cr_scene *s, cr_world *w, int32_t frame, cr_scene_error *err) {
+    for (ptrdiff_t i = 0; i < arrlen(s->inputs) && s->inputs[i].frame <= frame; ++i) {
+        const cr_scene_input *in = &s->inputs[i];
+        if (in->frame != frame || !(in->flags & CR_SCENE_INPUT_SOFT)) continue;
+        const cr_scene_soft *b = &s->softs[in->body];
+        cr_status st;
+        const char *what = in->kind == CR_SCENE_INPUT_IMPULSE ? "impulse" : "velocity";
+        if (in->kind == CR_SCENE_INPUT_IMPULSE)
+            st = in->flags & CR_SCENE_INPUT_HAS_POINT ? cr_soft_apply_impulse(w, b->id, in->v, in->p)
+                                                      : cr_soft_apply_body_impulse(w, b->id, in->v);
+        else if (in->kind == CR_SCENE_INPUT_VELOCITY)
+            st = cr_soft_set_velocity(w, b->id, in->v, in->w);
+        else
+            return cr_scene_error_set(err, s->path, in->line, "soft body '%s' takes impulse and velocity inputs only", b->name);
+        if (st == CR_ERR_STALE_HANDLE)
+            return cr_scene_error_set(err, s->path, in->line, "soft body '%s' is not in the world at frame %d", b->name, frame);
+        if (st != CR_OK) {
+            cr_field f = cr_world_refused_field(w);
+            return cr_scene_error_set(err, s->path, in->line, "'%s' on soft body '%s' at frame %d: %s (%s%s%s)", what, b->name,
+                                      frame, cr_status_message(st), cr_status_name(st), f != CR_FIELD_NONE ? ", " : "",
+                                      f != CR_FIELD_NONE ? cr_field_name(f) : "");
+        }
+    }
+    return 0;
+}
+
 void cr_scene_spring_free(cr_scene *s) {
     arrfree(s->springs);
     arrfree(s->softs);

@@ -118,6 +118,15 @@ cr_status cr_soft_get_state(const cr_world *world, cr_soft_id id, cr_soft_state 
 /// at the particle nearest `world_point`; wakes the body. A particle's
 /// velocity components are kept within ±1000 m/s.
 cr_status cr_soft_apply_impulse(cr_world *world, cr_soft_id id, cr_vec3 impulse, cr_vec3 world_point);
+/// Apply an impulse (N s, each component within ±1e6: CR_ERR_ARGUMENT_RANGE)
+/// to the whole body: every particle's velocity changes by impulse / mass, so
+/// its momentum changes by impulse and nothing turns or deforms (a rigid
+/// body's impulse at its centre of mass); wakes the body.
+cr_status cr_soft_apply_body_impulse(cr_world *world, cr_soft_id id, cr_vec3 impulse);
+/// Set every particle's velocity to one rigid motion: `linear` (m/s) at the
+/// centre of mass plus `angular` (rad/s) about it (each component within
+/// ±1000: CR_ERR_ARGUMENT_RANGE naming it); the shape is kept; wakes the body.
+cr_status cr_soft_set_velocity(cr_world *world, cr_soft_id id, cr_vec3 linear, cr_vec3 angular);
 
 /// The live soft bodies in slot order into `out` (at most `capacity`);
 /// returns how many there are (call with capacity 0 to count).

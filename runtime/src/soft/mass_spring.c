@@ -1207,6 +1207,41 @@ cr_status cr_soft_apply_impulse(cr_world *w, cr_soft_id id, cr_vec3 impulse, cr_
     return CR_OK;
 }
 
+cr_status cr_soft_apply_body_impulse(cr_world *w, cr_soft_id id, cr_vec3 impulse) {
+    if (w == NULL) return CR_ERR_NULL_ARGUMENT;
+    CR_TRY(cr_check_vec3(w, impulse, CR_FIELD_IMPULSE));
+    const cr_real lim = CR_R(1.0e6); /* as cr_soft_apply_impulse: impulse / mass must fit in Q32.32 */
+    if (cr_abs(impulse.x) > lim || cr_abs(impulse.y) > lim || cr_abs(impulse.z) > lim)
+        return cri_refuse(w, CR_ERR_ARGUMENT_RANGE, CR_FIELD_IMPULSE);
+    cr_soft_body *sb = cri_soft_body(w, id);
+    if (sb == NULL) return CR_ERR_STALE_HANDLE;
+    cr_particle *p = cri_soft_particles(w) + sb->first_particle;
+    /* each particle its mass share of it: the same velocity change for all */
+    cr_vec3 dv = clamp_speed(cr_v3_scale(impulse, cr_div(CR_R(1), sb->mass)));
+    for (uint32_t i = 0; i < sb->particle_count; ++i) p[i].v = clamp_speed(cr_v3_add(p[i].v, dv));
+    wake(sb);
+    return CR_OK;
+}
+
+cr_status cr_soft_set_velocity(cr_world *w, cr_soft_id id, cr_vec3 linear, cr_vec3 angular) {
+    if (w == NULL) return CR_ERR_NULL_ARGUMENT;
+    CR_TRY(cr_check_vec3(w, linear, CR_FIELD_LINEAR_VELOCITY));
+    CR_TRY(cr_check_vec3(w, angular, CR_FIELD_ANGULAR_VELOCITY));
+    const cr_real lim = CR_SOFT_MAX_SPEED;
+    if (cr_abs(linear.x) > lim || cr_abs(linear.y) > lim || cr_abs(linear.z) > lim)
+        return cri_refuse(w, CR_ERR_ARGUMENT_RANGE, CR_FIELD_LINEAR_VELOCITY);
+    if (cr_abs(angular.x) > lim || cr_abs(angular.y) > lim || cr_abs(angular.z) > lim)
+        return cri_refuse(w, CR_ERR_ARGUMENT_RANGE, CR_FIELD_ANGULAR_VELOCITY);
+    cr_soft_body *sb = cri_soft_body(w, id);
+    if (sb == NULL) return CR_ERR_STALE_HANDLE;
+    cr_particle *p = cri_soft_particles(w) + sb->first_particle;
+    cr_vec3 c = centre_of(p, sb->particle_count, cr_div(CR_R(1), sb->mass));
+    for (uint32_t i = 0; i < sb->particle_count; ++i)
+        p[i].v = clamp_speed(cr_v3_add(linear, cr_v3_cross(angular, cr_v3_sub(p[i].x, c))));
+    wake(sb);
+    return CR_OK;
+}
+
 bool cri_soft_internal_force_sum(cr_world *w, cr_soft_id id, cr_vec3 *sum, cr_real *largest) {
     cr_soft_body *sb = cri_soft_body(w, id);
     if (sb == NULL) return false;
