@@ -67,6 +67,7 @@ cr_soft_def cr_default_soft_def(void) {
     d.friction = CR_R(0.5);
     d.restitution = CR_R(0.3);
     d.rolling_friction = CR_R(0.01);
+    d.surface_contacts = true;
     d.cookie = CR_DEF_COOKIE;
     return d;
 }
@@ -97,6 +98,7 @@ uint64_t cri_soft_scratch_bytes(const cr_world_def *def) {
            al16(2ull * b->spring_capacity * sizeof(cr_real)) + al16(2ull * b->particle_capacity * sizeof(cr_vec3)) +
            al16((uint64_t)b->body_capacity * 4u) + al16((uint64_t)b->body_capacity * (CR_SOFT_MAX_CANDIDATES + 1u) * 4u) +
            al16(4ull * def->body_capacity * sizeof(cr_vec3)) + al16(4ull * def->body_capacity) + al16(def->body_capacity + 1ull) +
+           al16(2ull * b->body_capacity * sizeof(cr_real)) +
            cri_soft_collide_scratch_bytes(def) + cri_soft_triangle_scratch_bytes(def) +
            al16((uint64_t)def->event_capacity * sizeof(cr_soft_hit)) + 128u;
 }
@@ -363,6 +365,7 @@ cr_status cr_soft_create(cr_world *w, const cr_soft_def *d, cr_soft_id *out) {
         widest = cr_max(widest, cr_min(circum, mean_edge));
     }
     body.soft_radius = cr_max(body.radius, widest);
+    body.skin = cr_min(body.radius, cr_mul(mean_edge, CR_SOFT_SKIN));
     body.rest_volume = volume_of(a, p, p[0].x);
     bool volume = body.volume_stiffness > 0 && body.rest_volume > CR_R(1e-9);
     if (!volume) body.volume_stiffness = 0;
@@ -724,7 +727,10 @@ static void integrate(cr_world *w, cr_soft_body *sb, cr_vec3 *corr, const cr_rea
      * torque, so the spin the projection lost is given back as a rigid
      * rotation about the centre of mass: no linear momentum, L as before. */
     cr_mat3 inertia;
-    cr_vec3 c1 = centre_of(p, n, inv_m), dl = cr_v3_sub(l0, spin_inertia_of(p, n, c1, &inertia));
+    /* the centre of mass is where it was before the projection (the
+     * springs' and the volume's corrections sum to zero, mass weighted):
+     * not summed again */
+    cr_vec3 c1 = c0, dl = cr_v3_sub(l0, spin_inertia_of(p, n, c1, &inertia));
     if (cr_mat3_det(inertia) > 0) {
         cr_vec3 wc = cr_mat3_mul_v3(cr_mat3_inverse(inertia), dl);
         for (uint32_t i = 0; i < n; ++i) p[i].v = cr_v3_add(p[i].v, cr_v3_cross(wc, cr_v3_sub(p[i].x, c1)));
@@ -871,6 +877,7 @@ void cri_soft_step(cr_world *w, cr_real dt) {
     uint32_t o_rv = cri_arena_push_uninit(&w->scratch, (w->body_high ? 4 * w->body_high : 1) * (uint32_t)sizeof(cr_vec3), 16);
     uint32_t o_follow = cri_arena_push_uninit(&w->scratch, (w->body_high ? w->body_high : 1) * 4u, 16);
     uint32_t o_followed = cri_arena_push(&w->scratch, (uint8_t *)w, w->body_high + 1u, 16); /* zeroed: none yet */
+    uint32_t o_motion = cri_arena_push_uninit(&w->scratch, (B ? 2 * B : 1) * (uint32_t)sizeof(cr_real), 16);
     /* impact events: the room the rigid events left in the world's buffer */
     cr_soft_hits hits = {NULL, 0, w->def.event_capacity - w->event_count, 0, w->def.event_min_speed, 0, cr_v3_zero(), 0};
     uint32_t o_hits = hits.capacity ? cri_arena_push_uninit(&w->scratch, hits.capacity * (uint32_t)sizeof(cr_soft_hit), 16) : CR_NO_OFFSET;
@@ -878,7 +885,7 @@ void cri_soft_step(cr_world *w, cr_real dt) {
     else hits.hit = CR_AT(w, o_hits, cr_soft_hit);
     if (o_f == CR_NO_OFFSET || o_owner == CR_NO_OFFSET || o_moving == CR_NO_OFFSET || o_cand == CR_NO_OFFSET ||
         o_sk == CR_NO_OFFSET || o_prev == CR_NO_OFFSET || o_rv == CR_NO_OFFSET || o_follow == CR_NO_OFFSET ||
-        o_followed == CR_NO_OFFSET) {
+        o_followed == CR_NO_OFFSET || o_motion == CR_NO_OFFSET) {
         st->waiting = r->body_count; /* no scratch: every body waits, counted */
         cri_arena_pop_to(&w->scratch, mark);
         return;
@@ -910,14 +917,22 @@ void cri_soft_step(cr_world *w, cr_real dt) {
     }
     r->next_body = first_waiting == UINT32_MAX ? 0 : first_waiting;
 
-    /* soft-soft pairs once per step, with a margin for this step's motion */
-    cr_real vmax = 0;
+    /* soft-soft pairs once per step, with a margin for this step's motion:
+     * each body's own (its fastest particle's, and gravity's), so a pair of
+     * resting bodies is not searched as widely as the fastest body needs */
+    cr_real vmax = 0, g_dt = cr_mul(cr_v3_len(w->def.gravity), dt);
+    cr_real *motion = CR_AT(w, o_motion, cr_real);
     for (uint32_t i = 0; i < B; ++i) {
-        if (!moving[i]) continue;
+        motion[i] = motion[B + i] = 0;
+        if (!bodies[i].alive) continue;
         cr_particle *p = cri_soft_particles(w) + bodies[i].first_particle;
-        for (uint32_t j = 0; j < bodies[i].particle_count; ++j) vmax = cr_max(vmax, cr_v3_len_sq(p[j].v));
+        cr_real vb = 0;
+        for (uint32_t j = 0; j < bodies[i].particle_count; ++j) vb = cr_max(vb, cr_v3_len_sq(p[j].v));
+        motion[B + i] = cr_sqrt(vb);
+        motion[i] = cr_mul(motion[B + i] + g_dt, dt);
+        if (moving[i]) vmax = cr_max(vmax, vb);
     }
-    cr_real reach = cr_mul(cr_sqrt(vmax) + cr_mul(cr_v3_len(w->def.gravity), dt), dt);
+    cr_real reach = cr_mul(cr_sqrt(vmax) + g_dt, dt);
     uint32_t pair_cap = bud->particle_capacity * CR_SOFT_PAIRS_PER_PARTICLE, n_pairs = 0, pair_overflow = 0;
     uint32_t o_pairs = r->body_count > 1 ? cri_arena_push_uninit(&w->scratch, pair_cap * 8u + 8u, 16) : CR_NO_OFFSET;
     bool any_surface = false; /* a body with surface_contacts: the pairs' nearest partners are wanted */
@@ -925,16 +940,16 @@ void cri_soft_step(cr_world *w, cr_real dt) {
     uint32_t o_near = o_pairs != CR_NO_OFFSET && any_surface ? cri_arena_push_uninit(&w->scratch, pair_cap * 8u + 8u, 16) : CR_NO_OFFSET,
              n_near = 0;
     if (o_pairs != CR_NO_OFFSET)
-        n_pairs = cri_soft_find_pairs(w, reach + reach, CR_AT(w, o_pairs, uint32_t), pair_cap, &pair_overflow,
+        n_pairs = cri_soft_find_pairs(w, motion, CR_AT(w, o_pairs, uint32_t), pair_cap, &pair_overflow,
                                       o_near != CR_NO_OFFSET ? CR_AT(w, o_near, uint32_t) : NULL, &n_near);
     /* each pair's two triangles (soft_triangle.c); without room for them the
      * particles meet as spheres of the soft radius */
     uint32_t o_start = CR_NO_OFFSET, o_list = CR_NO_OFFSET, n_tc = 0;
-    uint32_t o_tc = n_pairs > 0 && o_near != CR_NO_OFFSET && any_surface ? cri_arena_push_uninit(&w->scratch, n_near * 12u + 12u, 16) : CR_NO_OFFSET;
+    uint32_t o_tc = n_near > 0 && o_near != CR_NO_OFFSET && any_surface ? cri_arena_push_uninit(&w->scratch, n_near * 12u + 12u, 16) : CR_NO_OFFSET;
     bool triangles = o_tc != CR_NO_OFFSET && cri_soft_incidence(w, &o_start, &o_list);
     if (triangles)
         n_tc = cri_soft_triangle_contacts(w, CR_AT(w, o_near, const uint32_t), n_near, owner, CR_AT(w, o_start, const uint32_t),
-                                          CR_AT(w, o_list, const uint32_t), reach + reach, CR_AT(w, o_tc, uint32_t));
+                                          CR_AT(w, o_list, const uint32_t), motion, CR_AT(w, o_tc, uint32_t));
 
     st->over_capacity = pair_overflow;
 
@@ -989,7 +1004,7 @@ void cri_soft_step(cr_world *w, cr_real dt) {
                                                CR_AT(w, o_prev, cr_vec3) + bodies[i].first_particle);
         }
         rigid_follow(w, follow, n_follow, rv, rv + 2 * w->body_high, h);
-        if (n_pairs > 0) {
+        if (n_pairs > 0 || n_tc > 0) {
             /* the pair pass's own record of where it left the particles (the second half of prev) */
             cr_vec3 *pair_prev = CR_AT(w, o_prev, cr_vec3) + P;
             if (triangles)
@@ -1047,6 +1062,15 @@ void cri_soft_step(cr_world *w, cr_real dt) {
         while (root[a] != a) a = root[a] = root[root[a]];
         while (root[b] != b) b = root[b] = root[root[b]];
         if (a != b) root[a > b ? a : b] = a < b ? a : b; /* the lower slot is the root: deterministic */
+    }
+    /* and the particle-triangle contacts: surface bodies resting on each
+     * other have few particle pairs left (only within their skins) */
+    const uint32_t *tcs = triangles ? CR_AT(w, o_tc, const uint32_t) : NULL;
+    for (uint32_t k = 0; k < n_tc; ++k) {
+        uint32_t a = owner[tcs[3 * k]], b = owner[tcs[3 * k + 1]];
+        while (root[a] != a) a = root[a] = root[root[a]];
+        while (root[b] != b) b = root[b] = root[root[b]];
+        if (a != b) root[a > b ? a : b] = a < b ? a : b;
     }
     uint32_t *ready = cand + B; /* per slot, its group may sleep */
     for (uint32_t i = 0; i < B; ++i) ready[i] = 1;
