@@ -727,10 +727,7 @@ static void integrate(cr_world *w, cr_soft_body *sb, cr_vec3 *corr, const cr_rea
      * torque, so the spin the projection lost is given back as a rigid
      * rotation about the centre of mass: no linear momentum, L as before. */
     cr_mat3 inertia;
-    /* the centre of mass is where it was before the projection (the
-     * springs' and the volume's corrections sum to zero, mass weighted):
-     * not summed again */
-    cr_vec3 c1 = c0, dl = cr_v3_sub(l0, spin_inertia_of(p, n, c1, &inertia));
+    cr_vec3 c1 = centre_of(p, n, inv_m), dl = cr_v3_sub(l0, spin_inertia_of(p, n, c1, &inertia));
     if (cr_mat3_det(inertia) > 0) {
         cr_vec3 wc = cr_mat3_mul_v3(cr_mat3_inverse(inertia), dl);
         for (uint32_t i = 0; i < n; ++i) p[i].v = cr_v3_add(p[i].v, cr_v3_cross(wc, cr_v3_sub(p[i].x, c1)));
