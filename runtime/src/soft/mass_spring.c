@@ -98,7 +98,7 @@ uint64_t cri_soft_scratch_bytes(const cr_world_def *def) {
            al16(2ull * b->spring_capacity * sizeof(cr_real)) + al16(2ull * b->particle_capacity * sizeof(cr_vec3)) +
            al16((uint64_t)b->body_capacity * 4u) + al16((uint64_t)b->body_capacity * (CR_SOFT_MAX_CANDIDATES + 1u) * 4u) +
            al16(4ull * def->body_capacity * sizeof(cr_vec3)) + al16(4ull * def->body_capacity) + al16(def->body_capacity + 1ull) +
-           al16(2ull * b->body_capacity * sizeof(cr_real)) +
+           al16(3ull * b->body_capacity * sizeof(cr_real)) +
            cri_soft_collide_scratch_bytes(def) + cri_soft_triangle_scratch_bytes(def) +
            al16((uint64_t)def->event_capacity * sizeof(cr_soft_hit)) + 128u;
 }
@@ -874,7 +874,7 @@ void cri_soft_step(cr_world *w, cr_real dt) {
     uint32_t o_rv = cri_arena_push_uninit(&w->scratch, (w->body_high ? 4 * w->body_high : 1) * (uint32_t)sizeof(cr_vec3), 16);
     uint32_t o_follow = cri_arena_push_uninit(&w->scratch, (w->body_high ? w->body_high : 1) * 4u, 16);
     uint32_t o_followed = cri_arena_push(&w->scratch, (uint8_t *)w, w->body_high + 1u, 16); /* zeroed: none yet */
-    uint32_t o_motion = cri_arena_push_uninit(&w->scratch, (B ? 2 * B : 1) * (uint32_t)sizeof(cr_real), 16);
+    uint32_t o_motion = cri_arena_push_uninit(&w->scratch, (B ? 3 * B : 1) * (uint32_t)sizeof(cr_real), 16);
     /* impact events: the room the rigid events left in the world's buffer */
     cr_soft_hits hits = {NULL, 0, w->def.event_capacity - w->event_count, 0, w->def.event_min_speed, 0, cr_v3_zero(), 0};
     uint32_t o_hits = hits.capacity ? cri_arena_push_uninit(&w->scratch, hits.capacity * (uint32_t)sizeof(cr_soft_hit), 16) : CR_NO_OFFSET;
@@ -921,6 +921,7 @@ void cri_soft_step(cr_world *w, cr_real dt) {
     cr_real *motion = CR_AT(w, o_motion, cr_real);
     for (uint32_t i = 0; i < B; ++i) {
         motion[i] = motion[B + i] = 0;
+        motion[2 * B + i] = moving[i] ? CR_R(1) : 0;
         if (!bodies[i].alive) continue;
         cr_particle *p = cri_soft_particles(w) + bodies[i].first_particle;
         cr_real vb = 0;

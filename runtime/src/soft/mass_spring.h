@@ -170,13 +170,18 @@ void cri_soft_roll_resist(cr_world *w, cr_soft_body *sb, const cr_soft_hits *hit
 /// Marks a candidate its particles touched (cri_soft_collide_rigid sets it).
 #define CR_SOFT_TOUCH_BIT 0x80000000u
 /// Particle pairs of different soft bodies closer than their radii plus
-/// `margin`, found once per step between the particles of each body inside
-/// another's grown bounds; returns the pair count (pairs are two u32 global
-/// particle indices; at most `capacity`; *overflow counts the pairs that did
-/// not fit).
-/// With `nearest`: also every particle of a pair with its nearest partner
-/// of that other body, (particle, partner) per body pair, at most `capacity`,
-/// counted in *n_nearest.
+/// their step's motion, found once per step between the particles of each
+/// body inside another's grown bounds; returns the pair count (pairs are two
+/// u32 global particle indices; at most `capacity`; *overflow counts the
+/// pairs that did not fit). motion, per body slot: [0, B) how far its
+/// particles may move this step (m), [B, 2B) its fastest particle's speed
+/// (m/s), [2B, 3B) 1 when it runs this step, else 0 (B: body_high); two
+/// bodies that do not run are not searched.
+/// Between two surface_contacts bodies (with `nearest`) only the pairs within
+/// their skins, and those closing faster than CR_SOFT_REST_SPEED, are kept.
+/// With `nearest`: also every particle within reach of the other body with
+/// its nearest partner of it, (particle, partner) per body pair, at most
+/// `capacity`, counted in *n_nearest.
 uint32_t cri_soft_find_pairs(cr_world *w, const cr_real *motion, uint32_t *pairs, uint32_t capacity, uint32_t *overflow,
                              uint32_t *nearest, uint32_t *n_nearest);
 /// One substep's response of the step's particle pairs (owner: body slot of
@@ -198,7 +203,8 @@ bool cri_soft_incidence(cr_world *w, uint32_t *o_start, uint32_t *o_list);
 /// The step's particle-against-triangle contacts from the pairs' nearest
 /// partners (cri_soft_find_pairs): (the particle, its partner, the
 /// partner's triangle nearest to it) into out (three words each), when
-/// within the contact radii and `margin`; start, list: cri_soft_incidence.
+/// within the two skins and the two bodies' motion (cri_soft_find_pairs);
+/// start, list: cri_soft_incidence.
 /// Returns the count.
 uint32_t cri_soft_triangle_contacts(cr_world *w, const uint32_t *nearest, uint32_t n_nearest, const uint32_t *owner,
                                     const uint32_t *start, const uint32_t *list, const cr_real *motion, uint32_t *out);

@@ -398,6 +398,9 @@ uint32_t cri_soft_find_pairs(cr_world *w, const cr_real *motion, uint32_t *pairs
              * only those pairs are kept, a few hundred in a resting pile
              * where the soft radius gave thousands. Else as spheres of the
              * soft radius. */
+            /* two bodies that do not run this step stay as they are
+             * (cri_soft_collide_pairs): a sleeping pile searches nothing */
+            if (motion[2 * body_high + A] == 0 && motion[2 * body_high + B] == 0) continue;
             bool surf = nearest != NULL && ba->surface && bb->surface;
             cr_real margin = motion[A] + motion[B];
             cr_real skins = ba->skin + bb->skin + margin;
