@@ -67,7 +67,7 @@ typedef struct cr_soft_def {
     cr_real friction;            ///< Coulomb friction against anything
     cr_real restitution;         ///< of impacts faster than 1 m/s (slower ones rest)
     bool no_sleep;               ///< never sleeps
-    bool surface_contacts;       ///< against another soft body that has it too: each particle against the other's triangles, so they rest at their two particle radii (0.09 m for 0.125 m edges) instead of two soft radii (0.16 m); costs about a quarter more step time in a pile (docs/mass-spring.md)
+    bool surface_contacts;       ///< on by default: against another soft body that has it too, each particle against the other's triangles at a skin of 0.08 x the mean edge, so their surfaces rest about 0.01 m apart (0.125 m edges); off: as particle spheres of the widest triangle's circumradius (0.166 m apart), about a fifth less step time in a pile (docs/mass-spring.md)
     cr_real volume_tolerance;    ///< relative, 0 or within (0, 0.5]: |V - V0| / V0 is held within it however hard the body is loaded (a hard volume constraint past it; closed meshes only); 0: only volume_stiffness
     cr_real rolling_friction;    ///< m, lever arm of the rolling resistance against static and kinematic bodies (the larger of it and theirs), 0..10
     uint64_t user_data;
@@ -76,7 +76,7 @@ typedef struct cr_soft_def {
 
 /// A rubber ball: stiffness 1000 N/m, bending 250 N/m, damping 0.5 N s/m,
 /// volume stiffness 20 kPa, 1 kg, friction 0.5, restitution 0.3, rolling
-/// friction 0.01 m.
+/// friction 0.01 m, surface contacts on.
 cr_soft_def cr_default_soft_def(void);
 
 /// Create a soft body. CR_ERR_CAPACITY when the world has no room for its

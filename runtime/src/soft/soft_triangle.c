@@ -1,25 +1,25 @@
 /* soft_triangle.c — soft against soft as particles against the other body's
- * triangles (docs/mass-spring.md, "Soft against soft").
+ * triangles, the default (docs/mass-spring.md, "Soft against soft").
  *
  * Two soft bodies used to meet particle against particle, each a sphere of
  * its body's widest triangle's circumradius (else a particle slipped through
- * the middle of a triangle): stacked cubes rested 0.157 m apart where a
- * rigid contact leaves two contact radii (about 0.09). Here each particle
- * meets the other body's surface: the nearest triangle round the nearest
- * particles, point against triangle, kept at the two bodies' contact radii.
+ * the middle of a triangle): stacked cubes rested 0.166 m apart, visibly
+ * floating. Here each particle meets the other body's surface: the nearest
+ * triangle round the nearest particles, point against triangle, kept at the
+ * two bodies' skins (cr_soft_body.skin, CR_SOFT_SKIN x the mean edge: about
+ * 0.01 m between stacked 0.5 m cubes).
  *
- * The step's particle pairs (spring_collide.c, found once a step with a
- * margin) name the candidates: each particle against the triangle round its
- * nearest partner of the other body nearest to it, chosen once a step. Each
- * substep each such particle-triangle contact is
+ * The step's nearest partners (spring_collide.c, found once a step with the
+ * two bodies' motion as margin) name the candidates: each particle against
+ * the triangle round its nearest partner of the other body nearest to it,
+ * chosen once a step. Each substep each such particle-triangle contact is
  * resolved as a position constraint C = d - R >= 0 (d the distance along the
- * contact normal, R the sum of the two contact radii) whose correction is
+ * contact normal, R the sum of the two skins) whose correction is
  * shared by the particle and the triangle's three vertices with barycentric
  * weights: the sum of m dx is zero, so momentum is kept exactly (to the
  * rounding of the sums). The approach velocity is removed the same way, and
  * static friction undoes the pair's slide since the last pass, within the
- * friction cone (as spring_collide.c does against rigid bodies).
- */
+ * friction cone (as spring_collide.c does against rigid bodies). */
 #include "soft/mass_spring.h"
 #include "base/check.h"
 

@@ -24,10 +24,10 @@
  * are found once per step, with a margin for the step's motion, between the
  * particles of each body inside another's grown bounds (body pairs in slot
  * order, particles in index order: deterministic); pairs beyond the capacity
- * are counted, not kept. Between two bodies with surface_contacts the
- * particles meet the other's triangles (soft_triangle.c) and these spheres
- * are the backstop: of the contact radius at rest, of the soft radius in an
- * impact.
+ * are counted, not kept. Between two bodies with surface_contacts (the
+ * default) the particles meet the other's triangles (soft_triangle.c) and
+ * these spheres are the backstop: of the skin at rest, and in an impact a
+ * brake on the approach past 1 m/s within the soft radius (no push).
  *
  * Static friction (against bodies that do not move, and between soft
  * particles) undoes all the contact slid since its last pass, not only the
