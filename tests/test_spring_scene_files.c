@@ -278,6 +278,7 @@ CR_TEST(spring_scene_bad_lines_are_refused) {
         {"asset m ../meshes/soft_ball.obj\nsoft b m position 1 2\n", "'position' needs 3 numbers, got 2"},
         {"asset m ../meshes/soft_ball.obj\nsoft b m rotate 0 0 0 30\n", "'rotate' axis must not be zero"},
         {"spring j masses heavy\n", "'masses' needs area or equal"},
+        {"spring j surface maybe\n", "'surface' needs on or off, got 'maybe'"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         char text[512];
@@ -302,6 +303,13 @@ CR_TEST(spring_scene_bad_lines_are_refused) {
     cr_scene_error_format(msg, sizeof msg, &e);
     cr_test_printf("    %s\n", msg);
     ENSURE(e.line == 4 && strstr(msg, "soft body 'b'") != NULL && strstr(msg, "stiffness") != NULL);
+    cr_scene_free(s);
+    /* `surface off` turns the default surface contacts off, `on` keeps them */
+    const char *surf = "crumple-scene 1\nasset m ../meshes/soft_ball.obj\nspring off surface off\nspring on surface on\n"
+                       "soft a m spring off\nsoft b m spring on\nsoft c m\n";
+    s = NULL;
+    ENSURE(cr_scene_parse(surf, strlen(surf), "data/scenes/surface.scene", &s, &e) == 0);
+    ENSURE(!s->softs[0].def.surface_contacts && s->softs[1].def.surface_contacts && s->softs[2].def.surface_contacts);
     cr_scene_free(s);
 }
 

@@ -106,9 +106,13 @@ int cr_scene_spring_define(cr_scene *s, char *const *tok, int ntok, int line, ch
         } else if (strcmp(k, "sleep") == 0) {
             rc = on_off(tok, ntok, &i, k, "on", "off", &flag, why, wn);
             m.def.no_sleep = !flag;
+        } else if (strcmp(k, "surface") == 0) {
+            /* cr_soft_def.surface_contacts: on (the default) touching at the skin, off as particle spheres */
+            rc = on_off(tok, ntok, &i, k, "on", "off", &flag, why, wn);
+            m.def.surface_contacts = flag;
         } else {
             return snprintf(why, wn, "unknown spring attribute '%.40s' (stiffness bend damping absolute_damping volume radius "
-                                     "friction restitution mass substeps masses normalise sleep)", k), -1;
+                                     "friction restitution mass substeps masses normalise sleep surface)", k), -1;
         }
         if (rc) return -1;
     }

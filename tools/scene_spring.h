@@ -3,7 +3,7 @@
  *
  *   spring NAME [stiffness K] [bend K] [damping C] [absolute_damping C] [volume KV] [radius R]
  *               [friction F] [restitution E] [mass M] [substeps N] [masses equal|area]
- *               [normalise on|off] [sleep on|off]
+ *               [normalise on|off] [sleep on|off] [surface on|off]
  *     a soft material (cr_soft_def's fields; unset ones keep cr_default_soft_def()'s);
  *   soft NAME ASSET [spring MATERIAL] [position X Y Z] [rotate AX AY AZ DEG] [quat X Y Z W]
  *               [velocity X Y Z] [spin X Y Z] [mass M] [spawn FRAME]
