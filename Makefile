@@ -249,7 +249,7 @@ $(PEER_DIR)/bullet_soft_peer: tests/peers/bullet_soft_peer.cpp
 bench-soft: $(CLI) $(PEER_DIR)/bullet_soft_peer
 	$(CLI) bench soft --export $(PEER_DIR)/soft_pile.txt
 	$(CLI) bench soft --awake
-	$(CLI) bench soft --awake --surface
+	$(CLI) bench soft --awake --spheres
 	$(PEER_DIR)/bullet_soft_peer $(PEER_DIR)/soft_pile.txt
 
 cross:

@@ -126,7 +126,18 @@ CR_TEST(spring_scene_soft_rigid) {
         ENSURE(fabs(p1 - p0[k]) < 0.01 * p0[k]);
         ENSURE(sqrt(py * py + pz * pz) < 0.01 * p0[k]);
         ENSURE(ts_d(vb.x) > 0.05);
-        if (k == 1) ENSURE(ts_d(vb.x) > ball_v + 1);
+        if (k == 1) {
+            /* the 1-D collision at the contact's restitution (0.3: the
+             * scene's materials and the spring's default), as
+             * spring_soft_rigid_momentum: a box a twentieth of the ball
+             * leaves before the ball's springs give back their squash */
+            double e = 0.3, m = ts_d(s.mass), u = p0[k] / m;
+            double pred_box = u * (1 + e) * m / (m + M), pred_ball = u * (m - e * M) / (m + M);
+            cr_test_printf("    soft_rigid.scene: the light box predicted %.3f m/s (%+.1f %%), the ball %.3f (%+.1f %%)\n", pred_box,
+                           100 * (ts_d(vb.x) / pred_box - 1), pred_ball, 100 * (ball_v / pred_ball - 1));
+            ENSURE(fabs(ts_d(vb.x) - pred_box) < 0.08 * pred_box);
+            ENSURE(fabs(ball_v - pred_ball) < 0.01 * pred_ball);
+        }
         if (k == 2) ENSURE(ball_v < -0.3);
     }
     close_scene(&r);
@@ -267,6 +278,7 @@ CR_TEST(spring_scene_bad_lines_are_refused) {
         {"asset m ../meshes/soft_ball.obj\nsoft b m position 1 2\n", "'position' needs 3 numbers, got 2"},
         {"asset m ../meshes/soft_ball.obj\nsoft b m rotate 0 0 0 30\n", "'rotate' axis must not be zero"},
         {"spring j masses heavy\n", "'masses' needs area or equal"},
+        {"spring j surface maybe\n", "'surface' needs on or off, got 'maybe'"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         char text[512];
@@ -291,6 +303,13 @@ CR_TEST(spring_scene_bad_lines_are_refused) {
     cr_scene_error_format(msg, sizeof msg, &e);
     cr_test_printf("    %s\n", msg);
     ENSURE(e.line == 4 && strstr(msg, "soft body 'b'") != NULL && strstr(msg, "stiffness") != NULL);
+    cr_scene_free(s);
+    /* `surface off` turns the default surface contacts off, `on` keeps them */
+    const char *surf = "crumple-scene 1\nasset m ../meshes/soft_ball.obj\nspring off surface off\nspring on surface on\n"
+                       "soft a m spring off\nsoft b m spring on\nsoft c m\n";
+    s = NULL;
+    ENSURE(cr_scene_parse(surf, strlen(surf), "data/scenes/surface.scene", &s, &e) == 0);
+    ENSURE(!s->softs[0].def.surface_contacts && s->softs[1].def.surface_contacts && s->softs[2].def.surface_contacts);
     cr_scene_free(s);
 }
 
@@ -326,6 +345,113 @@ CR_TEST(spring_scene_soft_spawn_replays) {
     cr_replay_verdict v;
     ENSURE_MSG(cr_replay_verify(&rp, &v) == CR_REPLAY_PASS, "%s", v.message);
     cr_replay_free(&rp);
+    cr_cli_world_free(w);
+    cr_scene_free(s);
+}
+
+/* Timed inputs reach soft bodies by name: `impulse` on the whole body (every
+ * particle the same velocity change, so its momentum changes by the impulse
+ * and it neither turns nor deforms) or at the particle nearest `at`;
+ * `velocity` sets every particle to one rigid motion (linear at the centre
+ * of mass, spin about it). A replay rebuilds them from the scene text, bit
+ * for bit. Inputs that make no sense for a soft body are refused as
+ * file:line: what. */
+CR_TEST(spring_scene_soft_inputs) {
+    const char *text = "crumple-scene 1\n"
+                       "gravity 0 0 0\n"
+                       "asset m ../meshes/soft_ball.obj\n"
+                       "spring j mass 2 sleep off\n"
+                       "body crate dynamic box 0.2 0.2 0.2 position 0 1 5\n"
+                       "soft a m spring j position 0 1 0\n"
+                       "soft b m spring j position 3 1 0\n"
+                       "soft c m spring j position -3 1 0 spawn 5\n"
+                       "impulse 10 a 4 0 0\n"
+                       "velocity 10 b 0 1 0 spin 0 0 2\n"
+                       "impulse 10 crate 0 0 64\n"
+                       "impulse 20 c 0 0.5 0 at -3 2 0\n";
+    const char *path = "data/scenes/soft_inputs.scene";
+    cr_scene *s = NULL;
+    cr_scene_error e;
+    ENSURE(cr_scene_parse(text, strlen(text), path, &s, &e) == 0);
+    cr_world *w = NULL;
+    ENSURE(cr_scene_build(s, &w, &e) == 0);
+    cr_replay rp;
+    cr_replay_init(&rp, path, text, strlen(text), w, s->dt);
+    cr_soft_state a0, a, b, c0, c;
+    ENSURE(cr_soft_get_state(w, s->softs[0].id, &a0) == CR_OK);
+    /* b's particles just after its velocity input, for its moment of inertia */
+    cr_vec3 xb[512], crate_v = cr_v3_zero();
+    uint32_t nb = 0;
+    for (int32_t fr = 0; fr < 40; ++fr) {
+        ENSURE(cr_scene_step(s, w, fr, &e) == 0);
+        cr_replay_add_frame(&rp, w, s->frame_inputs, (uint32_t)arrlen(s->frame_inputs));
+        if (fr == 10) {
+            ENSURE(cr_soft_get_state(w, s->softs[0].id, &a) == CR_OK);
+            ENSURE(cr_soft_get_state(w, s->softs[1].id, &b) == CR_OK);
+            nb = cr_soft_get_positions(w, s->softs[1].id, xb, 512);
+            crate_v = cr_body_get_linear_velocity(w, s->bodies[cr_scene_find_body(s, "crate")].id);
+        }
+        if (fr == 19) ENSURE(cr_soft_get_state(w, s->softs[2].id, &c0) == CR_OK);
+        if (fr == 20) ENSURE(cr_soft_get_state(w, s->softs[2].id, &c) == CR_OK);
+    }
+    /* b's spin about z: the moment of inertia of its particles about the z axis through its centre */
+    double iz = 0;
+    for (uint32_t i = 0; i < nb; ++i) {
+        double dx = ts_d(xb[i].x) - ts_d(b.centre.x), dy = ts_d(xb[i].y) - ts_d(b.centre.y);
+        iz += (ts_d(b.mass) / nb) * (dx * dx + dy * dy);
+    }
+    cr_test_printf("    soft inputs: a's momentum %.4f %.4f %.4f after 'impulse 10 a 4 0 0' (spin %.2g, edge RMS %.2g -> %.2g); "
+                   "b's momentum y %.4f, spin z %.4f (I_z w %.4f); c's momentum y %.4f after its poke at the top; the crate at %.3f m/s\n",
+                   ts_d(a.linear_momentum.x), ts_d(a.linear_momentum.y), ts_d(a.linear_momentum.z), ts_d(cr_v3_len(a.angular_momentum)),
+                   ts_d(a0.edge_error), ts_d(a.edge_error), ts_d(b.linear_momentum.y), ts_d(b.angular_momentum.z), 2 * iz,
+                   ts_d(c.linear_momentum.y) - ts_d(c0.linear_momentum.y), ts_d(crate_v.z));
+    ENSURE(fabs(ts_d(a.linear_momentum.x) - 4) < 1e-3 && fabs(ts_d(a.linear_momentum.y)) < 1e-3 && fabs(ts_d(a.linear_momentum.z)) < 1e-3);
+    ENSURE(ts_d(cr_v3_len(a.angular_momentum)) < 1e-3); /* it does not turn */
+    ENSURE(ts_d(a.edge_error) < 1e-4);                  /* nor deform */
+    ENSURE(fabs(ts_d(b.linear_momentum.y) - 2) < 1e-3 && fabs(ts_d(b.linear_momentum.x)) < 1e-3);
+    ENSURE(fabs(ts_d(b.angular_momentum.z) - 2 * iz) < 0.02 * 2 * iz); /* its spin, about its centre */
+    ENSURE(fabs(ts_d(c.linear_momentum.y) - ts_d(c0.linear_momentum.y) - 0.5) < 1e-3); /* the spawned one, poked */
+    ENSURE(fabs(ts_d(crate_v.z) - 64.0 / ts_d(cr_body_get_mass(w, s->bodies[cr_scene_find_body(s, "crate")].id))) < 1e-3); /* rigid inputs as before */
+    cr_replay_verdict v;
+    ENSURE_MSG(cr_replay_verify(&rp, &v) == CR_REPLAY_PASS, "%s", v.message);
+    cr_replay_free(&rp);
+    cr_cli_world_free(w);
+    cr_scene_free(s);
+
+    /* what makes no sense for a soft body, at its line */
+    static const struct {
+        const char *text, *want;
+        int line;
+    } cases[] = {
+        {"soft a m\ntarget 5 a 0 1 0\n", "'target' needs a kinematic body; 'a' is a soft body", 4},
+        {"soft a m spawn 5\nimpulse 3 a 1 0 0\n", "'impulse' at frame 3 on soft body 'a', which only spawns at frame 5", 4},
+        {"soft a m\nimpulse 3 a 1 0 0 spin 1 0 0\n", "unknown impulse attribute 'spin'", 4},
+        {"soft a m\nvelocity 3 ghost 1 0 0\n", "unknown body 'ghost'", 4},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        char bad[512];
+        snprintf(bad, sizeof bad, "crumple-scene 1\nasset m ../meshes/soft_ball.obj\n%s", cases[i].text);
+        s = NULL;
+        ENSURE(cr_scene_parse(bad, strlen(bad), "data/scenes/bad.scene", &s, &e) != 0);
+        char msg[700];
+        cr_scene_error_format(msg, sizeof msg, &e);
+        cr_test_printf("    %s\n", msg);
+        ENSURE_MSG(strstr(msg, cases[i].want) != NULL, "'%s' lacks '%s'", msg, cases[i].want);
+        ENSURE(strncmp(msg, "data/scenes/bad.scene:", 22) == 0 && e.line == cases[i].line);
+    }
+    /* a value the runtime refuses, named at the input's line when it applies */
+    const char *fast = "crumple-scene 1\nasset m ../meshes/soft_ball.obj\nsoft a m\nvelocity 2 a 2000 0 0\n";
+    s = NULL;
+    ENSURE(cr_scene_parse(fast, strlen(fast), "data/scenes/bad.scene", &s, &e) == 0);
+    w = NULL;
+    ENSURE(cr_scene_build(s, &w, &e) == 0);
+    int failed_at = -1;
+    for (int32_t fr = 0; fr < 4 && failed_at < 0; ++fr)
+        if (cr_scene_step(s, w, fr, &e) != 0) failed_at = fr;
+    char msg[700];
+    cr_scene_error_format(msg, sizeof msg, &e);
+    cr_test_printf("    %s\n", msg);
+    ENSURE(failed_at == 2 && e.line == 4 && strstr(msg, "soft body 'a'") != NULL && strstr(msg, "linear") != NULL);
     cr_cli_world_free(w);
     cr_scene_free(s);
 }

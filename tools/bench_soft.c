@@ -84,7 +84,7 @@ static double winding(const cr_asset *a, const cr_vec3 *x, cr_vec3 q) {
 #define WALL 1.0
 
 int cr_bench_soft(int argc, char **argv) {
-    int json = 0, steps = 600, awake = 0, surface = 0;
+    int json = 0, steps = 600, awake = 0, spheres = 0;
     const char *export_path = NULL, *scene_path = "data/scenes/soft_pile.scene";
     for (int i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "--json") == 0) json = 1;
@@ -92,9 +92,9 @@ int cr_bench_soft(int argc, char **argv) {
         else if (strcmp(argv[i], "--export") == 0 && i + 1 < argc) export_path = argv[++i];
         else if (strcmp(argv[i], "--scene") == 0 && i + 1 < argc) scene_path = argv[++i];
         else if (strcmp(argv[i], "--awake") == 0) awake = 1;
-        else if (strcmp(argv[i], "--surface") == 0) surface = 1;
+        else if (strcmp(argv[i], "--spheres") == 0) spheres = 1;
         else {
-            fprintf(stderr, "usage: crumple bench soft [--json] [--steps N] [--export FILE] [--scene FILE] [--awake] [--surface]\n");
+            fprintf(stderr, "usage: crumple bench soft [--json] [--steps N] [--export FILE] [--scene FILE] [--awake] [--spheres]\n");
             return 2;
         }
     }
@@ -107,8 +107,9 @@ int cr_bench_soft(int argc, char **argv) {
      * pile sleeps after about 4 s; a peer without sleep is compared like for like) */
     int bad = cr_scene_load(scene_path, &sc, &e);
     if (!bad && awake) sc->def.sleep = false;
-    /* --surface: every body with surface_contacts (particles against triangles) */
-    for (ptrdiff_t k = 0; !bad && surface && k < arrlen(sc->softs); ++k) sc->softs[k].def.surface_contacts = true;
+    /* --spheres: every body with surface_contacts off (soft bodies meet as
+     * particle spheres of the soft radius, the model before it was the default) */
+    for (ptrdiff_t k = 0; !bad && spheres && k < arrlen(sc->softs); ++k) sc->softs[k].def.surface_contacts = false;
     if (bad || cr_scene_build(sc, &w, &e)) {
         cr_scene_error_print(stderr, &e);
         fprintf(stderr, "crumple bench soft: could not build %s (run from the repository root)\n", scene_path);
@@ -200,7 +201,7 @@ int cr_bench_soft(int argc, char **argv) {
         printf("soft_pile (%s%s): %d bodies, %u particles, %u springs, %d steps at 1/60 s\n"
                "  ms/step: median %.3f, mean %.3f; soft work %.0f units/step\n"
                "  particles inside another body: %d; outside the box: %d; at rest: %d of %d; asleep: %d\n",
-               CR_MODE_NAME, awake ? (surface ? ", sleep off, surface contacts" : ", sleep off") : (surface ? ", surface contacts" : ""), pile, particles, springs, steps, ms[steps / 2], total / steps,
+               CR_MODE_NAME, awake ? (spheres ? ", sleep off, spheres" : ", sleep off") : (spheres ? ", spheres" : ""), pile, particles, springs, steps, ms[steps / 2], total / steps,
                (double)work / steps, inside, outside, resting, pile, asleep);
     free(ms);
     free(ids);

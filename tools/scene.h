@@ -162,6 +162,7 @@ typedef enum cr_scene_input_kind {
 
 #define CR_SCENE_INPUT_HAS_POINT 1u       ///< impulse: `p` is the point of application
 #define CR_SCENE_INPUT_HAS_ORIENTATION 2u ///< target: `q` is a target orientation
+#define CR_SCENE_INPUT_SOFT 4u            ///< `body` indexes cr_scene.softs (impulse, velocity; applied by tools/scene_spring.c)
 
 /// One timed input. Plain data (no pointers), so a replay log can store it as is.
 typedef struct cr_scene_input {

@@ -62,7 +62,11 @@ int cr_scene_spawn(cr_scene *s, cr_world *w, int32_t frame, cr_scene_error *err)
     for (size_t i = first_input_of(s, frame); i < n && s->inputs[i].frame == frame; ++i)
         if (s->inputs[i].kind == CR_SCENE_INPUT_SPAWN && cr_scene_create_body(s, w, s->inputs[i].body, s->inputs[i].line, err))
             return -1;
-    return cr_scene_spring_spawn(s, w, frame, err); /* soft bodies with `spawn FRAME` (tools/scene_spring.c) */
+    if (cr_scene_spring_spawn(s, w, frame, err)) return -1; /* soft bodies with `spawn FRAME` (tools/scene_spring.c) */
+    /* impulses and velocities on soft bodies: not runtime inputs (cr_input
+     * names rigid bodies), so scene structure as spawns are, which a replay
+     * rebuilds from the scene text (tools/scene_spring.c) */
+    return cr_scene_spring_inputs(s, w, frame, err);
 }
 
 int cr_scene_apply_inputs(cr_scene *s, cr_world *w, int32_t frame, cr_scene_error *err) {
@@ -70,7 +74,7 @@ int cr_scene_apply_inputs(cr_scene *s, cr_world *w, int32_t frame, cr_scene_erro
     if (cr_scene_spawn(s, w, frame, err)) return -1;
     size_t n = (size_t)arrlen(s->inputs), first = first_input_of(s, frame);
     for (size_t i = first; i < n && s->inputs[i].frame == frame; ++i) {
-        if (s->inputs[i].kind == CR_SCENE_INPUT_SPAWN) continue;
+        if (s->inputs[i].kind == CR_SCENE_INPUT_SPAWN || (s->inputs[i].flags & CR_SCENE_INPUT_SOFT)) continue;
         cr_input in;
         if (convert_input(s, w, &s->inputs[i], &in, err)) return -1;
         arrput(s->frame_inputs, in);

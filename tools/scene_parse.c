@@ -827,10 +827,21 @@ static int read_input_head(pctx *c, const char *what, cr_scene_input *in) {
     snprintf(fw, sizeof fw, "%s frame", what);
     if (read_uint(c, fw, 0, 10000000, &f)) return -1;
     int32_t body = -1;
-    if (read_body_ref(c, what, &body)) return -1;
-    const cr_scene_body *b = &c->s->bodies[body];
-    if (b->spawn_frame > (int32_t)f)
-        return fail(c, "'%s' at frame %u on '%s', which only spawns at frame %d", what, f, b->name, b->spawn_frame);
+    /* a soft body by its name too (tools/scene_spring.c applies those) */
+    int32_t soft = at_end(c) || cr_scene_find_body(c->s, c->tok[c->pos]) >= 0 ? -1 : cr_scene_soft_find(c->s, c->tok[c->pos]);
+    if (soft >= 0) {
+        const cr_scene_soft *sb = &c->s->softs[soft];
+        ++c->pos;
+        if (sb->spawn_frame > (int32_t)f)
+            return fail(c, "'%s' at frame %u on soft body '%s', which only spawns at frame %d", what, f, sb->name, sb->spawn_frame);
+        body = soft;
+        in->flags |= CR_SCENE_INPUT_SOFT;
+    } else {
+        if (read_body_ref(c, what, &body)) return -1;
+        const cr_scene_body *b = &c->s->bodies[body];
+        if (b->spawn_frame > (int32_t)f)
+            return fail(c, "'%s' at frame %u on '%s', which only spawns at frame %d", what, f, b->name, b->spawn_frame);
+    }
     in->frame = (int32_t)f;
     in->body = (uint32_t)body;
     in->seq = c->seq++;
@@ -844,7 +855,7 @@ static int st_impulse(pctx *c) {
     cr_scene_input in;
     if (read_input_head(c, "impulse", &in)) return -1;
     in.kind = CR_SCENE_INPUT_IMPULSE;
-    if (c->s->bodies[in.body].def.type != CR_BODY_DYNAMIC)
+    if (!(in.flags & CR_SCENE_INPUT_SOFT) && c->s->bodies[in.body].def.type != CR_BODY_DYNAMIC)
         return fail(c, "'impulse' needs a dynamic body; '%s' is not", c->s->bodies[in.body].name);
     if (read_vec3(c, "impulse", &in.v)) return -1;
     while (!at_end(c)) {
@@ -864,7 +875,7 @@ static int st_velocity(pctx *c) {
     cr_scene_input in;
     if (read_input_head(c, "velocity", &in)) return -1;
     in.kind = CR_SCENE_INPUT_VELOCITY;
-    if (c->s->bodies[in.body].def.type == CR_BODY_STATIC)
+    if (!(in.flags & CR_SCENE_INPUT_SOFT) && c->s->bodies[in.body].def.type == CR_BODY_STATIC)
         return fail(c, "'velocity' cannot move the static body '%s'", c->s->bodies[in.body].name);
     if (read_vec3(c, "velocity", &in.v)) return -1;
     while (!at_end(c)) {
@@ -883,6 +894,9 @@ static int st_target(pctx *c) {
     cr_scene_input in;
     if (read_input_head(c, "target", &in)) return -1;
     in.kind = CR_SCENE_INPUT_TARGET;
+    if (in.flags & CR_SCENE_INPUT_SOFT)
+        return fail(c, "'target' needs a kinematic body; '%s' is a soft body (impulse and velocity reach soft bodies)",
+                    c->s->softs[in.body].name);
     if (c->s->bodies[in.body].def.type != CR_BODY_KINEMATIC)
         return fail(c, "'target' needs a kinematic body; '%s' is not", c->s->bodies[in.body].name);
     if (read_vec3(c, "target", &in.p)) return -1;

@@ -106,9 +106,13 @@ int cr_scene_spring_define(cr_scene *s, char *const *tok, int ntok, int line, ch
         } else if (strcmp(k, "sleep") == 0) {
             rc = on_off(tok, ntok, &i, k, "on", "off", &flag, why, wn);
             m.def.no_sleep = !flag;
+        } else if (strcmp(k, "surface") == 0) {
+            /* cr_soft_def.surface_contacts: on (the default) touching at the skin, off as particle spheres */
+            rc = on_off(tok, ntok, &i, k, "on", "off", &flag, why, wn);
+            m.def.surface_contacts = flag;
         } else {
             return snprintf(why, wn, "unknown spring attribute '%.40s' (stiffness bend damping absolute_damping volume radius "
-                                     "friction restitution mass substeps masses normalise sleep)", k), -1;
+                                     "friction restitution mass substeps masses normalise sleep surface)", k), -1;
         }
         if (rc) return -1;
     }
@@ -253,6 +257,32 @@ int cr_scene_spring_create(cr_scene *s, cr_world *w, cr_scene_error *err) {
 int cr_scene_spring_spawn(cr_scene *s, cr_world *w, int32_t frame, cr_scene_error *err) {
     for (ptrdiff_t i = 0; i < arrlen(s->softs); ++i)
         if (s->softs[i].spawn_frame == frame && create_soft(s, w, &s->softs[i], err)) return -1;
+    return 0;
+}
+
+int cr_scene_spring_inputs(cr_scene *s, cr_world *w, int32_t frame, cr_scene_error *err) {
+    for (ptrdiff_t i = 0; i < arrlen(s->inputs) && s->inputs[i].frame <= frame; ++i) {
+        const cr_scene_input *in = &s->inputs[i];
+        if (in->frame != frame || !(in->flags & CR_SCENE_INPUT_SOFT)) continue;
+        const cr_scene_soft *b = &s->softs[in->body];
+        cr_status st;
+        const char *what = in->kind == CR_SCENE_INPUT_IMPULSE ? "impulse" : "velocity";
+        if (in->kind == CR_SCENE_INPUT_IMPULSE)
+            st = in->flags & CR_SCENE_INPUT_HAS_POINT ? cr_soft_apply_impulse(w, b->id, in->v, in->p)
+                                                      : cr_soft_apply_body_impulse(w, b->id, in->v);
+        else if (in->kind == CR_SCENE_INPUT_VELOCITY)
+            st = cr_soft_set_velocity(w, b->id, in->v, in->w);
+        else
+            return cr_scene_error_set(err, s->path, in->line, "soft body '%s' takes impulse and velocity inputs only", b->name);
+        if (st == CR_ERR_STALE_HANDLE)
+            return cr_scene_error_set(err, s->path, in->line, "soft body '%s' is not in the world at frame %d", b->name, frame);
+        if (st != CR_OK) {
+            cr_field f = cr_world_refused_field(w);
+            return cr_scene_error_set(err, s->path, in->line, "'%s' on soft body '%s' at frame %d: %s (%s%s%s)", what, b->name,
+                                      frame, cr_status_message(st), cr_status_name(st), f != CR_FIELD_NONE ? ", " : "",
+                                      f != CR_FIELD_NONE ? cr_field_name(f) : "");
+        }
+    }
     return 0;
 }
 

@@ -3,13 +3,16 @@
  *
  *   spring NAME [stiffness K] [bend K] [damping C] [absolute_damping C] [volume KV] [radius R]
  *               [friction F] [restitution E] [mass M] [substeps N] [masses equal|area]
- *               [normalise on|off] [sleep on|off]
+ *               [normalise on|off] [sleep on|off] [surface on|off]
  *     a soft material (cr_soft_def's fields; unset ones keep cr_default_soft_def()'s);
  *   soft NAME ASSET [spring MATERIAL] [position X Y Z] [rotate AX AY AZ DEG] [quat X Y Z W]
  *               [velocity X Y Z] [spin X Y Z] [mass M] [spawn FRAME]
  *     a soft body made from ASSET (any mesh asset; one cooked with `soft` brings
  *     its remeshed particles, internal springs and masses), its rest shape
  *     placed by position and rotation as cooked (the body frame).
+ *
+ * Timed `impulse` and `velocity` inputs name soft bodies too
+ * (cr_scene_spring_inputs; docs/scene-format.md, "Timed inputs").
  *
  * The world's soft room (cr_world_def.spring) is sized from the soft bodies
  * once the assets are loaded: a body each, their particles and springs, and
@@ -56,6 +59,11 @@ void cr_scene_spring_budget(const cr_scene *s, cr_world_def *def);
 int cr_scene_spring_create(cr_scene *s, cr_world *w, cr_scene_error *err);
 /// Create the soft bodies that spawn at `frame` (cr_scene_spawn calls it after the rigid spawns).
 int cr_scene_spring_spawn(cr_scene *s, cr_world *w, int32_t frame, cr_scene_error *err);
+/// Apply the timed inputs of `frame` that name soft bodies (impulse: on the
+/// whole body, or at the particle nearest `at`; velocity: every particle's,
+/// one rigid motion); cr_scene_spawn calls it after the spawns, so replays
+/// rebuild them from the scene text. Errors name the input's line.
+int cr_scene_spring_inputs(cr_scene *s, cr_world *w, int32_t frame, cr_scene_error *err);
 /// Free the scene's spring materials and soft bodies.
 void cr_scene_spring_free(cr_scene *s);
 

@@ -67,7 +67,7 @@ typedef struct cr_soft_def {
     cr_real friction;            ///< Coulomb friction against anything
     cr_real restitution;         ///< of impacts faster than 1 m/s (slower ones rest)
     bool no_sleep;               ///< never sleeps
-    bool surface_contacts;       ///< against another soft body that has it too: each particle against the other's triangles, so they rest at their two particle radii (0.09 m for 0.125 m edges) instead of two soft radii (0.16 m); costs about a quarter more step time in a pile (docs/mass-spring.md)
+    bool surface_contacts;       ///< on by default: against another soft body that has it too, each particle against the other's triangles at a skin of 0.08 x the mean edge, so their surfaces rest about 0.01 m apart (0.125 m edges); off: as particle spheres of the widest triangle's circumradius (0.166 m apart), about a fifth less step time in a pile (docs/mass-spring.md)
     cr_real volume_tolerance;    ///< relative, 0 or within (0, 0.5]: |V - V0| / V0 is held within it however hard the body is loaded (a hard volume constraint past it; closed meshes only); 0: only volume_stiffness
     cr_real rolling_friction;    ///< m, lever arm of the rolling resistance against static and kinematic bodies (the larger of it and theirs), 0..10
     uint64_t user_data;
@@ -76,7 +76,7 @@ typedef struct cr_soft_def {
 
 /// A rubber ball: stiffness 1000 N/m, bending 250 N/m, damping 0.5 N s/m,
 /// volume stiffness 20 kPa, 1 kg, friction 0.5, restitution 0.3, rolling
-/// friction 0.01 m.
+/// friction 0.01 m, surface contacts on.
 cr_soft_def cr_default_soft_def(void);
 
 /// Create a soft body. CR_ERR_CAPACITY when the world has no room for its
@@ -118,6 +118,15 @@ cr_status cr_soft_get_state(const cr_world *world, cr_soft_id id, cr_soft_state 
 /// at the particle nearest `world_point`; wakes the body. A particle's
 /// velocity components are kept within ±1000 m/s.
 cr_status cr_soft_apply_impulse(cr_world *world, cr_soft_id id, cr_vec3 impulse, cr_vec3 world_point);
+/// Apply an impulse (N s, each component within ±1e6: CR_ERR_ARGUMENT_RANGE)
+/// to the whole body: every particle's velocity changes by impulse / mass, so
+/// its momentum changes by impulse and nothing turns or deforms (a rigid
+/// body's impulse at its centre of mass); wakes the body.
+cr_status cr_soft_apply_body_impulse(cr_world *world, cr_soft_id id, cr_vec3 impulse);
+/// Set every particle's velocity to one rigid motion: `linear` (m/s) at the
+/// centre of mass plus `angular` (rad/s) about it (each component within
+/// ±1000: CR_ERR_ARGUMENT_RANGE naming it); the shape is kept; wakes the body.
+cr_status cr_soft_set_velocity(cr_world *world, cr_soft_id id, cr_vec3 linear, cr_vec3 angular);
 
 /// The live soft bodies in slot order into `out` (at most `capacity`);
 /// returns how many there are (call with capacity 0 to count).

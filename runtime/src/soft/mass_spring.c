@@ -67,6 +67,7 @@ cr_soft_def cr_default_soft_def(void) {
     d.friction = CR_R(0.5);
     d.restitution = CR_R(0.3);
     d.rolling_friction = CR_R(0.01);
+    d.surface_contacts = true;
     d.cookie = CR_DEF_COOKIE;
     return d;
 }
@@ -96,7 +97,8 @@ uint64_t cri_soft_scratch_bytes(const cr_world_def *def) {
     return al16(2ull * b->particle_capacity * sizeof(cr_vec3)) + al16((uint64_t)b->particle_capacity * 4u) +
            al16(2ull * b->spring_capacity * sizeof(cr_real)) + al16(2ull * b->particle_capacity * sizeof(cr_vec3)) +
            al16((uint64_t)b->body_capacity * 4u) + al16((uint64_t)b->body_capacity * (CR_SOFT_MAX_CANDIDATES + 1u) * 4u) +
-           al16(4ull * def->body_capacity * sizeof(cr_vec3)) +
+           al16(4ull * def->body_capacity * sizeof(cr_vec3)) + al16(4ull * def->body_capacity) + al16(def->body_capacity + 1ull) +
+           al16(3ull * b->body_capacity * sizeof(cr_real)) +
            cri_soft_collide_scratch_bytes(def) + cri_soft_triangle_scratch_bytes(def) +
            al16((uint64_t)def->event_capacity * sizeof(cr_soft_hit)) + 128u;
 }
@@ -363,6 +365,7 @@ cr_status cr_soft_create(cr_world *w, const cr_soft_def *d, cr_soft_id *out) {
         widest = cr_max(widest, cr_min(circum, mean_edge));
     }
     body.soft_radius = cr_max(body.radius, widest);
+    body.skin = cr_min(body.radius, cr_mul(mean_edge, CR_SOFT_SKIN));
     body.rest_volume = volume_of(a, p, p[0].x);
     bool volume = body.volume_stiffness > 0 && body.rest_volume > CR_R(1e-9);
     if (!volume) body.volume_stiffness = 0;
@@ -633,9 +636,10 @@ static void spring_constants(cr_world *w, const cr_soft_body *sb, cr_real h, cr_
  * jumped a whole step ahead at once and left at the ball's speed, as if
  * the hit were inelastic (3.0 against 2.85 m/s; 3.7 with the substeps'
  * share alone). */
-static void rigid_follow(cr_world *w, const cr_vec3 *rv, cr_vec3 *moved, cr_real h) {
+static void rigid_follow(cr_world *w, const uint32_t *follow, uint32_t n_follow, const cr_vec3 *rv, cr_vec3 *moved, cr_real h) {
     cr_body *rb = cr_world_bodies(w);
-    for (uint32_t i = 0; i < w->body_high; ++i) {
+    for (uint32_t k = 0; k < n_follow; ++k) {
+        uint32_t i = follow[k];
         cr_body *b = &rb[i];
         if (!b->alive || b->type != CR_BODY_DYNAMIC || b->asleep) continue;
         cr_vec3 dv = cr_v3_sub(b->v, rv[2 * i]), dw = cr_v3_sub(b->w, rv[2 * i + 1]);
@@ -645,9 +649,11 @@ static void rigid_follow(cr_world *w, const cr_vec3 *rv, cr_vec3 *moved, cr_real
     }
 }
 /* What the substeps' follow left of (v - v0) dt, for a body carried. */
-static void rigid_follow_rest(cr_world *w, const cr_vec3 *rv, const cr_vec3 *moved, cr_real dt) {
+static void rigid_follow_rest(cr_world *w, const uint32_t *follow, uint32_t n_follow, const cr_vec3 *rv, const cr_vec3 *moved,
+                              cr_real dt) {
     cr_body *rb = cr_world_bodies(w);
-    for (uint32_t i = 0; i < w->body_high; ++i) {
+    for (uint32_t k = 0; k < n_follow; ++k) {
+        uint32_t i = follow[k];
         cr_body *b = &rb[i];
         if (!b->alive || b->type != CR_BODY_DYNAMIC || b->asleep) continue;
         cr_vec3 dv = cr_v3_sub(b->v, rv[2 * i]), dw = cr_v3_sub(b->w, rv[2 * i + 1]);
@@ -866,13 +872,17 @@ void cri_soft_step(cr_world *w, cr_real dt) {
     uint32_t o_sk = cri_arena_push_uninit(&w->scratch, (r->spring_count ? 2 * r->spring_count : 1) * (uint32_t)sizeof(cr_real), 16);
     /* each rigid body's velocities as the rigid solver moved it this step (rigid_follow) */
     uint32_t o_rv = cri_arena_push_uninit(&w->scratch, (w->body_high ? 4 * w->body_high : 1) * (uint32_t)sizeof(cr_vec3), 16);
+    uint32_t o_follow = cri_arena_push_uninit(&w->scratch, (w->body_high ? w->body_high : 1) * 4u, 16);
+    uint32_t o_followed = cri_arena_push(&w->scratch, (uint8_t *)w, w->body_high + 1u, 16); /* zeroed: none yet */
+    uint32_t o_motion = cri_arena_push_uninit(&w->scratch, (B ? 3 * B : 1) * (uint32_t)sizeof(cr_real), 16);
     /* impact events: the room the rigid events left in the world's buffer */
     cr_soft_hits hits = {NULL, 0, w->def.event_capacity - w->event_count, 0, w->def.event_min_speed, 0, cr_v3_zero(), 0};
     uint32_t o_hits = hits.capacity ? cri_arena_push_uninit(&w->scratch, hits.capacity * (uint32_t)sizeof(cr_soft_hit), 16) : CR_NO_OFFSET;
     if (o_hits == CR_NO_OFFSET) hits.capacity = 0;
     else hits.hit = CR_AT(w, o_hits, cr_soft_hit);
     if (o_f == CR_NO_OFFSET || o_owner == CR_NO_OFFSET || o_moving == CR_NO_OFFSET || o_cand == CR_NO_OFFSET ||
-        o_sk == CR_NO_OFFSET || o_prev == CR_NO_OFFSET || o_rv == CR_NO_OFFSET) {
+        o_sk == CR_NO_OFFSET || o_prev == CR_NO_OFFSET || o_rv == CR_NO_OFFSET || o_follow == CR_NO_OFFSET ||
+        o_followed == CR_NO_OFFSET || o_motion == CR_NO_OFFSET) {
         st->waiting = r->body_count; /* no scratch: every body waits, counted */
         cri_arena_pop_to(&w->scratch, mark);
         return;
@@ -904,14 +914,23 @@ void cri_soft_step(cr_world *w, cr_real dt) {
     }
     r->next_body = first_waiting == UINT32_MAX ? 0 : first_waiting;
 
-    /* soft-soft pairs once per step, with a margin for this step's motion */
-    cr_real vmax = 0;
+    /* soft-soft pairs once per step, with a margin for this step's motion:
+     * each body's own (its fastest particle's, and gravity's), so a pair of
+     * resting bodies is not searched as widely as the fastest body needs */
+    cr_real vmax = 0, g_dt = cr_mul(cr_v3_len(w->def.gravity), dt);
+    cr_real *motion = CR_AT(w, o_motion, cr_real);
     for (uint32_t i = 0; i < B; ++i) {
-        if (!moving[i]) continue;
+        motion[i] = motion[B + i] = 0;
+        motion[2 * B + i] = moving[i] ? CR_R(1) : 0;
+        if (!bodies[i].alive) continue;
         cr_particle *p = cri_soft_particles(w) + bodies[i].first_particle;
-        for (uint32_t j = 0; j < bodies[i].particle_count; ++j) vmax = cr_max(vmax, cr_v3_len_sq(p[j].v));
+        cr_real vb = 0;
+        for (uint32_t j = 0; j < bodies[i].particle_count; ++j) vb = cr_max(vb, cr_v3_len_sq(p[j].v));
+        motion[B + i] = cr_sqrt(vb);
+        motion[i] = cr_mul(motion[B + i] + g_dt, dt);
+        if (moving[i]) vmax = cr_max(vmax, vb);
     }
-    cr_real reach = cr_mul(cr_sqrt(vmax) + cr_mul(cr_v3_len(w->def.gravity), dt), dt);
+    cr_real reach = cr_mul(cr_sqrt(vmax) + g_dt, dt);
     uint32_t pair_cap = bud->particle_capacity * CR_SOFT_PAIRS_PER_PARTICLE, n_pairs = 0, pair_overflow = 0;
     uint32_t o_pairs = r->body_count > 1 ? cri_arena_push_uninit(&w->scratch, pair_cap * 8u + 8u, 16) : CR_NO_OFFSET;
     bool any_surface = false; /* a body with surface_contacts: the pairs' nearest partners are wanted */
@@ -919,16 +938,16 @@ void cri_soft_step(cr_world *w, cr_real dt) {
     uint32_t o_near = o_pairs != CR_NO_OFFSET && any_surface ? cri_arena_push_uninit(&w->scratch, pair_cap * 8u + 8u, 16) : CR_NO_OFFSET,
              n_near = 0;
     if (o_pairs != CR_NO_OFFSET)
-        n_pairs = cri_soft_find_pairs(w, reach + reach, CR_AT(w, o_pairs, uint32_t), pair_cap, &pair_overflow,
+        n_pairs = cri_soft_find_pairs(w, motion, CR_AT(w, o_pairs, uint32_t), pair_cap, &pair_overflow,
                                       o_near != CR_NO_OFFSET ? CR_AT(w, o_near, uint32_t) : NULL, &n_near);
     /* each pair's two triangles (soft_triangle.c); without room for them the
      * particles meet as spheres of the soft radius */
     uint32_t o_start = CR_NO_OFFSET, o_list = CR_NO_OFFSET, n_tc = 0;
-    uint32_t o_tc = n_pairs > 0 && o_near != CR_NO_OFFSET && any_surface ? cri_arena_push_uninit(&w->scratch, n_near * 12u + 12u, 16) : CR_NO_OFFSET;
+    uint32_t o_tc = n_near > 0 && o_near != CR_NO_OFFSET && any_surface ? cri_arena_push_uninit(&w->scratch, n_near * 12u + 12u, 16) : CR_NO_OFFSET;
     bool triangles = o_tc != CR_NO_OFFSET && cri_soft_incidence(w, &o_start, &o_list);
     if (triangles)
         n_tc = cri_soft_triangle_contacts(w, CR_AT(w, o_near, const uint32_t), n_near, owner, CR_AT(w, o_start, const uint32_t),
-                                          CR_AT(w, o_list, const uint32_t), reach + reach, CR_AT(w, o_tc, uint32_t));
+                                          CR_AT(w, o_list, const uint32_t), motion, CR_AT(w, o_tc, uint32_t));
 
     st->over_capacity = pair_overflow;
 
@@ -953,10 +972,26 @@ void cri_soft_step(cr_world *w, cr_real dt) {
         for (uint32_t j = 0; j < P; ++j) pair_prev[j] = pa[j].x;
     }
     cr_vec3 *rv = CR_AT(w, o_rv, cr_vec3);
+    /* The rigid bodies the soft contacts can push this step: the running
+     * bodies' candidates, once each (in the order first met: each body
+     * follows on its own, so the order changes nothing). Only these get
+     * soft impulses, so only these follow them (rigid_follow): a world of
+     * many rigid bodies and a few soft ones walked every rigid body twice a
+     * substep. */
+    uint32_t *follow = CR_AT(w, o_follow, uint32_t), n_follow = 0;
+    uint8_t *followed = CR_AT(w, o_followed, uint8_t);
     {
         const cr_body *rb = cr_world_bodies_c(w);
-        for (uint32_t i = 0; i < w->body_high; ++i)
-            rv[2 * i] = rb[i].v, rv[2 * i + 1] = rb[i].w, rv[2 * w->body_high + 2 * i] = rv[2 * w->body_high + 2 * i + 1] = cr_v3_zero();
+        for (uint32_t i = 0; i < B; ++i) {
+            if (!moving[i]) continue;
+            const uint32_t *row = cand + i * (CR_SOFT_MAX_CANDIDATES + 1u);
+            for (uint32_t c = 0; c < row[0]; ++c) {
+                uint32_t s = row[1 + c];
+                if (followed[s] || rb[s].type != CR_BODY_DYNAMIC) continue;
+                followed[s] = 1, follow[n_follow++] = s;
+                rv[2 * s] = rb[s].v, rv[2 * s + 1] = rb[s].w, rv[2 * w->body_high + 2 * s] = rv[2 * w->body_high + 2 * s + 1] = cr_v3_zero();
+            }
+        }
     }
     for (int32_t k = 0; k < n; ++k) {
         for (uint32_t i = 0; i < B; ++i) {
@@ -966,8 +1001,8 @@ void cri_soft_step(cr_world *w, cr_real dt) {
             contacts += cri_soft_collide_rigid(w, &bodies[i], row + 1, row[0], h, reach, &hits,
                                                CR_AT(w, o_prev, cr_vec3) + bodies[i].first_particle);
         }
-        rigid_follow(w, rv, rv + 2 * w->body_high, h);
-        if (n_pairs > 0) {
+        rigid_follow(w, follow, n_follow, rv, rv + 2 * w->body_high, h);
+        if (n_pairs > 0 || n_tc > 0) {
             /* the pair pass's own record of where it left the particles (the second half of prev) */
             cr_vec3 *pair_prev = CR_AT(w, o_prev, cr_vec3) + P;
             if (triangles)
@@ -983,7 +1018,7 @@ void cri_soft_step(cr_world *w, cr_real dt) {
             if (moving[i] && bodies[i].volume_tolerance > 0) hold_volume(w, &bodies[i], f);
     }
 
-    rigid_follow_rest(w, rv, rv + 2 * w->body_high, dt);
+    rigid_follow_rest(w, follow, n_follow, rv, rv + 2 * w->body_high, dt);
     /* bounds, sleep, the rigid bodies touched this step (the first
      * CR_SOFT_TOUCHED in slot order: a body touching more makes an event
      * again on the others, which only a pile against many rigid bodies meets) */
@@ -1025,6 +1060,15 @@ void cri_soft_step(cr_world *w, cr_real dt) {
         while (root[a] != a) a = root[a] = root[root[a]];
         while (root[b] != b) b = root[b] = root[root[b]];
         if (a != b) root[a > b ? a : b] = a < b ? a : b; /* the lower slot is the root: deterministic */
+    }
+    /* and the particle-triangle contacts: surface bodies resting on each
+     * other have few particle pairs left (only within their skins) */
+    const uint32_t *tcs = triangles ? CR_AT(w, o_tc, const uint32_t) : NULL;
+    for (uint32_t k = 0; k < n_tc; ++k) {
+        uint32_t a = owner[tcs[3 * k]], b = owner[tcs[3 * k + 1]];
+        while (root[a] != a) a = root[a] = root[root[a]];
+        while (root[b] != b) b = root[b] = root[root[b]];
+        if (a != b) root[a > b ? a : b] = a < b ? a : b;
     }
     uint32_t *ready = cand + B; /* per slot, its group may sleep */
     for (uint32_t i = 0; i < B; ++i) ready[i] = 1;
@@ -1181,6 +1225,41 @@ cr_status cr_soft_apply_impulse(cr_world *w, cr_soft_id id, cr_vec3 impulse, cr_
         if (d < best_d) best_d = d, best = i;
     }
     p[best].v = clamp_speed(cr_v3_add(p[best].v, clamp_speed(cr_v3_scale(impulse, p[best].inv_mass))));
+    wake(sb);
+    return CR_OK;
+}
+
+cr_status cr_soft_apply_body_impulse(cr_world *w, cr_soft_id id, cr_vec3 impulse) {
+    if (w == NULL) return CR_ERR_NULL_ARGUMENT;
+    CR_TRY(cr_check_vec3(w, impulse, CR_FIELD_IMPULSE));
+    const cr_real lim = CR_R(1.0e6); /* as cr_soft_apply_impulse: impulse / mass must fit in Q32.32 */
+    if (cr_abs(impulse.x) > lim || cr_abs(impulse.y) > lim || cr_abs(impulse.z) > lim)
+        return cri_refuse(w, CR_ERR_ARGUMENT_RANGE, CR_FIELD_IMPULSE);
+    cr_soft_body *sb = cri_soft_body(w, id);
+    if (sb == NULL) return CR_ERR_STALE_HANDLE;
+    cr_particle *p = cri_soft_particles(w) + sb->first_particle;
+    /* each particle its mass share of it: the same velocity change for all */
+    cr_vec3 dv = clamp_speed(cr_v3_scale(impulse, cr_div(CR_R(1), sb->mass)));
+    for (uint32_t i = 0; i < sb->particle_count; ++i) p[i].v = clamp_speed(cr_v3_add(p[i].v, dv));
+    wake(sb);
+    return CR_OK;
+}
+
+cr_status cr_soft_set_velocity(cr_world *w, cr_soft_id id, cr_vec3 linear, cr_vec3 angular) {
+    if (w == NULL) return CR_ERR_NULL_ARGUMENT;
+    CR_TRY(cr_check_vec3(w, linear, CR_FIELD_LINEAR_VELOCITY));
+    CR_TRY(cr_check_vec3(w, angular, CR_FIELD_ANGULAR_VELOCITY));
+    const cr_real lim = CR_SOFT_MAX_SPEED;
+    if (cr_abs(linear.x) > lim || cr_abs(linear.y) > lim || cr_abs(linear.z) > lim)
+        return cri_refuse(w, CR_ERR_ARGUMENT_RANGE, CR_FIELD_LINEAR_VELOCITY);
+    if (cr_abs(angular.x) > lim || cr_abs(angular.y) > lim || cr_abs(angular.z) > lim)
+        return cri_refuse(w, CR_ERR_ARGUMENT_RANGE, CR_FIELD_ANGULAR_VELOCITY);
+    cr_soft_body *sb = cri_soft_body(w, id);
+    if (sb == NULL) return CR_ERR_STALE_HANDLE;
+    cr_particle *p = cri_soft_particles(w) + sb->first_particle;
+    cr_vec3 c = centre_of(p, sb->particle_count, cr_div(CR_R(1), sb->mass));
+    for (uint32_t i = 0; i < sb->particle_count; ++i)
+        p[i].v = clamp_speed(cr_v3_add(linear, cr_v3_cross(angular, cr_v3_sub(p[i].x, c))));
     wake(sb);
     return CR_OK;
 }

@@ -44,6 +44,7 @@ typedef struct cr_soft_body {
     cr_real volume_tolerance; ///< relative; 0: none (a hard volume constraint holds |V - V0| / V0 within it)
     cr_real radius;           ///< m, particle collision radius against rigid bodies
     cr_real soft_radius;      ///< m, against other soft bodies: the widest triangle's circumradius, so no particle slips through
+    cr_real skin;             ///< m, against another surface_contacts body's triangles (and its particles at rest): the thin radius the surfaces rest apart by twice
     cr_real friction;
     cr_real restitution;
     cr_real rolling_friction; ///< m, lever arm against static and kinematic bodies
@@ -169,14 +170,19 @@ void cri_soft_roll_resist(cr_world *w, cr_soft_body *sb, const cr_soft_hits *hit
 /// Marks a candidate its particles touched (cri_soft_collide_rigid sets it).
 #define CR_SOFT_TOUCH_BIT 0x80000000u
 /// Particle pairs of different soft bodies closer than their radii plus
-/// `margin`, found once per step between the particles of each body inside
-/// another's grown bounds; returns the pair count (pairs are two u32 global
-/// particle indices; at most `capacity`; *overflow counts the pairs that did
-/// not fit).
-/// With `nearest`: also every particle of a pair with its nearest partner
-/// of that other body, (particle, partner) per body pair, at most `capacity`,
-/// counted in *n_nearest.
-uint32_t cri_soft_find_pairs(cr_world *w, cr_real margin, uint32_t *pairs, uint32_t capacity, uint32_t *overflow,
+/// their step's motion, found once per step between the particles of each
+/// body inside another's grown bounds; returns the pair count (pairs are two
+/// u32 global particle indices; at most `capacity`; *overflow counts the
+/// pairs that did not fit). motion, per body slot: [0, B) how far its
+/// particles may move this step (m), [B, 2B) its fastest particle's speed
+/// (m/s), [2B, 3B) 1 when it runs this step, else 0 (B: body_high); two
+/// bodies that do not run are not searched.
+/// Between two surface_contacts bodies (with `nearest`) only the pairs within
+/// their skins, and those closing faster than CR_SOFT_REST_SPEED, are kept.
+/// With `nearest`: also every particle within reach of the other body with
+/// its nearest partner of it, (particle, partner) per body pair, at most
+/// `capacity`, counted in *n_nearest.
+uint32_t cri_soft_find_pairs(cr_world *w, const cr_real *motion, uint32_t *pairs, uint32_t capacity, uint32_t *overflow,
                              uint32_t *nearest, uint32_t *n_nearest);
 /// One substep's response of the step's particle pairs (owner: body slot of
 /// each particle; moving: per slot, whether it ran this step; h: the
@@ -197,13 +203,18 @@ bool cri_soft_incidence(cr_world *w, uint32_t *o_start, uint32_t *o_list);
 /// The step's particle-against-triangle contacts from the pairs' nearest
 /// partners (cri_soft_find_pairs): (the particle, its partner, the
 /// partner's triangle nearest to it) into out (three words each), when
-/// within the contact radii and `margin`; start, list: cri_soft_incidence.
+/// within the two skins and the two bodies' motion (cri_soft_find_pairs);
+/// start, list: cri_soft_incidence.
 /// Returns the count.
 uint32_t cri_soft_triangle_contacts(cr_world *w, const uint32_t *nearest, uint32_t n_nearest, const uint32_t *owner,
-                                    const uint32_t *start, const uint32_t *list, cr_real margin, uint32_t *out);
+                                    const uint32_t *start, const uint32_t *list, const cr_real *motion, uint32_t *out);
 /// One substep of them (moving, h, prev as cri_soft_collide_pairs). Returns contacts.
 uint32_t cri_soft_collide_triangles(cr_world *w, const uint32_t *contacts_in, uint32_t n_in, const uint32_t *owner,
                                     const uint32_t *moving, cr_real h, const cr_vec3 *prev);
+/// A soft body's skin against other soft bodies' triangles, as a share of
+/// its mean edge (cr_soft_body.skin): two bodies with surface contacts rest
+/// this far apart twice.
+#define CR_SOFT_SKIN CR_R(0.08)
 /// Pair capacity per particle of the world's particle capacity.
 #define CR_SOFT_PAIRS_PER_PARTICLE 16u
 

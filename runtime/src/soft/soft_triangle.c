@@ -1,25 +1,25 @@
 /* soft_triangle.c — soft against soft as particles against the other body's
- * triangles (docs/mass-spring.md, "Soft against soft").
+ * triangles, the default (docs/mass-spring.md, "Soft against soft").
  *
  * Two soft bodies used to meet particle against particle, each a sphere of
  * its body's widest triangle's circumradius (else a particle slipped through
- * the middle of a triangle): stacked cubes rested 0.157 m apart where a
- * rigid contact leaves two contact radii (about 0.09). Here each particle
- * meets the other body's surface: the nearest triangle round the nearest
- * particles, point against triangle, kept at the two bodies' contact radii.
+ * the middle of a triangle): stacked cubes rested 0.166 m apart, visibly
+ * floating. Here each particle meets the other body's surface: the nearest
+ * triangle round the nearest particles, point against triangle, kept at the
+ * two bodies' skins (cr_soft_body.skin, CR_SOFT_SKIN x the mean edge: about
+ * 0.01 m between stacked 0.5 m cubes).
  *
- * The step's particle pairs (spring_collide.c, found once a step with a
- * margin) name the candidates: each particle against the triangle round its
- * nearest partner of the other body nearest to it, chosen once a step. Each
- * substep each such particle-triangle contact is
+ * The step's nearest partners (spring_collide.c, found once a step with the
+ * two bodies' motion as margin) name the candidates: each particle against
+ * the triangle round its nearest partner of the other body nearest to it,
+ * chosen once a step. Each substep each such particle-triangle contact is
  * resolved as a position constraint C = d - R >= 0 (d the distance along the
- * contact normal, R the sum of the two contact radii) whose correction is
+ * contact normal, R the sum of the two skins) whose correction is
  * shared by the particle and the triangle's three vertices with barycentric
  * weights: the sum of m dx is zero, so momentum is kept exactly (to the
  * rounding of the sums). The approach velocity is removed the same way, and
  * static friction undoes the pair's slide since the last pass, within the
- * friction cone (as spring_collide.c does against rigid bodies).
- */
+ * friction cone (as spring_collide.c does against rigid bodies). */
 #include "soft/mass_spring.h"
 #include "base/check.h"
 
@@ -134,6 +134,10 @@ static uint32_t particle_triangle(cr_world *w, cr_soft_body *Q, uint32_t q, cr_s
     cr_real len;
     cr_vec3 nf = cr_v3_normalize_len(cr_v3_cross(cr_v3_sub(xb, xa), cr_v3_sub(xc, xa)), &len);
     if (len <= CR_REAL_EPS) return 0;
+    cr_real R = Q->skin + T->skin;
+    /* farther than the skins in front of the face's plane is farther from
+     * the triangle too: most of the step's contacts, out of touch, end here */
+    if (cr_v3_dot(cr_v3_sub(xq, xa), nf) >= R) return 0;
     cr_real u, v, s;
     closest_on_triangle(xq, xa, xb, xc, &u, &v, &s);
     cr_vec3 c = cr_v3_add(cr_v3_add(cr_v3_scale(xa, u), cr_v3_scale(xb, v)), cr_v3_scale(xc, s));
@@ -143,12 +147,21 @@ static uint32_t particle_triangle(cr_world *w, cr_soft_body *Q, uint32_t q, cr_s
     bool inside_face = u > 0 && v > 0 && s > 0;
     if (inside_face) {
         n = nf, dist = side; /* signed: behind the face is inside the body */
+    } else if (side <= 0) {
+        /* Behind the face, past its rim: inside the body round a convex
+         * edge or corner when no farther past the rim than the body's soft
+         * radius (as deep behind a face, below), so pushed out along the
+         * face's normal. Only within the skins of the rim, a cube's corner
+         * pressed into the tube of a torus between two faces was nobody's
+         * and stayed inside; not at all, two stacked cubes (vertex on
+         * vertex, each at every neighbour's rim) fell through each other. */
+        cr_vec3 off = cr_v3_sub(d, cr_v3_scale(nf, side));
+        if (cr_v3_len_sq(off) > cr_mul(T->soft_radius, T->soft_radius)) return 0;
+        n = nf, dist = side;
     } else {
-        if (side <= 0) return 0; /* behind the face past its rim: a neighbouring triangle's */
         n = cr_v3_normalize_len(d, &dist);
         if (dist <= CR_REAL_EPS) n = nf;
     }
-    cr_real R = Q->radius + T->radius;
     /* deeper behind the face than the body's soft radius is not this face's
      * to push out (the particle may be past a thin part of the body) */
     if (dist >= R || dist < -T->soft_radius) return 0;
@@ -213,7 +226,7 @@ static uint32_t particle_triangle(cr_world *w, cr_soft_body *Q, uint32_t q, cr_s
 }
 
 uint32_t cri_soft_triangle_contacts(cr_world *w, const uint32_t *nearest, uint32_t n_nearest, const uint32_t *owner,
-                                    const uint32_t *start, const uint32_t *list, cr_real margin, uint32_t *out) {
+                                    const uint32_t *start, const uint32_t *list, const cr_real *motion, uint32_t *out) {
     const cr_soft_body *bodies = cri_soft_bodies(w);
     const cr_particle *p = cri_soft_particles(w);
     /* One contact a particle and other body, not one a pair, and its
@@ -226,7 +239,7 @@ uint32_t cri_soft_triangle_contacts(cr_world *w, const uint32_t *nearest, uint32
         const cr_soft_body *Q = &bodies[owner[q]], *T = &bodies[owner[g]];
         if (!Q->surface || !T->surface) continue; /* both asked for it (cr_soft_def.surface_contacts) */
         /* the partner's triangles reach no farther than its soft radius from it */
-        cr_real reach = Q->radius + T->radius + margin, far = reach + T->soft_radius;
+        cr_real reach = Q->skin + T->skin + motion[owner[q]] + motion[owner[g]], far = reach + T->soft_radius;
         if (cr_v3_len_sq(cr_v3_sub(p[g].x, p[q].x)) > cr_mul(far, far)) continue;
         const cr_asset *a = cr_world_asset(w, T->asset);
         uint32_t t = nearest_round(p, T, a, start, list, g, p[q].x);

@@ -24,10 +24,10 @@
  * are found once per step, with a margin for the step's motion, between the
  * particles of each body inside another's grown bounds (body pairs in slot
  * order, particles in index order: deterministic); pairs beyond the capacity
- * are counted, not kept. Between two bodies with surface_contacts the
- * particles meet the other's triangles (soft_triangle.c) and these spheres
- * are the backstop: of the contact radius at rest, of the soft radius in an
- * impact.
+ * are counted, not kept. Between two bodies with surface_contacts (the
+ * default) the particles meet the other's triangles (soft_triangle.c) and
+ * these spheres are the backstop: of the skin at rest, and in an impact a
+ * brake on the approach past 1 m/s within the soft radius (no push).
  *
  * Static friction (against bodies that do not move, and between soft
  * particles) undoes all the contact slid since its last pass, not only the
@@ -345,7 +345,7 @@ static uint32_t particles_in(const cr_particle *p, const cr_soft_body *body, cr_
     return n;
 }
 
-uint32_t cri_soft_find_pairs(cr_world *w, cr_real margin, uint32_t *pairs, uint32_t capacity, uint32_t *overflow,
+uint32_t cri_soft_find_pairs(cr_world *w, const cr_real *motion, uint32_t *pairs, uint32_t capacity, uint32_t *overflow,
                              uint32_t *nearest, uint32_t *n_nearest) {
     cr_soft_region *r = cri_soft_region(w);
     uint32_t P = r->particle_count;
@@ -353,6 +353,7 @@ uint32_t cri_soft_find_pairs(cr_world *w, cr_real margin, uint32_t *pairs, uint3
     if (P == 0) return 0;
     const cr_soft_body *bodies = cri_soft_bodies(w);
     const cr_particle *p = cri_soft_particles(w);
+    uint32_t body_high = r->body_high;
     uint32_t mark = cr_arena_pos(&w->scratch);
     uint32_t o_a = cri_arena_push_uninit(&w->scratch, P * 4u + 4u, 16), o_b = cri_arena_push_uninit(&w->scratch, P * 4u + 4u, 16);
     uint32_t o_na = cri_arena_push_uninit(&w->scratch, P * 4u + 4u, 16), o_nb = cri_arena_push_uninit(&w->scratch, P * 4u + 4u, 16);
@@ -386,7 +387,32 @@ uint32_t cri_soft_find_pairs(cr_world *w, cr_real margin, uint32_t *pairs, uint3
         for (uint32_t B = A + 1; B < r->body_high; ++B) {
             const cr_soft_body *bb = &bodies[B];
             if (!bb->alive) continue;
-            cr_real reach = ba->soft_radius + bb->soft_radius + margin;
+            /* Two surface bodies meet particle against triangle at their
+             * skins (soft_triangle.c): a particle's triangle is found round
+             * its nearest partner, no farther than the partner's soft radius
+             * (the widest triangle's circumradius) from any point of its
+             * triangles, so nearest partners are wanted that far past the
+             * skins. Their particles meet as spheres of the skin, and of the
+             * soft radius only while approaching faster than
+             * CR_SOFT_REST_SPEED (a hard impact, cri_soft_collide_pairs):
+             * only those pairs are kept, a few hundred in a resting pile
+             * where the soft radius gave thousands. Else as spheres of the
+             * soft radius. */
+            /* two bodies that do not run this step stay as they are
+             * (cri_soft_collide_pairs): a sleeping pile searches nothing */
+            if (motion[2 * body_high + A] == 0 && motion[2 * body_high + B] == 0) continue;
+            bool surf = nearest != NULL && ba->surface && bb->surface;
+            cr_real margin = motion[A] + motion[B];
+            cr_real skins = ba->skin + bb->skin + margin;
+            /* two bodies whose fastest particles cannot close at
+             * CR_SOFT_REST_SPEED have no fast pairs to find (a resting pile) */
+            bool fast = !surf || motion[body_high + A] + motion[body_high + B] >= CR_SOFT_REST_SPEED;
+            cr_real near_reach = surf ? cr_max(ba->soft_radius, bb->soft_radius) + skins : 0;
+            cr_real reach = fast ? ba->soft_radius + bb->soft_radius + margin : near_reach;
+            cr_real reach2 = cr_sq(reach);
+            cr_real near2 = surf ? cr_sq(near_reach) : reach2;
+            cr_real pair2 = surf ? cr_mul(skins, skins) : reach2;
+            cr_real fast2 = cr_mul(CR_SOFT_REST_SPEED, CR_SOFT_REST_SPEED);
             cr_vec3 g = cr_v3(reach, reach, reach);
             cr_vec3 alo = cr_v3_sub(ba->bounds_min, g), ahi = cr_v3_add(ba->bounds_max, g);
             if (bb->bounds_max.x < alo.x || bb->bounds_max.y < alo.y || bb->bounds_max.z < alo.z ||
@@ -395,17 +421,23 @@ uint32_t cri_soft_find_pairs(cr_world *w, cr_real margin, uint32_t *pairs, uint3
             uint32_t na = particles_in(p, ba, cr_v3_sub(bb->bounds_min, g), cr_v3_add(bb->bounds_max, g), la);
             if (na == 0) continue;
             uint32_t nb = particles_in(p, bb, alo, ahi, lb);
-            cr_real reach2 = cr_sq(reach);
-            for (uint32_t j = 0; j < nb; ++j) db[j] = reach2, xb[j] = p[lb[j]].x;
+            for (uint32_t j = 0; j < nb; ++j) db[j] = near2, xb[j] = p[lb[j]].x;
             for (uint32_t i = 0; i < na; ++i) {
-                da[i] = reach2;
+                da[i] = near2;
                 cr_vec3 xa = p[la[i]].x;
                 for (uint32_t j = 0; j < nb; ++j) {
-                    cr_real d2 = cr_v3_len_sq(cr_v3_sub(xb[j], xa));
+                    cr_vec3 d = cr_v3_sub(xb[j], xa);
+                    cr_real d2 = cr_v3_len_sq(d);
                     if (d2 >= reach2) continue;
                     if (nearest != NULL) {
                         if (d2 < da[i]) da[i] = d2, near_a[i] = lb[j];
                         if (d2 < db[j]) db[j] = d2, near_b[j] = la[i];
+                    }
+                    if (d2 >= pair2) {
+                        if (!fast) continue;
+                        /* past the skins: kept only while approaching fast */
+                        cr_real closing = cr_v3_dot(cr_v3_sub(p[lb[j]].v, p[la[i]].v), d);
+                        if (closing >= 0 || cr_mul(closing, closing) <= cr_mul(fast2, d2)) continue;
                     }
                     if (n < capacity) {
                         pairs[2 * n] = la[i];
@@ -419,9 +451,9 @@ uint32_t cri_soft_find_pairs(cr_world *w, cr_real margin, uint32_t *pairs, uint3
             if (nearest != NULL) {
                 /* (particle, nearest partner), A's then B's, in list order */
                 for (uint32_t i = 0; i < na; ++i)
-                    if (da[i] < reach2 && *n_nearest < capacity) nearest[2 * *n_nearest] = la[i], nearest[2 * *n_nearest + 1] = near_a[i], ++*n_nearest;
+                    if (da[i] < near2 && *n_nearest < capacity) nearest[2 * *n_nearest] = la[i], nearest[2 * *n_nearest + 1] = near_a[i], ++*n_nearest;
                 for (uint32_t j = 0; j < nb; ++j)
-                    if (db[j] < reach2 && *n_nearest < capacity) nearest[2 * *n_nearest] = lb[j], nearest[2 * *n_nearest + 1] = near_b[j], ++*n_nearest;
+                    if (db[j] < near2 && *n_nearest < capacity) nearest[2 * *n_nearest] = lb[j], nearest[2 * *n_nearest + 1] = near_b[j], ++*n_nearest;
             }
         }
     }
@@ -447,14 +479,34 @@ uint32_t cri_soft_collide_pairs(cr_world *w, const uint32_t *pairs, uint32_t n_p
         cr_vec3 vrel = cr_v3_sub(p[j].v, p[i].v);
         cr_real vn = cr_v3_dot(vrel, n);
         /* Behind the triangle contacts (soft_triangle.c) the particles meet
-         * as spheres of their contact radius at rest, but of their soft
+         * as spheres of their skin at rest, but of their soft
          * radius (the widest triangle's circumradius) while approaching
          * faster than CR_SOFT_REST_SPEED: in a hard impact a particle
          * otherwise got between the other body's particles (nine of a ball's
          * inside a cube at one moment of soft_pile's landing). */
-        bool wide = spheres || !A->surface || !B->surface || vn < -CR_SOFT_REST_SPEED;
-        cr_real pen = (wide ? wide_r : A->radius + B->radius) - dist;
+        bool surf = !spheres && A->surface && B->surface;
+        bool wide = !surf || vn < -CR_SOFT_REST_SPEED;
+        cr_real pen = (wide ? wide_r : A->skin + B->skin) - dist;
         if (pen <= 0) continue;
+        if (surf && wide) {
+            /* Between surfaces the wide spheres only brake: the approach
+             * past CR_SOFT_REST_SPEED is removed, equal and opposite, and
+             * nothing is pushed. The triangle contacts keep the surfaces
+             * apart; this keeps a hard impact slow enough for them. A push
+             * out of the whole overlap threw bodies resting within each
+             * other's soft radius apart whenever two contact particles met
+             * at 1 m/s (a few hundred times a second in a settled pile),
+             * and the pile never slept. */
+            /* a body that did not run this step is immovable to it (the
+             * triangle contacts wake it when hit) */
+            cr_real bi = moving[owner[i]] ? p[i].inv_mass : 0, bj = moving[owner[j]] ? p[j].inv_mass : 0;
+            if (bi + bj <= 0) continue;
+            cr_vec3 J = cr_v3_scale(n, cr_div(-vn - CR_SOFT_REST_SPEED, bi + bj));
+            p[i].v = cr_v3_mad(p[i].v, -bi, J);
+            p[j].v = cr_v3_mad(p[j].v, bj, J);
+            ++contacts;
+            continue;
+        }
         /* A body that did not run this step is immovable unless hit: then it
          * wakes. Hit: approaching and into it by more than four times
          * sleep_linear x h this substep. Not the approach speed alone: a
