@@ -470,7 +470,7 @@ CR_TEST(bend_field_many_planks_gain_joints_within_the_caps) {
     ENSURE(waited > 0);              /* the cap made splits wait... */
     ENSURE(st.bend.waiting == 0);    /* ...and the queue drained */
     /* recorded on x86-64 gcc -O2; every compiler and CPU must give the same (docs/determinism.md) */
-    ENSURE(h == (CR_FIXED ? 0xe2035ff99e1fa826ull : 0xc19b1bf71d18d98aull));
+    ENSURE(h == (CR_FIXED ? 0xff833a576bb0c114ull : 0xce839ada15fe4d50ull));
     free_world(&b);
 }
 
@@ -896,13 +896,10 @@ CR_TEST(bend_grouped_skinning_gives_the_same_bits) {
 
 /* ---- seams (docs/bending.md "Seams") ---- */
 
-/* The pipe (three bones) with its right bone turned `angle` about the z axis
- * through its joint, one step later: for every vertex of the drawn (skinned)
- * mesh within 0.4 m of the joint, the point a third of a cell inside it
- * should be inside some sub-body (the collision shape closed where the drawn
- * surface is). Counts the points that read outside every sub-body and the
- * largest such distance. seams: the budget's seams_per_step. */
-static int seam_gaps(double angle, uint32_t seams, uint32_t *checked, uint32_t *open, double *worst) {
+/* The pipe (three bones, no gravity) with its right bone turned `angle`
+ * about the z axis through its joint (its end down: the outside of the bend
+ * is +y), one step later. seams: the budget's seams_per_step. */
+static int bent_pipe(bend_world *bp, double angle, uint32_t seams) {
     bend_world b;
     if (!cook_rigged(&b, "data/meshes/pipe.obj", "data/rigs/pipe.rig", 0, 64, 0)) return 0;
     cr_world_def def = cr_default_world_def();
@@ -923,8 +920,9 @@ static int seam_gaps(double angle, uint32_t seams, uint32_t *checked, uint32_t *
     if (cr_bend_attach(b.w, b.body, &bd) != CR_OK || cr_bend_get_bone_count(b.w, b.body) != 3) return 0;
     cr_body_id right = cr_bend_get_sub_body(b.w, b.body, 2);
     cr_vec3 pivot = cr_joint_get_anchor_a(b.w, cr_bend_get_joint(b.w, b.body, 2));
-    /* the right bone set turning about its joint; the joint yields and keeps what it reached */
-    cr_vec3 spin = cr_v3(0, 0, CR_R(-4));
+    /* the right bone set turning about its joint; the joint yields and keeps what it reached (the
+     * joint's damping stops a 4 rad/s turn at 0.65 rad: a larger bend is set turning faster) */
+    cr_vec3 spin = cr_v3(0, 0, angle > 0.6 ? CR_R(-8) : CR_R(-4));
     if (cr_body_set_velocity(b.w, right, cr_v3_cross(spin, cr_v3_sub(cr_body_get_transform(b.w, right).p, pivot)), spin) != CR_OK)
         return 0;
     double reached = 0;
@@ -933,7 +931,30 @@ static int seam_gaps(double angle, uint32_t seams, uint32_t *checked, uint32_t *
         cr_quat rq = cr_joint_get_rest_orientation(b.w, cr_bend_get_joint(b.w, b.body, 2));
         reached = 2.0 * atan2(sqrt(dd(rq.x) * dd(rq.x) + dd(rq.y) * dd(rq.y) + dd(rq.z) * dd(rq.z)), fabs(dd(rq.w)));
     }
-    if (reached < angle) return 0;
+    *bp = b;
+    return reached >= angle;
+}
+
+/* The smallest distance any sub-body's grid reads at p (world). */
+static double union_sdf(const bend_world *b, cr_vec3 p) {
+    double best = 1e9;
+    for (uint32_t k = 0; k < 3; ++k) {
+        cr_body_id s = cr_bend_get_sub_body(b->w, b->body, k);
+        const cr_body *sb = &cr_world_bodies_c(b->w)[s.index1 - 1];
+        cr_vec3 nl;
+        best = fmin(best, dd(cr_asset_sdf(cr_world_asset(b->w, sb->shape.asset), cr_transform_inv_point(sb->xf, p), &nl)));
+    }
+    return best;
+}
+
+/* The pipe bent `angle` (bent_pipe): for every vertex of the drawn (skinned)
+ * mesh within 0.4 m of the joint, the point a third of a cell inside it
+ * should be inside some sub-body (the collision shape closed where the drawn
+ * surface is). Counts the points that read outside every sub-body and the
+ * largest such distance. seams: the budget's seams_per_step. */
+static int seam_gaps(double angle, uint32_t seams, uint32_t *checked, uint32_t *open, double *worst) {
+    bend_world b;
+    if (!bent_pipe(&b, angle, seams)) return 0;
     cr_body_mesh mesh;
     cr_body_get_mesh(b.w, b.body, &mesh);
     cr_transform bx = cr_body_get_transform(b.w, b.body);
@@ -954,14 +975,7 @@ static int seam_gaps(double angle, uint32_t seams, uint32_t *checked, uint32_t *
                 cr_vec3 d = cr_v3_sub(p, joint);
                 if (dd(cr_v3_dot(d, d)) > 0.4 * 0.4) continue;
                 p = cr_v3_sub(p, cr_v3_scale(n, cr_from_float((float)inset)));
-                double best = 1e9;
-                for (uint32_t k = 0; k < 3; ++k) {
-                    cr_body_id s = cr_bend_get_sub_body(b.w, b.body, k);
-                    const cr_body *sb = &cr_world_bodies_c(b.w)[s.index1 - 1];
-                    cr_vec3 nl;
-                    best = fmin(best,
-                                dd(cr_asset_sdf(cr_world_asset(b.w, sb->shape.asset), cr_transform_inv_point(sb->xf, p), &nl)));
-                }
+                double best = union_sdf(&b, p);
                 ++*checked;
                 if (best > 0) ++*open, *worst = fmax(*worst, best);
             }
@@ -971,19 +985,87 @@ static int seam_gaps(double angle, uint32_t seams, uint32_t *checked, uint32_t *
 }
 
 CR_TEST(bend_seam_is_closed_after_a_large_bend) {
-    const double angles[3] = {0.1, 0.3, 0.6};
-    for (int i = 0; i < 3; ++i) {
+    const double angles[4] = {0.1, 0.3, 0.6, 1.0};
+    for (int i = 0; i < 4; ++i) {
         uint32_t checked, open_cut, open_seam;
         double worst_cut, worst_seam;
         ENSURE(seam_gaps(angles[i], 0, &checked, &open_cut, &worst_cut));
         ENSURE(seam_gaps(angles[i], 4, &checked, &open_seam, &worst_seam));
         cr_test_printf("    bend %.1f rad: of %u points a third of a cell inside the drawn surface near the joint, "
-                       "%u read outside every sub-body as cut at rest (up to %.3f m), %u re-segmented (up to %.3f m)\n",
-                       angles[i], checked, open_cut, worst_cut, open_seam, worst_seam);
+                       "%u read outside every sub-body as cut at rest (up to %.1f mm), %u re-segmented (up to %.2f mm)\n",
+                       angles[i], checked, open_cut, worst_cut * 1e3, open_seam, worst_seam * 1e3);
         ENSURE(checked > 1000);
-        ENSURE(open_cut > 0);   /* as cut at rest the bent seam is open: the test sees it */
-        ENSURE(open_seam == 0); /* re-segmented it is closed wherever the drawn surface is */
+        ENSURE(open_cut > 0); /* as cut at rest the bent seam is open: the test sees it */
+        /* re-segmented it is closed wherever the drawn surface is; at 1 rad a few points (5 of 5472,
+         * the same before the band was clipped) read outside by less than a millimetre */
+        if (angles[i] < 0.9) ENSURE(open_seam == 0);
+        else ENSURE(open_seam < 20 && worst_seam < 0.001);
     }
+}
+
+/* The pipe bent `angle` (bent_pipe): how far the collision shape (the
+ * union of the sub-bodies' grids) stands proud of the drawn (skinned)
+ * surface near the joint, the height a small ball would rest above what the
+ * player sees. At a lattice of points on every drawn triangle within 0.4 m of
+ * the joint, minus the distance the union reads there (a drawn point the
+ * union reads inside by e has collision surface about e beyond it). outside:
+ * the largest over points whose normal faces the outside of the bend (more
+ * than 60 degrees from it: cos > 0.5; the bisector of the two bones away from
+ * the joint, negated), inside: over those facing the inside. */
+static int seam_proud(double angle, uint32_t seams, uint32_t *checked, double *outside, double *inside) {
+    bend_world b;
+    if (!bent_pipe(&b, angle, seams)) return 0;
+    cr_body_mesh mesh;
+    cr_body_get_mesh(b.w, b.body, &mesh);
+    cr_transform bx = cr_body_get_transform(b.w, b.body);
+    cr_vec3 joint = cr_joint_get_anchor_a(b.w, cr_bend_get_joint(b.w, b.body, 2));
+    cr_vec3 to1 = cr_v3_normalize(cr_v3_sub(cr_body_get_transform(b.w, cr_bend_get_sub_body(b.w, b.body, 1)).p, joint));
+    cr_vec3 to2 = cr_v3_normalize(cr_v3_sub(cr_body_get_transform(b.w, cr_bend_get_sub_body(b.w, b.body, 2)).p, joint));
+    cr_vec3 out = cr_v3_normalize(cr_v3_neg(cr_v3_add(to1, to2)));
+    *checked = 0;
+    *outside = *inside = -1e9;
+    for (uint32_t t = 0; t < mesh.triangle_count; ++t) {
+        cr_vec3 c[3];
+        for (int k = 0; k < 3; ++k) c[k] = cr_transform_point(bx, mesh.positions[mesh.triangles[3 * t + k]]);
+        cr_vec3 n = cr_v3_normalize(cr_v3_cross(cr_v3_sub(c[1], c[0]), cr_v3_sub(c[2], c[0])));
+        double facing = dd(cr_v3_dot(n, out));
+        if (fabs(facing) < 0.5) continue;
+        for (int i = 0; i <= 4; ++i)
+            for (int j = 0; i + j <= 4; ++j) {
+                double u = i / 4.0, v = j / 4.0;
+                cr_vec3 p = cr_v3_add(c[0], cr_v3_add(cr_v3_scale(cr_v3_sub(c[1], c[0]), cr_from_float((float)u)),
+                                                       cr_v3_scale(cr_v3_sub(c[2], c[0]), cr_from_float((float)v))));
+                cr_vec3 d = cr_v3_sub(p, joint);
+                if (dd(cr_v3_dot(d, d)) > 0.4 * 0.4) continue;
+                double proud = -union_sdf(&b, p);
+                ++*checked;
+                if (facing > 0) *outside = fmax(*outside, proud);
+                else *inside = fmax(*inside, proud);
+            }
+    }
+    free_world(&b);
+    return 1;
+}
+
+CR_TEST(bend_seam_band_is_not_proud_of_the_drawn_surface) {
+    const double angles[3] = {0.3, 0.6, 1.0};
+    double worst = 0, cell = 1;
+    for (int i = 0; i < 3; ++i) {
+        uint32_t checked;
+        double out_cut, in_cut, out_seam, in_seam;
+        ENSURE(seam_proud(angles[i], 0, &checked, &out_cut, &in_cut));
+        ENSURE(seam_proud(angles[i], 4, &checked, &out_seam, &in_seam));
+        bend_world b;
+        ENSURE(cook_rigged(&b, "data/meshes/pipe.obj", "data/rigs/pipe.rig", 0, 64, 0));
+        cell = dd(b.asset.sdf_cell);
+        cr_cook_result_free(&b.cooked), free(b.asset_block);
+        cr_test_printf("    bend %.1f rad: collision surface proud of the drawn one near the joint (%u points), outside of the "
+                       "bend %.1f mm as cut, %.1f mm with the seam; inside %.1f / %.1f mm (cell %.1f mm)\n",
+                       angles[i], checked, out_cut * 1e3, out_seam * 1e3, in_cut * 1e3, in_seam * 1e3, cell * 1e3);
+        ENSURE(checked > 500);
+        worst = fmax(worst, out_seam);
+    }
+    ENSURE(worst < 0.5 * cell); /* a ball on the outside of the bend rests on what is drawn */
 }
 
 /* seams_per_step: with both joints of the pipe turning and room for one seam
