@@ -877,9 +877,9 @@ CR_TEST(bend_grouped_skinning_gives_the_same_bits) {
     uint32_t groups = 256, cap = cri_skin_layout_capacity(nv, groups);
     cr_skin_layout l;
     l.order = malloc(sizeof(uint32_t) * cap), l.u = malloc(sizeof(cr_real) * 3 * cap), l.w = malloc(sizeof(cr_real) * 4 * cap);
-    l.acc = malloc(sizeof(cr_real) * 3 * cap), l.group_end = malloc(sizeof(uint32_t) * groups), l.group_bone = malloc(4 * groups);
+    l.group_end = malloc(sizeof(uint32_t) * groups), l.group_bone = malloc(4 * groups);
     uint32_t *tmp = malloc(sizeof(uint32_t) * 3 * nv);
-    ENSURE(plain && grouped && l.order && l.u && l.w && l.acc && l.group_end && l.group_bone && tmp);
+    ENSURE(plain && grouped && l.order && l.u && l.w && l.group_end && l.group_bone && tmp);
     cr_asset rest = *a;
     cri_skin_linear(&rest, bone, weight, bones, 0, nv, plain);
     ENSURE(cri_skin_layout_build(a->positions, bone, weight, nv, cap, groups, tmp, &l));
@@ -890,7 +890,7 @@ CR_TEST(bend_grouped_skinning_gives_the_same_bits) {
     /* too few groups allowed: refused, so the caller keeps cri_skin_linear */
     ENSURE(!cri_skin_layout_build(a->positions, bone, weight, nv, cap, 2, tmp, &l));
     free(bone), free(weight), free(plain), free(grouped), free(tmp);
-    free(l.order), free(l.u), free(l.w), free(l.acc), free(l.group_end), free(l.group_bone);
+    free(l.order), free(l.u), free(l.w), free(l.group_end), free(l.group_bone);
     free_world(&b);
 }
 

@@ -98,7 +98,7 @@ int cr_bench_skin(int argc, char **argv) {
     uint32_t groups = 256, cap = cri_skin_layout_capacity(nv, groups);
     cr_skin_layout l;
     l.order = malloc(sizeof(uint32_t) * cap), l.u = malloc(sizeof(cr_real) * 3 * cap), l.w = malloc(sizeof(cr_real) * 4 * cap);
-    l.acc = malloc(sizeof(cr_real) * 3 * cap), l.group_end = malloc(sizeof(uint32_t) * groups), l.group_bone = malloc(4 * groups);
+    l.group_end = malloc(sizeof(uint32_t) * groups), l.group_bone = malloc(4 * groups);
     uint32_t *tmp = malloc(sizeof(uint32_t) * 3 * nv);
     double t_build[REPS], t_grouped[REPS];
     int same = 1;
@@ -158,7 +158,7 @@ int cr_bench_skin(int argc, char **argv) {
         printf("  the layout, built once  %8.4f ms   (%u groups, %u entries; again after a split or a dent)\n",
                t_build[REPS / 2], l.groups, l.count);
     }
-    free(l.order), free(l.u), free(l.w), free(l.acc), free(l.group_end), free(l.group_bone), free(tmp), free(out2);
+    free(l.order), free(l.u), free(l.w), free(l.group_end), free(l.group_bone), free(tmp), free(out2);
     if (sink == 12345.678) printf(" ");
     free(out);
     free(copy);

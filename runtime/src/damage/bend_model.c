@@ -116,7 +116,7 @@ static uint64_t scratch_bytes(const cr_bend_budget *b) {
            al16((uint64_t)b->max_grid_nodes * sizeof(cr_real)) + al16((uint64_t)b->max_bones * sizeof(cr_asset_bone_moments)) +
            al16(b->max_grid_nodes) + al16((uint64_t)b->max_grid_nodes * sizeof(uint32_t)) + al16(b->max_triangles) +
            al16(b->max_vertices) + al16(4ull * b->max_vertices) + al16(4ull * b->max_vertices * sizeof(cr_real)) +
-           al16(3 * layout_entries(b) * sizeof(cr_real)) + (CR_BEND_GROUPED_SKIN ? al16(3ull * b->max_vertices * sizeof(uint32_t)) : 0);
+           (CR_BEND_GROUPED_SKIN ? al16(3ull * b->max_vertices * sizeof(uint32_t)) : 0);
 }
 static uint64_t per_record_bytes(const cr_bend_budget *b) {
     return al16((uint64_t)b->max_bones * sizeof(cr_bend_bone)) + al16(4ull * b->max_vertices) +
@@ -168,7 +168,6 @@ cr_skin_layout cri_bend_skin_layout(const cr_world *w, uint32_t rec) {
     l.w = (cr_real *)p, p += al16(4 * n * sizeof(cr_real));
     l.group_end = (uint32_t *)p, p += al16(CR_BEND_SKIN_GROUPS * sizeof(uint32_t));
     l.group_bone = p;
-    l.acc = cri_bend_scratch(w).skin_acc;
     return l;
 }
 
@@ -186,7 +185,6 @@ cr_bend_scratch cri_bend_scratch(const cr_world *w) {
     s.mark = p, p += al16(b->max_vertices);
     s.skin_bone = p, p += al16(4ull * b->max_vertices);
     s.skin_weight = (cr_real *)p, p += al16(4ull * b->max_vertices * sizeof(cr_real));
-    s.skin_acc = (cr_real *)p, p += al16(3 * layout_entries(b) * sizeof(cr_real));
     s.skin_tmp = (uint32_t *)p;
     return s;
 }

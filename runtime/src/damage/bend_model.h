@@ -92,7 +92,6 @@ typedef struct cr_bend_scratch {
     uint8_t *mark;
     uint8_t *skin_bone;
     cr_real *skin_weight;
-    cr_real *skin_acc;      ///< the grouped skinning's sums (3 layout entries)
     uint32_t *skin_tmp;     ///< its build's sort (3 max_vertices)
 } cr_bend_scratch;
 cr_bend_scratch cri_bend_scratch(const cr_world *w);

@@ -143,7 +143,6 @@ typedef struct cr_skin_layout {
     uint32_t *order;    ///< [count] the vertex of each entry; UINT32_MAX for padding
     cr_real *u;         ///< [3 count] rest x, then y, then z of each entry
     cr_real *w;         ///< [4 count] slot 0..3 weights of each entry
-    cr_real *acc;       ///< unused: the sums stay in registers (bend_model.c still reserves 3 count reals for it)
     uint32_t *group_end; ///< [groups] one past each group's last entry
     uint8_t *group_bone; ///< [4 groups] each group's bone per slot, 255 = none
 } cr_skin_layout;
