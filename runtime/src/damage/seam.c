@@ -86,7 +86,9 @@ static cr_real restricted_at(const cr_asset *a, const uint8_t *owner, uint32_t b
     cr_vec3 out = cr_v3_zero(); /* cells past the box, per axis */
     for (int k = 0; k < 3; ++k) {
         cr_real top = cr_from_int((int32_t)a->sdf_dims[k] - 1);
-        if (!(c[k] >= 0 || c[k] < 0)) return *whole = fill; /* a NaN (never in Q32.32) */
+#if !CR_FIXED
+        if (!(c[k] >= 0 || c[k] < 0)) return *whole = fill; /* a NaN (Q32.32 has none) */
+#endif
         cr_real e = c[k] < 0 ? c[k] : (c[k] > top ? c[k] - top : 0);
         if (k == 0) out.x = e;
         else if (k == 1) out.y = e;
