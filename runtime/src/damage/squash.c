@@ -543,7 +543,7 @@ static uint32_t ring_setup(cri_squash_params *prm, cri_squash_skin *skin, const 
     if (zone_count == 0 || unit <= 0) return 0;
     cr_vec3 centre = cr_v3_zero();
     for (uint32_t z = 0; z < zone_count; ++z) centre = cr_v3_add(centre, skin->rest[skin->zone[z]]);
-    centre = cr_v3_scale(centre, cr_div(CR_R(1), (cr_real)zone_count));
+    centre = cr_v3_scale(centre, cr_div(CR_R(1), cr_from_int((int32_t)zone_count)));
     cr_real r0sq = 0;
     for (uint32_t z = 0; z < zone_count; ++z) r0sq = cr_max(r0sq, cr_v3_len_sq(cr_v3_sub(skin->rest[skin->zone[z]], centre)));
     const cr_real r0 = cr_sqrt(r0sq) + CR_R(1e-4), width = r0;
