@@ -35,6 +35,12 @@
  *     would still be above rest. The target leaves `volume_loss` of the
  *     compressed volume lost (and a hair more, so the model's error cannot
  *     push the volume above rest).
+ *   - Where even the widest zone's bulge at its fold limit falls short (a
+ *     squishy other buried past about 0.7 of its skin radius: the zone ends
+ *     where its potential does), the bulge is held there and a second ring
+ *     of the body's own field round the zone (cri_squash_ring: by distance
+ *     from the zone's centre, C1 at both borders, its own fold limit) takes
+ *     the rest, its height chosen by the same cubic model.
  */
 #ifndef CRUMPLE_SQUASH_INTERNAL_H
 #define CRUMPLE_SQUASH_INTERNAL_H
@@ -145,7 +151,7 @@ typedef struct cri_squash_skin {
     const uint32_t *tri_list;         ///< [3 triangle_count]
     cr_vec3 *pos, *normals;           ///< [vertex_count] the drawn skin: zone vertices written, others untouched
     uint8_t *mark;                    ///< [vertex_count] scratch, all 0 between calls
-    uint32_t *zone;                   ///< [zone_capacity] out: the zone vertices, ascending
+    uint32_t *zone;                   ///< [zone_capacity] out: the zone vertices in scan order (by cell), then the second ring's
     cr_real *zone_c1;                 ///< [zone_capacity * CRI_SQUASH_MAX_OTHERS] scratch
     cr_real *zone_h;                  ///< [zone_capacity * CRI_SQUASH_MAX_OTHERS] scratch
     cr_vec3 *zone_dir;                ///< [zone_capacity] scratch: each zone vertex's dy/ds (the volume model)
