@@ -140,6 +140,7 @@ typedef struct cr_squash_view {
     cr_real volume;          ///< m^3, of the deformed skin
     cr_real volume_compressed; ///< m^3, what the compression alone would have left
     cr_real bulge_scale;     ///< the bulge height per unit of compression the volume rule chose
+    uint32_t ring_vertices;  ///< of zone_vertices, those of the second ring (the bulge at its fold limit fell short)
     uint32_t sculpt_nodes;   ///< nodes of its sculpting grid (0: not sculpting)
     cr_real sculpt_cell;     ///< m, the grid's spacing after fitting it into the budget
     cr_real sculpt_depth;    ///< m, the farthest a print has moved the rest skin so far

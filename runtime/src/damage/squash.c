@@ -236,15 +236,46 @@ static void add_other(const cri_squash_params *prm, cr_potential *f, cr_potentia
     f->grad = cr_v3_mad(f->grad, slope, g.grad);
 }
 
+/* The ring's bump per unit s at p: unit x 16 t^2 (1 - t)^2 and its gradient. B and B' vanish at t = 0 and t = 1,
+ * so the ring joins the rest skin C1 at both borders whatever s is. */
+static cr_potential ring_unit(const cri_squash_ring *ring, cr_vec3 p) {
+    cr_potential out = {0, {0, 0, 0}};
+    cr_vec3 d = cr_v3_sub(p, ring->centre);
+    cr_real r2 = cr_v3_len_sq(d);
+    if (r2 <= cr_sq(ring->r0) || r2 >= cr_sq(ring->r0 + ring->width)) return out;
+    cr_real r = cr_sqrt(r2), t = cr_div(r - ring->r0, ring->width), u = CR_R(1) - t;
+    out.f = cr_mul(ring->unit, 16 * cr_mul(cr_mul(t, t), cr_mul(u, u)));
+    cr_real slope = cr_div(cr_mul(ring->unit, 32 * cr_mul(cr_mul(t, u), u - t)), ring->width);
+    out.grad = cr_v3_scale(d, cr_div(slope, r));
+    return out;
+}
+
+cr_potential cri_squash_ring_term(const cri_squash_ring *ring, cr_real s, cr_vec3 p) {
+    cr_potential out = {0, {0, 0, 0}};
+    if (!ring->on) return out;
+    cr_potential u = ring_unit(ring, p);
+    out.f = cr_mul(s, u.f), out.grad = cr_v3_scale(u.grad, s);
+    return out;
+}
+
 static cr_potential deformed(const cri_squash_params *prm, const cri_squash_skin *skin, uint32_t z,
                              const cri_squash_other *others, uint32_t n_others, cr_real scale, cr_vec3 p, cr_real *dfds) {
     const uint32_t v = skin->zone[z];
     cr_potential f = own_at(prm, v, p, split_at(prm, v) ? cri_squash_split_weight(prm, v) : 0);
     if (dfds) *dfds = 0;
+    /* with the ring on, s is the ring's and the bulge keeps its held scale */
+    const cr_real sb = prm->ring.on ? prm->ring.bulge : scale;
     for (uint32_t k = 0; k < n_others; ++k) {
         cr_real c1 = skin->zone_c1[z * CRI_SQUASH_MAX_OTHERS + k];
         if (c1 <= 0) continue; /* this other does not reach the vertex */
-        add_other(prm, &f, cri_squash_other_potential(&others[k], p), c1, skin->zone_h[z * CRI_SQUASH_MAX_OTHERS + k], scale, dfds);
+        add_other(prm, &f, cri_squash_other_potential(&others[k], p), c1, skin->zone_h[z * CRI_SQUASH_MAX_OTHERS + k], sb,
+                  prm->ring.on ? NULL : dfds);
+    }
+    if (prm->ring.on) {
+        cr_potential u = ring_unit(&prm->ring, p);
+        f.f += cr_mul(scale, u.f);
+        f.grad = cr_v3_mad(f.grad, scale, u.grad);
+        if (dfds) *dfds += u.f;
     }
     return f;
 }
@@ -496,6 +527,58 @@ static inline bool sees(const cri_squash_params *prm, const cri_squash_other *o,
     return o->applies == 0 || prm->vertex_group == NULL || ((o->applies >> prm->vertex_group[v]) & 1u);
 }
 
+/* The ring's bump B = 16 t^2 (1 - t)^2 rises at most 32 x 0.0962 = 3.079 per unit t (at t = (1 - 1/sqrt 3) / 2). */
+#define RING_MAX_SLOPE CR_R(3.08)
+
+/* The second ring (squash.h, cri_squash_ring): the skin vertices around the zone (zone_count of them in skin->zone)
+ * by distance from its centre on the body's own rest skin, r0 < r < r0 + width, appended to the zone with no other's
+ * term (c1 = 0). The zone's centre is its vertices' mean rest place, r0 just past the farthest of them, and the ring
+ * as wide as r0: the bump's room grows with its width squared, and a ring wider than the zone would reach round a
+ * small body. The vertices of a group that presses (self-contact: the arm) are not part of it. Returns the vertices
+ * added (0: none, or the ring would not fit in the zone's capacity) and the ring's fold limit in *limit: its rise
+ * s x unit x 3.08 / width must stay under 0.8 |grad f1| at every ring vertex, as the bulge's does. */
+static uint32_t ring_setup(cri_squash_params *prm, cri_squash_skin *skin, const cri_squash_other *others, uint32_t n_others,
+                           uint32_t zone_count, cr_real bulge, cr_real unit, cr_real *limit, uint32_t *work) {
+    *limit = 0;
+    if (zone_count == 0 || unit <= 0) return 0;
+    cr_vec3 centre = cr_v3_zero();
+    for (uint32_t z = 0; z < zone_count; ++z) centre = cr_v3_add(centre, skin->rest[skin->zone[z]]);
+    centre = cr_v3_scale(centre, cr_div(CR_R(1), cr_from_int((int32_t)zone_count)));
+    cr_real r0sq = 0;
+    for (uint32_t z = 0; z < zone_count; ++z) r0sq = cr_max(r0sq, cr_v3_len_sq(cr_v3_sub(skin->rest[skin->zone[z]], centre)));
+    const cr_real r0 = cr_sqrt(r0sq) + CR_R(1e-4), width = r0;
+    uint32_t pressing = 0; /* groups of the body's own skeleton that press it (self-contact) */
+    for (uint32_t k = 0; k < n_others; ++k)
+        if (others[k].depth > 0) pressing |= others[k].prim_groups;
+    cri_squash_other around;
+    memset(&around, 0, sizeof around);
+    around.bound_centre = centre;
+    const cr_real outer = r0 + width;
+    uint32_t nc = candidates(skin, &around, &outer, 1, work), added = 0;
+    for (uint32_t i = 0; i < nc; ++i) {
+        uint32_t v = skin->candidates[i];
+        if (skin->mark[v] || cr_v3_len_sq(cr_v3_sub(skin->rest[v], centre)) <= cr_sq(r0)) continue;
+        if (pressing != 0 && prm->vertex_group != NULL && ((pressing >> prm->vertex_group[v]) & 1u)) continue;
+        skin->candidates[added++] = v; /* compacted in place: i >= added */
+    }
+    if (added == 0 || zone_count + added > skin->zone_capacity) return 0;
+    cr_real g1min = CR_REAL_MAX;
+    for (uint32_t i = 0; i < added; ++i) {
+        uint32_t v = skin->candidates[i], z = zone_count + i;
+        cr_potential f1 = own_at(prm, v, skin->rest[v], split_at(prm, v) ? cri_squash_split_weight(prm, v) : 0);
+        g1min = cr_min(g1min, cr_v3_len(f1.grad));
+        for (uint32_t k = 0; k < CRI_SQUASH_MAX_OTHERS; ++k)
+            skin->zone_c1[z * CRI_SQUASH_MAX_OTHERS + k] = 0, skin->zone_h[z * CRI_SQUASH_MAX_OTHERS + k] = 0;
+        skin->zone[z] = v;
+        skin->mark[v] = 1;
+    }
+    *work += added;
+    prm->ring.on = 1, prm->ring.bulge = bulge, prm->ring.centre = centre, prm->ring.r0 = r0, prm->ring.width = width;
+    prm->ring.unit = unit;
+    *limit = cr_min(cr_div(cr_mul(cr_mul(CR_R(0.8), g1min), width), cr_mul(RING_MAX_SLOPE, unit)), CRI_SQUASH_MAX_SCALE);
+    return added;
+}
+
 /* Which vertices the others reach, with each one's c1 and height factor. */
 static uint32_t scan(const cri_squash_params *prm, cri_squash_skin *skin, cri_squash_other *others, uint32_t n_others,
                      uint32_t *dropped, uint32_t *work, cr_real *fold, cr_real width) {
@@ -628,6 +711,7 @@ cri_squash_result cri_squash_deform(const cri_squash_params *prm, cri_squash_ski
     /* a zone too narrow for the bulge that would give the volume back folds
      * before it gets there: then the zone widens (its width x1.5, twice at most) */
     cri_squash_params p = *prm;
+    memset(&p.ring, 0, sizeof p.ring); /* the ring is this step's own (a caller may pass the last result's in) */
     /* a later pass starts near its answer (the model's guess or the last pass): one Newton step fewer */
     const uint32_t warm_steps = 1;
     p.max_step = CR_REAL_MAX;
@@ -692,6 +776,23 @@ cri_squash_result cri_squash_deform(const cri_squash_params *prm, cri_squash_ski
             grow = true;
             continue;
         }
+        if (widened >= 2 && cubic_at(k, s_max) < target - off) {
+            /* Even the widest zone's bulge at its fold limit gives back too little (its zone ends where the other's
+             * potential does): the bulge stays at its fold limit and a second ring round the zone, on the body's
+             * own skin, takes the rest; from here s is the ring's (a first pass records each vertex's dy/ds, the
+             * cubic model and the passes below run as for the bulge). */
+            cr_real unit = 0, ring_limit = 0;
+            for (uint32_t j = 0; j < n_others; ++j) unit = cr_max(unit, others[j].depth);
+            uint32_t added = ring_setup(&p, skin, others, n_others, zc, s_max, unit, &ring_limit, &r.work);
+            zc += added;
+            nt = zone_triangles(skin, zc, &r.work); /* the setup used the triangle list's memory */
+            if (added > 0) {
+                r.zone_count = zc, r.ring_count = added;
+                place(&p, skin, others, n_others, zc, nt, 0, 0, FROM_REST, OUT_DIRECTION, p.newton_steps, false, &r.work);
+                zone_volume_cubic(skin, nt, k, &r.work);
+                s_max = ring_limit;
+            }
+        }
         /* the model falls short by about as much as it did in the last step (the bulge's bend): aim that much lower */
         cr_real bias = cr_clamp(p.model_bias, 0, CR_R(0.1));
         cr_real s1 = cubic_root(k, target - cr_mul(bias, -dv0), s_max);
@@ -708,14 +809,16 @@ cri_squash_result cri_squash_deform(const cri_squash_params *prm, cri_squash_ski
             cr_real v2 = place(&p, skin, others, n_others, zc, nt, s2, s2 - s1, FROM_MODEL, OUT_NORMALS_NEAR, warm_steps, true, &r.work);
             if (v2 <= 0 && (v1 > 0 || cr_abs(v2 - target) < cr_abs(v1 - target))) s1 = s2, v1 = v2;
             else if (v1 <= 0) v1 = place(&p, skin, others, n_others, zc, nt, s1, s1 - s2, FROM_MODEL, OUT_NORMALS_NEAR, warm_steps, true, &r.work);
-            /* the last resort is the compression alone, placed from rest as dV0 was: the same numbers, so never above rest */
-            if (v1 > 0) s1 = 0, v1 = place(&p, skin, others, n_others, zc, nt, 0, 0, FROM_REST, OUT_NORMALS, p.newton_steps, true, &r.work);
+            /* the last resort is the compression alone, placed from rest as dV0 was: the same numbers, so never above
+             * rest (the ring off: its vertices stay at rest) */
+            if (v1 > 0) p.ring.on = 0, s1 = 0, v1 = place(&p, skin, others, n_others, zc, nt, 0, 0, FROM_REST, OUT_NORMALS, p.newton_steps, true, &r.work);
         }
         r.scale = s1;
         r.dv = v1;
         /* the next step starts this wide if the bulge still needs most of the fold limit's room here; with room
          * to spare, one step narrower (and widens again if that falls short) */
-        r.widen_next = widened > 0 && s1 < cr_half(s_max) ? cr_div(widen, CR_R(1.5)) : widen;
+        r.widen_next = widened > 0 && s1 < cr_half(s_max) && !p.ring.on ? cr_div(widen, CR_R(1.5)) : widen;
+        r.ring = p.ring;
         break;
     }
     for (uint32_t z = 0; z < zc; ++z) skin->mark[skin->zone[z]] = 0;

@@ -35,6 +35,12 @@
  *     would still be above rest. The target leaves `volume_loss` of the
  *     compressed volume lost (and a hair more, so the model's error cannot
  *     push the volume above rest).
+ *   - Where even the widest zone's bulge at its fold limit falls short (a
+ *     squishy other buried past about 0.7 of its skin radius: the zone ends
+ *     where its potential does), the bulge is held there and a second ring
+ *     of the body's own field round the zone (cri_squash_ring: by distance
+ *     from the zone's centre, C1 at both borders, its own fold limit) takes
+ *     the rest, its height chosen by the same cubic model.
  */
 #ifndef CRUMPLE_SQUASH_INTERNAL_H
 #define CRUMPLE_SQUASH_INTERNAL_H
@@ -78,6 +84,23 @@ typedef struct cri_squash_other {
                                         ///< per point instead of a quaternion's 30, on the hottest path)
 } cri_squash_other;
 
+/// The second swelling ring (docs/squash.md, the volume rule): where even the widest zone's bulge, held at its fold
+/// limit, gives back too little (a squishy other pressed past about 0.7 of its own skin radius: the zone ends where
+/// its potential does), a bump of the body's own field around the zone, by distance r from the zone's centre:
+///     F1 += s x unit x B(t),  B = 16 t^2 (1 - t)^2,  t = (r - r0) / width,  r0 <= r <= r0 + width,
+/// value and slope 0 at both borders (C1), the other's potential not involved. While it is on, s drives the ring
+/// and the bulge keeps the scale `bulge`.
+typedef struct cri_squash_ring {
+    uint32_t on;          ///< 0: no ring (s is the bulge's scale)
+    cr_real bulge;        ///< the bulge's scale, held at its fold limit
+    cr_vec3 centre;       ///< m, body frame: the mean rest place of the zone's vertices
+    cr_real r0, width;    ///< m: the ring starts past every zone vertex (r0) and is this wide
+    cr_real unit;         ///< potential per unit s (the deepest compression)
+} cri_squash_ring;
+
+/// The ring's term and gradient at p, times s (0 outside the ring or when it is off).
+cr_potential cri_squash_ring_term(const cri_squash_ring *ring, cr_real s, cr_vec3 p);
+
 /// The squishy body's own skeleton and material.
 typedef struct cri_squash_params {
     const cr_squash_primitive *prims;
@@ -104,6 +127,8 @@ typedef struct cri_squash_params {
     cr_real split_lo[CR_SQUASH_MAX_GROUPS], split_hi[CR_SQUASH_MAX_GROUPS]; ///< w = smoothstep of r = d_a / (d_a + d_b) over [lo, hi]
     const cr_vec3 *cooked;                ///< with a split: each vertex's cooked rest place
     const cr_squash_primitive *cooked_prims; ///< with a split: the cooked skeleton (count primitives)
+    cri_squash_ring ring;                 ///< the second ring (cri_squash_deform sets it on its own copy; a caller
+                                          ///< evaluating a deformed skin copies the result's in)
 } cri_squash_params;
 
 /// The rest vertices bucketed in a grid (body frame), so a contact visits
@@ -126,7 +151,7 @@ typedef struct cri_squash_skin {
     const uint32_t *tri_list;         ///< [3 triangle_count]
     cr_vec3 *pos, *normals;           ///< [vertex_count] the drawn skin: zone vertices written, others untouched
     uint8_t *mark;                    ///< [vertex_count] scratch, all 0 between calls
-    uint32_t *zone;                   ///< [zone_capacity] out: the zone vertices, ascending
+    uint32_t *zone;                   ///< [zone_capacity] out: the zone vertices in scan order (by cell), then the second ring's
     cr_real *zone_c1;                 ///< [zone_capacity * CRI_SQUASH_MAX_OTHERS] scratch
     cr_real *zone_h;                  ///< [zone_capacity * CRI_SQUASH_MAX_OTHERS] scratch
     cr_vec3 *zone_dir;                ///< [zone_capacity] scratch: each zone vertex's dy/ds (the volume model)
@@ -148,6 +173,8 @@ typedef struct cri_squash_result {
     cr_real widen;            ///< the zone's widening: 1, or 1.5 and 2.25 when the bulge a narrower zone needs would fold
     cr_real widen_next;       ///< the width the next step should start at (its widen_hint)
     cr_real model_bias;       ///< how far the volume model fell short, share of the compressed volume (0..0.1)
+    cri_squash_ring ring;     ///< the second ring, when the fold-limited bulge fell short (then scale is the ring's s)
+    uint32_t ring_count;      ///< of zone_count, the ring's vertices (after the zone's own)
 } cri_squash_result;
 
 /// The squishy body's own potential: its skeleton's plus, when sculpting, the grid's (trilinear; 0 outside it).

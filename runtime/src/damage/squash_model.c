@@ -60,6 +60,7 @@ typedef struct cr_squash_body {
     cr_real bulge_scale;
     cr_real model_bias;       ///< the volume model's shortfall in the last step (cri_squash_result)
     cr_real widen;            ///< the width the next step starts at (cri_squash_result.widen_next)
+    uint32_t ring_vertices;   ///< of the zone, the second ring's (cri_squash_result.ring_count)
     cr_vec3 cell_origin;      ///< the rest vertices' cells (cri_squash_cells without its pointers)
     cr_real cell_inv;
     int32_t cell_dims[3];
@@ -396,6 +397,7 @@ cr_status cr_squash_get(const cr_world *w, cr_body_id id, cr_squash_view *out) {
     out->volume = r->volume;
     out->volume_compressed = r->volume_compressed;
     out->bulge_scale = r->bulge_scale;
+    out->ring_vertices = r->ring_vertices;
     out->sculpt_nodes = (uint32_t)(r->grid_dims[0] * r->grid_dims[1] * r->grid_dims[2]);
     out->sculpt_cell = r->grid_cell;
     out->sculpt_depth = r->grid_deepest;
@@ -645,7 +647,8 @@ static uint32_t squash_body(cr_world *w, uint32_t ri, cr_real dt) {
     if (first <= last) cri_surface_copy_mark(copy, first, last);
     r->volume = r->volume_rest + res.dv;
     r->volume_compressed = r->volume_rest + res.dv_compressed;
-    r->bulge_scale = res.scale;
+    r->bulge_scale = res.ring.on ? res.ring.bulge : res.scale; /* with the ring on, res.scale is the ring's */
+    r->ring_vertices = res.ring_count;
     r->model_bias = res.model_bias;
     r->widen = res.widen_next;
     r->contacts = 0;
