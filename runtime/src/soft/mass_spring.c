@@ -366,6 +366,7 @@ cr_status cr_soft_create(cr_world *w, const cr_soft_def *d, cr_soft_id *out) {
     }
     body.soft_radius = cr_max(body.radius, widest);
     body.skin = cr_min(body.radius, cr_mul(mean_edge, CR_SOFT_SKIN));
+    body.rim = body.soft_radius;
     body.rest_volume = volume_of(a, p, p[0].x);
     bool volume = body.volume_stiffness > 0 && body.rest_volume > CR_R(1e-9);
     if (!volume) body.volume_stiffness = 0;

@@ -45,6 +45,7 @@ typedef struct cr_soft_body {
     cr_real radius;           ///< m, particle collision radius against rigid bodies
     cr_real soft_radius;      ///< m, against other soft bodies: the widest triangle's circumradius, so no particle slips through
     cr_real skin;             ///< m, against another surface_contacts body's triangles (and its particles at rest): the thin radius the surfaces rest apart by twice
+    cr_real rim;              ///< m, a particle behind one of this body's faces and no farther past its rim than this is pushed out along it (soft_triangle.c); the soft radius
     cr_real friction;
     cr_real restitution;
     cr_real rolling_friction; ///< m, lever arm against static and kinematic bodies

@@ -156,7 +156,7 @@ static uint32_t particle_triangle(cr_world *w, cr_soft_body *Q, uint32_t q, cr_s
          * and stayed inside; not at all, two stacked cubes (vertex on
          * vertex, each at every neighbour's rim) fell through each other. */
         cr_vec3 off = cr_v3_sub(d, cr_v3_scale(nf, side));
-        if (cr_v3_len_sq(off) > cr_mul(T->soft_radius, T->soft_radius)) return 0;
+        if (cr_v3_len_sq(off) > cr_mul(T->rim, T->rim)) return 0;
         n = nf, dist = side;
     } else {
         n = cr_v3_normalize_len(d, &dist);
