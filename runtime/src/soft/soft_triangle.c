@@ -132,6 +132,7 @@ typedef struct tri_hit {
     cr_real u, v, s, dist;
     cr_vec3 n;
     bool in_face;
+    bool far; ///< farther than the skins in front of the face's plane
 } tri_hit;
 
 static bool classify(const cr_particle *p, const cr_soft_body *T, const cr_asset *a, uint32_t t, cr_vec3 xq, cr_real R,
@@ -140,10 +141,11 @@ static bool classify(const cr_particle *p, const cr_soft_body *T, const cr_asset
     cr_vec3 xa = p[T->first_particle + tri[0]].x, xb = p[T->first_particle + tri[1]].x, xc = p[T->first_particle + tri[2]].x;
     cr_real len;
     cr_vec3 nf = cr_v3_normalize_len(cr_v3_cross(cr_v3_sub(xb, xa), cr_v3_sub(xc, xa)), &len);
+    o->far = false;
     if (len <= CR_REAL_EPS) return false;
     /* farther than the skins in front of the face's plane is farther from
      * the triangle too: most of the step's contacts, out of touch, end here */
-    if (cr_v3_dot(cr_v3_sub(xq, xa), nf) >= R) return false;
+    if (cr_v3_dot(cr_v3_sub(xq, xa), nf) >= R) return o->far = true, false;
     cr_real u, v, s;
     closest_on_triangle(xq, xa, xb, xc, &u, &v, &s);
     cr_vec3 c = cr_v3_add(cr_v3_add(cr_v3_scale(xa, u), cr_v3_scale(xb, v)), cr_v3_scale(xc, s));
@@ -171,7 +173,7 @@ static bool classify(const cr_particle *p, const cr_soft_body *T, const cr_asset
     /* deeper behind the face than the body's soft radius is not this face's
      * to push out (the particle may be past a thin part of the body) */
     if (dist >= R || dist < -T->soft_radius) return false;
-    o->t = t, o->u = u, o->v = v, o->s = s, o->dist = dist, o->n = n, o->in_face = inside_face;
+    o->t = t, o->u = u, o->v = v, o->s = s, o->dist = dist, o->n = n, o->in_face = inside_face, o->far = false;
     return true;
 }
 
@@ -247,8 +249,10 @@ static uint32_t particle_triangle(cr_world *w, cr_soft_body *Q, uint32_t q, cr_s
      * surface has folded there. With the one triangle only, a torus particle
      * in front of a ball's face's plane but beside the face measured 0.018 m
      * from its edge while behind the next face, inside the ball, and stayed
-     * (spring_soft_pile_no_intrusion_sweep). */
-    if (!found || !hit_t.in_face) found = ring_closest(p, T, a, start, list, g, p[q].x, R, found, &hit_t);
+     * (spring_soft_pile_no_intrusion_sweep). Not when the particle is farther
+     * than the skins in front of that triangle's plane: most contacts, out of
+     * touch (the ring for them too was a third of the soft step). */
+    if (!hit_t.far && (!found || !hit_t.in_face)) found = ring_closest(p, T, a, start, list, g, p[q].x, R, found, &hit_t);
     if (!found) return 0;
     const uint32_t *tri = &a->triangles[3 * hit_t.t];
     uint32_t ia = T->first_particle + tri[0], ib = T->first_particle + tri[1], ic = T->first_particle + tri[2];
