@@ -192,6 +192,11 @@ static bool ring_closest(const cr_particle *p, const cr_soft_body *T, const cr_a
     cr_real best = CR_REAL_MAX;
     tri_hit h = {0};
     cr_vec3 d_best = cr_v3(0, 0, 0);
+    /* each triangle's squared distance and normal, kept for the sign (a
+     * ring has six or so; a larger one's are measured again below) */
+    enum { RING_KEEP = 16 };
+    cr_real kept_dd[RING_KEEP];
+    cr_vec3 kept_n[RING_KEEP];
     for (uint32_t k = start[g]; k < start[g + 1]; ++k) {
         const uint32_t *tri = &a->triangles[3 * list[k]];
         cr_vec3 xa = bp[tri[0]].x, xb = bp[tri[1]].x, xc = bp[tri[2]].x;
@@ -199,6 +204,11 @@ static bool ring_closest(const cr_particle *p, const cr_soft_body *T, const cr_a
         closest_on_triangle(xq, xa, xb, xc, &u, &v, &s);
         cr_vec3 d = cr_v3_sub(xq, cr_v3_add(cr_v3_add(cr_v3_scale(xa, u), cr_v3_scale(xb, v)), cr_v3_scale(xc, s)));
         cr_real dd = cr_v3_len_sq(d);
+        if (k - start[g] < RING_KEEP) {
+            cr_real len;
+            cr_vec3 nf = cr_v3_normalize_len(cr_v3_cross(cr_v3_sub(xb, xa), cr_v3_sub(xc, xa)), &len);
+            kept_dd[k - start[g]] = dd, kept_n[k - start[g]] = len > CR_REAL_EPS ? nf : cr_v3(0, 0, 0);
+        }
         if (dd < best) best = dd, d_best = d, h.t = list[k], h.u = u, h.v = v, h.s = s, h.in_face = u > 0 && v > 0 && s > 0;
     }
     if (best == CR_REAL_MAX) return have;
@@ -210,6 +220,10 @@ static bool ring_closest(const cr_particle *p, const cr_soft_body *T, const cr_a
     cr_real tol = cr_mul(R, CR_R(0.001)), lim = cr_mul(dist + tol, dist + tol);
     cr_vec3 N = cr_v3(0, 0, 0);
     for (uint32_t k = start[g]; k < start[g + 1]; ++k) {
+        if (k - start[g] < RING_KEEP) {
+            if (kept_dd[k - start[g]] <= lim) N = cr_v3_add(N, kept_n[k - start[g]]);
+            continue;
+        }
         const uint32_t *tri = &a->triangles[3 * list[k]];
         cr_vec3 xa = bp[tri[0]].x, xb = bp[tri[1]].x, xc = bp[tri[2]].x;
         cr_real u, v, s;
