@@ -367,26 +367,6 @@ CR_TEST(spring_rigid_box_rests_on_soft_cube) {
     sp_free(&d);
 }
 
-/* Winding number of a point about a closed triangle mesh (1 inside, 0 outside). */
-static double winding(const cr_asset *a, const cr_vec3 *x, cr_vec3 q) {
-    double total = 0;
-    for (uint32_t t = 0; t < a->triangle_count; ++t) {
-        double v[3][3];
-        for (int k = 0; k < 3; ++k) {
-            cr_vec3 p = x[a->triangles[3 * t + k]];
-            v[k][0] = ts_d(p.x) - ts_d(q.x), v[k][1] = ts_d(p.y) - ts_d(q.y), v[k][2] = ts_d(p.z) - ts_d(q.z);
-        }
-        double l[3];
-        for (int k = 0; k < 3; ++k) l[k] = sqrt(v[k][0] * v[k][0] + v[k][1] * v[k][1] + v[k][2] * v[k][2]);
-        double det = v[0][0] * (v[1][1] * v[2][2] - v[1][2] * v[2][1]) - v[0][1] * (v[1][0] * v[2][2] - v[1][2] * v[2][0]) +
-                     v[0][2] * (v[1][0] * v[2][1] - v[1][1] * v[2][0]);
-        double d01 = v[0][0] * v[1][0] + v[0][1] * v[1][1] + v[0][2] * v[1][2];
-        double d12 = v[1][0] * v[2][0] + v[1][1] * v[2][1] + v[1][2] * v[2][2];
-        double d20 = v[2][0] * v[0][0] + v[2][1] * v[0][1] + v[2][2] * v[0][2];
-        total += 2 * atan2(det, l[0] * l[1] * l[2] + d01 * l[2] + d12 * l[0] + d20 * l[1]);
-    }
-    return total / (4 * TS_PI);
-}
 
 /* soft_pile (the seed's screenshot): twenty soft bodies — balls, cubes and
  * tori of the shipped mesh — fall together into a box. No particle is ever
@@ -441,7 +421,7 @@ CR_TEST(spring_soft_pile) {
                         if (px < ts_d(sj.bounds_min.x) || px > ts_d(sj.bounds_max.x) || py < ts_d(sj.bounds_min.y) ||     \
                             py > ts_d(sj.bounds_max.y) || pz < ts_d(sj.bounds_min.z) || pz > ts_d(sj.bounds_max.z))       \
                             continue;                                                                                     \
-                        if (winding(&d.asset[kind[j]], x[j], x[i][p]) > 0.5) ++inside; \
+                        if (sp_winding(&d.asset[kind[j]], x[j], x[i][p]) > 0.5) ++inside; \
                     }                                                                                                     \
                 }                                                                                                         \
             }                                                                                                             \
@@ -984,8 +964,8 @@ CR_TEST(spring_soft_cubes_rest_face_on_face) {
         /* never into each other: no particle of one inside the other (winding number, every step) */
         cr_vec3 xl[256], xh[256];
         uint32_t nl = cr_soft_get_positions(e.w, lo, xl, 256), nh = cr_soft_get_positions(e.w, hi, xh, 256);
-        for (uint32_t i = 0; i < nl; ++i) inside += winding(&e.asset[0], xh, xl[i]) > 0.5;
-        for (uint32_t i = 0; i < nh; ++i) inside += winding(&e.asset[0], xl, xh[i]) > 0.5;
+        for (uint32_t i = 0; i < nl; ++i) inside += sp_winding(&e.asset[0], xh, xl[i]) > 0.5;
+        for (uint32_t i = 0; i < nh; ++i) inside += sp_winding(&e.asset[0], xl, xh[i]) > 0.5;
         touched |= ts_d(sp_state(e.w, hi).bounds_min.x) - ts_d(sp_state(e.w, lo).bounds_max.x) < 0.05;
     }
     double v_lo = ts_d(sp_state(e.w, lo).linear_momentum.x) / 0.5;

@@ -128,4 +128,25 @@ static inline cr_soft_state sp_state(cr_world *w, cr_soft_id id) {
 
 static inline double sp_len(cr_vec3 v) { return sqrt(ts_d(v.x) * ts_d(v.x) + ts_d(v.y) * ts_d(v.y) + ts_d(v.z) * ts_d(v.z)); }
 
+/* Winding number of a point about a closed triangle mesh (1 inside, 0 outside). */
+static inline double sp_winding(const cr_asset *a, const cr_vec3 *x, cr_vec3 q) {
+    double total = 0;
+    for (uint32_t t = 0; t < a->triangle_count; ++t) {
+        double v[3][3];
+        for (int k = 0; k < 3; ++k) {
+            cr_vec3 p = x[a->triangles[3 * t + k]];
+            v[k][0] = ts_d(p.x) - ts_d(q.x), v[k][1] = ts_d(p.y) - ts_d(q.y), v[k][2] = ts_d(p.z) - ts_d(q.z);
+        }
+        double l[3];
+        for (int k = 0; k < 3; ++k) l[k] = sqrt(v[k][0] * v[k][0] + v[k][1] * v[k][1] + v[k][2] * v[k][2]);
+        double det = v[0][0] * (v[1][1] * v[2][2] - v[1][2] * v[2][1]) - v[0][1] * (v[1][0] * v[2][2] - v[1][2] * v[2][0]) +
+                     v[0][2] * (v[1][0] * v[2][1] - v[1][1] * v[2][0]);
+        double d01 = v[0][0] * v[1][0] + v[0][1] * v[1][1] + v[0][2] * v[1][2];
+        double d12 = v[1][0] * v[2][0] + v[1][1] * v[2][1] + v[1][2] * v[2][2];
+        double d20 = v[2][0] * v[0][0] + v[2][1] * v[0][1] + v[2][2] * v[0][2];
+        total += 2 * atan2(det, l[0] * l[1] * l[2] + d01 * l[2] + d12 * l[0] + d20 * l[1]);
+    }
+    return total / (4 * TS_PI);
+}
+
 #endif

@@ -366,6 +366,7 @@ cr_status cr_soft_create(cr_world *w, const cr_soft_def *d, cr_soft_id *out) {
     }
     body.soft_radius = cr_max(body.radius, widest);
     body.skin = cr_min(body.radius, cr_mul(mean_edge, CR_SOFT_SKIN));
+    body.rim = body.soft_radius;
     body.rest_volume = volume_of(a, p, p[0].x);
     bool volume = body.volume_stiffness > 0 && body.rest_volume > CR_R(1e-9);
     if (!volume) body.volume_stiffness = 0;
@@ -1006,7 +1007,8 @@ void cri_soft_step(cr_world *w, cr_real dt) {
             /* the pair pass's own record of where it left the particles (the second half of prev) */
             cr_vec3 *pair_prev = CR_AT(w, o_prev, cr_vec3) + P;
             if (triangles)
-                contacts += cri_soft_collide_triangles(w, CR_AT(w, o_tc, const uint32_t), n_tc, owner, moving, h, pair_prev);
+                contacts += cri_soft_collide_triangles(w, CR_AT(w, o_tc, const uint32_t), n_tc, owner, moving, h, pair_prev,
+                                                          CR_AT(w, o_start, const uint32_t), CR_AT(w, o_list, const uint32_t));
             contacts += cri_soft_collide_pairs(w, CR_AT(w, o_pairs, uint32_t), n_pairs, owner, moving, h, pair_prev, !triangles);
             const cr_particle *pa = cri_soft_particles(w);
             for (uint32_t i = 0; i < B; ++i)

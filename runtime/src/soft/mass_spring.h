@@ -45,6 +45,7 @@ typedef struct cr_soft_body {
     cr_real radius;           ///< m, particle collision radius against rigid bodies
     cr_real soft_radius;      ///< m, against other soft bodies: the widest triangle's circumradius, so no particle slips through
     cr_real skin;             ///< m, against another surface_contacts body's triangles (and its particles at rest): the thin radius the surfaces rest apart by twice
+    cr_real rim;              ///< m, a particle behind one of this body's faces and no farther past its rim than this is pushed out along it (soft_triangle.c); the soft radius
     cr_real friction;
     cr_real restitution;
     cr_real rolling_friction; ///< m, lever arm against static and kinematic bodies
@@ -210,7 +211,8 @@ uint32_t cri_soft_triangle_contacts(cr_world *w, const uint32_t *nearest, uint32
                                     const uint32_t *start, const uint32_t *list, const cr_real *motion, uint32_t *out);
 /// One substep of them (moving, h, prev as cri_soft_collide_pairs). Returns contacts.
 uint32_t cri_soft_collide_triangles(cr_world *w, const uint32_t *contacts_in, uint32_t n_in, const uint32_t *owner,
-                                    const uint32_t *moving, cr_real h, const cr_vec3 *prev);
+                                    const uint32_t *moving, cr_real h, const cr_vec3 *prev, const uint32_t *start,
+                                    const uint32_t *list);
 /// A soft body's skin against other soft bodies' triangles, as a share of
 /// its mean edge (cr_soft_body.skin): two bodies with surface contacts rest
 /// this far apart twice.
