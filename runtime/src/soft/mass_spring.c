@@ -692,16 +692,19 @@ static void integrate_predict(cr_world *w, cr_soft_body *sb, cri_soft_sub *q, cr
     uint32_t n = sb->particle_count;
     cr_vec3 gh = cr_v3_scale(w->def.gravity, h);
     q->inv_m = cr_div(CR_R(1), sb->mass);
+    cr_vec3 c = cr_v3_zero();
     for (uint32_t i = 0; i < n; ++i) {
         p[i].v = clamp_speed(cr_v3_add(p[i].v, gh));
         if (sb->absolute_damping > 0) /* the seed's damping, implicit: v / (1 + h c / m) never overshoots */
             p[i].v = cr_v3_scale(p[i].v, cr_div(CR_R(1), CR_R(1) + cr_mul(cr_mul(h, sb->absolute_damping), p[i].inv_mass)));
         corr[i] = cr_v3_zero();
         p[i].x = cr_v3_mad(p[i].x, h, p[i].v);
+        /* centre_of's sum in the same pass, the same operations in the same order */
+        c = cr_v3_mad(c, p[i].mass, cr_v3_sub(p[i].x, p[0].x));
     }
     /* the spin before the projection (the same at the predicted positions as
      * at the old ones: a free drift has no torque) */
-    q->c0 = centre_of(p, n, q->inv_m);
+    q->c0 = cr_v3_add(p[0].x, cr_v3_scale(c, q->inv_m));
     q->l0 = spin_of(p, n, q->c0);
 }
 
@@ -747,7 +750,14 @@ static void integrate_finish(cr_world *w, cr_soft_body *sb, const cri_soft_sub *
         cr_real alpha = cr_mul(cr_div(sb->rest_volume, sb->volume_stiffness), inv_h2);
         if (wg + alpha > 0) volume_move(p, corr, g, n, cr_div(sb->rest_volume - v, wg + alpha));
     }
-    for (uint32_t i = 0; i < n; ++i) p[i].v = cr_v3_mad(p[i].v, inv_h, corr[i]);
+    /* the positions are final here (the damping below moves velocities
+     * only): centre_of's sum for the spin correction in this pass, the same
+     * operations in the same order */
+    cr_vec3 csum = cr_v3_zero();
+    for (uint32_t i = 0; i < n; ++i) {
+        p[i].v = cr_v3_mad(p[i].v, inv_h, corr[i]);
+        csum = cr_v3_mad(csum, p[i].mass, cr_v3_sub(p[i].x, p[0].x));
+    }
     /* Damping of the relative velocity along each spring (N s/m), as
      * velocity impulses after the projection: implicit per spring, so the
      * relative speed shrinks by h c (w_a + w_b) but never past zero, and
@@ -768,7 +778,7 @@ static void integrate_finish(cr_world *w, cr_soft_body *sb, const cri_soft_sub *
      * torque, so the spin the projection lost is given back as a rigid
      * rotation about the centre of mass: no linear momentum, L as before. */
     cr_mat3 inertia;
-    cr_vec3 c1 = centre_of(p, n, q->inv_m), dl = cr_v3_sub(q->l0, spin_inertia_of(p, n, c1, &inertia));
+    cr_vec3 c1 = cr_v3_add(p[0].x, cr_v3_scale(csum, q->inv_m)), dl = cr_v3_sub(q->l0, spin_inertia_of(p, n, c1, &inertia));
     if (cr_mat3_det(inertia) > 0) {
         cr_vec3 wc = cr_mat3_mul_v3(cr_mat3_inverse(inertia), dl);
         for (uint32_t i = 0; i < n; ++i) p[i].v = cr_v3_add(p[i].v, cr_v3_cross(wc, cr_v3_sub(p[i].x, c1)));
