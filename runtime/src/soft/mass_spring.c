@@ -668,46 +668,96 @@ static void rigid_follow_rest(cr_world *w, const uint32_t *follow, uint32_t n_fo
     }
 }
 
-static void integrate(cr_world *w, cr_soft_body *sb, cr_vec3 *corr, const cr_real *sk, cr_real h) {
-    cr_particle *p = cri_soft_particles(w) + sb->first_particle;
-    const cr_spring *s = cri_soft_springs(w) + sb->first_spring;
+/* One body's substep is three phases (predict, project, finish) so that the
+ * step can run the spring projections of two bodies interleaved: within a
+ * body the projection is one chain (consecutive springs share a particle,
+ * and each square root and division waits for the last spring's move), so
+ * one body alone left the core waiting on that chain; two bodies' springs
+ * are independent and fill the wait. Every body's own operations stay the
+ * same and in the same order, so the results are bit for bit those of
+ * one body at a time. */
+typedef struct cri_soft_sub {
+    cr_particle *p;
+    const cr_spring *s;
+    const cr_real *sk;
+    cr_vec3 *corr;            /* the body's corrections, particle_count */
+    cr_vec3 *g;               /* scratch for the volume gradient, particle_count */
+    cr_vec3 c0, l0;           /* centre of mass and spin before the projection */
+    cr_real inv_m;
+} cri_soft_sub;
+
+static void integrate_predict(cr_world *w, cr_soft_body *sb, cri_soft_sub *q, cr_real h) {
+    cr_particle *p = q->p;
+    cr_vec3 *corr = q->corr;
     uint32_t n = sb->particle_count;
     cr_vec3 gh = cr_v3_scale(w->def.gravity, h);
-    cr_real inv_h = cr_div(CR_R(1), h), inv_h2 = cr_mul(inv_h, inv_h);
-    cr_real inv_m = cr_div(CR_R(1), sb->mass);
+    q->inv_m = cr_div(CR_R(1), sb->mass);
+    cr_vec3 c = cr_v3_zero();
     for (uint32_t i = 0; i < n; ++i) {
         p[i].v = clamp_speed(cr_v3_add(p[i].v, gh));
         if (sb->absolute_damping > 0) /* the seed's damping, implicit: v / (1 + h c / m) never overshoots */
             p[i].v = cr_v3_scale(p[i].v, cr_div(CR_R(1), CR_R(1) + cr_mul(cr_mul(h, sb->absolute_damping), p[i].inv_mass)));
         corr[i] = cr_v3_zero();
         p[i].x = cr_v3_mad(p[i].x, h, p[i].v);
+        /* centre_of's sum in the same pass, the same operations in the same order */
+        c = cr_v3_mad(c, p[i].mass, cr_v3_sub(p[i].x, p[0].x));
     }
     /* the spin before the projection (the same at the predicted positions as
      * at the old ones: a free drift has no torque) */
-    cr_vec3 c0 = centre_of(p, n, inv_m), l0 = spin_of(p, n, c0);
-    /* the corrections are kept apart (corr) and become velocity as corr / h:
-     * small numbers with their own precision, so the momentum they carry
-     * cancels to rounding of themselves, not of the positions */
-    for (uint32_t j = 0; j < sb->spring_count; ++j) {
-        cr_particle *A = &p[s[j].a], *B = &p[s[j].b];
-        cr_real len;
-        cr_vec3 u = cr_v3_normalize_len(cr_v3_sub(B->x, A->x), &len);
-        if (s[j].k <= 0 || len <= CR_REAL_EPS) continue; /* no direction to push along */
-        cr_real c = len - s[j].rest;
-        cr_real dl = cr_mul(-c, sk[2 * j]); /* -c / (w_a + w_b + alpha) */
-        cr_vec3 da = cr_v3_scale(u, -cr_mul(dl, A->inv_mass)), db = cr_v3_scale(u, cr_mul(dl, B->inv_mass));
-        A->x = cr_v3_add(A->x, da), corr[s[j].a] = cr_v3_add(corr[s[j].a], da);
-        B->x = cr_v3_add(B->x, db), corr[s[j].b] = cr_v3_add(corr[s[j].b], db);
-    }
+    q->c0 = cr_v3_add(p[0].x, cr_v3_scale(c, q->inv_m));
+    q->l0 = spin_of(p, n, q->c0);
+}
+
+/* Spring j's projection. The corrections are kept apart (corr) and become
+ * velocity as corr / h: small numbers with their own precision, so the
+ * momentum they carry cancels to rounding of themselves, not of the
+ * positions. */
+static inline void project_spring(cr_particle *p, const cr_spring *s, const cr_real *sk, cr_vec3 *corr, uint32_t j) {
+    cr_particle *A = &p[s[j].a], *B = &p[s[j].b];
+    cr_real len;
+    cr_vec3 u = cr_v3_normalize_len(cr_v3_sub(B->x, A->x), &len);
+    if (s[j].k <= 0 || len <= CR_REAL_EPS) return; /* no direction to push along */
+    cr_real c = len - s[j].rest;
+    cr_real dl = cr_mul(-c, sk[2 * j]); /* -c / (w_a + w_b + alpha) */
+    cr_vec3 da = cr_v3_scale(u, -cr_mul(dl, A->inv_mass)), db = cr_v3_scale(u, cr_mul(dl, B->inv_mass));
+    A->x = cr_v3_add(A->x, da), corr[s[j].a] = cr_v3_add(corr[s[j].a], da);
+    B->x = cr_v3_add(B->x, db), corr[s[j].b] = cr_v3_add(corr[s[j].b], db);
+}
+
+/* The springs of m bodies (one or two), interleaved spring by spring; they
+ * share no particle and no correction. One call site, so the projection is
+ * inlined (with four it was a call per spring). */
+static void integrate_project(const cr_soft_body *const *sb, const cri_soft_sub *q, uint32_t m) {
+    uint32_t most = 0;
+    for (uint32_t t = 0; t < m; ++t) most = sb[t]->spring_count > most ? sb[t]->spring_count : most;
+    for (uint32_t j = 0; j < most; ++j)
+        for (uint32_t t = 0; t < m; ++t)
+            if (j < sb[t]->spring_count) project_spring(q[t].p, q[t].s, q[t].sk, q[t].corr, j);
+}
+
+static void integrate_finish(cr_world *w, cr_soft_body *sb, const cri_soft_sub *q, cr_real h) {
+    cr_particle *p = q->p;
+    const cr_spring *s = q->s;
+    const cr_real *sk = q->sk;
+    cr_vec3 *corr = q->corr;
+    uint32_t n = sb->particle_count;
+    cr_real inv_h = cr_div(CR_R(1), h), inv_h2 = cr_mul(inv_h, inv_h);
     if (sb->volume_stiffness > 0) {
         /* C = V - V0, compliance V0 / kv: the potential (kv / 2 V0)(V - V0)^2 */
         const cr_asset *a = cr_world_asset(w, sb->asset);
-        cr_vec3 *g = corr + n; /* the gradient, in the scratch after corr */
+        cr_vec3 *g = q->g;
         cr_real wg, v = volume_gradient(a, p, n, g, &wg);
         cr_real alpha = cr_mul(cr_div(sb->rest_volume, sb->volume_stiffness), inv_h2);
         if (wg + alpha > 0) volume_move(p, corr, g, n, cr_div(sb->rest_volume - v, wg + alpha));
     }
-    for (uint32_t i = 0; i < n; ++i) p[i].v = cr_v3_mad(p[i].v, inv_h, corr[i]);
+    /* the positions are final here (the damping below moves velocities
+     * only): centre_of's sum for the spin correction in this pass, the same
+     * operations in the same order */
+    cr_vec3 csum = cr_v3_zero();
+    for (uint32_t i = 0; i < n; ++i) {
+        p[i].v = cr_v3_mad(p[i].v, inv_h, corr[i]);
+        csum = cr_v3_mad(csum, p[i].mass, cr_v3_sub(p[i].x, p[0].x));
+    }
     /* Damping of the relative velocity along each spring (N s/m), as
      * velocity impulses after the projection: implicit per spring, so the
      * relative speed shrinks by h c (w_a + w_b) but never past zero, and
@@ -728,11 +778,20 @@ static void integrate(cr_world *w, cr_soft_body *sb, cr_vec3 *corr, const cr_rea
      * torque, so the spin the projection lost is given back as a rigid
      * rotation about the centre of mass: no linear momentum, L as before. */
     cr_mat3 inertia;
-    cr_vec3 c1 = centre_of(p, n, inv_m), dl = cr_v3_sub(l0, spin_inertia_of(p, n, c1, &inertia));
+    cr_vec3 c1 = cr_v3_add(p[0].x, cr_v3_scale(csum, q->inv_m)), dl = cr_v3_sub(q->l0, spin_inertia_of(p, n, c1, &inertia));
     if (cr_mat3_det(inertia) > 0) {
         cr_vec3 wc = cr_mat3_mul_v3(cr_mat3_inverse(inertia), dl);
         for (uint32_t i = 0; i < n; ++i) p[i].v = cr_v3_add(p[i].v, cr_v3_cross(wc, cr_v3_sub(p[i].x, c1)));
     }
+}
+
+/* A body's substep, its state in q (corr and g: its own scratch, not
+ * another's of the same pass). */
+static void integrate_begin(cr_world *w, cr_soft_body *sb, cri_soft_sub *q, cr_vec3 *corr, cr_vec3 *g, const cr_real *sk, cr_real h) {
+    q->p = cri_soft_particles(w) + sb->first_particle;
+    q->s = cri_soft_springs(w) + sb->first_spring;
+    q->sk = sk, q->corr = corr, q->g = g;
+    integrate_predict(w, sb, q, h);
 }
 
 /* The body's bounds, and how far its particles are from their anchors
@@ -995,12 +1054,33 @@ void cri_soft_step(cr_world *w, cr_real dt) {
         }
     }
     for (int32_t k = 0; k < n; ++k) {
+        /* the running bodies two at a time: both integrated (their spring
+         * projections interleaved, integrate_project), then each one's rigid
+         * contacts in slot order. A body's integration reads nothing but its
+         * own particles, so the other's contacts coming after it changes no
+         * bit; each body's corrections and gradient get their own part of f
+         * (corr in the first P, the gradient in the second). */
         for (uint32_t i = 0; i < B; ++i) {
             if (!moving[i]) continue;
-            uint32_t *row = cand + i * (CR_SOFT_MAX_CANDIDATES + 1u);
-            integrate(w, &bodies[i], f, CR_AT(w, o_sk, const cr_real) + 2 * bodies[i].first_spring, h);
-            contacts += cri_soft_collide_rigid(w, &bodies[i], row + 1, row[0], h, reach, &hits,
-                                               CR_AT(w, o_prev, cr_vec3) + bodies[i].first_particle);
+            uint32_t i2 = i + 1;
+            while (i2 < B && !moving[i2]) ++i2;
+            uint32_t pick[2] = {i, i2};
+            uint32_t m = i2 < B ? 2u : 1u;
+            cri_soft_sub q[2];
+            for (uint32_t t = 0; t < m; ++t) {
+                cr_soft_body *sb = &bodies[pick[t]];
+                integrate_begin(w, sb, &q[t], f + sb->first_particle, f + P + sb->first_particle,
+                                CR_AT(w, o_sk, const cr_real) + 2 * sb->first_spring, h);
+            }
+            const cr_soft_body *both[2] = {&bodies[i], m == 2 ? &bodies[i2] : NULL};
+            integrate_project(both, q, m);
+            for (uint32_t t = 0; t < m; ++t) integrate_finish(w, &bodies[pick[t]], &q[t], h);
+            for (uint32_t t = 0; t < m; ++t) {
+                uint32_t *row = cand + pick[t] * (CR_SOFT_MAX_CANDIDATES + 1u);
+                contacts += cri_soft_collide_rigid(w, &bodies[pick[t]], row + 1, row[0], h, reach, &hits,
+                                                   CR_AT(w, o_prev, cr_vec3) + bodies[pick[t]].first_particle);
+            }
+            i = m == 2 ? i2 : i;
         }
         rigid_follow(w, follow, n_follow, rv, rv + 2 * w->body_high, h);
         if (n_pairs > 0 || n_tc > 0) {
