@@ -17,7 +17,7 @@
 #include <string.h>
 
 static const char state_schema[] =
-    "crumple-state-8;"
+    "crumple-state-9;"
     "world:step_count,body_count;"
     "body:slot,generation,type,position,orientation,linear_velocity,angular_velocity,force,torque,mass,"
     "asleep,island,sleep_time,no_sleep,finite_position,finite_orientation;"
@@ -26,7 +26,7 @@ static const char state_schema[] =
     "dent:body,dent_count,site_point,site_distance,queue_count;"
     "example:body,restitution,weights,pending,queue_count;"
     "bend:body,bones,skinned,splits,dirty,dent_count,[rest_surface],[weights,owners],sub_body,joint,centre,segment,parent,cluster,quiet,[rel],samples,nodes,skin,queue;"
-    "squash:body,zone_count,zone,volume,bulge_scale,model_bias,widen,posed,[posed_rest],[sculpt_grid,deepest];"
+    "squash:body,zone_count,zone,volume,bulge_scale,model_bias,widen,posed,[posed_grid_digest,sweep,sweep_again,sweep_next,posed_rest],[sculpt_grid,deepest];"
     "fracture:actor,whole,broken,spawned,bond_health,piece_body,stress_u,queue_count;"
     "custom:body,state;"
     "spring:count,next_body,slot,generation,asleep,sleep_time,positions,velocities;"
