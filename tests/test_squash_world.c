@@ -33,10 +33,12 @@ static char *skin_obj(const cr_squash_primitive *p, uint32_t np, cr_real c, cr_v
     return s;
 }
 
-static int slab_world_budget(sq_world *d, uint32_t n, uint32_t sculpt_nodes);
+static int slab_world_grid(sq_world *d, uint32_t n, uint32_t sculpt_nodes, uint32_t grid_nodes);
+static int slab_world_budget(sq_world *d, uint32_t n, uint32_t sculpt_nodes) { return slab_world_grid(d, n, sculpt_nodes, UINT32_MAX); }
 static int slab_world(sq_world *d, uint32_t n) { return slab_world_budget(d, n, 0); }
 
-static int slab_world_budget(sq_world *d, uint32_t n, uint32_t sculpt_nodes) {
+/* grid_nodes: the budget's pose_grid_nodes (UINT32_MAX: the default) */
+static int slab_world_grid(sq_world *d, uint32_t n, uint32_t sculpt_nodes, uint32_t grid_nodes) {
     memset(d, 0, sizeof *d);
     d->prim = cr_default_squash_primitive();
     d->prim.type = CR_SQUASH_RECT;
@@ -59,6 +61,7 @@ static int slab_world_budget(sq_world *d, uint32_t n, uint32_t sculpt_nodes) {
     def.damage.squash.body_capacity = 2;
     def.damage.squash.posable = sculpt_nodes > 0;
     def.damage.squash.sculpt_nodes = sculpt_nodes;
+    if (grid_nodes != UINT32_MAX) def.damage.squash.pose_grid_nodes = grid_nodes;
     size_t size = cr_world_memory_size(&def);
     if (size == 0) return 0;
     d->block = aligned_alloc(CR_BLOCK_ALIGN, (size + 15) / 16 * 16);
@@ -547,6 +550,79 @@ CR_TEST(squash_world_sculpting_print_stays_within_its_cap) {
     q.sculpt_rate = 0;
     ENSURE(cr_squash_attach(d.w, slab, &q) == CR_ERR_DEF_INVALID);
     slab_free(&d);
+}
+
+/* Sculpting, collision follows the print: the sculpting test's print (a kinematic ball 0.25 m pushed 6 cm into
+ * the clay for 20 steps and taken away), then a small rigid ball (r 0.05 m) dropped into it. The print queues its
+ * box for the pose's sweep (the whole own potential, prints and all), so the ball comes to rest in the print: its
+ * lowest point below the solver's stop over the unprinted top by most of the print's depth. With the grid not
+ * following (pose_grid_nodes 0) it rides on the old, unprinted surface. Clay: stiffness 0, a 1 cm soft layer. */
+static int print_ball(uint32_t grid_nodes, double *print, double *sink, double *sink_late, uint32_t *pending) {
+    sq_world d;
+    if (!slab_world_grid(&d, 40, 120000, grid_nodes)) return 0;
+    cr_body_def sd = cr_default_body_def();
+    sd.type = CR_BODY_STATIC;
+    sd.shape.type = CR_SHAPE_MESH, sd.shape.asset = d.slot;
+    sd.orientation = cr_quat_conj(d.asset.mesh_to_body.q);
+    sd.position = cr_v3_neg(cr_quat_rotate(sd.orientation, d.asset.mesh_to_body.p));
+    cr_body_id slab;
+    if (cr_body_create(d.w, &sd, &slab) != CR_OK) return 0;
+    cr_squash_def q = cr_default_squash_def();
+    q.primitives = &d.prim, q.primitive_count = 1;
+    q.stiffness = CR_R(20000), q.damping = CR_R(4), q.soft_depth = CR_R(0.01);
+    q.sculpt_cell = CR_R(0.04), q.sculpt_rate = CR_R(0.5);
+    if (cr_squash_attach(d.w, slab, &q) != CR_OK) return 0;
+    cr_body_mesh m;
+    cr_body_get_mesh(d.w, slab, &m);
+    cr_transform xs = cr_body_get_transform(d.w, slab);
+    double top = -1e9;
+    for (uint32_t v = 0; v < m.vertex_count; ++v) top = fmax(top, cr_to_double(cr_transform_point(xs, m.rest_positions[v]).y));
+    cr_body_def bd = cr_default_body_def();
+    bd.type = CR_BODY_KINEMATIC;
+    bd.shape.type = CR_SHAPE_SPHERE, bd.shape.radius = CR_R(0.25);
+    bd.position = cr_v3(0, cr_from_float((float)(top + 0.25 - 0.06)), 0);
+    cr_body_id tool;
+    if (cr_body_create(d.w, &bd, &tool) != CR_OK) return 0;
+    for (int s = 0; s < 20; ++s) cr_world_step(d.w, CR_R(1.0 / 60));
+    cr_body_destroy(d.w, tool);
+    cr_world_step(d.w, CR_R(1.0 / 60));
+    cr_body_get_mesh(d.w, slab, &m);
+    double floor_y = 1e9; /* the drawn skin's lowest point near the middle: the print's floor */
+    for (uint32_t v = 0; v < m.vertex_count; ++v) {
+        cr_vec3 r0 = cr_transform_point(xs, m.rest_positions[v]), p = cr_transform_point(xs, m.positions[v]);
+        if (hypot(cr_to_double(r0.x), cr_to_double(r0.z)) < 0.1 && cr_to_double(r0.y) > top - 0.01) floor_y = fmin(floor_y, cr_to_double(p.y));
+    }
+    *print = top - floor_y;
+    cr_body_def bb = cr_default_body_def();
+    bb.shape.type = CR_SHAPE_SPHERE, bb.shape.radius = CR_R(0.05);
+    bb.position = cr_v3(0, cr_from_float((float)(top + 0.02)), 0);
+    bb.material.density = CR_R(200);
+    cr_body_id ball;
+    if (cr_body_create(d.w, &bb, &ball) != CR_OK) return 0;
+    for (int s = 0; s < 120; ++s) {
+        cr_world_step(d.w, CR_R(1.0 / 60));
+        if (s == 11) *sink = top - (cr_to_double(cr_body_get_transform(d.w, ball).p.y) - 0.05);
+    }
+    *sink_late = top - (cr_to_double(cr_body_get_transform(d.w, ball).p.y) - 0.05);
+    cr_squash_view v;
+    cr_squash_get(d.w, slab, &v);
+    *pending = v.grid_pending;
+    slab_free(&d);
+    return 1;
+}
+
+CR_TEST(squash_world_sculpting_collision_follows_the_print) {
+    double print, sink, late, print0, sink0, late0;
+    uint32_t pending, pending0;
+    ENSURE(print_ball(UINT32_MAX, &print, &sink, &late, &pending));
+    ENSURE(print_ball(0, &print0, &sink0, &late0, &pending0));
+    cr_test_printf("     sculpt collision: print %.4f m deep; a 0.05 m ball's lowest point %.4f m under the unprinted top "
+                   "0.2 s after it was let go, %.4f m after 2 s (it prints its own weight; %u grid nodes pending); "
+                   "grid not following: %.4f / %.4f m\n", print, sink, late, pending, sink0, late0);
+    ENSURE(print > 0.03 && fabs(print - print0) < 1e-9); /* the same print either way */
+    ENSURE(sink > 0.7 * print);                           /* in the print: most of its depth */
+    ENSURE(sink < print + 0.01 + 0.02);                   /* on its floor (soft layer 0.01 m), not through it */
+    ENSURE(sink0 < 0.3 * print && late0 < 0.3 * print);   /* the old grid holds it on the unprinted surface */
 }
 
 /* A posed body's collision follows its pose: a slab with a bump (a point primitive blended into a rectangle) has
