@@ -75,6 +75,25 @@ static void slab_free(sq_world *d) {
     free(d->block);
 }
 
+/* The slab placed as modelled (the cooker put the mesh in its principal frame: undone, so its top is up),
+ * static, with q attached (its primitive the slab's); *top: the rest skin's highest world y. */
+static int slab_body(sq_world *d, cr_squash_def q, cr_body_id *slab, double *top) {
+    cr_body_def sd = cr_default_body_def();
+    sd.type = CR_BODY_STATIC;
+    sd.shape.type = CR_SHAPE_MESH, sd.shape.asset = d->slot;
+    sd.orientation = cr_quat_conj(d->asset.mesh_to_body.q);
+    sd.position = cr_v3_neg(cr_quat_rotate(sd.orientation, d->asset.mesh_to_body.p));
+    if (cr_body_create(d->w, &sd, slab) != CR_OK) return 0;
+    q.primitives = &d->prim, q.primitive_count = 1;
+    if (cr_squash_attach(d->w, *slab, &q) != CR_OK) return 0;
+    cr_body_mesh m;
+    cr_body_get_mesh(d->w, *slab, &m);
+    cr_transform xs = cr_body_get_transform(d->w, *slab);
+    *top = -1e9;
+    for (uint32_t v = 0; v < m.vertex_count; ++v) *top = fmax(*top, cr_to_double(cr_transform_point(xs, m.rest_positions[v]).y));
+    return 1;
+}
+
 typedef struct drop_run {
     double settled_speed;
     double lowest, settled_y, rest_top, bounce_up, worst_gain, worst_loss, bulge, dent;
@@ -88,26 +107,14 @@ static int drop(drop_run *out, cr_real r, cr_real x, uint32_t n) {
     sq_world d;
     memset(out, 0, sizeof *out);
     if (!slab_world(&d, n)) return 0;
-    cr_body_def sd = cr_default_body_def();
-    sd.type = CR_BODY_STATIC;
-    sd.shape.type = CR_SHAPE_MESH;
-    sd.shape.asset = d.slot;
-    /* the cooker put the mesh in its principal frame: undo that, so the slab lies as modelled (top up) */
-    sd.orientation = cr_quat_conj(d.asset.mesh_to_body.q);
-    sd.position = cr_v3_neg(cr_quat_rotate(sd.orientation, d.asset.mesh_to_body.p));
-    cr_body_id slab;
-    if (cr_body_create(d.w, &sd, &slab) != CR_OK) return 0;
     cr_squash_def q = cr_default_squash_def();
-    q.primitives = &d.prim, q.primitive_count = 1;
     q.stiffness = CR_R(20000);
     q.damping = CR_R(120);
     q.soft_depth = CR_R(0.12);
-    if (cr_squash_attach(d.w, slab, &q) != CR_OK) return 0;
-    cr_body_mesh rest;
-    cr_body_get_mesh(d.w, slab, &rest);
+    cr_body_id slab;
+    double top;
+    if (!slab_body(&d, q, &slab, &top)) return 0;
     cr_transform xs = cr_body_get_transform(d.w, slab);
-    double top = -1e9;
-    for (uint32_t v = 0; v < rest.vertex_count; ++v) top = fmax(top, cr_to_double(cr_transform_point(xs, rest.rest_positions[v]).y));
     out->rest_top = top;
     cr_body_def bd = cr_default_body_def();
     bd.shape.type = CR_SHAPE_SPHERE;
@@ -481,23 +488,14 @@ CR_TEST(squash_world_sculpting_print_stays_within_its_cap) {
     for (int c = 0; c < 2; ++c) {
         sq_world d;
         ENSURE(slab_world_budget(&d, 40, caps[c]));
-        cr_body_def sd = cr_default_body_def();
-        sd.type = CR_BODY_STATIC;
-        sd.shape.type = CR_SHAPE_MESH, sd.shape.asset = d.slot;
-        sd.orientation = cr_quat_conj(d.asset.mesh_to_body.q);
-        sd.position = cr_v3_neg(cr_quat_rotate(sd.orientation, d.asset.mesh_to_body.p));
-        cr_body_id slab;
-        ENSURE(cr_body_create(d.w, &sd, &slab) == CR_OK);
         cr_squash_def q = cr_default_squash_def();
-        q.primitives = &d.prim, q.primitive_count = 1;
         q.stiffness = CR_R(20000), q.damping = CR_R(120), q.soft_depth = CR_R(0.12);
         q.sculpt_cell = CR_R(0.04), q.sculpt_rate = CR_R(0.5);
-        ENSURE(cr_squash_attach(d.w, slab, &q) == CR_OK);
+        cr_body_id slab;
+        double top;
+        ENSURE(slab_body(&d, q, &slab, &top));
         cr_body_mesh m;
-        cr_body_get_mesh(d.w, slab, &m);
         cr_transform xs = cr_body_get_transform(d.w, slab);
-        double top = -1e9;
-        for (uint32_t v = 0; v < m.vertex_count; ++v) top = fmax(top, cr_to_double(cr_transform_point(xs, m.rest_positions[v]).y));
         /* a kinematic ball pushed 6 cm into the top for 20 steps, then taken away */
         cr_body_def bd = cr_default_body_def();
         bd.type = CR_BODY_KINEMATIC;
@@ -560,23 +558,14 @@ CR_TEST(squash_world_sculpting_print_stays_within_its_cap) {
 static int print_ball(uint32_t grid_nodes, double *print, double *sink, double *sink_late, uint32_t *pending) {
     sq_world d;
     if (!slab_world_grid(&d, 40, 120000, grid_nodes)) return 0;
-    cr_body_def sd = cr_default_body_def();
-    sd.type = CR_BODY_STATIC;
-    sd.shape.type = CR_SHAPE_MESH, sd.shape.asset = d.slot;
-    sd.orientation = cr_quat_conj(d.asset.mesh_to_body.q);
-    sd.position = cr_v3_neg(cr_quat_rotate(sd.orientation, d.asset.mesh_to_body.p));
-    cr_body_id slab;
-    if (cr_body_create(d.w, &sd, &slab) != CR_OK) return 0;
     cr_squash_def q = cr_default_squash_def();
-    q.primitives = &d.prim, q.primitive_count = 1;
     q.stiffness = CR_R(20000), q.damping = CR_R(4), q.soft_depth = CR_R(0.01);
     q.sculpt_cell = CR_R(0.04), q.sculpt_rate = CR_R(0.5);
-    if (cr_squash_attach(d.w, slab, &q) != CR_OK) return 0;
+    cr_body_id slab;
+    double top;
+    if (!slab_body(&d, q, &slab, &top)) return 0;
     cr_body_mesh m;
-    cr_body_get_mesh(d.w, slab, &m);
     cr_transform xs = cr_body_get_transform(d.w, slab);
-    double top = -1e9;
-    for (uint32_t v = 0; v < m.vertex_count; ++v) top = fmax(top, cr_to_double(cr_transform_point(xs, m.rest_positions[v]).y));
     cr_body_def bd = cr_default_body_def();
     bd.type = CR_BODY_KINEMATIC;
     bd.shape.type = CR_SHAPE_SPHERE, bd.shape.radius = CR_R(0.25);
@@ -805,21 +794,9 @@ CR_TEST(squash_world_pose_outside_the_grid_box_is_refused) {
 CR_TEST(squash_world_light_ball_settles_under_the_default_damping) {
     sq_world d;
     ENSURE(slab_world(&d, 40));
-    cr_body_def sd = cr_default_body_def();
-    sd.type = CR_BODY_STATIC;
-    sd.shape.type = CR_SHAPE_MESH, sd.shape.asset = d.slot;
-    sd.orientation = cr_quat_conj(d.asset.mesh_to_body.q);
-    sd.position = cr_v3_neg(cr_quat_rotate(sd.orientation, d.asset.mesh_to_body.p));
     cr_body_id slab;
-    ENSURE(cr_body_create(d.w, &sd, &slab) == CR_OK);
-    cr_squash_def q = cr_default_squash_def();
-    q.primitives = &d.prim, q.primitive_count = 1;
-    ENSURE(cr_squash_attach(d.w, slab, &q) == CR_OK);
-    cr_body_mesh m;
-    cr_body_get_mesh(d.w, slab, &m);
-    cr_transform xs = cr_body_get_transform(d.w, slab);
-    double top = -1e9;
-    for (uint32_t v = 0; v < m.vertex_count; ++v) top = fmax(top, cr_to_double(cr_transform_point(xs, m.rest_positions[v]).y));
+    double top;
+    ENSURE(slab_body(&d, cr_default_squash_def(), &slab, &top));
     cr_body_def bb = cr_default_body_def();
     bb.shape.type = CR_SHAPE_SPHERE, bb.shape.radius = CR_R(0.05);
     bb.material.density = CR_R(200); /* 0.105 kg */
