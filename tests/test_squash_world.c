@@ -671,21 +671,29 @@ static int bump_run(const cr_asset *asset, uint32_t pose, uint32_t grid_nodes, d
     return 0;
 }
 
-CR_TEST(squash_world_posed_collision_follows_the_pose) {
-    const char *path = "build/test_squash_bump.skel";
+/* A slab with a flat-topped bump (a small rectangle) on its top at x = -0.6, written to `path`, meshed at
+ * `mesh` and cooked with a distance grid of `sdf_res`; returns the asset's block (NULL: it did not cook). */
+static void *cook_bump(const char *path, int mesh, uint32_t sdf_res, cr_cook_result *cooked, cr_asset *asset) {
     FILE *f = fopen(path, "wb");
-    ENSURE(f != NULL);
-    fputs("# a slab with a flat-topped bump (a small rectangle) on its top at x = -0.6\nrect 0 0 0  1 0 0  0 0 0.8  0.8\n"
-          "rect -0.6 0.35 0  0.25 0 0  0 0 0.25  0.4\nmesh 40\n", f);
+    if (f == NULL) return NULL;
+    fprintf(f, "# a slab with a flat-topped bump on its top at x = -0.6\nrect 0 0 0  1 0 0  0 0 0.8  0.8\n"
+               "rect -0.6 0.35 0  0.25 0 0  0 0 0.25  0.4\nmesh %d\n", mesh);
     fclose(f);
     cr_cook_options opt = cr_cook_default_options();
     opt.quiet = true;
-    opt.sdf_res = 40;
-    cr_cook_result cooked;
+    opt.sdf_res = sdf_res;
     char err[1024];
-    ENSURE_MSG(cr_cook_file(path, NULL, &opt, &cooked, err, sizeof err) == 0, "%s", err);
+    if (cr_cook_file(path, NULL, &opt, cooked, err, sizeof err) != 0) {
+        cr_test_printf("    %s\n", err);
+        return NULL;
+    }
+    return tc_load(cooked->bytes, cooked->size, asset);
+}
+
+CR_TEST(squash_world_posed_collision_follows_the_pose) {
+    cr_cook_result cooked;
     cr_asset asset;
-    void *ab = tc_load(cooked.bytes, cooked.size, &asset);
+    void *ab = cook_bump("build/test_squash_bump.skel", 40, 40, &cooked, &asset);
     ENSURE(ab != NULL && asset.squash_primitive_count == 2);
     double rest_old, rest_new, posed_old, posed_new, ghost_old, ghost_new;
     uint32_t n0, n1, n2, p0, p1, p2;
@@ -713,20 +721,9 @@ CR_TEST(squash_world_posed_collision_follows_the_pose) {
  * primitives, and nothing changes; a pose inside it is taken. (Before, such a pose was taken and the skin outside
  * the box collided as the grid's edge plus the distance beyond: wrongly, silently.) */
 CR_TEST(squash_world_pose_outside_the_grid_box_is_refused) {
-    const char *path = "build/test_squash_bump_box.skel";
-    FILE *f = fopen(path, "wb");
-    ENSURE(f != NULL);
-    fputs("# a slab with a bump on its top at x = -0.6\nrect 0 0 0  1 0 0  0 0 0.8  0.8\n"
-          "rect -0.6 0.35 0  0.25 0 0  0 0 0.25  0.4\nmesh 32\n", f);
-    fclose(f);
-    cr_cook_options opt = cr_cook_default_options();
-    opt.quiet = true;
-    opt.sdf_res = 24;
     cr_cook_result cooked;
-    char err[1024];
-    ENSURE_MSG(cr_cook_file(path, NULL, &opt, &cooked, err, sizeof err) == 0, "%s", err);
     cr_asset asset;
-    void *ab = tc_load(cooked.bytes, cooked.size, &asset);
+    void *ab = cook_bump("build/test_squash_bump_box.skel", 32, 24, &cooked, &asset);
     ENSURE(ab != NULL && asset.squash_primitive_count == 2 && asset.sdf != NULL);
     cr_world_def def = cr_default_world_def();
     def.body_capacity = 2;
