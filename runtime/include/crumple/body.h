@@ -97,8 +97,12 @@ cr_status cr_body_apply_impulse(cr_world *world, cr_body_id id, cr_vec3 impulse,
 cr_status cr_body_apply_force(cr_world *world, cr_body_id id, cr_vec3 force, cr_vec3 world_point);
 /// Add a torque (N m, world frame) for the next step's velocity update.
 cr_status cr_body_apply_torque(cr_world *world, cr_body_id id, cr_vec3 torque);
-/// Principal moments of inertia (kg m^2, body frame); zero for static and kinematic bodies.
+/// The inertia tensor's diagonal (kg m^2, body frame): the principal moments of a
+/// body cooked in its principal frame; zero for static and kinematic bodies.
 cr_vec3 cr_body_get_inertia(const cr_world *world, cr_body_id id);
+/// The inertia tensor's off-diagonal entries xy, xz, yz (kg m^2, body frame):
+/// zero but for a body whose frame is not principal (a bending body's bone).
+cr_vec3 cr_body_get_inertia_products(const cr_world *world, cr_body_id id);
 /// Radius (m) of the bounding sphere about the centre of mass (planes: CR_REAL_MAX).
 cr_real cr_body_get_bound_radius(const cr_world *world, cr_body_id id);
 /// True while the body sleeps (its island rested for def.sleep_time): it is

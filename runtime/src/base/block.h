@@ -46,8 +46,10 @@ typedef struct cr_body {
     cr_vec3 w;            ///< angular velocity, rad/s
     cr_real mass;         ///< kg; 0 for static/kinematic
     cr_real inv_mass;     ///< 1/kg; 0 for static/kinematic
-    cr_vec3 inertia;      ///< principal moments, kg m^2 (body frame)
-    cr_vec3 inv_inertia;  ///< inverse principal moments (body frame)
+    cr_vec3 inertia;      ///< kg m^2, the inertia tensor's diagonal in the body frame (principal moments for most bodies)
+    cr_vec3 inv_inertia;  ///< the inverse tensor's diagonal (body frame)
+    cr_vec3 inertia_products;     ///< kg m^2, the tensor's off-diagonal entries xy, xz, yz (0 in a principal frame: base/inertia.h)
+    cr_vec3 inv_inertia_products; ///< the inverse tensor's off-diagonal entries
     cr_real bound_radius; ///< m, bounding sphere about the centre of mass
     cr_vec3 force;        ///< N, accumulated for the next velocity update
     cr_vec3 torque;       ///< N m, world frame, accumulated for the next velocity update

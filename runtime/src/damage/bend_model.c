@@ -42,6 +42,7 @@
 #include "damage/stage.h"
 #include "damage/bend_model.h"
 #include "damage/sub_body.h"
+#include "base/inertia.h"
 #include "geometry/skinning.h"
 #include "damage/dent.h"
 #include "base/hash.h"
@@ -236,8 +237,8 @@ void cri_bend_fit_sub_body(cr_world *w, uint32_t rec, uint32_t bone, const uint8
     cr_bend_bone *bb = &bones_of(w, rec)[bone];
     const cr_body *p = &cr_world_bodies_c(w)[r->body_index1 - 1];
     const cr_asset *rest = cri_damage_rest_asset(w, p->shape.asset);
-    cr_vec3 centre, inertia;
-    uint32_t n = cri_sub_body_mass(rest, &bb->moments, r->node_mass, &centre, &inertia, NULL);
+    cr_vec3 centre, inertia, products;
+    uint32_t n = cri_sub_body_mass(rest, &bb->moments, r->node_mass, &centre, &inertia, &products);
     cr_surface_copy *copy;
     if (cri_damage_surface_attach(w, bb->sub.index1, &copy) != CR_OK) return; /* room was checked at attach */
     uint8_t *block = (uint8_t *)w;
@@ -254,8 +255,10 @@ void cri_bend_fit_sub_body(cr_world *w, uint32_t rec, uint32_t bone, const uint8
     cr_body *b = &cr_world_bodies(w)[bb->sub.index1 - 1];
     b->mass = cr_mul(r->node_mass, cr_from_int((int32_t)n));
     b->inv_mass = cr_div(CR_R(1), b->mass);
-    b->inertia = inertia;
-    b->inv_inertia = cr_v3(cr_div(CR_R(1), inertia.x), cr_div(CR_R(1), inertia.y), cr_div(CR_R(1), inertia.z));
+    /* the full tensor in the parent's axes: a limb is seldom along them (the
+     * teapot's spout: products up to 0.37 of its smallest moment); with
+     * rounding making it not positive definite (a thin bone), its diagonal */
+    if (!cri_inertia_set(b, inertia, products)) cri_inertia_set(b, inertia, cr_v3_zero());
     b->bound_radius = view->bound_radius;
 }
 
@@ -420,7 +423,7 @@ cr_status cri_bend_model_attach(cr_world *w, uint32_t body_index1, const cr_bend
     b->ghost = 1;
     b->type = CR_BODY_KINEMATIC;
     b->mass = 0, b->inv_mass = 0;
-    b->inertia = cr_v3_zero(), b->inv_inertia = cr_v3_zero();
+    b->inertia = cr_v3_zero(), b->inv_inertia = cr_v3_zero(); /* its products were 0: a cooked body is principal */
     return CR_OK;
 }
 

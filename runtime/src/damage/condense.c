@@ -30,6 +30,7 @@
 #include "damage/stage.h"
 #include "damage/bend_model.h"
 #include "damage/sub_body.h"
+#include "base/inertia.h"
 
 #include <string.h>
 
@@ -111,11 +112,6 @@ static cr_quat quat_of(cr_mat3 m) {
     return cr_quat_normalize(q);
 }
 
-static cr_mat3 world_inertia(const cr_body *b) {
-    cr_mat3 r = cr_mat3_from_quat(b->xf.q);
-    return cr_mat3_mul(cr_mat3_mul(r, cr_mat3_diag(b->inertia)), cr_mat3_transpose(r));
-}
-
 static bool in_cluster(const cr_bend_bone *bones, int32_t k, uint32_t rep) {
     return k >= 0 && bones[k].cluster == (int32_t)rep;
 }
@@ -151,7 +147,7 @@ uint32_t cri_bend_condense(cr_world *w, uint32_t rec, const uint32_t *members, u
     cr_mat3 inertia = cr_mat3_scale(cr_mat3_identity(), 0);
     for (uint32_t i = 0; i < n; ++i) {
         const cr_body *b = &bodies[bones[members[i]].sub.index1 - 1];
-        cr_mat3 ik = world_inertia(b);
+        cr_mat3 ik = cri_inertia_world(b, cr_mat3_from_quat(b->xf.q));
         cr_vec3 d = cr_v3_sub(b->xf.p, centre);
         l = cr_v3_add(l, cr_v3_add(cr_mat3_mul_v3(ik, b->w), cr_v3_scale(cr_v3_cross(d, b->v), b->mass)));
         cr_real dd = cr_v3_dot(d, d);
@@ -288,8 +284,7 @@ uint32_t cri_bend_condense(cr_world *w, uint32_t rec, const uint32_t *members, u
     b->finite_p = xc.p, b->finite_q = xc.q;
     b->v = vc, b->w = wc;
     b->mass = mass, b->inv_mass = cr_div(CR_R(1), mass);
-    b->inertia = diag;
-    b->inv_inertia = cr_v3(cr_div(CR_R(1), diag.x), cr_div(CR_R(1), diag.y), cr_div(CR_R(1), diag.z));
+    cri_inertia_set(b, diag, cr_v3_zero()); /* its principal frame */
     b->bound_radius = view->bound_radius;
     for (uint32_t i = 1; i < n; ++i) {
         cr_body *m = &bodies[bones[members[i]].sub.index1 - 1];

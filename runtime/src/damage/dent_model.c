@@ -25,6 +25,7 @@
  * crater deeper (seed Figure 3), each hit adding its own distance.
  */
 #include "damage/stage.h"
+#include "base/inertia.h"
 #include "damage/dent_model.h"
 #include "base/check.h"
 #include "damage/dent.h"
@@ -570,8 +571,7 @@ static void apply_side(cr_world *w, dent_side *s, const cr_dent *old, uint32_t p
             cr_body *b = s->target;
             b->mass = mass;
             b->inv_mass = cr_div(CR_R(1), mass);
-            b->inertia = inertia;
-            b->inv_inertia = cr_v3(cr_div(CR_R(1), inertia.x), cr_div(CR_R(1), inertia.y), cr_div(CR_R(1), inertia.z));
+            cri_inertia_set(b, inertia, cr_v3_zero());
         }
     }
     cr_vec3 world_normal = cr_quat_rotate(s->target->xf.q, s->plan->normal);

@@ -20,9 +20,10 @@
  * Mass: the parent's mass is shared out in proportion to the inside nodes
  * (phi < 0) each bone owns; the centre is their mean; the moments are those
  * of the nodes as point masses plus each node's own cube (m h^2 / 6), taken
- * about the parent's axes (the sub-body keeps the parent's orientation, so
- * the products of inertia are dropped: zero for a segment of a symmetric
- * bar, small for most limbs; docs/bending.md). All of it comes from each
+ * about the parent's axes: the sub-body keeps the parent's orientation, so
+ * its tensor has products of inertia too (zero for a segment of a symmetric
+ * bar, up to a third of the smallest moment for a teapot's spout), and the
+ * body keeps the whole tensor (base/inertia.h). All of it comes from each
  * bone's nodes as integer moments of their indices (a node is at origin +
  * (i, j, k) h): count, sums, sums of squares and of products, exact in
  * int64. The cooker stores them (BNDM) and attach sums them when it has
@@ -201,12 +202,18 @@ uint32_t cri_sub_body_mass(const cr_asset *a, const cr_asset_bone_moments *m, cr
             iz = cr_mul(cr_mul(var[0] + var[1] + own, h), h);
     *inertia = cr_v3(cr_mul(mass, ix), cr_mul(mass, iy), cr_mul(mass, iz));
     if (products) {
-        /* -sum m d_a d_b per pair (xy, xz, yz): the tensor's off-diagonal entries the sub-body drops */
+        /* -sum m d_a d_b per pair (xy, xz, yz): the tensor's off-diagonal entries */
         static const int pair[3][2] = {{0, 1}, {0, 2}, {1, 2}};
         cr_real p[3];
         for (int k = 0; k < 3; ++k) {
             int u = pair[k][0], v = pair[k][1];
             int64_t cross = m->sum_cross[k] - q[v] * m->sum[u] - q[u] * m->sum[v] + q[u] * q[v] * n; /* sum (i-q_u)(j-q_v) */
+            /* the spread is n cross - r_u r_v over n^2: exactly 0 when that is (a box's
+             * nodes, a slab of them), and then 0 here too, not a float rounding residue */
+            if (r[u] * r[v] % n == 0 && cross == r[u] * r[v] / n) {
+                p[k] = 0;
+                continue;
+            }
             cr_real fu = cr_div(cr_from_int((int32_t)r[u]), cr_from_int((int32_t)n));
             cr_real fv = cr_div(cr_from_int((int32_t)r[v]), cr_from_int((int32_t)n));
             p[k] = -cr_mul(mass, cr_mul(cr_mul(ratio(cross, n) - cr_mul(fu, fv), h), h));

@@ -36,6 +36,7 @@
  */
 #include "soft/mass_spring.h"
 #include "geometry/shape.h"
+#include "base/inertia.h"
 #include "base/check.h"
 
 #include <string.h>
@@ -231,7 +232,7 @@ uint32_t cri_soft_collide_rigid(cr_world *w, cr_soft_body *sb, uint32_t *cand, u
         cr_mat3 inv_i = cr_mat3_diag(cr_v3_zero());
         if (b->type == CR_BODY_DYNAMIC) {
             cr_mat3 rot = cr_mat3_from_quat(b->xf.q);
-            inv_i = cr_mat3_mul(cr_mat3_mul(rot, cr_mat3_diag(b->inv_inertia)), cr_mat3_transpose(rot));
+            inv_i = cri_inertia_inv_world(b, rot);
         }
         /* a plane's bound is CR_REAL_MAX, and a huge body's squared bound
          * overflows fixed point: those skip the sphere test */

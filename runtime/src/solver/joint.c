@@ -44,6 +44,7 @@
  * restore_energy leaves them alone.
  */
 #include "solver/solver.h"
+#include "base/inertia.h"
 #include "base/check.h"
 
 #include <string.h>
@@ -455,8 +456,7 @@ static cr_real side_energy(const cr_step *s, const jside *j) {
     const cr_body *b = &s->bodies[j->sb - s->sb];
     j->sb->v = b->v;
     j->sb->w = b->w;
-    cr_vec3 wl = cr_quat_inv_rotate(b->xf.q, b->w), d = b->inertia;
-    cr_real rot = cr_mul(d.x, cr_mul(wl.x, wl.x)) + cr_mul(d.y, cr_mul(wl.y, wl.y)) + cr_mul(d.z, cr_mul(wl.z, wl.z));
+    cr_real rot = cri_inertia_energy(b, cr_quat_inv_rotate(b->xf.q, b->w));
     return cr_mul(b->mass, cr_v3_dot(b->v, b->v)) + rot;
 }
 
@@ -464,8 +464,7 @@ static cr_real side_energy(const cr_step *s, const jside *j) {
 static cr_real side_energy_after(const cr_step *s, const jside *j) {
     if (!side_moves(j)) return 0;
     const cr_body *b = &s->bodies[j->sb - s->sb];
-    cr_vec3 wl = cr_quat_inv_rotate(b->xf.q, j->sb->w), d = b->inertia;
-    cr_real rot = cr_mul(d.x, cr_mul(wl.x, wl.x)) + cr_mul(d.y, cr_mul(wl.y, wl.y)) + cr_mul(d.z, cr_mul(wl.z, wl.z));
+    cr_real rot = cri_inertia_energy(b, cr_quat_inv_rotate(b->xf.q, j->sb->w));
     return cr_mul(b->mass, cr_v3_dot(j->sb->v, j->sb->v)) + rot;
 }
 
@@ -484,7 +483,7 @@ static pair_mass pair_mass_of(const cr_body *const bs[2]) {
     pm.inertia = cr_mat3_scale(cr_mat3_identity(), 0);
     for (int k = 0; k < 2; ++k) {
         pm.r[k] = cr_v3_sub(bs[k]->xf.p, pm.c);
-        pm.ik[k] = cr_mat3_rotate_diag(bs[k]->xf.q, bs[k]->inertia);
+        pm.ik[k] = cri_inertia_world(bs[k], cr_mat3_from_quat(bs[k]->xf.q));
         cr_mat3 rx = cr_mat3_skew(pm.r[k]);
         pm.inertia = cr_mat3_add(pm.inertia, cr_mat3_add(pm.ik[k], cr_mat3_scale(cr_mat3_mul(rx, rx), -bs[k]->mass)));
     }
@@ -580,25 +579,23 @@ static void restore_energy(cr_step *s, jside *a, jside *b, cr_real e0) {
  * nothing reads it between the position update and the velocity passes,
  * which take the velocities from the bodies again (side_energy). */
 static bool spin_kept(const cr_body *b, const cr_sbody *sb) {
-    cr_vec3 d = b->inertia;
-    return sb->dynamic && b->joint_count > 0 && !(d.x == d.y && d.y == d.z);
+    return sb->dynamic && b->joint_count > 0 && !cri_inertia_round(b);
 }
 
 static cr_vec3 spin_momentum(const cr_body *b) {
-    cr_vec3 wl = cr_quat_inv_rotate(b->xf.q, b->w), d = b->inertia;
-    return cr_quat_rotate(b->xf.q, cr_v3(cr_mul(d.x, wl.x), cr_mul(d.y, wl.y), cr_mul(d.z, wl.z)));
+    return cr_quat_rotate(b->xf.q, cri_inertia_mul(b, cr_quat_inv_rotate(b->xf.q, b->w)));
 }
 
 static cr_vec3 spin_of(const cr_body *b, cr_vec3 h) {
-    cr_vec3 hl = cr_quat_inv_rotate(b->xf.q, h), inv = b->inv_inertia;
-    return cr_quat_rotate(b->xf.q, cr_v3(cr_mul(inv.x, hl.x), cr_mul(inv.y, hl.y), cr_mul(inv.z, hl.z)));
+    return cr_quat_rotate(b->xf.q, cri_inertia_inv_mul(b, cr_quat_inv_rotate(b->xf.q, h)));
 }
 
 /* Twice a body's kinetic energy. */
 static cr_real body_energy(const cr_body *b) {
     cr_vec3 wl = cr_quat_inv_rotate(b->xf.q, b->w), d = b->inertia;
-    return cr_mul(b->mass, cr_v3_dot(b->v, b->v)) + cr_mul(d.x, cr_mul(wl.x, wl.x)) + cr_mul(d.y, cr_mul(wl.y, wl.y)) +
-           cr_mul(d.z, cr_mul(wl.z, wl.z));
+    cr_real e = cr_mul(b->mass, cr_v3_dot(b->v, b->v));
+    if (!cri_inertia_principal(b)) return e + cri_inertia_energy(b, wl);
+    return e + cr_mul(d.x, cr_mul(wl.x, wl.x)) + cr_mul(d.y, cr_mul(wl.y, wl.y)) + cr_mul(d.z, cr_mul(wl.z, wl.z)); /* the sum's order of old: the same bits */
 }
 
 /* Give the pair (a, b, both moving) the angular momentum dl (world, about

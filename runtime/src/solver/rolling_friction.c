@@ -27,6 +27,7 @@
  * rolling on the ground then slows at mu_r g / (1.4 R) (solid sphere).
  */
 #include "solver/solver.h"
+#include "base/inertia.h"
 
 /* Gaussian elimination with partial pivoting on a 6x6 system, after scaling
  * so the largest diagonal entry is 1 (fixed point keeps its precision). */
@@ -81,7 +82,7 @@ static cr_mat3 contact_inv_inertia(const cr_step *s, uint32_t i, cr_vec3 r) {
     cr_mat3 zero = cr_mat3_scale(cr_mat3_identity(), 0);
     const cr_body *b = &s->bodies[i];
     if (!s->sb[i].dynamic) return zero;
-    cr_mat3 ic = cr_mat3_rotate_diag(b->xf.q, b->inertia);
+    cr_mat3 ic = cri_inertia_world(b, cr_mat3_from_quat(b->xf.q));
     cr_real r2 = cr_v3_len_sq(r);
     cr_mat3 rr = {cr_v3_scale(r, r.x), cr_v3_scale(r, r.y), cr_v3_scale(r, r.z)};
     cr_mat3 shift = cr_mat3_add(cr_mat3_scale(cr_mat3_identity(), r2), cr_mat3_scale(rr, CR_R(-1)));
@@ -129,7 +130,7 @@ static void roll_pair(cr_step *s, cr_manifold *m, cr_real jn) {
         cr_vec3 dwx = cr_v3_scale(dw, sign), dux = cr_v3_scale(du, sign);
         cr_vec3 dvx = cr_v3_sub(dux, cr_v3_cross(dwx, r)); /* du = dv + dw x r */
         cr_vec3 j = cr_v3_scale(dvx, bx->mass);
-        cr_vec3 l = cr_v3_sub(cr_mat3_mul_v3(cr_mat3_rotate_diag(bx->xf.q, bx->inertia), dwx), cr_v3_cross(r, j));
+        cr_vec3 l = cr_v3_sub(cr_mat3_mul_v3(cri_inertia_world(bx, cr_mat3_from_quat(bx->xf.q)), dwx), cr_v3_cross(r, j));
         X->v = cr_v3_mad(X->v, X->inv_mass, j);
         X->w = cr_v3_add(X->w, cr_mat3_mul_v3(X->inv_i, cr_v3_add(cr_v3_cross(r, j), l)));
         return;

@@ -11,6 +11,7 @@
  * build's scalar type is refused with CR_ERR_MASS_RANGE instead of getting an
  * infinite inverse. Every argument is checked first (base/check.h).
  */
+#include "base/inertia.h"
 #include "solver/solver.h"
 #include "damage/stage.h"
 #include "base/check.h"
@@ -107,9 +108,8 @@ cr_status cr_body_create(cr_world *w, const cr_body_def *def, cr_body_id *out) {
     b->bound_radius = bound_radius;
     if (def->type == CR_BODY_DYNAMIC) {
         b->mass = mass;
-        b->inertia = inertia;
         b->inv_mass = cr_div(CR_R(1), mass);
-        b->inv_inertia = cr_v3(cr_div(CR_R(1), inertia.x), cr_div(CR_R(1), inertia.y), cr_div(CR_R(1), inertia.z));
+        cri_inertia_set(b, inertia, cr_v3_zero()); /* the shape's principal moments; checked positive above */
     }
     if (def->type != CR_BODY_STATIC) {
         b->v = def->linear_velocity;
@@ -191,7 +191,7 @@ cr_status cr_body_apply_impulse(cr_world *w, cr_body_id id, cr_vec3 impulse, cr_
     b->v = cr_v3_mad(b->v, b->inv_mass, impulse);
     cr_vec3 r = cr_v3_sub(world_point, b->xf.p);
     cr_vec3 dl = cr_quat_inv_rotate(b->xf.q, cr_v3_cross(r, impulse));
-    cr_vec3 dw = cr_quat_rotate(b->xf.q, cr_v3_mulv(b->inv_inertia, dl));
+    cr_vec3 dw = cr_quat_rotate(b->xf.q, cri_inertia_inv_mul(b, dl));
     b->w = cr_v3_add(b->w, dw);
     return CR_OK;
 }
@@ -232,6 +232,11 @@ cr_status cr_body_wake(cr_world *w, cr_body_id id) {
 cr_vec3 cr_body_get_inertia(const cr_world *w, cr_body_id id) {
     const cr_body *b = cri_world_body_c(w, id);
     return b ? b->inertia : cr_v3_zero();
+}
+
+cr_vec3 cr_body_get_inertia_products(const cr_world *w, cr_body_id id) {
+    const cr_body *b = cri_world_body_c(w, id);
+    return b ? b->inertia_products : cr_v3_zero();
 }
 
 cr_real cr_body_get_bound_radius(const cr_world *w, cr_body_id id) {

@@ -25,6 +25,7 @@
  * velocity is zero, so the collision passes see nothing, and the velocity that
  * gravity adds is removed by the contact passes (restitution 0 at the end).
  */
+#include "base/inertia.h"
 #include "solver/solver.h"
 #include "damage/stage.h"
 #include "soft/mass_spring.h"
@@ -317,8 +318,7 @@ static void init_solver_bodies(cr_step *s) {
         if (b->type == CR_BODY_DYNAMIC && !b->asleep) {
             sb->dynamic = 1;
             sb->inv_mass = b->inv_mass;
-            /* R D^-1 R^T */
-            sb->inv_i = cr_mat3_mul(cr_mat3_mul(sb->rot, cr_mat3_diag(b->inv_inertia)), cr_mat3_transpose(sb->rot));
+            sb->inv_i = cri_inertia_inv_world(b, sb->rot); /* R I^-1 R^T */
         }
     }
 }
@@ -391,8 +391,7 @@ static void freeze_non_finite(cr_world *w) {
 
 /* w = I^-1 L for a body at orientation q (world frame). */
 static cr_vec3 spin_of_momentum(const cr_body *b, cr_quat q, cr_vec3 l) {
-    cr_vec3 lb = cr_quat_inv_rotate(q, l), inv = b->inv_inertia;
-    return cr_quat_rotate(q, cr_v3(cr_mul(inv.x, lb.x), cr_mul(inv.y, lb.y), cr_mul(inv.z, lb.z)));
+    return cr_quat_rotate(q, cri_inertia_inv_mul(b, cr_quat_inv_rotate(q, l)));
 }
 
 /* Seed 002 equation 2: the rotational state is the angular momentum L, and
@@ -404,15 +403,13 @@ static cr_vec3 spin_of_momentum(const cr_body *b, cr_quat q, cr_vec3 l) {
  * implicit midpoint rule, by two fixed-point rounds): turning with the
  * start's w, as the seed's explicit update does, made a tumbling box's
  * energy double in 10 s. Returns the new orientation; *w becomes I(q1)^-1 L.
- * A body with equal principal moments has w = I^-1 L whatever it turns: the
- * plain update. */
+ * A body with equal principal moments (and no products) has w = I^-1 L
+ * whatever it turns: the plain update. */
 static cr_quat turn_keeping_momentum(const cr_body *b, cr_real dt, cr_vec3 *w) {
     cr_quat q0 = b->xf.q;
-    cr_vec3 d = b->inertia;
     cr_quat q1 = cr_quat_integrate(q0, *w, dt);
-    if (b->type != CR_BODY_DYNAMIC || (d.x == d.y && d.y == d.z) || (w->x == 0 && w->y == 0 && w->z == 0)) return q1;
-    cr_vec3 wl = cr_quat_inv_rotate(q0, *w);
-    cr_vec3 l = cr_quat_rotate(q0, cr_v3(cr_mul(d.x, wl.x), cr_mul(d.y, wl.y), cr_mul(d.z, wl.z)));
+    if (b->type != CR_BODY_DYNAMIC || cri_inertia_round(b) || (w->x == 0 && w->y == 0 && w->z == 0)) return q1;
+    cr_vec3 l = cr_quat_rotate(q0, cri_inertia_mul(b, cr_quat_inv_rotate(q0, *w)));
     for (int round = 0; round < 2; ++round) {
         cr_quat qm = cr_quat_normalize((cr_quat){q0.x + q1.x, q0.y + q1.y, q0.z + q1.z, q0.w + q1.w});
         q1 = cr_quat_integrate(q0, spin_of_momentum(b, qm, l), dt);
