@@ -81,6 +81,12 @@ for words in "info /nonexistent.crb" "query /nonexistent.crb --sdf" "render /non
     "$cli" $words >"$tmp/out" 2>"$tmp/err" </dev/null; rc=$?
     [ $rc -eq 1 ] && [ -s "$tmp/err" ] && ok || bad "crumple $words: exit $rc (want 1) or nothing on stderr"
 done
+# a stage benchmark's name says where that benchmark is built, rather than being looked up as a scene
+for name in dent skin bend squash; do
+    "$cli" bench $name >"$tmp/out" 2>"$tmp/err" </dev/null; rc=$?
+    [ $rc -eq 2 ] && grep -q "crumple_stage_bench $name" "$tmp/err" && ok ||
+        bad "crumple bench $name: exit $rc (want 2) or stderr does not name crumple_stage_bench $name"
+done
 "$cli" >"$tmp/out" 2>"$tmp/err"; rc=$?
 [ $rc -eq 2 ] && [ -s "$tmp/err" ] && [ ! -s "$tmp/out" ] && ok || bad "crumple without a command: exit $rc (want 2, usage on stderr)"
 

@@ -58,7 +58,8 @@ static void bench_usage(FILE *out) {
                  "  --json          accepted for scripts: the output is always JSON\n"
                  "  --poses         also print every body's final pose (mesh bodies in their OBJ's frame)\n"
                  "  --sleep on|off  override the scenes' sleep setting\n"
-                 "  The stage benchmarks (dent map, re-skin) are `make bench-stages`; `crumple bench cook --help`.\n");
+                 "  The stage benchmarks (dent, skin, bend, squash: internal stages timed alone) are\n"
+                 "  build/bin/crumple_stage_bench NAME from `make bench-stages-bin`; `crumple bench cook --help`.\n");
 }
 
 static int cmp_double(const void *a, const void *b) {
@@ -182,10 +183,25 @@ static const struct {
     {"soft", cr_bench_soft}, /* tools/bench_soft.c */
 };
 
+/* The stage benchmarks time internal functions the crumple command may not
+ * reach (tests/bench/stage_bench.h): their names here say where they are,
+ * rather than being looked up as scenes that do not exist. */
+static const char *const stage_benches[] = {"dent", "skin", "bend", "squash"};
+
 int cr_cmd_bench(int argc, char **argv) {
     if (argc >= 2)
         for (size_t i = 0; i < sizeof sub_benches / sizeof sub_benches[0]; ++i)
             if (strcmp(argv[1], sub_benches[i].name) == 0) return sub_benches[i].run(argc - 1, argv + 1);
+    if (argc >= 2)
+        for (size_t i = 0; i < sizeof stage_benches / sizeof stage_benches[0]; ++i)
+            if (strcmp(argv[1], stage_benches[i]) == 0) {
+                fprintf(stderr,
+                        "crumple bench %s: a stage benchmark, which times the runtime's internal functions and so is "
+                        "built apart: run `make bench-stages-bin && build/bin/crumple_stage_bench %s` (or `make "
+                        "bench-stages` for all of them)\n",
+                        argv[1], argv[1]);
+                return 2;
+            }
     int32_t steps = 600;
     const char *dir = "data/scenes";
     const char **names = NULL; /* stb_ds */
