@@ -26,14 +26,14 @@
  * bone's longest segment and at least a cell (SKIN_BAND); the five largest
  * phi less the fifth (so the four slots stay continuous where a fifth bone
  * overtakes the fourth), normalised. The distances are continuous over the
- * surface, so the weights are: seed 001
- * relies on smooth weights, and no influence drops out with a step. A
- * vertex more than a band nearer to one bone than to any other has that
- * bone alone: on the bunny with four automatic bones 75 % of the vertices
- * have one influence, 24 % two (the old (1 + d/h)^-4 falloff, normalised,
- * gave every vertex four, and subtracting a threshold eps from it would
- * still leave two or three at any eps below 1/4: docs/bending.md
- * "Benchmarks"). Skinning costs per influence, so this is what makes it cheap.
+ * surface, so the weights are: seed 001 relies on smooth weights, and no
+ * influence drops out with a step. A vertex more than a band nearer to one
+ * bone than to any other has that bone alone: on the bunny with four
+ * automatic bones 75 % of the vertices have one influence, 24 % two (the
+ * old (1 + d/h)^-4 falloff, normalised, gave every vertex four, and
+ * subtracting a threshold eps from it would still leave two or three at
+ * any eps below 1/4: docs/bending.md, "Decisions"). Skinning costs per
+ * influence, so this is what makes it cheap.
  *
  * Example poses (seed 001): example 0 is the rest pose; each further example
  * gives, for some bones, a rotation about the bone's rest position followed
