@@ -865,7 +865,10 @@ CR_TEST(bend_grouped_skinning_gives_the_same_bits) {
     ENSURE(bone && weight);
     memcpy(bone, a->skin_bone, 4u * nv);
     memcpy(weight, a->skin_weight, 4u * nv * sizeof(cr_real));
-    for (uint32_t v = 0; v < nv; v += 7) weight[4 * v + 3] = 0, weight[4 * v + 1] = 0; /* slots of weight 0 */
+    /* slots of weight 0 (on the left half: the right half's one-bone groups
+     * keep their weights of exactly 1, the groups without the multiply) */
+    for (uint32_t v = 0; v < nv; v += 7)
+        if (cr_to_double(a->positions[v].x) < 0) weight[4 * v + 3] = 0, weight[4 * v + 1] = 0;
     for (uint32_t v = 5; v < nv; v += 97) memset(&weight[4 * v], 0, 4 * sizeof(cr_real)); /* no influence */
     cr_skin_bone bones[CR_ASSET_MAX_BONES];
     for (uint32_t k = 0; k < a->bone_count; ++k) {
@@ -877,20 +880,24 @@ CR_TEST(bend_grouped_skinning_gives_the_same_bits) {
     uint32_t groups = 256, cap = cri_skin_layout_capacity(nv, groups);
     cr_skin_layout l;
     l.order = malloc(sizeof(uint32_t) * cap), l.u = malloc(sizeof(cr_real) * 3 * cap), l.w = malloc(sizeof(cr_real) * 4 * cap);
-    l.group_end = malloc(sizeof(uint32_t) * groups), l.group_bone = malloc(4 * groups);
+    l.group_end = malloc(sizeof(uint32_t) * groups), l.group_bone = malloc(4 * groups), l.group_unit = malloc(groups);
     uint32_t *tmp = malloc(sizeof(uint32_t) * 3 * nv);
-    ENSURE(plain && grouped && l.order && l.u && l.w && l.group_end && l.group_bone && tmp);
+    ENSURE(plain && grouped && l.order && l.u && l.w && l.group_end && l.group_bone && l.group_unit && tmp);
     cr_asset rest = *a;
     cri_skin_linear(&rest, bone, weight, bones, 0, nv, plain);
     ENSURE(cri_skin_layout_build(a->positions, bone, weight, nv, cap, groups, tmp, &l));
     cri_skin_linear_grouped(&l, bones, grouped);
-    cr_test_printf("    pipe: %u vertices in %u groups (%u entries with padding)\n", nv, l.groups, l.count);
+    uint32_t unit = 0;
+    for (uint32_t g = 0; g < l.groups; ++g) unit += l.group_unit[g];
+    cr_test_printf("    pipe: %u vertices in %u groups (%u of one bone at weight 1; %u entries with padding)\n", nv, l.groups, unit,
+                   l.count);
     ENSURE(l.groups > 5 && l.count >= nv && l.count % CR_SKIN_LANES == 0);
+    ENSURE(unit > 0 && unit < l.groups); /* both kinds of group compared */
     ENSURE(memcmp(plain, grouped, nv * sizeof(cr_vec3)) == 0);
     /* too few groups allowed: refused, so the caller keeps cri_skin_linear */
     ENSURE(!cri_skin_layout_build(a->positions, bone, weight, nv, cap, 2, tmp, &l));
     free(bone), free(weight), free(plain), free(grouped), free(tmp);
-    free(l.order), free(l.u), free(l.w), free(l.group_end), free(l.group_bone);
+    free(l.order), free(l.u), free(l.w), free(l.group_end), free(l.group_bone), free(l.group_unit);
     free_world(&b);
 }
 

@@ -219,6 +219,11 @@ typedef struct cr_cook_frame {
     double p[3];              ///< translation after rotation
 } cr_cook_frame;
 
+/// The skin weights' rule (cook_skin.c): part of a scene's asset cache key,
+/// so a change to the rule re-cooks every skinned asset instead of reading a
+/// stale one (2: compact, continuous weights).
+#define CR_COOK_SKIN_RULE 2u
+
 /// Build bones from the rig file or automatically, weights over the grid,
 /// and example poses. Errors name the rig/pose file and line.
 int cr_cook_skin_build(const cr_cook_mesh *body_mesh, const cr_cook_grid *grid, const cr_cook_frame *frame,

@@ -13,10 +13,27 @@
  * (26 neighbours), so they go around concavities instead of through the air:
  * a bunny's ear is not bound to the bone in the other ear. A bone is the
  * segments from its head to its children's heads (a leaf reaches on to the
- * surface), so a joint's vertices blend its two bones. A vertex reads the
- * distance through the corners of its cell, and its weights are
- * (1 + d/h)^-4 over the four nearest bones, normalised. The falloff is smooth
- * (seed 001 relies on smooth weights) and local.
+ * surface), so a joint's vertices blend its two bones; each segment end
+ * that is a joint is cut back, on both sides by the same length (a third of
+ * the shorter segment, SKIN_JOINT_TRIM), or else both bones would be at the
+ * same distance (the joint's) over the whole cone of surface beyond a bent
+ * joint. A vertex reads the distance trilinearly from the corners of its
+ * cell (a corner outside the grown region one step on from its nearest
+ * grown neighbour), which is continuous over the surface.
+ *
+ * Weights are compactly supported and continuous: phi_b = S(1 - (d_b -
+ * d_min) / band_b), S(x) = 3x^2 - 2x^3 on [0, 1], with band_b a tenth of the
+ * bone's longest segment and at least a cell (SKIN_BAND); the five largest
+ * phi less the fifth (so the four slots stay continuous where a fifth bone
+ * overtakes the fourth), normalised. The distances are continuous over the
+ * surface, so the weights are: seed 001 relies on smooth weights, and no
+ * influence drops out with a step. A vertex more than a band nearer to one
+ * bone than to any other has that bone alone: on the bunny with four
+ * automatic bones 75 % of the vertices have one influence, 24 % two (the
+ * old (1 + d/h)^-4 falloff, normalised, gave every vertex four, and
+ * subtracting a threshold eps from it would still leave two or three at
+ * any eps below 1/4: docs/bending.md, "Decisions"). Skinning costs per
+ * influence, so this is what makes it cheap.
  *
  * Example poses (seed 001): example 0 is the rest pose; each further example
  * gives, for some bones, a rotation about the bone's rest position followed
@@ -40,6 +57,14 @@
 #include <string.h>
 
 #define NAME_MAX_LEN 63
+/* Each end of a bone's segment that is a joint (shared with the parent or a
+ * child) is cut back by this fraction of the shorter segment at the joint,
+ * so that the two bones' distances differ away from the plane between them
+ * (bone_shapes). */
+#define SKIN_JOINT_TRIM (1.0 / 3.0)
+/* The blend band of a bone: this fraction of its longest segment, at least
+ * one grid cell (the distances are good to about a cell). */
+#define SKIN_BAND 0.1
 
 typedef struct bone_def {
     char name[NAME_MAX_LEN + 1];
@@ -464,6 +489,10 @@ typedef struct bone_shape {
     double head[3];
     double tail[CR_ASSET_MAX_BONES + 1][3];
     uint32_t tails;
+    uint32_t child[CR_ASSET_MAX_BONES + 1]; /* the child bone whose head each tail is; UINT32_MAX: the leaf's reach */
+    double reach;                           /* m, its longest segment */
+    double cut;                             /* m, cut from each segment's head end (the joint with the parent) */
+    double tail_cut[CR_ASSET_MAX_BONES + 1]; /* m, cut from each tail end (the child's cut; 0 at a leaf's reach) */
 } bone_shape;
 
 static double grid_value(const cr_cook_grid *g, const double p[3]) {
@@ -494,7 +523,7 @@ static void bone_shapes(const bone_def *bones, uint32_t nb, const cr_cook_grid *
         memcpy(s->head, bones[b].head, sizeof s->head);
         s->tails = 0;
         for (uint32_t c = 0; c < nb; ++c)
-            if (bones[c].parent == (int32_t)b) memcpy(s->tail[s->tails++], bones[c].head, sizeof s->head);
+            if (bones[c].parent == (int32_t)b) s->child[s->tails] = c, memcpy(s->tail[s->tails++], bones[c].head, sizeof s->head);
         if (s->tails > 0 || bones[b].parent < 0) continue;
         const double *ph = bones[bones[b].parent].head;
         double dir[3] = {s->head[0] - ph[0], s->head[1] - ph[1], s->head[2] - ph[2]};
@@ -507,15 +536,39 @@ static void bone_shapes(const bone_def *bones, uint32_t nb, const cr_cook_grid *
             t += step;
         }
         for (int k = 0; k < 3; ++k) s->tail[0][k] = s->head[k] + dir[k] / l * t;
+        s->child[0] = UINT32_MAX;
         s->tails = t > 0 ? 1 : 0;
     }
+    /* a joint is cut back by the same length on both sides (its plane stays
+     * at the joint): SKIN_JOINT_TRIM of the shorter of the parent's segment
+     * to it and the child's own shortest segment */
+    for (uint32_t b = 0; b < nb; ++b) {
+        bone_shape *s = &out[b];
+        double shortest = INFINITY;
+        s->reach = 0;
+        for (uint32_t c = 0; c < s->tails; ++c) {
+            double l = sqrt(dist2_3(s->head, s->tail[c]));
+            if (l > s->reach) s->reach = l;
+            if (l < shortest) shortest = l;
+        }
+        s->cut = 0;
+        if (bones[b].parent < 0) continue;
+        double up = sqrt(dist2_3(s->head, bones[bones[b].parent].head));
+        s->cut = SKIN_JOINT_TRIM * (shortest < up ? shortest : up);
+    }
+    for (uint32_t b = 0; b < nb; ++b)
+        for (uint32_t c = 0; c < out[b].tails; ++c) out[b].tail_cut[c] = out[b].child[c] == UINT32_MAX ? 0 : out[out[b].child[c]].cut;
 }
 
-/* Distance from p to the bone's extent. */
+/* Distance from p to the bone's extent, its joints cut back (bone_shapes). */
 static double bone_distance(const bone_shape *s, const double p[3]) {
-    double best = sqrt(dist2_3(p, s->head));
+    double best = s->tails > 0 ? INFINITY : sqrt(dist2_3(p, s->head));
     for (uint32_t c = 0; c < s->tails; ++c) {
-        const double *a = s->head, *e = s->tail[c];
+        double ab0[3] = {s->tail[c][0] - s->head[0], s->tail[c][1] - s->head[1], s->tail[c][2] - s->head[2]};
+        double l = sqrt(ab0[0] * ab0[0] + ab0[1] * ab0[1] + ab0[2] * ab0[2]);
+        double t0 = l > 0 ? s->cut / l : 0, t1 = l > 0 ? 1 - s->tail_cut[c] / l : 1;
+        double a[3], e[3];
+        for (int k = 0; k < 3; ++k) a[k] = s->head[k] + t0 * ab0[k], e[k] = s->head[k] + t1 * ab0[k];
         double ab[3] = {e[0] - a[0], e[1] - a[1], e[2] - a[2]}, ap[3] = {p[0] - a[0], p[1] - a[1], p[2] - a[2]};
         double l2 = ab[0] * ab[0] + ab[1] * ab[1] + ab[2] * ab[2];
         double t = l2 > 0 ? (ab[0] * ap[0] + ab[1] * ap[1] + ab[2] * ap[2]) / l2 : 0;
@@ -525,6 +578,46 @@ static double bone_distance(const bone_shape *s, const double p[3]) {
         if (d < best) best = d;
     }
     return best;
+}
+
+/* The bone's distance at a grid node: its own, or for a node outside the
+ * grown region (outside the shape by more than a cell) one step on from its
+ * nearest grown neighbour; INFINITY if none is grown. */
+static double node_distance(const cr_cook_grid *g, const float *dist, int (*off)[3], const float *len, int no, size_t x,
+                            size_t y, size_t z) {
+    size_t nx = g->dims[0], ny = g->dims[1], nz = g->dims[2];
+    double d = dist[x + nx * (y + ny * z)];
+    if (isfinite(d)) return d;
+    for (int k = 0; k < no; ++k) {
+        size_t xx = x + (size_t)off[k][0], yy = y + (size_t)off[k][1], zz = z + (size_t)off[k][2];
+        if (xx >= nx || yy >= ny || zz >= nz) continue;
+        double e = (double)dist[xx + nx * (yy + ny * zz)] + len[k];
+        if (e < d) d = e;
+    }
+    return d;
+}
+
+/* The distance at p, trilinear in its cell's corners; INFINITY when a corner has none. */
+static double cell_distance(const cr_cook_grid *g, const float *dist, int (*off)[3], const float *len, int no,
+                            const double p[3]) {
+    size_t i[3];
+    double f[3];
+    for (int k = 0; k < 3; ++k) {
+        double c = (p[k] - g->origin[k]) / g->cell;
+        if (c < 0) c = 0;
+        if (c > g->dims[k] - 1) c = g->dims[k] - 1;
+        size_t ci = (size_t)c;
+        if (ci > g->dims[k] - 2) ci = g->dims[k] - 2;
+        i[k] = ci, f[k] = c - (double)ci;
+    }
+    double d = 0;
+    for (int c = 0; c < 8; ++c) {
+        double w = ((c & 1) ? f[0] : 1 - f[0]) * ((c & 2) ? f[1] : 1 - f[1]) * ((c & 4) ? f[2] : 1 - f[2]);
+        double e = node_distance(g, dist, off, len, no, i[0] + (c & 1), i[1] + ((c >> 1) & 1), i[2] + ((c >> 2) & 1));
+        if (!isfinite(e)) return INFINITY;
+        d += w * e;
+    }
+    return d;
 }
 
 static void skin_weights(const cr_cook_mesh *m, const cr_cook_grid *g, const bone_def *bones, uint32_t nb, uint8_t *sb,
@@ -594,8 +687,12 @@ static void skin_weights(const cr_cook_mesh *m, const cr_cook_grid *g, const bon
         }
         for (uint32_t v = 0; v < m->vertex_count; ++v) {
             const double *p = m->pos + 3 * (size_t)v;
-            double best = INFINITY;
-            /* the corners of the vertex's cell, then one ring further out */
+            /* trilinear in the corners of the vertex's cell: a function of
+             * the position that is continuous from cell to cell (the
+             * corners' values are the nodes' own), so the weights are */
+            double best = cell_distance(g, dist, off, len, no, p);
+            /* no corner reached (a piece the bone's region does not reach):
+             * the nearest node of the cell or of one ring further out */
             for (int ring = 1; ring <= 2 && !isfinite(best); ++ring) {
                 long bx = (long)floor((p[0] - g->origin[0]) / h), by = (long)floor((p[1] - g->origin[1]) / h),
                      bz = (long)floor((p[2] - g->origin[2]) / h);
@@ -621,27 +718,41 @@ static void skin_weights(const cr_cook_mesh *m, const cr_cook_grid *g, const bon
         /* a piece no bone's region reaches: fall back to straight-line distance */
         if (!any)
             for (uint32_t b = 0; b < nb; ++b) d[b] = (float)bone_distance(&shapes[b], m->pos + 3 * (size_t)v);
-        uint32_t top[CR_ASSET_SKIN_SLOTS];
-        double tw[CR_ASSET_SKIN_SLOTS];
+        /* phi_b = S(1 - (d_b - d_min) / band_b), S the smoothstep: 1 for the
+         * nearest bone, 0 for a bone a band or more further away */
+        double dmin = INFINITY;
+        for (uint32_t b = 0; b < nb; ++b)
+            if (d[b] < dmin) dmin = d[b];
+        uint32_t top[CR_ASSET_SKIN_SLOTS + 1];
+        double tw[CR_ASSET_SKIN_SLOTS + 1];
         uint32_t nt = 0;
         for (uint32_t b = 0; b < nb; ++b) {
-            double r = isfinite(d[b]) ? 1.0 / (1.0 + d[b] / h) : 0;
-            double w = (r * r) * (r * r); /* not pow(): libm's last bits may differ between machines */
-            /* insertion into the top list: larger weight first, lower index on ties */
+            double band = SKIN_BAND * shapes[b].reach;
+            if (band < h) band = h;
+            double x = isfinite(d[b]) ? 1.0 - (d[b] - dmin) / band : 0;
+            x = x < 0 ? 0 : (x > 1 ? 1 : x);
+            double w = x * x * (3 - 2 * x);
+            /* insertion into the top five: larger weight first, lower index on ties */
             uint32_t pos = nt;
             while (pos > 0 && w > tw[pos - 1]) --pos;
-            if (pos >= CR_ASSET_SKIN_SLOTS) continue;
-            uint32_t last = nt < CR_ASSET_SKIN_SLOTS ? nt : CR_ASSET_SKIN_SLOTS - 1;
+            if (pos > CR_ASSET_SKIN_SLOTS) continue;
+            uint32_t last = nt < CR_ASSET_SKIN_SLOTS + 1 ? nt : CR_ASSET_SKIN_SLOTS;
             for (uint32_t k = last; k > pos; --k) top[k] = top[k - 1], tw[k] = tw[k - 1];
             top[pos] = b;
             tw[pos] = w;
-            if (nt < CR_ASSET_SKIN_SLOTS) ++nt;
+            if (nt < CR_ASSET_SKIN_SLOTS + 1) ++nt;
         }
-        double sum = 0;
-        for (uint32_t k = 0; k < nt; ++k) sum += tw[k];
+        /* less the fifth: the four slots' weights stay continuous where a
+         * fifth bone overtakes the fourth (both are at the fifth's value
+         * there, so 0 either side) */
+        double fifth = nt > CR_ASSET_SKIN_SLOTS ? tw[CR_ASSET_SKIN_SLOTS] : 0, sum = 0;
+        if (nt > CR_ASSET_SKIN_SLOTS) nt = CR_ASSET_SKIN_SLOTS;
+        for (uint32_t k = 0; k < nt; ++k) tw[k] = tw[k] - fifth, sum += tw[k];
+        /* five bones at the same nearest distance (sum 0): the first alone */
         for (uint32_t k = 0; k < CR_ASSET_SKIN_SLOTS; ++k) {
-            sb[4 * (size_t)v + k] = k < nt ? (uint8_t)top[k] : 0;
-            sw[4 * (size_t)v + k] = k < nt ? (float)(sum > 0 ? tw[k] / sum : (k == 0 ? 1.0 : 0.0)) : 0.0f;
+            float w = k < nt ? (float)(sum > 0 ? tw[k] / sum : (k == 0 ? 1.0 : 0.0)) : 0.0f;
+            sb[4 * (size_t)v + k] = w != 0 ? (uint8_t)top[k] : 0;
+            sw[4 * (size_t)v + k] = w;
         }
     }
     free(solid), free(dist), free(heap), free(vd), free(shapes);

@@ -121,6 +121,8 @@ static int load_one(cr_scene *s, cr_scene_asset *a, cr_scene_error *err) {
     cr_cook_options opt = cr_cook_default_options();
     cr_scene_rig_files rig; /* the data rule's rig, poses and options beside the .obj (tools/scene_example.c) */
     if (cr_scene_example_cook_options(a->path, &opt, &rig, &key, why, sizeof why)) return asset_error(s, a, err, "%s", why);
+    /* skinned: the weights' rule too (no skin, the key is as before) */
+    if (a->rig[0] || a->auto_bones || opt.rig_path != NULL) key = fnv1a_u64(key, 0x736b696eull ^ ((uint64_t)CR_COOK_SKIN_RULE << 32));
     cr_cook_pieces_options po; /* a .cook file saying --pieces: cooked prescored (tools/scene_fracture.c) */
     int prescored = cr_scene_fracture_cook_options(a->path, &po, why, sizeof why);
     if (prescored < 0) return asset_error(s, a, err, "%s", why);

@@ -104,12 +104,12 @@ static uint64_t al16(uint64_t x) { return (x + 15u) & ~(uint64_t)15u; }
 static uint64_t layout_entries(const cr_bend_budget *b) {
     return CR_BEND_GROUPED_SKIN ? cri_skin_layout_capacity(b->max_vertices, CR_BEND_SKIN_GROUPS) : 0;
 }
-/* the grouped skinning layout: entry vertices, rest positions, weights, group ends and bones */
+/* the grouped skinning layout: entry vertices, rest positions, weights, group ends, bones and unit flags */
 static uint64_t layout_bytes(const cr_bend_budget *b) {
     uint64_t n = layout_entries(b);
     if (!CR_BEND_GROUPED_SKIN) return 0;
     return al16(n * sizeof(uint32_t)) + al16(3 * n * sizeof(cr_real)) + al16(4 * n * sizeof(cr_real)) +
-           al16(CR_BEND_SKIN_GROUPS * sizeof(uint32_t)) + al16(4 * CR_BEND_SKIN_GROUPS);
+           al16(CR_BEND_SKIN_GROUPS * sizeof(uint32_t)) + al16(4 * CR_BEND_SKIN_GROUPS) + al16(CR_BEND_SKIN_GROUPS);
 }
 /* node owners, the growth queue, triangle owners, vertex marks, spare influences */
 static uint64_t scratch_bytes(const cr_bend_budget *b) {
@@ -168,7 +168,8 @@ cr_skin_layout cri_bend_skin_layout(const cr_world *w, uint32_t rec) {
     l.u = (cr_real *)p, p += al16(3 * n * sizeof(cr_real));
     l.w = (cr_real *)p, p += al16(4 * n * sizeof(cr_real));
     l.group_end = (uint32_t *)p, p += al16(CR_BEND_SKIN_GROUPS * sizeof(uint32_t));
-    l.group_bone = p;
+    l.group_bone = p, p += al16(4 * CR_BEND_SKIN_GROUPS);
+    l.group_unit = p;
     return l;
 }
 

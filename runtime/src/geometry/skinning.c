@@ -4,6 +4,17 @@
 
 #include <string.h>
 
+/* The grouped loop's stores (group_slots) transpose four vertices' x, y, z
+ * lanes into their 48 packed bytes with SSE shuffles where the compiler has
+ * them: data moves only, the arithmetic is the same IEEE operations in the
+ * same order, so the same bits as the portable loop. */
+#if !CR_FIXED && (defined(__SSE__) || defined(_M_X64))
+#include <xmmintrin.h>
+#define SKIN_SSE 1
+#else
+#define SKIN_SSE 0
+#endif
+
 void cri_skin_example_frame(const cr_asset *a, uint32_t bone, uint32_t e, cr_quat *q, cr_vec3 *t) {
     cr_transform x = a->examples[e * a->bone_count + bone];
     cr_vec3 c = a->bones[bone].rest.p;
@@ -547,21 +558,122 @@ bool cri_skin_layout_build(const cr_vec3 *pos, const uint8_t *bone, const cr_rea
         l->u[e] = u.x, l->u[n + e] = u.y, l->u[2 * n + e] = u.z;
         for (uint32_t s = 0; s < 4; ++s) l->w[s * n + e] = v != UINT32_MAX ? weight[v * CR_ASSET_SKIN_SLOTS + s] : 0;
     }
+    /* one slot of weight exactly 1 in every vertex: the group's multiply by it can go */
+    for (uint32_t k = 0, e = 0; k < g; ++k) {
+        const uint8_t *gb = &l->group_bone[4 * k];
+        uint32_t slots = (gb[0] != 255) + (gb[1] != 255) + (gb[2] != 255) + (gb[3] != 255), s = 0;
+        while (s < 3 && gb[s] == 255) ++s;
+        bool unit = slots == 1;
+        for (; e < l->group_end[k]; ++e) unit &= l->order[e] == UINT32_MAX || l->w[s * n + e] == CR_R(1);
+        l->group_unit[k] = unit;
+    }
     return true;
 }
 
-/* One group: its present slots (bones uniform over the group) summed in slot
- * order in registers, CR_SKIN_LANES entries at a time, and written straight
- * to out[order[e]]: no scratch sums, no second pass to scatter them. Per
- * entry the operations and their order are cri_skin_linear's: the sums start
- * at 0 (0 + w p: the same bits, -0 included) and add w (R u + t) slot by
- * slot, the slots of weight 0 (the group's "none") left out. Lanes are
- * independent straight-line code: the compiler's SLP vectoriser. */
+/* One group's entries [a, end) with its ns present slots (bones uniform
+ * over the group; r[s] is slot s's R and t rows, wt[s] its weights), summed
+ * in slot order in registers, CR_SKIN_LANES entries at a time, and written
+ * straight to out[order[e]]: no scratch sums, no second pass to scatter them.
+ * Per entry the operations and their order are cri_skin_linear's: the sums
+ * start at 0 (0 + w p: the same bits, -0 included) and add w (R u + t) slot
+ * by slot, the slots of weight 0 (the group's "none") left out. Lanes are
+ * independent straight-line code (SSE, or the compiler's SLP vectoriser).
+ * ns is a constant at each call (inlined): a one-bone group costs one
+ * slot's arithmetic, not a loop over four, and a `unit` group (its one
+ * weight exactly 1 in every entry, as the cooker gives a vertex with one
+ * influence) leaves out the multiply: 1 p is p, so 0 + p is the same bits. */
+#if SKIN_SSE
+static inline void group_slots(size_t a, size_t end, size_t n, const cr_real *restrict u, const cr_real *const wt[4],
+                               const uint32_t *restrict order, const cr_real (*r)[12], const uint32_t ns, const bool unit,
+                               cr_vec3 *restrict out) {
+    __m128 c[4][12];
+    for (uint32_t s = 0; s < ns; ++s)
+        for (uint32_t k = 0; k < 12; ++k) c[s][k] = _mm_set1_ps(r[s][k]);
+    for (size_t i = a; i < end; i += CR_SKIN_LANES) {
+        const __m128 x = _mm_loadu_ps(u + i), y = _mm_loadu_ps(u + n + i), z = _mm_loadu_ps(u + 2 * n + i);
+        __m128 ox = _mm_setzero_ps(), oy = _mm_setzero_ps(), oz = _mm_setzero_ps();
+        for (uint32_t s = 0; s < ns; ++s) {
+            const __m128 *q = c[s];
+            const __m128 wk = unit ? _mm_setzero_ps() : _mm_loadu_ps(wt[s] + i);
+            __m128 px = _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(q[0], x), _mm_mul_ps(q[1], y)), _mm_mul_ps(q[2], z)), q[3]);
+            __m128 py = _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(q[4], x), _mm_mul_ps(q[5], y)), _mm_mul_ps(q[6], z)), q[7]);
+            __m128 pz = _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(q[8], x), _mm_mul_ps(q[9], y)), _mm_mul_ps(q[10], z)), q[11]);
+            if (unit) { /* 0 + 1 p = 0 + p, bit for bit */
+                ox = _mm_add_ps(ox, px), oy = _mm_add_ps(oy, py), oz = _mm_add_ps(oz, pz);
+                continue;
+            }
+            ox = _mm_add_ps(ox, _mm_mul_ps(wk, px));
+            oy = _mm_add_ps(oy, _mm_mul_ps(wk, py));
+            oz = _mm_add_ps(oz, _mm_mul_ps(wk, pz));
+        }
+        /* a group's entries are in increasing vertex order (a stable sort),
+         * so first and last CR_SKIN_LANES - 1 apart means consecutive
+         * vertices: their 48 bytes in three stores (padding is UINT32_MAX:
+         * never consecutive) */
+        uint32_t v0 = order[i];
+        if (order[i + CR_SKIN_LANES - 1] - v0 == CR_SKIN_LANES - 1) {
+            __m128 xy0 = _mm_unpacklo_ps(ox, oy), xy1 = _mm_unpackhi_ps(ox, oy); /* x0 y0 x1 y1, x2 y2 x3 y3 */
+            __m128 zx = _mm_shuffle_ps(oz, ox, _MM_SHUFFLE(1, 1, 0, 0));         /* z0 z0 x1 x1 */
+            __m128 yz = _mm_shuffle_ps(oy, oz, _MM_SHUFFLE(1, 1, 1, 1));         /* y1 y1 z1 z1 */
+            __m128 zxy = _mm_shuffle_ps(oz, xy1, _MM_SHUFFLE(3, 2, 2, 2));       /* z2 z2 x3 y3 */
+            __m128 yzz = _mm_shuffle_ps(xy1, oz, _MM_SHUFFLE(3, 3, 3, 3));       /* y3 y3 z3 z3 */
+            float *d = &out[v0].x;
+            _mm_storeu_ps(d, _mm_shuffle_ps(xy0, zx, _MM_SHUFFLE(2, 0, 1, 0)));     /* x0 y0 z0 x1 */
+            _mm_storeu_ps(d + 4, _mm_shuffle_ps(yz, xy1, _MM_SHUFFLE(1, 0, 2, 0))); /* y1 z1 x2 y2 */
+            _mm_storeu_ps(d + 8, _mm_shuffle_ps(zxy, yzz, _MM_SHUFFLE(2, 0, 2, 0))); /* z2 x3 y3 z3 */
+            continue;
+        }
+        /* else vertex by vertex: x y from the interleaved pairs, z alone */
+        const __m128 xy0 = _mm_unpacklo_ps(ox, oy), xy1 = _mm_unpackhi_ps(ox, oy); /* x0 y0 x1 y1, x2 y2 x3 y3 */
+        const __m128 z1 = _mm_shuffle_ps(oz, oz, _MM_SHUFFLE(1, 1, 1, 1)), z2 = _mm_movehl_ps(oz, oz);
+        const __m128 z3 = _mm_shuffle_ps(oz, oz, _MM_SHUFFLE(3, 3, 3, 3));
+        const uint32_t *o = order + i;
+        _mm_storel_pi((__m64 *)(void *)&out[o[0]].x, xy0), _mm_store_ss(&out[o[0]].z, oz);
+        if (o[1] != UINT32_MAX) _mm_storeh_pi((__m64 *)(void *)&out[o[1]].x, xy0), _mm_store_ss(&out[o[1]].z, z1);
+        if (o[2] != UINT32_MAX) _mm_storel_pi((__m64 *)(void *)&out[o[2]].x, xy1), _mm_store_ss(&out[o[2]].z, z2);
+        if (o[3] != UINT32_MAX) _mm_storeh_pi((__m64 *)(void *)&out[o[3]].x, xy1), _mm_store_ss(&out[o[3]].z, z3);
+    }
+}
+#else
+static inline void group_slots(size_t a, size_t end, size_t n, const cr_real *restrict u, const cr_real *const wt[4],
+                               const uint32_t *restrict order, const cr_real (*r)[12], const uint32_t ns, const bool unit,
+                               cr_vec3 *restrict out) {
+    for (size_t i = a; i < end; i += CR_SKIN_LANES) {
+        const cr_real *restrict x = u + i, *restrict y = u + n + i, *restrict z = u + 2 * n + i;
+        cr_real ox[CR_SKIN_LANES] = {0}, oy[CR_SKIN_LANES] = {0}, oz[CR_SKIN_LANES] = {0};
+        for (uint32_t s = 0; s < ns; ++s) {
+            const cr_real *q = r[s], *restrict ws = wt[s] + i;
+            for (size_t k = 0; k < CR_SKIN_LANES; ++k) {
+                cr_real px = cr_mul(q[0], x[k]) + cr_mul(q[1], y[k]) + cr_mul(q[2], z[k]) + q[3];
+                cr_real py = cr_mul(q[4], x[k]) + cr_mul(q[5], y[k]) + cr_mul(q[6], z[k]) + q[7];
+                cr_real pz = cr_mul(q[8], x[k]) + cr_mul(q[9], y[k]) + cr_mul(q[10], z[k]) + q[11];
+                if (unit) ox[k] += px, oy[k] += py, oz[k] += pz; /* 0 + 1 p = 0 + p, bit for bit */
+                else ox[k] += cr_mul(ws[k], px), oy[k] += cr_mul(ws[k], py), oz[k] += cr_mul(ws[k], pz);
+            }
+        }
+        /* a group's entries are in increasing vertex order (a stable sort),
+         * so first and last CR_SKIN_LANES - 1 apart means consecutive
+         * vertices: one contiguous store of the block instead of a vertex
+         * at a time (padding is UINT32_MAX: never consecutive) */
+        uint32_t v0 = order[i];
+        if (order[i + CR_SKIN_LANES - 1] - v0 == CR_SKIN_LANES - 1) {
+            cr_real *restrict d = &out[v0].x;
+            for (size_t k = 0; k < CR_SKIN_LANES; ++k) d[3 * k] = ox[k], d[3 * k + 1] = oy[k], d[3 * k + 2] = oz[k];
+            continue;
+        }
+        for (size_t k = 0; k < CR_SKIN_LANES; ++k) {
+            uint32_t v = order[i + k];
+            if (v != UINT32_MAX) out[v] = cr_v3(ox[k], oy[k], oz[k]);
+        }
+    }
+}
+#endif
+
 static void group_pass(size_t a, size_t end, size_t n, const cr_real *restrict u, const cr_real *restrict w,
-                       const uint32_t *restrict order, const cr_skin_bone *bones, const uint8_t *gb,
+                       const uint32_t *restrict order, const cr_skin_bone *bones, const uint8_t *gb, bool unit,
                        cr_vec3 *restrict out) {
     cr_real r[4][12];
-    size_t slot[4];
+    const cr_real *wt[4];
     uint32_t ns = 0;
     for (uint32_t s = 0; s < 4; ++s) {
         if (gb[s] == 255) continue;
@@ -570,32 +682,21 @@ static void group_pass(size_t a, size_t end, size_t n, const cr_real *restrict u
         q[0] = m->r.cx.x, q[1] = m->r.cy.x, q[2] = m->r.cz.x, q[3] = m->t.x;
         q[4] = m->r.cx.y, q[5] = m->r.cy.y, q[6] = m->r.cz.y, q[7] = m->t.y;
         q[8] = m->r.cx.z, q[9] = m->r.cy.z, q[10] = m->r.cz.z, q[11] = m->t.z;
-        slot[ns++] = s;
+        wt[ns++] = w + s * n;
     }
-    for (size_t i = a; i < end; i += CR_SKIN_LANES) {
-        const cr_real *restrict x = u + i, *restrict y = u + n + i, *restrict z = u + 2 * n + i;
-        cr_real ox[CR_SKIN_LANES] = {0}, oy[CR_SKIN_LANES] = {0}, oz[CR_SKIN_LANES] = {0};
-        for (uint32_t s = 0; s < ns; ++s) {
-            const cr_real *q = r[s], *restrict wt = w + slot[s] * n + i;
-            for (size_t k = 0; k < CR_SKIN_LANES; ++k) {
-                cr_real px = cr_mul(q[0], x[k]) + cr_mul(q[1], y[k]) + cr_mul(q[2], z[k]) + q[3];
-                cr_real py = cr_mul(q[4], x[k]) + cr_mul(q[5], y[k]) + cr_mul(q[6], z[k]) + q[7];
-                cr_real pz = cr_mul(q[8], x[k]) + cr_mul(q[9], y[k]) + cr_mul(q[10], z[k]) + q[11];
-                ox[k] += cr_mul(wt[k], px), oy[k] += cr_mul(wt[k], py), oz[k] += cr_mul(wt[k], pz);
-            }
-        }
-        for (size_t k = 0; k < CR_SKIN_LANES; ++k) {
-            uint32_t v = order[i + k];
-            if (v != UINT32_MAX) out[v] = cr_v3(ox[k], oy[k], oz[k]);
-        }
-    }
+    const cr_real(*rr)[12] = (const cr_real(*)[12])r;
+    if (ns == 1 && unit) group_slots(a, end, n, u, wt, order, rr, 1, true, out);
+    else if (ns == 1) group_slots(a, end, n, u, wt, order, rr, 1, false, out);
+    else if (ns == 2) group_slots(a, end, n, u, wt, order, rr, 2, false, out);
+    else if (ns == 3) group_slots(a, end, n, u, wt, order, rr, 3, false, out);
+    else group_slots(a, end, n, u, wt, order, rr, ns, false, out);
 }
 
 void cri_skin_linear_grouped(cr_skin_layout *l, const cr_skin_bone *bones, cr_vec3 *out) {
     uint32_t n = l->count, a = 0;
     for (uint32_t g = 0; g < l->groups; ++g) {
         uint32_t end = l->group_end[g];
-        group_pass(a, end, n, l->u, l->w, l->order, bones, &l->group_bone[4 * g], out);
+        group_pass(a, end, n, l->u, l->w, l->order, bones, &l->group_bone[4 * g], l->group_unit[g] != 0, out);
         a = end;
     }
 }

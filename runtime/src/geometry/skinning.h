@@ -145,6 +145,7 @@ typedef struct cr_skin_layout {
     cr_real *w;         ///< [4 count] slot 0..3 weights of each entry
     uint32_t *group_end; ///< [groups] one past each group's last entry
     uint8_t *group_bone; ///< [4 groups] each group's bone per slot, 255 = none
+    uint8_t *group_unit; ///< [groups] 1: one slot, its weight exactly 1 in every entry (the multiply by it left out)
 } cr_skin_layout;
 
 /// Entries a layout of nv vertices may need at most: each group pads by < CR_SKIN_LANES.
