@@ -457,6 +457,48 @@ void cri_skin_example_points(const cr_asset *a, const cr_skin_frame *frames, cr_
     }
 }
 
+/* How far one bone's frame can carry a point at p = u - c per unit of
+ * |E' - E|_1 (docs/example-plasticity.md, "Commits"). t and r = sum E_e q_e
+ * are linear in E, and a row's change dE sums to 0, so it is |dE|_1 / 2 times
+ * a difference of two convex blends: |sum dE_e a_e| <= |dE|_1 / 2 max_ij |a_i - a_j|
+ * for the translations t_e and the quaternions q_e alike. A rotation moves p
+ * by 2 sin(theta/2) |p| <= 2 |q' - q| |p| for unit q, q', and normalising
+ * costs at most 1 / rho (Dunkl-Williams: |a/|a| - b/|b|| <= 2 |a - b| / (|a| + |b|)),
+ * rho a lower bound of |r| over the simplex: rho^2 >= min_ij q_i . q_j, as
+ * |r|^2 = sum_ij E_i E_j q_i . q_j. Without a positive one the blend can pass
+ * near 0 and nothing is bounded (-1). Per unit of |dE|_1:
+ *     t_diam / 2 + 2 (q_diam / 2) |p| / rho. */
+static cr_real bone_reach(const cr_asset *a, const cr_skin_frame *frames, uint32_t b, cr_real p_len) {
+    cr_real t_diam = 0, q_diam = 0, dot_min = CR_R(1);
+    for (uint32_t e = 0; e < a->example_count; ++e) {
+        const cr_skin_frame *fe = &frames[e * a->bone_count + b];
+        for (uint32_t k = 0; k < e; ++k) {
+            const cr_skin_frame *fk = &frames[k * a->bone_count + b];
+            cr_quat dq = {fe->q.x - fk->q.x, fe->q.y - fk->q.y, fe->q.z - fk->q.z, fe->q.w - fk->q.w};
+            t_diam = cr_max(t_diam, cr_v3_len(cr_v3_sub(fe->t, fk->t)));
+            q_diam = cr_max(q_diam, cr_sqrt(qdot(dq, dq)));
+            dot_min = cr_min(dot_min, qdot(fe->q, fk->q));
+        }
+    }
+    if (q_diam == 0) return cr_half(t_diam); /* no example turns the bone */
+    if (dot_min <= CR_R(0.01)) return -1;
+    return cr_half(t_diam) + cr_div(cr_mul(q_diam, p_len), cr_sqrt(dot_min));
+}
+
+cr_real cri_skin_example_reach(const cr_asset *a, const cr_skin_frame *frames, uint32_t v) {
+    const cr_vec3 u = a->positions[v];
+    cr_real sum = 0;
+    for (uint32_t k = 0; k < CR_ASSET_SKIN_SLOTS; ++k) {
+        cr_real wk = a->skin_weight[CR_ASSET_SKIN_SLOTS * v + k];
+        if (wk == 0) continue;
+        uint32_t b = a->skin_bone[CR_ASSET_SKIN_SLOTS * v + k];
+        cr_real r = bone_reach(a, frames, b, cr_v3_len(cr_v3_sub(u, a->bones[b].rest.p)));
+        if (r < 0) return -1;
+        sum += cr_mul(cr_abs(wk), r);
+    }
+    return sum;
+}
+
 void cri_skin_example_jacobian(const cr_asset *a, uint32_t v, cr_vec3 u, const cr_real *weights, cr_vec3 *cols) {
     for (uint32_t e = 0; e < a->example_count; ++e) cols[e] = cr_v3_zero();
     for (uint32_t k = 0; k < CR_ASSET_SKIN_SLOTS; ++k) {

@@ -228,6 +228,23 @@ cr_vec3 cri_patch_field_at(const void *ctx, cr_vec3 p) {
     return cr_v3(out[0], out[1], out[2]);
 }
 
+/* One patched node's share of the digest: a mix of its index and value's
+ * bits. The field patch sums the nodes' mixes and hashes the sum once: the
+ * byte-wise hash per node was a chain of 8 (fixed: 12) dependent multiplies,
+ * a third of the patch's time; the sum's terms are independent. */
+static uint64_t node_mix(uint32_t at, cr_real v) {
+#if CR_FIXED
+    uint64_t x = (uint64_t)v;
+#else
+    uint32_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    uint64_t x = bits;
+#endif
+    x ^= (uint64_t)at * 0x9e3779b97f4a7c15ull;
+    x *= 0xbf58476d1ce4e5b9ull;
+    return x ^ (x >> 31);
+}
+
 cr_surface_patch cri_surface_copy_patch_field(cr_surface_copy *c, uint8_t *block, const cr_patch_field *field,
                                              cr_real max_move, cr_real *old, uint32_t scratch_nodes) {
     cr_surface_patch out = {0, false};
@@ -258,6 +275,7 @@ cr_surface_patch cri_surface_copy_patch_field(cr_surface_copy *c, uint8_t *block
                    sdf + (uint32_t)(c0[2] + z) * nxy + (uint32_t)(c0[1] + y) * nx + (uint32_t)c0[0],
                    (size_t)size[0] * sizeof(cr_real));
     const cr_real settle2 = cr_sq(cr_mul(view->sdf_cell, CR_R(0.015625)));
+    uint64_t digest = 0;
     const int32_t fy = field->dims[0], fz = field->dims[0] * field->dims[1];
     for (int32_t z = lo[2]; z <= hi[2]; ++z)
         for (int32_t y = lo[1]; y <= hi[1]; ++y) {
@@ -283,9 +301,10 @@ cr_surface_patch cri_surface_copy_patch_field(cr_surface_copy *c, uint8_t *block
                 cr_real v = sample_saved(old, c0, size, u, view->sdf_cell);
                 uint32_t at = (uint32_t)z * nxy + (uint32_t)y * nx + (uint32_t)x;
                 sdf[at] = v;
-                c->patch_digest = cr_hash_real(cr_hash_u32(c->patch_digest, at), v);
+                digest += node_mix(at, v);
             }
         }
+    c->patch_digest = cr_hash_u64(c->patch_digest, digest);
     out.nodes = (uint32_t)nodes;
     return out;
 }
