@@ -76,6 +76,9 @@ typedef struct cr_example_body {
     cr_real deformation;       ///< |dE| the last restitution update used
     cr_real lag;               ///< m, bound on how far the surface is from eq. 3 at E (0 after a commit)
     cr_real grid_lag;          ///< m, bound on how far the surface is from the one its grid was patched to
+    cr_real pending_sq;        ///< |dE|^2 as the last fade left it (eq. 15 reads it when no impulse came since)
+    uint32_t pending_sq_valid; ///< 0 once an impulse changed dE after the fade summed it
+    uint32_t pad_;
 } cr_example_body;
 
 /// An impulse waiting to become a weight change (body frame).
@@ -144,7 +147,8 @@ static uint64_t scratch_bytes(const cr_example_budget *b) {
  * each example pose's centre of volume minus the rest pose's (max_examples),
  * each vertex's reach (cri_skin_example_reach, max_vertices reals), each
  * vertex's lag (how far it may be from eq. 3 at its row, m) and one bit per
- * vertex: its row changed since it was last re-skinned. */
+ * vertex: its row changed since it was last re-skinned, and another: its row
+ * has a change pending (dE not 0), so the fade visits only those. */
 static uint64_t reach_offset(const cr_example_budget *b) {
     return al16((uint64_t)b->max_vertices * sizeof(cr_vec3)) + al16((uint64_t)b->max_examples * sizeof(cr_vec3));
 }
@@ -154,9 +158,10 @@ static uint64_t vlag_offset(const cr_example_budget *b) {
 static uint64_t dirty_offset(const cr_example_budget *b) {
     return vlag_offset(b) + al16((uint64_t)b->max_vertices * sizeof(cr_real));
 }
-static uint64_t grid_pos_stride(const cr_example_budget *b) {
-    return dirty_offset(b) + al16(((uint64_t)b->max_vertices + 31u) / 32u * sizeof(uint32_t));
+static uint64_t bits_bytes(const cr_example_budget *b) {
+    return al16(((uint64_t)b->max_vertices + 31u) / 32u * sizeof(uint32_t));
 }
+static uint64_t grid_pos_stride(const cr_example_budget *b) { return dirty_offset(b) + 2 * bits_bytes(b); }
 
 /* Per record: the rest positions and influences four vertices at a time
  * (cr_skin_lanes: the re-skin's vector loops; none in the fixed build). */
@@ -208,6 +213,9 @@ static cr_real *vlag_of(const cr_world *w, uint32_t rec) {
 }
 static uint32_t *dirty_of(const cr_world *w, uint32_t rec) {
     return (uint32_t *)((uint8_t *)grid_pos_of(w, rec) + dirty_offset(&w->def.damage.example));
+}
+static uint32_t *pending_bits_of(const cr_world *w, uint32_t rec) {
+    return (uint32_t *)((uint8_t *)dirty_of(w, rec) + bits_bytes(&w->def.damage.example));
 }
 static cr_skin_lanes lanes_of(const cr_world *w, uint32_t rec, uint32_t vertex_count) {
     return cri_skin_lanes_view(CR_AT(w, CR_DAMAGE(w)->example.lanes + rec * (uint32_t)lanes_stride(&w->def.damage.example), uint8_t),
@@ -307,6 +315,7 @@ cr_status cri_example_model_attach(cr_world *w, uint32_t body_index1, const cr_e
         }
         cri_arena_pop_to(&w->scratch, mark);
         memset(dirty_of(w, pick), 0, (a->vertex_count + 31u) / 32u * sizeof(uint32_t));
+        memset(pending_bits_of(w, pick), 0, (a->vertex_count + 31u) / 32u * sizeof(uint32_t));
         memset(vlag_of(w, pick), 0, a->vertex_count * sizeof(cr_real));
     }
     /* the re-skin's rest data four vertices at a time, gathered once */
@@ -470,7 +479,9 @@ static uint32_t apply_job(cr_world *w, uint32_t ri, const cr_example_job *j, uin
     if (g <= CR_EXAMPLE_EPSILON) return 1;
     cr_real step = cr_div(cr_mul(r->def.alpha, cr_v3_len(j->dx)), g); /* eq. 8 */
     for (uint32_t k = 0; k < ne; ++k) de[k] = cr_mul(de[k], step);
+    uint32_t *pend = pending_bits_of(w, ri);
     add_to_row(&e[nearest * ne], &d[nearest * ne], ne, CR_R(1), de);
+    pend[nearest >> 5] |= 1u << (nearest & 31u);
     uint32_t visited = 1;
     if (rest->geodesic_start != NULL) {
         /* A compact asset has one list per patch, from its centre: the
@@ -484,10 +495,11 @@ static uint32_t apply_job(cr_world *w, uint32_t ri, const cr_example_job *j, uin
             cr_real phi = kernel(cr_mul(rest->geodesic_distance[k], inv_gamma));
             if (phi <= 0) break; /* the list is nearest first */
             uint32_t v = rest->geodesic_vertex[k];
-            if (v != nearest) add_to_row(&e[v * ne], &d[v * ne], ne, phi, de);
+            if (v != nearest) add_to_row(&e[v * ne], &d[v * ne], ne, phi, de), pend[v >> 5] |= 1u << (v & 31u);
         }
     }
     r->active = 1;
+    r->pending_sq_valid = 0;
     return visited;
 }
 
@@ -496,9 +508,11 @@ static uint32_t restitution(cr_world *w, uint32_t ri, cr_real dt) {
     cr_example_body *r = &records(w)[ri];
     cr_body *b = &cr_world_bodies(w)[r->body_index1 - 1];
     cr_real s = 0;
-    uint32_t n = r->active ? r->vertex_count * r->example_count : 0;
+    uint32_t n = r->active && !r->pending_sq_valid ? r->vertex_count * r->example_count : 0;
     const cr_real *d = pending_of(w, ri);
     for (uint32_t k = 0; k < n; ++k) s += cr_mul(d[k], d[k]);
+    /* the last fade's sum: the same terms in the same order (the rows it skipped add +0) */
+    if (r->active && r->pending_sq_valid) s = r->pending_sq;
     r->deformation = cr_sqrt(s);
     /* nothing pending: the impact term is C_r* itself (not exp(0)'s last bit) */
     cr_real impact = r->deformation == 0 ? r->restitution_rest
@@ -873,6 +887,13 @@ static uint32_t reskin(cr_world *w, uint32_t ri, cr_surface_copy *copy, const cr
     return count;
 }
 
+/* The index of x's lowest set bit (x != 0), by de Bruijn multiplication. */
+static uint32_t lowest_bit(uint32_t x) {
+    static const uint8_t table[32] = {0,  1,  28, 2,  29, 14, 24, 3, 30, 22, 20, 15, 25, 17, 4,  8,
+                                      31, 27, 13, 23, 21, 19, 16, 7, 26, 12, 18, 6,  11, 5,  10, 9};
+    return table[((x & (0u - x)) * 0x077cb531u) >> 27];
+}
+
 /* Eq. 13 for one body, and eq. 3 when it is due; returns the work.
  *
  * Commits: the fade moves E every step, but the surface (re-skin, grid patch,
@@ -899,7 +920,11 @@ static uint32_t fade_and_skin(cr_world *w, uint32_t ri) {
     uint32_t *dirty = dirty_of(w, ri);
     cr_real keep = r->def.lambda, take = CR_R(1) - r->def.lambda;
     const cr_real tolerance = cr_mul(rest->sdf_cell, CR_EXAMPLE_COMMIT);
-    for (uint32_t v = 0; v < r->vertex_count; ++v) {
+    uint32_t *pend = pending_bits_of(w, ri);
+    cr_real sq = 0; /* |dE|^2 after the fade, for eq. 15 next step */
+    for (uint32_t word = 0; word < (r->vertex_count + 31u) / 32u; ++word)
+    for (uint32_t bits = pend[word]; bits != 0; bits &= bits - 1u) {
+        const uint32_t v = word * 32u + lowest_bit(bits);
         cr_real *ev = &e[v * ne], *dv = &d[v * ne];
         bool any = false, small = true;
         cr_real change = 0; /* |dv|_1, then a bound on the row's change |dE_v|_1 */
@@ -908,7 +933,10 @@ static uint32_t fade_and_skin(cr_world *w, uint32_t ri) {
             if (cr_abs(dv[k]) >= CR_EXAMPLE_SETTLE) small = false;
             change += cr_abs(dv[k]);
         }
-        if (!any) continue;
+        if (!any) {
+            pend[word] &= ~(1u << (v & 31u));
+            continue;
+        }
         if (small) {
             /* the tail of the fade: all of it now, and the row back on the simplex */
             cr_real before[CR_ASSET_MAX_EXAMPLES], sum = 0;
@@ -920,6 +948,7 @@ static uint32_t fade_and_skin(cr_world *w, uint32_t ri) {
             }
             change = 0;
             for (uint32_t k = 0; k < ne; ++k) change += cr_abs(ev[k] - before[k]);
+            pend[word] &= ~(1u << (v & 31u));
         } else {
             /* E moves by take dv, or less where the clamp holds it */
             for (uint32_t k = 0; k < ne; ++k) {
@@ -928,6 +957,7 @@ static uint32_t fade_and_skin(cr_world *w, uint32_t ri) {
                 dv[k] = cr_mul(keep, dv[k]);
             }
             change = cr_mul(take, change);
+            for (uint32_t k = 0; k < ne; ++k) sq += cr_mul(dv[k], dv[k]);
             ++left;
         }
         dirty[v >> 5] |= 1u << (v & 31u);
@@ -936,6 +966,7 @@ static uint32_t fade_and_skin(cr_world *w, uint32_t ri) {
         r->lag = cr_max(r->lag, vlag[v]);
     }
     r->active = left > 0;
+    r->pending_sq = sq, r->pending_sq_valid = 1;
     uint32_t work = r->vertex_count;
     /* a sleeping body whose shape is still changing must meet its contacts again
      * (as when it moved every step: a commit may be several steps away) */
