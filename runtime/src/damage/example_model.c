@@ -76,6 +76,7 @@ typedef struct cr_example_body {
     cr_real deformation;       ///< |dE| the last restitution update used
     cr_real lag;               ///< m, bound on how far the surface is from eq. 3 at E (0 after a commit)
     cr_real grid_lag;          ///< m, bound on how far the surface is from the one its grid was patched to
+    cr_real mass_lag;          ///< m, bound on how far the surface is from the one the frame and inertia follow
     cr_real pending_sq;        ///< |dE|^2 as the last fade left it (eq. 15 reads it when no impulse came since)
     uint32_t pending_sq_valid; ///< 0 once an impulse changed dE after the fade summed it
     uint32_t pad_;
@@ -986,7 +987,13 @@ static uint32_t fade_and_skin(cr_world *w, uint32_t ri) {
         r->grid_lag += lag;
         if (!r->active || r->grid_lag >= cr_mul(rest->sdf_cell, CR_EXAMPLE_GRID_DUE))
             work += patch_grid(w, copy, rest, grid_pos, pos, r->vertex_count, !r->active, &r->grid_lag);
-        work += follow_mass(w, b, copy, rest, grid_pos, &r->shifted);
+        /* the centre and inertia follow the same way: once the commits' lags
+         * add up to the grid's threshold, and when the fade ends */
+        r->mass_lag += lag;
+        if (!r->active || r->mass_lag >= cr_mul(rest->sdf_cell, CR_EXAMPLE_GRID_DUE)) {
+            work += follow_mass(w, b, copy, rest, grid_pos, &r->shifted);
+            r->mass_lag = 0;
+        }
         if (!r->active && r->shifted) {
             /* the shifts moved the copy by subtraction, which rounds unlike
              * skinning at the final frame: the fade ends on eq. 3's bits */
