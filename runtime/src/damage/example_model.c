@@ -14,15 +14,17 @@
  *      (eq. 8), spread over the vertex and its cooked geodesic neighbours with
  *      phi(d / gamma) (eq. 11-12);
  *   3. every plastic body's restitution follows eq. 15 from |dE|;
- *   4. bodies with pending dE fade it in (eq. 13) and re-skin the rows that
- *      changed (eq. 3) into their surface copy, while vertices_per_step lasts
- *      (the first body always runs; the next step starts at the body that
- *      waited); then the copy's normals and samples are refreshed, its grid
- *      patched where vertices moved, lazily (once some vertex is a quarter of
- *      a cell from the surface the grid was last patched to, and when the
- *      fade ends; grid_nodes_per_step), a dynamic body's frame moved to its
- *      shape's centre and its inertia recomputed at constant mass, and a
- *      sleeping body woken.
+ *   4. bodies with pending dE fade it in (eq. 13), while vertices_per_step
+ *      lasts (the first body always runs; the next step starts at the body
+ *      that waited), and commit it to their surface copy when it matters:
+ *      once some vertex may be 1/8 of a grid cell from eq. 3 at its row (a
+ *      cooked bound per vertex times its rows' changes) and when the fade
+ *      ends, the changed rows are re-skinned (eq. 3), the copy's normals and
+ *      samples refreshed, its grid patched where vertices moved, lazily (once
+ *      some vertex is half a cell from the surface the grid was last patched
+ *      to, and when the fade ends; grid_nodes_per_step), a dynamic body's
+ *      frame moved to its shape's centre and its inertia recomputed at
+ *      constant mass as often, and a sleeping body woken.
  * Every loop is counted in cr_world_stats.example.work.
  *
  * Decisions the seed leaves open (docs/example-plasticity.md):
