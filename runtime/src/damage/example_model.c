@@ -981,34 +981,38 @@ static uint32_t fade_and_skin(cr_world *w, uint32_t ri) {
     cr_vec3 *pos = cr_surface_copy_positions(copy, block);
     uint32_t first = r->vertex_count, last = 0;
     work += reskin(w, ri, copy, rest, dirty, vlag, least, &first, &last);
-    if (first <= last) {
-        cri_surface_copy_mark(copy, first, last);
-        cr_vec3 *grid_pos = grid_pos_of(w, ri);
-        /* the grid's scan of every vertex waits until the commits' lags add
-         * up to a patch's threshold */
-        r->grid_lag += lag;
-        if (!r->active || r->grid_lag >= cr_mul(rest->sdf_cell, CR_EXAMPLE_GRID_DUE))
-            work += patch_grid(w, copy, rest, grid_pos, pos, r->vertex_count, !r->active, &r->grid_lag);
-        /* the centre and inertia follow the same way: once the commits' lags
-         * add up to the grid's threshold, and when the fade ends */
-        r->mass_lag += lag;
-        if (!r->active || r->mass_lag >= cr_mul(rest->sdf_cell, CR_EXAMPLE_GRID_DUE)) {
-            work += follow_mass(w, b, copy, rest, grid_pos, &r->shifted);
-            r->mass_lag = 0;
-        }
-        if (!r->active && r->shifted) {
-            /* the shifts moved the copy by subtraction, which rounds unlike
-             * skinning at the final frame: the fade ends on eq. 3's bits */
-            first = r->vertex_count, last = 0;
-            work += reskin(w, ri, copy, rest, NULL, NULL, 0, &first, &last);
-            r->shifted = 0;
-        }
+    const bool moved = first <= last;
+    if (!moved && r->active) return work;
+    if (moved) cri_surface_copy_mark(copy, first, last);
+    cr_vec3 *grid_pos = grid_pos_of(w, ri);
+    /* the grid's scan of every vertex waits until the commits' lags add up to
+     * a patch's threshold; at the fade's end it takes what it still owes */
+    r->grid_lag += lag;
+    if (!r->active || r->grid_lag >= cr_mul(rest->sdf_cell, CR_EXAMPLE_GRID_DUE))
+        work += patch_grid(w, copy, rest, grid_pos, pos, r->vertex_count, !r->active, &r->grid_lag);
+    /* the centre and inertia follow the same way: once the commits' lags add
+     * up to the grid's threshold, and at the fade's end if anything moved
+     * since they last did */
+    if (moved) r->mass_lag += lag;
+    bool shape = moved;
+    if ((!r->active && (moved || r->mass_lag > 0)) || r->mass_lag >= cr_mul(rest->sdf_cell, CR_EXAMPLE_GRID_DUE)) {
+        uint32_t was = r->shifted;
+        work += follow_mass(w, b, copy, rest, grid_pos, &r->shifted);
+        shape = shape || r->shifted != was;
+        r->mass_lag = 0;
+    }
+    if (!r->active && r->shifted) {
+        /* the shifts moved the copy by subtraction, which rounds unlike
+         * skinning at the final frame: the fade ends on eq. 3's bits */
+        first = r->vertex_count, last = 0;
+        work += reskin(w, ri, copy, rest, NULL, NULL, 0, &first, &last);
+        r->shifted = 0;
+        shape = true;
+    }
+    if (shape) {
         work += cri_surface_copy_refresh(copy, block, &b->bound_radius);
         /* a sleeping body whose shape changed must meet its contacts again */
         if (b->asleep) cri_world_wake(w, r->body_index1 - 1);
-    } else if (!r->active) {
-        /* the fade ended with nothing left to move: what the lazy patch still owes the grid */
-        work += patch_grid(w, copy, rest, grid_pos_of(w, ri), pos, r->vertex_count, true, &r->grid_lag);
     }
     return work;
 }
