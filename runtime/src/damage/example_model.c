@@ -308,13 +308,14 @@ cr_status cri_example_model_attach(cr_world *w, uint32_t body_index1, const cr_e
         uint32_t mark = cr_arena_pos(&w->scratch);
         uint32_t nf = a->bone_count * a->example_count;
         uint32_t foff = cri_arena_push(&w->scratch, (uint8_t *)w, nf * (uint32_t)sizeof(cr_skin_frame), 16);
+        uint32_t boff = cri_arena_push(&w->scratch, (uint8_t *)w, 2 * a->bone_count * (uint32_t)sizeof(cr_real), 16);
         cr_real *reach = reach_of(w, pick);
-        if (foff == CR_NO_OFFSET) {
+        if (foff == CR_NO_OFFSET || boff == CR_NO_OFFSET) {
             for (uint32_t v = 0; v < a->vertex_count; ++v) reach[v] = -1; /* no bound known: re-skin every step */
         } else {
             cr_skin_frame *frames = CR_AT(w, foff, cr_skin_frame);
             cri_skin_example_frames(a, frames);
-            for (uint32_t v = 0; v < a->vertex_count; ++v) reach[v] = cri_skin_example_reach(a, frames, v);
+            cri_skin_example_reach(a, frames, CR_AT(w, boff, cr_real), reach);
         }
         cri_arena_pop_to(&w->scratch, mark);
         memset(dirty_of(w, pick), 0, (a->vertex_count + 31u) / 32u * sizeof(uint32_t));
