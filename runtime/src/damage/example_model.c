@@ -14,15 +14,17 @@
  *      (eq. 8), spread over the vertex and its cooked geodesic neighbours with
  *      phi(d / gamma) (eq. 11-12);
  *   3. every plastic body's restitution follows eq. 15 from |dE|;
- *   4. bodies with pending dE fade it in (eq. 13) and re-skin the rows that
- *      changed (eq. 3) into their surface copy, while vertices_per_step lasts
- *      (the first body always runs; the next step starts at the body that
- *      waited); then the copy's normals and samples are refreshed, its grid
- *      patched where vertices moved, lazily (once some vertex is a quarter of
- *      a cell from the surface the grid was last patched to, and when the
- *      fade ends; grid_nodes_per_step), a dynamic body's frame moved to its
- *      shape's centre and its inertia recomputed at constant mass, and a
- *      sleeping body woken.
+ *   4. bodies with pending dE fade it in (eq. 13), while vertices_per_step
+ *      lasts (the first body always runs; the next step starts at the body
+ *      that waited), and commit it to their surface copy when it matters:
+ *      once some vertex may be 1/8 of a grid cell from eq. 3 at its row (a
+ *      cooked bound per vertex times its rows' changes) and when the fade
+ *      ends, the changed rows are re-skinned (eq. 3), the copy's normals and
+ *      samples refreshed, its grid patched where vertices moved, lazily (once
+ *      some vertex is half a cell from the surface the grid was last patched
+ *      to, and when the fade ends; grid_nodes_per_step), a dynamic body's
+ *      frame moved to its shape's centre and its inertia recomputed at
+ *      constant mass as often, and a sleeping body woken.
  * Every loop is counted in cr_world_stats.example.work.
  *
  * Decisions the seed leaves open (docs/example-plasticity.md):
@@ -54,6 +56,14 @@
 #define CR_EXAMPLE_COOKIE 0x6578706cu /* "expl" */
 /// A pending weight change below this in every entry of a row is applied at once.
 #define CR_EXAMPLE_SETTLE CR_R(1e-3)
+/// The commit tolerance, in grid cells of the body: the drawn surface is
+/// re-skinned once it may be this far from eq. 3 at the current weights.
+#define CR_EXAMPLE_COMMIT CR_R(0.125)
+/// The grid is patched once some vertex is this many cells from the surface
+/// it was last patched to (patch_grid), taking every vertex more than
+/// CR_EXAMPLE_GRID_SKIP cells away.
+#define CR_EXAMPLE_GRID_DUE CR_R(0.5)
+#define CR_EXAMPLE_GRID_SKIP CR_R(0.125)
 /// m: eq. 8's epsilon on |J^T dx| (the seed's 1e-8 is below the fixed-point step).
 #define CR_EXAMPLE_EPSILON CR_R(1e-8)
 
@@ -62,10 +72,16 @@ typedef struct cr_example_body {
     uint32_t body_generation;
     uint32_t vertex_count, example_count;
     uint32_t active;           ///< rows of dE not yet faded in
-    uint32_t pad_;
+    uint32_t shifted;          ///< the frame followed the centre since the fade began
     cr_example_def def;
     cr_real restitution_rest;  ///< C_r*
     cr_real deformation;       ///< |dE| the last restitution update used
+    cr_real lag;               ///< m, bound on how far the surface is from eq. 3 at E (0 after a commit)
+    cr_real grid_lag;          ///< m, bound on how far the surface is from the one its grid was patched to
+    cr_real mass_lag;          ///< m, bound on how far the surface is from the one the frame and inertia follow
+    cr_real pending_sq;        ///< |dE|^2 as the last fade left it (eq. 15 reads it when no impulse came since)
+    uint32_t pending_sq_valid; ///< 0 once an impulse changed dE after the fade summed it
+    uint32_t pad_;
 } cr_example_body;
 
 /// An impulse waiting to become a weight change (body frame).
@@ -131,10 +147,24 @@ static uint64_t scratch_bytes(const cr_example_budget *b) {
 }
 
 /* Per record: the surface the grid was last patched to (max_vertices), then
- * each example pose's centre of volume minus the rest pose's (max_examples). */
-static uint64_t grid_pos_stride(const cr_example_budget *b) {
+ * each example pose's centre of volume minus the rest pose's (max_examples),
+ * each vertex's reach (cri_skin_example_reach, max_vertices reals), each
+ * vertex's lag (how far it may be from eq. 3 at its row, m) and one bit per
+ * vertex: its row changed since it was last re-skinned, and another: its row
+ * has a change pending (dE not 0), so the fade visits only those. */
+static uint64_t reach_offset(const cr_example_budget *b) {
     return al16((uint64_t)b->max_vertices * sizeof(cr_vec3)) + al16((uint64_t)b->max_examples * sizeof(cr_vec3));
 }
+static uint64_t vlag_offset(const cr_example_budget *b) {
+    return reach_offset(b) + al16((uint64_t)b->max_vertices * sizeof(cr_real));
+}
+static uint64_t dirty_offset(const cr_example_budget *b) {
+    return vlag_offset(b) + al16((uint64_t)b->max_vertices * sizeof(cr_real));
+}
+static uint64_t bits_bytes(const cr_example_budget *b) {
+    return al16(((uint64_t)b->max_vertices + 31u) / 32u * sizeof(uint32_t));
+}
+static uint64_t grid_pos_stride(const cr_example_budget *b) { return dirty_offset(b) + 2 * bits_bytes(b); }
 
 /* Per record: the rest positions and influences four vertices at a time
  * (cr_skin_lanes: the re-skin's vector loops; none in the fixed build). */
@@ -177,6 +207,18 @@ static cr_vec3 *grid_pos_of(const cr_world *w, uint32_t rec) {
 }
 static cr_vec3 *pose_shift_of(const cr_world *w, uint32_t rec) {
     return (cr_vec3 *)((uint8_t *)grid_pos_of(w, rec) + al16((uint64_t)w->def.damage.example.max_vertices * sizeof(cr_vec3)));
+}
+static cr_real *reach_of(const cr_world *w, uint32_t rec) {
+    return (cr_real *)((uint8_t *)grid_pos_of(w, rec) + reach_offset(&w->def.damage.example));
+}
+static cr_real *vlag_of(const cr_world *w, uint32_t rec) {
+    return (cr_real *)((uint8_t *)grid_pos_of(w, rec) + vlag_offset(&w->def.damage.example));
+}
+static uint32_t *dirty_of(const cr_world *w, uint32_t rec) {
+    return (uint32_t *)((uint8_t *)grid_pos_of(w, rec) + dirty_offset(&w->def.damage.example));
+}
+static uint32_t *pending_bits_of(const cr_world *w, uint32_t rec) {
+    return (uint32_t *)((uint8_t *)dirty_of(w, rec) + bits_bytes(&w->def.damage.example));
 }
 static cr_skin_lanes lanes_of(const cr_world *w, uint32_t rec, uint32_t vertex_count) {
     return cri_skin_lanes_view(CR_AT(w, CR_DAMAGE(w)->example.lanes + rec * (uint32_t)lanes_stride(&w->def.damage.example), uint8_t),
@@ -258,6 +300,27 @@ cr_status cri_example_model_attach(cr_world *w, uint32_t body_index1, const cr_e
         cr_vec3 c = mm.volume > 0 ? mm.centre : cr_v3_zero();
         if (k == 0) c0 = c;
         shift[k] = cr_v3_sub(c, c0);
+    }
+    /* how far each vertex can move per unit of weight change: the fade
+     * re-skins once that adds up to the commit tolerance (fade_and_skin) */
+    {
+        /* the scratch arena is free between steps */
+        uint32_t mark = cr_arena_pos(&w->scratch);
+        uint32_t nf = a->bone_count * a->example_count;
+        uint32_t foff = cri_arena_push(&w->scratch, (uint8_t *)w, nf * (uint32_t)sizeof(cr_skin_frame), 16);
+        uint32_t boff = cri_arena_push(&w->scratch, (uint8_t *)w, 2 * a->bone_count * (uint32_t)sizeof(cr_real), 16);
+        cr_real *reach = reach_of(w, pick);
+        if (foff == CR_NO_OFFSET || boff == CR_NO_OFFSET) {
+            for (uint32_t v = 0; v < a->vertex_count; ++v) reach[v] = -1; /* no bound known: re-skin every step */
+        } else {
+            cr_skin_frame *frames = CR_AT(w, foff, cr_skin_frame);
+            cri_skin_example_frames(a, frames);
+            cri_skin_example_reach(a, frames, CR_AT(w, boff, cr_real), reach);
+        }
+        cri_arena_pop_to(&w->scratch, mark);
+        memset(dirty_of(w, pick), 0, (a->vertex_count + 31u) / 32u * sizeof(uint32_t));
+        memset(pending_bits_of(w, pick), 0, (a->vertex_count + 31u) / 32u * sizeof(uint32_t));
+        memset(vlag_of(w, pick), 0, a->vertex_count * sizeof(cr_real));
     }
     /* the re-skin's rest data four vertices at a time, gathered once */
     cr_skin_lanes lanes = lanes_of(w, pick, a->vertex_count);
@@ -420,7 +483,9 @@ static uint32_t apply_job(cr_world *w, uint32_t ri, const cr_example_job *j, uin
     if (g <= CR_EXAMPLE_EPSILON) return 1;
     cr_real step = cr_div(cr_mul(r->def.alpha, cr_v3_len(j->dx)), g); /* eq. 8 */
     for (uint32_t k = 0; k < ne; ++k) de[k] = cr_mul(de[k], step);
+    uint32_t *pend = pending_bits_of(w, ri);
     add_to_row(&e[nearest * ne], &d[nearest * ne], ne, CR_R(1), de);
+    pend[nearest >> 5] |= 1u << (nearest & 31u);
     uint32_t visited = 1;
     if (rest->geodesic_start != NULL) {
         /* A compact asset has one list per patch, from its centre: the
@@ -434,10 +499,11 @@ static uint32_t apply_job(cr_world *w, uint32_t ri, const cr_example_job *j, uin
             cr_real phi = kernel(cr_mul(rest->geodesic_distance[k], inv_gamma));
             if (phi <= 0) break; /* the list is nearest first */
             uint32_t v = rest->geodesic_vertex[k];
-            if (v != nearest) add_to_row(&e[v * ne], &d[v * ne], ne, phi, de);
+            if (v != nearest) add_to_row(&e[v * ne], &d[v * ne], ne, phi, de), pend[v >> 5] |= 1u << (v & 31u);
         }
     }
     r->active = 1;
+    r->pending_sq_valid = 0;
     return visited;
 }
 
@@ -446,9 +512,11 @@ static uint32_t restitution(cr_world *w, uint32_t ri, cr_real dt) {
     cr_example_body *r = &records(w)[ri];
     cr_body *b = &cr_world_bodies(w)[r->body_index1 - 1];
     cr_real s = 0;
-    uint32_t n = r->active ? r->vertex_count * r->example_count : 0;
+    uint32_t n = r->active && !r->pending_sq_valid ? r->vertex_count * r->example_count : 0;
     const cr_real *d = pending_of(w, ri);
     for (uint32_t k = 0; k < n; ++k) s += cr_mul(d[k], d[k]);
+    /* the last fade's sum: the same terms in the same order (the rows it skipped add +0) */
+    if (r->active && r->pending_sq_valid) s = r->pending_sq;
     r->deformation = cr_sqrt(s);
     /* nothing pending: the impact term is C_r* itself (not exp(0)'s last bit) */
     cr_real impact = r->deformation == 0 ? r->restitution_rest
@@ -604,11 +672,13 @@ static uint64_t vertex_scratch(const cr_example_budget *b) {
     return 3 * al16(((uint64_t)b->max_vertices + 1) * sizeof(uint32_t));
 }
 
-/* Patch the body's distance grid around the vertices in [first, last] that
- * moved from old to now; returns the work. */
+/* Patch the body's distance grid around the vertices that moved from old to
+ * now, when it is due; returns the work. *left: after it, how far any vertex
+ * may be from the surface the grid was patched to (m). */
 static uint32_t patch_grid(cr_world *w, cr_surface_copy *copy, const cr_asset *rest, cr_vec3 *old,
-                           const cr_vec3 *now, uint32_t count, bool flush) {
+                           const cr_vec3 *now, uint32_t count, bool flush, cr_real *left) {
     const cr_example_budget *bd = &w->def.damage.example;
+    *left = 0;
     if (bd->grid_nodes_per_step == 0) return 0;
     uint32_t base = CR_DAMAGE(w)->example.scratch;
     uint32_t list_bytes = (uint32_t)al16(((uint64_t)bd->max_vertices + 1) * sizeof(uint32_t));
@@ -618,16 +688,16 @@ static uint32_t patch_grid(cr_world *w, cr_surface_copy *copy, const cr_asset *r
     cr_vec3 lo = cr_v3_zero(), hi = cr_v3_zero();
     cr_real move2 = 0;
     /* Lazily: `old` is the surface the grid was last patched to, and the grid
-     * is patched only when some vertex is a quarter of a cell or more away
-     * from it (or the body's fade has just ended: `flush`). A fade moves the
-     * whole body a little every step; patching every node around it every
-     * step was most of the stage's time. The patch then takes every vertex
-     * more than 1/16 of a cell away (1/256 on a flush, where the frame
-     * shift's rounding is what is left), so the grid lags the mesh by less
-     * than a quarter of a cell while a body moves and by nothing that adds
-     * up (docs/example-plasticity.md, "Grid patch"). */
-    const cr_real due2 = cr_sq(cr_mul(rest->sdf_cell, CR_R(0.25)));
-    const cr_real skip2 = cr_sq(cr_mul(rest->sdf_cell, flush ? CR_R(0.00390625) : CR_R(0.0625)));
+     * is patched only when some vertex is CR_EXAMPLE_GRID_DUE of a cell or
+     * more away from it (or the body's fade has just ended: `flush`). A fade
+     * moves the whole body a little every step; patching every node around
+     * it every step was most of the stage's time. The patch then takes every
+     * vertex more than CR_EXAMPLE_GRID_SKIP of a cell away (1/256 on a flush,
+     * where the frame shift's rounding is what is left), so the grid lags the
+     * mesh by less than CR_EXAMPLE_GRID_DUE of a cell while a body moves and
+     * by nothing that adds up (docs/example-plasticity.md, "Grid patch"). */
+    const cr_real skip = cr_mul(rest->sdf_cell, flush ? CR_R(0.00390625) : CR_EXAMPLE_GRID_SKIP);
+    const cr_real due2 = cr_sq(cr_mul(rest->sdf_cell, CR_EXAMPLE_GRID_DUE)), skip2 = cr_sq(skip);
     for (uint32_t v = 0; v < count; ++v) {
         cr_vec3 d = cr_v3_sub(now[v], old[v]);
         cr_real d2 = cr_v3_len_sq(d);
@@ -637,7 +707,9 @@ static uint32_t patch_grid(cr_world *w, cr_surface_copy *copy, const cr_asset *r
         lo = cr_v3_min(lo, old[v]), hi = cr_v3_max(hi, old[v]);
         move2 = cr_max(move2, d2);
     }
+    *left = n == 0 ? skip : cr_sqrt(move2);
     if (n == 0 || (!flush && move2 < due2)) return count;
+    *left = skip; /* every vertex further than that is taken */
     /* support: one and a half mean edges (equilateral triangles of the mean area), two cells at least */
     cr_real edge = cr_sqrt(cr_mul(cr_div(rest->surface_area, cr_from_int((int32_t)rest->triangle_count)), CR_R(2.309401)));
     cr_real radius = cr_max(cr_mul(CR_R(1.5), edge), 2 * rest->sdf_cell);
@@ -718,7 +790,8 @@ static uint32_t patch_grid(cr_world *w, cr_surface_copy *copy, const cr_asset *r
  * deformed surface's diagonal in the body's axes about that centre; the axes
  * are not turned to the new principal axes (that would resample the grid:
  * docs/example-plasticity.md). Returns the work. */
-static uint32_t follow_mass(cr_world *w, cr_body *b, cr_surface_copy *copy, const cr_asset *rest, cr_vec3 *grid_pos) {
+static uint32_t follow_mass(cr_world *w, cr_body *b, cr_surface_copy *copy, const cr_asset *rest, cr_vec3 *grid_pos,
+                            uint32_t *shifted) {
     if (b->type != CR_BODY_DYNAMIC || b->mass <= 0) return 0;
     uint8_t *block = (uint8_t *)w;
     const cr_vec3 *pos = cr_surface_copy_positions(copy, block);
@@ -732,6 +805,7 @@ static uint32_t follow_mass(cr_world *w, cr_body *b, cr_surface_copy *copy, cons
     }
     const cr_vec3 c = mm.centre;
     if (c.x == 0 && c.y == 0 && c.z == 0) return work;
+    *shifted = 1;
     work += cri_surface_copy_shift(copy, block, rest, c);
     for (uint32_t v = 0; v < rest->vertex_count; ++v) grid_pos[v] = cr_v3_sub(grid_pos[v], c); /* the grid moved with the frame */
     cri_surface_copy_mark(copy, 0, rest->vertex_count - 1); /* every vertex moved in the body frame */
@@ -756,18 +830,16 @@ static uint32_t follow_mass(cr_world *w, cr_body *b, cr_surface_copy *copy, cons
     return work + w->joint_high + reg->queue_count;
 }
 
-/* Eq. 13 and eq. 3 for one body; returns the work. */
-static uint32_t fade_and_skin(cr_world *w, uint32_t ri) {
-    cr_example_body *r = &records(w)[ri];
-    cr_body *b = &cr_world_bodies(w)[r->body_index1 - 1];
-    cr_surface_copy *copy = cri_damage_surface_of(w, r->body_index1);
-    if (copy == NULL) return 0;
+/* Eq. 3 into the surface copy for the rows whose bit is set in `dirty` and
+ * whose lag is at least `least` (every row when dirty is NULL), clearing
+ * their bits and lags; the copy's range of moved vertices in *first, *last.
+ * Returns the vertices re-skinned. */
+static uint32_t reskin(cr_world *w, uint32_t ri, cr_surface_copy *copy, const cr_asset *rest, uint32_t *dirty,
+                       cr_real *vlag, cr_real least, uint32_t *first, uint32_t *last) {
+    const cr_example_body *r = &records(w)[ri];
     uint8_t *block = (uint8_t *)w;
-    const cr_asset *rest = cr_world_asset(w, copy->rest_slot);
     cr_vec3 *pos = cr_surface_copy_positions(copy, block);
-    uint32_t ne = r->example_count, first = r->vertex_count, last = 0, left = 0;
-    cr_real *e = weights_of(w, ri), *d = pending_of(w, ri);
-    cr_real keep = r->def.lambda, take = CR_R(1) - r->def.lambda;
+    const cr_real *e = weights_of(w, ri);
     /* the bones' example frames once for the body, in this step's scratch;
      * without room each vertex builds the ones it needs (the same numbers) */
     uint32_t nf = rest->bone_count * rest->example_count;
@@ -783,41 +855,19 @@ static uint32_t fade_and_skin(cr_world *w, uint32_t ri) {
         cri_skin_cache_init(&cache, CR_AT(w, boff, cr_skin_blend), rest);
         cache.lanes = CR_SKIN_VECTOR_LANES ? &lanes : NULL; /* four vertices at a time where their influences agree */
     }
-    /* rows are faded one by one; the changed ones are re-skinned in runs of
-     * consecutive vertices (cri_skin_example_points: one call per run, the
-     * same bits as one per vertex) */
+    /* the marked rows in runs of consecutive vertices (cri_skin_example_points:
+     * one call per run, the same bits as one per vertex) */
     enum { RUN = 16 }; /* 16 vectors on the stack (384 bytes in fixed point): small targets have small stacks */
     cr_vec3 skinned[RUN];
-    uint32_t run = 0; /* the run is [v - run, v) */
+    uint32_t run = 0, count = 0; /* the run is [v - run, v) */
     for (uint32_t v = 0; v <= r->vertex_count; ++v) {
         bool changed = false;
         if (v < r->vertex_count) {
-            cr_real *ev = &e[v * ne], *dv = &d[v * ne];
-            bool any = false, small = true;
-            for (uint32_t k = 0; k < ne; ++k) {
-                if (dv[k] != 0) any = true;
-                if (cr_abs(dv[k]) >= CR_EXAMPLE_SETTLE) small = false;
-            }
-            if (any && small) {
-                /* the tail of the fade: all of it now, and the row back on the simplex */
-                cr_real sum = 0;
-                for (uint32_t k = 0; k < ne; ++k) ev[k] = cr_max(ev[k] + dv[k], 0), dv[k] = 0, sum += ev[k];
-                if (sum > 0) {
-                    cr_real inv = cr_div(CR_R(1), sum);
-                    for (uint32_t k = 0; k < ne; ++k) ev[k] = cr_mul(ev[k], inv);
-                }
-            } else if (any) {
-                for (uint32_t k = 0; k < ne; ++k) {
-                    cr_real step = cr_mul(take, dv[k]);
-                    ev[k] = cr_clamp(ev[k] + step, 0, CR_R(1));
-                    dv[k] = cr_mul(keep, dv[k]);
-                }
-                ++left;
-            }
-            changed = any;
+            changed = dirty == NULL || ((dirty[v >> 5] >> (v & 31u) & 1u) && vlag[v] >= least);
+            if (changed && dirty != NULL) dirty[v >> 5] &= ~(1u << (v & 31u)), vlag[v] = 0;
             if (changed && boff == CR_NO_OFFSET) {
                 /* no scratch for the blends: one vertex at a time */
-                skinned[0] = cri_skin_example_point(rest, frames, v, rest->positions[v], ev);
+                skinned[0] = cri_skin_example_point(rest, frames, v, rest->positions[v], &e[v * r->example_count]);
                 run = 1;
             } else if (changed) {
                 ++run;
@@ -828,28 +878,142 @@ static uint32_t fade_and_skin(cr_world *w, uint32_t ri) {
         if (!flush) continue;
         uint32_t end = changed ? v + 1 : v, start = end - run;
         if (boff != CR_NO_OFFSET) cri_skin_example_points(rest, frames, &cache, start, end, e, skinned);
+        count += run;
         for (uint32_t i = start; i < end; ++i) {
             cr_vec3 x = cr_v3_sub(skinned[i - start], copy->frame_shift);
             if (x.x == pos[i].x && x.y == pos[i].y && x.z == pos[i].z) continue;
             pos[i] = x;
-            if (i < first) first = i;
-            last = i;
+            if (i < *first) *first = i;
+            *last = i; /* i only grows */
         }
         run = 0;
     }
+    return count;
+}
+
+/* The index of x's lowest set bit (x != 0), by de Bruijn multiplication. */
+static uint32_t lowest_bit(uint32_t x) {
+    static const uint8_t table[32] = {0,  1,  28, 2,  29, 14, 24, 3, 30, 22, 20, 15, 25, 17, 4,  8,
+                                      31, 27, 13, 23, 21, 19, 16, 7, 26, 12, 18, 6,  11, 5,  10, 9};
+    return table[((x & (0u - x)) * 0x077cb531u) >> 27];
+}
+
+/* Eq. 13 for one body, and eq. 3 when it is due; returns the work.
+ *
+ * Commits: the fade moves E every step, but the surface (re-skin, grid patch,
+ * centre of mass, normals) follows only when some vertex may be more than the
+ * commit tolerance from eq. 3 at its current row, and when the fade ends. A
+ * vertex moves at most reach_v |dE_v|_1 for a change dE_v of its row
+ * (cri_skin_example_reach), so each vertex's lag, the sum of those since it
+ * was last re-skinned, bounds how far it is drawn from where a re-skin would
+ * put it. A commit re-skins the vertices whose lag is a quarter of the
+ * tolerance or more (the rest wait, within that quarter); at the fade's end
+ * every row changed since it was last re-skinned is, so the final surface is
+ * eq. 3's exactly (docs/example-plasticity.md, "Commits"). */
+static uint32_t fade_and_skin(cr_world *w, uint32_t ri) {
+    cr_example_body *r = &records(w)[ri];
+    cr_body *b = &cr_world_bodies(w)[r->body_index1 - 1];
+    cr_surface_copy *copy = cri_damage_surface_of(w, r->body_index1);
+    if (copy == NULL) return 0;
+    uint8_t *block = (uint8_t *)w;
+    const cr_asset *rest = cr_world_asset(w, copy->rest_slot);
+    uint32_t ne = r->example_count, left = 0;
+    cr_real *e = weights_of(w, ri), *d = pending_of(w, ri);
+    const cr_real *reach = reach_of(w, ri);
+    cr_real *vlag = vlag_of(w, ri);
+    uint32_t *dirty = dirty_of(w, ri);
+    cr_real keep = r->def.lambda, take = CR_R(1) - r->def.lambda;
+    const cr_real tolerance = cr_mul(rest->sdf_cell, CR_EXAMPLE_COMMIT);
+    uint32_t *pend = pending_bits_of(w, ri);
+    cr_real sq = 0; /* |dE|^2 after the fade, for eq. 15 next step */
+    for (uint32_t word = 0; word < (r->vertex_count + 31u) / 32u; ++word)
+    for (uint32_t bits = pend[word]; bits != 0; bits &= bits - 1u) {
+        const uint32_t v = word * 32u + lowest_bit(bits);
+        cr_real *ev = &e[v * ne], *dv = &d[v * ne];
+        bool any = false, small = true;
+        cr_real change = 0; /* |dv|_1, then a bound on the row's change |dE_v|_1 */
+        for (uint32_t k = 0; k < ne; ++k) {
+            if (dv[k] != 0) any = true;
+            if (cr_abs(dv[k]) >= CR_EXAMPLE_SETTLE) small = false;
+            change += cr_abs(dv[k]);
+        }
+        if (!any) {
+            pend[word] &= ~(1u << (v & 31u));
+            continue;
+        }
+        if (small) {
+            /* the tail of the fade: all of it now, and the row back on the simplex */
+            cr_real before[CR_ASSET_MAX_EXAMPLES], sum = 0;
+            for (uint32_t k = 0; k < ne; ++k) before[k] = ev[k];
+            for (uint32_t k = 0; k < ne; ++k) ev[k] = cr_max(ev[k] + dv[k], 0), dv[k] = 0, sum += ev[k];
+            if (sum > 0) {
+                cr_real inv = cr_div(CR_R(1), sum);
+                for (uint32_t k = 0; k < ne; ++k) ev[k] = cr_mul(ev[k], inv);
+            }
+            change = 0;
+            for (uint32_t k = 0; k < ne; ++k) change += cr_abs(ev[k] - before[k]);
+            pend[word] &= ~(1u << (v & 31u));
+        } else {
+            /* E moves by take dv, or less where the clamp holds it */
+            for (uint32_t k = 0; k < ne; ++k) {
+                cr_real step = cr_mul(take, dv[k]);
+                ev[k] = cr_clamp(ev[k] + step, 0, CR_R(1));
+                dv[k] = cr_mul(keep, dv[k]);
+            }
+            change = cr_mul(take, change);
+            for (uint32_t k = 0; k < ne; ++k) sq += cr_mul(dv[k], dv[k]);
+            ++left;
+        }
+        dirty[v >> 5] |= 1u << (v & 31u);
+        /* no bound known: more than the tolerance, so the next commit is now and takes it */
+        vlag[v] = reach[v] < 0 ? tolerance + rest->sdf_cell : vlag[v] + cr_mul(reach[v], change);
+        r->lag = cr_max(r->lag, vlag[v]);
+    }
     r->active = left > 0;
+    r->pending_sq = sq, r->pending_sq_valid = 1;
     uint32_t work = r->vertex_count;
-    if (first <= last) {
-        cri_surface_copy_mark(copy, first, last);
-        cr_vec3 *grid_pos = grid_pos_of(w, ri);
-        work += patch_grid(w, copy, rest, grid_pos, pos, r->vertex_count, !r->active);
-        work += follow_mass(w, b, copy, rest, grid_pos);
+    /* a sleeping body whose shape is still changing must meet its contacts again
+     * (as when it moved every step: a commit may be several steps away) */
+    if (b->asleep && r->active) cri_world_wake(w, r->body_index1 - 1);
+    if (r->active && r->lag <= tolerance) return work; /* the drawn shape is still within the tolerance */
+    /* no vertex moves further than the largest lag; the ones below `least` wait */
+    const cr_real lag = r->lag, least = r->active ? cr_mul(tolerance, CR_R(0.25)) : 0;
+    r->lag = least;
+    cr_vec3 *pos = cr_surface_copy_positions(copy, block);
+    uint32_t first = r->vertex_count, last = 0;
+    work += reskin(w, ri, copy, rest, dirty, vlag, least, &first, &last);
+    const bool moved = first <= last;
+    if (!moved && r->active) return work;
+    if (moved) cri_surface_copy_mark(copy, first, last);
+    cr_vec3 *grid_pos = grid_pos_of(w, ri);
+    /* the grid's scan of every vertex waits until the commits' lags add up to
+     * a patch's threshold; at the fade's end it takes what it still owes */
+    r->grid_lag += lag;
+    if (!r->active || r->grid_lag >= cr_mul(rest->sdf_cell, CR_EXAMPLE_GRID_DUE))
+        work += patch_grid(w, copy, rest, grid_pos, pos, r->vertex_count, !r->active, &r->grid_lag);
+    /* the centre and inertia follow the same way: once the commits' lags add
+     * up to the grid's threshold, and at the fade's end if anything moved
+     * since they last did */
+    if (moved) r->mass_lag += lag;
+    bool shape = moved;
+    if ((!r->active && (moved || r->mass_lag > 0)) || r->mass_lag >= cr_mul(rest->sdf_cell, CR_EXAMPLE_GRID_DUE)) {
+        uint32_t was = r->shifted;
+        work += follow_mass(w, b, copy, rest, grid_pos, &r->shifted);
+        shape = shape || r->shifted != was;
+        r->mass_lag = 0;
+    }
+    if (!r->active && r->shifted) {
+        /* the shifts moved the copy by subtraction, which rounds unlike
+         * skinning at the final frame: the fade ends on eq. 3's bits */
+        first = r->vertex_count, last = 0;
+        work += reskin(w, ri, copy, rest, NULL, NULL, 0, &first, &last);
+        r->shifted = 0;
+        shape = true;
+    }
+    if (shape) {
         work += cri_surface_copy_refresh(copy, block, &b->bound_radius);
         /* a sleeping body whose shape changed must meet its contacts again */
         if (b->asleep) cri_world_wake(w, r->body_index1 - 1);
-    } else if (!r->active) {
-        /* the fade ended with nothing left to move: what the lazy patch still owes the grid */
-        work += patch_grid(w, copy, rest, grid_pos_of(w, ri), pos, r->vertex_count, true);
     }
     return work;
 }

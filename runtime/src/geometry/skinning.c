@@ -468,6 +468,52 @@ void cri_skin_example_points(const cr_asset *a, const cr_skin_frame *frames, cr_
     }
 }
 
+/* How far one bone's frame can carry a point at p = u - c per unit of
+ * |E' - E|_1 (docs/example-plasticity.md, "Commits"). t and r = sum E_e q_e
+ * are linear in E, and a row's change dE sums to 0, so it is |dE|_1 / 2 times
+ * a difference of two convex blends: |sum dE_e a_e| <= |dE|_1 / 2 max_ij |a_i - a_j|
+ * for the translations t_e and the quaternions q_e alike. A rotation moves p
+ * by 2 sin(theta/2) |p| <= 2 |q' - q| |p| for unit q, q', and normalising
+ * costs at most 1 / rho (Dunkl-Williams: |a/|a| - b/|b|| <= 2 |a - b| / (|a| + |b|)),
+ * rho a lower bound of |r| over the simplex: rho^2 >= min_ij q_i . q_j, as
+ * |r|^2 = sum_ij E_i E_j q_i . q_j. Without a positive one the blend can pass
+ * near 0 and nothing is bounded (-1). Per unit of |dE|_1:
+ *     t_diam / 2 + 2 (q_diam / 2) |p| / rho;
+ * out[0] = t_diam / 2 and out[1] = q_diam / rho (-1: none). */
+static void bone_reach(const cr_asset *a, const cr_skin_frame *frames, uint32_t b, cr_real out[2]) {
+    cr_real t_diam = 0, q_diam = 0, dot_min = CR_R(1);
+    for (uint32_t e = 0; e < a->example_count; ++e) {
+        const cr_skin_frame *fe = &frames[e * a->bone_count + b];
+        for (uint32_t k = 0; k < e; ++k) {
+            const cr_skin_frame *fk = &frames[k * a->bone_count + b];
+            cr_quat dq = {fe->q.x - fk->q.x, fe->q.y - fk->q.y, fe->q.z - fk->q.z, fe->q.w - fk->q.w};
+            t_diam = cr_max(t_diam, cr_v3_len(cr_v3_sub(fe->t, fk->t)));
+            q_diam = cr_max(q_diam, cr_sqrt(qdot(dq, dq)));
+            dot_min = cr_min(dot_min, qdot(fe->q, fk->q));
+        }
+    }
+    out[0] = cr_half(t_diam);
+    if (q_diam == 0) out[1] = 0; /* no example turns the bone */
+    else if (dot_min <= CR_R(0.01)) out[1] = -1;
+    else out[1] = cr_div(q_diam, cr_sqrt(dot_min));
+}
+
+void cri_skin_example_reach(const cr_asset *a, const cr_skin_frame *frames, cr_real *bones, cr_real *reach) {
+    for (uint32_t b = 0; b < a->bone_count; ++b) bone_reach(a, frames, b, &bones[2 * b]);
+    for (uint32_t v = 0; v < a->vertex_count; ++v) {
+        const cr_vec3 u = a->positions[v];
+        cr_real sum = 0;
+        for (uint32_t k = 0; k < CR_ASSET_SKIN_SLOTS && sum >= 0; ++k) {
+            cr_real wk = a->skin_weight[CR_ASSET_SKIN_SLOTS * v + k];
+            if (wk == 0) continue;
+            uint32_t b = a->skin_bone[CR_ASSET_SKIN_SLOTS * v + k];
+            if (bones[2 * b + 1] < 0) sum = -1;
+            else sum += cr_mul(cr_abs(wk), bones[2 * b] + cr_mul(bones[2 * b + 1], cr_v3_len(cr_v3_sub(u, a->bones[b].rest.p))));
+        }
+        reach[v] = sum;
+    }
+}
+
 void cri_skin_example_jacobian(const cr_asset *a, uint32_t v, cr_vec3 u, const cr_real *weights, cr_vec3 *cols) {
     for (uint32_t e = 0; e < a->example_count; ++e) cols[e] = cr_v3_zero();
     for (uint32_t k = 0; k < CR_ASSET_SKIN_SLOTS; ++k) {

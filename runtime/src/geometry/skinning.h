@@ -114,6 +114,13 @@ cr_vec3 cri_skin_example_point_cached(const cr_asset *a, const cr_skin_frame *fr
 /// their QLERPs in the lanes.
 void cri_skin_example_points(const cr_asset *a, const cr_skin_frame *frames, cr_skin_cache *cache, uint32_t first,
                              uint32_t end, const cr_real *rows, cr_vec3 *out);
+/// For every vertex v, a bound on how far its skinned position moves per unit
+/// of weight change: |x(E') - x(E)| <= reach[v] * sum_e |E'_e - E_e| for rows
+/// E, E' on the simplex (up to the rows' rounding), from every bone's example
+/// frames. Negative when no bound holds (a bone's examples turn so far apart
+/// that their QLERP can pass near zero). `frames` from
+/// cri_skin_example_frames; `bones` holds 2 bone_count reals of scratch.
+void cri_skin_example_reach(const cr_asset *a, const cr_skin_frame *frames, cr_real *bones, cr_real *reach);
 /// Eq. 5: cols[e] = dx/dE_e of vertex v at the example weights `weights`.
 void cri_skin_example_jacobian(const cr_asset *a, uint32_t v, cr_vec3 u, const cr_real *weights, cr_vec3 *cols);
 
