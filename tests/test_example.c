@@ -1456,7 +1456,7 @@ CR_TEST(example_reach_bounds_every_vertex_move) {
     for (int i = 0; i < 3; ++i) {
         double worst, mean;
         ENSURE(reach_holds(assets[i][0], assets[i][1], assets[i][2], &worst, &mean));
-        cr_test_printf("    %s: move / bound worst %.3f, mean %.3f\n", assets[i][0], worst, mean);
+        cr_test_printf("    %s: move / bound worst %.7f, mean %.3f\n", assets[i][0], worst, mean);
         /* the bound holds up to the rows' rounding, and is not vacuous */
         ENSURE(worst <= 1 + 1e-4 && worst > 0.2);
     }

@@ -510,7 +510,11 @@ void cri_skin_example_reach(const cr_asset *a, const cr_skin_frame *frames, cr_r
             if (bones[2 * b + 1] < 0) sum = -1;
             else sum += cr_mul(cr_abs(wk), bones[2 * b] + cr_mul(bones[2 * b + 1], cr_v3_len(cr_v3_sub(u, a->bones[b].rest.p))));
         }
-        reach[v] = sum;
+        /* plus 1/1024 for rounding: the bound is tight for a vertex on one bone
+         * moving between two examples (the cooker's weights leave most
+         * vertices on one), and the blend's sums and normalisation round
+         * past it by up to ~1e-4 */
+        reach[v] = sum > 0 ? sum + cr_mul(sum, CR_R(0.0009765625)) : sum;
     }
 }
 
