@@ -84,6 +84,17 @@ static cr_body_def bar_def(const bar_world *b, cr_body_type type, cr_vec3 at) {
     return d;
 }
 
+/* A steel ball of radius r at p moving at v. */
+static cr_body_def steel_ball(cr_real r, cr_vec3 p, cr_vec3 v) {
+    cr_body_def s = cr_default_body_def();
+    s.shape.type = CR_SHAPE_SPHERE;
+    s.shape.radius = r;
+    s.material.density = CR_R(8000);
+    s.position = p;
+    s.linear_velocity = v;
+    return s;
+}
+
 /* A plastic static bar at the origin, and a dense ball `above` its point x
  * moving at `speed` down onto it (no gravity: one clean hit). */
 static int hit_setup(bar_world *b, const cr_example_def *ed, double x, double speed, cr_body_id *ball) {
@@ -91,13 +102,8 @@ static int hit_setup(bar_world *b, const cr_example_def *ed, double x, double sp
     cr_body_def bd = bar_def(b, CR_BODY_STATIC, cr_v3_zero());
     if (cr_body_create(b->w, &bd, &b->bar) != CR_OK) return 0;
     if (cr_example_attach(b->w, b->bar, ed) != CR_OK) return 0;
-    cr_body_def s = cr_default_body_def();
-    s.shape.type = CR_SHAPE_SPHERE;
-    s.shape.radius = CR_R(0.2);
-    s.material.density = CR_R(8000);
+    cr_body_def s = steel_ball(CR_R(0.2), cr_v3(CR_R(x), CR_R(0.5), 0), cr_v3(0, CR_R(-speed), 0));
     s.material.restitution = CR_R(1);
-    s.position = cr_v3(CR_R(x), CR_R(0.5), 0);
-    s.linear_velocity = cr_v3(0, CR_R(-speed), 0);
     return cr_body_create(b->w, &s, ball) == CR_OK;
 }
 
@@ -513,12 +519,8 @@ CR_TEST(example_weights_stay_barycentric_after_many_impacts) {
     ed.lambda = CR_R(0.8);
     ENSURE(cr_example_attach(b.w, b.bar, &ed) == CR_OK);
     for (int k = 0; k < 6; ++k) {
-        cr_body_def s = cr_default_body_def();
-        s.shape.type = CR_SHAPE_SPHERE;
-        s.shape.radius = CR_R(0.15);
-        s.material.density = CR_R(8000);
-        s.position = cr_v3(CR_R(-1.8 + 0.7 * k), CR_R(3 + 0.5 * k), CR_R(0.05 * (k % 3) - 0.05));
-        s.linear_velocity = cr_v3(0, CR_R(-6), 0);
+        cr_vec3 at = cr_v3(CR_R(-1.8 + 0.7 * k), CR_R(3 + 0.5 * k), CR_R(0.05 * (k % 3) - 0.05));
+        cr_body_def s = steel_ball(CR_R(0.15), at, cr_v3(0, CR_R(-6), 0));
         ENSURE(cr_body_create(b.w, &s, &balls[k]) == CR_OK);
     }
     uint32_t applied = 0;
@@ -717,12 +719,8 @@ static int budget_run(uint32_t impulses, uint32_t vertices, cr_real *out, uint32
         cr_body_def bd = bar_def(&b, CR_BODY_STATIC, cr_v3(0, 0, cr_from_int(3 * k)));
         if (cr_body_create(b.w, &bd, &bars[k]) != CR_OK || cr_example_attach(b.w, bars[k], &ed) != CR_OK) return 0;
         for (int j = 0; j < 2; ++j) {
-            cr_body_def s = cr_default_body_def();
-            s.shape.type = CR_SHAPE_SPHERE;
-            s.shape.radius = CR_R(0.2);
-            s.material.density = CR_R(8000);
-            s.position = cr_v3(CR_R(j ? 1.0 : -0.8), CR_R(0.5), cr_from_int(3 * k));
-            s.linear_velocity = cr_v3(0, CR_R(-10), 0);
+            cr_vec3 at = cr_v3(CR_R(j ? 1.0 : -0.8), CR_R(0.5), cr_from_int(3 * k));
+            cr_body_def s = steel_ball(CR_R(0.2), at, cr_v3(0, CR_R(-10), 0));
             if (cr_body_create(b.w, &s, &ball) != CR_OK) return 0;
         }
     }
@@ -843,12 +841,7 @@ static int gamma_run(double gamma, double *fraction) {
     if (!cook_bar_reach(&b, true, 5) || !make_world(&b, cr_v3_zero(), 4)) return 0;
     cr_body_def bd = bar_def(&b, CR_BODY_STATIC, cr_v3_zero());
     if (cr_body_create(b.w, &bd, &b.bar) != CR_OK || cr_example_attach(b.w, b.bar, &ed) != CR_OK) return 0;
-    cr_body_def s = cr_default_body_def();
-    s.shape.type = CR_SHAPE_SPHERE;
-    s.shape.radius = CR_R(0.2);
-    s.material.density = CR_R(8000);
-    s.position = cr_v3(0, CR_R(0.5), 0);
-    s.linear_velocity = cr_v3(0, CR_R(-10), 0);
+    cr_body_def s = steel_ball(CR_R(0.2), cr_v3(0, CR_R(0.5), 0), cr_v3(0, CR_R(-10), 0));
     if (cr_body_create(b.w, &s, &ball) != CR_OK) return 0;
     for (int i = 0; i < 120; ++i)
         if (cr_world_step(b.w, CR_R(1.0 / 60.0)) != CR_OK) return 0;
@@ -945,13 +938,8 @@ CR_TEST(example_inertia_follows_the_deformed_shape_at_constant_mass) {
     cr_vec3 i0 = cr_body_get_inertia(b.w, b.bar);
     double m0 = cr_to_double(cr_body_get_mass(b.w, b.bar));
     /* a ball from below near the right end: bend_up */
-    cr_body_def s = cr_default_body_def();
+    cr_body_def s = steel_ball(CR_R(0.2), cr_v3(CR_R(1.8), CR_R(-0.5), 0), cr_v3(0, CR_R(10), 0));
     cr_body_id ball;
-    s.shape.type = CR_SHAPE_SPHERE;
-    s.shape.radius = CR_R(0.2);
-    s.material.density = CR_R(8000);
-    s.position = cr_v3(CR_R(1.8), CR_R(-0.5), 0);
-    s.linear_velocity = cr_v3(0, CR_R(10), 0);
     ENSURE(cr_body_create(b.w, &s, &ball) == CR_OK);
     for (int i = 0; i < 60; ++i) ENSURE(cr_world_step(b.w, CR_R(1.0 / 60.0)) == CR_OK);
     cr_example_view v;
@@ -1000,13 +988,8 @@ CR_TEST(example_destroyed_body_drops_its_queue_and_a_reused_slot_starts_at_rest)
     ENSURE(cr_body_create(b.w, &bd, &b.bar) == CR_OK && cr_example_attach(b.w, b.bar, &ed) == CR_OK);
     /* four balls at once: one impulse per step, the rest wait */
     for (int k = 0; k < 4; ++k) {
-        cr_body_def s = cr_default_body_def();
+        cr_body_def s = steel_ball(CR_R(0.2), cr_v3(CR_R(-1.5 + k), CR_R(0.5), 0), cr_v3(0, CR_R(-10), 0));
         cr_body_id ball;
-        s.shape.type = CR_SHAPE_SPHERE;
-        s.shape.radius = CR_R(0.2);
-        s.material.density = CR_R(8000);
-        s.position = cr_v3(CR_R(-1.5 + k), CR_R(0.5), 0);
-        s.linear_velocity = cr_v3(0, CR_R(-10), 0);
         ENSURE(cr_body_create(b.w, &s, &ball) == CR_OK);
     }
     uint32_t waiting = 0;
@@ -1054,13 +1037,8 @@ CR_TEST(example_centre_of_mass_follows_the_shape_without_a_jump) {
     ed.beta = CR_R(20);
     ed.lambda = CR_R(0.9);
     ENSURE(cr_example_attach(b.w, b.bar, &ed) == CR_OK);
-    cr_body_def s = cr_default_body_def();
+    cr_body_def s = steel_ball(CR_R(0.2), cr_v3(CR_R(1.7), CR_R(-0.6), 0), cr_v3(0, CR_R(10), 0));
     cr_body_id ball;
-    s.shape.type = CR_SHAPE_SPHERE;
-    s.shape.radius = CR_R(0.2);
-    s.material.density = CR_R(8000);
-    s.position = cr_v3(CR_R(1.7), CR_R(-0.6), 0);
-    s.linear_velocity = cr_v3(0, CR_R(10), 0);
     ENSURE(cr_body_create(b.w, &s, &ball) == CR_OK);
     const double dt = 1.0 / 60.0;
     double o_prev[3] = {0, 0, 0}, shift_prev[3] = {0, 0, 0}, travel_err = 0, shift_path = 0, motion = 0;
@@ -1179,13 +1157,8 @@ CR_TEST(example_pose_offset_does_not_bias_the_push) {
     ENSURE(cr_body_create(b.w, &bd, &b.bar) == CR_OK);
     cr_example_def ed = soft_def();
     ENSURE(cr_example_attach(b.w, b.bar, &ed) == CR_OK);
-    cr_body_def s = cr_default_body_def();
-    s.shape.type = CR_SHAPE_SPHERE;
-    s.shape.radius = CR_R(0.2);
-    s.material.density = CR_R(8000);
+    cr_body_def s = steel_ball(CR_R(0.2), cr_v3(0, CR_R(0.5), 0), cr_v3(0, CR_R(-10), 0));
     s.material.restitution = CR_R(1);
-    s.position = cr_v3(0, CR_R(0.5), 0);
-    s.linear_velocity = cr_v3(0, CR_R(-10), 0);
     cr_body_id ball;
     ENSURE(cr_body_create(b.w, &s, &ball) == CR_OK);
     uint32_t applied = 0;
@@ -1247,12 +1220,7 @@ CR_TEST(example_grid_agrees_with_the_mesh_after_a_fade) {
     ed.gamma = CR_R(0.3);
     ed.lambda = CR_R(0.8);
     ENSURE(cr_example_attach(b.w, b.bar, &ed) == CR_OK);
-    cr_body_def s = cr_default_body_def();
-    s.shape.type = CR_SHAPE_SPHERE;
-    s.shape.radius = CR_R(0.15);
-    s.material.density = CR_R(8000);
-    s.position = cr_v3(CR_R(0.6), 0, 0);
-    s.linear_velocity = cr_v3(CR_R(-8), 0, 0);
+    cr_body_def s = steel_ball(CR_R(0.15), cr_v3(CR_R(0.6), 0, 0), cr_v3(CR_R(-8), 0, 0));
     cr_body_id ball;
     ENSURE(cr_body_create(b.w, &s, &ball) == CR_OK);
     uint32_t applied = 0;
@@ -1310,12 +1278,7 @@ CR_TEST(example_commits_keep_the_surface_near_eq3_and_end_on_its_bits) {
     cr_example_def ed = soft_def();
     ed.lambda = CR_R(0.8);
     ENSURE(cr_example_attach(b.w, b.bar, &ed) == CR_OK);
-    cr_body_def s = cr_default_body_def();
-    s.shape.type = CR_SHAPE_SPHERE;
-    s.shape.radius = CR_R(0.2);
-    s.material.density = CR_R(8000);
-    s.position = cr_v3(CR_R(0.4), CR_R(0.5), 0);
-    s.linear_velocity = cr_v3(0, CR_R(-10), 0);
+    cr_body_def s = steel_ball(CR_R(0.2), cr_v3(CR_R(0.4), CR_R(0.5), 0), cr_v3(0, CR_R(-10), 0));
     cr_body_id ball;
     ENSURE(cr_body_create(b.w, &s, &ball) == CR_OK);
     const uint32_t nv = b.asset.vertex_count, ne = b.asset.example_count;

@@ -495,18 +495,22 @@ typedef struct bone_shape {
     double tail_cut[CR_ASSET_MAX_BONES + 1]; /* m, cut from each tail end (the child's cut; 0 at a leaf's reach) */
 } bone_shape;
 
-static double grid_value(const cr_cook_grid *g, const double p[3]) {
-    double f[3];
-    size_t i[3];
+/* The grid cell holding p (clamped into the grid) and p's place in it, 0..1 per axis. */
+static void grid_cell(const cr_cook_grid *g, const double p[3], size_t i[3], double f[3]) {
     for (int k = 0; k < 3; ++k) {
         double c = (p[k] - g->origin[k]) / g->cell;
         if (c < 0) c = 0;
         if (c > g->dims[k] - 1) c = g->dims[k] - 1;
         size_t ci = (size_t)c;
         if (ci > g->dims[k] - 2) ci = g->dims[k] - 2;
-        i[k] = ci;
-        f[k] = c - (double)ci;
+        i[k] = ci, f[k] = c - (double)ci;
     }
+}
+
+static double grid_value(const cr_cook_grid *g, const double p[3]) {
+    double f[3];
+    size_t i[3];
+    grid_cell(g, p, i, f);
     size_t nx = g->dims[0], ny = g->dims[1];
     double v = 0;
     for (int c = 0; c < 8; ++c) {
@@ -602,14 +606,7 @@ static double cell_distance(const cr_cook_grid *g, const float *dist, int (*off)
                             const double p[3]) {
     size_t i[3];
     double f[3];
-    for (int k = 0; k < 3; ++k) {
-        double c = (p[k] - g->origin[k]) / g->cell;
-        if (c < 0) c = 0;
-        if (c > g->dims[k] - 1) c = g->dims[k] - 1;
-        size_t ci = (size_t)c;
-        if (ci > g->dims[k] - 2) ci = g->dims[k] - 2;
-        i[k] = ci, f[k] = c - (double)ci;
-    }
+    grid_cell(g, p, i, f);
     double d = 0;
     for (int c = 0; c < 8; ++c) {
         double w = ((c & 1) ? f[0] : 1 - f[0]) * ((c & 2) ? f[1] : 1 - f[1]) * ((c & 4) ? f[2] : 1 - f[2]);
