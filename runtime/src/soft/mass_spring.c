@@ -1149,8 +1149,7 @@ void cri_soft_step(cr_world *w, cr_real dt) {
             /* the pair pass's own record of where it left the particles (the second half of prev) */
             cr_vec3 *pair_prev = CR_AT(w, o_prev, cr_vec3) + P;
             if (triangles)
-                contacts += cri_soft_collide_triangles(w, CR_AT(w, o_tc, const uint32_t), n_tc, owner, moving, h, pair_prev,
-                                                          CR_AT(w, o_start, const uint32_t), CR_AT(w, o_list, const uint32_t));
+                contacts += cri_soft_collide_triangles(w, CR_AT(w, o_tc, const uint32_t), n_tc, owner, moving, h, pair_prev);
             contacts += cri_soft_collide_pairs(w, CR_AT(w, o_pairs, uint32_t), n_pairs, owner, moving, h, pair_prev, !triangles);
             const cr_particle *pa = cri_soft_particles(w);
             for (uint32_t i = 0; i < B; ++i)
@@ -1162,6 +1161,10 @@ void cri_soft_step(cr_world *w, cr_real dt) {
             if (moving[i] && bodies[i].volume_tolerance > 0) hold_volume(w, &bodies[i], f);
     }
 
+    /* no particle ends the step inside another body (soft_triangle.c) */
+    if (triangles && n_tc > 0)
+        (void)cri_soft_resolve_inside(w, CR_AT(w, o_tc, const uint32_t), n_tc, owner, moving, CR_AT(w, o_start, const uint32_t),
+                                      CR_AT(w, o_list, const uint32_t));
     rigid_follow_rest(w, follow, n_follow, rv, rv + 2 * w->body_high, dt);
     /* bounds, sleep, the rigid bodies touched this step (the first
      * CR_SOFT_TOUCHED in slot order: a body touching more makes an event
