@@ -21,7 +21,9 @@
  * per spring per substep; docs/mass-spring.md has why and the measurements):
  * a spring of stiffness k is a distance constraint of compliance 1/k, which
  * is the seed's Hooke spring in the soft range and a fully projected edge
- * past it. Explicit integration of the seed's forces (its own method) needs
+ * past it (within 14 % of its rest length the constraint is its Green
+ * strain, the same to first order and without a square root:
+ * project_spring). Explicit integration of the seed's forces (its own method) needs
  * h^2 * 2 sum k / m < 4: a 1 kg ball of 146 particles at 60 Hz and 8
  * substeps could not be stiffer than about 150 N/m a spring; XPBD keeps
  * energy from growing up to h^2 w sum k = 16 at a particle (measured), and
@@ -43,6 +45,17 @@
 #define CR_SOFT_MAX_STIFFNESS CR_R(1.0e7) /* N/m or Pa: keeps every force product inside Q32.32 */
 #define CR_SOFT_MAX_SUBSTEPS 4096         /* substeps in one step at most (a longer dt simulates less soft time) */
 #define CR_SOFT_MAX_SPEED CR_R(1000)      /* m/s, each velocity component of a particle at most */
+
+/* A spring as the substeps use it, built once a step (spring_constants) in
+ * the step's scratch: its ends, and its constants with the ends' inverse
+ * masses folded in. */
+typedef struct cri_spring_step {
+    uint32_t a, b;     /* particle indices within the body */
+    cr_real rest2;     /* m^2, rest length squared */
+    cr_real inv_rest2; /* 1 / rest2 */
+    cr_real fa, fb;    /* the projection's move of a (b) per unit of |d|^2 - L^2, along d */
+    cr_real ca, cb;    /* the damping impulse's change of a's (b's) velocity per unit of relative speed */
+} cri_spring_step;
 
 static uint64_t al16(uint64_t x) { return (x + 15u) & ~(uint64_t)15u; }
 
@@ -95,7 +108,7 @@ uint64_t cri_soft_scratch_bytes(const cr_world_def *def) {
     if (b->body_capacity == 0) return 0;
     /* forces, per-particle owner, per-body flags + candidate lists, collisions */
     return al16(2ull * b->particle_capacity * sizeof(cr_vec3)) + al16((uint64_t)b->particle_capacity * 4u) +
-           al16(2ull * b->spring_capacity * sizeof(cr_real)) + al16(2ull * b->particle_capacity * sizeof(cr_vec3)) +
+           al16((uint64_t)b->spring_capacity * sizeof(cri_spring_step)) + al16(2ull * b->particle_capacity * sizeof(cr_vec3)) +
            al16((uint64_t)b->body_capacity * 4u) + al16((uint64_t)b->body_capacity * (CR_SOFT_MAX_CANDIDATES + 1u) * 4u) +
            al16(4ull * def->body_capacity * sizeof(cr_vec3)) + al16(4ull * def->body_capacity) + al16(def->body_capacity + 1ull) +
            al16(3ull * b->body_capacity * sizeof(cr_real)) +
@@ -602,17 +615,30 @@ static bool hold_volume(cr_world *w, cr_soft_body *sb, cr_vec3 *g) {
 
 /* What a spring's projection and damping need that stays the same for every
  * substep of a step (h and the masses do not change within it), once a step
- * rather than once a substep: 1 / (w_a + w_b + 1 / (k h^2)) and the damping
- * impulse factor min(h c, 1 / (w_a + w_b)). Two divisions a spring a step
- * instead of three a substep (the projection was a sixth of soft time). */
-static void spring_constants(cr_world *w, const cr_soft_body *sb, cr_real h, cr_real *out) {
+ * rather than once a substep, with the particles' inverse masses folded in:
+ * the projection's w_a / (2 L^2 (w_a + w_b + 1 / (k h^2))) and w_b's, and
+ * the damping impulse's w_a min(h c, 1 / (w_a + w_b)) and w_b's. A spring
+ * with k (or c) at 0 gets zeros: it moves nothing, without a test in the
+ * substeps' loops. */
+static void spring_constants(cr_world *w, const cr_soft_body *sb, cr_real h, cri_spring_step *out) {
     const cr_particle *p = cri_soft_particles(w) + sb->first_particle;
     const cr_spring *s = cri_soft_springs(w) + sb->first_spring;
     cr_real inv_h = cr_div(CR_R(1), h), inv_h2 = cr_mul(inv_h, inv_h);
     for (uint32_t j = 0; j < sb->spring_count; ++j) {
-        cr_real wsum = p[s[j].a].inv_mass + p[s[j].b].inv_mass;
-        out[2 * j] = s[j].k > 0 ? cr_div(CR_R(1), wsum + cr_mul(cr_div(CR_R(1), s[j].k), inv_h2)) : 0;
-        out[2 * j + 1] = s[j].c > 0 ? cr_min(cr_mul(h, s[j].c), cr_div(CR_R(1), wsum)) : 0;
+        cr_real wa = p[s[j].a].inv_mass, wb = p[s[j].b].inv_mass, wsum = wa + wb;
+        cri_spring_step *o = &out[j];
+        o->a = s[j].a, o->b = s[j].b;
+        o->rest2 = cr_mul(s[j].rest, s[j].rest);
+        o->inv_rest2 = o->rest2 > 0 ? cr_div(CR_R(1), o->rest2) : 0;
+        o->fa = o->fb = o->ca = o->cb = 0;
+        if (s[j].k > 0 && o->rest2 > 0) {
+            cr_real sk = cr_div(CR_R(1), cr_mul(CR_R(2), cr_mul(o->rest2, wsum + cr_mul(cr_div(CR_R(1), s[j].k), inv_h2))));
+            o->fa = cr_mul(sk, wa), o->fb = cr_mul(sk, wb);
+        }
+        if (s[j].c > 0) {
+            cr_real kc = cr_min(cr_mul(h, s[j].c), cr_div(CR_R(1), wsum));
+            o->ca = cr_mul(cr_mul(kc, wa), o->inv_rest2), o->cb = cr_mul(cr_mul(kc, wb), o->inv_rest2);
+        }
     }
 }
 
@@ -679,7 +705,7 @@ static void rigid_follow_rest(cr_world *w, const uint32_t *follow, uint32_t n_fo
 typedef struct cri_soft_sub {
     cr_particle *p;
     const cr_spring *s;
-    const cr_real *sk;
+    const cri_spring_step *sk;
     cr_vec3 *corr;            /* the body's corrections, particle_count */
     cr_vec3 *g;               /* scratch for the volume gradient, particle_count */
     cr_vec3 c0, l0;           /* centre of mass and spin before the projection */
@@ -708,37 +734,64 @@ static void integrate_predict(cr_world *w, cr_soft_body *sb, cri_soft_sub *q, cr
     q->l0 = spin_of(p, n, q->c0);
 }
 
-/* Spring j's projection. The corrections are kept apart (corr) and become
- * velocity as corr / h: small numbers with their own precision, so the
- * momentum they carry cancels to rounding of themselves, not of the
+/* A spring stretched or squeezed past the Green-strain band (below): the
+ * distance constraint itself, |d| - L along d / |d|, with the same weights.
+ * Out of line: only hard impacts get here. */
+static void project_far(cr_particle *A, cr_particle *B, cr_vec3 *ca, cr_vec3 *cb, const cri_spring_step *k, cr_vec3 d, cr_real d2) {
+    cr_real len = cr_sqrt(d2);
+    if (len <= CR_REAL_EPS) return; /* no direction to push along */
+    cr_real rest = cr_sqrt(k->rest2);
+    /* fa (d.d - L^2) at the band's scale: fa 2 L^2 (|d| - L) / |d| */
+    cr_real g = cr_div(cr_mul(cr_mul(CR_R(2), k->rest2), len - rest), len);
+    cr_vec3 da = cr_v3_scale(d, cr_mul(g, k->fa)), db = cr_v3_scale(d, -cr_mul(g, k->fb));
+    A->x = cr_v3_add(A->x, da), *ca = cr_v3_add(*ca, da);
+    B->x = cr_v3_add(B->x, db), *cb = cr_v3_add(*cb, db);
+}
+
+/* Spring j's projection. Within 0.75 < |d|^2 / L^2 < 1.3 the constraint is
+ * the spring's Green strain, C = (|d|^2 - L^2) / (2 L), gradient d / L: the
+ * same rest length and the same stiffness at rest as |d| - L (they differ
+ * by (|d| - L)^2 / 2L), and no square root or division: with the
+ * damping's (integrate_finish) they kept the divider busy, and the step
+ * took 17 % longer (soft_pile awake, docs/mass-spring.md). Its gradient's
+ * length |d| / L is taken as 1 in the denominator, so a spring stretched
+ * by e is projected (1 + e)(1 + e / 2) times as far as the distance
+ * constraint would: 0.81 to 1.22 times within the band. Past
+ * the band, where the Green strain grows too fast (stretched) or gives up
+ * (squeezed: its force vanishes as the spring collapses), the distance
+ * constraint (project_far). The corrections are kept apart (corr) and
+ * become velocity as corr / h: small numbers with their own precision, so
+ * the momentum they carry cancels to rounding of themselves, not of the
  * positions. */
-static inline void project_spring(cr_particle *p, const cr_spring *s, const cr_real *sk, cr_vec3 *corr, uint32_t j) {
-    cr_particle *A = &p[s[j].a], *B = &p[s[j].b];
-    cr_real len;
-    cr_vec3 u = cr_v3_normalize_len(cr_v3_sub(B->x, A->x), &len);
-    if (s[j].k <= 0 || len <= CR_REAL_EPS) return; /* no direction to push along */
-    cr_real c = len - s[j].rest;
-    cr_real dl = cr_mul(-c, sk[2 * j]); /* -c / (w_a + w_b + alpha) */
-    cr_vec3 da = cr_v3_scale(u, -cr_mul(dl, A->inv_mass)), db = cr_v3_scale(u, cr_mul(dl, B->inv_mass));
-    A->x = cr_v3_add(A->x, da), corr[s[j].a] = cr_v3_add(corr[s[j].a], da);
-    B->x = cr_v3_add(B->x, db), corr[s[j].b] = cr_v3_add(corr[s[j].b], db);
+static inline void project_spring(cr_particle *p, const cri_spring_step *k, cr_vec3 *corr) {
+    cr_particle *A = &p[k->a], *B = &p[k->b];
+    cr_vec3 d = cr_v3_sub(B->x, A->x);
+    cr_real d2 = cr_v3_dot(d, d), e = d2 - k->rest2;
+    if (e <= cr_mul(CR_R(-0.25), k->rest2) || e >= cr_mul(CR_R(0.3), k->rest2)) {
+        project_far(A, B, &corr[k->a], &corr[k->b], k, d, d2);
+        return;
+    }
+    cr_vec3 da = cr_v3_scale(d, cr_mul(e, k->fa)), db = cr_v3_scale(d, -cr_mul(e, k->fb));
+    A->x = cr_v3_add(A->x, da), corr[k->a] = cr_v3_add(corr[k->a], da);
+    B->x = cr_v3_add(B->x, db), corr[k->b] = cr_v3_add(corr[k->b], db);
 }
 
 /* The springs of m bodies (one or two), interleaved spring by spring; they
- * share no particle and no correction. One call site, so the projection is
- * inlined (with four it was a call per spring). */
+ * share no particle and no correction. */
 static void integrate_project(const cr_soft_body *const *sb, const cri_soft_sub *q, uint32_t m) {
-    uint32_t most = 0;
-    for (uint32_t t = 0; t < m; ++t) most = sb[t]->spring_count > most ? sb[t]->spring_count : most;
-    for (uint32_t j = 0; j < most; ++j)
-        for (uint32_t t = 0; t < m; ++t)
-            if (j < sb[t]->spring_count) project_spring(q[t].p, q[t].s, q[t].sk, q[t].corr, j);
+    uint32_t n0 = sb[0]->spring_count, n1 = m == 2 ? sb[1]->spring_count : 0, both = n0 < n1 ? n0 : n1;
+    cr_particle *p0 = q[0].p, *p1 = m == 2 ? q[1].p : NULL;
+    cr_vec3 *c0 = q[0].corr, *c1 = m == 2 ? q[1].corr : NULL;
+    const cri_spring_step *k0 = q[0].sk, *k1 = m == 2 ? q[1].sk : NULL;
+    uint32_t j = 0;
+    for (; j < both; ++j) project_spring(p0, &k0[j], c0), project_spring(p1, &k1[j], c1);
+    for (uint32_t i = j; i < n0; ++i) project_spring(p0, &k0[i], c0);
+    for (uint32_t i = j; i < n1; ++i) project_spring(p1, &k1[i], c1);
 }
 
 static void integrate_finish(cr_world *w, cr_soft_body *sb, const cri_soft_sub *q, cr_real h) {
     cr_particle *p = q->p;
-    const cr_spring *s = q->s;
-    const cr_real *sk = q->sk;
+    const cri_spring_step *sk = q->sk;
     cr_vec3 *corr = q->corr;
     uint32_t n = sb->particle_count;
     cr_real inv_h = cr_div(CR_R(1), h), inv_h2 = cr_mul(inv_h, inv_h);
@@ -764,13 +817,22 @@ static void integrate_finish(cr_world *w, cr_soft_body *sb, const cri_soft_sub *
      * every impulse takes energy out. Put inside the projection (XPBD's own
      * damping) it gained energy: 22 % in one step at c = 10 N s/m. */
     for (uint32_t j = 0; j < sb->structural_count; ++j) {
-        if (s[j].c <= 0) continue;
-        cr_particle *A = &p[s[j].a], *B = &p[s[j].b];
-        cr_vec3 u = cr_v3_normalize(cr_v3_sub(B->x, A->x));
-        cr_real vrel = cr_v3_dot(cr_v3_sub(B->v, A->v), u);
-        cr_real j_imp = cr_mul(-vrel, sk[2 * j + 1]); /* min(h c, 1 / (w_a + w_b)) */
-        A->v = cr_v3_mad(A->v, -cr_mul(j_imp, A->inv_mass), u);
-        B->v = cr_v3_mad(B->v, cr_mul(j_imp, B->inv_mass), u);
+        /* along d: the relative speed's share (dv.d / |d|^2) d, 1 / |d|^2
+         * as one Newton step from 1 / L^2, (2 - t) / L^2 with t = |d|^2 /
+         * L^2: t (2 - t) of the exact impulse, 1 at the rest length and
+         * never more, so the cap above still holds */
+        const cri_spring_step *k = &sk[j];
+        cr_particle *A = &p[k->a], *B = &p[k->b];
+        cr_vec3 d = cr_v3_sub(B->x, A->x);
+        cr_real d2 = cr_v3_dot(d, d), t = cr_mul(d2, k->inv_rest2);
+        cr_real g = cr_v3_dot(cr_v3_sub(B->v, A->v), d);
+        if (t < CR_R(2)) {
+            g = cr_mul(g, CR_R(2) - t);
+        } else { /* stretched past sqrt 2: the exact share */
+            g = cr_div(cr_mul(g, k->rest2), d2);
+        }
+        A->v = cr_v3_mad(A->v, cr_mul(g, k->ca), d);
+        B->v = cr_v3_mad(B->v, -cr_mul(g, k->cb), d);
     }
     /* Position projection turns a spinning body's velocities by less than
      * the body turned (a first-order loss of angular momentum, (h w)^2 / 2 a
@@ -787,7 +849,7 @@ static void integrate_finish(cr_world *w, cr_soft_body *sb, const cri_soft_sub *
 
 /* A body's substep, its state in q (corr and g: its own scratch, not
  * another's of the same pass). */
-static void integrate_begin(cr_world *w, cr_soft_body *sb, cri_soft_sub *q, cr_vec3 *corr, cr_vec3 *g, const cr_real *sk, cr_real h) {
+static void integrate_begin(cr_world *w, cr_soft_body *sb, cri_soft_sub *q, cr_vec3 *corr, cr_vec3 *g, const cri_spring_step *sk, cr_real h) {
     q->p = cri_soft_particles(w) + sb->first_particle;
     q->s = cri_soft_springs(w) + sb->first_spring;
     q->sk = sk, q->corr = corr, q->g = g;
@@ -929,7 +991,7 @@ void cri_soft_step(cr_world *w, cr_real dt) {
     uint32_t o_moving = cri_arena_push(&w->scratch, (uint8_t *)w, (B ? B : 1) * 4u, 16); /* zeroed: nobody runs yet */
     uint32_t o_cand = cri_arena_push_uninit(&w->scratch, (B ? B : 1) * (CR_SOFT_MAX_CANDIDATES + 1u) * 4u, 16);
     uint32_t o_prev = cri_arena_push_uninit(&w->scratch, (P ? 2 * P : 1) * (uint32_t)sizeof(cr_vec3), 16);
-    uint32_t o_sk = cri_arena_push_uninit(&w->scratch, (r->spring_count ? 2 * r->spring_count : 1) * (uint32_t)sizeof(cr_real), 16);
+    uint32_t o_sk = cri_arena_push_uninit(&w->scratch, (r->spring_count ? r->spring_count : 1) * (uint32_t)sizeof(cri_spring_step), 16);
     /* each rigid body's velocities as the rigid solver moved it this step (rigid_follow) */
     uint32_t o_rv = cri_arena_push_uninit(&w->scratch, (w->body_high ? 4 * w->body_high : 1) * (uint32_t)sizeof(cr_vec3), 16);
     uint32_t o_follow = cri_arena_push_uninit(&w->scratch, (w->body_high ? w->body_high : 1) * 4u, 16);
@@ -1021,7 +1083,7 @@ void cri_soft_step(cr_world *w, cr_real dt) {
         if (!moving[i]) continue;
         uint32_t *row = cand + i * (CR_SOFT_MAX_CANDIDATES + 1u);
         row[0] = cri_soft_rigid_candidates(w, &bodies[i], reach, row + 1, CR_SOFT_MAX_CANDIDATES, &st->over_capacity);
-        spring_constants(w, &bodies[i], h, CR_AT(w, o_sk, cr_real) + 2 * bodies[i].first_spring);
+        spring_constants(w, &bodies[i], h, CR_AT(w, o_sk, cri_spring_step) + bodies[i].first_spring);
         const cr_particle *p = cri_soft_particles(w) + bodies[i].first_particle;
         cr_vec3 *prev = CR_AT(w, o_prev, cr_vec3) + bodies[i].first_particle;
         for (uint32_t j = 0; j < bodies[i].particle_count; ++j) prev[j] = p[j].x;
@@ -1070,7 +1132,7 @@ void cri_soft_step(cr_world *w, cr_real dt) {
             for (uint32_t t = 0; t < m; ++t) {
                 cr_soft_body *sb = &bodies[pick[t]];
                 integrate_begin(w, sb, &q[t], f + sb->first_particle, f + P + sb->first_particle,
-                                CR_AT(w, o_sk, const cr_real) + 2 * sb->first_spring, h);
+                                CR_AT(w, o_sk, const cri_spring_step) + sb->first_spring, h);
             }
             const cr_soft_body *both[2] = {&bodies[i], m == 2 ? &bodies[i2] : NULL};
             integrate_project(both, q, m);
@@ -1087,8 +1149,7 @@ void cri_soft_step(cr_world *w, cr_real dt) {
             /* the pair pass's own record of where it left the particles (the second half of prev) */
             cr_vec3 *pair_prev = CR_AT(w, o_prev, cr_vec3) + P;
             if (triangles)
-                contacts += cri_soft_collide_triangles(w, CR_AT(w, o_tc, const uint32_t), n_tc, owner, moving, h, pair_prev,
-                                                          CR_AT(w, o_start, const uint32_t), CR_AT(w, o_list, const uint32_t));
+                contacts += cri_soft_collide_triangles(w, CR_AT(w, o_tc, const uint32_t), n_tc, owner, moving, h, pair_prev);
             contacts += cri_soft_collide_pairs(w, CR_AT(w, o_pairs, uint32_t), n_pairs, owner, moving, h, pair_prev, !triangles);
             const cr_particle *pa = cri_soft_particles(w);
             for (uint32_t i = 0; i < B; ++i)
@@ -1100,6 +1161,10 @@ void cri_soft_step(cr_world *w, cr_real dt) {
             if (moving[i] && bodies[i].volume_tolerance > 0) hold_volume(w, &bodies[i], f);
     }
 
+    /* no particle ends the step inside another body (soft_triangle.c) */
+    if (triangles && n_tc > 0)
+        (void)cri_soft_resolve_inside(w, CR_AT(w, o_tc, const uint32_t), n_tc, owner, moving, CR_AT(w, o_start, const uint32_t),
+                                      CR_AT(w, o_list, const uint32_t));
     rigid_follow_rest(w, follow, n_follow, rv, rv + 2 * w->body_high, dt);
     /* bounds, sleep, the rigid bodies touched this step (the first
      * CR_SOFT_TOUCHED in slot order: a body touching more makes an event

@@ -211,8 +211,13 @@ uint32_t cri_soft_triangle_contacts(cr_world *w, const uint32_t *nearest, uint32
                                     const uint32_t *start, const uint32_t *list, const cr_real *motion, uint32_t *out);
 /// One substep of them (moving, h, prev as cri_soft_collide_pairs). Returns contacts.
 uint32_t cri_soft_collide_triangles(cr_world *w, const uint32_t *contacts_in, uint32_t n_in, const uint32_t *owner,
-                                    const uint32_t *moving, cr_real h, const cr_vec3 *prev, const uint32_t *start,
-                                    const uint32_t *list);
+                                    const uint32_t *moving, cr_real h, const cr_vec3 *prev);
+/// After the substeps: every contact's particle found inside the other body
+/// (the closest point round the step triangle's corners, the closest
+/// feature's pseudonormal) moved out to the skins, positions only. Returns
+/// the particles moved.
+uint32_t cri_soft_resolve_inside(cr_world *w, const uint32_t *contacts_in, uint32_t n_in, const uint32_t *owner,
+                                 const uint32_t *moving, const uint32_t *start, const uint32_t *list);
 /// A soft body's skin against other soft bodies' triangles, as a share of
 /// its mean edge (cr_soft_body.skin): two bodies with surface contacts rest
 /// this far apart twice.

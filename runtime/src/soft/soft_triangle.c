@@ -19,7 +19,9 @@
  * weights: the sum of m dx is zero, so momentum is kept exactly (to the
  * rounding of the sums). The approach velocity is removed the same way, and
  * static friction undoes the pair's slide since the last pass, within the
- * friction cone (as spring_collide.c does against rigid bodies). */
+ * friction cone (as spring_collide.c does against rigid bodies). After the
+ * substeps, the step's last pass (cri_soft_resolve_inside) moves out every
+ * contact's particle found inside the other body. */
 #include "soft/mass_spring.h"
 #include "base/check.h"
 
@@ -177,96 +179,21 @@ static bool classify(const cr_particle *p, const cr_soft_body *T, const cr_asset
     return true;
 }
 
-/* The surface round particle g (global) of body T nearest to xq: the
- * triangle whose closest point is nearest (the first in the incidence order
- * on a tie), signed as inside or outside by the face's normal over a face,
- * and over an edge or corner by the sum of the normals of the triangles that
- * share that nearest point (a pseudonormal: behind a convex edge means
- * behind both faces, behind a folded one either). The deepest face's answer
- * misled: a particle past a face's rim is behind its plane far from it, and
- * a whole pile sank through itself. Keeps *o (the step's triangle's own
- * answer, `have`) when the ring finds nothing within the skins. */
-static bool ring_closest(const cr_particle *p, const cr_soft_body *T, const cr_asset *a, const uint32_t *start,
-                         const uint32_t *list, uint32_t g, cr_vec3 xq, cr_real R, bool have, tri_hit *o) {
-    const cr_particle *bp = p + T->first_particle;
-    cr_real best = CR_REAL_MAX;
-    tri_hit h = {0};
-    cr_vec3 d_best = cr_v3(0, 0, 0);
-    /* each triangle's squared distance and normal, kept for the sign (a
-     * ring has six or so; a larger one's are measured again below) */
-    enum { RING_KEEP = 16 };
-    cr_real kept_dd[RING_KEEP];
-    cr_vec3 kept_n[RING_KEEP];
-    for (uint32_t k = start[g]; k < start[g + 1]; ++k) {
-        const uint32_t *tri = &a->triangles[3 * list[k]];
-        cr_vec3 xa = bp[tri[0]].x, xb = bp[tri[1]].x, xc = bp[tri[2]].x;
-        cr_real u, v, s;
-        closest_on_triangle(xq, xa, xb, xc, &u, &v, &s);
-        cr_vec3 d = cr_v3_sub(xq, cr_v3_add(cr_v3_add(cr_v3_scale(xa, u), cr_v3_scale(xb, v)), cr_v3_scale(xc, s)));
-        cr_real dd = cr_v3_len_sq(d);
-        if (k - start[g] < RING_KEEP) {
-            cr_real len;
-            cr_vec3 nf = cr_v3_normalize_len(cr_v3_cross(cr_v3_sub(xb, xa), cr_v3_sub(xc, xa)), &len);
-            kept_dd[k - start[g]] = dd, kept_n[k - start[g]] = len > CR_REAL_EPS ? nf : cr_v3(0, 0, 0);
-        }
-        if (dd < best) best = dd, d_best = d, h.t = list[k], h.u = u, h.v = v, h.s = s, h.in_face = u > 0 && v > 0 && s > 0;
-    }
-    if (best == CR_REAL_MAX) return have;
-    cr_real dist = cr_sqrt(best);
-    if (dist >= R && have) return have;
-    /* the normals of the triangles whose closest point is (to a thousandth
-     * of the skins) as near: one over a face, two at an edge, the fan at a
-     * corner */
-    cr_real tol = cr_mul(R, CR_R(0.001)), lim = cr_mul(dist + tol, dist + tol);
-    cr_vec3 N = cr_v3(0, 0, 0);
-    for (uint32_t k = start[g]; k < start[g + 1]; ++k) {
-        if (k - start[g] < RING_KEEP) {
-            if (kept_dd[k - start[g]] <= lim) N = cr_v3_add(N, kept_n[k - start[g]]);
-            continue;
-        }
-        const uint32_t *tri = &a->triangles[3 * list[k]];
-        cr_vec3 xa = bp[tri[0]].x, xb = bp[tri[1]].x, xc = bp[tri[2]].x;
-        cr_real u, v, s;
-        closest_on_triangle(xq, xa, xb, xc, &u, &v, &s);
-        cr_vec3 d = cr_v3_sub(xq, cr_v3_add(cr_v3_add(cr_v3_scale(xa, u), cr_v3_scale(xb, v)), cr_v3_scale(xc, s)));
-        if (cr_v3_len_sq(d) > lim) continue;
-        cr_real len;
-        cr_vec3 nf = cr_v3_normalize_len(cr_v3_cross(cr_v3_sub(xb, xa), cr_v3_sub(xc, xa)), &len);
-        if (len > CR_REAL_EPS) N = cr_v3_add(N, nf);
-    }
-    cr_real nl;
-    cr_vec3 Nn = cr_v3_normalize_len(N, &nl);
-    if (nl <= CR_REAL_EPS) return have;
-    bool behind = cr_v3_dot(d_best, Nn) < 0;
-    if (dist <= CR_REAL_EPS) h.n = Nn;
-    else h.n = cr_v3_scale(d_best, cr_div(behind ? CR_R(-1) : CR_R(1), dist));
-    h.dist = behind ? -dist : dist;
-    if (h.dist >= R) return have;
-    if (h.dist < -T->soft_radius) return have; /* as deep as that: not this surface's (a thin part) */
-    *o = h;
-    return true;
-}
-
-/* One particle q (of body Q) against body T's surface round its particle g
- * (global), starting from the step's triangle t. */
-static uint32_t particle_triangle(cr_world *w, cr_soft_body *Q, uint32_t q, cr_soft_body *T, uint32_t g, uint32_t t,
-                                  bool q_moves, bool t_moves, cr_real h, const cr_vec3 *prev, const uint32_t *start,
-                                  const uint32_t *list) {
+/* One particle q (of body Q) against body T's step triangle t. */
+static uint32_t particle_triangle(cr_world *w, cr_soft_body *Q, uint32_t q, cr_soft_body *T, uint32_t t, bool q_moves,
+                                  bool t_moves, cr_real h, const cr_vec3 *prev) {
     if (t == UINT32_MAX) return 0;
     cr_particle *p = cri_soft_particles(w);
     const cr_asset *a = cr_world_asset(w, T->asset);
     cr_real R = Q->skin + T->skin;
     tri_hit hit_t = {0};
     bool found = classify(p, T, a, t, p[q].x, R, &hit_t);
-    /* Not over the step's triangle's face (its closest point on an edge or
-     * corner, or none): the particle has moved over a neighbour, or the
-     * surface has folded there. With the one triangle only, a torus particle
-     * in front of a ball's face's plane but beside the face measured 0.018 m
-     * from its edge while behind the next face, inside the ball, and stayed
-     * (spring_soft_pile_no_intrusion_sweep). Not when the particle is farther
-     * than the skins in front of that triangle's plane: most contacts, out of
-     * touch (the ring for them too was a third of the soft step). */
-    if (!hit_t.far && (!found || !hit_t.in_face)) found = ring_closest(p, T, a, start, list, g, p[q].x, R, found, &hit_t);
+    /* Over the step's triangle only: a particle that has moved over a
+     * neighbour, or got behind one, is left to the step's last pass
+     * (cri_soft_resolve_inside), which measures the faces round the
+     * triangle's corners. Measured here every substep (the ring round the
+     * partner, soft16e) it cost 0.15 ms a step of the awake pile and still
+     * let particles in (docs/mass-spring.md, round soft16h). */
     if (!found) return 0;
     const uint32_t *tri = &a->triangles[3 * hit_t.t];
     uint32_t ia = T->first_particle + tri[0], ib = T->first_particle + tri[1], ic = T->first_particle + tri[2];
@@ -363,16 +290,239 @@ uint32_t cri_soft_triangle_contacts(cr_world *w, const uint32_t *nearest, uint32
 }
 
 uint32_t cri_soft_collide_triangles(cr_world *w, const uint32_t *contacts_in, uint32_t n_in, const uint32_t *owner,
-                                    const uint32_t *moving, cr_real h, const cr_vec3 *prev, const uint32_t *start,
-                                    const uint32_t *list) {
+                                    const uint32_t *moving, cr_real h, const cr_vec3 *prev) {
     cr_soft_body *bodies = cri_soft_bodies(w);
     uint32_t contacts = 0;
     for (uint32_t k = 0; k < n_in; ++k) {
         uint32_t q = contacts_in[3 * k], g = contacts_in[3 * k + 1];
         uint32_t oq = owner[q], og = owner[g];
         if (!moving[oq] && !moving[og]) continue; /* two resting bodies stay as they are */
-        contacts += particle_triangle(w, &bodies[oq], q, &bodies[og], g, contacts_in[3 * k + 2], moving[oq], moving[og], h, prev,
-                                      start, list);
+        contacts += particle_triangle(w, &bodies[oq], q, &bodies[og], contacts_in[3 * k + 2], moving[oq], moving[og], h, prev);
     }
     return contacts;
+}
+
+/* The step's last word on soft against soft: no particle ends a step inside
+ * another body (docs/mass-spring.md, "Inside at the step's end").
+ *
+ * The substeps' contacts decide inside or outside from the step's one
+ * triangle and are passed Gauss-Seidel: in a hard
+ * impact a later contact on the same faces put a particle pushed out early
+ * back in, a face across the step triangle's edge was never measured, and a
+ * particle out of touch was carried in as a corner of its own body's
+ * triangle. Which particles of a pile were left 1-5 mm inside was a draw of
+ * the trajectory (a rounding change alone moved it). Here, after the
+ * substeps, each contact's particle is measured against every triangle
+ * round the step triangle's three corners (the faces across its edges too),
+ * and the sign is the closest feature's own: the face's normal over a face,
+ * the two faces' normals at an edge, the angle-weighted normal of the whole
+ * fan at a corner (Baerentzen and Aanaes 2005: behind it is inside a closed
+ * surface); where that can be wrong (a folded surface, a particle deeper
+ * than the skins) the other body's whole winding number decides. A
+ * particle inside is moved out to the skins, shared with the
+ * closest point's three corners by barycentric weights as the contacts do
+ * (the sum of m dx is zero). Positions only: no velocity changes, so
+ * momentum is untouched. The pass is repeated while it moved anything (a
+ * push moves the other body's corners, which may meet another particle),
+ * at most CR_SOFT_INSIDE_PASSES times. */
+#define CR_SOFT_INSIDE_PASSES 8
+#define CR_SOFT_INSIDE_HOPS 3
+
+/* The unit normal of triangle t of T and the angle of its corner at the
+ * asset vertex c (when c is one of its corners; else 0). */
+static cr_vec3 face_normal(const cr_particle *bp, const cr_asset *a, uint32_t t, uint32_t c, cr_real *angle) {
+    const uint32_t *tri = &a->triangles[3 * t];
+    cr_vec3 xa = bp[tri[0]].x, xb = bp[tri[1]].x, xc = bp[tri[2]].x;
+    cr_real len;
+    cr_vec3 n = cr_v3_normalize_len(cr_v3_cross(cr_v3_sub(xb, xa), cr_v3_sub(xc, xa)), &len);
+    if (len <= CR_REAL_EPS) n = cr_v3_zero();
+    *angle = 0;
+    for (uint32_t j = 0; j < 3; ++j) {
+        if (tri[j] != c) continue;
+        cr_vec3 e1 = cr_v3_sub(bp[tri[(j + 1) % 3]].x, bp[tri[j]].x), e2 = cr_v3_sub(bp[tri[(j + 2) % 3]].x, bp[tri[j]].x);
+        *angle = cr_atan2(cr_v3_len(cr_v3_cross(e1, e2)), cr_v3_dot(e1, e2));
+    }
+    return n;
+}
+
+static bool has_corner(const uint32_t *tri, uint32_t c) { return tri[0] == c || tri[1] == c || tri[2] == c; }
+
+/* d (from a point of triangle t to the particle) in front of t's plane or on it. */
+static bool face_front(const cr_particle *bp, const cr_asset *a, uint32_t t, cr_vec3 d) {
+    const uint32_t *tri = &a->triangles[3 * t];
+    cr_vec3 xa = bp[tri[0]].x;
+    return cr_v3_dot(d, cr_v3_cross(cr_v3_sub(bp[tri[1]].x, xa), cr_v3_sub(bp[tri[2]].x, xa))) >= 0;
+}
+
+/* The closest point to xq of the triangles round triangle t's three
+ * corners (each once): its triangle, weights and offset. */
+typedef struct near_hit {
+    uint32_t t;
+    cr_real dd, u, v, s;
+    cr_vec3 d;
+    bool behind_over; ///< behind some triangle's plane, within the skins, over its face
+} near_hit;
+
+static void closest_round(const cr_particle *bp, const cr_asset *a, uint32_t first, const uint32_t *start, const uint32_t *list,
+                          uint32_t t, cr_vec3 xq, cr_real R2, near_hit *o) {
+    const uint32_t *tri = &a->triangles[3 * t];
+    for (uint32_t j = 0; j < 3; ++j) {
+        uint32_t c = first + tri[j];
+        for (uint32_t k = start[c]; k < start[c + 1]; ++k) {
+            const uint32_t *tk = &a->triangles[3 * list[k]];
+            /* each triangle once: skip those met round an earlier corner */
+            if ((j > 0 && has_corner(tk, tri[0])) || (j > 1 && has_corner(tk, tri[1]))) continue;
+            cr_vec3 xa = bp[tk[0]].x, xb = bp[tk[1]].x, xc = bp[tk[2]].x;
+            cr_real u, v, s;
+            closest_on_triangle(xq, xa, xb, xc, &u, &v, &s);
+            cr_vec3 d = cr_v3_sub(xq, cr_v3_add(cr_v3_add(cr_v3_scale(xa, u), cr_v3_scale(xb, v)), cr_v3_scale(xc, s)));
+            cr_real dd = cr_v3_len_sq(d);
+            if (u > 0 && v > 0 && s > 0 && dd < R2 && cr_v3_dot(d, cr_v3_cross(cr_v3_sub(xb, xa), cr_v3_sub(xc, xa))) < 0)
+                o->behind_over = true;
+            if (dd < o->dd) o->dd = dd, o->d = d, o->t = list[k], o->u = u, o->v = v, o->s = s;
+        }
+    }
+}
+
+/* The winding number of T's closed surface round xq, times 4 pi (the sum of
+ * its triangles' solid angles, Van Oosterom and Strackee 1983): about 4 pi
+ * inside, 0 outside, whatever the surface's folds. */
+static cr_real solid_angle_sum(const cr_particle *bp, const cr_asset *a, cr_vec3 xq) {
+    cr_real total = 0;
+    for (uint32_t t = 0; t < a->triangle_count; ++t) {
+        const uint32_t *tk = &a->triangles[3 * t];
+        cr_vec3 va = cr_v3_sub(bp[tk[0]].x, xq), vb = cr_v3_sub(bp[tk[1]].x, xq), vc = cr_v3_sub(bp[tk[2]].x, xq);
+        cr_real la = cr_v3_len(va), lb = cr_v3_len(vb), lc = cr_v3_len(vc);
+        cr_real det = cr_v3_dot(va, cr_v3_cross(vb, vc));
+        cr_real den = cr_mul(cr_mul(la, lb), lc) + cr_mul(cr_v3_dot(va, vb), lc) + cr_mul(cr_v3_dot(vb, vc), la) +
+                      cr_mul(cr_v3_dot(vc, va), lb);
+        total += cr_mul(CR_R(2), cr_atan2(det, den));
+    }
+    return total;
+}
+
+/* One contact's particle q against body T round triangle t: moved out when
+ * inside. Returns 1 when moved. */
+static uint32_t resolve_inside(cr_particle *p, cr_soft_body *Q, uint32_t q, cr_soft_body *T, uint32_t t, bool q_moves,
+                               bool t_moves, const cr_asset *a, const uint32_t *start, const uint32_t *list) {
+    const cr_particle *bp = p + T->first_particle;
+    cr_vec3 xq = p[q].x;
+    cr_real R = Q->skin + T->skin, R2 = cr_mul(R, R), reach = cr_max(R, T->soft_radius), reach2 = cr_mul(reach, reach);
+    /* in front of the step triangle's plane by more than that: out of
+     * touch, as most of the step's contacts (no square root: against the
+     * cross product's own length) */
+    {
+        const uint32_t *tt = &a->triangles[3 * t];
+        cr_vec3 xa = bp[tt[0]].x, nt = cr_v3_cross(cr_v3_sub(bp[tt[1]].x, xa), cr_v3_sub(bp[tt[2]].x, xa));
+        cr_real side = cr_v3_dot(cr_v3_sub(xq, xa), nt);
+        if (side > 0 && cr_mul(side, side) >= cr_mul(R2, cr_v3_len_sq(nt))) return 0;
+    }
+    near_hit h = {UINT32_MAX, CR_REAL_MAX, 0, 0, 0, {0, 0, 0}, false};
+    closest_round(bp, a, T->first_particle, start, list, t, xq, R2, &h);
+    /* walked on while the nearest is within reach and round another
+     * triangle: the face the particle got behind may be two rings away */
+    for (uint32_t hop = 0; hop < CR_SOFT_INSIDE_HOPS && h.t != UINT32_MAX && h.dd < reach2 && h.t != t; ++hop) {
+        t = h.t;
+        closest_round(bp, a, T->first_particle, start, list, t, xq, R2, &h);
+    }
+    /* farther than the soft radius (or the skins) either way: in front, out
+     * of touch; behind, past a thin part of the body, not this surface's.
+     * Between the skins and the soft radius behind, only the winding number
+     * says inside (below): by the local sign alone those ping-ponged between
+     * two faces of a fold and let more in. */
+    if (h.t == UINT32_MAX || h.dd >= reach2) return 0;
+    cr_real dist = cr_sqrt(h.dd);
+    cr_real bu = h.u, bv = h.v, bs = h.s;
+    uint32_t bt = h.t;
+    cr_vec3 d_best = h.d;
+    /* the closest feature's pseudonormal */
+    const uint32_t *tb = &a->triangles[3 * bt];
+    cr_real wgt[3] = {bu, bv, bs}, ang;
+    uint32_t zero = (bu <= 0) + (bv <= 0) + (bs <= 0);
+    /* in front of every face at the closest feature is outside whatever
+     * their weights (most contacts in touch, without the fan's angles) */
+    if (h.dd >= R2 || !h.behind_over) {
+        bool front = true;
+        uint32_t e0 = UINT32_MAX, e1 = UINT32_MAX;
+        for (uint32_t j = 0; j < 3; ++j)
+            if (wgt[j] > 0) *(e0 == UINT32_MAX ? &e0 : &e1) = tb[j];
+        if (zero == 0) {
+            front = face_front(bp, a, bt, d_best);
+        } else {
+            uint32_t c = T->first_particle + e0;
+            for (uint32_t k = start[c]; k < start[c + 1] && front; ++k)
+                if (zero == 2 || has_corner(&a->triangles[3 * list[k]], e1)) front = face_front(bp, a, list[k], d_best);
+        }
+        if (front) return 0;
+    }
+    cr_vec3 N;
+    if (zero == 0) {
+        N = face_normal(bp, a, bt, UINT32_MAX, &ang);
+    } else if (zero == 1) {
+        /* an edge: the two faces sharing it */
+        uint32_t e0 = UINT32_MAX, e1 = UINT32_MAX;
+        for (uint32_t j = 0; j < 3; ++j)
+            if (wgt[j] > 0) *(e0 == UINT32_MAX ? &e0 : &e1) = tb[j];
+        N = cr_v3_zero();
+        uint32_t c = T->first_particle + e0;
+        for (uint32_t k = start[c]; k < start[c + 1]; ++k)
+            if (has_corner(&a->triangles[3 * list[k]], e1)) N = cr_v3_add(N, face_normal(bp, a, list[k], UINT32_MAX, &ang));
+    } else {
+        /* a corner: its whole fan, each face by its angle there */
+        uint32_t v0 = wgt[0] > 0 ? tb[0] : wgt[1] > 0 ? tb[1] : tb[2];
+        N = cr_v3_zero();
+        uint32_t c = T->first_particle + v0;
+        for (uint32_t k = start[c]; k < start[c + 1]; ++k) {
+            cr_vec3 nf = face_normal(bp, a, list[k], v0, &ang);
+            N = cr_v3_mad(N, ang, nf);
+        }
+    }
+    cr_real nl;
+    cr_vec3 Nn = cr_v3_normalize_len(N, &nl);
+    if (nl <= CR_REAL_EPS) return 0;
+    if (cr_v3_dot(d_best, Nn) >= 0) {
+        /* Outside by the closest feature. A surface folded there (a ball
+         * dented by a torus's tube: a row of its triangles turned over, the
+         * front of a folded face inside) says so wrongly; the sign of a
+         * particle behind one triangle of the neighbourhood, over its face,
+         * while the closest feature says outside, is asked of the whole
+         * surface's winding number. Inside, it goes the other way through
+         * the closest point (the same move below, d's own direction). */
+        if (h.dd >= R2 || !h.behind_over || dist <= CR_REAL_EPS || solid_angle_sum(bp, a, xq) < cr_mul(CR_R(2), CR_PI)) return 0;
+    } else if (h.dd >= R2 && solid_angle_sum(bp, a, xq) < cr_mul(CR_R(2), CR_PI)) {
+        return 0; /* behind deeper than the skins: asked of the winding number too (past a thin part, a fold) */
+    }
+    cr_vec3 n = dist > CR_REAL_EPS ? cr_v3_scale(d_best, cr_div(CR_R(-1), dist)) : Nn;
+    cr_real wq = q_moves ? p[q].inv_mass : 0;
+    uint32_t ia = T->first_particle + tb[0], ib = T->first_particle + tb[1], ic = T->first_particle + tb[2];
+    cr_real wa = t_moves ? p[ia].inv_mass : 0, wb = t_moves ? p[ib].inv_mass : 0, wc = t_moves ? p[ic].inv_mass : 0;
+    cr_real W = wq + cr_mul(cr_mul(bu, bu), wa) + cr_mul(cr_mul(bv, bv), wb) + cr_mul(cr_mul(bs, bs), wc);
+    if (W <= 0) return 0;
+    cr_real lam = cr_div(R + dist, W); /* from dist behind to the skins in front */
+    p[q].x = cr_v3_mad(p[q].x, cr_mul(lam, wq), n);
+    p[ia].x = cr_v3_mad(p[ia].x, -cr_mul(lam, cr_mul(bu, wa)), n);
+    p[ib].x = cr_v3_mad(p[ib].x, -cr_mul(lam, cr_mul(bv, wb)), n);
+    p[ic].x = cr_v3_mad(p[ic].x, -cr_mul(lam, cr_mul(bs, wc)), n);
+    return 1;
+}
+
+uint32_t cri_soft_resolve_inside(cr_world *w, const uint32_t *contacts_in, uint32_t n_in, const uint32_t *owner,
+                                 const uint32_t *moving, const uint32_t *start, const uint32_t *list) {
+    cr_soft_body *bodies = cri_soft_bodies(w);
+    cr_particle *p = cri_soft_particles(w);
+    uint32_t moved = 0;
+    for (uint32_t pass = 0; pass < CR_SOFT_INSIDE_PASSES; ++pass) {
+        uint32_t m = 0;
+        for (uint32_t k = 0; k < n_in; ++k) {
+            uint32_t q = contacts_in[3 * k], g = contacts_in[3 * k + 1];
+            uint32_t oq = owner[q], og = owner[g];
+            if (!moving[oq] && !moving[og]) continue;
+            cr_soft_body *T = &bodies[og];
+            m += resolve_inside(p, &bodies[oq], q, T, contacts_in[3 * k + 2], moving[oq], moving[og], cr_world_asset(w, T->asset),
+                                start, list);
+        }
+        moved += m;
+        if (m == 0) break;
+    }
+    return moved;
 }
