@@ -905,10 +905,12 @@ CR_TEST(bend_grouped_skinning_gives_the_same_bits) {
 
 /* The pipe (three bones, no gravity) with its right bone turned `angle`
  * about the z axis through its joint (its end down: the outside of the bend
- * is +y), one step later. seams: the budget's seams_per_step. */
-static int bent_pipe(bend_world *bp, double angle, uint32_t seams) {
-    bend_world b;
-    if (!cook_rigged(&b, "data/meshes/pipe.obj", "data/rigs/pipe.rig", 0, 64, 0)) return 0;
+ * is +y), one step later. seams: the budget's seams_per_step. Built in
+ * place: the world holds a pointer to b->asset (a copy of *b made here and
+ * returned left the world reading a dead stack frame, which the 32-bit
+ * fixed build read as a zero grid cell). */
+static int bent_pipe(bend_world *b, double angle, uint32_t seams) {
+    if (!cook_rigged(b, "data/meshes/pipe.obj", "data/rigs/pipe.rig", 0, 64, 0)) return 0;
     cr_world_def def = cr_default_world_def();
     def.body_capacity = 32;
     def.gravity = cr_v3_zero();
@@ -917,28 +919,27 @@ static int bent_pipe(bend_world *bp, double angle, uint32_t seams) {
     def.damage.bend.body_capacity = 1;
     def.damage.bend.seams_per_step = seams;
     def.damage.surface_bytes = 16u << 20;
-    b.size = cr_world_memory_size(&def);
-    b.block = aligned_alloc(CR_BLOCK_ALIGN, (b.size + 15) / 16 * 16);
-    if (cr_world_create(&def, b.block, b.size, &b.w) != CR_OK || cr_world_add_asset(b.w, &b.asset, &b.slot) != CR_OK)
+    b->size = cr_world_memory_size(&def);
+    b->block = aligned_alloc(CR_BLOCK_ALIGN, (b->size + 15) / 16 * 16);
+    if (cr_world_create(&def, b->block, b->size, &b->w) != CR_OK || cr_world_add_asset(b->w, &b->asset, &b->slot) != CR_OK)
         return 0;
-    if (add_body(&b, cr_v3_zero(), 7800, &b.body) != CR_OK) return 0;
+    if (add_body(b, cr_v3_zero(), 7800, &b->body) != CR_OK) return 0;
     cr_bend_def bd = cr_default_bend_def();
     bd.bend_strength = CR_R(0.001); /* yields at once: the joint keeps the turn it is given */
-    if (cr_bend_attach(b.w, b.body, &bd) != CR_OK || cr_bend_get_bone_count(b.w, b.body) != 3) return 0;
-    cr_body_id right = cr_bend_get_sub_body(b.w, b.body, 2);
-    cr_vec3 pivot = cr_joint_get_anchor_a(b.w, cr_bend_get_joint(b.w, b.body, 2));
+    if (cr_bend_attach(b->w, b->body, &bd) != CR_OK || cr_bend_get_bone_count(b->w, b->body) != 3) return 0;
+    cr_body_id right = cr_bend_get_sub_body(b->w, b->body, 2);
+    cr_vec3 pivot = cr_joint_get_anchor_a(b->w, cr_bend_get_joint(b->w, b->body, 2));
     /* the right bone set turning about its joint; the joint yields and keeps what it reached (the
      * joint's damping stops a 4 rad/s turn at 0.65 rad: a larger bend is set turning faster) */
     cr_vec3 spin = cr_v3(0, 0, angle > 0.6 ? CR_R(-8) : CR_R(-4));
-    if (cr_body_set_velocity(b.w, right, cr_v3_cross(spin, cr_v3_sub(cr_body_get_transform(b.w, right).p, pivot)), spin) != CR_OK)
+    if (cr_body_set_velocity(b->w, right, cr_v3_cross(spin, cr_v3_sub(cr_body_get_transform(b->w, right).p, pivot)), spin) != CR_OK)
         return 0;
     double reached = 0;
     for (int f = 0; f < 120 && reached < angle; ++f) {
-        cr_world_step(b.w, CR_R(1.0 / 60.0));
-        cr_quat rq = cr_joint_get_rest_orientation(b.w, cr_bend_get_joint(b.w, b.body, 2));
+        cr_world_step(b->w, CR_R(1.0 / 60.0));
+        cr_quat rq = cr_joint_get_rest_orientation(b->w, cr_bend_get_joint(b->w, b->body, 2));
         reached = 2.0 * atan2(sqrt(dd(rq.x) * dd(rq.x) + dd(rq.y) * dd(rq.y) + dd(rq.z) * dd(rq.z)), fabs(dd(rq.w)));
     }
-    *bp = b;
     return reached >= angle;
 }
 
