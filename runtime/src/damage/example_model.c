@@ -832,10 +832,11 @@ static uint32_t follow_mass(cr_world *w, cr_body *b, cr_surface_copy *copy, cons
 
 /* Eq. 3 into the surface copy for the rows whose bit is set in `dirty` and
  * whose lag is at least `least` (every row when dirty is NULL), clearing
- * their bits and lags; the copy's range of moved vertices in *first, *last.
- * Returns the vertices re-skinned. */
+ * their bits and lags; the copy's range of moved vertices in *first, *last,
+ * and each moved vertex's bit set in `moved` (if not NULL). Returns the
+ * vertices re-skinned. */
 static uint32_t reskin(cr_world *w, uint32_t ri, cr_surface_copy *copy, const cr_asset *rest, uint32_t *dirty,
-                       cr_real *vlag, cr_real least, uint32_t *first, uint32_t *last) {
+                       cr_real *vlag, cr_real least, uint32_t *first, uint32_t *last, uint32_t *moved) {
     const cr_example_body *r = &records(w)[ri];
     uint8_t *block = (uint8_t *)w;
     cr_vec3 *pos = cr_surface_copy_positions(copy, block);
@@ -883,6 +884,7 @@ static uint32_t reskin(cr_world *w, uint32_t ri, cr_surface_copy *copy, const cr
             cr_vec3 x = cr_v3_sub(skinned[i - start], copy->frame_shift);
             if (x.x == pos[i].x && x.y == pos[i].y && x.z == pos[i].z) continue;
             pos[i] = x;
+            if (moved != NULL) moved[i >> 5] |= 1u << (i & 31u);
             if (i < *first) *first = i;
             *last = i; /* i only grows */
         }
@@ -981,7 +983,11 @@ static uint32_t fade_and_skin(cr_world *w, uint32_t ri) {
     r->lag = least;
     cr_vec3 *pos = cr_surface_copy_positions(copy, block);
     uint32_t first = r->vertex_count, last = 0;
-    work += reskin(w, ri, copy, rest, dirty, vlag, least, &first, &last);
+    /* the moved vertices' bits, so the normals are refreshed only around them */
+    const uint32_t words = (r->vertex_count + 31u) / 32u;
+    uint32_t boff = cri_arena_push(&w->scratch, block, 2 * words * (uint32_t)sizeof(uint32_t), 16);
+    uint32_t *moved_bits = boff == CR_NO_OFFSET ? NULL : CR_AT(w, boff, uint32_t);
+    work += reskin(w, ri, copy, rest, dirty, vlag, least, &first, &last, moved_bits);
     const bool moved = first <= last;
     if (!moved && r->active) return work;
     if (moved) cri_surface_copy_mark(copy, first, last);
@@ -998,7 +1004,11 @@ static uint32_t fade_and_skin(cr_world *w, uint32_t ri) {
     bool shape = moved;
     if ((!r->active && (moved || r->mass_lag > 0)) || r->mass_lag >= cr_mul(rest->sdf_cell, CR_EXAMPLE_GRID_DUE)) {
         uint32_t was = r->shifted;
+        const cr_vec3 frame = copy->frame_shift;
         work += follow_mass(w, b, copy, rest, grid_pos, &r->shifted);
+        /* a shift moves every vertex, by a subtraction that rounds: the normals are summed again */
+        if (frame.x != copy->frame_shift.x || frame.y != copy->frame_shift.y || frame.z != copy->frame_shift.z)
+            moved_bits = NULL, shape = true;
         shape = shape || r->shifted != was;
         r->mass_lag = 0;
     }
@@ -1006,12 +1016,14 @@ static uint32_t fade_and_skin(cr_world *w, uint32_t ri) {
         /* the shifts moved the copy by subtraction, which rounds unlike
          * skinning at the final frame: the fade ends on eq. 3's bits */
         first = r->vertex_count, last = 0;
-        work += reskin(w, ri, copy, rest, NULL, NULL, 0, &first, &last);
+        work += reskin(w, ri, copy, rest, NULL, NULL, 0, &first, &last, NULL);
         r->shifted = 0;
+        moved_bits = NULL; /* every vertex moved */
         shape = true;
     }
     if (shape) {
-        work += cri_surface_copy_refresh(copy, block, &b->bound_radius);
+        work += moved_bits != NULL ? cri_surface_copy_refresh_moved(copy, block, moved_bits, moved_bits + words, &b->bound_radius)
+                                   : cri_surface_copy_refresh(copy, block, &b->bound_radius);
         /* a sleeping body whose shape changed must meet its contacts again */
         if (b->asleep) cri_world_wake(w, r->body_index1 - 1);
     }

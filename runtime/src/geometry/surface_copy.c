@@ -81,19 +81,19 @@ void cri_surface_copy_mark(cr_surface_copy *c, uint32_t first, uint32_t last) {
     if (last > c->dirty_last) c->dirty_last = last;
 }
 
-uint32_t cri_surface_copy_refresh(cr_surface_copy *c, uint8_t *block, cr_real *bound_radius) {
-    cr_asset *view = (cr_asset *)(block + c->view);
-    cr_vec3 *pos = (cr_vec3 *)(block + c->positions), *nrm = (cr_vec3 *)(block + c->normals);
-    for (uint32_t v = 0; v < view->vertex_count; ++v) nrm[v] = cr_v3_zero();
-    for (uint32_t t = 0; t < view->triangle_count; ++t) {
-        const uint32_t *tri = &view->triangles[3 * t];
-        cr_vec3 n = cr_v3_cross(cr_v3_sub(pos[tri[1]], pos[tri[0]]), cr_v3_sub(pos[tri[2]], pos[tri[0]]));
-        for (int k = 0; k < 3; ++k) nrm[tri[k]] = cr_v3_add(nrm[tri[k]], n);
-    }
+/* A triangle's area-weighted normal, as every vertex normal sums it. */
+static cr_vec3 face_normal(const cr_vec3 *pos, const uint32_t *tri) {
+    return cr_v3_cross(cr_v3_sub(pos[tri[1]], pos[tri[0]]), cr_v3_sub(pos[tri[2]], pos[tri[0]]));
+}
+
+static bool bit_of(const uint32_t *bits, uint32_t v) { return (bits[v >> 5] >> (v & 31u) & 1u) != 0; }
+
+/* Bounds and samples after the normals; returns the work. */
+static uint32_t refresh_rest(cr_surface_copy *c, cr_asset *view, uint8_t *block, cr_real *bound_radius) {
+    const cr_vec3 *pos = (const cr_vec3 *)(block + c->positions);
     cr_vec3 lo = pos[0], hi = pos[0];
     cr_real r2 = 0;
     for (uint32_t v = 0; v < view->vertex_count; ++v) {
-        nrm[v] = cr_v3_normalize(nrm[v]);
         lo = cr_v3_min(lo, pos[v]), hi = cr_v3_max(hi, pos[v]);
         r2 = cr_max(r2, cr_v3_len_sq(pos[v]));
     }
@@ -105,7 +105,56 @@ uint32_t cri_surface_copy_refresh(cr_surface_copy *c, uint8_t *block, cr_real *b
     view->bound_radius = cr_sqrt(r2);
     *bound_radius = view->bound_radius;
     c->changes++;
-    return view->triangle_count + 2 * view->vertex_count + view->sample_count;
+    return view->vertex_count + view->sample_count;
+}
+
+uint32_t cri_surface_copy_refresh(cr_surface_copy *c, uint8_t *block, cr_real *bound_radius) {
+    cr_asset *view = (cr_asset *)(block + c->view);
+    const cr_vec3 *pos = (const cr_vec3 *)(block + c->positions);
+    cr_vec3 *nrm = (cr_vec3 *)(block + c->normals);
+    for (uint32_t v = 0; v < view->vertex_count; ++v) nrm[v] = cr_v3_zero();
+    for (uint32_t t = 0; t < view->triangle_count; ++t) {
+        const uint32_t *tri = &view->triangles[3 * t];
+        cr_vec3 n = face_normal(pos, tri);
+        for (int k = 0; k < 3; ++k) nrm[tri[k]] = cr_v3_add(nrm[tri[k]], n);
+    }
+    for (uint32_t v = 0; v < view->vertex_count; ++v) nrm[v] = cr_v3_normalize(nrm[v]);
+    return view->triangle_count + view->vertex_count + refresh_rest(c, view, block, bound_radius);
+}
+
+/* Only the normals a move can change: those of the vertices that share a
+ * triangle with a moved one ("touched"). Each touched normal is summed again
+ * from zero over all its triangles in triangle order, as the full refresh
+ * sums it, so the bits are the same; the others keep theirs, since none of
+ * their triangles moved. */
+uint32_t cri_surface_copy_refresh_moved(cr_surface_copy *c, uint8_t *block, const uint32_t *moved, uint32_t *touched,
+                                        cr_real *bound_radius) {
+    cr_asset *view = (cr_asset *)(block + c->view);
+    const cr_vec3 *pos = (const cr_vec3 *)(block + c->positions);
+    cr_vec3 *nrm = (cr_vec3 *)(block + c->normals);
+    const uint32_t words = (view->vertex_count + 31u) / 32u;
+    memset(touched, 0, (size_t)words * sizeof(uint32_t));
+    for (uint32_t t = 0; t < view->triangle_count; ++t) {
+        const uint32_t *tri = &view->triangles[3 * t];
+        if (!bit_of(moved, tri[0]) && !bit_of(moved, tri[1]) && !bit_of(moved, tri[2])) continue;
+        for (int k = 0; k < 3; ++k) touched[tri[k] >> 5] |= 1u << (tri[k] & 31u);
+    }
+    uint32_t faces = 0, count = 0;
+    for (uint32_t v = 0; v < view->vertex_count; ++v)
+        if (bit_of(touched, v)) nrm[v] = cr_v3_zero(), ++count;
+    for (uint32_t t = 0; t < view->triangle_count; ++t) {
+        const uint32_t *tri = &view->triangles[3 * t];
+        const bool t0 = bit_of(touched, tri[0]), t1 = bit_of(touched, tri[1]), t2 = bit_of(touched, tri[2]);
+        if (!t0 && !t1 && !t2) continue;
+        cr_vec3 n = face_normal(pos, tri);
+        if (t0) nrm[tri[0]] = cr_v3_add(nrm[tri[0]], n);
+        if (t1) nrm[tri[1]] = cr_v3_add(nrm[tri[1]], n);
+        if (t2) nrm[tri[2]] = cr_v3_add(nrm[tri[2]], n);
+        ++faces;
+    }
+    for (uint32_t v = 0; v < view->vertex_count; ++v)
+        if (bit_of(touched, v)) nrm[v] = cr_v3_normalize(nrm[v]);
+    return 2 * view->triangle_count + faces + count + refresh_rest(c, view, block, bound_radius);
 }
 
 /* Trilinear sample of the saved patch (nodes c0..c0+size-1 per axis, u in

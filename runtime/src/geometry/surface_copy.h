@@ -59,6 +59,11 @@ void cri_surface_copy_mark(cr_surface_copy *c, uint32_t first, uint32_t last);
 /// Normals, collision samples and bounds after vertices moved. Returns the
 /// work (triangles + vertices visited); *bound_radius gets the new radius.
 uint32_t cri_surface_copy_refresh(cr_surface_copy *c, uint8_t *block, cr_real *bound_radius);
+/// The same after only the vertices whose bit is set in `moved` moved since
+/// the last refresh: the same bits, only the normals around them recomputed.
+/// `touched` is scratch of a bit per vertex.
+uint32_t cri_surface_copy_refresh_moved(cr_surface_copy *c, uint8_t *block, const uint32_t *moved, uint32_t *touched,
+                                        cr_real *bound_radius);
 
 /// Displacement of a point of the body by the change being patched (body frame, m).
 typedef cr_vec3 cr_surface_displacement_fn(const void *ctx, cr_vec3 p);
