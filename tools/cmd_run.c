@@ -190,7 +190,7 @@ static body_damage damage_of(const cr_world *w, cr_body_id id) {
     if (cr_body_get_mesh(w, id, &m) != CR_OK || m.positions == m.rest_positions) return d;
     d.dents = m.dent_count;
     for (uint32_t v = 0; v < m.vertex_count; ++v) {
-        cr_vec3 p = m.positions[v], r = m.rest_positions[v];
+        cr_vec3 p = m.positions[v], r = cr_v3_sub(m.rest_positions[v], m.rest_offset);
         if (p.x == r.x && p.y == r.y && p.z == r.z) continue;
         double dx = cr_to_double(p.x - r.x), dy = cr_to_double(p.y - r.y), dz = cr_to_double(p.z - r.z);
         double len = sqrt(dx * dx + dy * dy + dz * dz);

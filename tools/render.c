@@ -458,7 +458,7 @@ static void add_mesh(cr_render_scene *s, const cr_render_body *b, const cr_rende
         }
         push3(&m->color, col);
         if (m->disp) {
-            cr_vec3 r = b->rest_positions ? b->rest_positions[i] : as->positions[i];
+            cr_vec3 r = b->rest_positions ? cr_v3_sub(b->rest_positions[i], b->rest_offset) : as->positions[i];
             double d[3] = {local[0] - cr_to_double(r.x), local[1] - cr_to_double(r.y), local[2] - cr_to_double(r.z)};
             double len = v3_len(d);
             arrput(m->disp, len);
@@ -622,6 +622,7 @@ int cr_render_scene_add_world(cr_render_scene *s, const cr_world *world, const c
                 bm.triangle_count == b.asset->triangle_count) {
                 b.positions = bm.positions;
                 b.rest_positions = bm.rest_positions;
+                b.rest_offset = bm.rest_offset;
             }
             /* a plastic body's example weights, for the weights mode (seed 001 Figure 8) */
             cr_example_view ev;

@@ -129,6 +129,7 @@ typedef struct cr_render_body {
     const cr_asset *asset;         ///< mesh bodies: the cooked asset (null for analytic shapes)
     const cr_vec3 *positions;      ///< mesh: current vertex positions in the body frame; null = asset rest shape
     const cr_vec3 *rest_positions; ///< mesh: what displacement is measured against; null = the asset's positions
+    cr_vec3 rest_offset;           ///< m, subtracted from rest_positions (cr_body_mesh.rest_offset)
     const cr_real *example_weights;///< mesh: [vertex * example_count + e]; null = none (rest)
     uint32_t example_count;
 } cr_render_body;

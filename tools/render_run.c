@@ -281,12 +281,12 @@ int cr_run_dent_closeup(const cr_world *w, cr_body_id id, const char *name, cons
      * by a tenth of the deepest or more, their normals weighted by depth */
     double deepest_v = 0;
     for (uint32_t v = 0; v < bm.vertex_count; ++v) {
-        double d = cr_to_double(cr_v3_len(cr_v3_sub(bm.positions[v], bm.rest_positions[v])));
+        double d = cr_to_double(cr_v3_len(cr_v3_sub(bm.positions[v], cr_v3_sub(bm.rest_positions[v], bm.rest_offset))));
         if (d > deepest_v) deepest_v = d;
     }
     for (uint32_t v = 0; v < bm.vertex_count && deepest_v > 0; ++v) {
         cr_vec3 a = bm.positions[v];
-        double d = cr_to_double(cr_v3_len(cr_v3_sub(a, bm.rest_positions[v])));
+        double d = cr_to_double(cr_v3_len(cr_v3_sub(a, cr_v3_sub(bm.rest_positions[v], bm.rest_offset))));
         if (d < 0.1 * deepest_v) continue;
         cr_vec3 wp = cr_transform_point(bx, a), wn = cr_quat_rotate(bx.q, bm.normals[v]);
         double q[3] = {cr_to_double(wp.x), cr_to_double(wp.y), cr_to_double(wp.z)};
@@ -311,6 +311,7 @@ int cr_run_dent_closeup(const cr_world *w, cr_body_id id, const char *name, cons
     b.asset = as;
     b.positions = bm.positions;
     b.rest_positions = bm.rest_positions;
+    b.rest_offset = bm.rest_offset;
     cr_render_scene scene;
     cr_render_scene_init(&scene);
     int ok = cr_render_scene_add_body(&scene, &b, &opt) && cr_render_scene_finish(&scene);
@@ -358,6 +359,7 @@ static int weights_closeup(const cr_world *w, cr_body_id id, const char *name, c
     b.asset = as;
     b.positions = bm.positions;
     b.rest_positions = bm.rest_positions;
+    b.rest_offset = bm.rest_offset;
     b.example_weights = ev->weights, b.example_count = ev->example_count;
     cr_render_scene scene;
     cr_render_scene_init(&scene);
@@ -394,13 +396,13 @@ static int squash_in_place(const cr_world *w, cr_body_id id, const char *name, c
     cr_transform bx = cr_body_get_transform(w, id);
     double deepest = 0;
     for (uint32_t v = 0; v < bm.vertex_count; ++v) {
-        double d = cr_to_double(cr_v3_len(cr_v3_sub(bm.positions[v], bm.rest_positions[v])));
+        double d = cr_to_double(cr_v3_len(cr_v3_sub(bm.positions[v], cr_v3_sub(bm.rest_positions[v], bm.rest_offset))));
         if (d > deepest) deepest = d;
     }
     double lo[3] = {1e30, 1e30, 1e30}, hi[3] = {-1e30, -1e30, -1e30}, n[3] = {0, 0, 0};
     uint32_t moved = 0;
     for (uint32_t v = 0; v < bm.vertex_count && deepest > 0; ++v) {
-        cr_vec3 r = bm.rest_positions[v];
+        cr_vec3 r = cr_v3_sub(bm.rest_positions[v], bm.rest_offset);
         if (cr_to_double(cr_v3_len(cr_v3_sub(bm.positions[v], r))) < 0.05 * deepest) continue;
         cr_vec3 wp = cr_transform_point(bx, bm.positions[v]);
         double q[3] = {cr_to_double(wp.x), cr_to_double(wp.y), cr_to_double(wp.z)};

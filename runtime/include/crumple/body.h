@@ -130,6 +130,11 @@ typedef struct cr_body_mesh {
     const cr_vec3 *positions;   ///< body frame, m
     const cr_vec3 *normals;     ///< body frame, unit
     const cr_vec3 *rest_positions; ///< the cooked shape, to measure dents against
+    /// m: where the body frame's origin has moved in the cooked frame. A
+    /// plastic body's frame follows its centre of mass as it deforms (seed 001
+    /// §3.2), so vertex v's rest place in the frame `positions` are in is
+    /// rest_positions[v] - rest_offset; zero for every other body.
+    cr_vec3 rest_offset;
     const uint32_t *triangles;
     uint32_t dirty_first;       ///< first vertex changed since the last cr_body_clear_dirty
     uint32_t dirty_last;        ///< last one; first > last when nothing changed

@@ -124,6 +124,7 @@ cr_status cr_body_get_mesh(const cr_world *w, cr_body_id id, cr_body_mesh *out) 
     out->positions = view->positions;
     out->normals = view->normals;
     out->rest_positions = rest->positions;
+    out->rest_offset = r ? r->frame_shift : cr_v3_zero();
     out->triangles = view->triangles;
     out->dirty_first = r ? r->dirty_first : 1;
     out->dirty_last = r ? r->dirty_last : 0;
