@@ -595,11 +595,14 @@ static cr_vec3 move_at(const void *ctx, cr_vec3 p) {
 
 /* Splat the moves of moved[0..n) (old -> now) onto a box of the view's grid
  * nodes; false (nothing written) if the box is larger than `capacity` nodes
- * or R spans more than CR_EXAMPLE_SPLAT_SPAN nodes. `wsum` holds capacity
- * reals. Adds the pairs visited to *work. */
-static bool splat_field(cr_patch_field *m, cr_real *field, cr_real *wsum, uint32_t capacity, const cr_asset *view,
-                        const cr_vec3 *old, const cr_vec3 *now, const uint32_t *moved, uint32_t n, cr_vec3 lo,
-                        cr_vec3 hi, cr_real radius, uint32_t *work) {
+ * or R spans more than CR_EXAMPLE_SPLAT_SPAN nodes. `field` holds 3 capacity
+ * reals, `wsum` capacity reals; `span` (NULL, or 2 capacity / 3 int32s)
+ * gets each row's reached x range. Adds the pairs visited to *work. The
+ * components are stored apart (x, y, z arrays) so the row loop runs in
+ * vector lanes; each node sums its vertices in the same order either way. */
+static bool splat_field(cr_patch_field *m, cr_real *field, cr_real *wsum, int32_t *span, uint32_t capacity,
+                        const cr_asset *view, const cr_vec3 *old, const cr_vec3 *now, const uint32_t *moved, uint32_t n,
+                        cr_vec3 lo, cr_vec3 hi, cr_real radius, uint32_t *work) {
     const cr_real rc = cr_mul(radius, view->sdf_inv_cell); /* R in cells */
     if (cr_floor_int(2 * rc) + 2 > CR_EXAMPLE_SPLAT_SPAN) return false;
     const cr_real inv_rc = cr_div(CR_R(1), rc);
@@ -615,15 +618,20 @@ static bool splat_field(cr_patch_field *m, cr_real *field, cr_real *wsum, uint32
         m->dims[k] = b1 - b0[k] + 1;
         nodes *= (uint64_t)m->dims[k];
     }
-    if (nodes > capacity) return false;
+    if (nodes > capacity || m->dims[0] < 3) return false;
     m->origin = cr_v3(view->sdf_origin.x + cr_mul(cr_from_int(b0[0]), view->sdf_cell),
                       view->sdf_origin.y + cr_mul(cr_from_int(b0[1]), view->sdf_cell),
                       view->sdf_origin.z + cr_mul(cr_from_int(b0[2]), view->sdf_cell));
     m->inv_cell = view->sdf_inv_cell;
     m->f = field;
+    m->nodes = (uint32_t)nodes;
+    m->span = span;
     memset(field, 0, (size_t)nodes * 3 * sizeof(cr_real));
     memset(wsum, 0, (size_t)nodes * sizeof(cr_real));
-    const int32_t sy = m->dims[0], sz = m->dims[0] * m->dims[1];
+    const int32_t sy = m->dims[0], sz = m->dims[0] * m->dims[1], rows = m->dims[1] * m->dims[2];
+    if (span != NULL)
+        for (int32_t r = 0; r < rows; ++r) span[2 * r] = m->dims[0], span[2 * r + 1] = -1;
+    cr_real *restrict fx = field, *restrict fy = field + nodes, *restrict fz = field + 2 * nodes;
     uint32_t pairs = 0;
     for (uint32_t k = 0; k < n; ++k) {
         uint32_t v = moved[k];
@@ -647,22 +655,28 @@ static bool splat_field(cr_patch_field *m, cr_real *field, cr_real *wsum, uint32
                 cr_real wzy = cr_mul(wk[2][z], wk[1][y]);
                 if (wzy == 0) continue;
                 int32_t row = (a[0]) + (a[1] + y) * sy + (a[2] + z) * sz;
+                if (span != NULL) {
+                    int32_t *s = &span[2 * ((a[1] + y) + (a[2] + z) * m->dims[1])];
+                    if (a[0] < s[0]) s[0] = a[0];
+                    if (a[0] + cnt[0] - 1 > s[1]) s[1] = a[0] + cnt[0] - 1;
+                }
                 for (int32_t x = 0; x < cnt[0]; ++x) {
                     cr_real wgt = cr_mul(wzy, wk[0][x]);
-                    cr_real *f = field + 3 * (row + x);
-                    f[0] += cr_mul(wgt, d.x), f[1] += cr_mul(wgt, d.y), f[2] += cr_mul(wgt, d.z);
+                    fx[row + x] += cr_mul(wgt, d.x), fy[row + x] += cr_mul(wgt, d.y), fz[row + x] += cr_mul(wgt, d.z);
                     wsum[row + x] += wgt;
                 }
             }
         }
         pairs += (uint32_t)(cnt[0] * cnt[1] * cnt[2]);
     }
-    for (uint64_t i = 0; i < nodes; ++i)
-        if (wsum[i] > CR_R(1)) {
-            cr_real inv = cr_div(CR_R(1), wsum[i]);
-            field[3 * i] = cr_mul(field[3 * i], inv), field[3 * i + 1] = cr_mul(field[3 * i + 1], inv);
-            field[3 * i + 2] = cr_mul(field[3 * i + 2], inv);
-        }
+    for (int32_t r = 0; r < rows; ++r) {
+        const int32_t x0 = span != NULL ? span[2 * r] : 0, x1 = span != NULL ? span[2 * r + 1] : m->dims[0] - 1;
+        for (int32_t i = r * sy + x0; i <= r * sy + x1; ++i)
+            if (wsum[i] > CR_R(1)) {
+                cr_real inv = cr_div(CR_R(1), wsum[i]);
+                fx[i] = cr_mul(fx[i], inv), fy[i] = cr_mul(fy[i], inv), fz[i] = cr_mul(fz[i], inv);
+            }
+    }
     *work += pairs + (uint32_t)nodes;
     return true;
 }
@@ -720,7 +734,11 @@ static uint32_t patch_grid(cr_world *w, cr_surface_copy *copy, const cr_asset *r
     const cr_asset *view = cr_surface_copy_view(copy, (uint8_t *)w);
     cr_patch_field sf;
     uint32_t splat_work = 0;
-    if (splat_field(&sf, field, saved, bd->grid_nodes_per_step, view, old, now, moved, n, lo, hi, radius, &splat_work)) {
+    /* each row's reached x range, in this step's scratch (without it every row is scanned whole) */
+    uint32_t soff = cri_arena_push_uninit(&w->scratch, (bd->grid_nodes_per_step / 3u + 1u) * 2u * (uint32_t)sizeof(int32_t), 16);
+    int32_t *span = soff == CR_NO_OFFSET ? NULL : CR_AT(w, soff, int32_t);
+    if (splat_field(&sf, field, saved, span, bd->grid_nodes_per_step, view, old, now, moved, n, lo, hi, radius,
+                    &splat_work)) {
         cr_real max_move = cr_sqrt(move2);
         cr_surface_patch p = cri_surface_copy_patch_field(copy, (uint8_t *)w, &sf, max_move, saved, bd->grid_nodes_per_step);
         if (p.shrunk) /* the box and its margin are more than the budget: the core of the usual patch */

@@ -274,15 +274,15 @@ static inline cr_vec3 field_read(const cr_patch_field *m, cr_vec3 p) {
         if (i[k] < 0 || i[k] >= m->dims[k] - 1) return cr_v3_zero(); /* beyond the box: the field is 0 there */
         f[k] = u[k] - cr_from_int(i[k]);
     }
-    const int32_t sy = 3 * m->dims[0], sz = sy * m->dims[1];
-    const cr_real *o = m->f + 3 * i[0] + i[1] * sy + i[2] * sz;
+    const int32_t sy = m->dims[0], sz = sy * m->dims[1];
+    const cr_real *o = m->f + i[0] + i[1] * sy + i[2] * sz;
     cr_real out[3];
     for (int c = 0; c < 3; ++c) {
-        const cr_real *q = o + c;
-        cr_real x00 = q[0] + cr_mul(f[0], q[3] - q[0]);
-        cr_real x10 = q[sy] + cr_mul(f[0], q[sy + 3] - q[sy]);
-        cr_real x01 = q[sz] + cr_mul(f[0], q[sz + 3] - q[sz]);
-        cr_real x11 = q[sz + sy] + cr_mul(f[0], q[sz + sy + 3] - q[sz + sy]);
+        const cr_real *q = o + (size_t)c * m->nodes;
+        cr_real x00 = q[0] + cr_mul(f[0], q[1] - q[0]);
+        cr_real x10 = q[sy] + cr_mul(f[0], q[sy + 1] - q[sy]);
+        cr_real x01 = q[sz] + cr_mul(f[0], q[sz + 1] - q[sz]);
+        cr_real x11 = q[sz + sy] + cr_mul(f[0], q[sz + sy + 1] - q[sz + sy]);
         cr_real y0 = x00 + cr_mul(f[1], x10 - x00), y1 = x01 + cr_mul(f[1], x11 - x01);
         out[c] = y0 + cr_mul(f[2], y1 - y0);
     }
@@ -366,12 +366,19 @@ cr_surface_patch cri_surface_copy_patch_field(cr_surface_copy *c, uint8_t *block
     const cr_real settle2 = cr_sq(cr_mul(view->sdf_cell, CR_R(0.015625)));
     const cr_real linear2 = cr_sq(cr_mul(view->sdf_cell, CR_PATCH_LINEAR));
     uint64_t digest = 0;
-    const int32_t fy = field->dims[0], fz = field->dims[0] * field->dims[1];
+    const int32_t fy = field->dims[0];
     for (int32_t z = lo[2]; z <= hi[2]; ++z)
         for (int32_t y = lo[1]; y <= hi[1]; ++y) {
-            const cr_real *row = field->f + 3 * ((z - field->first[2]) * fz + (y - field->first[1]) * fy - field->first[0]);
-            for (int32_t x = lo[0]; x <= hi[0]; ++x) {
-                const cr_real *fd = row + 3 * x;
+            const int32_t r = (z - field->first[2]) * field->dims[1] + (y - field->first[1]);
+            const cr_real *row = field->f + (r * fy - field->first[0]);
+            /* only the x the splat reached in this row: most of the box is 0 */
+            int32_t x0 = lo[0], x1 = hi[0];
+            if (field->span != NULL) {
+                x0 = x0 > field->span[2 * r] + field->first[0] ? x0 : field->span[2 * r] + field->first[0];
+                x1 = x1 < field->span[2 * r + 1] + field->first[0] ? x1 : field->span[2 * r + 1] + field->first[0];
+            }
+            for (int32_t x = x0; x <= x1; ++x) {
+                const cr_real fd[3] = {row[x], row[x + (int32_t)field->nodes], row[x + 2 * (int32_t)field->nodes]};
                 if (fd[0] == 0 && fd[1] == 0 && fd[2] == 0) continue;
                 cr_vec3 node = cr_v3(view->sdf_origin.x + cr_mul(cr_from_int(x), view->sdf_cell),
                                      view->sdf_origin.y + cr_mul(cr_from_int(y), view->sdf_cell),
