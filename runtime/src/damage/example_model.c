@@ -626,12 +626,16 @@ static bool splat_field(cr_patch_field *m, cr_real *field, cr_real *wsum, int32_
     m->f = field;
     m->nodes = (uint32_t)nodes;
     m->span = span;
-    memset(field, 0, (size_t)nodes * 3 * sizeof(cr_real));
-    memset(wsum, 0, (size_t)nodes * sizeof(cr_real));
     const int32_t sy = m->dims[0], sz = m->dims[0] * m->dims[1], rows = m->dims[1] * m->dims[2];
-    if (span != NULL)
-        for (int32_t r = 0; r < rows; ++r) span[2 * r] = m->dims[0], span[2 * r + 1] = -1;
     cr_real *restrict fx = field, *restrict fy = field + nodes, *restrict fz = field + 2 * nodes;
+    /* with spans, a row is cleared when the splat first reaches it (most of
+     * the box never is: clearing all of it was a sizeable share of a patch) */
+    if (span != NULL) {
+        for (int32_t r = 0; r < rows; ++r) span[2 * r] = m->dims[0], span[2 * r + 1] = -1;
+    } else {
+        memset(field, 0, (size_t)nodes * 3 * sizeof(cr_real));
+        memset(wsum, 0, (size_t)nodes * sizeof(cr_real));
+    }
     uint32_t pairs = 0;
     for (uint32_t k = 0; k < n; ++k) {
         uint32_t v = moved[k];
@@ -657,6 +661,11 @@ static bool splat_field(cr_patch_field *m, cr_real *field, cr_real *wsum, int32_
                 int32_t row = (a[0]) + (a[1] + y) * sy + (a[2] + z) * sz;
                 if (span != NULL) {
                     int32_t *s = &span[2 * ((a[1] + y) + (a[2] + z) * m->dims[1])];
+                    if (s[0] > s[1]) { /* first reached: clear the row */
+                        const int32_t r0 = row - a[0];
+                        memset(fx + r0, 0, (size_t)sy * sizeof(cr_real)), memset(fy + r0, 0, (size_t)sy * sizeof(cr_real));
+                        memset(fz + r0, 0, (size_t)sy * sizeof(cr_real)), memset(wsum + r0, 0, (size_t)sy * sizeof(cr_real));
+                    }
                     if (a[0] < s[0]) s[0] = a[0];
                     if (a[0] + cnt[0] - 1 > s[1]) s[1] = a[0] + cnt[0] - 1;
                 }

@@ -274,16 +274,21 @@ static inline cr_vec3 field_read(const cr_patch_field *m, cr_vec3 p) {
         if (i[k] < 0 || i[k] >= m->dims[k] - 1) return cr_v3_zero(); /* beyond the box: the field is 0 there */
         f[k] = u[k] - cr_from_int(i[k]);
     }
-    const int32_t sy = m->dims[0], sz = sy * m->dims[1];
-    const cr_real *o = m->f + i[0] + i[1] * sy + i[2] * sz;
+    /* the four rows (y, z), (y + 1, z), (y, z + 1), (y + 1, z + 1); a row the
+     * splat never reached holds no values (it was not cleared) and reads 0 */
+    const cr_real *row[4];
+    for (int k = 0; k < 4; ++k) {
+        const int32_t r = (i[1] + (k & 1)) + (i[2] + (k >> 1)) * m->dims[1];
+        row[k] = m->span != NULL && m->span[2 * r] > m->span[2 * r + 1] ? NULL : m->f + r * m->dims[0] + i[0];
+    }
     cr_real out[3];
     for (int c = 0; c < 3; ++c) {
-        const cr_real *q = o + (size_t)c * m->nodes;
-        cr_real x00 = q[0] + cr_mul(f[0], q[1] - q[0]);
-        cr_real x10 = q[sy] + cr_mul(f[0], q[sy + 1] - q[sy]);
-        cr_real x01 = q[sz] + cr_mul(f[0], q[sz + 1] - q[sz]);
-        cr_real x11 = q[sz + sy] + cr_mul(f[0], q[sz + sy + 1] - q[sz + sy]);
-        cr_real y0 = x00 + cr_mul(f[1], x10 - x00), y1 = x01 + cr_mul(f[1], x11 - x01);
+        cr_real x[4];
+        for (int k = 0; k < 4; ++k) {
+            const cr_real *q = row[k] != NULL ? row[k] + (size_t)c * m->nodes : NULL;
+            x[k] = q != NULL ? q[0] + cr_mul(f[0], q[1] - q[0]) : 0;
+        }
+        cr_real y0 = x[0] + cr_mul(f[1], x[1] - x[0]), y1 = x[2] + cr_mul(f[1], x[3] - x[2]);
         out[c] = y0 + cr_mul(f[2], y1 - y0);
     }
     return cr_v3(out[0], out[1], out[2]);

@@ -87,7 +87,8 @@ cr_surface_patch cri_surface_copy_patch(cr_surface_copy *c, uint8_t *block, cr_v
 typedef struct cr_patch_field {
     const cr_real *f;        ///< [3][nodes]: the x, y and z components one after the other, x fastest in each
     const int32_t *span;     ///< per row (y, z) of the box, [2]: the first and last x the field may be non-zero
-                             ///< at (first > last: none); NULL: every x
+                             ///< at; first > last: the row was never reached and holds no values (read as 0);
+                             ///< NULL: every row holds values
     uint32_t nodes;          ///< dims[0] dims[1] dims[2]
     int32_t first[3];        ///< the box's node (0, 0, 0) as the grid's node index (may lie outside the grid)
     int32_t dims[3];
