@@ -5,7 +5,7 @@
  *     asset car ../meshes/car.obj
  *     body wreck dynamic mesh car plastic steel position 0 1 0
  *
- * `plastic NAME [KEY VALUE]...` names a material's six parameters (keys as in
+ * `plastic NAME [KEY VALUE]...` names a material's eight parameters (keys as in
  * cr_example_def; omitted keys keep cr_default_example_def()); a mesh body
  * line's `plastic NAME` attaches the model right after the body is created.
  *
@@ -50,7 +50,7 @@ static int32_t find_plastic(const cr_scene *s, const char *name) {
 }
 
 int cr_scene_plastic_statement(cr_scene *s, int line, char *const *tok, int ntok, cr_scene_error *err) {
-    static const char *const keys = "alpha beta gamma lambda mu nu";
+    static const char *const keys = "alpha beta gamma lambda mu nu draw_lag grid_lag";
     cr_scene_plastic p;
     memset(&p, 0, sizeof p);
     if (ntok < 1) return plastic_error(err, s->path, line, "'plastic' needs a name");
@@ -68,6 +68,8 @@ int cr_scene_plastic_statement(cr_scene *s, int line, char *const *tok, int ntok
                          : strcmp(k, "lambda") == 0 ? &p.def.lambda
                          : strcmp(k, "mu") == 0     ? &p.def.mu
                          : strcmp(k, "nu") == 0     ? &p.def.nu
+                         : strcmp(k, "draw_lag") == 0 ? &p.def.draw_lag
+                         : strcmp(k, "grid_lag") == 0 ? &p.def.grid_lag
                                                     : NULL;
         if (field == NULL) return plastic_error(err, s->path, line, "unknown plastic key '%s' (%s)", k, keys);
         if (i + 1 >= ntok) return plastic_error(err, s->path, line, "'%s' needs a number", k);
@@ -86,6 +88,10 @@ int cr_scene_plastic_statement(cr_scene *s, int line, char *const *tok, int ntok
     if (e->lambda < 0 || e->lambda >= CR_R(1)) return plastic_error(err, s->path, line, "'lambda' must be in [0, 1)");
     if (e->mu < 0 || e->mu > CR_R(1e6)) return plastic_error(err, s->path, line, "'mu' must be in [0, 1e6] (1/s)");
     if (e->nu < 0 || e->nu > CR_R(1e6)) return plastic_error(err, s->path, line, "'nu' must be in [0, 1e6]");
+    if (e->draw_lag < CR_R(0.015625) || e->draw_lag > CR_R(1))
+        return plastic_error(err, s->path, line, "'draw_lag' must be in [1/64, 1] (grid cells)");
+    if (e->grid_lag < CR_R(0.0625) || e->grid_lag > CR_R(4))
+        return plastic_error(err, s->path, line, "'grid_lag' must be in [1/16, 4] (grid cells)");
     arrput(s->plastics, p);
     return 0;
 }

@@ -153,6 +153,8 @@ const char *cr_version_string(void);
     X(EXAMPLE_LAMBDA, "cr_example_def.lambda")                   \
     X(EXAMPLE_MU, "cr_example_def.mu")                           \
     X(EXAMPLE_NU, "cr_example_def.nu")                           \
+    X(EXAMPLE_DRAW_LAG, "cr_example_def.draw_lag")               \
+    X(EXAMPLE_GRID_LAG, "cr_example_def.grid_lag")               \
     X(EXAMPLE_BUDGET_BODY_CAPACITY, "cr_world_def.damage.example.body_capacity")             \
     X(EXAMPLE_BUDGET_MAX_VERTICES, "cr_world_def.damage.example.max_vertices")               \
     X(EXAMPLE_BUDGET_MAX_EXAMPLES, "cr_world_def.damage.example.max_examples")               \

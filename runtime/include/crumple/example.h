@@ -47,17 +47,27 @@ typedef struct cr_example_def {
     cr_real lambda; ///< in [0, 1), per step: share of the pending deformation kept for later steps (eq. 13); 0 = at once
     cr_real mu;     ///< 1/s: restitution recovery, C_r rises by at most mu per second back to C_r* (eq. 15)
     cr_real nu;     ///< restitution drop per unit of |dE| (Frobenius norm of the pending weight change, eq. 15)
+    /// In cells of the body's distance grid: how far the drawn surface may lag
+    /// eq. 3 while weights fade in before it is re-skinned (a commit). Larger:
+    /// fewer re-skins, the dent drawn that much behind (docs/example-plasticity.md, "Commits").
+    cr_real draw_lag;
+    /// In cells: how far the collision grid may lag the drawn surface before
+    /// it is patched (and the centre of mass followed). Larger: fewer patches,
+    /// other bodies meet the dent that much late ("Grid patch", with a table of what each costs).
+    cr_real grid_lag;
     uint32_t cookie; ///< set by cr_default_example_def(); checked by cr_example_attach
 } cr_example_def;
 
-/// A soft metal at a 60 Hz step: alpha 1, beta 50 N s, gamma 0.5 m, lambda 0.8, mu 0.5/s, nu 2.
+/// A soft metal at a 60 Hz step: alpha 1, beta 50 N s, gamma 0.5 m, lambda 0.8, mu 0.5/s, nu 2;
+/// draw_lag 1/8 cell, grid_lag 1/2 cell.
 cr_example_def cr_default_example_def(void);
 
 /// Make a mesh body deform by its asset's examples. The body's restitution at
 /// attach time is its C_r*. CR_ERR_DEF_INVALID: not a mesh body, an asset
 /// without bones or without an example besides the rest pose, a body that
 /// has the model already or dents (a re-skin would erase its dents), or a def real out of range: alpha in
-/// [0, 1e6], beta in [0, 1e9], gamma in [1e-4, 2^20], lambda in [0, 1), mu and nu in [0, 1e6]
+/// [0, 1e6], beta in [0, 1e9], gamma in [1e-4, 2^20], lambda in [0, 1), mu and nu in [0, 1e6],
+/// draw_lag in [1/64, 1], grid_lag in [1/16, 4]
 /// (cr_world_refused_field names it). CR_ERR_NOT_FINITE: a def real is NaN or infinite (fixed point:
 /// saturated), the field named the same way. CR_ERR_CAPACITY: all
 /// damage.example.body_capacity records taken, the asset has more vertices or

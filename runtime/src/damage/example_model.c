@@ -56,14 +56,14 @@
 #define CR_EXAMPLE_COOKIE 0x6578706cu /* "expl" */
 /// A pending weight change below this in every entry of a row is applied at once.
 #define CR_EXAMPLE_SETTLE CR_R(1e-3)
-/// The commit tolerance, in grid cells of the body: the drawn surface is
-/// re-skinned once it may be this far from eq. 3 at the current weights.
+/// The default commit tolerance (cr_example_def.draw_lag), in grid cells of
+/// the body: the drawn surface is re-skinned once it may be this far from
+/// eq. 3 at the current weights.
 #define CR_EXAMPLE_COMMIT CR_R(0.125)
-/// The grid is patched once some vertex is this many cells from the surface
-/// it was last patched to (patch_grid), taking every vertex more than
-/// CR_EXAMPLE_GRID_SKIP cells away.
+/// The default cr_example_def.grid_lag: the grid is patched once some vertex
+/// is this many cells from the surface it was last patched to (patch_grid),
+/// taking every vertex more than a quarter of that away.
 #define CR_EXAMPLE_GRID_DUE CR_R(0.5)
-#define CR_EXAMPLE_GRID_SKIP CR_R(0.125)
 /// m: eq. 8's epsilon on |J^T dx| (the seed's 1e-8 is below the fixed-point step).
 #define CR_EXAMPLE_EPSILON CR_R(1e-8)
 
@@ -100,6 +100,8 @@ cr_example_def cr_default_example_def(void) {
     d.lambda = CR_R(0.8);
     d.mu = CR_R(0.5);
     d.nu = CR_R(2);
+    d.draw_lag = CR_EXAMPLE_COMMIT;
+    d.grid_lag = CR_EXAMPLE_GRID_DUE;
     d.cookie = CR_EXAMPLE_COOKIE;
     return d;
 }
@@ -257,6 +259,8 @@ cr_status cri_example_model_attach(cr_world *w, uint32_t body_index1, const cr_e
         {def->lambda, 0, CR_R(1), true, CR_FIELD_EXAMPLE_LAMBDA},
         {def->mu, 0, CR_R(1e6), false, CR_FIELD_EXAMPLE_MU},
         {def->nu, 0, CR_R(1e6), false, CR_FIELD_EXAMPLE_NU},
+        {def->draw_lag, CR_R(0.015625), CR_R(1), false, CR_FIELD_EXAMPLE_DRAW_LAG},
+        {def->grid_lag, CR_R(0.0625), CR_R(4), false, CR_FIELD_EXAMPLE_GRID_LAG},
     };
     for (size_t i = 0; i < sizeof reals / sizeof reals[0]; ++i) {
         CR_TRY(cr_check_real(w, reals[i].v, reals[i].f));
@@ -699,7 +703,7 @@ static uint64_t vertex_scratch(const cr_example_budget *b) {
  * now, when it is due; returns the work. *left: after it, how far any vertex
  * may be from the surface the grid was patched to (m). */
 static uint32_t patch_grid(cr_world *w, cr_surface_copy *copy, const cr_asset *rest, cr_vec3 *old,
-                           const cr_vec3 *now, uint32_t count, bool flush, cr_real *left) {
+                           const cr_vec3 *now, uint32_t count, bool flush, cr_real due_cells, cr_real *left) {
     const cr_example_budget *bd = &w->def.damage.example;
     *left = 0;
     if (bd->grid_nodes_per_step == 0) return 0;
@@ -711,16 +715,16 @@ static uint32_t patch_grid(cr_world *w, cr_surface_copy *copy, const cr_asset *r
     cr_vec3 lo = cr_v3_zero(), hi = cr_v3_zero();
     cr_real move2 = 0;
     /* Lazily: `old` is the surface the grid was last patched to, and the grid
-     * is patched only when some vertex is CR_EXAMPLE_GRID_DUE of a cell or
-     * more away from it (or the body's fade has just ended: `flush`). A fade
-     * moves the whole body a little every step; patching every node around
-     * it every step was most of the stage's time. The patch then takes every
-     * vertex more than CR_EXAMPLE_GRID_SKIP of a cell away (1/256 on a flush,
-     * where the frame shift's rounding is what is left), so the grid lags the
-     * mesh by less than CR_EXAMPLE_GRID_DUE of a cell while a body moves and
-     * by nothing that adds up (docs/example-plasticity.md, "Grid patch"). */
-    const cr_real skip = cr_mul(rest->sdf_cell, flush ? CR_R(0.00390625) : CR_EXAMPLE_GRID_SKIP);
-    const cr_real due2 = cr_sq(cr_mul(rest->sdf_cell, CR_EXAMPLE_GRID_DUE)), skip2 = cr_sq(skip);
+     * is patched only when some vertex is `due_cells` of a cell or more away
+     * from it (the def's grid_lag; or the body's fade has just ended: `flush`).
+     * A fade moves the whole body a little every step; patching every node
+     * around it every step was most of the stage's time. The patch then takes
+     * every vertex more than a quarter of that away (1/256 of a cell on a
+     * flush, where the frame shift's rounding is what is left), so the grid
+     * lags the mesh by less than `due_cells` while a body moves and by
+     * nothing that adds up (docs/example-plasticity.md, "Grid patch"). */
+    const cr_real skip = cr_mul(rest->sdf_cell, flush ? CR_R(0.00390625) : cr_mul(due_cells, CR_R(0.25)));
+    const cr_real due2 = cr_sq(cr_mul(rest->sdf_cell, due_cells)), skip2 = cr_sq(skip);
     for (uint32_t v = 0; v < count; ++v) {
         cr_vec3 d = cr_v3_sub(now[v], old[v]);
         cr_real d2 = cr_v3_len_sq(d);
@@ -952,7 +956,7 @@ static uint32_t fade_and_skin(cr_world *w, uint32_t ri) {
     cr_real *vlag = vlag_of(w, ri);
     uint32_t *dirty = dirty_of(w, ri);
     cr_real keep = r->def.lambda, take = CR_R(1) - r->def.lambda;
-    const cr_real tolerance = cr_mul(rest->sdf_cell, CR_EXAMPLE_COMMIT);
+    const cr_real tolerance = cr_mul(rest->sdf_cell, r->def.draw_lag);
     uint32_t *pend = pending_bits_of(w, ri);
     cr_real sq = 0; /* |dE|^2 after the fade, for eq. 15 next step */
     for (uint32_t word = 0; word < (r->vertex_count + 31u) / 32u; ++word)
@@ -1022,14 +1026,15 @@ static uint32_t fade_and_skin(cr_world *w, uint32_t ri) {
     /* the grid's scan of every vertex waits until the commits' lags add up to
      * a patch's threshold; at the fade's end it takes what it still owes */
     r->grid_lag += lag;
-    if (!r->active || r->grid_lag >= cr_mul(rest->sdf_cell, CR_EXAMPLE_GRID_DUE))
-        work += patch_grid(w, copy, rest, grid_pos, pos, r->vertex_count, !r->active, &r->grid_lag);
+    const cr_real grid_due = cr_mul(rest->sdf_cell, r->def.grid_lag);
+    if (!r->active || r->grid_lag >= grid_due)
+        work += patch_grid(w, copy, rest, grid_pos, pos, r->vertex_count, !r->active, r->def.grid_lag, &r->grid_lag);
     /* the centre and inertia follow the same way: once the commits' lags add
      * up to the grid's threshold, and at the fade's end if anything moved
      * since they last did */
     if (moved) r->mass_lag += lag;
     bool shape = moved;
-    if ((!r->active && (moved || r->mass_lag > 0)) || r->mass_lag >= cr_mul(rest->sdf_cell, CR_EXAMPLE_GRID_DUE)) {
+    if ((!r->active && (moved || r->mass_lag > 0)) || r->mass_lag >= grid_due) {
         uint32_t was = r->shifted;
         const cr_vec3 frame = copy->frame_shift;
         work += follow_mass(w, b, copy, rest, grid_pos, &r->shifted);
