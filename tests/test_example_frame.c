@@ -11,9 +11,8 @@
 CR_TEST(example_rest_offset_puts_the_rest_shape_in_the_body_frame) {
     scene_run r;
     ENSURE(open_scene("example_bounce", &r) == 0);
-    int32_t at = cr_scene_find_body(r.s, "barrel");
-    ENSURE(at >= 0);
-    cr_body_id barrel = r.s->bodies[at].id;
+    cr_body_id barrel = body_named(&r, "barrel");
+    ENSURE(barrel.index1 != 0);
     for (int32_t f = 0; f < r.s->frames; ++f) ENSURE(step(&r, f) == 0);
     cr_body_mesh m;
     cr_example_view v;

@@ -10,12 +10,6 @@
 
 #include <stdlib.h>
 
-static cr_body_id body_named(const scene_run *r, const char *name) {
-    int32_t i = cr_scene_find_body(r->s, name);
-    cr_body_id none = {0, 0};
-    return i < 0 ? none : r->s->bodies[i].id;
-}
-
 /* Every live body finite after a step. */
 static int all_finite(const cr_world *w) {
     cr_body_id ids[128];

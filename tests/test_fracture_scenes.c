@@ -32,12 +32,6 @@ static double max_dent(cr_world *w, cr_body_id b) {
     return worst;
 }
 
-static cr_body_id body_named(const scene_run *r, const char *name) {
-    int32_t i = cr_scene_find_body(r->s, name);
-    cr_body_id none = {0, 0};
-    return i < 0 ? none : r->s->bodies[i].id;
-}
-
 typedef struct wall_run {
     double dent[4];        /* deepest dent just before each next hit (and at the end) */
     bool whole[4];         /* still whole then */

@@ -49,6 +49,13 @@ static inline int open_scene_with_shock(const char *name, int on, scene_run *r) 
     return 0;
 }
 
+/* The live body a scene line named (a zero handle when no line did). */
+static inline cr_body_id body_named(const scene_run *r, const char *name) {
+    int32_t i = cr_scene_find_body(r->s, name);
+    cr_body_id none = {0, 0};
+    return i < 0 ? none : r->s->bodies[i].id;
+}
+
 static inline int step(scene_run *r, int32_t frame) {
     cr_scene_error e;
     if (cr_scene_step(r->s, r->w, frame, &e)) {

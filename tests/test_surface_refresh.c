@@ -27,9 +27,8 @@ static bool same(const cr_vec3 *a, const cr_vec3 *b) { return memcmp(a, b, sizeo
 CR_TEST(surface_refresh_of_moved_vertices_gives_the_full_refresh_bits) {
     scene_run r;
     ENSURE(open_scene("example_car", &r) == 0);
-    int32_t at = cr_scene_find_body(r.s, "wreck");
-    ENSURE(at >= 0);
-    cr_body_id wreck = r.s->bodies[at].id;
+    cr_body_id wreck = body_named(&r, "wreck");
+    ENSURE(wreck.index1 != 0);
     cr_body_mesh m;
     ENSURE(cr_body_get_mesh(r.w, wreck, &m) == CR_OK);
     const uint32_t nv = m.vertex_count;
