@@ -747,11 +747,14 @@ static uint32_t patch_grid(cr_world *w, cr_surface_copy *copy, const cr_asset *r
     const cr_asset *view = cr_surface_copy_view(copy, (uint8_t *)w);
     cr_patch_field sf;
     uint32_t splat_work = 0;
-    /* each row's reached x range, in this step's scratch (without it every row is scanned whole) */
+    /* each row's reached x range, in this step's scratch until the patch is
+     * done (without room every row is scanned whole, the same values) */
+    const uint32_t mark = cr_arena_pos(&w->scratch);
     uint32_t soff = cri_arena_push_uninit(&w->scratch, (bd->grid_nodes_per_step / 3u + 1u) * 2u * (uint32_t)sizeof(int32_t), 16);
     int32_t *span = soff == CR_NO_OFFSET ? NULL : CR_AT(w, soff, int32_t);
-    if (splat_field(&sf, field, saved, span, bd->grid_nodes_per_step, view, old, now, moved, n, lo, hi, radius,
-                    &splat_work)) {
+    const bool splatted = splat_field(&sf, field, saved, span, bd->grid_nodes_per_step, view, old, now, moved, n, lo,
+                                      hi, radius, &splat_work);
+    if (splatted) {
         cr_real max_move = cr_sqrt(move2);
         cr_surface_patch p = cri_surface_copy_patch_field(copy, (uint8_t *)w, &sf, max_move, saved, bd->grid_nodes_per_step);
         if (p.shrunk) /* the box and its margin are more than the budget: the core of the usual patch */
@@ -760,8 +763,10 @@ static uint32_t patch_grid(cr_world *w, cr_surface_copy *copy, const cr_asset *r
                                        bd->grid_nodes_per_step);
         if (p.shrunk) w->stats.example.shrunk++;
         for (uint32_t k = 0; k < n; ++k) old[moved[k]] = now[moved[k]];
+        cri_arena_pop_to(&w->scratch, mark);
         return count + 2 * n + splat_work + p.nodes;
     }
+    cri_arena_pop_to(&w->scratch, mark);
     /* buckets at least R wide, no more of them than there are vertices */
     skin_move m;
     m.old = old, m.now = now, m.sorted = sorted, m.start = start, m.lo = lo;
@@ -1014,13 +1019,18 @@ static uint32_t fade_and_skin(cr_world *w, uint32_t ri) {
     r->lag = least;
     cr_vec3 *pos = cr_surface_copy_positions(copy, block);
     uint32_t first = r->vertex_count, last = 0;
-    /* the moved vertices' bits, so the normals are refreshed only around them */
+    /* the moved vertices' bits, so the normals are refreshed only around them
+     * (this step's scratch, given back when the body is done) */
+    const uint32_t mark = cr_arena_pos(&w->scratch);
     const uint32_t words = (r->vertex_count + 31u) / 32u;
     uint32_t boff = cri_arena_push(&w->scratch, block, 2 * words * (uint32_t)sizeof(uint32_t), 16);
     uint32_t *moved_bits = boff == CR_NO_OFFSET ? NULL : CR_AT(w, boff, uint32_t);
     work += reskin(w, ri, copy, rest, dirty, vlag, least, &first, &last, moved_bits);
     const bool moved = first <= last;
-    if (!moved && r->active) return work;
+    if (!moved && r->active) {
+        cri_arena_pop_to(&w->scratch, mark);
+        return work;
+    }
     if (moved) cri_surface_copy_mark(copy, first, last);
     cr_vec3 *grid_pos = grid_pos_of(w, ri);
     /* the grid's scan of every vertex waits until the commits' lags add up to
@@ -1059,6 +1069,7 @@ static uint32_t fade_and_skin(cr_world *w, uint32_t ri) {
         /* a sleeping body whose shape changed must meet its contacts again */
         if (b->asleep) cri_world_wake(w, r->body_index1 - 1);
     }
+    cri_arena_pop_to(&w->scratch, mark);
     return work;
 }
 

@@ -89,7 +89,7 @@ static cr_vec3 face_normal(const cr_vec3 *pos, const uint32_t *tri) {
 static bool bit_of(const uint32_t *bits, uint32_t v) { return (bits[v >> 5] >> (v & 31u) & 1u) != 0; }
 
 /* Bounds and samples after the normals; returns the work. */
-static uint32_t refresh_rest(cr_surface_copy *c, cr_asset *view, uint8_t *block, cr_real *bound_radius) {
+static uint32_t refresh_bounds_and_samples(cr_surface_copy *c, cr_asset *view, uint8_t *block, cr_real *bound_radius) {
     const cr_vec3 *pos = (const cr_vec3 *)(block + c->positions);
     cr_vec3 lo = pos[0], hi = pos[0];
     cr_real r2 = 0;
@@ -119,7 +119,7 @@ uint32_t cri_surface_copy_refresh(cr_surface_copy *c, uint8_t *block, cr_real *b
         for (int k = 0; k < 3; ++k) nrm[tri[k]] = cr_v3_add(nrm[tri[k]], n);
     }
     for (uint32_t v = 0; v < view->vertex_count; ++v) nrm[v] = cr_v3_normalize(nrm[v]);
-    return view->triangle_count + view->vertex_count + refresh_rest(c, view, block, bound_radius);
+    return view->triangle_count + view->vertex_count + refresh_bounds_and_samples(c, view, block, bound_radius);
 }
 
 /* Only the normals a move can change: those of the vertices that share a
@@ -154,7 +154,7 @@ uint32_t cri_surface_copy_refresh_moved(cr_surface_copy *c, uint8_t *block, cons
     }
     for (uint32_t v = 0; v < view->vertex_count; ++v)
         if (bit_of(touched, v)) nrm[v] = cr_v3_normalize(nrm[v]);
-    return 2 * view->triangle_count + faces + count + refresh_rest(c, view, block, bound_radius);
+    return 2 * view->triangle_count + faces + count + refresh_bounds_and_samples(c, view, block, bound_radius);
 }
 
 /* Trilinear sample of the saved patch (nodes c0..c0+size-1 per axis, u in
