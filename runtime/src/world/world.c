@@ -389,11 +389,6 @@ static void freeze_non_finite(cr_world *w) {
     }
 }
 
-/* w = I^-1 L for a body at orientation q (world frame). */
-static cr_vec3 spin_of_momentum(const cr_body *b, cr_quat q, cr_vec3 l) {
-    return cr_quat_rotate(q, cri_inertia_inv_mul(b, cr_quat_inv_rotate(q, l)));
-}
-
 /* Seed 002 equation 2: the rotational state is the angular momentum L, and
  * w = I^-1 L at the current orientation. Keeping w instead while I turns
  * with the body (as crumple first did) keeps neither L nor the energy of a
@@ -409,12 +404,12 @@ static cr_quat turn_keeping_momentum(const cr_body *b, cr_real dt, cr_vec3 *w) {
     cr_quat q0 = b->xf.q;
     cr_quat q1 = cr_quat_integrate(q0, *w, dt);
     if (b->type != CR_BODY_DYNAMIC || cri_inertia_round(b) || (w->x == 0 && w->y == 0 && w->z == 0)) return q1;
-    cr_vec3 l = cr_quat_rotate(q0, cri_inertia_mul(b, cr_quat_inv_rotate(q0, *w)));
+    cr_vec3 l = cri_inertia_spin_momentum(b, q0, *w);
     for (int round = 0; round < 2; ++round) {
         cr_quat qm = cr_quat_normalize((cr_quat){q0.x + q1.x, q0.y + q1.y, q0.z + q1.z, q0.w + q1.w});
-        q1 = cr_quat_integrate(q0, spin_of_momentum(b, qm, l), dt);
+        q1 = cr_quat_integrate(q0, cri_inertia_spin_of(b, qm, l), dt);
     }
-    *w = spin_of_momentum(b, q1, l);
+    *w = cri_inertia_spin_of(b, q1, l);
     return q1;
 }
 
