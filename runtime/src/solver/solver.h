@@ -181,6 +181,7 @@ typedef struct cr_step {
     uint64_t *no_collide;   ///< [joint_capacity] jointed pairs that must not collide, sorted
     uint32_t nno_collide;
     uint32_t graph_bytes_at; ///< scratch position where the contact graph's arrays start
+    bool pushed;            ///< the push-out gave some point a pseudo-impulse this step (push_out.c)
 } cr_step;
 
 /* ---- scratch plan ---- */
@@ -272,6 +273,9 @@ void cri_warm_start_store(cr_step *s);
 /// Split position correction: pseudo-velocities (sb->push_v, push_w) that
 /// move points deeper than CR_PENETRATION_SLOP out at the position update.
 void cri_push_out(cr_step *s);
+/// After the position update: the angular momentum the push's moves shifted,
+/// given back to each pair of dynamic bodies as a rigid turn (cri_pair_turn).
+void cri_push_out_give_back(cr_step *s);
 
 /* ---- rolling_friction.c ---- */
 

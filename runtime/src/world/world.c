@@ -426,8 +426,13 @@ static void position_update(cr_world *w, cr_real dt, const cr_sbody *sb) {
         if (sb != NULL) p = cr_v3_mad(cr_v3_add(p, sb[i].dx), dt, sb[i].push_v); /* impact time, push-out */
         cr_vec3 spin = b->w;
         cr_quat q = turn_keeping_momentum(b, dt, &spin);
-        if (sb != NULL && (sb[i].push_w.x != 0 || sb[i].push_w.y != 0 || sb[i].push_w.z != 0))
+        if (sb != NULL && (sb[i].push_w.x != 0 || sb[i].push_w.y != 0 || sb[i].push_w.z != 0)) {
+            /* the push's turn keeps the spin's angular momentum, as the spin's own turn does */
+            bool keep = b->type == CR_BODY_DYNAMIC && !cri_inertia_round(b);
+            cr_vec3 h = keep ? cri_inertia_spin_momentum(b, q, spin) : spin;
             q = cr_quat_integrate(q, sb[i].push_w, dt);
+            if (keep) spin = cri_inertia_spin_of(b, q, h);
+        }
         if (!cr_vec3_is_finite(p) || !cr_quat_is_finite(q) || !cr_vec3_is_finite(b->v) || !cr_vec3_is_finite(spin)) {
             freeze(w, b);
             continue;
@@ -505,7 +510,7 @@ cr_status cr_world_step(cr_world *w, cr_real dt) {
         CR_TIMED(w, CR_STAGE_contact, (cri_contact_graph(&s), cri_contacts(&s), cri_push_out(&s)));
         CR_TIMED(w, CR_STAGE_joints, cri_joints_pre_stabilise(&s));
         write_back_velocities(&s);
-        CR_TIMED(w, CR_STAGE_position, position_update(w, dt, s.sb));
+        CR_TIMED(w, CR_STAGE_position, (position_update(w, dt, s.sb), cri_push_out_give_back(&s)));
         CR_TIMED(w, CR_STAGE_joints, cri_joints_post_stabilise(&s));
         freeze_non_finite(w);
         /* event points are carried by body a to its end-of-step pose */
