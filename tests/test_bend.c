@@ -470,7 +470,7 @@ CR_TEST(bend_field_many_planks_gain_joints_within_the_caps) {
     ENSURE(waited > 0);              /* the cap made splits wait... */
     ENSURE(st.bend.waiting == 0);    /* ...and the queue drained */
     /* recorded on x86-64 gcc -O2; every compiler and CPU must give the same (docs/determinism.md) */
-    ENSURE(h == (CR_FIXED ? 0xff833a576bb0c114ull : 0xce839ada15fe4d50ull));
+    ENSURE(h == (CR_FIXED ? 0xc7c7ff80b87eab50ull : 0x8b270b5dbef3c667ull));
     free_world(&b);
 }
 
@@ -1314,9 +1314,10 @@ CR_TEST(bend_jointed_hit_keeps_momentum) {
         /* to rounding: 1.7e-6 float, 5.1e-7 Q32.32 at most (was 3.7e-4: restore_energy scaled the pair's momentum) */
         ENSURE(dp < 3e-6);
         /* without a contact the joints keep angular momentum to a few 1e-6 (was 2.3e-3 plastic, 1.8e-2
-         * elastic: the joints' position-level post-stabilisation); a contact's push-out moves the bodies at the
-         * position update without a velocity change, which moves angular momentum by up to 9.2e-4 here
-         * (the contact solver's, not the joints': docs/bending.md "Momentum") */
-        ENSURE(dl < (cases[i].ball ? 1.5e-3 : 5e-6));
+         * elastic: the joints' position-level post-stabilisation); with the ball the contact's push-out
+         * moves the bodies at the position update without a velocity change, and gives the pair's shift
+         * back as a rigid turn (push_out.c): 1.4e-6 float, 2.2e-6 Q32.32 at most, allowed 10x that (was
+         * 9.2e-4 before the give-back: docs/bending.md "Momentum") */
+        ENSURE(dl < (cases[i].ball ? 2.5e-5 : 5e-6));
     }
 }

@@ -67,6 +67,16 @@ static inline cr_mat3 cri_inertia_inv_world(const cr_body *b, cr_mat3 r) {
     return cr_mat3_mul(cr_mat3_mul(r, m), cr_mat3_transpose(r));
 }
 
+/* A spin's angular momentum I(q) w and the spin I(q)^-1 h of a momentum h,
+ * world frame, at orientation q: a body turned by anything but its own spin
+ * (a joint's or a contact's position correction) keeps h, not w. */
+static inline cr_vec3 cri_inertia_spin_momentum(const cr_body *b, cr_quat q, cr_vec3 w) {
+    return cr_quat_rotate(q, cri_inertia_mul(b, cr_quat_inv_rotate(q, w)));
+}
+static inline cr_vec3 cri_inertia_spin_of(const cr_body *b, cr_quat q, cr_vec3 h) {
+    return cr_quat_rotate(q, cri_inertia_inv_mul(b, cr_quat_inv_rotate(q, h)));
+}
+
 /* Sets the tensor (moments d > 0 on the diagonal, products o off it) and its
  * inverse; returns false, leaving the body as it was, for a tensor that is
  * not positive definite. The inverse is taken of the tensor scaled to a unit

@@ -33,7 +33,7 @@
  * real inelastic joint impulse). A body turned by position-level impulses
  * keeps the angular momentum of its spin (spin_kept), and the angular
  * momentum a bending joint's moves shift is given back to its pair
- * (turn_pair).
+ * (cri_pair_turn, pair_turn.c).
  *
  * Bending joints (seed 000 §4) are fixed joints with a bending strength
  * (plastic_joint.c: the accumulated angular impulse is clamped; a yielding
@@ -468,55 +468,6 @@ static cr_real side_energy_after(const cr_step *s, const jside *j) {
     return cr_mul(b->mass, cr_v3_dot(j->sb->v, j->sb->v)) + rot;
 }
 
-/* A pair of moving bodies at their poses: its centre of mass, each body's
- * world inertia and the pair's about the centre (parallel axis: m (|r|^2 1 -
- * r r^T) = -m [r]x [r]x). */
-typedef struct pair_mass {
-    cr_vec3 c, r[2];
-    cr_mat3 ik[2], inertia;
-} pair_mass;
-
-static pair_mass pair_mass_of(const cr_body *const bs[2]) {
-    pair_mass pm;
-    cr_real m = bs[0]->mass + bs[1]->mass;
-    pm.c = cr_v3_scale(cr_v3_add(cr_v3_scale(bs[0]->xf.p, bs[0]->mass), cr_v3_scale(bs[1]->xf.p, bs[1]->mass)), cr_div(CR_R(1), m));
-    pm.inertia = cr_mat3_scale(cr_mat3_identity(), 0);
-    for (int k = 0; k < 2; ++k) {
-        pm.r[k] = cr_v3_sub(bs[k]->xf.p, pm.c);
-        pm.ik[k] = cri_inertia_world(bs[k], cr_mat3_from_quat(bs[k]->xf.q));
-        cr_mat3 rx = cr_mat3_skew(pm.r[k]);
-        pm.inertia = cr_mat3_add(pm.inertia, cr_mat3_add(pm.ik[k], cr_mat3_scale(cr_mat3_mul(rx, rx), -bs[k]->mass)));
-    }
-    return pm;
-}
-
-/* The rigid motion of the pair with velocities v, w (world): *vr = P / M and
- * *wr = I_c^-1 L_c, its angular momentum about its centre of mass through its
- * inertia there. Returns twice the kinetic energy of the motion relative to
- * it (a sum of squares). */
-static cr_real pair_rigid(const cr_body *const bs[2], const pair_mass *pm, const cr_vec3 v[2], const cr_vec3 w[2], cr_vec3 *vr,
-                          cr_vec3 *wr) {
-    cr_real m = bs[0]->mass + bs[1]->mass;
-    *vr = cr_v3_scale(cr_v3_add(cr_v3_scale(v[0], bs[0]->mass), cr_v3_scale(v[1], bs[1]->mass)), cr_div(CR_R(1), m));
-    cr_vec3 l = cr_v3_zero();
-    for (int k = 0; k < 2; ++k)
-        l = cr_v3_add(l, cr_v3_add(cr_mat3_mul_v3(pm->ik[k], w[k]), cr_v3_scale(cr_v3_cross(pm->r[k], cr_v3_sub(v[k], *vr)), bs[k]->mass)));
-    *wr = cri_solve_k(pm->inertia, l);
-    cr_real ei = 0;
-    for (int k = 0; k < 2; ++k) {
-        cr_vec3 dv = cr_v3_sub(v[k], cr_v3_add(*vr, cr_v3_cross(*wr, pm->r[k]))), dw = cr_v3_sub(w[k], *wr);
-        ei += cr_mul(bs[k]->mass, cr_v3_dot(dv, dv)) + cr_v3_dot(dw, cr_mat3_mul_v3(pm->ik[k], dw));
-    }
-    return ei;
-}
-
-/* v, w of a body moving with the rigid motion (vr, wr about c) plus f times its own motion relative to it. */
-static void scale_relative(const cr_body *b, cr_vec3 *v, cr_vec3 *w, cr_vec3 vr, cr_vec3 wr, cr_vec3 c, cr_real f) {
-    cr_vec3 rigid = cr_v3_add(vr, cr_v3_cross(wr, cr_v3_sub(b->xf.p, c)));
-    *v = cr_v3_add(rigid, cr_v3_scale(cr_v3_sub(*v, rigid), f));
-    *w = cr_v3_add(wr, cr_v3_scale(cr_v3_sub(*w, wr), f));
-}
-
 /* The velocity projection at the end of the step takes from a swinging body
  * the part of its velocity that, turned with the body over the step, now
  * points out of the joint: a fraction (w dt)^2 of its kinetic energy each
@@ -548,9 +499,9 @@ static void restore_energy(cr_step *s, jside *a, jside *b, cr_real e0) {
     if (lost && side_moves(a) && side_moves(b)) {
         const cr_body *const bs[2] = {&s->bodies[a->sb - s->sb], &s->bodies[b->sb - s->sb]};
         const cr_vec3 v[2] = {a->sb->v, b->sb->v}, w[2] = {a->sb->w, b->sb->w};
-        pair_mass pm = pair_mass_of(bs);
+        cri_pair_mass pm = cri_pair_mass_of(bs);
         c = pm.c;
-        cr_real ei = pair_rigid(bs, &pm, v, w, &vr, &wr);
+        cr_real ei = cri_pair_rigid(bs, &pm, v, w, &vr, &wr);
         cr_real loss = e0 - e1, cap = CR_JOINT_RESTORE_MAX;
         if (ei > 0) f = cr_sqrt(CR_R(1) + (loss >= cr_mul(ei, cap) ? cap : cr_div(loss, ei)));
     } else if (lost) {
@@ -561,7 +512,7 @@ static void restore_energy(cr_step *s, jside *a, jside *b, cr_real e0) {
         if (!side_moves(j)) continue;
         cr_body *body = &s->bodies[j->sb - s->sb];
         if (f != CR_R(1) && side_moves(a) && side_moves(b)) {
-            scale_relative(body, &j->sb->v, &j->sb->w, vr, wr, c, f);
+            cri_pair_scale_relative(body, &j->sb->v, &j->sb->w, vr, wr, c, f);
         } else {
             j->sb->v = cr_v3_scale(j->sb->v, f);
             j->sb->w = cr_v3_scale(j->sb->w, f);
@@ -582,59 +533,12 @@ static bool spin_kept(const cr_body *b, const cr_sbody *sb) {
     return sb->dynamic && b->joint_count > 0 && !cri_inertia_round(b);
 }
 
-static cr_vec3 spin_momentum(const cr_body *b) {
-    return cr_quat_rotate(b->xf.q, cri_inertia_mul(b, cr_quat_inv_rotate(b->xf.q, b->w)));
-}
-
-static cr_vec3 spin_of(const cr_body *b, cr_vec3 h) {
-    return cr_quat_rotate(b->xf.q, cri_inertia_inv_mul(b, cr_quat_inv_rotate(b->xf.q, h)));
-}
-
-/* Twice a body's kinetic energy. */
-static cr_real body_energy(const cr_body *b) {
-    cr_vec3 wl = cr_quat_inv_rotate(b->xf.q, b->w), d = b->inertia;
-    cr_real e = cr_mul(b->mass, cr_v3_dot(b->v, b->v));
-    if (!cri_inertia_principal(b)) return e + cri_inertia_energy(b, wl);
-    return e + cr_mul(d.x, cr_mul(wl.x, wl.x)) + cr_mul(d.y, cr_mul(wl.y, wl.y)) + cr_mul(d.z, cr_mul(wl.z, wl.z)); /* the sum's order of old: the same bits */
-}
-
-/* Give the pair (a, b, both moving) the angular momentum dl (world, about
- * any point: the pair's momentum is unchanged) as a rigid turn of the pair
- * about its centre of mass: dw = I_pair^-1 dl on both, plus dw x r on their
- * velocities. A rigid turn meets every condition of the joint between them.
- * The turn's energy is first order in dw (dw . L about the pair's centre):
- * what it adds is taken back from the pair's motion relative to its rigid
- * motion (scaled, which keeps momentum and angular momentum) when that
- * motion has four times as much; else it stays. So this is done for bending
- * joints only, whose energy their damping takes anyway: for rigid joints
- * the turns added up (a pinned 4-link chain's tip rose 0.05-0.1 m in 10 s,
- * test_joint.c), and their restore_energy keeps what a turn adds. */
-static void turn_pair(cr_body *ba, cr_body *bb, cr_vec3 dl) {
-    cr_body *bs[2] = {ba, bb};
-    const cr_body *const cbs[2] = {ba, bb};
-    cr_real e0 = body_energy(ba) + body_energy(bb);
-    pair_mass pm = pair_mass_of(cbs);
-    cr_vec3 dw = cri_solve_k(pm.inertia, dl);
-    for (int k = 0; k < 2; ++k) {
-        bs[k]->v = cr_v3_add(bs[k]->v, cr_v3_cross(dw, pm.r[k]));
-        bs[k]->w = cr_v3_add(bs[k]->w, dw);
-    }
-    cr_real gained = body_energy(ba) + body_energy(bb) - e0;
-    if (gained <= 0) return;
-    const cr_vec3 v[2] = {ba->v, bb->v}, w[2] = {ba->w, bb->w};
-    cr_vec3 vr, wr;
-    cr_real ei = pair_rigid(cbs, &pm, v, w, &vr, &wr);
-    if (ei <= cr_mul(gained, CR_R(4))) return; /* too little relative motion to take it from without amplifying rounding */
-    cr_real f = cr_sqrt(cr_div(ei - gained, ei));
-    for (int k = 0; k < 2; ++k) scale_relative(bs[k], &bs[k]->v, &bs[k]->w, vr, wr, pm.c, f);
-}
-
 /* Position-level impulse: moves a by P/m and turns it by I^-1 (r x P + L); b
  * the opposite. The bodies keep their velocities, so the moves would change
  * the angular momentum about a fixed point: the turns that of each spin (kept
  * across the sweeps: spin_kept), the moves that of the pair's motion, by P x (v_a - v_b) (summed
  * per joint, given back after the sweeps as a rigid turn of the pair:
- * turn_pair, bending joints only). Measured over a jointed hit with no
+ * cri_pair_turn, bending joints only). Measured over a jointed hit with no
  * gravity and no contact, this was the drift of angular momentum (2.3e-3
  * relative on the pipe bent by a blow, 1.8e-2 with elastic joints; 1.7e-6 and
  * 1.8e-6 now: docs/bending.md "Momentum"). A joint to the world or to a body
@@ -682,7 +586,7 @@ void cri_joints_post_stabilise(cr_step *s) {
      * the angular momentum its moves shifted, given back below */
     for (uint32_t i = 0; i < w->joint_high; ++i) joints[i].target_w = cr_v3_zero();
     for (uint32_t i = 0; i < w->body_high && iterations > 0; ++i)
-        if (spin_kept(&s->bodies[i], &s->sb[i])) s->sb[i].w = spin_momentum(&s->bodies[i]);
+        if (spin_kept(&s->bodies[i], &s->sb[i])) s->sb[i].w = cri_inertia_spin_momentum(&s->bodies[i], s->bodies[i].xf.q, s->bodies[i].w);
     for (uint32_t it = 0; it < 4u * iterations; ++it) {
         cr_real worst = 0;
         for (uint32_t i = 0; i < w->joint_high; ++i) {
@@ -719,18 +623,18 @@ void cri_joints_post_stabilise(cr_step *s) {
     }
     for (uint32_t i = 0; i < w->body_high && iterations > 0; ++i) {
         if (!spin_kept(&s->bodies[i], &s->sb[i])) continue;
-        s->bodies[i].w = spin_of(&s->bodies[i], s->sb[i].w);
+        s->bodies[i].w = cri_inertia_spin_of(&s->bodies[i], s->bodies[i].xf.q, s->sb[i].w);
         s->sb[i].w = s->bodies[i].w; /* as the velocity passes will take it */
     }
-    /* the angular momentum the moves shifted, given back to each pair once (turn_pair) */
+    /* the angular momentum the moves shifted, given back to each pair once (cri_pair_turn) */
     for (uint32_t i = 0; i < w->joint_high; ++i) {
         cr_joint *jt = &joints[i];
         cr_vec3 moved = jt->target_w;
         jt->target_w = cr_v3_zero();
         if (!jt->alive || jt->a == 0 || jt->b == 0 || (moved.x == 0 && moved.y == 0 && moved.z == 0)) continue;
-        if (jt->bend_strength <= 0 && jt->spring_stiffness <= 0) continue; /* bending joints only: see turn_pair */
+        if (jt->bend_strength <= 0 && jt->spring_stiffness <= 0) continue; /* bending joints only: see cri_pair_turn */
         if (!s->sb[jt->a - 1].dynamic || !s->sb[jt->b - 1].dynamic) continue;
-        turn_pair(&s->bodies[jt->a - 1], &s->bodies[jt->b - 1], cr_v3_neg(moved));
+        cri_pair_turn(&s->bodies[jt->a - 1], &s->bodies[jt->b - 1], cr_v3_neg(moved));
     }
     /* plastic deformation: a bending joint's rest is where the bodies now are */
     for (uint32_t i = 0; i < w->joint_high; ++i) {

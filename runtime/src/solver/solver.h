@@ -181,6 +181,7 @@ typedef struct cr_step {
     uint64_t *no_collide;   ///< [joint_capacity] jointed pairs that must not collide, sorted
     uint32_t nno_collide;
     uint32_t graph_bytes_at; ///< scratch position where the contact graph's arrays start
+    bool pushed;            ///< the push-out gave some point a pseudo-impulse this step (push_out.c)
 } cr_step;
 
 /* ---- scratch plan ---- */
@@ -272,11 +273,37 @@ void cri_warm_start_store(cr_step *s);
 /// Split position correction: pseudo-velocities (sb->push_v, push_w) that
 /// move points deeper than CR_PENETRATION_SLOP out at the position update.
 void cri_push_out(cr_step *s);
+/// After the position update: the angular momentum the push's moves shifted,
+/// given back to each pair of dynamic bodies as a rigid turn (cri_pair_turn).
+void cri_push_out_give_back(cr_step *s);
 
 /* ---- rolling_friction.c ---- */
 
 /// Rolling and spinning friction on every pair the contact stage pressed together.
 void cri_rolling_friction(cr_step *s);
+
+/* ---- pair_turn.c ---- */
+
+/// A pair of moving bodies at their poses: its centre of mass c, each body's
+/// offset r from it and world inertia ik, and the pair's inertia about c
+/// (parallel axis: m (|r|^2 1 - r r^T) = -m [r]x [r]x).
+typedef struct cri_pair_mass {
+    cr_vec3 c, r[2];
+    cr_mat3 ik[2], inertia;
+} cri_pair_mass;
+cri_pair_mass cri_pair_mass_of(const cr_body *const bs[2]);
+/// The rigid motion of the pair with velocities v, w (world): *vr = P / M and
+/// *wr = I_c^-1 L_c. Returns twice the kinetic energy of the motion relative
+/// to it (a sum of squares).
+cr_real cri_pair_rigid(const cr_body *const bs[2], const cri_pair_mass *pm, const cr_vec3 v[2], const cr_vec3 w[2], cr_vec3 *vr,
+                       cr_vec3 *wr);
+/// v, w of a body become the rigid motion (vr, wr about c) plus f times its own motion relative to it.
+void cri_pair_scale_relative(const cr_body *b, cr_vec3 *v, cr_vec3 *w, cr_vec3 vr, cr_vec3 wr, cr_vec3 c, cr_real f);
+/// Give the pair (both moving) the angular momentum dl (world; the pair's
+/// momentum is unchanged, so about any point) as a rigid turn about its
+/// centre of mass, its first-order energy taken from the pair's relative
+/// motion when that has four times as much (bodies' v, w).
+void cri_pair_turn(cr_body *ba, cr_body *bb, cr_vec3 dl);
 
 /* ---- joint.c ---- */
 

@@ -389,11 +389,6 @@ static void freeze_non_finite(cr_world *w) {
     }
 }
 
-/* w = I^-1 L for a body at orientation q (world frame). */
-static cr_vec3 spin_of_momentum(const cr_body *b, cr_quat q, cr_vec3 l) {
-    return cr_quat_rotate(q, cri_inertia_inv_mul(b, cr_quat_inv_rotate(q, l)));
-}
-
 /* Seed 002 equation 2: the rotational state is the angular momentum L, and
  * w = I^-1 L at the current orientation. Keeping w instead while I turns
  * with the body (as crumple first did) keeps neither L nor the energy of a
@@ -409,12 +404,12 @@ static cr_quat turn_keeping_momentum(const cr_body *b, cr_real dt, cr_vec3 *w) {
     cr_quat q0 = b->xf.q;
     cr_quat q1 = cr_quat_integrate(q0, *w, dt);
     if (b->type != CR_BODY_DYNAMIC || cri_inertia_round(b) || (w->x == 0 && w->y == 0 && w->z == 0)) return q1;
-    cr_vec3 l = cr_quat_rotate(q0, cri_inertia_mul(b, cr_quat_inv_rotate(q0, *w)));
+    cr_vec3 l = cri_inertia_spin_momentum(b, q0, *w);
     for (int round = 0; round < 2; ++round) {
         cr_quat qm = cr_quat_normalize((cr_quat){q0.x + q1.x, q0.y + q1.y, q0.z + q1.z, q0.w + q1.w});
-        q1 = cr_quat_integrate(q0, spin_of_momentum(b, qm, l), dt);
+        q1 = cr_quat_integrate(q0, cri_inertia_spin_of(b, qm, l), dt);
     }
-    *w = spin_of_momentum(b, q1, l);
+    *w = cri_inertia_spin_of(b, q1, l);
     return q1;
 }
 
@@ -431,8 +426,13 @@ static void position_update(cr_world *w, cr_real dt, const cr_sbody *sb) {
         if (sb != NULL) p = cr_v3_mad(cr_v3_add(p, sb[i].dx), dt, sb[i].push_v); /* impact time, push-out */
         cr_vec3 spin = b->w;
         cr_quat q = turn_keeping_momentum(b, dt, &spin);
-        if (sb != NULL && (sb[i].push_w.x != 0 || sb[i].push_w.y != 0 || sb[i].push_w.z != 0))
+        if (sb != NULL && (sb[i].push_w.x != 0 || sb[i].push_w.y != 0 || sb[i].push_w.z != 0)) {
+            /* the push's turn keeps the spin's angular momentum, as the spin's own turn does */
+            bool keep = b->type == CR_BODY_DYNAMIC && !cri_inertia_round(b);
+            cr_vec3 h = keep ? cri_inertia_spin_momentum(b, q, spin) : spin;
             q = cr_quat_integrate(q, sb[i].push_w, dt);
+            if (keep) spin = cri_inertia_spin_of(b, q, h);
+        }
         if (!cr_vec3_is_finite(p) || !cr_quat_is_finite(q) || !cr_vec3_is_finite(b->v) || !cr_vec3_is_finite(spin)) {
             freeze(w, b);
             continue;
@@ -510,7 +510,7 @@ cr_status cr_world_step(cr_world *w, cr_real dt) {
         CR_TIMED(w, CR_STAGE_contact, (cri_contact_graph(&s), cri_contacts(&s), cri_push_out(&s)));
         CR_TIMED(w, CR_STAGE_joints, cri_joints_pre_stabilise(&s));
         write_back_velocities(&s);
-        CR_TIMED(w, CR_STAGE_position, position_update(w, dt, s.sb));
+        CR_TIMED(w, CR_STAGE_position, (position_update(w, dt, s.sb), cri_push_out_give_back(&s)));
         CR_TIMED(w, CR_STAGE_joints, cri_joints_post_stabilise(&s));
         freeze_non_finite(w);
         /* event points are carried by body a to its end-of-step pose */
