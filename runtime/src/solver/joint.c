@@ -496,9 +496,12 @@ static void restore_energy(cr_step *s, jside *a, jside *b, cr_real e0) {
     cr_real f = CR_R(1);
     bool lost = e1 > 0 && e1 < e0 && e0 - e1 <= cr_mul(e0, CR_JOINT_RESTORE_MAX);
     cr_vec3 vr = cr_v3_zero(), wr = cr_v3_zero(), c = cr_v3_zero(); /* the rigid motion, and its centre */
-    if (lost && side_moves(a) && side_moves(b)) {
-        const cr_body *const bs[2] = {&s->bodies[a->sb - s->sb], &s->bodies[b->sb - s->sb]};
-        const cr_vec3 v[2] = {a->sb->v, b->sb->v}, w[2] = {a->sb->w, b->sb->w};
+    const bool both = side_moves(a) && side_moves(b);
+    const cr_body *const bs[2] = {both ? &s->bodies[a->sb - s->sb] : NULL, both ? &s->bodies[b->sb - s->sb] : NULL};
+    const cr_vec3 v[2] = {both ? a->sb->v : cr_v3_zero(), both ? b->sb->v : cr_v3_zero()};
+    const cr_vec3 w[2] = {both ? a->sb->w : cr_v3_zero(), both ? b->sb->w : cr_v3_zero()};
+    const bool pair = both && cri_pair_in_range(bs, v, w); /* else each side is scaled alone, as with the world */
+    if (lost && pair) {
         cri_pair_mass pm = cri_pair_mass_of(bs);
         c = pm.c;
         cr_real ei = cri_pair_rigid(bs, &pm, v, w, &vr, &wr);
@@ -511,7 +514,7 @@ static void restore_energy(cr_step *s, jside *a, jside *b, cr_real e0) {
         jside *j = k ? b : a;
         if (!side_moves(j)) continue;
         cr_body *body = &s->bodies[j->sb - s->sb];
-        if (f != CR_R(1) && side_moves(a) && side_moves(b)) {
+        if (f != CR_R(1) && pair) {
             cri_pair_scale_relative(body, &j->sb->v, &j->sb->w, vr, wr, c, f);
         } else {
             j->sb->v = cr_v3_scale(j->sb->v, f);

@@ -22,6 +22,32 @@
 #include "solver/solver.h"
 #include "base/inertia.h"
 
+/* Found by the scene fuzzer (fixed point): a 364 m box pushed against
+ * another body summed its pair's inertia past 2^31 in cri_solve_k's trace. */
+#define CR_PAIR_LIMIT CR_R(67108864.0) /* 2^26 */
+#define CR_PAIR_SPEED CR_R(4096.0)     /* 2^12, per component */
+
+static bool small_vec(cr_vec3 a) {
+    return cr_abs(a.x) <= CR_PAIR_SPEED && cr_abs(a.y) <= CR_PAIR_SPEED && cr_abs(a.z) <= CR_PAIR_SPEED;
+}
+
+bool cri_pair_in_range(const cr_body *const bs[2], const cr_vec3 v[2], const cr_vec3 w[2]) {
+    cr_real m = 0;
+    for (int k = 0; k < 2; ++k) {
+        const cr_body *b = bs[k];
+        const cr_vec3 d = b->inertia, o = b->inertia_products;
+        cr_real most = cr_max(d.x, cr_max(d.y, d.z));
+        most = cr_max(most, cr_max(cr_abs(o.x), cr_max(cr_abs(o.y), cr_abs(o.z))));
+        if (b->mass > CR_PAIR_LIMIT || most > CR_PAIR_LIMIT || !small_vec(v[k]) || !small_vec(w[k])) return false;
+        /* the energies, their squares at most 3 2^24 here */
+        if (cr_v3_len_sq(v[k]) > cr_div(CR_PAIR_LIMIT, b->mass)) return false;
+        if (most > 0 && cr_v3_len_sq(w[k]) > cr_div(CR_PAIR_LIMIT, most)) return false;
+        m += b->mass;
+    }
+    const cr_vec3 r = cr_v3_sub(bs[0]->xf.p, bs[1]->xf.p);
+    return small_vec(r) && cr_v3_len_sq(r) <= cr_div(CR_PAIR_LIMIT, m);
+}
+
 cri_pair_mass cri_pair_mass_of(const cr_body *const bs[2]) {
     cri_pair_mass pm;
     cr_real m = bs[0]->mass + bs[1]->mass;
@@ -75,6 +101,8 @@ static cr_real body_energy(const cr_body *b) {
 void cri_pair_turn(cr_body *ba, cr_body *bb, cr_vec3 dl) {
     cr_body *bs[2] = {ba, bb};
     const cr_body *const cbs[2] = {ba, bb};
+    const cr_vec3 v0[2] = {ba->v, bb->v}, w0[2] = {ba->w, bb->w};
+    if (!cri_pair_in_range(cbs, v0, w0)) return;
     cr_real e0 = body_energy(ba) + body_energy(bb);
     cri_pair_mass pm = cri_pair_mass_of(cbs);
     cr_vec3 dw = cri_solve_k(pm.inertia, dl);

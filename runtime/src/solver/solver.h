@@ -292,6 +292,13 @@ typedef struct cri_pair_mass {
     cr_mat3 ik[2], inertia;
 } cri_pair_mass;
 cri_pair_mass cri_pair_mass_of(const cr_body *const bs[2]);
+/// Whether the pair's sums (its inertia about the centre, the energies, the
+/// angular momentum) stay well inside what the scalar holds for velocities
+/// v, w (Q32.32: 2^31): masses and moments up to 2^26, speeds and spins up
+/// to 2^12, the energies m |v|^2, I |w|^2 and M |r|^2 up to 2^26 each. The
+/// same test in both builds; a pair beyond it is left as the position
+/// correction left it.
+bool cri_pair_in_range(const cr_body *const bs[2], const cr_vec3 v[2], const cr_vec3 w[2]);
 /// The rigid motion of the pair with velocities v, w (world): *vr = P / M and
 /// *wr = I_c^-1 L_c. Returns twice the kinetic energy of the motion relative
 /// to it (a sum of squares).
