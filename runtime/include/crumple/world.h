@@ -297,6 +297,9 @@ typedef struct cr_model_stats {
     uint32_t waiting;       ///< items waiting in the model's queue for a later step
     uint32_t over_capacity; ///< items that found the queue full: counted, not queued
     uint32_t shrunk;        ///< items done smaller than planned to fit the budget (dent map or grid patch)
+    uint32_t committed;     ///< changes whose mesh and grid became the body's collision shape in this step
+    uint32_t latency_max;   ///< steps from impact to commit, the largest among this step's committed changes (0: same step)
+    uint32_t latency_sum;   ///< steps from impact to commit, summed over this step's committed changes
 } cr_model_stats;
 
 typedef struct cr_world_stats {

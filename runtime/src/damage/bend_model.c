@@ -82,7 +82,7 @@ cr_bend_budget cr_default_bend_budget(void) {
     return b;
 }
 
-cr_status cri_bend_model_check_def(const cr_bend_budget *b) {
+static cr_status check_budget(const cr_bend_budget *b) {
     if (b->body_capacity > 4096) return CR_ERR_DEF_INVALID;
     if (b->body_capacity == 0) return CR_OK;
     if (b->max_bones < 2 || b->max_bones > CR_ASSET_MAX_BONES || b->max_vertices == 0 ||
@@ -92,6 +92,12 @@ cr_status cri_bend_model_check_def(const cr_bend_budget *b) {
         b->dent_cells > 1024 || b->queue_capacity == 0 || b->queue_capacity > (1u << 20))
         return CR_ERR_DEF_INVALID;
     return CR_OK;
+}
+
+cr_status cri_bend_model_check_def(const cr_damage_def *d, cr_field *field) {
+    if (check_budget(&d->bend) == CR_OK) return CR_OK;
+    *field = CR_FIELD_WORLD_DAMAGE_BEND;
+    return CR_ERR_DEF_INVALID;
 }
 
 static uint64_t al16(uint64_t x) { return (x + 15u) & ~(uint64_t)15u; }
@@ -125,7 +131,7 @@ static uint64_t per_record_bytes(const cr_bend_budget *b) {
            al16(4ull * b->max_vertices * sizeof(cr_real)) + al16(b->max_grid_nodes) + layout_bytes(b);
 }
 
-uint32_t cri_bend_model_surfaces(const cr_bend_budget *b) { return b->body_capacity * (1u + b->max_bones); }
+uint32_t cri_bend_model_surfaces(const cr_damage_def *d) { return d->bend.body_capacity * (1u + d->bend.max_bones); }
 
 uint64_t cri_bend_model_region_bytes(const cr_world_def *def) {
     const cr_bend_budget *b = &def->damage.bend;
@@ -328,7 +334,7 @@ cr_status cri_bend_model_attach(cr_world *w, uint32_t body_index1, const cr_bend
     const cr_bend_budget *bd = &w->def.damage.bend;
     cr_body *b = &cr_world_bodies(w)[body_index1 - 1];
     CR_TRY(check_bend_def(w, def));
-    if (b->models & (CR_MODEL_BEND | CR_MODEL_DENT | CR_MODEL_EXAMPLE)) return CR_ERR_DEF_INVALID;
+    if (cri_damage_may_share(b->models, CR_MODEL_BEND) != CR_OK) return CR_ERR_DEF_INVALID;
     if (b->type != CR_BODY_DYNAMIC || b->shape.type != CR_SHAPE_MESH || b->ghost) return CR_ERR_DEF_INVALID;
     uint32_t rest_slot = cri_damage_rest_slot(w, b->shape.asset);
     const cr_asset *a = cri_damage_rest_asset(w, b->shape.asset);
@@ -857,7 +863,8 @@ static void run_splits(cr_world *w) {
     w->stats.bend.waiting += br->queue_count;
 }
 
-void cri_bend_model_step(cr_world *w, const cr_damage_input *in, cr_real dt) {
+void cri_bend_model_step(cr_world *w, const cr_damage_input *in) {
+    const cr_real dt = in->dt;
     const cr_bend_budget *bd = &w->def.damage.bend;
     cr_model_stats *st = &w->stats.bend;
     memset(st, 0, sizeof *st);
@@ -923,3 +930,6 @@ void cri_bend_model_step(cr_world *w, const cr_damage_input *in, cr_real dt) {
     }
     if (!stopped) CR_DAMAGE(w)->bend.next_body = start;
 }
+
+uint64_t cri_bend_model_scratch_bytes(const cr_world_def *def) { (void)def; return 0; } /* its scratch is in its region */
+void cri_bend_model_after_commands(cr_world *w) { (void)w; }

@@ -4,7 +4,12 @@
 #ifndef CRUMPLE_BEND_MODEL_H
 #define CRUMPLE_BEND_MODEL_H
 
-#include "damage/damage.h"
+#include "damage/models.h"
+
+/* The contract every model exports is declared in damage/models.h.
+ * Its surfaces: Surface copies the model may hold at once (a parent and its sub-bodies per body).
+ * Its step: Queue this step's impacts above split_speed, split bones while splits_per_step lasts, move every bendable body to its root bone, and re-skin the ones whose bones moved while vertices_per_step lasts; fills cr_world_stats.bend.
+ * Its rebind: The sub-bodies' views after a byte copy (after the surfaces' own rebind). */
 #include "crumple/bend.h"
 #include "geometry/skinning.h"
 
@@ -96,21 +101,7 @@ typedef struct cr_bend_scratch {
 } cr_bend_scratch;
 cr_bend_scratch cri_bend_scratch(const cr_world *w);
 
-cr_status cri_bend_model_check_def(const cr_bend_budget *b);
-uint64_t cri_bend_model_region_bytes(const cr_world_def *def);
-/// Surface copies the model may hold at once (a parent and its sub-bodies per body).
-uint32_t cri_bend_model_surfaces(const cr_bend_budget *b);
-bool cri_bend_model_layout(cr_world *w, uint8_t *block);
 cr_status cri_bend_model_attach(cr_world *w, uint32_t body_index1, const cr_bend_def *def);
-void cri_bend_model_detach(cr_world *w, uint32_t body_index1);
-/// Queue this step's impacts above split_speed, split bones while
-/// splits_per_step lasts, move every bendable body to its root bone, and
-/// re-skin the ones whose bones moved while vertices_per_step lasts; fills
-/// cr_world_stats.bend.
-void cri_bend_model_step(cr_world *w, const cr_damage_input *in, cr_real dt);
-uint64_t cri_bend_model_hash(const cr_world *w, uint64_t h);
-/// The sub-bodies' views after a byte copy (after the surfaces' own rebind).
-void cri_bend_model_rebind(cr_world *w);
 
 /// Fill sub-body k's surface copy, centre, mass and bounds from the bone's
 /// moments, the record's node owners and the triangle owners in tri_bone

@@ -20,10 +20,16 @@ typedef struct cr_custom_body {
 
 static uint64_t al16(uint64_t x) { return (x + 15u) & ~(uint64_t)15u; }
 
-cr_status cri_custom_model_check_def(const cr_custom_budget *b) {
+static cr_status check_budget(const cr_custom_budget *b) {
     if (b->body_capacity > 4096 || b->state_bytes > (1u << 20)) return CR_ERR_DEF_INVALID;
     if (b->body_capacity > 0 && b->step == NULL) return CR_ERR_DEF_INVALID;
     return CR_OK;
+}
+
+cr_status cri_custom_model_check_def(const cr_damage_def *d, cr_field *field) {
+    if (check_budget(&d->custom) == CR_OK) return CR_OK;
+    *field = CR_FIELD_WORLD_DAMAGE_CUSTOM;
+    return CR_ERR_DEF_INVALID;
 }
 
 uint64_t cri_custom_model_region_bytes(const cr_world_def *def) {
@@ -50,7 +56,7 @@ static uint8_t *state_of(const cr_world *w, uint32_t i) {
 
 cr_status cri_custom_model_attach(cr_world *w, uint32_t body_index1) {
     cr_body *b = &cr_world_bodies(w)[body_index1 - 1];
-    if (b->models & CR_MODEL_CUSTOM) return CR_ERR_DEF_INVALID;
+    if (cri_damage_may_share(b->models, CR_MODEL_CUSTOM) != CR_OK) return CR_ERR_DEF_INVALID;
     for (uint32_t i = 0; i < w->def.damage.custom.body_capacity; ++i) {
         cr_custom_body *r = &records(w)[i];
         if (r->body_index1 != 0) continue;
@@ -91,7 +97,8 @@ const void *cr_custom_get_state(const cr_world *w, cr_body_id id) {
     return NULL;
 }
 
-void cri_custom_model_step(cr_world *w, const cr_damage_input *in, uint32_t budget) {
+void cri_custom_model_step(cr_world *w, const cr_damage_input *in) {
+    const uint32_t budget = w->def.damage.custom.work_per_step;
     const cr_custom_budget *cb = &w->def.damage.custom;
     if (cb->body_capacity == 0 || cb->step == NULL) return;
     /* slot order, not record order: the order bodies were attached in must not matter */
@@ -136,3 +143,8 @@ uint64_t cri_custom_model_hash(const cr_world *w, uint64_t h) {
     }
     return h;
 }
+
+uint64_t cri_custom_model_scratch_bytes(const cr_world_def *def) { (void)def; return 0; }
+uint32_t cri_custom_model_surfaces(const cr_damage_def *d) { (void)d; return 0; } /* the game's state bytes, no surface */
+void cri_custom_model_after_commands(cr_world *w) { (void)w; }
+void cri_custom_model_rebind(cr_world *w) { (void)w; }

@@ -7,20 +7,12 @@
  *      poses the solver measured the impact with;
  *   2. summarises the resting contacts of the step per body (cr_body_contact),
  *      read from the solver's manifolds;
- *   3. runs each model over its bodies: dent (dent_model.c), example
- *      plasticity (example_model.c), then the game's custom model
- *      (custom_model.c). Direct calls, no function tables.
+ *   3. runs each model over its bodies, in the fixed order of the list in
+ *      damage/models.h (dent, example, bend, squash, fracture, custom).
  * At the end of the step the world applies the deferred commands the models
- * queued (commands.c).
+ * queued (commands.c), then each model's after-commands hook.
  *
- * A model is a file pair with its own prefix that exports the same set:
- *   _region_bytes(def)   memory its def needs in the block
- *   _layout(w, block)    lay its region out
- *   _attach/_detach      give a body the model / take it away
- *   _step(w, in, budget) do this step's work over its bodies within its budget
- *   _hash(w, h)          mix its state into the state hash
- *   _rebind(w)           repair pointers after a byte copy of the block
- *   _stats               (written into cr_world_stats by _step)
+ * The contract every model exports is declared in damage/models.h;
  * docs/architecture.md says how to add one.
  *
  * The region (cr_damage_region) lives in the block's persistent arena at
@@ -42,6 +34,7 @@ typedef struct cr_damage_input {
     const cr_body_contact *contacts;
     const uint32_t *contact_start; ///< [body_high + 1]
     uint32_t body_high;
+    cr_real dt;                    ///< s, the step's
 } cr_damage_input;
 
 /// The dent model's part of the block (dent_model.c).

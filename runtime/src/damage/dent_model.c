@@ -121,7 +121,8 @@ cr_dent_budget cr_default_dent_budget(void) {
     return d;
 }
 
-cr_status cri_dent_model_check_def(const cr_dent_budget *d, cr_field *field) {
+cr_status cri_dent_model_check_def(const cr_damage_def *damage, cr_field *field) {
+    const cr_dent_budget *d = &damage->dent;
     /* the first field out of range is named; the map and queue limits bound the block and the scratch */
     const bool on = d->body_capacity > 0;
     if (d->body_capacity > 4096) *field = CR_FIELD_DENT_BUDGET_BODY_CAPACITY;
@@ -188,9 +189,7 @@ uint32_t cri_dent_model_dent_count(const cr_world *w, uint32_t body_index1) {
 
 cr_status cri_dent_model_attach(cr_world *w, uint32_t body_index1, const cr_dent_def *def) {
     cr_body *b = &cr_world_bodies(w)[body_index1 - 1];
-    if (b->models & CR_MODEL_DENT) return CR_ERR_DEF_INVALID;
-    if (b->models & CR_MODEL_EXAMPLE) return CR_ERR_DEF_INVALID; /* its re-skins would erase the dents */
-    if (b->models & CR_MODEL_BEND) return CR_ERR_DEF_INVALID; /* bend + dent (seed 000 §4.4) is not built: docs/bending.md */
+    if (cri_damage_may_share(b->models, CR_MODEL_DENT) != CR_OK) return CR_ERR_DEF_INVALID;
     if (b->shape.type != CR_SHAPE_MESH) return CR_ERR_DEF_INVALID;
     /* every real: finite first (CR_ERR_NOT_FINITE), then in range (CR_ERR_DEF_INVALID), naming the field */
     const struct { cr_real v, lo; bool open; cr_field f; } reals[] = {
@@ -650,7 +649,8 @@ static void deepen_build(cr_world *w, dent_side *s, const cr_dent_site *site, cr
     *work += (n_now * n_now + n_old * n_old) * map_passes(d, &s->projectile) + 10 * s->projectile.triangle_count;
 }
 
-void cri_dent_model_step(cr_world *w, const cr_damage_input *in, uint32_t budget) {
+void cri_dent_model_step(cr_world *w, const cr_damage_input *in) {
+    const uint32_t budget = w->def.damage.dent.work_per_step;
     cr_dent_region *reg = &CR_DAMAGE(w)->dent;
     reg->event_count = 0;
     if (w->def.damage.dent.body_capacity == 0) return;
@@ -751,3 +751,8 @@ bool cri_dent_model_def_of(cr_world *w, uint32_t body_index1, cr_dent_def *out) 
     *out = r->def;
     return true;
 }
+
+uint64_t cri_dent_model_scratch_bytes(const cr_world_def *def) { (void)def; return 0; } /* its map scratch is in its region */
+uint32_t cri_dent_model_surfaces(const cr_damage_def *d) { return d->dent.body_capacity; }
+void cri_dent_model_after_commands(cr_world *w) { (void)w; }
+void cri_dent_model_rebind(cr_world *w) { (void)w; }

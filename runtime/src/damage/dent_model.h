@@ -3,19 +3,14 @@
 #ifndef CRUMPLE_DENT_MODEL_H
 #define CRUMPLE_DENT_MODEL_H
 
-#include "damage/damage.h"
+#include "damage/models.h"
+
+/* The contract every model exports is declared in damage/models.h.
+ * Its check_def: CR_OK, or CR_ERR_DEF_INVALID with the budget field out of range in *field.
+ * Its step: Queue this step's impacts on dented bodies, then apply dents from the queue while `budget` work units last; fills cr_world_stats.dent. */
 #include "crumple/dent.h"
 
-/// CR_OK, or CR_ERR_DEF_INVALID with the budget field out of range in *field.
-cr_status cri_dent_model_check_def(const cr_dent_budget *b, cr_field *field);
-uint64_t cri_dent_model_region_bytes(const cr_world_def *def);
-bool cri_dent_model_layout(cr_world *w, uint8_t *block);
 cr_status cri_dent_model_attach(cr_world *w, uint32_t body_index1, const cr_dent_def *def);
-void cri_dent_model_detach(cr_world *w, uint32_t body_index1);
-/// Queue this step's impacts on dented bodies, then apply dents from the
-/// queue while `budget` work units last; fills cr_world_stats.dent.
-void cri_dent_model_step(cr_world *w, const cr_damage_input *in, uint32_t budget);
-uint64_t cri_dent_model_hash(const cr_world *w, uint64_t h);
 /// Dents applied to a body so far (0 if it does not dent).
 uint32_t cri_dent_model_dent_count(const cr_world *w, uint32_t body_index1);
 /// The def a body dents with (false if it does not dent): fracture gives its pieces the same.

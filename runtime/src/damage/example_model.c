@@ -119,7 +119,8 @@ cr_example_budget cr_default_example_budget(void) {
     return b;
 }
 
-cr_status cri_example_model_check_def(const cr_example_budget *b, cr_field *field) {
+cr_status cri_example_model_check_def(const cr_damage_def *d, cr_field *field) {
+    const cr_example_budget *b = &d->example;
     const bool on = b->body_capacity > 0;
     if (b->body_capacity > 4096) *field = CR_FIELD_EXAMPLE_BUDGET_BODY_CAPACITY;
     else if (!on) return CR_OK;
@@ -244,10 +245,7 @@ static uint32_t record_index(const cr_world *w, uint32_t body_index1) {
 cr_status cri_example_model_attach(cr_world *w, uint32_t body_index1, const cr_example_def *def) {
     const cr_example_budget *bd = &w->def.damage.example;
     cr_body *b = &cr_world_bodies(w)[body_index1 - 1];
-    if (b->models & CR_MODEL_EXAMPLE) return CR_ERR_DEF_INVALID;
-    /* a re-skin rewrites the shared surface copy from the rest pose: it would erase the dents */
-    if (b->models & CR_MODEL_DENT) return CR_ERR_DEF_INVALID;
-    if (b->models & CR_MODEL_BEND) return CR_ERR_DEF_INVALID; /* its mesh is the bending model's skin */
+    if (cri_damage_may_share(b->models, CR_MODEL_EXAMPLE) != CR_OK) return CR_ERR_DEF_INVALID;
     if (b->shape.type != CR_SHAPE_MESH) return CR_ERR_DEF_INVALID;
     /* every real: finite first (CR_ERR_NOT_FINITE), then in range (CR_ERR_DEF_INVALID), naming the field.
      * The upper ends keep the products the step forms (nu |dE|, mu dt, alpha |dx|, 1/gamma) inside Q32.32
@@ -1073,7 +1071,8 @@ static uint32_t fade_and_skin(cr_world *w, uint32_t ri) {
     return work;
 }
 
-void cri_example_model_step(cr_world *w, const cr_damage_input *in, cr_real dt) {
+void cri_example_model_step(cr_world *w, const cr_damage_input *in) {
+    const cr_real dt = in->dt;
     const cr_example_budget *bd = &w->def.damage.example;
     if (bd->body_capacity == 0) return;
     cr_example_region *reg = &CR_DAMAGE(w)->example;
@@ -1111,3 +1110,8 @@ void cri_example_model_step(cr_world *w, const cr_damage_input *in, cr_real dt) 
     w->stats.example.work = work;
     w->stats.example.waiting = reg->queue_count + waiting;
 }
+
+uint64_t cri_example_model_scratch_bytes(const cr_world_def *def) { (void)def; return 0; } /* its patch scratch is in its region */
+uint32_t cri_example_model_surfaces(const cr_damage_def *d) { return d->example.body_capacity; }
+void cri_example_model_after_commands(cr_world *w) { (void)w; }
+void cri_example_model_rebind(cr_world *w) { (void)w; }

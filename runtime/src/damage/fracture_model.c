@@ -51,7 +51,7 @@ cr_fracture_def cr_default_fracture_def(void) {
     return d;
 }
 
-cr_status cri_fracture_model_check_def(const cr_fracture_budget *b) {
+static cr_status check_budget(const cr_fracture_budget *b) {
     if (b->body_capacity > 4096 || b->piece_capacity > (1u << 20) || b->bond_capacity > (1u << 22) ||
         b->queue_capacity > (1u << 16))
         return CR_ERR_DEF_INVALID;
@@ -59,6 +59,12 @@ cr_status cri_fracture_model_check_def(const cr_fracture_budget *b) {
                                  b->islands_per_step == 0 || b->pieces_per_step == 0 || b->queue_capacity == 0))
         return CR_ERR_DEF_INVALID;
     return CR_OK;
+}
+
+cr_status cri_fracture_model_check_def(const cr_damage_def *d, cr_field *field) {
+    if (check_budget(&d->fracture) == CR_OK) return CR_OK;
+    *field = CR_FIELD_WORLD_DAMAGE_FRACTURE;
+    return CR_ERR_DEF_INVALID;
 }
 
 uint64_t cri_fracture_model_region_bytes(const cr_world_def *def) {
@@ -169,7 +175,7 @@ cr_status cr_fracture_attach(cr_world *w, cr_body_id id, const cr_fracture_def *
     if (body == NULL) return CR_ERR_STALE_HANDLE;
     CR_TRY(check_fdef(w, def));
     const cr_fracture_budget *fb = &w->def.damage.fracture;
-    if (body->shape.type != CR_SHAPE_MESH || (body->models & CR_MODEL_FRACTURE))
+    if (body->shape.type != CR_SHAPE_MESH || cri_damage_may_share(body->models, CR_MODEL_FRACTURE) != CR_OK)
         return cri_refuse(w, CR_ERR_DEF_INVALID, CR_FIELD_BODY_SHAPE_ASSET);
     if (body->type == CR_BODY_KINEMATIC) return cri_refuse(w, CR_ERR_DEF_INVALID, CR_FIELD_BODY_TYPE);
     const cr_asset *whole = cri_damage_rest_asset(w, body->shape.asset);
@@ -355,7 +361,8 @@ static void body_inputs(cr_world *w, const cr_damage_input *in, uint32_t slot, c
     }
 }
 
-void cri_fracture_model_step(cr_world *w, const cr_damage_input *in, cr_real dt) {
+void cri_fracture_model_step(cr_world *w, const cr_damage_input *in) {
+    const cr_real dt = in->dt;
     const cr_fracture_budget *fb = &w->def.damage.fracture;
     if (fb->body_capacity == 0) return;
     cr_fracture_region *r = &CR_DAMAGE(w)->fracture;
@@ -473,3 +480,6 @@ cr_body_id cr_fracture_get_piece_body(const cr_world *w, cr_body_id id, uint32_t
     cr_body_id b = cri_fracture_pieces(w, a)[piece].body;
     return cri_world_body_c(w, b) != NULL ? b : none;
 }
+
+uint32_t cri_fracture_model_surfaces(const cr_damage_def *d) { (void)d; return 0; } /* pieces are cooked: nothing moves a surface */
+void cri_fracture_model_rebind(cr_world *w) { (void)w; }

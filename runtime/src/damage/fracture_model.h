@@ -11,7 +11,11 @@
 #ifndef CRUMPLE_FRACTURE_MODEL_H
 #define CRUMPLE_FRACTURE_MODEL_H
 
-#include "damage/damage.h"
+#include "damage/models.h"
+
+/* The contract every model exports is declared in damage/models.h.
+ * Its step: Impacts and game damage into bond health, stress, islands, pieces queued as bodies; fills cr_world_stats.fracture.
+ * Its after_commands: After the deferred commands: the pieces made bodies join the model. */
 #include "crumple/fracture.h"
 #include "crumple/asset.h"
 #include "crumple/dent.h"
@@ -85,17 +89,6 @@ typedef struct cr_fracture_hit {
 } cr_fracture_hit;
 
 /* ---- fracture_model.c ---- */
-cr_status cri_fracture_model_check_def(const cr_fracture_budget *b);
-uint64_t cri_fracture_model_region_bytes(const cr_world_def *def);
-uint64_t cri_fracture_model_scratch_bytes(const cr_world_def *def);
-bool cri_fracture_model_layout(cr_world *w, uint8_t *block);
-void cri_fracture_model_detach(cr_world *w, uint32_t body_index1);
-/// Impacts and game damage into bond health, stress, islands, pieces queued as
-/// bodies; fills cr_world_stats.fracture.
-void cri_fracture_model_step(cr_world *w, const cr_damage_input *in, cr_real dt);
-/// After the deferred commands: the pieces made bodies join the model.
-void cri_fracture_model_after_commands(cr_world *w);
-uint64_t cri_fracture_model_hash(const cr_world *w, uint64_t h);
 
 cr_fracture_actor *cri_fracture_actors(const cr_world *w);
 cr_fracture_piece *cri_fracture_pieces(const cr_world *w, const cr_fracture_actor *a);

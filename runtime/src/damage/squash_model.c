@@ -119,7 +119,7 @@ cr_squash_budget cr_default_squash_budget(void) {
     return b;
 }
 
-cr_status cri_squash_model_check_def(const cr_squash_budget *b) {
+static cr_status check_budget(const cr_squash_budget *b) {
     if (b->body_capacity > 1024) return CR_ERR_DEF_INVALID;
     if (b->body_capacity == 0) return CR_OK;
     if (b->max_vertices == 0 || b->max_vertices > CR_ASSET_MAX_VERTICES || b->max_primitives == 0 ||
@@ -129,6 +129,12 @@ cr_status cri_squash_model_check_def(const cr_squash_budget *b) {
     /* a record's rows must be addressable by 32-bit offsets */
     if ((uint64_t)b->body_capacity * (b->max_vertices * 7ull + 32) * sizeof(uint32_t) > (1ull << 30)) return CR_ERR_DEF_INVALID;
     return CR_OK;
+}
+
+cr_status cri_squash_model_check_def(const cr_damage_def *d, cr_field *field) {
+    if (check_budget(&d->squash) == CR_OK) return CR_OK;
+    *field = CR_FIELD_WORLD_DAMAGE_SQUASH;
+    return CR_ERR_DEF_INVALID;
 }
 
 static uint64_t al16(uint64_t x) { return (x + 15u) & ~(uint64_t)15u; }
@@ -240,8 +246,7 @@ static bool def_ok(const cr_squash_def *d, const cr_asset *a) {
 cr_status cri_squash_model_attach(cr_world *w, uint32_t body_index1, const cr_squash_def *def) {
     const cr_squash_budget *bd = &w->def.damage.squash;
     cr_body *b = &cr_world_bodies(w)[body_index1 - 1];
-    /* one surface copy per body: the models that move it exclude each other */
-    if (b->models & (CR_MODEL_SQUASH | CR_MODEL_DENT | CR_MODEL_EXAMPLE)) return CR_ERR_DEF_INVALID;
+    if (cri_damage_may_share(b->models, CR_MODEL_SQUASH) != CR_OK) return CR_ERR_DEF_INVALID;
     if (b->shape.type != CR_SHAPE_MESH) return CR_ERR_DEF_INVALID;
     const cr_asset *a = cri_damage_rest_asset(w, b->shape.asset);
     if (a == NULL || a->triangle_count == 0) return CR_ERR_DEF_INVALID;
@@ -754,7 +759,8 @@ static uint32_t squash_body(cr_world *w, uint32_t ri, cr_real dt) {
 
 static uint32_t sweep_grid(cr_world *w, uint32_t ri, uint32_t budget);
 
-void cri_squash_model_step(cr_world *w, cr_real dt) {
+void cri_squash_model_step(cr_world *w, const cr_damage_input *in) {
+    const cr_real dt = in->dt;
     const cr_squash_budget *bd = &w->def.damage.squash;
     if (bd->body_capacity == 0) return;
     cr_squash_region *reg = &CR_DAMAGE(w)->squash;
@@ -1099,3 +1105,8 @@ cr_status cr_squash_set_primitives(cr_world *w, cr_body_id id, const cr_squash_p
     cri_surface_copy_mark(copy, 0, r->vertex_count - 1);
     return CR_OK;
 }
+
+uint64_t cri_squash_model_scratch_bytes(const cr_world_def *def) { (void)def; return 0; } /* its scratch is in its region */
+uint32_t cri_squash_model_surfaces(const cr_damage_def *d) { return d->squash.body_capacity; }
+void cri_squash_model_after_commands(cr_world *w) { (void)w; }
+void cri_squash_model_rebind(cr_world *w) { (void)w; }

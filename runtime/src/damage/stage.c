@@ -1,12 +1,9 @@
 /* stage.c — the damage stage: impacts and contacts into each body's frame,
- * then every model in a fixed order, then the deferred commands (damage.h). */
+ * then every model in a fixed order, then the deferred commands (damage.h).
+ * Which models exist, and their order, is damage/models.h's list: every loop
+ * over the models below is that list expanded. */
 #include "damage/stage.h"
-#include "damage/dent_model.h"
-#include "damage/custom_model.h"
-#include "damage/example_model.h"
-#include "damage/bend_model.h"
-#include "damage/squash_model.h"
-#include "damage/fracture_model.h"
+#include "damage/models.h"
 
 #include <string.h>
 
@@ -26,39 +23,45 @@ cr_damage_def cr_default_damage_def(void) {
 }
 
 static bool any_model(const cr_damage_def *d) {
-    return d->dent.body_capacity > 0 || d->custom.body_capacity > 0 || d->example.body_capacity > 0 || d->bend.body_capacity > 0 ||
-           d->squash.body_capacity > 0 || d->fracture.body_capacity > 0;
+#define CRI_ON(name, bit, region, field) || d->name.body_capacity > 0
+    return false CRI_DAMAGE_MODELS(CRI_ON);
+#undef CRI_ON
 }
 
 cr_status cri_damage_check_def(const cr_damage_def *d, cr_field *field) {
-    if (d->command_capacity > (1u << 16)) *field = CR_FIELD_WORLD_DAMAGE_COMMANDS;
-    else if (cri_dent_model_check_def(&d->dent, field) != CR_OK) return CR_ERR_DEF_INVALID;
-    else if (cri_example_model_check_def(&d->example, field) != CR_OK) return CR_ERR_DEF_INVALID;
-    else if (cri_bend_model_check_def(&d->bend) != CR_OK) *field = CR_FIELD_WORLD_DAMAGE_BEND;
-    else if (cri_squash_model_check_def(&d->squash) != CR_OK) *field = CR_FIELD_WORLD_DAMAGE_SQUASH;
-    else if (cri_fracture_model_check_def(&d->fracture) != CR_OK) *field = CR_FIELD_WORLD_DAMAGE_FRACTURE;
-    else if (cri_custom_model_check_def(&d->custom) != CR_OK) *field = CR_FIELD_WORLD_DAMAGE_CUSTOM;
-    else return CR_OK;
-    return CR_ERR_DEF_INVALID;
+    if (d->command_capacity > (1u << 16)) {
+        *field = CR_FIELD_WORLD_DAMAGE_COMMANDS;
+        return CR_ERR_DEF_INVALID;
+    }
+    /* the first model out of range names its field */
+#define CRI_CHECK(name, bit, region, field_)                                                                            \
+    if (cri_##name##_model_check_def(d, field) != CR_OK) return CR_ERR_DEF_INVALID;
+    CRI_DAMAGE_MODELS(CRI_CHECK)
+#undef CRI_CHECK
+    return CR_OK;
 }
 
 uint64_t cri_damage_region_bytes(const cr_world_def *def) {
     const cr_damage_def *d = &def->damage;
-    uint64_t surfaces = (uint64_t)d->dent.body_capacity + d->example.body_capacity /* the models that move a surface */
-                        + cri_bend_model_surfaces(&d->bend) + d->squash.body_capacity;
+    uint64_t surfaces = cri_damage_surfaces(d);
     uint64_t n = al16(surfaces * sizeof(cr_surface_copy)) + (surfaces ? al16(d->surface_bytes) : 0);
     n += al16((uint64_t)d->command_capacity * sizeof(cr_command)) + al16(sizeof(cr_damage_region));
-    return n + cri_dent_model_region_bytes(def) + cri_custom_model_region_bytes(def) + cri_example_model_region_bytes(def) +
-           cri_bend_model_region_bytes(def) + cri_squash_model_region_bytes(def) + cri_fracture_model_region_bytes(def) + 64u;
+#define CRI_BYTES(name, bit, region, field) n += cri_##name##_model_region_bytes(def);
+    CRI_DAMAGE_MODELS(CRI_BYTES)
+#undef CRI_BYTES
+    return n + 64u;
 }
 
 uint64_t cri_damage_scratch_bytes(const cr_world_def *def) {
     if (!any_model(&def->damage)) return 0;
     uint64_t slots = def->body_capacity;
-    return al16(slots * sizeof(cr_transform)) + 2 * al16((slots + 1) * sizeof(uint32_t)) +
-           al16(2ull * def->event_capacity * sizeof(cr_body_impact)) +
-           al16(2ull * def->contact_capacity * sizeof(cr_body_contact)) + 64u +
-           cri_fracture_model_scratch_bytes(def);
+    uint64_t n = al16(slots * sizeof(cr_transform)) + 2 * al16((slots + 1) * sizeof(uint32_t)) +
+                 al16(2ull * def->event_capacity * sizeof(cr_body_impact)) +
+                 al16(2ull * def->contact_capacity * sizeof(cr_body_contact)) + 64u;
+#define CRI_SCRATCH(name, bit, region, field) n += cri_##name##_model_scratch_bytes(def);
+    CRI_DAMAGE_MODELS(CRI_SCRATCH)
+#undef CRI_SCRATCH
+    return n;
 }
 
 bool cri_damage_layout(cr_world *w, uint8_t *block) {
@@ -67,7 +70,7 @@ bool cri_damage_layout(cr_world *w, uint8_t *block) {
     if (w->damage_region == CR_NO_OFFSET) return false;
     cr_damage_region *r = CR_DAMAGE(w);
     bool ok = true;
-    r->surface_capacity = d->dent.body_capacity + d->example.body_capacity + cri_bend_model_surfaces(&d->bend) + d->squash.body_capacity;
+    r->surface_capacity = cri_damage_surfaces(d);
     if (r->surface_capacity > 0) {
         r->surfaces = cri_arena_push(&w->persistent, block, r->surface_capacity * (uint32_t)sizeof(cr_surface_copy), 16);
         uint32_t mem = cri_arena_push(&w->persistent, block, d->surface_bytes, 16);
@@ -78,8 +81,10 @@ bool cri_damage_layout(cr_world *w, uint8_t *block) {
         r->commands = cri_arena_push(&w->persistent, block, d->command_capacity * (uint32_t)sizeof(cr_command), 16);
         ok = ok && r->commands != CR_NO_OFFSET;
     }
-    return ok && cri_dent_model_layout(w, block) && cri_custom_model_layout(w, block) && cri_example_model_layout(w, block) &&
-           cri_bend_model_layout(w, block) && cri_squash_model_layout(w, block) && cri_fracture_model_layout(w, block);
+#define CRI_LAYOUT(name, bit, region, field) ok = ok && cri_##name##_model_layout(w, block);
+    CRI_DAMAGE_MODELS(CRI_LAYOUT)
+#undef CRI_LAYOUT
+    return ok;
 }
 
 void cri_damage_begin(cr_world *w) {
@@ -223,17 +228,15 @@ static void gather_contacts(const cr_step *s, const cr_transform *x0, cr_damage_
 
 void cri_damage_step(cr_step *s) {
     cr_world *w = s->w;
-    memset(&w->stats.dent, 0, sizeof w->stats.dent);
-    memset(&w->stats.custom, 0, sizeof w->stats.custom);
-    memset(&w->stats.example, 0, sizeof w->stats.example);
-    memset(&w->stats.bend, 0, sizeof w->stats.bend);
-    memset(&w->stats.squash, 0, sizeof w->stats.squash);
-    memset(&w->stats.fracture, 0, sizeof w->stats.fracture);
+#define CRI_CLEAR(name, bit, region, field) memset(&w->stats.name, 0, sizeof w->stats.name);
+    CRI_DAMAGE_MODELS(CRI_CLEAR)
+#undef CRI_CLEAR
     w->stats.commands_applied = w->stats.commands_waiting = 0;
     if (any_model(&w->def.damage)) {
         cr_damage_input in;
         memset(&in, 0, sizeof in);
         in.body_high = w->body_high;
+        in.dt = s->dt;
         uint32_t n = w->body_high;
         uint32_t *istart = scratch(w, (n + 1) * sizeof(uint32_t)), *cstart = scratch(w, (n + 1) * sizeof(uint32_t));
         cr_body_impact *imp = scratch(w, 2ull * w->event_count * sizeof(cr_body_impact));
@@ -250,46 +253,41 @@ void cri_damage_step(cr_step *s) {
             in.impact_start = istart, in.contact_start = cstart;
             if (istart == NULL || cstart == NULL) in.body_high = 0;
         }
-        /* Step 3: the models, in a fixed order */
-        cri_dent_model_step(w, &in, w->def.damage.dent.work_per_step);
-        cri_example_model_step(w, &in, s->dt);
-        cri_bend_model_step(w, &in, s->dt);
-        cri_squash_model_step(w, s->dt);
-        cri_fracture_model_step(w, &in, s->dt);
-        cri_custom_model_step(w, &in, w->def.damage.custom.work_per_step);
+        /* Step 3: the models, in the list's fixed order */
+#define CRI_STEP(name, bit, region, field) cri_##name##_model_step(w, &in);
+        CRI_DAMAGE_MODELS(CRI_STEP)
+#undef CRI_STEP
     }
     cri_damage_commands_apply(w);
-    cri_fracture_model_after_commands(w);
+#define CRI_AFTER(name, bit, region, field) cri_##name##_model_after_commands(w);
+    CRI_DAMAGE_MODELS(CRI_AFTER)
+#undef CRI_AFTER
     cr_stage_stats *st = &w->stats.stage[CR_STAGE_damage];
-    st->work = w->stats.dent.work + w->stats.custom.work + w->stats.example.work + w->stats.bend.work + w->stats.squash.work +
-               w->stats.fracture.work;
-    st->overflow += w->stats.dent.waiting + w->stats.custom.waiting + w->stats.example.waiting + w->stats.bend.waiting +
-                    w->stats.squash.waiting + w->stats.fracture.waiting +
-                    w->stats.commands_waiting;
+    st->work = 0;
+    st->overflow += w->stats.commands_waiting;
+#define CRI_SUM(name, bit, region, field) st->work += w->stats.name.work, st->overflow += w->stats.name.waiting;
+    CRI_DAMAGE_MODELS(CRI_SUM)
+#undef CRI_SUM
 }
 
 uint64_t cri_damage_hash(const cr_world *w, uint64_t h) {
     h = cri_damage_surfaces_hash(w, h);
-    h = cri_dent_model_hash(w, h);
-    h = cri_example_model_hash(w, h);
-    h = cri_bend_model_hash(w, h);
-    h = cri_squash_model_hash(w, h);
-    h = cri_fracture_model_hash(w, h);
-    h = cri_custom_model_hash(w, h);
+#define CRI_HASH(name, bit, region, field) h = cri_##name##_model_hash(w, h);
+    CRI_DAMAGE_MODELS(CRI_HASH)
+#undef CRI_HASH
     return cri_damage_commands_hash(w, h);
 }
 
 void cri_damage_rebind(cr_world *w) {
     cri_damage_surfaces_rebind(w);
-    cri_bend_model_rebind(w);
+#define CRI_REBIND(name, bit, region, field) cri_##name##_model_rebind(w);
+    CRI_DAMAGE_MODELS(CRI_REBIND)
+#undef CRI_REBIND
 }
 
 void cri_damage_detach_all(cr_world *w, uint32_t body_index1) {
-    cri_dent_model_detach(w, body_index1);
-    cri_custom_model_detach(w, body_index1);
-    cri_example_model_detach(w, body_index1);
-    cri_bend_model_detach(w, body_index1);
-    cri_squash_model_detach(w, body_index1);
-    cri_fracture_model_detach(w, body_index1);
+#define CRI_DETACH(name, bit, region, field) cri_##name##_model_detach(w, body_index1);
+    CRI_DAMAGE_MODELS(CRI_DETACH)
+#undef CRI_DETACH
     cri_damage_surface_detach(w, body_index1);
 }

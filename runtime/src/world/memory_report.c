@@ -12,12 +12,7 @@
  */
 #include "solver/solver.h"
 #include "damage/stage.h"
-#include "damage/dent_model.h"
-#include "damage/example_model.h"
-#include "damage/custom_model.h"
-#include "damage/bend_model.h"
-#include "damage/squash_model.h"
-#include "damage/fracture_model.h"
+#include "damage/models.h"
 #include "soft/mass_spring.h"
 #include "geometry/surface_copy.h"
 
@@ -56,23 +51,15 @@ uint32_t cr_world_memory_report(const cr_world_def *def, cr_memory_region *out, 
     add(&r, "warm-start contact impulses", "point_capacity", al16((uint64_t)def->point_capacity * sizeof(cr_warm_impulse)));
 
     const cr_damage_def *d = &def->damage;
-    uint64_t surfaces =
-        (uint64_t)d->dent.body_capacity + d->example.body_capacity + cri_bend_model_surfaces(&d->bend) + d->squash.body_capacity;
-    uint64_t surface_memory = surfaces ? al16(d->surface_bytes) : 0;
-    uint64_t dent = cri_dent_model_region_bytes(def), example = cri_example_model_region_bytes(def);
-    uint64_t bend = cri_bend_model_region_bytes(def), squash = cri_squash_model_region_bytes(def);
-    uint64_t fracture = cri_fracture_model_region_bytes(def), custom = cri_custom_model_region_bytes(def);
-    uint64_t damage = cri_damage_region_bytes(def);
+    uint64_t surface_memory = cri_damage_surfaces(d) ? al16(d->surface_bytes) : 0;
+    uint64_t stage = cri_damage_region_bytes(def) - surface_memory;
     add(&r, "damage: deformed surface copies", "damage.surface_bytes (cr_asset_damage_bytes per body)", surface_memory);
-    add(&r, "damage: dent model (two dent maps, a grid patch, queue, records)",
-        "damage.dent.max_cells (maps: max_cells^2), .work_per_step (patch), .queue_capacity", dent);
-    add(&r, "damage: example plasticity model", "damage.example", example);
-    add(&r, "damage: bending model (bones, skins, split queue)", "damage.bend", bend);
-    add(&r, "damage: squash model (skeletons, zones)", "damage.squash", squash);
-    add(&r, "damage: fracture model (pieces, bonds, queue)", "damage.fracture", fracture);
-    add(&r, "damage: the game's model", "damage.custom", custom);
-    add(&r, "damage: stage and command queue", "damage.command_capacity",
-        damage - surface_memory - dent - example - bend - squash - fracture - custom);
+#define CRI_REPORT(name, bit, region, field)                                                                            \
+    add(&r, region, field, cri_##name##_model_region_bytes(def));                                                       \
+    stage -= cri_##name##_model_region_bytes(def);
+    CRI_DAMAGE_MODELS(CRI_REPORT)
+#undef CRI_REPORT
+    add(&r, "damage: stage and command queue", "damage.command_capacity", stage);
     add(&r, "alignment", "", 16u);
     add(&r, "soft bodies (particles, springs)", "spring", cri_soft_region_bytes(def));
 
