@@ -3,6 +3,7 @@
 #include "geometry/surface_copy.h"
 #include "base/hash.h"
 
+#include <stdint.h>
 #include <string.h>
 
 static uint32_t al16(uint64_t x) { return (uint32_t)((x + 15u) & ~(uint64_t)15u); }
@@ -157,26 +158,29 @@ uint32_t cri_surface_copy_refresh_moved(cr_surface_copy *c, uint8_t *block, cons
     return 2 * view->triangle_count + faces + count + refresh_bounds_and_samples(c, view, block, bound_radius);
 }
 
-/* Trilinear sample of the saved patch (nodes c0..c0+size-1 per axis, u in
- * cells), clamped to it. A pre-image beyond the patch gets the clamped value
- * plus its distance beyond (in cells), as cr_asset_sdf does beyond the grid:
- * a node just above a deep dent looks up a point above the old surface,
- * often above the grid, and clamping alone gave it the old surface's value,
- * so the grid above the crater still said "surface here" and a ball rested
- * on air at the old height. */
-static cr_real sample_saved(const cr_real *old, const int32_t c0[3], const int32_t size[3], cr_vec3 u, cr_real cell) {
+/* Trilinear sample of the grid inside the box c0 .. c0 + size - 1 (u in
+ * cells), clamped to it; `base` is the box's node (0, 0, 0) and sy, sz the
+ * grid's strides. A pre-image beyond the box gets the clamped value plus its
+ * distance beyond (in cells), as cr_asset_sdf does beyond the grid: a node
+ * just above a deep dent looks up a point above the old surface, often above
+ * the grid, and clamping alone gave it the old surface's value, so the grid
+ * above the crater still said "surface here" and a ball rested on air at the
+ * old height. The box is read in the live grid: a patch writes its new
+ * values apart (cr_surface_patch_box) until it commits, so the values read
+ * are the old ones wherever the box is. */
+static cr_real sample_box(const cr_real *base, int32_t sy, int32_t sz, const int32_t c0[3], const int32_t size[3],
+                          cr_vec3 u, cr_real cell) {
     cr_real uu[3] = {u.x - cr_from_int(c0[0]), u.y - cr_from_int(c0[1]), u.z - cr_from_int(c0[2])};
     int32_t i[3];
     cr_real f[3];
     cr_real beyond2 = 0;
-    /* most pre-images lie inside the patch, away from its last layer: the
+    /* most pre-images lie inside the box, away from its last layer: the
      * clamps below would change nothing there (the same bits, fewer branches) */
     bool inside = true;
     for (int k = 0; k < 3; ++k) inside = inside && uu[k] >= 0 && uu[k] < cr_from_int(size[k] - 1);
     if (inside) {
         for (int k = 0; k < 3; ++k) i[k] = cr_floor_int(uu[k]), f[k] = uu[k] - cr_from_int(i[k]);
-        const int32_t sy = size[0], sz = size[0] * size[1];
-        const cr_real *o = old + i[0] + i[1] * sy + i[2] * sz;
+        const cr_real *o = base + i[0] + i[1] * sy + i[2] * sz;
         cr_real x00 = o[0] + cr_mul(f[0], o[1] - o[0]), x10 = o[sy] + cr_mul(f[0], o[sy + 1] - o[sy]);
         cr_real x01 = o[sz] + cr_mul(f[0], o[sz + 1] - o[sz]), x11 = o[sz + sy] + cr_mul(f[0], o[sz + sy + 1] - o[sz + sy]);
         cr_real y0 = x00 + cr_mul(f[1], x10 - x00), y1 = x01 + cr_mul(f[1], x11 - x01);
@@ -193,14 +197,18 @@ static cr_real sample_saved(const cr_real *old, const int32_t c0[3], const int32
         f[k] = uu[k] - cr_from_int(i[k]);
         if (size[k] == 1) f[k] = 0;
     }
-    int32_t sx = 1, sy = size[0], sz = size[0] * size[1];
-    const cr_real *o = old + i[0] + i[1] * sy + i[2] * sz;
-    int32_t dx = size[0] > 1 ? sx : 0, dy = size[1] > 1 ? sy : 0, dz = size[2] > 1 ? sz : 0;
+    const cr_real *o = base + i[0] + i[1] * sy + i[2] * sz;
+    int32_t dx = size[0] > 1 ? 1 : 0, dy = size[1] > 1 ? sy : 0, dz = size[2] > 1 ? sz : 0;
     cr_real x00 = o[0] + cr_mul(f[0], o[dx] - o[0]), x10 = o[dy] + cr_mul(f[0], o[dy + dx] - o[dy]);
     cr_real x01 = o[dz] + cr_mul(f[0], o[dz + dx] - o[dz]), x11 = o[dz + dy] + cr_mul(f[0], o[dz + dy + dx] - o[dz + dy]);
     cr_real y0 = x00 + cr_mul(f[1], x10 - x00), y1 = x01 + cr_mul(f[1], x11 - x01);
     cr_real v = y0 + cr_mul(f[2], y1 - y0);
     return beyond2 > 0 ? v + cr_mul(cr_sqrt(beyond2), cell) : v;
+}
+
+/* The same read in a saved copy of the box (its own strides). */
+static cr_real sample_saved(const cr_real *old, const int32_t c0[3], const int32_t size[3], cr_vec3 u, cr_real cell) {
+    return sample_box(old, size[0], size[0] * size[1], c0, size, u, cell);
 }
 
 /* Fixed-point iterations that find the pre-image y of a node x (y + D(y) = x).
@@ -209,58 +217,105 @@ static cr_real sample_saved(const cr_real *old, const int32_t c0[3], const int32
  * of the old surface, so the grid disagreed with the dented mesh there. */
 #define CR_PATCH_INVERSE_STEPS 3
 
-cr_surface_patch cri_surface_copy_patch(cr_surface_copy *c, uint8_t *block, cr_vec3 centre, cr_real reach,
-                                       cr_real max_move, cr_surface_displacement_fn *disp, const void *ctx,
-                                       uint32_t budget, cr_real *old, uint32_t scratch_nodes) {
-    cr_surface_patch out = {0, false};
+bool cri_surface_patch_box_plan(cr_surface_patch_box *b, const cr_surface_copy *c, const uint8_t *block, cr_vec3 centre,
+                                cr_real reach, cr_real max_move, uint32_t limit) {
+    memset(b, 0, sizeof *b);
     const cr_asset *view = (const cr_asset *)(block + c->view);
-    cr_real *sdf = (cr_real *)(block + c->sdf);
     int32_t margin = cr_floor_int(cr_mul(max_move, view->sdf_inv_cell)) + 2;
-    int32_t lo[3], hi[3], c0[3], size[3];
     cr_real pc[3] = {centre.x - view->sdf_origin.x, centre.y - view->sdf_origin.y, centre.z - view->sdf_origin.z};
-    uint32_t limit = budget < scratch_nodes ? budget : scratch_nodes;
     for (;;) {
         uint64_t nodes = 1;
         for (int k = 0; k < 3; ++k) {
             int32_t dim = (int32_t)view->sdf_dims[k];
-            lo[k] = cr_floor_int(cr_mul(pc[k] - reach, view->sdf_inv_cell));
-            hi[k] = cr_floor_int(cr_mul(pc[k] + reach, view->sdf_inv_cell)) + 1;
-            lo[k] = lo[k] < 0 ? 0 : (lo[k] > dim - 1 ? dim - 1 : lo[k]);
-            hi[k] = hi[k] < 0 ? 0 : (hi[k] > dim - 1 ? dim - 1 : hi[k]);
-            c0[k] = lo[k] - margin < 0 ? 0 : lo[k] - margin;
-            int32_t c1 = hi[k] + margin > dim - 1 ? dim - 1 : hi[k] + margin;
-            size[k] = c1 - c0[k] + 1;
-            nodes *= (uint64_t)size[k];
+            int32_t lo = cr_floor_int(cr_mul(pc[k] - reach, view->sdf_inv_cell));
+            int32_t hi = cr_floor_int(cr_mul(pc[k] + reach, view->sdf_inv_cell)) + 1;
+            b->lo[k] = lo < 0 ? 0 : (lo > dim - 1 ? dim - 1 : lo);
+            b->hi[k] = hi < 0 ? 0 : (hi > dim - 1 ? dim - 1 : hi);
+            b->c0[k] = b->lo[k] - margin < 0 ? 0 : b->lo[k] - margin;
+            int32_t c1 = b->hi[k] + margin > dim - 1 ? dim - 1 : b->hi[k] + margin;
+            b->size[k] = c1 - b->c0[k] + 1;
+            nodes *= (uint64_t)b->size[k];
         }
         if (nodes <= limit) break;
         /* a change larger than the budget: patch its core only (counted) */
-        out.shrunk = true;
+        b->shrunk = true;
         reach = cr_mul(reach, CR_R(0.8));
-        if (reach < view->sdf_cell) return out;
+        if (reach < view->sdf_cell) return false;
     }
-    uint32_t nx = view->sdf_dims[0], nxy = nx * view->sdf_dims[1];
-    for (int32_t z = 0; z < size[2]; ++z)
-        for (int32_t y = 0; y < size[1]; ++y)
-            memcpy(old + (uint32_t)(z * size[1] + y) * (uint32_t)size[0],
-                   sdf + (uint32_t)(c0[2] + z) * nxy + (uint32_t)(c0[1] + y) * nx + (uint32_t)c0[0],
-                   (size_t)size[0] * sizeof(cr_real));
-    for (int32_t z = lo[2]; z <= hi[2]; ++z)
-        for (int32_t y = lo[1]; y <= hi[1]; ++y)
-            for (int32_t x = lo[0]; x <= hi[0]; ++x) {
-                cr_vec3 node = cr_v3(view->sdf_origin.x + cr_mul(cr_from_int(x), view->sdf_cell),
-                                     view->sdf_origin.y + cr_mul(cr_from_int(y), view->sdf_cell),
-                                     view->sdf_origin.z + cr_mul(cr_from_int(z), view->sdf_cell));
-                cr_vec3 d = disp(ctx, node);
-                if (d.x == 0 && d.y == 0 && d.z == 0) continue;
-                cr_vec3 pre = cr_v3_sub(node, d);
-                for (int it = 1; it < CR_PATCH_INVERSE_STEPS; ++it) pre = cr_v3_sub(node, disp(ctx, pre));
-                cr_vec3 u = cr_v3_scale(cr_v3_sub(pre, view->sdf_origin), view->sdf_inv_cell);
-                cr_real v = sample_saved(old, c0, size, u, view->sdf_cell);
-                uint32_t at = (uint32_t)z * nxy + (uint32_t)y * nx + (uint32_t)x;
-                sdf[at] = v;
-                c->patch_digest = cr_hash_real(cr_hash_u32(c->patch_digest, at), v);
+    b->nodes = (uint32_t)(b->size[0] * b->size[1] * b->size[2]);
+    b->next_y = b->lo[1], b->next_z = b->lo[2];
+    b->digest = c->patch_digest;
+    return true;
+}
+
+uint32_t cri_surface_patch_box_nodes(const cr_surface_patch_box *b) {
+    return (uint32_t)((b->hi[0] - b->lo[0] + 1) * (b->hi[1] - b->lo[1] + 1) * (b->hi[2] - b->lo[2] + 1));
+}
+
+uint32_t cri_surface_patch_box_rows(cr_surface_patch_box *b, const cr_surface_copy *c, const uint8_t *block,
+                                    cr_surface_displacement_fn *disp, const void *ctx, cr_real *staged, uint32_t rows,
+                                    uint32_t *moved) {
+    const cr_asset *view = (const cr_asset *)(block + c->view);
+    const cr_real *sdf = (const cr_real *)(block + c->sdf);
+    const int32_t nx = (int32_t)view->sdf_dims[0], nxy = nx * (int32_t)view->sdf_dims[1];
+    const cr_real *base = sdf + b->c0[2] * nxy + b->c0[1] * nx + b->c0[0];
+    const int32_t wx = b->hi[0] - b->lo[0] + 1, wy = b->hi[1] - b->lo[1] + 1;
+    uint32_t done = 0, changed = 0;
+    while (done < rows && b->next_z <= b->hi[2]) {
+        const int32_t y = b->next_y, z = b->next_z;
+        cr_real *out = staged + ((z - b->lo[2]) * wy + (y - b->lo[1])) * wx;
+        for (int32_t x = b->lo[0]; x <= b->hi[0]; ++x) {
+            const uint32_t at = (uint32_t)(z * nxy + y * nx + x);
+            cr_vec3 node = cr_v3(view->sdf_origin.x + cr_mul(cr_from_int(x), view->sdf_cell),
+                                 view->sdf_origin.y + cr_mul(cr_from_int(y), view->sdf_cell),
+                                 view->sdf_origin.z + cr_mul(cr_from_int(z), view->sdf_cell));
+            cr_vec3 d = disp(ctx, node);
+            if (d.x == 0 && d.y == 0 && d.z == 0) {
+                out[x - b->lo[0]] = sdf[at]; /* left as it is */
+                continue;
             }
-    out.nodes = (uint32_t)(size[0] * size[1] * size[2]);
+            cr_vec3 pre = cr_v3_sub(node, d);
+            for (int it = 1; it < CR_PATCH_INVERSE_STEPS; ++it) pre = cr_v3_sub(node, disp(ctx, pre));
+            cr_vec3 u = cr_v3_scale(cr_v3_sub(pre, view->sdf_origin), view->sdf_inv_cell);
+            cr_real v = sample_box(base, nx, nxy, b->c0, b->size, u, view->sdf_cell);
+            out[x - b->lo[0]] = v;
+            b->digest = cr_hash_real(cr_hash_u32(b->digest, at), v);
+            ++changed;
+        }
+        ++done;
+        if (++b->next_y > b->hi[1]) b->next_y = b->lo[1], b->next_z++;
+    }
+    if (moved != NULL) *moved += changed;
+    return done;
+}
+
+bool cri_surface_patch_box_done(const cr_surface_patch_box *b) { return b->next_z > b->hi[2]; }
+
+uint32_t cri_surface_patch_box_commit(const cr_surface_patch_box *b, cr_surface_copy *c, uint8_t *block,
+                                      const cr_real *staged) {
+    const cr_asset *view = (const cr_asset *)(block + c->view);
+    cr_real *sdf = (cr_real *)(block + c->sdf);
+    const uint32_t nx = view->sdf_dims[0], nxy = nx * view->sdf_dims[1];
+    const int32_t wx = b->hi[0] - b->lo[0] + 1, wy = b->hi[1] - b->lo[1] + 1;
+    for (int32_t z = b->lo[2]; z <= b->hi[2]; ++z)
+        for (int32_t y = b->lo[1]; y <= b->hi[1]; ++y)
+            memcpy(sdf + (uint32_t)z * nxy + (uint32_t)y * nx + (uint32_t)b->lo[0],
+                   staged + ((z - b->lo[2]) * wy + (y - b->lo[1])) * wx, (size_t)wx * sizeof(cr_real));
+    c->patch_digest = b->digest;
+    return cri_surface_patch_box_nodes(b);
+}
+
+cr_surface_patch cri_surface_copy_patch(cr_surface_copy *c, uint8_t *block, cr_vec3 centre, cr_real reach,
+                                       cr_real max_move, cr_surface_displacement_fn *disp, const void *ctx,
+                                       uint32_t budget, cr_real *staged, uint32_t scratch_nodes) {
+    cr_surface_patch out = {0, false};
+    cr_surface_patch_box b;
+    bool ok = cri_surface_patch_box_plan(&b, c, block, centre, reach, max_move, budget < scratch_nodes ? budget : scratch_nodes);
+    out.shrunk = b.shrunk;
+    if (!ok) return out;
+    cri_surface_patch_box_rows(&b, c, block, disp, ctx, staged, UINT32_MAX, NULL);
+    cri_surface_patch_box_commit(&b, c, block, staged);
+    out.nodes = b.nodes;
     return out;
 }
 

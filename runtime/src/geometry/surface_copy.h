@@ -77,10 +77,46 @@ typedef struct cr_surface_patch {
 /// Patch the grid inside the box centre ± reach: phi_new(x) = phi_old(y)
 /// where y + D(y) = x (the point that moved to x), found by fixed-point
 /// iteration from y = x - D(x). `max_move` (m) bounds |D|, `budget` the nodes
-/// read, `scratch` holds `scratch_nodes` reals for the old values.
+/// read (the box with its margin), `staged` holds `scratch_nodes` reals for
+/// the new values. All at once: a cr_surface_patch_box planned, run and committed.
 cr_surface_patch cri_surface_copy_patch(cr_surface_copy *c, uint8_t *block, cr_vec3 centre, cr_real reach,
                                        cr_real max_move, cr_surface_displacement_fn *disp, const void *ctx,
-                                       uint32_t budget, cr_real *scratch, uint32_t scratch_nodes);
+                                       uint32_t budget, cr_real *staged, uint32_t scratch_nodes);
+
+/// The same patch in slices: planned once, its new values computed a few
+/// rows at a time (over as many steps as the budget needs) into caller
+/// memory, then committed into the grid at once. Until the commit the grid
+/// holds its old values everywhere, so collisions read the last committed
+/// shape and never a half-patched one, and the rows read the old values
+/// straight from the grid. Plain data: it lives in the model's region
+/// between steps and survives a byte copy of the block.
+typedef struct cr_surface_patch_box {
+    int32_t lo[3], hi[3];    ///< the nodes patched (grid indices, inclusive)
+    int32_t c0[3], size[3];  ///< the nodes read: lo..hi with the move's margin, clamped to the grid
+    int32_t next_y, next_z;  ///< the next row to compute
+    uint32_t nodes;          ///< nodes read (size[0] size[1] size[2])
+    uint32_t shrunk;         ///< 1: the box was cut to fit `limit`
+    uint64_t digest;         ///< the copy's patch digest with the rows computed so far mixed in
+} cr_surface_patch_box;
+
+/// Plan the box around centre ± reach (as cri_surface_copy_patch): false when
+/// even its core does not fit `limit` nodes read. The staged values take
+/// cri_surface_patch_box_nodes reals.
+bool cri_surface_patch_box_plan(cr_surface_patch_box *b, const cr_surface_copy *c, const uint8_t *block, cr_vec3 centre,
+                                cr_real reach, cr_real max_move, uint32_t limit);
+/// Nodes the box patches (its staged values).
+uint32_t cri_surface_patch_box_nodes(const cr_surface_patch_box *b);
+/// Compute up to `rows` more rows (lo[0]..hi[0] at one y, z) of new values
+/// into `staged`; returns the rows done and adds the nodes the change moved
+/// to *moved (may be NULL). The grid is not written.
+uint32_t cri_surface_patch_box_rows(cr_surface_patch_box *b, const cr_surface_copy *c, const uint8_t *block,
+                                    cr_surface_displacement_fn *disp, const void *ctx, cr_real *staged, uint32_t rows,
+                                    uint32_t *moved);
+/// Every row computed.
+bool cri_surface_patch_box_done(const cr_surface_patch_box *b);
+/// Write the staged values into the grid and the digest into the copy; returns the nodes written.
+uint32_t cri_surface_patch_box_commit(const cr_surface_patch_box *b, cr_surface_copy *c, uint8_t *block,
+                                      const cr_real *staged);
 
 /// A displacement field held at the nodes of a box of the copy's own grid
 /// lattice (body frame, m), 0 on the box's outer layer and beyond it.
