@@ -183,7 +183,9 @@ const char *cr_version_string(void);
     X(SOFT_CONTACT, "cr_soft_def.friction/restitution")          \
     X(SOFT_VOLUME_TOLERANCE, "cr_soft_def.volume_tolerance")     \
     X(SOFT_ROLLING_FRICTION, "cr_soft_def.rolling_friction")      \
-    X(SQUASH_PRIMITIVES, "cr_squash_set_primitives.primitives")
+    X(SQUASH_PRIMITIVES, "cr_squash_set_primitives.primitives")  \
+    X(WORLD_DAMAGE_BUDGET, "cr_world_def.damage.budget")         \
+    X(WORLD_DAMAGE_COSTS, "cr_world_def.damage.costs")
 
 typedef enum cr_field {
 #define CR_X_FIELD_ENUM_(name, text) CR_FIELD_##name,

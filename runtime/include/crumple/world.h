@@ -132,7 +132,54 @@ typedef struct cr_spring_budget {
 } cr_spring_budget;
 
 /// The damage stage's memory and every model's capacities (a field of cr_world_def).
+/* The damage stage's operations. The stage charges every item of each one
+ * against the step's budget at its cost in cr_damage_costs (picoseconds of
+ * the reference core per item: docs/frame-budget.md), so that the budget,
+ * in nanoseconds of that core, tracks time whatever the mix of work: a grid
+ * node patched costs a hundred dent-map cells. The models not yet cut into
+ * slices of their own operations are charged one cost per unit of their
+ * own count (the *_work entries). X(name, what one item is) */
+#define CR_DAMAGE_OP_LIST(X)                                                                                            \
+    X(dent_plan_triangle, "a projectile triangle visited to plan a dent or draw its profile")                          \
+    X(dent_map_cell, "a dent-map cell in one pass (the Gaussian, the Z-buffer's clear, broadening, each smoothing iteration)") \
+    X(dent_vertex, "a target vertex tested against a dent")                                                            \
+    X(dent_vertex_moved, "a target vertex the dent moved")                                                             \
+    X(dent_refresh, "a triangle, vertex or sample of the normals, samples and bounds refresh")                         \
+    X(dent_patch_node, "a distance-grid node of a dent's patch box")                                                   \
+    X(dent_patch_moved, "a grid node the dent moved: its pre-image and trilinear read")                                \
+    X(dent_commit_node, "a patched grid node written into the body's grid")                                            \
+    X(dent_volume_triangle, "a triangle of the mass refresh's volume")                                                 \
+    X(example_work, "a unit of the example model's own count (cr_world_stats.example.done and docs)")                 \
+    X(bend_work, "a unit of the bending model's own count")                                                            \
+    X(squash_work, "a unit of the squash model's own count")                                                           \
+    X(fracture_work, "a unit of the fracture model's own count")                                                       \
+    X(custom_work, "a unit the game's own model reports (the game sets what it costs)")
+
+typedef enum cr_damage_op {
+#define CR_X_DAMAGE_OP_(name, what) CR_DAMAGE_OP_##name,
+    CR_DAMAGE_OP_LIST(CR_X_DAMAGE_OP_)
+#undef CR_X_DAMAGE_OP_
+    CR_DAMAGE_OP_COUNT
+} cr_damage_op;
+
+/// Name of a damage operation, e.g. "dent_patch_moved".
+const char *cr_damage_op_name(cr_damage_op op);
+
+/// What each damage operation costs, in picoseconds of the reference core
+/// per item (a table per scalar mode: cr_default_damage_costs gives this
+/// build's). `crumple bench calibrate` measures a table for the machine it
+/// runs on; a team ships its console's.
+typedef struct cr_damage_costs {
+    uint32_t ps[CR_DAMAGE_OP_COUNT]; ///< ps per item, indexed by cr_damage_op; at most 10^9 (1 ms)
+} cr_damage_costs;
+
+/// The reference core's table for this build's scalar mode (docs/frame-budget.md).
+cr_damage_costs cr_default_damage_costs(void);
+
 typedef struct cr_damage_def {
+    uint32_t budget;           ///< ns of the reference core the whole damage stage may spend per step (at least
+                               ///< 10 000); its operations are charged at `costs`; default 1 000 000 (1 ms)
+    cr_damage_costs costs;     ///< what each operation costs (cr_default_damage_costs)
     uint32_t surface_bytes;    ///< memory for the bodies' own copies of surface and distance grid (dented bodies)
     uint32_t command_capacity; ///< deferred world commands (create/destroy body/joint) waiting at once
     cr_dent_budget dent;       ///< the dent model (seed 000 §3)
@@ -266,8 +313,10 @@ typedef struct cr_stage_stats {
  *   joints       joint impulses (pre- and post-stabilisation)
  *   position     bodies moved
  *   events       impact events written (overflow: events over event_capacity)
- *   damage       damage work units spent by all models (overflow: work waiting);
- *                per model: cr_world_stats.dent / .custom                     */
+ *   damage       ns of the reference core charged by all models (<= damage.budget
+ *                but for the models not yet cut into slices: docs/frame-budget.md;
+ *                overflow: items waiting); per model: cr_world_stats.dent, ...,
+ *                per operation: cr_world_stats.damage_ops                      */
 #define CR_STAGE_LIST(X) \
     X(commands)          \
     X(broadphase)        \
@@ -293,7 +342,7 @@ const char *cr_stage_name(cr_stage s);
 /// One damage model's work in the last step (deterministic counts).
 typedef struct cr_model_stats {
     uint32_t done;          ///< items finished (dents applied; custom: bodies stepped)
-    uint32_t work;          ///< work units spent (<= the model's work_per_step, but for the first item of a step)
+    uint32_t work;          ///< ns of the reference core charged (its operations at cr_damage_def.costs)
     uint32_t waiting;       ///< items waiting in the model's queue for a later step
     uint32_t over_capacity; ///< items that found the queue full: counted, not queued
     uint32_t shrunk;        ///< items done smaller than planned to fit the budget (dent map or grid patch)
@@ -325,6 +374,7 @@ typedef struct cr_world_stats {
     uint32_t commands_waiting; ///< deferred commands kept for the next step (queue full or the create was refused)
     cr_stage_stats stage[CR_STAGE_COUNT];
     uint32_t frozen;           ///< bodies whose state became NaN/Inf in the step: frozen (zero velocity, last finite pose)
+    uint32_t damage_ops[CR_DAMAGE_OP_COUNT]; ///< items of each damage operation done in the step (what the budget charged)
 } cr_world_stats;
 cr_world_stats cr_world_get_stats(const cr_world *world);
 

@@ -929,6 +929,7 @@ void cri_bend_model_step(cr_world *w, const cr_damage_input *in) {
         st->done++;
     }
     if (!stopped) CR_DAMAGE(w)->bend.next_body = start;
+    st->work = cri_damage_charge_count(w, CR_DAMAGE_OP_bend_work, st->work);
 }
 
 uint64_t cri_bend_model_scratch_bytes(const cr_world_def *def) { (void)def; return 0; } /* its scratch is in its region */

@@ -11,6 +11,7 @@
 #include "damage/custom_model.h"
 #include "base/hash.h"
 
+#include <stdint.h>
 #include <string.h>
 
 typedef struct cr_custom_body {
@@ -98,7 +99,10 @@ const void *cr_custom_get_state(const cr_world *w, cr_body_id id) {
 }
 
 void cri_custom_model_step(cr_world *w, const cr_damage_input *in) {
-    const uint32_t budget = w->def.damage.custom.work_per_step;
+    /* the game's units, each charged at costs.ps[custom_work]: its cap, or what the stage has left */
+    const uint64_t unit_ps = w->def.damage.costs.ps[CR_DAMAGE_OP_custom_work];
+    const uint64_t left = unit_ps ? (uint64_t)in->allowance * 1000u / unit_ps : UINT32_MAX;
+    const uint32_t budget = left < w->def.damage.custom.work_per_step ? (uint32_t)left : w->def.damage.custom.work_per_step;
     const cr_custom_budget *cb = &w->def.damage.custom;
     if (cb->body_capacity == 0 || cb->step == NULL) return;
     /* slot order, not record order: the order bodies were attached in must not matter */
@@ -128,7 +132,7 @@ void cri_custom_model_step(cr_world *w, const cr_damage_input *in) {
         ++done;
     }
     w->stats.custom.done = done;
-    w->stats.custom.work = spent;
+    w->stats.custom.work = cri_damage_charge_count(w, CR_DAMAGE_OP_custom_work, spent);
     w->stats.custom.waiting = waiting;
 }
 

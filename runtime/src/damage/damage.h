@@ -35,6 +35,7 @@ typedef struct cr_damage_input {
     const uint32_t *contact_start; ///< [body_high + 1]
     uint32_t body_high;
     cr_real dt;                    ///< s, the step's
+    uint32_t allowance;            ///< ns of the reference core the model may still charge this step (budget.h)
 } cr_damage_input;
 
 /// The dent model's part of the block (dent_model.c).

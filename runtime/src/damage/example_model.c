@@ -1107,7 +1107,7 @@ void cri_example_model_step(cr_world *w, const cr_damage_input *in) {
     }
     reg->next_body = next;
     w->stats.example.done = done;
-    w->stats.example.work = work;
+    w->stats.example.work = cri_damage_charge_count(w, CR_DAMAGE_OP_example_work, work);
     w->stats.example.waiting = reg->queue_count + waiting;
 }
 

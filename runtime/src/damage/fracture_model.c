@@ -417,7 +417,7 @@ void cri_fracture_model_step(cr_world *w, const cr_damage_input *in) {
         w->stats.fracture.over_capacity += over;
         if (wait == 0 && over == 0) a->dirty = 0;
     }
-    w->stats.fracture.work = work;
+    w->stats.fracture.work = cri_damage_charge_count(w, CR_DAMAGE_OP_fracture_work, work);
     w->stats.fracture.waiting += r->queue_count;
 }
 

@@ -34,6 +34,7 @@
 #define CRUMPLE_DAMAGE_MODELS_H
 
 #include "damage/damage.h"
+#include "damage/budget.h"
 
 #define CRI_DAMAGE_MODELS(X)                                                                                            \
     X(dent, CR_MODEL_DENT, "damage: dent model (two dent maps, a grid patch, queue, records)",                          \

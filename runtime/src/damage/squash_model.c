@@ -785,7 +785,7 @@ void cri_squash_model_step(cr_world *w, const cr_damage_input *in) {
     }
     reg->next_body = next;
     w->stats.squash.done = done;
-    w->stats.squash.work = work;
+    w->stats.squash.work = cri_damage_charge_count(w, CR_DAMAGE_OP_squash_work, work);
     w->stats.squash.waiting = waiting;
 }
 

@@ -4,6 +4,7 @@
  * over the models below is that list expanded. */
 #include "damage/stage.h"
 #include "damage/models.h"
+#include "damage/budget.h"
 
 #include <string.h>
 
@@ -12,6 +13,8 @@ static uint64_t al16(uint64_t x) { return (x + 15u) & ~(uint64_t)15u; }
 cr_damage_def cr_default_damage_def(void) {
     cr_damage_def d;
     memset(&d, 0, sizeof d);
+    d.budget = 1000000u; /* 1 ms of the reference core */
+    d.costs = cr_default_damage_costs();
     d.surface_bytes = 8u << 20;
     d.command_capacity = 16;
     d.dent = cr_default_dent_budget();
@@ -33,6 +36,7 @@ cr_status cri_damage_check_def(const cr_damage_def *d, cr_field *field) {
         *field = CR_FIELD_WORLD_DAMAGE_COMMANDS;
         return CR_ERR_DEF_INVALID;
     }
+    if (any_model(d) && cri_damage_budget_check(d, field) != CR_OK) return CR_ERR_DEF_INVALID;
     /* the first model out of range names its field */
 #define CRI_CHECK(name, bit, region, field_)                                                                            \
     if (cri_##name##_model_check_def(d, field) != CR_OK) return CR_ERR_DEF_INVALID;
@@ -228,6 +232,7 @@ static void gather_contacts(const cr_step *s, const cr_transform *x0, cr_damage_
 
 void cri_damage_step(cr_step *s) {
     cr_world *w = s->w;
+    memset(w->stats.damage_ops, 0, sizeof w->stats.damage_ops);
 #define CRI_CLEAR(name, bit, region, field) memset(&w->stats.name, 0, sizeof w->stats.name);
     CRI_DAMAGE_MODELS(CRI_CLEAR)
 #undef CRI_CLEAR
@@ -253,8 +258,13 @@ void cri_damage_step(cr_step *s) {
             in.impact_start = istart, in.contact_start = cstart;
             if (istart == NULL || cstart == NULL) in.body_high = 0;
         }
-        /* Step 3: the models, in the list's fixed order */
-#define CRI_STEP(name, bit, region, field) cri_##name##_model_step(w, &in);
+        /* Step 3: the models, in the list's fixed order, each given what is
+         * left of the step's budget (a model charges its operations as it goes) */
+        uint64_t spent = 0;
+#define CRI_STEP(name, bit, region, field)                                                                              \
+    in.allowance = spent < w->def.damage.budget ? (uint32_t)(w->def.damage.budget - spent) : 0;                         \
+    cri_##name##_model_step(w, &in);                                                                                    \
+    spent += w->stats.name.work;
         CRI_DAMAGE_MODELS(CRI_STEP)
 #undef CRI_STEP
     }

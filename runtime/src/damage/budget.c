@@ -1,0 +1,78 @@
+/* budget.c — the damage budget's meter and the reference core's cost tables
+ * (budget.h; docs/frame-budget.md says how the tables were measured). */
+#include "damage/budget.h"
+
+#include <string.h>
+
+const char *cr_damage_op_name(cr_damage_op op) {
+    switch (op) {
+#define CR_X_OP_NAME_(name, what)                                                                                       \
+    case CR_DAMAGE_OP_##name:                                                                                           \
+        return #name;
+        CR_DAMAGE_OP_LIST(CR_X_OP_NAME_)
+#undef CR_X_OP_NAME_
+    default:
+        return "unknown";
+    }
+}
+
+/* ps per item on the reference core (x86-64 at -O2, one core; docs/frame-budget.md),
+ * fitted by `crumple bench calibrate` over the shipped scenes' steps. */
+cr_damage_costs cr_default_damage_costs(void) {
+    cr_damage_costs c;
+    memset(&c, 0, sizeof c);
+#if CR_FIXED
+    static const uint32_t ps[CR_DAMAGE_OP_COUNT] = {
+        40000, 12000, 8000, 120000, 12000, 30000, 500000, 1000, 20000, 10000, 200000, 1400000, 300000, 1000,
+    };
+#else
+    static const uint32_t ps[CR_DAMAGE_OP_COUNT] = {
+        20000, 6000, 4000, 60000, 6000, 15000, 250000, 500, 10000, 5000, 100000, 700000, 150000, 1000,
+    };
+#endif
+    memcpy(c.ps, ps, sizeof c.ps);
+    return c;
+}
+
+cr_status cri_damage_budget_check(const cr_damage_def *d, cr_field *field) {
+    if (d->budget < 10000u) {
+        *field = CR_FIELD_WORLD_DAMAGE_BUDGET;
+        return CR_ERR_DEF_INVALID;
+    }
+    for (int k = 0; k < CR_DAMAGE_OP_COUNT; ++k)
+        if (d->costs.ps[k] > 1000000000u) {
+            *field = CR_FIELD_WORLD_DAMAGE_COSTS;
+            return CR_ERR_DEF_INVALID;
+        }
+    return CR_OK;
+}
+
+cr_damage_meter cri_damage_meter(cr_world *w, uint32_t allowance_ns) {
+    cr_damage_meter m = {w, 0, (uint64_t)allowance_ns * 1000u};
+    return m;
+}
+
+uint64_t cri_damage_cost_ps(const cr_world *w, cr_damage_op op, uint64_t count) {
+    return count * w->def.damage.costs.ps[op];
+}
+
+void cri_damage_charge(cr_damage_meter *m, cr_damage_op op, uint64_t count) {
+    m->spent_ps += cri_damage_cost_ps(m->w, op, count);
+    uint64_t n = (uint64_t)m->w->stats.damage_ops[op] + count;
+    m->w->stats.damage_ops[op] = n > 0xffffffffu ? 0xffffffffu : (uint32_t)n;
+}
+
+uint32_t cri_damage_charge_count(cr_world *w, cr_damage_op op, uint64_t work) {
+    cr_damage_meter m = cri_damage_meter(w, 0);
+    cri_damage_charge(&m, op, work);
+    return cri_damage_spent_ns(&m);
+}
+
+bool cri_damage_fits(const cr_damage_meter *m, uint64_t ps) {
+    return m->spent_ps + ps <= m->allowance_ps;
+}
+
+uint32_t cri_damage_spent_ns(const cr_damage_meter *m) {
+    uint64_t ns = (m->spent_ps + 999u) / 1000u;
+    return ns > 0xffffffffu ? 0xffffffffu : (uint32_t)ns;
+}
