@@ -370,5 +370,13 @@ void cr_run_write_json(FILE *out, const cr_scene *s, const cr_world *w, const cr
 /// max_ms, mean_ms, cpu_median_ms, cpu_max_ms, bodies, overflow,
 /// memory_bytes, mode, state_hash. Returns 0, or 1 after printing the error.
 int cr_bench_scene(FILE *out, const char *name, const char *path, int32_t steps);
+/// qsort's comparison of two doubles, ascending.
+int cr_bench_cmp_double(const void *a, const void *b);
+/// Median of n sorted values (the mean of the middle two when n is even); 0 when n <= 0.
+double cr_bench_median(const double *sorted, int32_t n);
+/// A bench argument into a scene path and a label: a name is DIR/NAME.scene
+/// labelled NAME, a path ending in .scene is itself labelled by its base name;
+/// the label is made JSON-safe. 0, or -1 when the path does not fit.
+int cr_bench_scene_path(const char *dir, const char *name, char path[CR_SCENE_PATH_MAX], char label[CR_SCENE_NAME_MAX]);
 
 #endif
