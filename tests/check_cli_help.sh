@@ -86,15 +86,18 @@ done
     bad "crumple bench frames dent_ball_block --steps 5 --repeat 1: exit $rc, columns missing:$missing, or no row"
 "$cli" bench frames dent_ball_block --steps 5 --repeat 2 --json >"$tmp/out" 2>"$tmp/err"; rc=$?
 missing=""
-for key in scene mode steps repeat p50_ms p99_ms worst_ms worst_over_p50 worst_step_damage_ms damage_worst_ms \
+for key in scene mode steps repeat clock p50_ms p99_ms worst_ms worst_over_p50 cpu_p50_ms worst_step_damage_ms damage_worst_ms \
            damage_work_max state_hash models dent committed latency_max latency_mean work waiting_max; do
     grep -q "\"$key\":" "$tmp/out" || missing="$missing $key"
 done
 [ $rc -eq 0 ] && [ -z "$missing" ] && [ "$(wc -l <"$tmp/out")" -eq 1 ] && ok ||
     bad "crumple bench frames dent_ball_block --steps 5 --repeat 2 --json: exit $rc, keys missing:$missing, or not one line"
-"$cli" bench frames dent_ball_block --repeat 0 >"$tmp/out" 2>"$tmp/err"; rc=$?
-[ $rc -eq 2 ] && grep -q "^crumple bench frames: " "$tmp/err" && [ ! -s "$tmp/out" ] && ok ||
-    bad "crumple bench frames --repeat 0: exit $rc (want 2) or no 'crumple bench frames:' message"
+for words in "--repeat 0" "--steps x" "--clock sun"; do
+    # shellcheck disable=SC2086
+    "$cli" bench frames dent_ball_block $words >"$tmp/out" 2>"$tmp/err"; rc=$?
+    [ $rc -eq 2 ] && grep -q "^crumple bench frames: " "$tmp/err" && [ ! -s "$tmp/out" ] && ok ||
+        bad "crumple bench frames $words: exit $rc (want 2) or no 'crumple bench frames:' message"
+done
 
 # a missing input file is a failure of the work, not of usage: exit 1, said on stderr
 for words in "info /nonexistent.crb" "query /nonexistent.crb --sdf" "render /nonexistent.crb -o $tmp/x.png" \

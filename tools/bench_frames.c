@@ -34,11 +34,20 @@
  *     step and every step's work counts must be identical across repeats,
  *     or the scene fails (exit 1) saying which repeat differed; taking the
  *     minimum over different work would be meaningless.
+ *   - `--clock cpu` times the stages (so the damage ms) on this process's
+ *     CPU clock (C clock(), microseconds) instead of the monotonic wall
+ *     clock the scene build installs: on a loaded machine the wall clock
+ *     also counts the time a long step waited for a core, which the
+ *     minimum over repeats cannot remove from a step longer than the
+ *     scheduler's slice. The step's own wall and CPU ms are kept either way.
  *   - p99 is the nearest rank (the ceil(0.99 n)-th fastest step), so in a
  *     scene of fewer than 100 steps it is the worst step.
  *   - Latency mean is latency_sum / committed over the run; "-" (JSON null)
  *     when the model committed nothing. Until the runtime fills the
  *     committed and latency fields they read 0, and are printed anyway.
+ *   - Work units are what the damage budget charged: ns of the reference
+ *     core at cr_damage_def.costs (world.h), deterministic, so the same on
+ *     every machine; set them against "damage_budget" in the JSON.
  *   - Building the world (and cooking .obj assets on first use) is not
  *     timed, as in `crumple bench`.
  */
@@ -49,6 +58,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* The damage models whose per-step stats are kept, in print order. */
 #define FRAMES_MODEL_LIST(X) X(dent) X(example) X(bend) X(squash) X(fracture) X(custom)
@@ -83,7 +93,14 @@ typedef struct frames_opts {
     int32_t steps; /* 0: the scene's own frame count */
     int repeat;
     bool json;
+    bool cpu_clock; /* stages timed on the process CPU clock */
 } frames_opts;
+
+/* The world's stage clock for --clock cpu: process CPU time in ns. */
+static uint64_t frames_cpu_clock(void *user) {
+    (void)user;
+    return (uint64_t)((double)clock() * (1e9 / CLOCKS_PER_SEC));
+}
 
 /* What a model did over the run. */
 typedef struct frames_model_sum {
@@ -109,7 +126,7 @@ static int frames_record(void *user, cr_scene *s, cr_world *w, const cr_scene_fr
 /* One whole run into rows[0 .. *steps) (allocated here, free()); the hash
  * after the last step. 0, or 1 after printing the error. */
 static int frames_run(const char *path, const frames_opts *o, frames_step **rows, int32_t *steps, uint64_t *hash,
-                      double *dt) {
+                      double *dt, uint32_t *budget) {
     *rows = NULL;
     cr_scene *s = NULL;
     cr_scene_error err;
@@ -117,6 +134,7 @@ static int frames_run(const char *path, const frames_opts *o, frames_step **rows
         cr_scene_error_print(stderr, &err);
         return 1;
     }
+    if (o->cpu_clock) s->def.clock_ns = frames_cpu_clock;
     cr_world *w = NULL;
     if (cr_scene_build(s, &w, &err)) {
         cr_scene_error_print(stderr, &err);
@@ -125,6 +143,7 @@ static int frames_run(const char *path, const frames_opts *o, frames_step **rows
     }
     *steps = o->steps > 0 ? o->steps : s->frames;
     *dt = cr_to_double(s->dt);
+    *budget = s->def.damage.budget;
     *rows = calloc((size_t)(*steps > 0 ? *steps : 1), sizeof **rows);
     int rc = 0;
     if (*rows == NULL) {
@@ -161,10 +180,11 @@ static void frames_json_latency_mean(FILE *out, const frames_model_sum *m) {
 }
 
 static void frames_table_header(FILE *out, const frames_opts *o) {
-    fprintf(out, "crumple bench frames: %s, each step's time the minimum of %d repeat%s, %s\n", CR_MODE_NAME, o->repeat,
-            o->repeat == 1 ? "" : "s", o->steps > 0 ? "--steps given" : "each scene's own frames and dt");
-    fprintf(out, "%-20s %6s %8s %8s %9s %6s %9s %10s %12s %12s %13s  %s\n", "scene", "steps", "p50 ms", "p99 ms",
-            "worst ms", "@step", "worst/p50", "cpu max ms", "dmg@worst ms", "dmg worst ms", "dmg max units",
+    fprintf(out, "crumple bench frames: %s, each step's time the minimum of %d repeat%s, %s, damage timed on the %s clock\n",
+            CR_MODE_NAME, o->repeat, o->repeat == 1 ? "" : "s", o->steps > 0 ? "--steps given" : "each scene's own frames and dt",
+            o->cpu_clock ? "CPU" : "wall");
+    fprintf(out, "%-20s %6s %8s %8s %9s %6s %9s %10s %10s %12s %12s %13s  %s\n", "scene", "steps", "p50 ms", "p99 ms",
+            "worst ms", "@step", "worst/p50", "cpu p50 ms", "cpu max ms", "dmg@worst ms", "dmg worst ms", "dmg max units",
             "per model: committed, latency worst/mean (steps), max units/step, max waiting");
 }
 
@@ -174,12 +194,13 @@ static int frames_scene(FILE *out, const char *label, const char *path, const fr
     int32_t steps = 0, cur_steps = 0;
     uint64_t hash = 0, cur_hash = 0;
     double dt = 0;
-    if (frames_run(path, o, &best, &steps, &hash, &dt)) {
+    uint32_t budget = 0;
+    if (frames_run(path, o, &best, &steps, &hash, &dt, &budget)) {
         free(best);
         return 1;
     }
     for (int r = 1; r < o->repeat; ++r) {
-        if (frames_run(path, o, &cur, &cur_steps, &cur_hash, &dt)) {
+        if (frames_run(path, o, &cur, &cur_steps, &cur_hash, &dt, &budget)) {
             free(best);
             free(cur);
             return 1;
@@ -214,13 +235,17 @@ static int frames_scene(FILE *out, const char *label, const char *path, const fr
     frames_model_sum sum[FRAMES_MODEL_COUNT];
     memset(sum, 0, sizeof sum);
     double *sorted = malloc(sizeof(double) * (size_t)(steps > 0 ? steps : 1));
-    if (sorted == NULL) {
+    double *cpu_sorted = malloc(sizeof(double) * (size_t)(steps > 0 ? steps : 1));
+    if (sorted == NULL || cpu_sorted == NULL) {
+        free(sorted);
+        free(cpu_sorted);
         free(best);
         return 1;
     }
     for (int32_t i = 0; i < steps; ++i) {
         const frames_step *st = &best[i];
         sorted[i] = st->ms;
+        cpu_sorted[i] = st->cpu_ms;
         if (st->ms > best[worst].ms) worst = i;
         if (st->damage_ms > best[dmg_worst].damage_ms) dmg_worst = i;
         if (st->damage_work > best[work_worst].damage_work) work_worst = i;
@@ -237,6 +262,8 @@ static int frames_scene(FILE *out, const char *label, const char *path, const fr
         }
     }
     qsort(sorted, (size_t)steps, sizeof sorted[0], cr_bench_cmp_double);
+    qsort(cpu_sorted, (size_t)steps, sizeof cpu_sorted[0], cr_bench_cmp_double);
+    double cpu_p50 = cr_bench_median(cpu_sorted, steps);
     double p50 = cr_bench_median(sorted, steps), p99 = frames_rank(sorted, steps, 0.99);
     double worst_ms = steps ? best[worst].ms : 0, ratio = p50 > 0 ? worst_ms / p50 : 0;
     double at_worst = steps ? best[worst].damage_ms : 0, dmg_max = steps ? best[dmg_worst].damage_ms : 0;
@@ -244,12 +271,12 @@ static int frames_scene(FILE *out, const char *label, const char *path, const fr
 
     if (o->json) {
         fprintf(out,
-                "{\"scene\":\"%s\",\"mode\":\"%s\",\"steps\":%d,\"dt\":%.9g,\"repeat\":%d,\"p50_ms\":%.4f,\"p99_ms\":%.4f,"
-                "\"worst_ms\":%.4f,\"worst_step\":%d,\"worst_over_p50\":%.2f,\"cpu_max_ms\":%.4f,"
+                "{\"scene\":\"%s\",\"mode\":\"%s\",\"steps\":%d,\"dt\":%.9g,\"repeat\":%d,\"clock\":\"%s\",\"p50_ms\":%.4f,\"p99_ms\":%.4f,"
+                "\"worst_ms\":%.4f,\"worst_step\":%d,\"worst_over_p50\":%.2f,\"cpu_p50_ms\":%.4f,\"cpu_max_ms\":%.4f,"
                 "\"worst_step_damage_ms\":%.4f,\"damage_worst_ms\":%.4f,\"damage_worst_step\":%d,"
-                "\"damage_work_max\":%u,\"damage_work_max_step\":%d,\"state_hash\":\"%016llx\",\"models\":{",
-                label, CR_MODE_NAME, (int)steps, dt, o->repeat, p50, p99, worst_ms, (int)worst, ratio, cpu_max, at_worst,
-                dmg_max, (int)dmg_worst, work_max, (int)work_worst, (unsigned long long)hash);
+                "\"damage_budget\":%u,\"damage_work_max\":%u,\"damage_work_max_step\":%d,\"state_hash\":\"%016llx\",\"models\":{",
+                label, CR_MODE_NAME, (int)steps, dt, o->repeat, o->cpu_clock ? "cpu" : "wall", p50, p99, worst_ms, (int)worst,
+                ratio, cpu_p50, cpu_max, at_worst, dmg_max, (int)dmg_worst, budget, work_max, (int)work_worst, (unsigned long long)hash);
         for (int m = 0; m < FRAMES_MODEL_COUNT; ++m) {
             const frames_model_sum *t = &sum[m];
             fprintf(out, "%s\"%s\":{\"committed\":%llu,\"latency_max\":%u,\"latency_mean\":", m ? "," : "",
@@ -260,8 +287,8 @@ static int frames_scene(FILE *out, const char *label, const char *path, const fr
         }
         fprintf(out, "}}\n");
     } else {
-        fprintf(out, "%-20s %6d %8.3f %8.3f %9.3f %6d %8.1fx %10.3f %12.3f %12.3f %13u ", label, (int)steps, p50, p99,
-                worst_ms, (int)worst, ratio, cpu_max, at_worst, dmg_max, work_max);
+        fprintf(out, "%-20s %6d %8.3f %8.3f %9.3f %6d %8.1fx %10.3f %10.3f %12.3f %12.3f %13u ", label, (int)steps, p50,
+                p99, worst_ms, (int)worst, ratio, cpu_p50, cpu_max, at_worst, dmg_max, work_max);
         int shown = 0;
         for (int m = 0; m < FRAMES_MODEL_COUNT; ++m) {
             const frames_model_sum *t = &sum[m];
@@ -275,13 +302,14 @@ static int frames_scene(FILE *out, const char *label, const char *path, const fr
     }
     fflush(out);
     free(sorted);
+    free(cpu_sorted);
     free(best);
     return 0;
 }
 
 static void frames_usage(FILE *out) {
     fprintf(out,
-            "usage: crumple bench frames [SCENE...] [--steps N] [--repeat R] [--scenes DIR] [--json]\n"
+            "usage: crumple bench frames [SCENE...] [--steps N] [--repeat R] [--clock wall|cpu] [--scenes DIR] [--json]\n"
             "  Steps every scene of DIR (or the SCENEs named: a name in DIR or a path to a .scene file) as\n"
             "  `crumple run` does, R times, and prints per scene the p50, p99 and worst step (wall ms, each\n"
             "  step the minimum over the repeats), worst/p50, the worst step's damage ms, the worst damage\n"
@@ -290,6 +318,8 @@ static void frames_usage(FILE *out) {
             "  Fails (exit 1) if the repeats' state hashes or work counts differ.\n"
             "  --steps N     steps per scene (default: the scene's own frames)\n"
             "  --repeat R    runs of each scene, 1..100 (default 3)\n"
+            "  --clock wall|cpu  time the stages (the damage ms) on the wall clock (default) or on this\n"
+            "                process's CPU clock, which leaves out time spent waiting for a core\n"
             "  --scenes DIR  where scenes are found (default data/scenes)\n"
             "  --json        one JSON object per scene per line instead of the table\n");
 }
@@ -326,7 +356,7 @@ static void frames_free_names(char **names) {
 }
 
 int cr_bench_frames(int argc, char **argv) {
-    frames_opts o = {.steps = 0, .repeat = 3, .json = false};
+    frames_opts o = {.steps = 0, .repeat = 3, .json = false, .cpu_clock = false};
     const char *dir = "data/scenes";
     char **names = NULL; /* stb_ds, each strdup'd */
     for (int i = 1; i < argc; ++i) {
@@ -346,6 +376,13 @@ int cr_bench_frames(int argc, char **argv) {
             if (steps) o.steps = (int32_t)v;
             else o.repeat = (int)v;
             ++i;
+        } else if (strcmp(a, "--clock") == 0) {
+            if (i + 1 >= argc || (strcmp(argv[i + 1], "wall") != 0 && strcmp(argv[i + 1], "cpu") != 0)) {
+                fprintf(stderr, "crumple bench frames: --clock needs wall or cpu\n");
+                frames_free_names(names);
+                return 2;
+            }
+            o.cpu_clock = strcmp(argv[++i], "cpu") == 0;
         } else if (strcmp(a, "--scenes") == 0) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "crumple bench frames: --scenes needs a folder\n");

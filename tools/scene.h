@@ -255,6 +255,8 @@ int32_t cr_scene_find_body(const cr_scene *s, const char *name);
 
 /// Create the world the scene describes (one host block from cr_cli_world_new),
 /// register its assets and create its bodies that do not wait for a spawn.
+/// The world's stages are timed by s->def.clock_ns if the caller set one,
+/// else by the host's monotonic clock.
 /// Returns 0, or -1 with *err naming the scene line that failed.
 int cr_scene_build(cr_scene *s, cr_world **out, cr_scene_error *err);
 /// Create body `index` (and attach its dent def) in `w`; errors name `line`.
