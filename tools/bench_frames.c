@@ -324,14 +324,6 @@ static void frames_usage(FILE *out) {
             "  --json        one JSON object per scene per line instead of the table\n");
 }
 
-/* --steps / --repeat's number in 1..max; -1 when it is not one. */
-static long frames_count(int argc, char **argv, int i, long max) {
-    char *end = NULL;
-    long v = i + 1 < argc ? strtol(argv[i + 1], &end, 10) : -1;
-    if (i + 1 >= argc || end == argv[i + 1] || *end != '\0' || v < 1 || v > max) return -1;
-    return v;
-}
-
 /* A copy of the first n bytes of `text` (stb_ds keeps pointers, argv and readdir's names do not last). */
 static char *frames_copy(const char *text, size_t n) {
     char *c = malloc(n + 1);
@@ -367,7 +359,7 @@ int cr_bench_frames(int argc, char **argv) {
             return 0;
         } else if (strcmp(a, "--steps") == 0 || strcmp(a, "--repeat") == 0) {
             bool steps = a[2] == 's';
-            long v = frames_count(argc, argv, i, steps ? 1000000 : 100);
+            long v = cr_bench_count(argc, argv, i, steps ? 1000000 : 100);
             if (v < 0) {
                 fprintf(stderr, "crumple bench frames: %s needs a number in 1..%d\n", a, steps ? 1000000 : 100);
                 frames_free_names(names);

@@ -74,6 +74,13 @@ double cr_bench_median(const double *sorted, int32_t n) {
     return n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
 }
 
+long cr_bench_count(int argc, char **argv, int i, long max) {
+    char *end = NULL;
+    long v = i + 1 < argc ? strtol(argv[i + 1], &end, 10) : -1;
+    if (i + 1 >= argc || end == argv[i + 1] || *end != '\0' || v < 1 || v > max) return -1;
+    return v;
+}
+
 int cr_bench_scene_path(const char *dir, const char *name, char path[CR_SCENE_PATH_MAX], char label[CR_SCENE_NAME_MAX]) {
     size_t len = strlen(name);
     int written;
@@ -239,9 +246,8 @@ int cr_cmd_bench(int argc, char **argv) {
             arrfree(names);
             return 0;
         } else if (strcmp(a, "--steps") == 0 || strcmp(a, "--frames") == 0) {
-            char *end = NULL;
-            long v = i + 1 < argc ? strtol(argv[i + 1], &end, 10) : -1;
-            if (i + 1 >= argc || end == argv[i + 1] || *end != '\0' || v < 1 || v > 1000000) {
+            long v = cr_bench_count(argc, argv, i, 1000000);
+            if (v < 0) {
                 fprintf(stderr, "crumple bench: %s needs a number in 1..1000000\n", a);
                 arrfree(names);
                 return 2;

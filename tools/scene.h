@@ -376,6 +376,8 @@ int cr_bench_scene(FILE *out, const char *name, const char *path, int32_t steps)
 int cr_bench_cmp_double(const void *a, const void *b);
 /// Median of n sorted values (the mean of the middle two when n is even); 0 when n <= 0.
 double cr_bench_median(const double *sorted, int32_t n);
+/// The number after option argv[i] if it is a whole number in 1..max, else -1.
+long cr_bench_count(int argc, char **argv, int i, long max);
 /// A bench argument into a scene path and a label: a name is DIR/NAME.scene
 /// labelled NAME, a path ending in .scene is itself labelled by its base name;
 /// the label is made JSON-safe. 0, or -1 when the path does not fit.
