@@ -60,7 +60,9 @@
 #include <string.h>
 #include <time.h>
 
-/* The damage models whose per-step stats are kept, in print order. */
+/* The damage models whose per-step stats are kept, in print order. The
+ * runtime's own list (damage/models.h) is internal; tools see only the
+ * cr_world_stats fields named after each model, so a new model is a line here. */
 #define FRAMES_MODEL_LIST(X) X(dent) X(example) X(bend) X(squash) X(fracture) X(custom)
 enum {
 #define FRAMES_X_INDEX_(m) FRAMES_MODEL_##m,
