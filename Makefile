@@ -13,6 +13,7 @@
 #   make bench-stages    the dent map's steps (seed 000 Table 1) and the re-skin, timed alone (tests/bench/)
 #   make bench-peers     crumple next to Bullet and ODE on the five peer scenes (docs/peers.md)
 #   make bench-soft      soft_pile in crumple and in Bullet's btSoftBody (docs/mass-spring.md)
+#   make bench-frames    every shipped scene's steps against issue 25's frame budget, float then fixed (docs/frame-budget.md)
 #   make cross           Cortex-M4F libraries (both modes, sizes) and the suite as 32-bit x86
 # Settings below are ?= so that a user can override any of them.
 
@@ -184,6 +185,21 @@ readme-images: $(CLI)
 
 bench: $(CLI)
 	$(CLI) bench
+
+# ---- the frame benchmark (tools/bench_frames.c; last table in docs/frame-budget.md)
+# Both scalar modes' tools, then one table each: every data/scenes/*.scene (or
+# FRAMES_SCENES) for its own frames, FRAMES_REPEAT runs with each step's minimum
+# time. FRAMES_FLAGS adds options (e.g. --steps 60, --json). Writes only build*/.
+FRAMES_REPEAT ?= 3
+FRAMES_SCENES ?=
+FRAMES_FLAGS  ?=
+.PHONY: bench-frames
+bench-frames:
+	$(MAKE) FIXED=0 BUILD=build cli
+	$(MAKE) FIXED=1 BUILD=build-fixed cli
+	build/bin/crumple bench frames --repeat $(FRAMES_REPEAT) $(FRAMES_FLAGS) $(FRAMES_SCENES)
+	@echo
+	build-fixed/bin/crumple bench frames --repeat $(FRAMES_REPEAT) $(FRAMES_FLAGS) $(FRAMES_SCENES)
 
 # ---- install (tests/check_install.sh) -----------------------------------------
 # `make install PREFIX=/usr/local DESTDIR=` builds both scalar modes and puts in

@@ -37,6 +37,11 @@ crp_status crp_make_dirs(const char *path) {
     return CRP_ERR_UNSUPPORTED;
 }
 
+crp_status crp_list_dir(const char *dir, const char *suffix, void (*each)(void *user, const char *name), void *user) {
+    (void)dir, (void)suffix, (void)each, (void)user;
+    return CRP_ERR_UNSUPPORTED;
+}
+
 /* Cortex-M debug registers (ARMv7-M architecture reference manual, C1.8). */
 #define CRP_DEMCR (*(volatile uint32_t *)0xE000EDFCu)
 #define CRP_DWT_CTRL (*(volatile uint32_t *)0xE0001000u)

@@ -41,6 +41,11 @@ crp_status crp_write_file_atomic(const char *path, const void *data, size_t size
 /// folder is fine. CRP_ERR_WRITE if a part exists as a file or cannot be made.
 crp_status crp_make_dirs(const char *path);
 
+/// Call `each` with the name of every entry of folder `dir` whose name ends
+/// in `suffix` (e.g. ".scene"), in no particular order; CRP_ERR_OPEN if the
+/// folder cannot be read.
+crp_status crp_list_dir(const char *dir, const char *suffix, void (*each)(void *user, const char *name), void *user);
+
 /// Monotonic clock in nanoseconds (cycle-based on bare metal).
 uint64_t crp_clock_ns(void);
 /// Same, with the signature of the world def's clock hook.

@@ -189,6 +189,19 @@ crp_status crp_make_dirs(const char *path) {
     return CRP_OK;
 }
 
+crp_status crp_list_dir(const char *dir, const char *suffix, void (*each)(void *user, const char *name), void *user) {
+    DIR *d = opendir(dir);
+    if (d == NULL) return CRP_ERR_OPEN;
+    size_t sn = strlen(suffix);
+    struct dirent *ent;
+    while ((ent = readdir(d)) != NULL) {
+        size_t n = strlen(ent->d_name);
+        if (n > sn && strcmp(ent->d_name + n - sn, suffix) == 0) each(user, ent->d_name);
+    }
+    closedir(d);
+    return CRP_OK;
+}
+
 uint64_t crp_clock_ns(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);

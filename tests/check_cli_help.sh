@@ -8,6 +8,8 @@
 #     help describes every option the command's source accepts (tools/cmd_CMD.c)
 #   - an unknown option is bad usage: exit 2, a message on stderr, nothing on stdout
 #   - a missing input file is a failed work: exit 1, a message on stderr
+#   - `crumple bench frames` on one 5-step scene prints its table's columns
+#     and, with --json, one line with its fields (docs/frame-budget.md)
 # The commands are read from `crumple --help`, so a new one is walked too.
 # Prints "cli: N passed, M failed" last.
 set -u
@@ -66,17 +68,41 @@ for c in $commands; do
     case $c in
         version) "$cli" version --help >/dev/null 2>&1 && ok || bad "crumple version --help" ;;
         bench) check_help bench tools/cmd_bench.c
-               check_help "bench cook" tools/bench_cook.c ;;
+               check_help "bench cook" tools/bench_cook.c
+               check_help "bench frames" tools/bench_frames.c ;;
         gen) check_help gen
              for g in torus terrain box sphere; do check_help "gen $g"; done ;;
         *) check_help "$c" "tools/cmd_$c.c" ;;
     esac
 done
 
+# bench frames on one short scene: the table's columns and the JSON's fields are there, exit 0
+"$cli" bench frames dent_ball_block --steps 5 --repeat 1 >"$tmp/out" 2>"$tmp/err"; rc=$?
+missing=""
+for col in "p50 ms" "p99 ms" "worst ms" "worst/p50" "dmg@worst ms" "dmg worst ms" "dmg max units" "latency worst/mean"; do
+    grep -qF "$col" "$tmp/out" || missing="$missing '$col'"
+done
+[ $rc -eq 0 ] && [ -z "$missing" ] && grep -q '^dent_ball_block  *5 ' "$tmp/out" && ok ||
+    bad "crumple bench frames dent_ball_block --steps 5 --repeat 1: exit $rc, columns missing:$missing, or no row"
+"$cli" bench frames dent_ball_block --steps 5 --repeat 2 --json >"$tmp/out" 2>"$tmp/err"; rc=$?
+missing=""
+for key in scene mode steps repeat clock p50_ms p99_ms worst_ms worst_over_p50 cpu_p50_ms worst_step_damage_ms damage_worst_ms \
+           damage_work_max state_hash models dent committed latency_max latency_mean work waiting_max; do
+    grep -q "\"$key\":" "$tmp/out" || missing="$missing $key"
+done
+[ $rc -eq 0 ] && [ -z "$missing" ] && [ "$(wc -l <"$tmp/out")" -eq 1 ] && ok ||
+    bad "crumple bench frames dent_ball_block --steps 5 --repeat 2 --json: exit $rc, keys missing:$missing, or not one line"
+for words in "--repeat 0" "--steps x" "--clock sun"; do
+    # shellcheck disable=SC2086
+    "$cli" bench frames dent_ball_block $words >"$tmp/out" 2>"$tmp/err"; rc=$?
+    [ $rc -eq 2 ] && grep -q "^crumple bench frames: " "$tmp/err" && [ ! -s "$tmp/out" ] && ok ||
+        bad "crumple bench frames $words: exit $rc (want 2) or no 'crumple bench frames:' message"
+done
+
 # a missing input file is a failure of the work, not of usage: exit 1, said on stderr
 for words in "info /nonexistent.crb" "query /nonexistent.crb --sdf" "render /nonexistent.crb -o $tmp/x.png" \
              "cook /nonexistent.obj -o $tmp/x.crb" "run /nonexistent.scene" "replay /nonexistent.crr --verify" \
-             "bench /nonexistent.scene"; do
+             "bench /nonexistent.scene" "bench frames /nonexistent.scene --steps 1 --repeat 1"; do
     # shellcheck disable=SC2086
     "$cli" $words >"$tmp/out" 2>"$tmp/err" </dev/null; rc=$?
     [ $rc -eq 1 ] && [ -s "$tmp/err" ] && ok || bad "crumple $words: exit $rc (want 1) or nothing on stderr"

@@ -18,18 +18,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 typedef struct plastic_round {
     double rigid_ms, damage_ms, added; /* per step, per step, damage / rigid */
     int32_t frames;
 } plastic_round;
 
 static int cmp_round(const void *a, const void *b) {
-    return cmp_double(&((const plastic_round *)a)->added, &((const plastic_round *)b)->added);
+    return cr_bench_cmp_double(&((const plastic_round *)a)->added, &((const plastic_round *)b)->added);
 }
 
 /* One whole run of a scene; 0, or 1 after printing the error. */

@@ -27,11 +27,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 typedef struct text {
     char *s;
     size_t len, cap;
@@ -169,7 +164,7 @@ int cr_bench_soft(int argc, char **argv) {
         total += ms[s];
         work += cr_world_get_stats(w).spring.work;
     }
-    qsort(ms, (size_t)steps, sizeof *ms, cmp_double);
+    qsort(ms, (size_t)steps, sizeof *ms, cr_bench_cmp_double);
     /* what a player would see: particles inside another body, or outside the box */
     int inside = 0, outside = 0, resting = 0, asleep = 0;
     cr_vec3 **xs = malloc(sizeof(cr_vec3 *) * (size_t)(pile ? pile : 1));

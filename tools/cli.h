@@ -29,6 +29,8 @@ int cr_bench_cook(int argc, char **argv);
 int cr_bench_fracture(int argc, char **argv);
 /// `crumple bench example`: what plasticity adds to the rigid step of the plastic scenes (tools/bench_plastic.c).
 int cr_bench_plastic(int argc, char **argv);
+/// `crumple bench frames`: every step of the shipped scenes against issue 25's frame budget (tools/bench_frames.c).
+int cr_bench_frames(int argc, char **argv);
 /// `crumple bench soft`: issue 16's soft_pile, timed (tools/bench_soft.c).
 int cr_bench_soft(int argc, char **argv);
 /// Read and validate a cooked asset with the runtime loader (tools/cmd_info.c); prints "file:0: why" on failure. Caller frees *bytes (crp_free) and *block (free).

@@ -7,6 +7,7 @@
  *     crumple bench example             what plasticity adds to the plastic scenes' rigid step
  *     crumple bench fracture            prescoring and the split's cost
  *     crumple bench soft                issue 16's soft pile (make bench-soft: beside Bullet's)
+ *     crumple bench frames              every step of every shipped scene against issue 25's frame budget
  *   (the dent-map and re-skin benchmarks time internal stages, which tools
  *   may not reach: they are tests/bench/, `make bench-stages`)
  *
@@ -50,6 +51,7 @@ static void bench_usage(FILE *out) {
                  "       crumple bench example [--rounds N]   (what plasticity adds to the rigid step of example_pachinko and example_car)\n"
                  "       crumple bench fracture [options]   (prescoring 1000 pieces, a resting and a breaking body)\n"
                  "       crumple bench soft [options]   (the soft pile, timed; make bench-soft runs Bullet's beside it)\n"
+                 "       crumple bench frames [SCENE...] [options]   (every step of every shipped scene: p50/p99/worst, damage, latency)\n"
                  "  Steps each scene (default: pile rings terrain) N times (default 600) at 1/60 s\n"
                  "  and prints one JSON object per scene: median and max ms per step.\n"
                  "  A SCENE is a name in DIR (default data/scenes) or a path to a .scene file.\n"
@@ -62,9 +64,38 @@ static void bench_usage(FILE *out) {
                  "  build/bin/crumple_stage_bench NAME from `make bench-stages-bin`; `crumple bench cook --help`.\n");
 }
 
-static int cmp_double(const void *a, const void *b) {
+int cr_bench_cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
+}
+
+double cr_bench_median(const double *sorted, int32_t n) {
+    if (n <= 0) return 0;
+    return n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+}
+
+long cr_bench_count(int argc, char **argv, int i, long max) {
+    char *end = NULL;
+    long v = i + 1 < argc ? strtol(argv[i + 1], &end, 10) : -1;
+    if (i + 1 >= argc || end == argv[i + 1] || *end != '\0' || v < 1 || v > max) return -1;
+    return v;
+}
+
+int cr_bench_scene_path(const char *dir, const char *name, char path[CR_SCENE_PATH_MAX], char label[CR_SCENE_NAME_MAX]) {
+    size_t len = strlen(name);
+    int written;
+    if (len > 6 && strcmp(name + len - 6, ".scene") == 0) {
+        written = snprintf(path, CR_SCENE_PATH_MAX, "%s", name);
+        const char *base = strrchr(name, '/');
+        base = base ? base + 1 : name;
+        snprintf(label, CR_SCENE_NAME_MAX, "%.*s", (int)(strlen(base) - 6), base);
+    } else {
+        written = snprintf(path, CR_SCENE_PATH_MAX, "%s/%s.scene", dir, name);
+        snprintf(label, CR_SCENE_NAME_MAX, "%s", name);
+    }
+    for (char *c = label; *c; ++c)
+        if (*c == '"' || *c == '\\' || (unsigned char)*c < 0x20) *c = '_'; /* keep the JSON valid */
+    return written < 0 || written >= CR_SCENE_PATH_MAX ? -1 : 0;
 }
 
 /* Where a scene body is, for the peer comparison: mesh bodies in their file's
@@ -135,11 +166,11 @@ static int bench_scene(FILE *out, const char *name, const char *path, int32_t st
     if (rc == 0) {
         double total = 0;
         for (int32_t f = 0; f < steps; ++f) total += ms[f];
-        qsort(ms, (size_t)steps, sizeof ms[0], cmp_double);
-        qsort(cpu, (size_t)steps, sizeof cpu[0], cmp_double);
-        double median = steps == 0 ? 0 : (steps % 2 ? ms[steps / 2] : 0.5 * (ms[steps / 2 - 1] + ms[steps / 2]));
+        qsort(ms, (size_t)steps, sizeof ms[0], cr_bench_cmp_double);
+        qsort(cpu, (size_t)steps, sizeof cpu[0], cr_bench_cmp_double);
+        double median = cr_bench_median(ms, steps);
         double max = steps == 0 ? 0 : ms[steps - 1];
-        double cpu_median = steps == 0 ? 0 : (steps % 2 ? cpu[steps / 2] : 0.5 * (cpu[steps / 2 - 1] + cpu[steps / 2]));
+        double cpu_median = cr_bench_median(cpu, steps);
         double cpu_max = steps == 0 ? 0 : cpu[steps - 1];
         cr_memory_stats m = cr_world_memory_stats(w);
         fprintf(out, "{\"scene\":\"%s\",\"steps\":%d,\"median_ms\":%.4f,\"max_ms\":%.4f,\"mean_ms\":%.4f,\"cpu_median_ms\":%.4f,"
@@ -180,6 +211,7 @@ static const struct {
     {"cook", cr_bench_cook}, /* tools/bench_cook.c */
     {"example", cr_bench_plastic}, /* tools/bench_plastic.c */
     {"fracture", cr_bench_fracture}, /* tools/bench_fracture.c */
+    {"frames", cr_bench_frames}, /* tools/bench_frames.c */
     {"soft", cr_bench_soft}, /* tools/bench_soft.c */
 };
 
@@ -214,9 +246,8 @@ int cr_cmd_bench(int argc, char **argv) {
             arrfree(names);
             return 0;
         } else if (strcmp(a, "--steps") == 0 || strcmp(a, "--frames") == 0) {
-            char *end = NULL;
-            long v = i + 1 < argc ? strtol(argv[i + 1], &end, 10) : -1;
-            if (i + 1 >= argc || end == argv[i + 1] || *end != '\0' || v < 1 || v > 1000000) {
+            long v = cr_bench_count(argc, argv, i, 1000000);
+            if (v < 0) {
                 fprintf(stderr, "crumple bench: %s needs a number in 1..1000000\n", a);
                 arrfree(names);
                 return 2;
@@ -254,26 +285,12 @@ int cr_cmd_bench(int argc, char **argv) {
         for (size_t i = 0; i < sizeof default_scenes / sizeof default_scenes[0]; ++i) arrput(names, default_scenes[i]);
     int rc = 0;
     for (ptrdiff_t i = 0; i < arrlen(names); ++i) {
-        const char *n = names[i];
         char path[CR_SCENE_PATH_MAX], label[CR_SCENE_NAME_MAX];
-        size_t len = strlen(n);
-        int written;
-        if (len > 6 && strcmp(n + len - 6, ".scene") == 0) {
-            written = snprintf(path, sizeof path, "%s", n);
-            const char *base = strrchr(n, '/');
-            base = base ? base + 1 : n;
-            snprintf(label, sizeof label, "%.*s", (int)(strlen(base) - 6), base);
-        } else {
-            written = snprintf(path, sizeof path, "%s/%s.scene", dir, n);
-            snprintf(label, sizeof label, "%s", n);
-        }
-        if (written < 0 || (size_t)written >= sizeof path) {
-            fprintf(stderr, "crumple bench: scene path too long: %s\n", n);
+        if (cr_bench_scene_path(dir, names[i], path, label)) {
+            fprintf(stderr, "crumple bench: scene path too long: %s\n", names[i]);
             rc = 2;
             continue;
         }
-        for (char *c = label; *c; ++c)
-            if (*c == '"' || *c == '\\' || (unsigned char)*c < 0x20) *c = '_'; /* keep the JSON valid */
         if (bench_scene(stdout, label, path, steps, poses, sleep)) rc = 1;
     }
     arrfree(names);

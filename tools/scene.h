@@ -255,6 +255,8 @@ int32_t cr_scene_find_body(const cr_scene *s, const char *name);
 
 /// Create the world the scene describes (one host block from cr_cli_world_new),
 /// register its assets and create its bodies that do not wait for a spawn.
+/// The world's stages are timed by s->def.clock_ns if the caller set one,
+/// else by the host's monotonic clock.
 /// Returns 0, or -1 with *err naming the scene line that failed.
 int cr_scene_build(cr_scene *s, cr_world **out, cr_scene_error *err);
 /// Create body `index` (and attach its dent def) in `w`; errors name `line`.
@@ -370,5 +372,15 @@ void cr_run_write_json(FILE *out, const cr_scene *s, const cr_world *w, const cr
 /// max_ms, mean_ms, cpu_median_ms, cpu_max_ms, bodies, overflow,
 /// memory_bytes, mode, state_hash. Returns 0, or 1 after printing the error.
 int cr_bench_scene(FILE *out, const char *name, const char *path, int32_t steps);
+/// qsort's comparison of two doubles, ascending.
+int cr_bench_cmp_double(const void *a, const void *b);
+/// Median of n sorted values (the mean of the middle two when n is even); 0 when n <= 0.
+double cr_bench_median(const double *sorted, int32_t n);
+/// The number after option argv[i] if it is a whole number in 1..max, else -1.
+long cr_bench_count(int argc, char **argv, int i, long max);
+/// A bench argument into a scene path and a label: a name is DIR/NAME.scene
+/// labelled NAME, a path ending in .scene is itself labelled by its base name;
+/// the label is made JSON-safe. 0, or -1 when the path does not fit.
+int cr_bench_scene_path(const char *dir, const char *name, char path[CR_SCENE_PATH_MAX], char label[CR_SCENE_NAME_MAX]);
 
 #endif

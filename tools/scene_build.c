@@ -69,7 +69,7 @@ int cr_scene_build(cr_scene *s, cr_world **out, cr_scene_error *err) {
     cr_scene_fracture_size(s, &def); /* tools/scene_fracture.c */
     cr_scene_spring_budget(s, &def); /* tools/scene_spring.c */
     def.log = crp_log_hook;
-    def.clock_ns = crp_clock_hook;
+    if (def.clock_ns == NULL) def.clock_ns = crp_clock_hook; /* a caller's own clock (crumple bench frames --clock cpu) is kept */
     cr_world *w = NULL;
     cr_status st = cr_cli_world_new(&def, &w);
     if (st != CR_OK) {
