@@ -145,8 +145,10 @@ typedef struct cr_spring_budget {
     X(dent_vertex, "a target vertex tested against a dent")                                                            \
     X(dent_vertex_moved, "a target vertex the dent moved")                                                             \
     X(dent_refresh, "a triangle, vertex or sample of the normals, samples and bounds refresh")                         \
-    X(dent_patch_node, "a distance-grid node of a dent's patch box")                                                   \
-    X(dent_patch_moved, "a grid node the dent moved: its pre-image and trilinear read")                                \
+    X(dent_patch_node, "a distance-grid node of a dent's patch box (near the surface or not)")                        \
+    X(dent_patch_probe, "a grid node near the surface the dent's displacement is asked at")                          \
+    X(dent_patch_linear, "a grid node the dent moved less than half a cell: its first-order value")                  \
+    X(dent_patch_moved, "a grid node the dent moved farther: its pre-image iteration and trilinear read")             \
     X(dent_commit_node, "a patched grid node written into the body's grid")                                            \
     X(dent_volume_triangle, "a triangle of the mass refresh's volume")                                                 \
     X(example_work, "a unit of the example model's own count (cr_world_stats.example.done and docs)")                 \
@@ -349,6 +351,9 @@ typedef struct cr_model_stats {
     uint32_t committed;     ///< changes whose mesh and grid became the body's collision shape in this step
     uint32_t latency_max;   ///< steps from impact to commit, the largest among this step's committed changes (0: same step)
     uint32_t latency_sum;   ///< steps from impact to commit, summed over this step's committed changes
+    uint32_t largest_slice; ///< ns charged by the dearest slice of this step: work passes what the stage allowed
+                            ///< by less than it (a step's first slice always runs, so every change arrives)
+    uint64_t time_ns;       ///< the model's step on the host's clock (0 without one): what `work` predicts
 } cr_model_stats;
 
 typedef struct cr_world_stats {

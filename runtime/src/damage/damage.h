@@ -25,6 +25,7 @@
 #include "crumple/events.h"
 #include "base/block.h"
 #include "geometry/surface_copy.h"
+#include "damage/dent.h"
 
 /// This step's impacts and contacts, grouped by body slot (scratch memory).
 /// Body slot i's impacts are impacts[impact_start[i] .. impact_start[i+1]).
@@ -38,6 +39,22 @@ typedef struct cr_damage_input {
     uint32_t allowance;            ///< ns of the reference core the model may still charge this step (budget.h)
 } cr_damage_input;
 
+/// The dent job in flight (dent_model.c): the impact at the queue's head,
+/// built over as many steps as the budget needs, then committed side by side.
+typedef struct cr_dent_active {
+    uint32_t phase;        ///< idle, maps, patch or commit (dent_model.c)
+    uint32_t side;         ///< the side being built
+    uint32_t sides;        ///< how many the job has
+    uint32_t progressive;  ///< 1: side 0 deepens a dent site, `old` is its dent as it was
+    uint32_t site;         ///< that site's index in the target's record
+    uint32_t box_ok;       ///< the side's patch box was planned and fits
+    uint32_t box_planned;
+    uint32_t pad_;
+    cr_dent dent[2];       ///< the sides' built dents (their maps in the region's scratch; re-pointed on resume)
+    cr_dent old;
+    cr_surface_patch_box box; ///< the side's grid patch (its staged values in the region's scratch)
+} cr_dent_active;
+
 /// The dent model's part of the block (dent_model.c).
 typedef struct cr_dent_region {
     uint32_t records;      ///< offset of cr_dent_body[dent.body_capacity]
@@ -49,6 +66,7 @@ typedef struct cr_dent_region {
     uint32_t event_count;
     uint32_t next_seq;     ///< impact sequence number: jobs of one impact share it
     uint32_t pad_;
+    cr_dent_active active;
 } cr_dent_region;
 
 /// The example-plasticity model's part of the block (example_model.c).

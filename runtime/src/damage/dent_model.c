@@ -86,9 +86,13 @@ typedef struct cr_dent_job {
     uint32_t a_index1, a_generation, b_index1, b_generation;
     uint8_t dent_a, dent_b;  ///< which sides dent
     uint8_t soft_b;          ///< b is a soft body (b_index1/b_generation its cr_soft_id): a never dents it
-    uint8_t pad_[5];
+    uint8_t pad_;
+    uint32_t queued_step;    ///< the world's step count when it was queued (its latency is counted from it)
     cr_dent_plan side[2];    ///< [0]: a dented by b, [1]: b dented by a
 } cr_dent_job;
+
+/// Where the job in flight stands (cr_dent_active.phase; step by step below).
+enum { DENT_IDLE, DENT_MAPS, DENT_PATCH, DENT_COMMIT };
 
 cr_dent_def cr_default_dent_def(void) {
     cr_dent_def m;
@@ -257,6 +261,13 @@ uint64_t cri_dent_model_hash(const cr_world *w, uint64_t h) {
     }
     /* worlds without waiting dents hash as they did before the queue existed */
     if (CR_DAMAGE(w)->dent.queue_count > 0) h = cr_hash_u32(h, CR_DAMAGE(w)->dent.queue_count);
+    /* a job built part way: where it stands and the grid values it computed so far */
+    const cr_dent_active *act = &CR_DAMAGE(w)->dent.active;
+    if (act->phase != DENT_IDLE) {
+        h = cr_hash_u32(cr_hash_u32(h, act->phase), act->side);
+        h = cr_hash_u32(cr_hash_u32(h, (uint32_t)act->box.next_y), (uint32_t)act->box.next_z);
+        h = cr_hash_u64(h, act->box.digest);
+    }
     return h;
 }
 
@@ -422,6 +433,7 @@ static void enqueue(cr_world *w, const cr_damage_input *in, uint32_t *work) {
                 }
                 cr_dent_job *job = &queue[(reg->queue_head + reg->queue_count) % bd->queue_capacity];
                 memset(job, 0, sizeof *job);
+                job->queued_step = (uint32_t)w->step_count;
                 job->a_index1 = i + 1, job->a_generation = bodies[i].generation;
                 job->b_index1 = imp->soft_other.index1, job->b_generation = imp->soft_other.generation;
                 job->soft_b = 1;
@@ -446,6 +458,7 @@ static void enqueue(cr_world *w, const cr_damage_input *in, uint32_t *work) {
             }
             cr_dent_job *job = &queue[(reg->queue_head + reg->queue_count) % bd->queue_capacity];
             memset(job, 0, sizeof *job);
+            job->queued_step = (uint32_t)w->step_count;
             job->a_index1 = i + 1, job->a_generation = bodies[i].generation;
             job->b_index1 = imp->other.index1, job->b_generation = imp->other.generation;
             const cr_body *a = &bodies[i], *b = &bodies[j];
@@ -480,16 +493,6 @@ typedef struct dent_side {
     cr_dent dent;
 } dent_side;
 
-/* Shrink a side's map so its passes over its cells fit `cells_budget`, keeping its extent. */
-static bool fit_map(dent_side *s, uint32_t cells_budget) {
-    uint32_t n = s->cells;
-    while (n > 5 && n * n * s->plan->passes > cells_budget) --n;
-    if (n == s->cells) return false;
-    s->cell = cr_div(cr_mul(s->cell, cr_from_int((int32_t)s->cells - 1)), cr_from_int((int32_t)n - 1));
-    s->cells = n;
-    return true;
-}
-
 typedef struct patch_ctx {
     const cr_dent *dent;
     const cr_dent *old; ///< progressive: the site's dent before this hit, else NULL
@@ -503,10 +506,14 @@ static cr_vec3 deepening(const cr_dent *now, const cr_dent *old, const cr_dent_d
     return cr_v3_sub(cri_dent_displacement(now, def, rest), cri_dent_displacement(old, def, rest));
 }
 
+/* The patch's displacement: the attenuation's far tail (under a micrometre,
+ * the far side of a ball) is none, so the grid leaves those nodes alone. */
 static cr_vec3 dent_move(const void *ctx, cr_vec3 p) {
     const patch_ctx *c = (const patch_ctx *)ctx;
-    if (c->old == NULL) return cri_dent_displacement(c->dent, c->def, p);
-    return deepening(c->dent, c->old, c->def, cr_v3_sub(p, cri_dent_displacement(c->old, c->def, p)));
+    cr_vec3 d = c->old == NULL ? cri_dent_displacement(c->dent, c->def, p)
+                               : deepening(c->dent, c->old, c->def, cr_v3_sub(p, cri_dent_displacement(c->old, c->def, p)));
+    if (cr_abs(d.x) < CR_DENT_NEGLIGIBLE && cr_abs(d.y) < CR_DENT_NEGLIGIBLE && cr_abs(d.z) < CR_DENT_NEGLIGIBLE) return cr_v3_zero();
+    return d;
 }
 
 /* Progressive apply: every vertex moves by what the deeper dent adds to the
@@ -529,69 +536,6 @@ static uint32_t apply_deepening(const cr_dent *now, const cr_dent *old, const cr
         ++moved;
     }
     return moved;
-}
-
-static void apply_side(cr_world *w, dent_side *s, const cr_dent *old, uint32_t patch_budget, uint32_t *work) {
-    cr_surface_copy *copy = cri_damage_surface_of(w, s->rec->body_index1);
-    uint8_t *block = (uint8_t *)w;
-    cr_asset *view = cr_surface_copy_view(copy, block);
-    uint32_t first, last, moved;
-    if (old != NULL) {
-        const cr_asset *rest = cr_world_asset(w, copy->rest_slot);
-        moved = apply_deepening(&s->dent, old, &s->rec->def, cr_surface_copy_positions(copy, block), rest->positions,
-                                view->vertex_count, &first, &last);
-    } else {
-        moved = cri_dent_apply(&s->dent, &s->rec->def, cr_surface_copy_positions(copy, block), view->vertex_count, &first,
-                              &last);
-    }
-    *work += view->vertex_count;
-    if (moved > 0) {
-        cri_surface_copy_mark(copy, first, last);
-        *work += cri_surface_copy_refresh(copy, block, &s->target->bound_radius);
-    }
-    patch_ctx ctx = {&s->dent, old, &s->rec->def};
-    cr_real reach = patch_reach(cr_mul(cr_half(cr_from_int((int32_t)s->cells - 1)), s->cell), s->dent.cos_theta,
-                                s->dent.distance);
-    cr_real *saved = CR_AT(w, CR_DAMAGE(w)->dent.scratch + 2 * (uint32_t)map_bytes(&w->def.damage.dent), cr_real);
-    cr_surface_patch pr = cri_surface_copy_patch(copy, block, s->dent.point, reach, s->dent.distance, dent_move, &ctx,
-                                                patch_budget, saved, patch_nodes_max(&w->def.damage.dent));
-    *work += pr.nodes;
-    if (pr.shrunk) w->stats.dent.shrunk++;
-    s->rec->dent_count++;
-    const cr_dent_def *d = &s->rec->def;
-    if (d->refresh_mass && s->target->type == CR_BODY_DYNAMIC) {
-        const cr_asset *rest = cr_world_asset(w, copy->rest_slot);
-        cr_real ratio = cri_surface_copy_volume_ratio(copy, block, rest);
-        *work += view->triangle_count + rest->triangle_count;
-        /* the principal frame is kept (a dent is small next to the body), so inertia scales with the mass */
-        cr_real mass = cr_mul(cr_mul(s->target->material.density, rest->volume), ratio);
-        cr_vec3 inertia = cr_v3_scale(cr_v3_scale(rest->inertia, s->target->material.density), ratio);
-        if (ratio > 0 && mass > 0 && inertia.x > 0 && inertia.y > 0 && inertia.z > 0) {
-            cr_body *b = s->target;
-            b->mass = mass;
-            b->inv_mass = cr_div(CR_R(1), mass);
-            cri_inertia_set(b, inertia, cr_v3_zero());
-        }
-    }
-    cr_vec3 world_normal = cr_quat_rotate(s->target->xf.q, s->plan->normal);
-    if (d->move_projectile && s->proj != NULL && s->proj->type == CR_BODY_DYNAMIC)
-        s->proj->xf.p = cr_v3_mad(s->proj->xf.p, s->dent.distance, world_normal);
-    cr_dent_region *reg = &CR_DAMAGE(w)->dent;
-    /* a first job of two sides may pass a cap of one dent: one more event fits */
-    if (reg->event_count <= w->def.damage.dent.dents_per_step) {
-        cr_dent_event *e = &CR_AT(w, reg->events, cr_dent_event)[reg->event_count++];
-        memset(e, 0, sizeof *e);
-        e->body.index1 = s->rec->body_index1, e->body.generation = s->rec->body_generation;
-        if (s->proj != NULL)
-            e->other.index1 = (uint32_t)(s->proj - cr_world_bodies(w)) + 1, e->other.generation = s->proj->generation;
-        else
-            e->other_soft = s->soft;
-        e->point = s->dent.point;
-        e->world_point = cr_transform_point(s->target->xf, s->dent.point);
-        e->depth = s->dent.distance;
-        e->first_vertex = moved ? first : 1;
-        e->last_vertex = moved ? last : 0;
-    }
 }
 
 /* The site this side's hit deepens: same projectile, its point within the
@@ -649,91 +593,312 @@ static void deepen_build(cr_world *w, dent_side *s, const cr_dent_site *site, cr
     *work += (n_now * n_now + n_old * n_old) * map_passes(d, &s->projectile) + 10 * s->projectile.triangle_count;
 }
 
+/* The job in flight, step by step. A job is the impact at the queue's head;
+ * it is built in slices, each charged to the stage's meter before the next
+ * is taken, and resumes where it stopped on the next step:
+ *   maps    each side's dent map (or, deepening a site, the dent as it was
+ *           and as it will be), one side a slice, all of them before any
+ *           side commits, so both maps of a two-body impact see the shapes
+ *           as they were before it (Jacobi);
+ *   patch   a side's distance-grid patch, a few rows of its box a slice,
+ *           into the region's staged values (surface_copy.h): the grid
+ *           collisions read keeps its last committed values meanwhile;
+ *   commit  that side's vertices, normals and bounds, the staged values into
+ *           the grid, the mass, the projectile and the event, in one slice:
+ *           the body's drawn and collided shape change together.
+ * The slices that cannot be cut are a map (max_cells^2 cells times its
+ * passes) and a commit (the target's vertices and triangles and the box's
+ * nodes): a step always runs its first slice, so no job waits for ever,
+ * and the stats and docs/frame-budget.md give their bounds. */
+
+/* One slice's bookkeeping: the stage's meter and the model's own cap (its
+ * old units: map cells, nodes read, vertices and triangles looped over). */
+typedef struct dent_slice {
+    cr_damage_meter meter;
+    uint32_t units, cap;
+    uint32_t slices;       ///< slices run this step (the first always runs)
+    uint32_t commits;      ///< sides committed this step (at most dents_per_step)
+    uint64_t mark_ps;      ///< the meter when the slice began
+    uint64_t largest_ps;   ///< the dearest slice so far
+} dent_slice;
+
+static bool slice_fits(const dent_slice *sl, uint64_t ps, uint64_t units) {
+    return sl->slices == 0 || (cri_damage_fits(&sl->meter, ps) && (uint64_t)sl->units + units <= sl->cap);
+}
+
+static void slice_ran(dent_slice *sl, uint64_t units) {
+    uint64_t ps = sl->meter.spent_ps - sl->mark_ps;
+    if (ps > sl->largest_ps) sl->largest_ps = ps;
+    sl->mark_ps = sl->meter.spent_ps;
+    sl->slices++;
+    sl->units = sl->units + units > 0xffffffffu ? 0xffffffffu : (uint32_t)(sl->units + units);
+}
+
+/* The sides of job j whose bodies are still there. */
+static uint32_t job_sides(cr_world *w, cr_dent_job *j, dent_side sides[2]) {
+    cr_body_id ida = {j->a_index1, j->a_generation}, idb = {j->b_index1, j->b_generation};
+    cr_body *a = cri_world_body(w, ida), *b = j->soft_b ? NULL : cri_world_body(w, idb);
+    cr_dent_body *ra = a && j->dent_a ? record_of(w, j->a_index1) : NULL;
+    cr_dent_body *rb = b && j->dent_b ? record_of(w, j->b_index1) : NULL;
+    uint32_t n = 0;
+    memset(sides, 0, 2 * sizeof sides[0]);
+    if (j->soft_b) {
+        /* a soft body's hit: a dented by the sphere of the soft body's size */
+        cr_real r = soft_radius_of(w, j->b_index1, j->b_generation);
+        if (a && ra && r > 0) {
+            sides[n].rec = ra, sides[n].target = a, sides[n].proj = NULL, sides[n].plan = &j->side[0];
+            sides[n].soft_radius = r, sides[n].soft.index1 = j->b_index1, sides[n].soft.generation = j->b_generation;
+            sides[n++].plan_proj_index1 = 0;
+        }
+    }
+    if (a && b && ra) {
+        sides[n].rec = ra, sides[n].target = a, sides[n].proj = b, sides[n].plan = &j->side[0];
+        sides[n++].plan_proj_index1 = j->b_index1;
+    }
+    if (a && b && rb) {
+        sides[n].rec = rb, sides[n].target = b, sides[n].proj = a, sides[n].plan = &j->side[1];
+        sides[n++].plan_proj_index1 = j->a_index1;
+    }
+    return n;
+}
+
+/* The region's map memory: side k's map at k, the old dent of a deepened site at 1. */
+static void *map_memory(cr_world *w, uint32_t k) {
+    return CR_AT(w, CR_DAMAGE(w)->dent.scratch + k * (uint32_t)map_bytes(&w->def.damage.dent), void);
+}
+static cr_real *staged_values(cr_world *w) {
+    return CR_AT(w, CR_DAMAGE(w)->dent.scratch + 2 * (uint32_t)map_bytes(&w->def.damage.dent), cr_real);
+}
+
+/* The active job's built dents, their maps pointed at the region again (a
+ * byte copy of the block may have moved it since they were built). */
+static void bind_dents(cr_world *w, cr_dent_active *act, dent_side *sides, uint32_t n) {
+    for (uint32_t k = 0; k < n; ++k) {
+        act->dent[k].grid.h = (cr_real *)map_memory(w, k);
+        sides[k].dent = act->dent[k];
+        sides[k].cells = act->dent[k].grid.n, sides[k].cell = act->dent[k].grid.cell;
+    }
+    if (act->progressive) act->old.grid.h = (cr_real *)map_memory(w, 1);
+}
+
+static uint32_t map_units(const dent_side *s, bool progressive) {
+    uint32_t cells = s->plan->cells * s->plan->cells * s->plan->passes;
+    return (progressive ? 2 : 1) * cells;
+}
+
+/* Slice: side k's map. */
+static void build_map(cr_world *w, cr_dent_active *act, dent_side *s, uint32_t k, dent_slice *sl) {
+    s->cells = s->plan->cells, s->cell = s->plan->cell;
+    s->projectile = projectile_of(w, s->proj, s->target, s->plan->proj_to_target, s->plan->point, s->corners,
+                                  s->soft_radius);
+    uint32_t units;
+    if (act->progressive) {
+        cr_dent_site *site = &s->rec->sites[act->site];
+        units = 0;
+        deepen_build(w, s, site, &act->old, map_memory(w, 0), map_memory(w, 1), &units);
+    } else {
+        cr_dent_impact imp = {s->plan->point, s->plan->normal, s->plan->velocity, s->plan->distance};
+        cri_dent_build(&s->dent, &s->rec->def, &imp, &s->projectile, s->cells, s->cell, map_memory(w, k));
+        units = s->cells * s->cells * s->plan->passes + 3 * s->projectile.triangle_count;
+    }
+    cri_damage_charge(&sl->meter, CR_DAMAGE_OP_dent_map_cell, (uint64_t)map_units(s, act->progressive));
+    cri_damage_charge(&sl->meter, CR_DAMAGE_OP_dent_plan_triangle, 3ull * s->projectile.triangle_count);
+    act->dent[k] = s->dent;
+    slice_ran(sl, units);
+}
+
+static cr_real side_reach(const dent_side *s) {
+    return patch_reach(cr_mul(cr_half(cr_from_int((int32_t)s->cells - 1)), s->cell), s->dent.cos_theta, s->dent.distance);
+}
+
+/* The side's patch box, planned when its patch starts. */
+static void plan_patch(cr_world *w, cr_dent_active *act, dent_side *s) {
+    const cr_surface_copy *copy = cri_damage_surface_of(w, s->rec->body_index1);
+    uint32_t limit = s->plan->patch_nodes < patch_nodes_max(&w->def.damage.dent) ? s->plan->patch_nodes
+                                                                                 : patch_nodes_max(&w->def.damage.dent);
+    act->box_ok = copy != NULL && cri_surface_patch_box_plan(&act->box, copy, (const uint8_t *)w, s->dent.point,
+                                                             side_reach(s), s->dent.distance, limit);
+    if (act->box.shrunk) w->stats.dent.shrunk++;
+    act->box.linear = CR_R(0.5); /* as the example model's patch: the error is a few hundredths of a cell there */
+}
+
+/* Slices: rows of the side's patch while they fit. */
+static void patch_rows(cr_world *w, cr_dent_active *act, dent_side *s, dent_slice *sl) {
+    const cr_surface_copy *copy = cri_damage_surface_of(w, s->rec->body_index1);
+    cr_surface_patch_box *b = &act->box;
+    const uint64_t row = (uint64_t)(b->hi[0] - b->lo[0] + 1);
+    /* a row is admitted while its visit fits and charged at what it did: a
+     * step passes its allowance by at most one row's moved nodes */
+    const uint64_t row_ps = cri_damage_cost_ps(w, CR_DAMAGE_OP_dent_patch_node, row);
+    const uint64_t row_units = b->nodes / (uint64_t)((b->hi[1] - b->lo[1] + 1) * (b->hi[2] - b->lo[2] + 1));
+    patch_ctx ctx = {&s->dent, act->progressive ? &act->old : NULL, &s->rec->def};
+    while (!cri_surface_patch_box_done(b) && slice_fits(sl, row_ps, row_units)) {
+        cr_surface_patch_count n = {0, 0, 0};
+        cri_surface_patch_box_rows(b, copy, (const uint8_t *)w, dent_move, &ctx, staged_values(w), 1, &n);
+        cri_damage_charge(&sl->meter, CR_DAMAGE_OP_dent_patch_node, row);
+        cri_damage_charge(&sl->meter, CR_DAMAGE_OP_dent_patch_probe, n.probed);
+        cri_damage_charge(&sl->meter, CR_DAMAGE_OP_dent_patch_linear, n.linear);
+        cri_damage_charge(&sl->meter, CR_DAMAGE_OP_dent_patch_moved, n.moved);
+        slice_ran(sl, row_units);
+    }
+}
+
+/* What a commit of side s may cost at most (its admission). */
+static uint64_t commit_ps(const cr_world *w, const dent_side *s, const cr_asset *view, const cr_dent_active *act) {
+    uint64_t ps = cri_damage_cost_ps(w, CR_DAMAGE_OP_dent_vertex, view->vertex_count) +
+                  cri_damage_cost_ps(w, CR_DAMAGE_OP_dent_refresh,
+                                     (uint64_t)view->triangle_count + 2ull * view->vertex_count + view->sample_count) +
+                  cri_damage_cost_ps(w, CR_DAMAGE_OP_dent_commit_node, act->box_ok ? cri_surface_patch_box_nodes(&act->box) : 0);
+    if (s->rec->def.refresh_mass && s->target->type == CR_BODY_DYNAMIC)
+        ps += cri_damage_cost_ps(w, CR_DAMAGE_OP_dent_volume_triangle, 2ull * view->triangle_count);
+    return ps;
+}
+
+/* Slice: side s becomes the body's shape (mesh, grid, mass), its projectile
+ * steps back out of the dent, and the dent's event is written. */
+static void commit_side(cr_world *w, cr_dent_active *act, dent_side *s, dent_slice *sl) {
+    cr_surface_copy *copy = cri_damage_surface_of(w, s->rec->body_index1);
+    uint8_t *block = (uint8_t *)w;
+    cr_asset *view = cr_surface_copy_view(copy, block);
+    const cr_dent *old = act->progressive ? &act->old : NULL;
+    uint32_t first, last, moved, units = 0;
+    if (old != NULL) {
+        const cr_asset *rest = cr_world_asset(w, copy->rest_slot);
+        moved = apply_deepening(&s->dent, old, &s->rec->def, cr_surface_copy_positions(copy, block), rest->positions,
+                                view->vertex_count, &first, &last);
+    } else {
+        moved = cri_dent_apply(&s->dent, &s->rec->def, cr_surface_copy_positions(copy, block), view->vertex_count, &first,
+                              &last);
+    }
+    cri_damage_charge(&sl->meter, CR_DAMAGE_OP_dent_vertex, view->vertex_count);
+    cri_damage_charge(&sl->meter, CR_DAMAGE_OP_dent_vertex_moved, moved);
+    units += view->vertex_count;
+    if (moved > 0) {
+        cri_surface_copy_mark(copy, first, last);
+        uint32_t r = cri_surface_copy_refresh(copy, block, &s->target->bound_radius);
+        cri_damage_charge(&sl->meter, CR_DAMAGE_OP_dent_refresh, r);
+        units += r;
+    }
+    if (act->box_ok) {
+        uint32_t nodes = cri_surface_patch_box_commit(&act->box, copy, block, staged_values(w));
+        cri_damage_charge(&sl->meter, CR_DAMAGE_OP_dent_commit_node, nodes);
+    }
+    s->rec->dent_count++;
+    const cr_dent_def *d = &s->rec->def;
+    if (d->refresh_mass && s->target->type == CR_BODY_DYNAMIC) {
+        const cr_asset *rest = cr_world_asset(w, copy->rest_slot);
+        cr_real ratio = cri_surface_copy_volume_ratio(copy, block, rest);
+        cri_damage_charge(&sl->meter, CR_DAMAGE_OP_dent_volume_triangle, (uint64_t)view->triangle_count + rest->triangle_count);
+        units += view->triangle_count + rest->triangle_count;
+        /* the principal frame is kept (a dent is small next to the body), so inertia scales with the mass */
+        cr_real mass = cr_mul(cr_mul(s->target->material.density, rest->volume), ratio);
+        cr_vec3 inertia = cr_v3_scale(cr_v3_scale(rest->inertia, s->target->material.density), ratio);
+        if (ratio > 0 && mass > 0 && inertia.x > 0 && inertia.y > 0 && inertia.z > 0) {
+            cr_body *b = s->target;
+            b->mass = mass;
+            b->inv_mass = cr_div(CR_R(1), mass);
+            cri_inertia_set(b, inertia, cr_v3_zero());
+        }
+    }
+    cr_vec3 world_normal = cr_quat_rotate(s->target->xf.q, s->plan->normal);
+    if (d->move_projectile && s->proj != NULL && s->proj->type == CR_BODY_DYNAMIC)
+        s->proj->xf.p = cr_v3_mad(s->proj->xf.p, s->dent.distance, world_normal);
+    cr_dent_region *reg = &CR_DAMAGE(w)->dent;
+    if (reg->event_count <= w->def.damage.dent.dents_per_step) {
+        cr_dent_event *e = &CR_AT(w, reg->events, cr_dent_event)[reg->event_count++];
+        memset(e, 0, sizeof *e);
+        e->body.index1 = s->rec->body_index1, e->body.generation = s->rec->body_generation;
+        if (s->proj != NULL)
+            e->other.index1 = (uint32_t)(s->proj - cr_world_bodies(w)) + 1, e->other.generation = s->proj->generation;
+        else
+            e->other_soft = s->soft;
+        e->point = s->dent.point;
+        e->world_point = cr_transform_point(s->target->xf, s->dent.point);
+        e->depth = s->dent.distance;
+        e->first_vertex = moved ? first : 1;
+        e->last_vertex = moved ? last : 0;
+    }
+    if (act->progressive) s->rec->sites[act->site].distance = s->dent.distance;
+    else remember_site(s);
+    slice_ran(sl, units);
+    sl->commits++;
+}
+
+static void job_done(cr_world *w, cr_dent_active *act) {
+    cr_dent_region *reg = &CR_DAMAGE(w)->dent;
+    reg->queue_head = (reg->queue_head + 1) % w->def.damage.dent.queue_capacity;
+    reg->queue_count--;
+    act->phase = DENT_IDLE;
+}
+
 void cri_dent_model_step(cr_world *w, const cr_damage_input *in) {
-    const uint32_t budget = w->def.damage.dent.work_per_step;
     cr_dent_region *reg = &CR_DAMAGE(w)->dent;
     reg->event_count = 0;
     if (w->def.damage.dent.body_capacity == 0) return;
     const cr_dent_budget *bd = &w->def.damage.dent;
     cr_dent_job *queue = CR_AT(w, reg->queue, cr_dent_job);
-    uint32_t work = 0, dents = 0;
-    enqueue(w, in, &work);
-    uint32_t mb = (uint32_t)map_bytes(bd);
-    while (reg->queue_count > 0) {
+    cr_dent_active *act = &reg->active;
+    dent_slice sl = {cri_damage_meter(w, in->allowance), 0, bd->work_per_step, 0, 0, 0, 0};
+    uint32_t plan_units = 0;
+    enqueue(w, in, &plan_units);
+    /* planning this step's impacts (their projectiles' extents) is this step's first slice */
+    cri_damage_charge(&sl.meter, CR_DAMAGE_OP_dent_plan_triangle, plan_units);
+    if (plan_units > 0) slice_ran(&sl, plan_units), sl.slices = 0; /* the job's first slice still runs */
+    cr_model_stats *st = &w->stats.dent;
+    while (reg->queue_count > 0 && sl.commits < bd->dents_per_step) {
         cr_dent_job *j = &queue[reg->queue_head];
-        cr_body_id ida = {j->a_index1, j->a_generation}, idb = {j->b_index1, j->b_generation};
-        cr_body *a = cri_world_body(w, ida), *b = j->soft_b ? NULL : cri_world_body(w, idb);
-        cr_dent_body *ra = a && j->dent_a ? record_of(w, j->a_index1) : NULL;
-        cr_dent_body *rb = b && j->dent_b ? record_of(w, j->b_index1) : NULL;
         dent_side sides[2];
-        uint32_t n = 0;
-        uint64_t need = 0;
-        memset(sides, 0, sizeof sides);
-        if (j->soft_b) {
-            /* a soft body's hit: a dented by the sphere of the soft body's size now */
-            cr_real r = soft_radius_of(w, j->b_index1, j->b_generation);
-            if (a && ra && r > 0) {
-                sides[n].rec = ra, sides[n].target = a, sides[n].proj = NULL, sides[n].plan = &j->side[0];
-                sides[n].soft_radius = r, sides[n].soft.index1 = j->b_index1, sides[n].soft.generation = j->b_generation;
-                sides[n++].plan_proj_index1 = 0;
+        uint32_t n = job_sides(w, j, sides);
+        if (act->phase == DENT_IDLE) {
+            memset(act, 0, sizeof *act);
+            if (n == 0) { /* its bodies went away while it waited */
+                job_done(w, act);
+                continue;
             }
+            /* a one-sided hit where the same projectile dented before deepens that dent */
+            cr_dent_site *site = n == 1 ? site_hit(&sides[0]) : NULL;
+            act->progressive = site != NULL;
+            act->site = site ? (uint32_t)(site - sides[0].rec->sites) : 0;
+            act->sides = n;
+            act->phase = DENT_MAPS;
+        } else if (n != act->sides) { /* a body of the job went away mid-way: what was built is dropped */
+            job_done(w, act);
+            continue;
         }
-        if (a && b && ra) {
-            sides[n].rec = ra, sides[n].target = a, sides[n].proj = b, sides[n].plan = &j->side[0];
-            sides[n++].plan_proj_index1 = j->b_index1;
+        bind_dents(w, act, sides, act->phase == DENT_MAPS ? act->side : n);
+        dent_side *s = &sides[act->side];
+        if (act->phase == DENT_MAPS) {
+            uint64_t ps = cri_damage_cost_ps(w, CR_DAMAGE_OP_dent_map_cell, map_units(s, act->progressive));
+            if (!slice_fits(&sl, ps, map_units(s, act->progressive))) break;
+            build_map(w, act, s, act->side, &sl);
+            if (++act->side == n) act->side = 0, act->phase = DENT_PATCH, act->box_ok = 0, act->box_planned = 0;
+            continue;
         }
-        if (a && b && rb) {
-            sides[n].rec = rb, sides[n].target = b, sides[n].proj = a, sides[n].plan = &j->side[1];
-            sides[n++].plan_proj_index1 = j->a_index1;
+        if (s->dent.distance <= 0) { /* nothing to patch or commit on this side */
+            if (++act->side == n) job_done(w, act);
+            else act->phase = DENT_PATCH, act->box_planned = 0;
+            continue;
         }
-        for (uint32_t k = 0; k < n; ++k) need += sides[k].plan->work;
-        /* a one-sided hit where the same projectile dented before deepens that
-         * dent: two maps (the dent as it was and as it will be), counted here */
-        cr_dent_site *site = n == 1 ? site_hit(&sides[0]) : NULL;
-        if (site != NULL) need += 2ull * sides[0].plan->cells * sides[0].plan->cells * sides[0].plan->passes;
-        if (dents > 0 && (dents + n > bd->dents_per_step || (uint64_t)work + need > budget)) break;
-        uint32_t left = budget > work ? budget - work : 0;
-        for (uint32_t k = 0; k < n; ++k) {
-            dent_side *s = &sides[k];
-            s->cells = s->plan->cells, s->cell = s->plan->cell;
-            /* the first job of a step runs even if it does not fit: its map
-             * shrinks to a fair share of what is left, the patch keeps its own */
-            if (need > left) {
-                uint32_t map = s->cells * s->cells * s->plan->passes;
-                uint32_t rest = s->plan->work > map ? s->plan->work - map : 0;
-                uint32_t share = left / n > rest ? left / n - rest : 25;
-                if (fit_map(s, share)) w->stats.dent.shrunk++;
-            }
-            s->projectile = projectile_of(w, s->proj, s->target, s->plan->proj_to_target, s->plan->point, s->corners,
-                                          s->soft_radius);
+        if (act->phase == DENT_PATCH) {
+            if (!act->box_planned) plan_patch(w, act, s), act->box_planned = 1;
+            if (act->box_ok) patch_rows(w, act, s, &sl);
+            if (act->box_ok && !cri_surface_patch_box_done(&act->box)) break; /* the budget is spent: rows wait */
+            act->phase = DENT_COMMIT;
         }
-        cr_dent old;
-        if (site != NULL) {
-            deepen_build(w, &sides[0], site, &old, CR_AT(w, reg->scratch, void), CR_AT(w, reg->scratch + mb, void), &work);
-        } else {
-            /* Jacobi: both maps from the shapes as they were before this impact */
-            for (uint32_t k = 0; k < n; ++k) {
-                dent_side *s = &sides[k];
-                cr_dent_impact imp = {s->plan->point, s->plan->normal, s->plan->velocity, s->plan->distance};
-                cri_dent_build(&s->dent, &s->rec->def, &imp, &s->projectile, s->cells, s->cell,
-                              CR_AT(w, reg->scratch + k * mb, void));
-                work += s->cells * s->cells * s->plan->passes + 3 * s->projectile.triangle_count;
-            }
-        }
-        for (uint32_t k = 0; k < n; ++k) {
-            if (sides[k].dent.distance <= 0) continue;
-            uint32_t patch = sides[k].plan->patch_nodes;
-            apply_side(w, &sides[k], site ? &old : NULL, patch, &work);
-            if (site != NULL) site->distance = sides[k].dent.distance;
-            else remember_site(&sides[k]);
-            ++dents;
-        }
-        reg->queue_head = (reg->queue_head + 1) % bd->queue_capacity;
-        reg->queue_count--;
+        const cr_asset *view = cr_surface_copy_view(cri_damage_surface_of(w, s->rec->body_index1), (uint8_t *)w);
+        if (!slice_fits(&sl, commit_ps(w, s, view, act), view->vertex_count + view->triangle_count)) break;
+        commit_side(w, act, s, &sl);
+        uint32_t latency = (uint32_t)(w->step_count - j->queued_step);
+        st->committed++;
+        st->latency_sum += latency;
+        if (latency > st->latency_max) st->latency_max = latency;
+        if (++act->side == n) job_done(w, act);
+        else act->phase = DENT_PATCH, act->box_planned = 0;
     }
-    w->stats.dent.done = dents;
-    w->stats.dent.work = work;
-    w->stats.dent.waiting = reg->queue_count;
+    st->done = sl.commits;
+    st->largest_slice = (uint32_t)((sl.largest_ps + 999u) / 1000u);
+    st->work = cri_damage_spent_ns(&sl.meter);
+    st->waiting = reg->queue_count;
 }
 
 uint32_t cr_world_get_dent_events(const cr_world *w, cr_dent_event *out, uint32_t capacity) {

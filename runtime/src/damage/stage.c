@@ -102,6 +102,9 @@ void cri_damage_begin(cr_world *w) {
     CR_DAMAGE(w)->start_poses = off;
 }
 
+/* The host's clock for the stats' times (never for a decision: the budget charges counts). */
+static uint64_t clock_ns(const cr_world *w) { return w->def.clock_ns != NULL ? w->def.clock_ns(w->def.clock_user) : 0; }
+
 static void *scratch(cr_world *w, uint64_t bytes) {
     uint32_t off = cri_arena_push(&w->scratch, (uint8_t *)w, (uint32_t)(bytes ? bytes : 16), 16);
     return off == CR_NO_OFFSET ? NULL : CR_AT(w, off, void);
@@ -263,7 +266,11 @@ void cri_damage_step(cr_step *s) {
         uint64_t spent = 0;
 #define CRI_STEP(name, bit, region, field)                                                                              \
     in.allowance = spent < w->def.damage.budget ? (uint32_t)(w->def.damage.budget - spent) : 0;                         \
-    cri_##name##_model_step(w, &in);                                                                                    \
+    if (w->def.damage.name.body_capacity > 0) {                                                                         \
+        uint64_t t0 = clock_ns(w);                                                                                      \
+        cri_##name##_model_step(w, &in);                                                                                \
+        w->stats.name.time_ns = clock_ns(w) - t0;                                                                       \
+    }                                                                                                                   \
     spent += w->stats.name.work;
         CRI_DAMAGE_MODELS(CRI_STEP)
 #undef CRI_STEP

@@ -252,40 +252,65 @@ uint32_t cri_surface_patch_box_nodes(const cr_surface_patch_box *b) {
     return (uint32_t)((b->hi[0] - b->lo[0] + 1) * (b->hi[1] - b->lo[1] + 1) * (b->hi[2] - b->lo[2] + 1));
 }
 
+/* The grid's gradient at node (x, y, z), per cell: central differences,
+ * one-sided at the grid's faces. */
+static cr_vec3 node_gradient(const cr_real *sdf, const uint32_t dims[3], int32_t x, int32_t y, int32_t z) {
+    const int32_t at[3] = {x, y, z};
+    const int32_t stride[3] = {1, (int32_t)dims[0], (int32_t)(dims[0] * dims[1])};
+    const cr_real *o = sdf + x + y * stride[1] + z * stride[2];
+    cr_real g[3];
+    for (int k = 0; k < 3; ++k) {
+        const bool down = at[k] > 0, up = at[k] < (int32_t)dims[k] - 1;
+        if (down && up) g[k] = cr_half(o[stride[k]] - o[-stride[k]]);
+        else if (up) g[k] = o[stride[k]] - o[0];
+        else if (down) g[k] = o[0] - o[-stride[k]];
+        else g[k] = 0;
+    }
+    return cr_v3(g[0], g[1], g[2]);
+}
+
 uint32_t cri_surface_patch_box_rows(cr_surface_patch_box *b, const cr_surface_copy *c, const uint8_t *block,
                                     cr_surface_displacement_fn *disp, const void *ctx, cr_real *staged, uint32_t rows,
-                                    uint32_t *moved) {
+                                    cr_surface_patch_count *count) {
     const cr_asset *view = (const cr_asset *)(block + c->view);
     const cr_real *sdf = (const cr_real *)(block + c->sdf);
     const int32_t nx = (int32_t)view->sdf_dims[0], nxy = nx * (int32_t)view->sdf_dims[1];
     const cr_real *base = sdf + b->c0[2] * nxy + b->c0[1] * nx + b->c0[0];
     const int32_t wx = b->hi[0] - b->lo[0] + 1, wy = b->hi[1] - b->lo[1] + 1;
-    uint32_t done = 0, changed = 0;
+    const cr_real linear2 = b->linear > 0 ? cr_sq(cr_mul(view->sdf_cell, b->linear)) : -1;
+    cr_surface_patch_count n = {0, 0, 0};
+    uint32_t done = 0;
     while (done < rows && b->next_z <= b->hi[2]) {
         const int32_t y = b->next_y, z = b->next_z;
         cr_real *out = staged + ((z - b->lo[2]) * wy + (y - b->lo[1])) * wx;
         for (int32_t x = b->lo[0]; x <= b->hi[0]; ++x) {
             const uint32_t at = (uint32_t)(z * nxy + y * nx + x);
+            out[x - b->lo[0]] = sdf[at]; /* left as it is unless the change moves it */
             cr_vec3 node = cr_v3(view->sdf_origin.x + cr_mul(cr_from_int(x), view->sdf_cell),
                                  view->sdf_origin.y + cr_mul(cr_from_int(y), view->sdf_cell),
                                  view->sdf_origin.z + cr_mul(cr_from_int(z), view->sdf_cell));
             cr_vec3 d = disp(ctx, node);
-            if (d.x == 0 && d.y == 0 && d.z == 0) {
-                out[x - b->lo[0]] = sdf[at]; /* left as it is */
-                continue;
+            n.probed++;
+            if (d.x == 0 && d.y == 0 && d.z == 0) continue;
+            cr_real v;
+            if (cr_v3_len_sq(d) < linear2) {
+                cr_vec3 g = node_gradient(sdf, view->sdf_dims, x, y, z);
+                v = sdf[at] - cr_mul(cr_v3_dot(g, d), view->sdf_inv_cell);
+                n.linear++;
+            } else {
+                cr_vec3 pre = cr_v3_sub(node, d);
+                for (int it = 1; it < CR_PATCH_INVERSE_STEPS; ++it) pre = cr_v3_sub(node, disp(ctx, pre));
+                cr_vec3 u = cr_v3_scale(cr_v3_sub(pre, view->sdf_origin), view->sdf_inv_cell);
+                v = sample_box(base, nx, nxy, b->c0, b->size, u, view->sdf_cell);
+                n.moved++;
             }
-            cr_vec3 pre = cr_v3_sub(node, d);
-            for (int it = 1; it < CR_PATCH_INVERSE_STEPS; ++it) pre = cr_v3_sub(node, disp(ctx, pre));
-            cr_vec3 u = cr_v3_scale(cr_v3_sub(pre, view->sdf_origin), view->sdf_inv_cell);
-            cr_real v = sample_box(base, nx, nxy, b->c0, b->size, u, view->sdf_cell);
             out[x - b->lo[0]] = v;
             b->digest = cr_hash_real(cr_hash_u32(b->digest, at), v);
-            ++changed;
         }
         ++done;
         if (++b->next_y > b->hi[1]) b->next_y = b->lo[1], b->next_z++;
     }
-    if (moved != NULL) *moved += changed;
+    if (count != NULL) count->probed += n.probed, count->linear += n.linear, count->moved += n.moved;
     return done;
 }
 

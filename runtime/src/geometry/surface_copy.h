@@ -96,6 +96,7 @@ typedef struct cr_surface_patch_box {
     int32_t next_y, next_z;  ///< the next row to compute
     uint32_t nodes;          ///< nodes read (size[0] size[1] size[2])
     uint32_t shrunk;         ///< 1: the box was cut to fit `limit`
+    cr_real linear;          ///< cells; > 0: a node moved less than this takes the first-order value (0: never)
     uint64_t digest;         ///< the copy's patch digest with the rows computed so far mixed in
 } cr_surface_patch_box;
 
@@ -106,12 +107,24 @@ bool cri_surface_patch_box_plan(cr_surface_patch_box *b, const cr_surface_copy *
                                 cr_real reach, cr_real max_move, uint32_t limit);
 /// Nodes the box patches (its staged values).
 uint32_t cri_surface_patch_box_nodes(const cr_surface_patch_box *b);
+/// What rows of a patch did, node by node (for a budget's charges).
+typedef struct cr_surface_patch_count {
+    uint32_t probed;         ///< nodes the displacement was asked at
+    uint32_t linear;         ///< nodes moved less than `linear` cells: first-order values
+    uint32_t moved;          ///< nodes moved farther: pre-image iteration and trilinear read
+} cr_surface_patch_count;
+
 /// Compute up to `rows` more rows (lo[0]..hi[0] at one y, z) of new values
-/// into `staged`; returns the rows done and adds the nodes the change moved
-/// to *moved (may be NULL). The grid is not written.
+/// into `staged`; returns the rows done and adds what its nodes took to
+/// *count (may be NULL). The grid is not written. With `linear`, a node
+/// that moves less than that many cells takes phi_old(x) - grad phi_old(x) . D(x),
+/// the gradient by central differences: no pre-image iteration, no trilinear
+/// read. (Leaving out the nodes far from the surface was tried: the solver's
+/// impact timing reads distances a step's travel away, and a fast ball then
+/// bounced off the fracture wall it broke through; docs/frame-budget.md.)
 uint32_t cri_surface_patch_box_rows(cr_surface_patch_box *b, const cr_surface_copy *c, const uint8_t *block,
                                     cr_surface_displacement_fn *disp, const void *ctx, cr_real *staged, uint32_t rows,
-                                    uint32_t *moved);
+                                    cr_surface_patch_count *count);
 /// Every row computed.
 bool cri_surface_patch_box_done(const cr_surface_patch_box *b);
 /// Write the staged values into the grid and the digest into the copy; returns the nodes written.

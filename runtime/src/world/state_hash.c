@@ -23,7 +23,7 @@ static const char state_schema[] =
     "asleep,island,sleep_time,no_sleep,finite_position,finite_orientation;"
     "joint:slot,generation,type,a,b,anchor_a,anchor_b,rest,linear_impulse,angular_impulse,[bending joints: bend_rate,spring_w_end];"
     "surface:body,positions,patch_digest;"
-    "dent:body,dent_count,site_point,site_distance,queue_count;"
+    "dent:body,dent_count,site_point,site_distance,queue_count,[job_phase,job_side,job_row,job_digest];"
     "example:body,restitution,weights,pending,queue_count;"
     "bend:body,bones,skinned,splits,dirty,dent_count,[rest_surface],[weights,owners],sub_body,joint,centre,segment,parent,cluster,quiet,[rel],samples,nodes,skin,queue;"
     "squash:body,zone_count,zone,volume,bulge_scale,model_bias,widen,posed,[posed_grid_digest,sweep,sweep_again,sweep_next,posed_rest],[sculpt_grid,deepest];"
