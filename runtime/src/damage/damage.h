@@ -49,6 +49,8 @@ typedef struct cr_dent_active {
     uint32_t site;         ///< that site's index in the target's record
     uint32_t box_ok;       ///< the side's patch box was planned and fits
     uint32_t box_planned;
+    uint32_t map_stage;    ///< the side's map: 0 to begin, 1 the projectile's reach, 2 its Z-buffer, 3 to finish, 4 built
+    uint32_t tri;          ///< the next projectile triangle of stage 1 or 2
     uint32_t pad_;
     cr_dent dent[2];       ///< the sides' built dents (their maps in the region's scratch; re-pointed on resume)
     cr_dent old;

@@ -46,19 +46,23 @@ static cr_vec3 to_profile(const cr_dent *d, cr_vec3 dir, cr_vec3 px, cr_vec3 v) 
 /* The projectile just touching: moved along the profile direction so that its
  * foremost point is at the impact point, whether the pose it came with was a
  * little short of the contact (start of step) or a little past it. */
+static bool plane_touch(const cr_dent *d, cr_vec3 dir, const cr_dent_projectile *proj, cr_vec3 *shift) {
+    if (!proj->is_plane) return false;
+    /* a plane touches where it was hit: the plane point on the line
+     * p + t dir is t ahead; a slight tilt between the plane and the
+     * profile plane must not move the touch to the square's far corner */
+    cr_vec3 m = cr_quat_rotate(proj->to_target.q, cr_v3(0, CR_R(1), 0));
+    cr_real dm = cr_v3_dot(dir, m);
+    if (cr_abs(dm) <= CR_R(1e-3)) return false;
+    cr_real ahead = -cr_div(cr_v3_dot(cr_v3_sub(d->point, proj->to_target.p), m), dm);
+    *shift = cr_v3_scale(dir, -ahead);
+    return true;
+}
+
 static cr_vec3 touch_shift(const cr_dent *d, cr_vec3 dir, const cr_dent_projectile *proj) {
+    cr_vec3 shift;
+    if (plane_touch(d, dir, proj, &shift)) return shift;
     cr_real ahead = -CR_REAL_MAX;
-    if (proj->is_plane) {
-        /* a plane touches where it was hit: the plane point on the line
-         * p + t dir is t ahead; a slight tilt between the plane and the
-         * profile plane must not move the touch to the square's far corner */
-        cr_vec3 m = cr_quat_rotate(proj->to_target.q, cr_v3(0, CR_R(1), 0));
-        cr_real dm = cr_v3_dot(dir, m);
-        if (cr_abs(dm) > CR_R(1e-3)) {
-            ahead = -cr_div(cr_v3_dot(cr_v3_sub(d->point, proj->to_target.p), m), dm);
-            return cr_v3_scale(dir, -ahead);
-        }
-    }
     for (uint32_t t = 0; t < 3 * proj->triangle_count; ++t) {
         cr_vec3 v = cr_transform_point(proj->to_target, proj->vertices[proj->triangles[t]]);
         ahead = cr_max(ahead, cr_v3_dot(cr_v3_sub(v, d->point), dir));
@@ -114,34 +118,64 @@ uint32_t cri_dent_scratch_bytes(uint32_t cells) {
     return 2 * grid + cri_dent_broaden_scratch_bytes(cells);
 }
 
-void cri_dent_build(cr_dent *out, const cr_dent_def *p, const cr_dent_impact *imp, const cr_dent_projectile *proj,
-                   uint32_t cells, cr_real cell, void *scratch) {
+/* Where the map's memory is: the heights, then the smoothing's and the broadening's scratch. */
+static uint32_t grid_bytes(uint32_t cells) { return (cells * cells * (uint32_t)sizeof(cr_real) + 7u) & ~7u; }
+
+bool cri_dent_build_begin(cr_dent *out, const cr_dent_def *p, const cr_dent_impact *imp, const cr_dent_projectile *proj,
+                          uint32_t cells, cr_real cell, void *scratch) {
     impact_frame(p, imp, out);
-    uint32_t grid_bytes = (cells * cells * (uint32_t)sizeof(cr_real) + 7u) & ~7u;
-    uint8_t *mem = (uint8_t *)scratch;
     out->grid.n = cells;
     out->grid.cell = cell;
-    out->grid.h = (cr_real *)mem;
-    cr_real *tmp = (cr_real *)(mem + grid_bytes);
-    void *broaden = mem + 2 * grid_bytes;
+    out->grid.h = (cr_real *)scratch;
     out->zbuffer_work = 0;
-    if (proj->is_sphere) {
-        cri_dent_gaussian(&out->grid, out->distance, sphere_sigma(proj, out->distance));
-    } else {
-        for (uint32_t i = 0; i < cells * cells; ++i) out->grid.h[i] = 0;
-        cr_vec3 dir = profile_dir(out), px = profile_x(out), shift = touch_shift(out, dir, proj);
-        static const uint32_t tri[3] = {0, 1, 2};
-        for (uint32_t t = 0; t < proj->triangle_count; ++t) {
-            cr_vec3 q[3];
-            for (int k = 0; k < 3; ++k) q[k] = profile_corner(out, proj, dir, px, shift, t, k);
-            out->zbuffer_work += cri_dent_zbuffer(&out->grid, q, tri, 1);
-        }
-        cri_dent_broaden(&out->grid, p->blur, broaden);
-        cri_dent_smooth(&out->grid, p->heat_iterations, p->modified_iterations, out->distance, tmp);
-    }
     /* in the collision plane the profile is stretched by 1/cos(theta) along ex */
     cr_real half = cr_mul(cr_half(cr_from_int((int32_t)cells - 1)), cell);
     out->support = cr_div(half, out->cos_theta) + cr_mul(CR_R(2), out->distance);
+    out->ahead = -CR_REAL_MAX;
+    if (proj->is_sphere) {
+        cri_dent_gaussian(&out->grid, out->distance, sphere_sigma(proj, out->distance));
+        return true;
+    }
+    for (uint32_t i = 0; i < cells * cells; ++i) out->grid.h[i] = 0;
+    cr_vec3 dir = profile_dir(out);
+    if (plane_touch(out, dir, proj, &out->shift)) out->ahead = CR_REAL_MAX; /* known: no pass over the corners */
+    return false;
+}
+
+void cri_dent_build_ahead(cr_dent *d, const cr_dent_projectile *proj, uint32_t first, uint32_t count) {
+    cr_vec3 dir = profile_dir(d);
+    for (uint32_t t = 3 * first; t < 3 * (first + count); ++t) {
+        cr_vec3 v = cr_transform_point(proj->to_target, proj->vertices[proj->triangles[t]]);
+        d->ahead = cr_max(d->ahead, cr_v3_dot(cr_v3_sub(v, d->point), dir));
+    }
+    if (first + count == proj->triangle_count) d->shift = cr_v3_scale(dir, -d->ahead), d->ahead = CR_REAL_MAX;
+}
+
+bool cri_dent_build_shift_known(const cr_dent *d) { return d->ahead == CR_REAL_MAX; }
+
+void cri_dent_build_triangles(cr_dent *d, const cr_dent_projectile *proj, uint32_t first, uint32_t count) {
+    static const uint32_t tri[3] = {0, 1, 2};
+    cr_vec3 dir = profile_dir(d), px = profile_x(d);
+    for (uint32_t t = first; t < first + count; ++t) {
+        cr_vec3 q[3];
+        for (int k = 0; k < 3; ++k) q[k] = profile_corner(d, proj, dir, px, d->shift, t, k);
+        d->zbuffer_work += cri_dent_zbuffer(&d->grid, q, tri, 1);
+    }
+}
+
+void cri_dent_build_finish(cr_dent *d, const cr_dent_def *p, void *scratch) {
+    uint8_t *mem = (uint8_t *)scratch;
+    uint32_t gb = grid_bytes(d->grid.n);
+    cri_dent_broaden(&d->grid, p->blur, mem + 2 * gb);
+    cri_dent_smooth(&d->grid, p->heat_iterations, p->modified_iterations, d->distance, (cr_real *)(mem + gb));
+}
+
+void cri_dent_build(cr_dent *out, const cr_dent_def *p, const cr_dent_impact *imp, const cr_dent_projectile *proj,
+                   uint32_t cells, cr_real cell, void *scratch) {
+    if (cri_dent_build_begin(out, p, imp, proj, cells, cell, scratch)) return;
+    if (!cri_dent_build_shift_known(out)) cri_dent_build_ahead(out, proj, 0, proj->triangle_count);
+    cri_dent_build_triangles(out, proj, 0, proj->triangle_count);
+    cri_dent_build_finish(out, p, scratch);
 }
 
 /* The displacement at r = point - impact point, or false when it is zero. */

@@ -55,6 +55,8 @@ typedef struct cr_dent {
     cr_real distance;
     cr_real support;        ///< m, radius outside which nothing moves
     uint32_t zbuffer_work;  ///< cell writes of the Z-buffer
+    cr_vec3 shift;          ///< m, the projectile moved along the profile direction to just touch (a mesh's)
+    cr_real ahead;          ///< the corners' farthest reach along it so far (CR_REAL_MAX: the shift is known)
 } cr_dent;
 
 /// Cells per side the dent would use (for budgets, before building).
@@ -62,6 +64,20 @@ uint32_t cri_dent_plan_cells(const cr_dent_def *p, const cr_dent_impact *imp, co
                             cr_real target_edge_length, cr_real *cell_out);
 /// Bytes of scratch cri_dent_build needs for a grid of `cells` per side (heights included).
 uint32_t cri_dent_scratch_bytes(uint32_t cells);
+
+/// The same build in slices, so a mesh projectile's map can be drawn over
+/// several steps: begin (the frame and the cleared map; a sphere's Gaussian
+/// whole, and then it returns true), the projectile's farthest reach over
+/// ranges of its triangles until cri_dent_build_shift_known, its triangles
+/// into the Z-buffer in ranges, then finish (broadening and smoothing). The
+/// map's heights must be at grid.h on every call (a byte copy of the block
+/// may have moved them: re-point it); the same bits as cri_dent_build.
+bool cri_dent_build_begin(cr_dent *out, const cr_dent_def *p, const cr_dent_impact *imp, const cr_dent_projectile *proj,
+                          uint32_t cells, cr_real cell, void *scratch);
+void cri_dent_build_ahead(cr_dent *d, const cr_dent_projectile *proj, uint32_t first, uint32_t count);
+bool cri_dent_build_shift_known(const cr_dent *d);
+void cri_dent_build_triangles(cr_dent *d, const cr_dent_projectile *proj, uint32_t first, uint32_t count);
+void cri_dent_build_finish(cr_dent *d, const cr_dent_def *p, void *scratch);
 
 /// Build the dent map (profile, broaden, smooth) into `scratch` (8-aligned).
 void cri_dent_build(cr_dent *out, const cr_dent_def *p, const cr_dent_impact *imp, const cr_dent_projectile *proj,

@@ -686,25 +686,62 @@ static uint32_t map_units(const dent_side *s, bool progressive) {
     return (progressive ? 2 : 1) * cells;
 }
 
-/* Slice: side k's map. */
-static void build_map(cr_world *w, cr_dent_active *act, dent_side *s, uint32_t k, dent_slice *sl) {
+/* Projectile triangles a slice of a mesh projectile's map visits at most. */
+#define DENT_TRIANGLES_PER_SLICE 512u
+
+/* Slices: side k's map; a mesh projectile's a range of its triangles at a
+ * time (its reach, then its Z-buffer), a sphere's Gaussian and a deepened
+ * site's two maps whole. Returns whether the map is built. */
+static bool build_map(cr_world *w, cr_dent_active *act, dent_side *s, uint32_t k, dent_slice *sl) {
     s->cells = s->plan->cells, s->cell = s->plan->cell;
     s->projectile = projectile_of(w, s->proj, s->target, s->plan->proj_to_target, s->plan->point, s->corners,
                                   s->soft_radius);
-    uint32_t units;
+    const uint64_t cells = (uint64_t)s->cells * s->cells;
     if (act->progressive) {
-        cr_dent_site *site = &s->rec->sites[act->site];
-        units = 0;
-        deepen_build(w, s, site, &act->old, map_memory(w, 0), map_memory(w, 1), &units);
-    } else {
-        cr_dent_impact imp = {s->plan->point, s->plan->normal, s->plan->velocity, s->plan->distance};
-        cri_dent_build(&s->dent, &s->rec->def, &imp, &s->projectile, s->cells, s->cell, map_memory(w, k));
-        units = s->cells * s->cells * s->plan->passes + 3 * s->projectile.triangle_count;
+        if (!slice_fits(sl, cri_damage_cost_ps(w, CR_DAMAGE_OP_dent_map_cell, map_units(s, true)), map_units(s, true)))
+            return false;
+        uint32_t units = 0;
+        deepen_build(w, s, &s->rec->sites[act->site], &act->old, map_memory(w, 0), map_memory(w, 1), &units);
+        cri_damage_charge(&sl->meter, CR_DAMAGE_OP_dent_map_cell, map_units(s, true));
+        cri_damage_charge(&sl->meter, CR_DAMAGE_OP_dent_plan_triangle, 10ull * s->projectile.triangle_count);
+        act->dent[k] = s->dent;
+        slice_ran(sl, units);
+        return true;
     }
-    cri_damage_charge(&sl->meter, CR_DAMAGE_OP_dent_map_cell, (uint64_t)map_units(s, act->progressive));
-    cri_damage_charge(&sl->meter, CR_DAMAGE_OP_dent_plan_triangle, 3ull * s->projectile.triangle_count);
-    act->dent[k] = s->dent;
-    slice_ran(sl, units);
+    cr_dent *d = &act->dent[k];
+    d->grid.h = (cr_real *)map_memory(w, k);
+    if (act->map_stage == 0) {
+        if (!slice_fits(sl, cri_damage_cost_ps(w, CR_DAMAGE_OP_dent_map_cell, cells), cells)) return false;
+        cr_dent_impact imp = {s->plan->point, s->plan->normal, s->plan->velocity, s->plan->distance};
+        bool whole = cri_dent_build_begin(d, &s->rec->def, &imp, &s->projectile, s->cells, s->cell, map_memory(w, k));
+        cri_damage_charge(&sl->meter, CR_DAMAGE_OP_dent_map_cell, cells);
+        slice_ran(sl, cells);
+        act->map_stage = whole ? 4 : cri_dent_build_shift_known(d) ? 2 : 1;
+        act->tri = 0;
+    }
+    const uint32_t triangles = s->projectile.triangle_count;
+    while (act->map_stage == 1 || act->map_stage == 2) {
+        uint32_t n = triangles - act->tri < DENT_TRIANGLES_PER_SLICE ? triangles - act->tri : DENT_TRIANGLES_PER_SLICE;
+        if (!slice_fits(sl, cri_damage_cost_ps(w, CR_DAMAGE_OP_dent_plan_triangle, n), n)) return false;
+        uint32_t writes = d->zbuffer_work;
+        if (act->map_stage == 1) cri_dent_build_ahead(d, &s->projectile, act->tri, n);
+        else cri_dent_build_triangles(d, &s->projectile, act->tri, n);
+        cri_damage_charge(&sl->meter, CR_DAMAGE_OP_dent_plan_triangle, n);
+        cri_damage_charge(&sl->meter, CR_DAMAGE_OP_dent_map_cell, d->zbuffer_work - writes);
+        slice_ran(sl, n);
+        act->tri += n;
+        if (act->tri == triangles) act->map_stage++, act->tri = 0;
+    }
+    if (act->map_stage == 3) {
+        const uint64_t passes = cells * (s->plan->passes - 1); /* the clear was the first */
+        if (!slice_fits(sl, cri_damage_cost_ps(w, CR_DAMAGE_OP_dent_map_cell, passes), passes)) return false;
+        cri_dent_build_finish(d, &s->rec->def, map_memory(w, k));
+        cri_damage_charge(&sl->meter, CR_DAMAGE_OP_dent_map_cell, passes);
+        slice_ran(sl, passes);
+        act->map_stage = 4;
+    }
+    s->dent = *d;
+    return true;
 }
 
 static cr_real side_reach(const dent_side *s) {
@@ -868,9 +905,8 @@ void cri_dent_model_step(cr_world *w, const cr_damage_input *in) {
         bind_dents(w, act, sides, act->phase == DENT_MAPS ? act->side : n);
         dent_side *s = &sides[act->side];
         if (act->phase == DENT_MAPS) {
-            uint64_t ps = cri_damage_cost_ps(w, CR_DAMAGE_OP_dent_map_cell, map_units(s, act->progressive));
-            if (!slice_fits(&sl, ps, map_units(s, act->progressive))) break;
-            build_map(w, act, s, act->side, &sl);
+            if (!build_map(w, act, s, act->side, &sl)) break; /* the budget is spent: the map goes on next step */
+            act->map_stage = 0;
             if (++act->side == n) act->side = 0, act->phase = DENT_PATCH, act->box_ok = 0, act->box_planned = 0;
             continue;
         }
