@@ -1,6 +1,8 @@
 /* commands.c — deferred world commands: bodies and joints that damage models
- * create or destroy (fracture makes pieces, bending splits bones), queued
- * during the stage and applied by the world at the end of the step.
+ * create or destroy (fracture makes pieces, bending splits bones) and other
+ * bodies they move (a dent's projectile), queued during the stage and applied
+ * by the world at the end of the step: a model changes no body but its own
+ * while the stage runs.
  *
  * The queue is bounded (damage.command_capacity) and applied in the order the
  * commands were queued, which is deterministic because the models run in a
@@ -48,6 +50,13 @@ cr_status cr_damage_defer_joint_create(cr_world *w, const cr_joint_def *def) {
     if (def == NULL) return CR_ERR_NULL_ARGUMENT;
     cr_command c = blank(CR_COMMAND_JOINT_CREATE);
     c.joint_def = *def;
+    return push(w, &c);
+}
+
+cr_status cri_damage_defer_body_move(cr_world *w, cr_body_id body, cr_vec3 by) {
+    cr_command c = blank(CR_COMMAND_BODY_MOVE);
+    c.body = body;
+    c.by = by;
     return push(w, &c);
 }
 
@@ -103,6 +112,12 @@ void cri_damage_commands_apply(cr_world *w) {
             break;
         }
         case CR_COMMAND_JOINT_DESTROY: s = cr_joint_destroy(w, c->joint); break;
+        case CR_COMMAND_BODY_MOVE: {
+            cr_body *b = cri_world_body(w, c->body);
+            if (b != NULL) b->xf.p = cr_v3_add(b->xf.p, c->by);
+            else s = CR_ERR_STALE_HANDLE;
+            break;
+        }
         }
         if (s == CR_ERR_CAPACITY) {
             if (kept != i) q[kept] = *c;
@@ -127,6 +142,7 @@ uint64_t cri_damage_commands_hash(const cr_world *w, uint64_t h) {
         h = cr_hash_u32(h, q[i].body.index1);
         h = cr_hash_u32(h, q[i].joint.index1);
         h = cr_hash_vec3(h, q[i].body_def.position);
+        if (q[i].type == CR_COMMAND_BODY_MOVE) h = cr_hash_vec3(h, q[i].by);
     }
     return h;
 }

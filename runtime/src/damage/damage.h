@@ -140,7 +140,8 @@ typedef enum cr_command_type {
     CR_COMMAND_BODY_CREATE,
     CR_COMMAND_BODY_DESTROY,
     CR_COMMAND_JOINT_CREATE,
-    CR_COMMAND_JOINT_DESTROY
+    CR_COMMAND_JOINT_DESTROY,
+    CR_COMMAND_BODY_MOVE     ///< translate a body by `by` (a dent's projectile stepping into its dent)
 } cr_command_type;
 
 typedef struct cr_command {
@@ -152,6 +153,7 @@ typedef struct cr_command {
     cr_joint_id joint;
     cr_body_def body_def;
     cr_joint_def joint_def;
+    cr_vec3 by;            ///< m, world frame: a move's translation
 } cr_command;
 
 /// The damage stage's part of the block.

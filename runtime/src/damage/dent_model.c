@@ -791,8 +791,12 @@ static uint64_t commit_ps(const cr_world *w, const dent_side *s, const cr_asset 
     return ps;
 }
 
+static bool moves_projectile(const dent_side *s) {
+    return s->rec->def.move_projectile && s->proj != NULL && s->proj->type == CR_BODY_DYNAMIC;
+}
+
 /* Slice: side s becomes the body's shape (mesh, grid, mass), its projectile
- * steps back out of the dent, and the dent's event is written. */
+ * is queued to step into the dent, and the dent's event is written. */
 static void commit_side(cr_world *w, cr_dent_active *act, dent_side *s, dent_slice *sl) {
     cr_surface_copy *copy = cri_damage_surface_of(w, s->rec->body_index1);
     uint8_t *block = (uint8_t *)w;
@@ -837,9 +841,11 @@ static void commit_side(cr_world *w, cr_dent_active *act, dent_side *s, dent_sli
             cri_inertia_set(b, inertia, cr_v3_zero());
         }
     }
-    cr_vec3 world_normal = cr_quat_rotate(s->target->xf.q, s->plan->normal);
-    if (d->move_projectile && s->proj != NULL && s->proj->type == CR_BODY_DYNAMIC)
-        s->proj->xf.p = cr_v3_mad(s->proj->xf.p, s->dent.distance, world_normal);
+    /* the projectile is another body: it steps into the dent at the step's end, by a command */
+    if (moves_projectile(s)) {
+        cr_body_id id = {(uint32_t)(s->proj - cr_world_bodies(w)) + 1, s->proj->generation};
+        cri_damage_defer_body_move(w, id, cr_v3_scale(cr_quat_rotate(s->target->xf.q, s->plan->normal), s->dent.distance));
+    }
     cr_dent_region *reg = &CR_DAMAGE(w)->dent;
     if (reg->event_count <= w->def.damage.dent.dents_per_step) {
         cr_dent_event *e = &CR_AT(w, reg->events, cr_dent_event)[reg->event_count++];
@@ -923,6 +929,7 @@ void cri_dent_model_step(cr_world *w, const cr_damage_input *in) {
         }
         const cr_asset *view = cr_surface_copy_view(cri_damage_surface_of(w, s->rec->body_index1), (uint8_t *)w);
         if (!slice_fits(&sl, commit_ps(w, s, view, act), view->vertex_count + view->triangle_count)) break;
+        if (moves_projectile(s) && cri_damage_commands_room(w) == 0) break; /* the move waits with the dent: counted */
         commit_side(w, act, s, &sl);
         uint32_t latency = (uint32_t)(w->step_count - j->queued_step);
         st->committed++;

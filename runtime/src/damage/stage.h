@@ -52,6 +52,8 @@ cr_status cri_damage_defer_body_create_into(cr_world *w, const cr_body_def *def,
 /// (0: the def's) when applied, and whose handle is written at id_out (0: nowhere).
 cr_status cri_damage_defer_joint_create_between(cr_world *w, const cr_joint_def *def, uint32_t a_from, uint32_t b_from,
                                                 uint32_t id_out);
+/// Queue a translation of `body` by `by` (m, world frame) for the step's end.
+cr_status cri_damage_defer_body_move(cr_world *w, cr_body_id body, cr_vec3 by);
 /// Commands the queue has room for now.
 uint32_t cri_damage_commands_room(const cr_world *w);
 
