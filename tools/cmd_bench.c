@@ -8,6 +8,7 @@
  *     crumple bench fracture            prescoring and the split's cost
  *     crumple bench soft                issue 16's soft pile (make bench-soft: beside Bullet's)
  *     crumple bench frames              every step of every shipped scene against issue 25's frame budget
+ *     crumple bench calibrate           fits the damage budget's cost tables (ps per item) from the scenes' steps
  *   (the dent-map and re-skin benchmarks time internal stages, which tools
  *   may not reach: they are tests/bench/, `make bench-stages`)
  *
@@ -39,6 +40,7 @@
 #include "scene.h"
 #include "stb_ds.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -52,6 +54,7 @@ static void bench_usage(FILE *out) {
                  "       crumple bench fracture [options]   (prescoring 1000 pieces, a resting and a breaking body)\n"
                  "       crumple bench soft [options]   (the soft pile, timed; make bench-soft runs Bullet's beside it)\n"
                  "       crumple bench frames [SCENE...] [options]   (every step of every shipped scene: p50/p99/worst, damage, latency)\n"
+                 "       crumple bench calibrate [SCENE...] [options]   (fits the damage cost tables, ps per item, from the scenes' steps)\n"
                  "  Steps each scene (default: pile rings terrain) N times (default 600) at 1/60 s\n"
                  "  and prints one JSON object per scene: median and max ms per step.\n"
                  "  A SCENE is a name in DIR (default data/scenes) or a path to a .scene file.\n"
@@ -96,6 +99,64 @@ int cr_bench_scene_path(const char *dir, const char *name, char path[CR_SCENE_PA
     for (char *c = label; *c; ++c)
         if (*c == '"' || *c == '\\' || (unsigned char)*c < 0x20) *c = '_'; /* keep the JSON valid */
     return written < 0 || written >= CR_SCENE_PATH_MAX ? -1 : 0;
+}
+
+static const struct {
+    const char *name;
+    size_t offset; /* of its cr_model_stats in cr_world_stats */
+} bench_models[CR_BENCH_MODEL_COUNT] = {
+#define CR_X_BENCH_ENTRY_(m) {#m, offsetof(cr_world_stats, m)},
+    CR_BENCH_MODEL_LIST(CR_X_BENCH_ENTRY_)
+#undef CR_X_BENCH_ENTRY_
+};
+
+const char *cr_bench_model_name(int m) {
+    return bench_models[m].name;
+}
+
+const cr_model_stats *cr_bench_model_stats(const cr_world_stats *st, int m) {
+    return (const cr_model_stats *)((const char *)st + bench_models[m].offset);
+}
+
+uint64_t cr_bench_cpu_clock(void *user) {
+    (void)user;
+    return crp_cpu_clock_ns();
+}
+
+char *cr_bench_copy(const char *text, size_t n) {
+    char *c = malloc(n + 1);
+    if (c) memcpy(c, text, n), c[n] = 0;
+    return c;
+}
+
+/* A listed DIR/NAME.scene, kept as NAME so it is looked up in DIR and labelled by its name. */
+static void bench_add_name(void *user, const char *file) {
+    char ***names = user;
+    char *name = cr_bench_copy(file, strlen(file) - strlen(".scene"));
+    if (name) arrput(*names, name);
+}
+
+static int bench_cmp_name(const void *a, const void *b) {
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int cr_bench_list_scenes(const char *who, const char *dir, char ***names) {
+    ptrdiff_t had = arrlen(*names);
+    if (crp_list_dir(dir, ".scene", bench_add_name, names) != CRP_OK) {
+        fprintf(stderr, "%s: cannot list the scenes in %s\n", who, dir);
+        return 1;
+    }
+    if (arrlen(*names) == had) {
+        fprintf(stderr, "%s: no .scene files in %s\n", who, dir);
+        return 1;
+    }
+    qsort(*names + had, (size_t)(arrlen(*names) - had), sizeof **names, bench_cmp_name);
+    return 0;
+}
+
+void cr_bench_free_names(char **names) {
+    for (ptrdiff_t i = 0; i < arrlen(names); ++i) free(names[i]);
+    arrfree(names);
 }
 
 /* Where a scene body is, for the peer comparison: mesh bodies in their file's
@@ -209,6 +270,7 @@ static const struct {
     int (*run)(int argc, char **argv);
 } sub_benches[] = {
     {"cook", cr_bench_cook}, /* tools/bench_cook.c */
+    {"calibrate", cr_bench_calibrate}, /* tools/bench_calibrate.c */
     {"example", cr_bench_plastic}, /* tools/bench_plastic.c */
     {"fracture", cr_bench_fracture}, /* tools/bench_fracture.c */
     {"frames", cr_bench_frames}, /* tools/bench_frames.c */
