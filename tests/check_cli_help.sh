@@ -95,12 +95,6 @@ for key in scene mode steps repeat clock p50_ms p99_ms worst_ms worst_over_p50 c
 done
 [ $rc -eq 0 ] && [ -z "$missing" ] && [ "$(wc -l <"$tmp/out")" -eq 1 ] && ok ||
     bad "crumple bench frames dent_ball_block --steps 5 --repeat 2 --json: exit $rc, keys missing:$missing, or not one line"
-for words in "--repeat 0" "--steps x" "--clock sun"; do
-    # shellcheck disable=SC2086
-    "$cli" bench frames dent_ball_block $words >"$tmp/out" 2>"$tmp/err"; rc=$?
-    [ $rc -eq 2 ] && grep -q "^crumple bench frames: " "$tmp/err" && [ ! -s "$tmp/out" ] && ok ||
-        bad "crumple bench frames $words: exit $rc (want 2) or no 'crumple bench frames:' message"
-done
 
 # bench calibrate on one short scene: the table's header and a C initializer of CR_DAMAGE_OP_COUNT numbers
 ops=$(sed -n '/^#define CR_DAMAGE_OP_LIST/,/^$/p' runtime/include/crumple/world.h | grep -c '^ *X(')
@@ -109,11 +103,14 @@ init=$(grep -E '^\{ [0-9]+(, [0-9]+)*, \}$' "$tmp/out" | tail -n 1)
 n=$(printf '%s' "$init" | tr -cd ',' | wc -c)
 [ $rc -eq 0 ] && grep -q '^op  *model  *items seen  *fitted ps/item  *default ps' "$tmp/out" && [ "$n" -eq "$ops" ] && ok ||
     bad "crumple bench calibrate dent_ball_block --steps 20 --repeat 1: exit $rc, no table header, or an initializer of $n numbers (want $ops)"
-for words in "--bogus" "--repeat 0" "--clock sun"; do
-    # shellcheck disable=SC2086
-    "$cli" bench calibrate dent_ball_block $words >"$tmp/out" 2>"$tmp/err"; rc=$?
-    [ $rc -eq 2 ] && grep -q "^crumple bench calibrate: " "$tmp/err" && [ ! -s "$tmp/out" ] && ok ||
-        bad "crumple bench calibrate $words: exit $rc (want 2) or no 'crumple bench calibrate:' message"
+# bad usage of the scene benches: exit 2, their own prefix on stderr, nothing on stdout
+for sub in frames calibrate; do
+    for words in "--bogus" "--repeat 0" "--steps x" "--clock sun"; do
+        # shellcheck disable=SC2086
+        "$cli" bench $sub dent_ball_block $words >"$tmp/out" 2>"$tmp/err"; rc=$?
+        [ $rc -eq 2 ] && grep -q "^crumple bench $sub: " "$tmp/err" && [ ! -s "$tmp/out" ] && ok ||
+            bad "crumple bench $sub $words: exit $rc (want 2) or no 'crumple bench $sub:' message"
+    done
 done
 
 # a missing input file is a failure of the work, not of usage: exit 1, said on stderr

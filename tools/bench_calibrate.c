@@ -59,7 +59,7 @@
 typedef struct cal_opts {
     int32_t steps; /* 0: the scene's own frames */
     int repeat;
-    bool wall_clock;
+    bool cpu_clock;
     bool json;
 } cal_opts;
 
@@ -105,39 +105,10 @@ static bool cal_has_damage(const cr_scene *s) {
 /* One run of a scene into *rows (calloc'd, *steps of them). 0; 1 after
  * printing the error; -1 if `skip_undamaged` and no body has a damage model. */
 static int cal_run(const char *path, const cal_opts *o, bool skip_undamaged, cal_step **rows, int32_t *steps) {
-    *rows = NULL;
-    cr_scene *s = NULL;
-    cr_scene_error err;
-    if (cr_scene_load(path, &s, &err)) {
-        cr_scene_error_print(stderr, &err);
-        return 1;
-    }
-    if (skip_undamaged && !cal_has_damage(s)) {
-        cr_scene_free(s);
-        return -1;
-    }
-    if (!o->wall_clock) s->def.clock_ns = cr_bench_cpu_clock;
-    cr_world *w = NULL;
-    if (cr_scene_build(s, &w, &err)) {
-        cr_scene_error_print(stderr, &err);
-        cr_scene_free(s);
-        return 1;
-    }
-    *steps = o->steps > 0 && o->steps < s->frames ? o->steps : s->frames;
-    *rows = calloc((size_t)(*steps > 0 ? *steps : 1), sizeof **rows);
-    int rc = 0;
-    if (*rows == NULL) {
-        fprintf(stderr, "crumple bench calibrate: out of memory for %d steps\n", (int)*steps);
-        rc = 1;
-    } else {
-        cr_scene_loop loop = {.from = 0, .to = *steps, .each = cal_record, .user = *rows};
-        if (cr_scene_run(s, w, &loop, &err)) {
-            cr_scene_error_print(stderr, &err);
-            rc = 1;
-        }
-    }
-    cr_cli_world_free(w);
-    cr_scene_free(s);
+    cr_bench_run r = {.cpu_clock = o->cpu_clock, .steps = o->steps, .row_size = sizeof **rows, .each = cal_record,
+                      .accept = skip_undamaged ? cal_has_damage : NULL};
+    int rc = cr_bench_run_scene("crumple bench calibrate", path, &r);
+    *rows = r.rows, *steps = r.steps;
     return rc;
 }
 
@@ -379,7 +350,7 @@ static void cal_usage(FILE *out) {
             "  the spread of |predicted - measured| / measured (median, 90th percentile, the worst step),\n"
             "  and the C initializer of runtime/src/damage/budget.c's table for this build's scalar mode.\n"
             "  Fails (exit 1) if a step's operation counts differ between repeats.\n"
-            "  --steps N     at most N steps per scene (default: the scene's own frames)\n"
+            "  --steps N     steps per scene (default: the scene's own frames)\n"
             "  --repeat R    runs of each scene, 1..100 (default 3)\n"
             "  --clock wall|cpu  time the models on this process's CPU clock (default) or the wall clock\n"
             "  --scenes DIR  where scenes are found (default data/scenes)\n"
@@ -395,41 +366,22 @@ static void cal_print_initializer(FILE *out, const uint32_t *table) {
 
 int cr_bench_calibrate(int argc, char **argv) {
     const char *who = "crumple bench calibrate";
-    cal_opts o = {.steps = 0, .repeat = 3, .wall_clock = false, .json = false};
+    cal_opts o = {.steps = 0, .repeat = 3, .cpu_clock = true, .json = false};
     bool c_only = false;
     const char *dir = "data/scenes";
     char **names = NULL; /* stb_ds, each malloc'd */
+    int taken;
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             cal_usage(stdout);
             cr_bench_free_names(names);
             return 0;
-        } else if (strcmp(a, "--steps") == 0 || strcmp(a, "--repeat") == 0) {
-            bool steps = a[2] == 's';
-            long v = cr_bench_count(argc, argv, i, steps ? 1000000 : 100);
-            if (v < 0) {
-                fprintf(stderr, "%s: %s needs a number in 1..%d\n", who, a, steps ? 1000000 : 100);
+        } else if ((taken = cr_bench_run_option(who, argc, argv, &i, &o.steps, &o.repeat, &o.cpu_clock, &dir)) != 0) {
+            if (taken < 0) {
                 cr_bench_free_names(names);
                 return 2;
             }
-            if (steps) o.steps = (int32_t)v;
-            else o.repeat = (int)v;
-            ++i;
-        } else if (strcmp(a, "--clock") == 0) {
-            if (i + 1 >= argc || (strcmp(argv[i + 1], "wall") != 0 && strcmp(argv[i + 1], "cpu") != 0)) {
-                fprintf(stderr, "%s: --clock needs wall or cpu\n", who);
-                cr_bench_free_names(names);
-                return 2;
-            }
-            o.wall_clock = strcmp(argv[++i], "wall") == 0;
-        } else if (strcmp(a, "--scenes") == 0) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "%s: --scenes needs a folder\n", who);
-                cr_bench_free_names(names);
-                return 2;
-            }
-            dir = argv[++i];
         } else if (strcmp(a, "--json") == 0) {
             o.json = true;
         } else if (strcmp(a, "--c") == 0) {
@@ -487,7 +439,7 @@ int cr_bench_calibrate(int argc, char **argv) {
     FILE *out = stdout;
     if (o.json) {
         fprintf(out, "{\"mode\":\"%s\",\"clock\":\"%s\",\"repeat\":%d,\"floor_ns\":%.0f,\"scenes\":[", CR_MODE_NAME,
-                o.wall_clock ? "wall" : "cpu", o.repeat, CAL_FLOOR_NS);
+                o.cpu_clock ? "cpu" : "wall", o.repeat, CAL_FLOOR_NS);
         for (ptrdiff_t i = 0; i < arrlen(used); ++i) fprintf(out, "%s\"%s\"", i ? "," : "", used[i]);
         fprintf(out, "],\"ops\":[");
         for (int op = 0; op < CR_DAMAGE_OP_COUNT; ++op) {
@@ -521,7 +473,7 @@ int cr_bench_calibrate(int argc, char **argv) {
                     "crumple bench calibrate: %s, %d scene%s, each step's time the minimum of %d repeat%s on the %s "
                     "clock, rows weighted 1/max(time, %.0f us)\n",
                     CR_MODE_NAME, (int)arrlen(used), arrlen(used) == 1 ? "" : "s", o.repeat, o.repeat == 1 ? "" : "s",
-                    o.wall_clock ? "wall" : "CPU", CAL_FLOOR_NS / 1000.0);
+                    o.cpu_clock ? "CPU" : "wall", CAL_FLOOR_NS / 1000.0);
             fprintf(out, "%-22s %-9s %14s %14s %14s  %s\n", "op", "model", "items seen", "fitted ps/item", "default ps",
                     "fitted with");
             for (int op = 0; op < CR_DAMAGE_OP_COUNT; ++op) {

@@ -104,38 +104,9 @@ static int frames_record(void *user, cr_scene *s, cr_world *w, const cr_scene_fr
  * after the last step. 0, or 1 after printing the error. */
 static int frames_run(const char *path, const frames_opts *o, frames_step **rows, int32_t *steps, uint64_t *hash,
                       double *dt, uint32_t *budget) {
-    *rows = NULL;
-    cr_scene *s = NULL;
-    cr_scene_error err;
-    if (cr_scene_load(path, &s, &err)) {
-        cr_scene_error_print(stderr, &err);
-        return 1;
-    }
-    if (o->cpu_clock) s->def.clock_ns = cr_bench_cpu_clock;
-    cr_world *w = NULL;
-    if (cr_scene_build(s, &w, &err)) {
-        cr_scene_error_print(stderr, &err);
-        cr_scene_free(s);
-        return 1;
-    }
-    *steps = o->steps > 0 ? o->steps : s->frames;
-    *dt = cr_to_double(s->dt);
-    *budget = s->def.damage.budget;
-    *rows = calloc((size_t)(*steps > 0 ? *steps : 1), sizeof **rows);
-    int rc = 0;
-    if (*rows == NULL) {
-        fprintf(stderr, "crumple bench frames: out of memory for %d steps\n", (int)*steps);
-        rc = 1;
-    } else {
-        cr_scene_loop loop = {.from = 0, .to = *steps, .each = frames_record, .user = *rows};
-        if (cr_scene_run(s, w, &loop, &err)) {
-            cr_scene_error_print(stderr, &err);
-            rc = 1;
-        }
-        *hash = cr_world_state_hash(w);
-    }
-    cr_cli_world_free(w);
-    cr_scene_free(s);
+    cr_bench_run r = {.cpu_clock = o->cpu_clock, .steps = o->steps, .row_size = sizeof **rows, .each = frames_record};
+    int rc = cr_bench_run_scene("crumple bench frames", path, &r);
+    *rows = r.rows, *steps = r.steps, *hash = r.hash, *dt = r.dt, *budget = r.budget;
     return rc;
 }
 
@@ -305,37 +276,18 @@ int cr_bench_frames(int argc, char **argv) {
     frames_opts o = {.steps = 0, .repeat = 3, .json = false, .cpu_clock = false};
     const char *dir = "data/scenes";
     char **names = NULL; /* stb_ds, each strdup'd */
+    int taken;
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             frames_usage(stdout);
             cr_bench_free_names(names);
             return 0;
-        } else if (strcmp(a, "--steps") == 0 || strcmp(a, "--repeat") == 0) {
-            bool steps = a[2] == 's';
-            long v = cr_bench_count(argc, argv, i, steps ? 1000000 : 100);
-            if (v < 0) {
-                fprintf(stderr, "crumple bench frames: %s needs a number in 1..%d\n", a, steps ? 1000000 : 100);
+        } else if ((taken = cr_bench_run_option("crumple bench frames", argc, argv, &i, &o.steps, &o.repeat, &o.cpu_clock, &dir)) != 0) {
+            if (taken < 0) {
                 cr_bench_free_names(names);
                 return 2;
             }
-            if (steps) o.steps = (int32_t)v;
-            else o.repeat = (int)v;
-            ++i;
-        } else if (strcmp(a, "--clock") == 0) {
-            if (i + 1 >= argc || (strcmp(argv[i + 1], "wall") != 0 && strcmp(argv[i + 1], "cpu") != 0)) {
-                fprintf(stderr, "crumple bench frames: --clock needs wall or cpu\n");
-                cr_bench_free_names(names);
-                return 2;
-            }
-            o.cpu_clock = strcmp(argv[++i], "cpu") == 0;
-        } else if (strcmp(a, "--scenes") == 0) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "crumple bench frames: --scenes needs a folder\n");
-                cr_bench_free_names(names);
-                return 2;
-            }
-            dir = argv[++i];
         } else if (strcmp(a, "--json") == 0) {
             o.json = true;
         } else if (a[0] == '-') {

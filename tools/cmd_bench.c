@@ -40,7 +40,6 @@
 #include "scene.h"
 #include "stb_ds.h"
 
-#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -99,64 +98,6 @@ int cr_bench_scene_path(const char *dir, const char *name, char path[CR_SCENE_PA
     for (char *c = label; *c; ++c)
         if (*c == '"' || *c == '\\' || (unsigned char)*c < 0x20) *c = '_'; /* keep the JSON valid */
     return written < 0 || written >= CR_SCENE_PATH_MAX ? -1 : 0;
-}
-
-static const struct {
-    const char *name;
-    size_t offset; /* of its cr_model_stats in cr_world_stats */
-} bench_models[CR_BENCH_MODEL_COUNT] = {
-#define CR_X_BENCH_ENTRY_(m) {#m, offsetof(cr_world_stats, m)},
-    CR_BENCH_MODEL_LIST(CR_X_BENCH_ENTRY_)
-#undef CR_X_BENCH_ENTRY_
-};
-
-const char *cr_bench_model_name(int m) {
-    return bench_models[m].name;
-}
-
-const cr_model_stats *cr_bench_model_stats(const cr_world_stats *st, int m) {
-    return (const cr_model_stats *)((const char *)st + bench_models[m].offset);
-}
-
-uint64_t cr_bench_cpu_clock(void *user) {
-    (void)user;
-    return crp_cpu_clock_ns();
-}
-
-char *cr_bench_copy(const char *text, size_t n) {
-    char *c = malloc(n + 1);
-    if (c) memcpy(c, text, n), c[n] = 0;
-    return c;
-}
-
-/* A listed DIR/NAME.scene, kept as NAME so it is looked up in DIR and labelled by its name. */
-static void bench_add_name(void *user, const char *file) {
-    char ***names = user;
-    char *name = cr_bench_copy(file, strlen(file) - strlen(".scene"));
-    if (name) arrput(*names, name);
-}
-
-static int bench_cmp_name(const void *a, const void *b) {
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-int cr_bench_list_scenes(const char *who, const char *dir, char ***names) {
-    ptrdiff_t had = arrlen(*names);
-    if (crp_list_dir(dir, ".scene", bench_add_name, names) != CRP_OK) {
-        fprintf(stderr, "%s: cannot list the scenes in %s\n", who, dir);
-        return 1;
-    }
-    if (arrlen(*names) == had) {
-        fprintf(stderr, "%s: no .scene files in %s\n", who, dir);
-        return 1;
-    }
-    qsort(*names + had, (size_t)(arrlen(*names) - had), sizeof **names, bench_cmp_name);
-    return 0;
-}
-
-void cr_bench_free_names(char **names) {
-    for (ptrdiff_t i = 0; i < arrlen(names); ++i) free(names[i]);
-    arrfree(names);
 }
 
 /* Where a scene body is, for the peer comparison: mesh bodies in their file's
