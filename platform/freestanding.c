@@ -62,6 +62,10 @@ uint64_t crp_clock_hook(void *user) {
     return crp_clock_ns();
 }
 
+uint64_t crp_cpu_clock_ns(void) {
+    return crp_clock_ns();
+}
+
 static void semihost_write0(const char *s) {
 #if defined(__arm__) || defined(__thumb__)
     register uint32_t op __asm__("r0") = 0x04; /* SYS_WRITE0 */

@@ -213,6 +213,12 @@ uint64_t crp_clock_hook(void *user) {
     return crp_clock_ns();
 }
 
+uint64_t crp_cpu_clock_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 void crp_log(crp_log_level level, const char *message) {
     static const char *const prefix[] = {"", "warning: ", "error: "};
     fprintf(stderr, "%s%s\n", prefix[level <= CRP_LOG_ERROR ? level : CRP_LOG_ERROR], message);

@@ -10,6 +10,8 @@
 #   - a missing input file is a failed work: exit 1, a message on stderr
 #   - `crumple bench frames` on one 5-step scene prints its table's columns
 #     and, with --json, one line with its fields (docs/frame-budget.md)
+#   - `crumple bench calibrate` on one short scene prints its table's header
+#     and a C initializer with one number per damage operation
 # The commands are read from `crumple --help`, so a new one is walked too.
 # Prints "cli: N passed, M failed" last.
 set -u
@@ -69,7 +71,8 @@ for c in $commands; do
         version) "$cli" version --help >/dev/null 2>&1 && ok || bad "crumple version --help" ;;
         bench) check_help bench tools/cmd_bench.c
                check_help "bench cook" tools/bench_cook.c
-               check_help "bench frames" tools/bench_frames.c ;;
+               check_help "bench frames" tools/bench_frames.c
+               check_help "bench calibrate" tools/bench_calibrate.c ;;
         gen) check_help gen
              for g in torus terrain box sphere; do check_help "gen $g"; done ;;
         *) check_help "$c" "tools/cmd_$c.c" ;;
@@ -92,17 +95,29 @@ for key in scene mode steps repeat clock p50_ms p99_ms worst_ms worst_over_p50 c
 done
 [ $rc -eq 0 ] && [ -z "$missing" ] && [ "$(wc -l <"$tmp/out")" -eq 1 ] && ok ||
     bad "crumple bench frames dent_ball_block --steps 5 --repeat 2 --json: exit $rc, keys missing:$missing, or not one line"
-for words in "--repeat 0" "--steps x" "--clock sun"; do
-    # shellcheck disable=SC2086
-    "$cli" bench frames dent_ball_block $words >"$tmp/out" 2>"$tmp/err"; rc=$?
-    [ $rc -eq 2 ] && grep -q "^crumple bench frames: " "$tmp/err" && [ ! -s "$tmp/out" ] && ok ||
-        bad "crumple bench frames $words: exit $rc (want 2) or no 'crumple bench frames:' message"
+
+# bench calibrate on one short scene: the table's header and a C initializer of CR_DAMAGE_OP_COUNT numbers
+ops=$(sed -n '/^#define CR_DAMAGE_OP_LIST/,/^$/p' runtime/include/crumple/world.h | grep -c '^ *X(')
+"$cli" bench calibrate dent_ball_block --steps 20 --repeat 1 >"$tmp/out" 2>"$tmp/err"; rc=$?
+init=$(grep -E '^\{ [0-9]+(, [0-9]+)*, \}$' "$tmp/out" | tail -n 1)
+n=$(printf '%s' "$init" | tr -cd ',' | wc -c)
+[ $rc -eq 0 ] && grep -q '^op  *model  *items seen  *fitted ps/item  *default ps' "$tmp/out" && [ "$n" -eq "$ops" ] && ok ||
+    bad "crumple bench calibrate dent_ball_block --steps 20 --repeat 1: exit $rc, no table header, or an initializer of $n numbers (want $ops)"
+# bad usage of the scene benches: exit 2, their own prefix on stderr, nothing on stdout
+for sub in frames calibrate; do
+    for words in "--bogus" "--repeat 0" "--steps x" "--clock sun"; do
+        # shellcheck disable=SC2086
+        "$cli" bench $sub dent_ball_block $words >"$tmp/out" 2>"$tmp/err"; rc=$?
+        [ $rc -eq 2 ] && grep -q "^crumple bench $sub: " "$tmp/err" && [ ! -s "$tmp/out" ] && ok ||
+            bad "crumple bench $sub $words: exit $rc (want 2) or no 'crumple bench $sub:' message"
+    done
 done
 
 # a missing input file is a failure of the work, not of usage: exit 1, said on stderr
 for words in "info /nonexistent.crb" "query /nonexistent.crb --sdf" "render /nonexistent.crb -o $tmp/x.png" \
              "cook /nonexistent.obj -o $tmp/x.crb" "run /nonexistent.scene" "replay /nonexistent.crr --verify" \
-             "bench /nonexistent.scene" "bench frames /nonexistent.scene --steps 1 --repeat 1"; do
+             "bench /nonexistent.scene" "bench frames /nonexistent.scene --steps 1 --repeat 1" \
+             "bench calibrate /nonexistent.scene --steps 1 --repeat 1"; do
     # shellcheck disable=SC2086
     "$cli" $words >"$tmp/out" 2>"$tmp/err" </dev/null; rc=$?
     [ $rc -eq 1 ] && [ -s "$tmp/err" ] && ok || bad "crumple $words: exit $rc (want 1) or nothing on stderr"

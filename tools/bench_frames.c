@@ -35,7 +35,7 @@
  *     or the scene fails (exit 1) saying which repeat differed; taking the
  *     minimum over different work would be meaningless.
  *   - `--clock cpu` times the stages (so the damage ms) on this process's
- *     CPU clock (C clock(), microseconds) instead of the monotonic wall
+ *     CPU clock (crp_cpu_clock_ns, CLOCK_PROCESS_CPUTIME_ID) instead of the monotonic wall
  *     clock the scene build installs: on a loaded machine the wall clock
  *     also counts the time a long step waited for a core, which the
  *     minimum over repeats cannot remove from a step longer than the
@@ -60,25 +60,6 @@
 #include <string.h>
 #include <time.h>
 
-/* The damage models whose per-step stats are kept, in print order. The
- * runtime's own list (damage/models.h) is internal; tools see only the
- * cr_world_stats fields named after each model, so a new model is a line here. */
-#define FRAMES_MODEL_LIST(X) X(dent) X(example) X(bend) X(squash) X(fracture) X(custom)
-enum {
-#define FRAMES_X_INDEX_(m) FRAMES_MODEL_##m,
-    FRAMES_MODEL_LIST(FRAMES_X_INDEX_)
-#undef FRAMES_X_INDEX_
-    FRAMES_MODEL_COUNT
-};
-static const struct {
-    const char *name;
-    size_t offset; /* of its cr_model_stats in cr_world_stats */
-} frames_models[FRAMES_MODEL_COUNT] = {
-#define FRAMES_X_ENTRY_(m) {#m, offsetof(cr_world_stats, m)},
-    FRAMES_MODEL_LIST(FRAMES_X_ENTRY_)
-#undef FRAMES_X_ENTRY_
-};
-
 /* A model's deterministic counts of one step. */
 typedef struct frames_model_step {
     uint32_t committed, latency_max, latency_sum, work, waiting;
@@ -88,7 +69,7 @@ typedef struct frames_model_step {
 typedef struct frames_step {
     double ms, cpu_ms, damage_ms;
     uint32_t damage_work;
-    frames_model_step model[FRAMES_MODEL_COUNT];
+    frames_model_step model[CR_BENCH_MODEL_COUNT];
 } frames_step;
 
 typedef struct frames_opts {
@@ -97,12 +78,6 @@ typedef struct frames_opts {
     bool json;
     bool cpu_clock; /* stages timed on the process CPU clock */
 } frames_opts;
-
-/* The world's stage clock for --clock cpu: process CPU time in ns. */
-static uint64_t frames_cpu_clock(void *user) {
-    (void)user;
-    return (uint64_t)((double)clock() * (1e9 / CLOCKS_PER_SEC));
-}
 
 /* What a model did over the run. */
 typedef struct frames_model_sum {
@@ -118,8 +93,8 @@ static int frames_record(void *user, cr_scene *s, cr_world *w, const cr_scene_fr
     st->cpu_ms = fr->cpu_ms;
     st->damage_ms = (double)fr->stats.stage[CR_STAGE_damage].time_ns * 1e-6;
     st->damage_work = fr->stats.stage[CR_STAGE_damage].work;
-    for (int m = 0; m < FRAMES_MODEL_COUNT; ++m) {
-        const cr_model_stats *ms = (const cr_model_stats *)((const char *)&fr->stats + frames_models[m].offset);
+    for (int m = 0; m < CR_BENCH_MODEL_COUNT; ++m) {
+        const cr_model_stats *ms = cr_bench_model_stats(&fr->stats, m);
         st->model[m] = (frames_model_step){ms->committed, ms->latency_max, ms->latency_sum, ms->work, ms->waiting};
     }
     return 0;
@@ -129,38 +104,9 @@ static int frames_record(void *user, cr_scene *s, cr_world *w, const cr_scene_fr
  * after the last step. 0, or 1 after printing the error. */
 static int frames_run(const char *path, const frames_opts *o, frames_step **rows, int32_t *steps, uint64_t *hash,
                       double *dt, uint32_t *budget) {
-    *rows = NULL;
-    cr_scene *s = NULL;
-    cr_scene_error err;
-    if (cr_scene_load(path, &s, &err)) {
-        cr_scene_error_print(stderr, &err);
-        return 1;
-    }
-    if (o->cpu_clock) s->def.clock_ns = frames_cpu_clock;
-    cr_world *w = NULL;
-    if (cr_scene_build(s, &w, &err)) {
-        cr_scene_error_print(stderr, &err);
-        cr_scene_free(s);
-        return 1;
-    }
-    *steps = o->steps > 0 ? o->steps : s->frames;
-    *dt = cr_to_double(s->dt);
-    *budget = s->def.damage.budget;
-    *rows = calloc((size_t)(*steps > 0 ? *steps : 1), sizeof **rows);
-    int rc = 0;
-    if (*rows == NULL) {
-        fprintf(stderr, "crumple bench frames: out of memory for %d steps\n", (int)*steps);
-        rc = 1;
-    } else {
-        cr_scene_loop loop = {.from = 0, .to = *steps, .each = frames_record, .user = *rows};
-        if (cr_scene_run(s, w, &loop, &err)) {
-            cr_scene_error_print(stderr, &err);
-            rc = 1;
-        }
-        *hash = cr_world_state_hash(w);
-    }
-    cr_cli_world_free(w);
-    cr_scene_free(s);
+    cr_bench_run r = {.cpu_clock = o->cpu_clock, .steps = o->steps, .row_size = sizeof **rows, .each = frames_record};
+    int rc = cr_bench_run_scene("crumple bench frames", path, &r);
+    *rows = r.rows, *steps = r.steps, *hash = r.hash, *dt = r.dt, *budget = r.budget;
     return rc;
 }
 
@@ -234,7 +180,7 @@ static int frames_scene(FILE *out, const char *label, const char *path, const fr
 
     int32_t worst = 0, dmg_worst = 0, work_worst = 0;
     double cpu_max = 0;
-    frames_model_sum sum[FRAMES_MODEL_COUNT];
+    frames_model_sum sum[CR_BENCH_MODEL_COUNT];
     memset(sum, 0, sizeof sum);
     double *sorted = malloc(sizeof(double) * (size_t)(steps > 0 ? steps : 1));
     double *cpu_sorted = malloc(sizeof(double) * (size_t)(steps > 0 ? steps : 1));
@@ -252,7 +198,7 @@ static int frames_scene(FILE *out, const char *label, const char *path, const fr
         if (st->damage_ms > best[dmg_worst].damage_ms) dmg_worst = i;
         if (st->damage_work > best[work_worst].damage_work) work_worst = i;
         if (st->cpu_ms > cpu_max) cpu_max = st->cpu_ms;
-        for (int m = 0; m < FRAMES_MODEL_COUNT; ++m) {
+        for (int m = 0; m < CR_BENCH_MODEL_COUNT; ++m) {
             const frames_model_step *ms = &st->model[m];
             frames_model_sum *t = &sum[m];
             t->committed += ms->committed;
@@ -279,10 +225,10 @@ static int frames_scene(FILE *out, const char *label, const char *path, const fr
                 "\"damage_budget\":%u,\"damage_work_max\":%u,\"damage_work_max_step\":%d,\"state_hash\":\"%016llx\",\"models\":{",
                 label, CR_MODE_NAME, (int)steps, dt, o->repeat, o->cpu_clock ? "cpu" : "wall", p50, p99, worst_ms, (int)worst,
                 ratio, cpu_p50, cpu_max, at_worst, dmg_max, (int)dmg_worst, budget, work_max, (int)work_worst, (unsigned long long)hash);
-        for (int m = 0; m < FRAMES_MODEL_COUNT; ++m) {
+        for (int m = 0; m < CR_BENCH_MODEL_COUNT; ++m) {
             const frames_model_sum *t = &sum[m];
             fprintf(out, "%s\"%s\":{\"committed\":%llu,\"latency_max\":%u,\"latency_mean\":", m ? "," : "",
-                    frames_models[m].name, (unsigned long long)t->committed, t->latency_max);
+                    cr_bench_model_name(m), (unsigned long long)t->committed, t->latency_max);
             frames_json_latency_mean(out, t);
             fprintf(out, ",\"work\":%llu,\"work_max\":%u,\"waiting_max\":%u}", (unsigned long long)t->work, t->work_max,
                     t->waiting_max);
@@ -292,10 +238,10 @@ static int frames_scene(FILE *out, const char *label, const char *path, const fr
         fprintf(out, "%-20s %6d %8.3f %8.3f %9.3f %6d %8.1fx %10.3f %10.3f %12.3f %12.3f %13u ", label, (int)steps, p50,
                 p99, worst_ms, (int)worst, ratio, cpu_p50, cpu_max, at_worst, dmg_max, work_max);
         int shown = 0;
-        for (int m = 0; m < FRAMES_MODEL_COUNT; ++m) {
+        for (int m = 0; m < CR_BENCH_MODEL_COUNT; ++m) {
             const frames_model_sum *t = &sum[m];
             if (t->committed == 0 && t->work == 0 && t->waiting_max == 0) continue; /* a model the scene does not use */
-            fprintf(out, "%s %s %llu, ", shown++ ? ";" : "", frames_models[m].name, (unsigned long long)t->committed);
+            fprintf(out, "%s %s %llu, ", shown++ ? ";" : "", cr_bench_model_name(m), (unsigned long long)t->committed);
             if (t->committed) fprintf(out, "%u/%.1f", t->latency_max, (double)t->latency_sum / (double)t->committed);
             else fprintf(out, "-/-");
             fprintf(out, ", %u, %u", t->work_max, t->waiting_max);
@@ -326,85 +272,36 @@ static void frames_usage(FILE *out) {
             "  --json        one JSON object per scene per line instead of the table\n");
 }
 
-/* A copy of the first n bytes of `text` (stb_ds keeps pointers, argv and readdir's names do not last). */
-static char *frames_copy(const char *text, size_t n) {
-    char *c = malloc(n + 1);
-    if (c) memcpy(c, text, n), c[n] = 0;
-    return c;
-}
-
-/* A listed DIR/NAME.scene, kept as NAME so it is looked up in DIR and labelled by its name. */
-static void frames_add_name(void *user, const char *file) {
-    char ***names = user;
-    char *name = frames_copy(file, strlen(file) - strlen(".scene"));
-    if (name) arrput(*names, name);
-}
-
-static int frames_cmp_name(const void *a, const void *b) {
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static void frames_free_names(char **names) {
-    for (ptrdiff_t i = 0; i < arrlen(names); ++i) free(names[i]);
-    arrfree(names);
-}
-
 int cr_bench_frames(int argc, char **argv) {
     frames_opts o = {.steps = 0, .repeat = 3, .json = false, .cpu_clock = false};
     const char *dir = "data/scenes";
     char **names = NULL; /* stb_ds, each strdup'd */
+    int taken;
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             frames_usage(stdout);
-            frames_free_names(names);
+            cr_bench_free_names(names);
             return 0;
-        } else if (strcmp(a, "--steps") == 0 || strcmp(a, "--repeat") == 0) {
-            bool steps = a[2] == 's';
-            long v = cr_bench_count(argc, argv, i, steps ? 1000000 : 100);
-            if (v < 0) {
-                fprintf(stderr, "crumple bench frames: %s needs a number in 1..%d\n", a, steps ? 1000000 : 100);
-                frames_free_names(names);
+        } else if ((taken = cr_bench_run_option("crumple bench frames", argc, argv, &i, &o.steps, &o.repeat, &o.cpu_clock, &dir)) != 0) {
+            if (taken < 0) {
+                cr_bench_free_names(names);
                 return 2;
             }
-            if (steps) o.steps = (int32_t)v;
-            else o.repeat = (int)v;
-            ++i;
-        } else if (strcmp(a, "--clock") == 0) {
-            if (i + 1 >= argc || (strcmp(argv[i + 1], "wall") != 0 && strcmp(argv[i + 1], "cpu") != 0)) {
-                fprintf(stderr, "crumple bench frames: --clock needs wall or cpu\n");
-                frames_free_names(names);
-                return 2;
-            }
-            o.cpu_clock = strcmp(argv[++i], "cpu") == 0;
-        } else if (strcmp(a, "--scenes") == 0) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "crumple bench frames: --scenes needs a folder\n");
-                frames_free_names(names);
-                return 2;
-            }
-            dir = argv[++i];
         } else if (strcmp(a, "--json") == 0) {
             o.json = true;
         } else if (a[0] == '-') {
             fprintf(stderr, "crumple bench frames: unknown option '%s'\n", a);
             frames_usage(stderr);
-            frames_free_names(names);
+            cr_bench_free_names(names);
             return 2;
         } else {
-            arrput(names, frames_copy(a, strlen(a)));
+            arrput(names, cr_bench_copy(a, strlen(a)));
         }
     }
-    if (arrlen(names) == 0) {
-        if (crp_list_dir(dir, ".scene", frames_add_name, &names) != CRP_OK) {
-            fprintf(stderr, "crumple bench frames: cannot list the scenes in %s\n", dir);
-            return 1;
-        }
-        qsort(names, (size_t)arrlen(names), sizeof names[0], frames_cmp_name);
-        if (arrlen(names) == 0) {
-            fprintf(stderr, "crumple bench frames: no .scene files in %s\n", dir);
-            return 1;
-        }
+    if (arrlen(names) == 0 && cr_bench_list_scenes("crumple bench frames", dir, &names)) {
+        cr_bench_free_names(names);
+        return 1;
     }
     if (!o.json) frames_table_header(stdout, &o);
     int rc = 0;
@@ -417,6 +314,6 @@ int cr_bench_frames(int argc, char **argv) {
         }
         if (frames_scene(stdout, label, path, &o)) rc = rc ? rc : 1;
     }
-    frames_free_names(names);
+    cr_bench_free_names(names);
     return rc;
 }

@@ -8,6 +8,7 @@
  *     crumple bench fracture            prescoring and the split's cost
  *     crumple bench soft                issue 16's soft pile (make bench-soft: beside Bullet's)
  *     crumple bench frames              every step of every shipped scene against issue 25's frame budget
+ *     crumple bench calibrate           fits the damage budget's cost tables (ps per item) from the scenes' steps
  *   (the dent-map and re-skin benchmarks time internal stages, which tools
  *   may not reach: they are tests/bench/, `make bench-stages`)
  *
@@ -52,6 +53,7 @@ static void bench_usage(FILE *out) {
                  "       crumple bench fracture [options]   (prescoring 1000 pieces, a resting and a breaking body)\n"
                  "       crumple bench soft [options]   (the soft pile, timed; make bench-soft runs Bullet's beside it)\n"
                  "       crumple bench frames [SCENE...] [options]   (every step of every shipped scene: p50/p99/worst, damage, latency)\n"
+                 "       crumple bench calibrate [SCENE...] [options]   (fits the damage cost tables, ps per item, from the scenes' steps)\n"
                  "  Steps each scene (default: pile rings terrain) N times (default 600) at 1/60 s\n"
                  "  and prints one JSON object per scene: median and max ms per step.\n"
                  "  A SCENE is a name in DIR (default data/scenes) or a path to a .scene file.\n"
@@ -209,6 +211,7 @@ static const struct {
     int (*run)(int argc, char **argv);
 } sub_benches[] = {
     {"cook", cr_bench_cook}, /* tools/bench_cook.c */
+    {"calibrate", cr_bench_calibrate}, /* tools/bench_calibrate.c */
     {"example", cr_bench_plastic}, /* tools/bench_plastic.c */
     {"fracture", cr_bench_fracture}, /* tools/bench_fracture.c */
     {"frames", cr_bench_frames}, /* tools/bench_frames.c */
