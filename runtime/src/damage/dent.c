@@ -98,12 +98,10 @@ static cr_real half_width(const cr_dent_def *p, const cr_dent *d, const cr_dent_
     return r + cr_mul(CR_R(0.25), r) + proj->edge_length + cr_mul(CR_R(3), p->blur);
 }
 
-uint32_t cri_dent_plan_cells(const cr_dent_def *p, const cr_dent_impact *imp, const cr_dent_projectile *proj,
-                            cr_real target_edge_length, cr_real *cell_out) {
-    cr_dent d;
-    impact_frame(p, imp, &d);
-    cr_real w = half_width(p, &d, proj);
-    /* resolve the finer of the two meshes (seed §3.2), within the cell bounds */
+/* Cells and their size for a half width w (m): the finer of the two meshes
+ * (seed §3.2), within the def's bounds. */
+static uint32_t plan_from_width(const cr_dent_def *p, const cr_dent_projectile *proj, cr_real w, cr_real target_edge_length,
+                                cr_real *cell_out) {
     cr_real want = cr_half(proj->is_sphere ? target_edge_length : cr_min(target_edge_length, proj->edge_length));
     if (want <= 0) want = cr_div(w, CR_R(25));
     int32_t cells = cr_floor_int(cr_div(2 * w, want)) + 1;
@@ -111,6 +109,36 @@ uint32_t cri_dent_plan_cells(const cr_dent_def *p, const cr_dent_impact *imp, co
     if (cells > (int32_t)p->max_cells) cells = (int32_t)p->max_cells;
     *cell_out = cr_div(2 * w, cr_from_int(cells - 1));
     return (uint32_t)cells;
+}
+
+uint32_t cri_dent_plan_cells(const cr_dent_def *p, const cr_dent_impact *imp, const cr_dent_projectile *proj,
+                            cr_real target_edge_length, cr_real *cell_out) {
+    cr_dent d;
+    impact_frame(p, imp, &d);
+    return plan_from_width(p, proj, half_width(p, &d, proj), target_edge_length, cell_out);
+}
+
+void cri_dent_plan_begin(cr_dent *d, const cr_dent_def *p, const cr_dent_impact *imp, const cr_dent_projectile *proj) {
+    impact_frame(p, imp, d);
+    d->ahead = -CR_REAL_MAX;
+    d->reach2 = 0;
+    if (plane_touch(d, profile_dir(d), proj, &d->shift)) d->ahead = CR_REAL_MAX;
+}
+
+void cri_dent_plan_reach(cr_dent *d, const cr_dent_projectile *proj, uint32_t first, uint32_t count) {
+    cr_vec3 dir = profile_dir(d), px = profile_x(d);
+    for (uint32_t t = first; t < first + count; ++t)
+        for (int k = 0; k < 3; ++k) {
+            cr_vec3 q = profile_corner(d, proj, dir, px, d->shift, t, k);
+            if (q.z > 0) d->reach2 = cr_max(d->reach2, cr_mul(q.x, q.x) + cr_mul(q.y, q.y));
+        }
+}
+
+uint32_t cri_dent_plan_finish(const cr_dent *d, const cr_dent_def *p, const cr_dent_projectile *proj,
+                              cr_real target_edge_length, cr_real *cell_out) {
+    cr_real r = cr_sqrt(d->reach2);
+    cr_real w = r + cr_mul(CR_R(0.25), r) + proj->edge_length + cr_mul(CR_R(3), p->blur); /* as half_width */
+    return plan_from_width(p, proj, w, target_edge_length, cell_out);
 }
 
 uint32_t cri_dent_scratch_bytes(uint32_t cells) {
@@ -163,11 +191,30 @@ void cri_dent_build_triangles(cr_dent *d, const cr_dent_projectile *proj, uint32
     }
 }
 
-void cri_dent_build_finish(cr_dent *d, const cr_dent_def *p, void *scratch) {
+uint32_t cri_dent_build_finish_passes(const cr_dent_def *p) { return 1 + p->heat_iterations + p->modified_iterations; }
+
+void cri_dent_build_finish_pass(cr_dent *d, const cr_dent_def *p, void *scratch, uint32_t k) {
     uint8_t *mem = (uint8_t *)scratch;
     uint32_t gb = grid_bytes(d->grid.n);
-    cri_dent_broaden(&d->grid, p->blur, mem + 2 * gb);
-    cri_dent_smooth(&d->grid, p->heat_iterations, p->modified_iterations, d->distance, (cr_real *)(mem + gb));
+    cr_real *tmp = (cr_real *)(mem + gb);
+    if (k == 0) {
+        cri_dent_broaden(&d->grid, p->blur, mem + 2 * gb);
+        if (p->heat_iterations == 0 && p->modified_iterations == 0) cri_dent_rescale(&d->grid, d->distance);
+        return;
+    }
+    if (k <= p->heat_iterations) {
+        cri_dent_smooth_pass(&d->grid, false, tmp);
+        if (k == p->heat_iterations) cri_dent_rescale(&d->grid, d->distance);
+        return;
+    }
+    if (k == 1 && p->heat_iterations == 0) cri_dent_rescale(&d->grid, d->distance);
+    cri_dent_smooth_pass(&d->grid, true, tmp);
+}
+
+void cri_dent_build_finish(cr_dent *d, const cr_dent_def *p, void *scratch) {
+    uint32_t gb = grid_bytes(d->grid.n);
+    cri_dent_broaden(&d->grid, p->blur, (uint8_t *)scratch + 2 * gb);
+    cri_dent_smooth(&d->grid, p->heat_iterations, p->modified_iterations, d->distance, (cr_real *)((uint8_t *)scratch + gb));
 }
 
 void cri_dent_build(cr_dent *out, const cr_dent_def *p, const cr_dent_impact *imp, const cr_dent_projectile *proj,

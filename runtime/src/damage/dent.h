@@ -57,11 +57,20 @@ typedef struct cr_dent {
     uint32_t zbuffer_work;  ///< cell writes of the Z-buffer
     cr_vec3 shift;          ///< m, the projectile moved along the profile direction to just touch (a mesh's)
     cr_real ahead;          ///< the corners' farthest reach along it so far (CR_REAL_MAX: the shift is known)
+    cr_real reach2;         ///< m^2, the touching projectile's widest corner in the profile plane so far (planning)
 } cr_dent;
 
 /// Cells per side the dent would use (for budgets, before building).
 uint32_t cri_dent_plan_cells(const cr_dent_def *p, const cr_dent_impact *imp, const cr_dent_projectile *proj,
                             cr_real target_edge_length, cr_real *cell_out);
+/// cri_dent_plan_cells in slices, for a projectile of many triangles: begin
+/// (the frame), its farthest reach (cri_dent_build_ahead) over ranges of its
+/// triangles, then its widest corner over ranges, then finish: the same
+/// cells and cell, and the shift a build from the same impact can reuse.
+void cri_dent_plan_begin(cr_dent *d, const cr_dent_def *p, const cr_dent_impact *imp, const cr_dent_projectile *proj);
+void cri_dent_plan_reach(cr_dent *d, const cr_dent_projectile *proj, uint32_t first, uint32_t count);
+uint32_t cri_dent_plan_finish(const cr_dent *d, const cr_dent_def *p, const cr_dent_projectile *proj,
+                              cr_real target_edge_length, cr_real *cell_out);
 /// Bytes of scratch cri_dent_build needs for a grid of `cells` per side (heights included).
 uint32_t cri_dent_scratch_bytes(uint32_t cells);
 
@@ -78,6 +87,10 @@ void cri_dent_build_ahead(cr_dent *d, const cr_dent_projectile *proj, uint32_t f
 bool cri_dent_build_shift_known(const cr_dent *d);
 void cri_dent_build_triangles(cr_dent *d, const cr_dent_projectile *proj, uint32_t first, uint32_t count);
 void cri_dent_build_finish(cr_dent *d, const cr_dent_def *p, void *scratch);
+/// The finish in passes: the broadening, each heat iteration (the rescale to
+/// the dent distance with the last), each modified iteration; the same bits.
+uint32_t cri_dent_build_finish_passes(const cr_dent_def *p);
+void cri_dent_build_finish_pass(cr_dent *d, const cr_dent_def *p, void *scratch, uint32_t k);
 
 /// Build the dent map (profile, broaden, smooth) into `scratch` (8-aligned).
 void cri_dent_build(cr_dent *out, const cr_dent_def *p, const cr_dent_impact *imp, const cr_dent_projectile *proj,

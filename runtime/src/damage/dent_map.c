@@ -227,21 +227,22 @@ cr_real cri_dent_peak(const cr_dent_grid *g) {
     return peak;
 }
 
-void cri_dent_smooth(cr_dent_grid *g, uint32_t heat, uint32_t modified, cr_real dent_distance, cr_real *tmp) {
-    uint32_t n = g->n, nn = n * n;
-    for (uint32_t k = 0; k < heat; ++k) {
-        heat_step(n, g->h, tmp, false);
-        memcpy(g->h, tmp, nn * sizeof(cr_real));
-    }
+void cri_dent_smooth_pass(cr_dent_grid *g, bool modified, cr_real *tmp) {
+    heat_step(g->n, g->h, tmp, modified);
+    memcpy(g->h, tmp, (size_t)g->n * g->n * sizeof(cr_real));
+}
+
+void cri_dent_rescale(cr_dent_grid *g, cr_real dent_distance) {
     cr_real peak = cri_dent_peak(g);
-    if (peak > 0) {
-        cr_real s = cr_div(dent_distance, peak);
-        for (uint32_t i = 0; i < nn; ++i) g->h[i] = cr_mul(g->h[i], s);
-    }
-    for (uint32_t k = 0; k < modified; ++k) {
-        heat_step(n, g->h, tmp, true);
-        memcpy(g->h, tmp, nn * sizeof(cr_real));
-    }
+    if (peak <= 0) return;
+    cr_real s = cr_div(dent_distance, peak);
+    for (uint32_t i = 0; i < g->n * g->n; ++i) g->h[i] = cr_mul(g->h[i], s);
+}
+
+void cri_dent_smooth(cr_dent_grid *g, uint32_t heat, uint32_t modified, cr_real dent_distance, cr_real *tmp) {
+    for (uint32_t k = 0; k < heat; ++k) cri_dent_smooth_pass(g, false, tmp);
+    cri_dent_rescale(g, dent_distance);
+    for (uint32_t k = 0; k < modified; ++k) cri_dent_smooth_pass(g, true, tmp);
 }
 
 cr_real cri_dent_sample(const cr_dent_grid *g, cr_real x, cr_real y) {

@@ -59,6 +59,10 @@ void cri_dent_broaden_brute(const cr_dent_grid *in, cr_real sigma, cr_real *out)
 /// Seed §3.2 smoothing: `heat` explicit heat iterations, rescale so the peak
 /// equals `dent_distance`, then `modified` iterations that may only raise values.
 /// `tmp` holds n*n reals.
+/// One pass of cri_dent_smooth (heat, or the modified kind), and its rescale
+/// between the two kinds: the smoothing in slices, the same bits.
+void cri_dent_smooth_pass(cr_dent_grid *g, bool modified, cr_real *tmp);
+void cri_dent_rescale(cr_dent_grid *g, cr_real dent_distance);
 void cri_dent_smooth(cr_dent_grid *g, uint32_t heat, uint32_t modified, cr_real dent_distance, cr_real *tmp);
 
 /// 2 / (1 + e^x), the logistic falloff of attenuation and the glancing width

@@ -79,6 +79,10 @@ typedef struct cr_dent_plan {
     uint32_t work;           ///< work units the dent will take (map, loops, patch)
     uint32_t patch_nodes;    ///< grid nodes reserved for the patch
     uint32_t passes;         ///< passes over the map's cells (map_passes)
+    uint32_t sized;          ///< cells, cell, patch_nodes and work are set (a projectile of many triangles is
+                             ///< sized by the job, in slices: its queue entry waits unsized)
+    uint32_t shift_known;    ///< `shift` is the touching projectile's, from sizing: the map's build reuses it
+    cr_vec3 shift;
 } cr_dent_plan;
 
 /// An impact waiting to become dents.
@@ -92,7 +96,10 @@ typedef struct cr_dent_job {
 } cr_dent_job;
 
 /// Where the job in flight stands (cr_dent_active.phase; step by step below).
-enum { DENT_IDLE, DENT_MAPS, DENT_PATCH, DENT_COMMIT };
+enum { DENT_IDLE, DENT_PLAN, DENT_MAPS, DENT_PATCH, DENT_COMMIT };
+
+/* Projectile triangles a slice of a mesh projectile's plan or map visits at most. */
+#define DENT_TRIANGLES_PER_SLICE 512u
 
 cr_dent_def cr_default_dent_def(void) {
     cr_dent_def m;
@@ -363,6 +370,9 @@ static cr_real patch_reach(cr_real half, cr_real cos_theta, cr_real distance) {
     return cr_div(half, cos_theta) + cr_mul(CR_R(8), distance);
 }
 
+static void size_plan(cr_dent_plan *pl, const cr_dent_def *d, const cr_body *t, const cr_asset *ta,
+                      const cr_dent_projectile *proj);
+
 /* Plan one side: target t dented by projectile p (once, when queued). */
 static bool plan_side(cr_world *w, cr_dent_plan *pl, const cr_dent_body *rec, const cr_body *t, const cr_body *p,
                       cr_vec3 point, cr_vec3 normal, cr_vec3 velocity, cr_transform p_to_t, cr_real speed,
@@ -382,21 +392,31 @@ static bool plan_side(cr_world *w, cr_dent_plan *pl, const cr_dent_body *rec, co
     pl->distance = cri_dent_distance(d, speed);
     cr_vec3 corners[8];
     cr_dent_projectile proj = projectile_of(w, p, t, p_to_t, pl->point, corners, soft_radius);
+    pl->passes = map_passes(d, &proj);
+    pl->sized = 0;
+    if (proj.triangle_count > DENT_TRIANGLES_PER_SLICE) return pl->distance > 0; /* sized by the job, in slices */
     cr_dent_impact imp = {pl->point, normal, velocity, pl->distance};
     pl->cells = cri_dent_plan_cells(d, &imp, &proj, mean_edge(ta), &pl->cell);
     *work += 2 * proj.triangle_count; /* the plan's own loops over the projectile */
+    size_plan(pl, d, t, ta, &proj);
+    return pl->distance > 0;
+}
+
+/* What a plan's cells decide: the patch box's nodes and the old units' work. */
+static void size_plan(cr_dent_plan *pl, const cr_dent_def *d, const cr_body *t, const cr_asset *ta,
+                      const cr_dent_projectile *proj) {
     cr_real speed_u;
+    cr_vec3 velocity = pl->velocity, normal = pl->normal;
     cr_vec3 u = cr_v3_normalize_len(velocity, &speed_u);
     cr_real c = cr_clamp(cr_v3_dot(u, cr_v3_normalize(normal)), d->min_cos, CR_R(1));
     if (speed_u <= CR_R(1e-6) || c <= 0) c = CR_R(1);
     cr_real half = cr_mul(cr_half(cr_from_int((int32_t)pl->cells - 1)), pl->cell);
     pl->patch_nodes = patch_nodes(ta, patch_reach(half, c, pl->distance), pl->distance);
-    pl->passes = map_passes(d, &proj);
     /* 1024^2 cells times 2002 passes plus a patch of 2^31 nodes pass 2^32: saturate */
     uint64_t total = (uint64_t)pl->cells * pl->cells * pl->passes +
-                     loop_work(ta, proj.triangle_count, d->refresh_mass && t->type == CR_BODY_DYNAMIC) + pl->patch_nodes;
+                     loop_work(ta, proj->triangle_count, d->refresh_mass && t->type == CR_BODY_DYNAMIC) + pl->patch_nodes;
     pl->work = total > 0x7fffffffu ? 0x7fffffffu : (uint32_t)total;
-    return pl->distance > 0;
+    pl->sized = 1;
 }
 
 /* A soft body as a projectile: the sphere of half its bounds' longest side
@@ -686,8 +706,38 @@ static uint32_t map_units(const dent_side *s, bool progressive) {
     return (progressive ? 2 : 1) * cells;
 }
 
-/* Projectile triangles a slice of a mesh projectile's map visits at most. */
-#define DENT_TRIANGLES_PER_SLICE 512u
+
+/* Slices: side k's plan sized, a range of its projectile's triangles at a
+ * time (its reach, then its widest corner). Returns whether it is sized. */
+static bool size_side(cr_world *w, cr_dent_active *act, dent_side *s, uint32_t k, dent_slice *sl) {
+    cr_dent_plan *pl = s->plan;
+    if (pl->sized) return true;
+    s->projectile = projectile_of(w, s->proj, s->target, pl->proj_to_target, pl->point, s->corners, s->soft_radius);
+    cr_dent *d = &act->dent[k];
+    if (act->map_stage == 0) {
+        cr_dent_impact imp = {pl->point, pl->normal, pl->velocity, pl->distance};
+        cri_dent_plan_begin(d, &s->rec->def, &imp, &s->projectile);
+        act->map_stage = cri_dent_build_shift_known(d) ? 2 : 1;
+        act->tri = 0;
+    }
+    const uint32_t triangles = s->projectile.triangle_count;
+    while (act->map_stage == 1 || act->map_stage == 2) {
+        uint32_t n = triangles - act->tri < DENT_TRIANGLES_PER_SLICE ? triangles - act->tri : DENT_TRIANGLES_PER_SLICE;
+        if (!slice_fits(sl, cri_damage_cost_ps(w, CR_DAMAGE_OP_dent_plan_triangle, n), n)) return false;
+        if (act->map_stage == 1) cri_dent_build_ahead(d, &s->projectile, act->tri, n);
+        else cri_dent_plan_reach(d, &s->projectile, act->tri, n);
+        cri_damage_charge(&sl->meter, CR_DAMAGE_OP_dent_plan_triangle, n);
+        slice_ran(sl, n);
+        act->tri += n;
+        if (act->tri == triangles) act->map_stage++, act->tri = 0;
+    }
+    const cr_asset *ta = cr_world_asset(w, s->target->shape.asset);
+    pl->cells = cri_dent_plan_finish(d, &s->rec->def, &s->projectile, mean_edge(ta), &pl->cell);
+    pl->shift = d->shift, pl->shift_known = 1;
+    size_plan(pl, &s->rec->def, s->target, ta, &s->projectile);
+    act->map_stage = 0;
+    return true;
+}
 
 /* Slices: side k's map; a mesh projectile's a range of its triangles at a
  * time (its reach, then its Z-buffer), a sphere's Gaussian and a deepened
@@ -717,6 +767,7 @@ static bool build_map(cr_world *w, cr_dent_active *act, dent_side *s, uint32_t k
         cri_damage_charge(&sl->meter, CR_DAMAGE_OP_dent_map_cell, cells);
         slice_ran(sl, cells);
         act->map_stage = whole ? 4 : cri_dent_build_shift_known(d) ? 2 : 1;
+        if (act->map_stage == 1 && s->plan->shift_known) d->shift = s->plan->shift, d->ahead = CR_REAL_MAX, act->map_stage = 2;
         act->tri = 0;
     }
     const uint32_t triangles = s->projectile.triangle_count;
@@ -732,13 +783,13 @@ static bool build_map(cr_world *w, cr_dent_active *act, dent_side *s, uint32_t k
         act->tri += n;
         if (act->tri == triangles) act->map_stage++, act->tri = 0;
     }
-    if (act->map_stage == 3) {
-        const uint64_t passes = cells * (s->plan->passes - 1); /* the clear was the first */
-        if (!slice_fits(sl, cri_damage_cost_ps(w, CR_DAMAGE_OP_dent_map_cell, passes), passes)) return false;
-        cri_dent_build_finish(d, &s->rec->def, map_memory(w, k));
-        cri_damage_charge(&sl->meter, CR_DAMAGE_OP_dent_map_cell, passes);
-        slice_ran(sl, passes);
-        act->map_stage = 4;
+    /* the broadening and each smoothing iteration: a pass over the cells a slice */
+    while (act->map_stage == 3) {
+        if (!slice_fits(sl, cri_damage_cost_ps(w, CR_DAMAGE_OP_dent_map_cell, cells), cells)) return false;
+        cri_dent_build_finish_pass(d, &s->rec->def, map_memory(w, k), act->tri);
+        cri_damage_charge(&sl->meter, CR_DAMAGE_OP_dent_map_cell, cells);
+        slice_ran(sl, cells);
+        if (++act->tri == cri_dent_build_finish_passes(&s->rec->def)) act->map_stage = 4;
     }
     s->dent = *d;
     return true;
@@ -903,13 +954,18 @@ void cri_dent_model_step(cr_world *w, const cr_damage_input *in) {
             act->progressive = site != NULL;
             act->site = site ? (uint32_t)(site - sides[0].rec->sites) : 0;
             act->sides = n;
-            act->phase = DENT_MAPS;
+            act->phase = DENT_PLAN;
         } else if (n != act->sides) { /* a body of the job went away mid-way: what was built is dropped */
             job_done(w, act);
             continue;
         }
-        bind_dents(w, act, sides, act->phase == DENT_MAPS ? act->side : n);
+        bind_dents(w, act, sides, act->phase <= DENT_MAPS ? act->side : n);
         dent_side *s = &sides[act->side];
+        if (act->phase == DENT_PLAN) {
+            if (!size_side(w, act, s, act->side, &sl)) break; /* the budget is spent: sizing goes on next step */
+            if (++act->side == n) act->side = 0, act->phase = DENT_MAPS;
+            continue;
+        }
         if (act->phase == DENT_MAPS) {
             if (!build_map(w, act, s, act->side, &sl)) break; /* the budget is spent: the map goes on next step */
             act->map_stage = 0;
