@@ -57,6 +57,20 @@ typedef struct cr_shape_def {
     uint32_t asset;       ///< mesh: asset slot from cr_world_add_asset
 } cr_shape_def;
 
+/// Which bodies a body collides with (Box2D's semantics, docs/filters.md). A
+/// pair collides when (a.category_bits & b.mask_bits) and (b.category_bits &
+/// a.mask_bits) are both non-zero, except that two bodies with the same
+/// non-zero group_index always collide when it is positive and never when it
+/// is negative. Applied in the broadphase, before any narrowphase work.
+typedef struct cr_filter {
+    uint64_t category_bits; ///< what this body is (default 1)
+    uint64_t mask_bits;     ///< what it collides with (default all bits)
+    int32_t group_index;    ///< same positive group: always collide; same negative group: never (default 0: none)
+} cr_filter;
+
+/// The filter every body starts with: category 1, every mask bit, no group.
+cr_filter cr_default_filter(void);
+
 typedef struct cr_body_def {
     cr_body_type type;
     cr_vec3 position;          ///< m, of the centre of mass
@@ -66,6 +80,7 @@ typedef struct cr_body_def {
     cr_shape_def shape;
     cr_material material;
     bool no_sleep;             ///< never falls asleep, and keeps its island awake (default false: it may sleep)
+    cr_filter filter;          ///< collision filter (cr_default_filter())
     uint64_t user_data;
     uint32_t cookie;           ///< set by cr_default_body_def(); checked by create
 } cr_body_def;
@@ -118,6 +133,11 @@ cr_body_type cr_body_get_type(const cr_world *world, cr_body_id id);
 /// The body's shape as created (a null handle gives a zero shape).
 cr_shape_def cr_body_get_shape(const cr_world *world, cr_body_id id);
 cr_material cr_body_get_material(const cr_world *world, cr_body_id id);
+/// Change the collision filter; pairs it now excludes stop touching from the
+/// next step on, and the body wakes so pairs it now allows are found.
+cr_status cr_body_set_filter(cr_world *world, cr_body_id id, cr_filter filter);
+/// The body's collision filter (a null handle gives cr_default_filter()).
+cr_filter cr_body_get_filter(const cr_world *world, cr_body_id id);
 
 /// Handles of the live bodies in slot order (a deterministic order); writes at
 /// most `capacity` and returns how many live bodies there are.

@@ -56,6 +56,7 @@ typedef struct cr_body {
     cr_shape_def shape;
     cr_material material;
     uint64_t user_data;
+    cr_filter filter;     ///< collision filter (broadphase.c)
     cr_real soft_depth;   ///< m, how deep other bodies sink into its rest surface before the solver pushes (squash model; 0: rigid)
 } cr_body;
 

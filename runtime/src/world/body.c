@@ -30,6 +30,14 @@ cr_material cr_default_material(void) {
     return m;
 }
 
+cr_filter cr_default_filter(void) {
+    cr_filter f;
+    f.category_bits = 1;
+    f.mask_bits = ~(uint64_t)0;
+    f.group_index = 0;
+    return f;
+}
+
 cr_body_def cr_default_body_def(void) {
     cr_body_def d;
     memset(&d, 0, sizeof d);
@@ -39,6 +47,7 @@ cr_body_def cr_default_body_def(void) {
     d.shape.radius = CR_R(0.5);
     d.shape.half_extents = cr_v3(CR_R(0.5), CR_R(0.5), CR_R(0.5));
     d.material = cr_default_material();
+    d.filter = cr_default_filter();
     d.cookie = CR_BODY_COOKIE;
     return d;
 }
@@ -104,6 +113,7 @@ cr_status cr_body_create(cr_world *w, const cr_body_def *def, cr_body_id *out) {
     b->shape = def->shape;
     b->material = def->material;
     b->user_data = def->user_data;
+    b->filter = def->filter;
     b->no_sleep = def->no_sleep ? 1 : 0;
     b->bound_radius = bound_radius;
     if (def->type == CR_BODY_DYNAMIC) {
@@ -279,6 +289,21 @@ cr_shape_def cr_body_get_shape(const cr_world *w, cr_body_id id) {
 cr_material cr_body_get_material(const cr_world *w, cr_body_id id) {
     const cr_body *b = cri_world_body_c(w, id);
     return b ? b->material : cr_default_material();
+}
+
+cr_status cr_body_set_filter(cr_world *w, cr_body_id id, cr_filter filter) {
+    cr_body *b = cri_world_body(w, id);
+    if (b == NULL) return CR_ERR_STALE_HANDLE;
+    b->filter = filter;
+    /* a sleeper is out of the broadphase's awake pairs: wake it so a pair
+     * the new filter allows is found on the next step */
+    cri_world_wake(w, id.index1 - 1);
+    return CR_OK;
+}
+
+cr_filter cr_body_get_filter(const cr_world *w, cr_body_id id) {
+    const cr_body *b = cri_world_body_c(w, id);
+    return b ? b->filter : cr_default_filter();
 }
 
 uint32_t cr_world_get_body_ids(const cr_world *w, cr_body_id *out, uint32_t capacity) {
