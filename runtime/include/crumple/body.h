@@ -71,6 +71,13 @@ typedef struct cr_filter {
 /// The filter every body starts with: category 1, every mask bit, no group.
 cr_filter cr_default_filter(void);
 
+/// Whether two filters let their bodies collide (the rule above; the
+/// broadphase and the world def's pair_filter hook come after it).
+static inline bool cr_filter_collides(cr_filter a, cr_filter b) {
+    if (a.group_index == b.group_index && a.group_index != 0) return a.group_index > 0;
+    return (a.category_bits & b.mask_bits) != 0 && (b.category_bits & a.mask_bits) != 0;
+}
+
 typedef struct cr_body_def {
     cr_body_type type;
     cr_vec3 position;          ///< m, of the centre of mass

@@ -80,6 +80,7 @@ static cr_body_def piece_def(const cr_fracture_actor *a, const cr_body *from, ui
     d.material = from->material;
     d.no_sleep = from->no_sleep != 0;
     d.user_data = from->user_data;
+    d.filter = from->filter;
     return d;
 }
 
