@@ -183,7 +183,11 @@ const char *cr_version_string(void);
     X(SOFT_CONTACT, "cr_soft_def.friction/restitution")          \
     X(SOFT_VOLUME_TOLERANCE, "cr_soft_def.volume_tolerance")     \
     X(SOFT_ROLLING_FRICTION, "cr_soft_def.rolling_friction")      \
-    X(SQUASH_PRIMITIVES, "cr_squash_set_primitives.primitives")
+    X(SQUASH_PRIMITIVES, "cr_squash_set_primitives.primitives") \
+    X(BODY_GRAVITY_SCALE, "cr_body_def.gravity_scale")           \
+    X(BODY_LINEAR_DAMPING, "cr_body_def.linear_damping")         \
+    X(BODY_ANGULAR_DAMPING, "cr_body_def.angular_damping")       \
+    X(MASS, "mass")
 
 typedef enum cr_field {
 #define CR_X_FIELD_ENUM_(name, text) CR_FIELD_##name,

@@ -88,6 +88,11 @@ typedef struct cr_body_def {
     cr_material material;
     bool no_sleep;             ///< never falls asleep, and keeps its island awake (default false: it may sleep)
     cr_filter filter;          ///< collision filter (cr_default_filter())
+    cr_real gravity_scale;     ///< times the world's gravity on this body (default 1; |scale| <= 1000)
+    cr_real linear_damping;    ///< 1/s, v shrinks by 1 / (1 + dt c) per step (default 0; 0..10000)
+    cr_real angular_damping;   ///< 1/s, the same for the spin (default 0; 0..10000)
+    bool enabled;              ///< false: in the world but out of the step, neither colliding nor moving (default true)
+    bool is_sensor;            ///< reports overlaps (cr_world_get_sensor_events) instead of colliding (default false)
     uint64_t user_data;
     uint32_t cookie;           ///< set by cr_default_body_def(); checked by create
 } cr_body_def;
@@ -140,6 +145,40 @@ cr_body_type cr_body_get_type(const cr_world *world, cr_body_id id);
 /// The body's shape as created (a null handle gives a zero shape).
 cr_shape_def cr_body_get_shape(const cr_world *world, cr_body_id id);
 cr_material cr_body_get_material(const cr_world *world, cr_body_id id);
+/* Setters after creation (docs/filters.md). Each checks its input as
+ * cr_body_create checks the def, naming the field (cr_world_refused_field),
+ * and leaves the body and the world as they were when it refuses. Changing
+ * what a body is made of is refused (CR_ERR_DEF_INVALID) on a body a damage
+ * model owns the mass of (cr_*_attach, bones, fracture pieces' whole). */
+
+/// Make the body static, kinematic or dynamic. A dynamic body takes the mass
+/// and inertia of its shape at its material's density (CR_ERR_MASS_RANGE if
+/// they do not fit, as at create); a static one stops. It and everything
+/// asleep near it wake. A plane stays static (CR_FIELD_BODY_SHAPE_TYPE).
+cr_status cr_body_set_type(cr_world *world, cr_body_id id, cr_body_type type);
+/// Set a dynamic body's mass (kg), scaling its inertia with it (the shape's
+/// mass distribution is kept); field "mass".
+cr_status cr_body_set_mass(cr_world *world, cr_body_id id, cr_real mass);
+/// Replace the material (checked as cr_body_def.material); a new density
+/// gives a dynamic body the mass of its shape at that density.
+cr_status cr_body_set_material(cr_world *world, cr_body_id id, cr_material material);
+/// Times the world's gravity on this body (finite, |scale| <= 1000).
+cr_status cr_body_set_gravity_scale(cr_world *world, cr_body_id id, cr_real scale);
+cr_real cr_body_get_gravity_scale(const cr_world *world, cr_body_id id);
+/// Linear and angular damping, 1/s (0..10000 each).
+cr_status cr_body_set_damping(cr_world *world, cr_body_id id, cr_real linear, cr_real angular);
+cr_real cr_body_get_linear_damping(const cr_world *world, cr_body_id id);
+cr_real cr_body_get_angular_damping(const cr_world *world, cr_body_id id);
+cr_status cr_body_set_user_data(cr_world *world, cr_body_id id, uint64_t user_data);
+/// Take the body out of the step (false) or put it back (true). A disabled
+/// body keeps its pose and velocity, collides with nothing, is not moved,
+/// holds its joints' other bodies as a static body would, and counts for no
+/// sensor; what rested on it wakes.
+cr_status cr_body_set_enabled(cr_world *world, cr_body_id id, bool enabled);
+bool cr_body_is_enabled(const cr_world *world, cr_body_id id);
+/// Whether the body was created as a sensor (cr_body_def.is_sensor).
+bool cr_body_is_sensor(const cr_world *world, cr_body_id id);
+
 /// Change the collision filter; pairs it now excludes stop touching from the
 /// next step on, and the body wakes so pairs it now allows are found.
 cr_status cr_body_set_filter(cr_world *world, cr_body_id id, cr_filter filter);

@@ -221,7 +221,7 @@ void cri_broadphase(cr_step *s) {
         const cr_body *b = &s->bodies[i];
         bp_range *r = &range[i];
         r->kind = BP_NONE;
-        if (!b->alive || b->ghost) continue; /* a bending body: its sub-bodies collide for it */
+        if (!b->alive || b->ghost || b->disabled) continue; /* ghost: a bending body, its sub-bodies collide for it */
         if (b->shape.type == CR_SHAPE_PLANE) {
             r->kind = BP_PLANE;
             planes[nplanes++] = i;

@@ -20,7 +20,7 @@ static const char state_schema[] =
     "crumple-state-10;"
     "world:step_count,body_count;"
     "body:slot,generation,type,position,orientation,linear_velocity,angular_velocity,force,torque,mass,"
-    "asleep,island,sleep_time,no_sleep,finite_position,finite_orientation,[filter];"
+    "asleep,island,sleep_time,no_sleep,finite_position,finite_orientation,[filter],[gravity_scale,linear_damping,angular_damping,disabled,sensor],[material];"
     "joint:slot,generation,type,a,b,anchor_a,anchor_b,rest,linear_impulse,angular_impulse,[bending joints: bend_rate,spring_w_end];"
     "surface:body,positions,patch_digest;"
     "dent:body,dent_count,site_point,site_distance,queue_count;"
@@ -58,6 +58,24 @@ uint64_t cri_body_hash_into(uint64_t h, const cr_body *b, uint32_t slot) {
         h = cr_hash_u64(h, f.category_bits);
         h = cr_hash_u64(h, f.mask_bits);
         h = cr_hash_u32(h, (uint32_t)f.group_index);
+    }
+    /* so does every setting a setter changes; at their defaults they hash nothing */
+    if (b->gravity_scale != CR_R(1) || b->linear_damping != 0 || b->angular_damping != 0 || b->disabled || b->sensor) {
+        h = cr_hash_real(h, b->gravity_scale);
+        h = cr_hash_real(h, b->linear_damping);
+        h = cr_hash_real(h, b->angular_damping);
+        h = cr_hash_u32(h, b->disabled);
+        h = cr_hash_u32(h, b->sensor);
+    }
+    /* a body's material from its def is part of the scene, like its shape;
+     * once a setter changed it, it is state */
+    if (b->material_set) {
+        const cr_material *m = &b->material;
+        h = cr_hash_real(h, m->density);
+        h = cr_hash_real(h, m->restitution);
+        h = cr_hash_real(h, m->friction);
+        h = cr_hash_real(h, m->rolling_friction);
+        h = cr_hash_real(h, m->spinning_friction);
     }
     return h;
 }
