@@ -151,6 +151,14 @@ struct cr_world {
     uint32_t warm;          ///< offset of cr_warm_impulse[def.point_capacity] (solver/warm_start.c)
     uint32_t warm_count;    ///< impulses kept from the last step
     uint32_t soft_region;   ///< offset of the soft-body stage's cr_soft_region (soft/mass_spring.h)
+    uint32_t sensor_overlaps;  ///< offset of cri_sensor_overlap[def.sensor_capacity], sorted by (sensor, visitor) slot (solver/sensors.c)
+    uint32_t sensor_overlap_count;
+    uint32_t sensor_events;    ///< offset of cr_sensor_event[def.sensor_event_capacity]
+    uint32_t sensor_event_count;
+    uint32_t touches;          ///< offset of cri_touch[def.touch_capacity], sorted by pair (solver/contact_events.c)
+    uint32_t touch_count;
+    uint32_t contact_events;   ///< offset of cr_contact_event[def.contact_event_capacity]
+    uint32_t contact_event_count;
     uint64_t step_count;
     cr_world_stats stats;
     uint32_t refused_field; ///< cr_field of the last refused call (validate.c); not state, not hashed

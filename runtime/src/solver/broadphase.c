@@ -28,7 +28,8 @@
  *     bullet) goes to a short "large" list that is tested against every body;
  *     planes are never hashed and are paired with every moving body whose
  *     swept sphere reaches them.
- *   - Collision filters (cr_filter: docs/filters.md) drop a pair before it is
+ *   - Collision filters (cr_filter: docs/filters.md) and sensors (sensors.c
+ *     finds their overlaps) drop a pair before it is
  *     counted, so a filtered pair costs neither pair_capacity nor any
  *     narrowphase work; the world def's pair_filter hook then sees the
  *     surviving pairs in sorted order, so its calls do not depend on the grid.
@@ -132,6 +133,7 @@ static void emit(cr_step *s, bp_out *o, uint32_t i, uint32_t j) {
     }
     if (s->nno_collide > 0 && cri_joints_pair_excluded(s, a, b)) return;
     if (!cr_filter_collides(s->bodies[a].filter, s->bodies[b].filter)) return;
+    if (s->bodies[a].sensor || s->bodies[b].sensor) return; /* sensors only overlap (sensors.c) */
     if (o->n >= o->cap) {
         o->overflow++;
         return;

@@ -11,6 +11,7 @@
 #include "base/block.h"
 #include "damage/stage.h"
 #include "soft/mass_spring.h"
+#include "solver/touch.h"
 #include "base/hash.h"
 #include "crumple/input.h"
 
@@ -32,7 +33,9 @@ static const char state_schema[] =
     "spring:count,next_body,slot,generation,asleep,sleep_time,positions,velocities;"
     "commands:count,type,body,joint,position;"
     "warm:count,pair,feature,generations,jn,jt;"
-    "event:a,b,point,normal,relative_velocity,normal_speed,impulse";
+    "event:a,b,point,normal,relative_velocity,normal_speed,impulse;"
+    "[sensor:count,sensor,visitor,event_count,begin];"
+    "[touch:count,a,b,generations,normal,points,phi,jn,jn_total,jt_total,event_count,kind,point,speed]";
 
 uint64_t cri_body_hash_into(uint64_t h, const cr_body *b, uint32_t slot) {
     h = cr_hash_u32(h, slot);
@@ -133,7 +136,8 @@ uint64_t cr_world_state_hash(const cr_world *w) {
         h = cr_hash_real(h, ev[i].normal_speed);
         h = cr_hash_real(h, ev[i].impulse);
     }
-    return h;
+    h = cri_sensor_hash(w, h);
+    return cri_touch_hash(w, h);
 }
 
 /* A body's part of the world state hash, on its own. */

@@ -56,6 +56,11 @@ cr_status cri_world_def_fields(const cr_world_def *def, cr_field *field) {
     CR_DEF_RANGE(def->joint_iterations > 256, CR_FIELD_WORLD_JOINT_ITERATIONS);
     CR_DEF_REAL(def->broadphase_cell, def->broadphase_cell < 0, CR_FIELD_WORLD_BROADPHASE_CELL);
     CR_DEF_REAL(def->event_min_speed, def->event_min_speed < 0, CR_FIELD_WORLD_EVENT_MIN_SPEED);
+    CR_DEF_RANGE(def->sensor_capacity > (1u << 24), CR_FIELD_WORLD_SENSOR_CAPACITY);
+    CR_DEF_RANGE(def->sensor_event_capacity > (1u << 24), CR_FIELD_WORLD_SENSOR_EVENT_CAPACITY);
+    CR_DEF_RANGE(def->touch_capacity > (1u << 24), CR_FIELD_WORLD_TOUCH_CAPACITY);
+    CR_DEF_RANGE(def->contact_event_capacity > (1u << 24), CR_FIELD_WORLD_CONTACT_EVENT_CAPACITY);
+    CR_DEF_REAL(def->hit_event_speed, def->hit_event_speed < 0, CR_FIELD_WORLD_HIT_EVENT_SPEED);
     CR_DEF_REAL(def->sleep_time, def->sleep_time < 0, CR_FIELD_WORLD_SLEEP_TIME);
     CR_DEF_REAL(def->sleep_linear, def->sleep_linear < 0, CR_FIELD_WORLD_SLEEP_LINEAR);
     CR_DEF_REAL(def->sleep_angular, def->sleep_angular < 0, CR_FIELD_WORLD_SLEEP_ANGULAR);

@@ -29,6 +29,7 @@
 #include "solver/solver.h"
 #include "damage/stage.h"
 #include "soft/mass_spring.h"
+#include "solver/touch.h"
 #include "base/hash.h"
 #include "base/check.h"
 
@@ -45,6 +46,9 @@ cr_world_def cr_default_world_def(void) {
     d.point_capacity = 4096; /* 16 per body: the pool is most of the scratch (docs/solver.md, "Memory") */
     d.contact_capacity = 2048;
     d.event_capacity = 1024;
+    d.sensor_capacity = 64;
+    d.sensor_event_capacity = 64;
+    d.hit_event_speed = CR_R(1);
     d.asset_capacity = 8;
     d.scratch_bytes = 0;
     d.collision_passes = 5;
@@ -125,7 +129,7 @@ static uint64_t layout(const cr_world_def *def, uint8_t *block, uint64_t block_s
     uint64_t coarse = align16((uint64_t)def->asset_capacity * sizeof(cr_coarse_grid));
     uint64_t warm = align16((uint64_t)def->point_capacity * sizeof(cr_warm_impulse));
     uint64_t persistent_bytes = bodies + joints + events + assets + coarse + warm + cri_damage_region_bytes(def) + 16u +
-                              cri_soft_region_bytes(def);
+                              cri_soft_region_bytes(def) + cri_sensor_region_bytes(def) + cri_touch_region_bytes(def);
     uint64_t scratch = scratch_bytes_of(def);
     uint64_t total = header + persistent_bytes + scratch + 16u;
     if (block == NULL && block_size == UINT64_MAX) return total; /* cr_world_memory_need: no limit */
@@ -149,7 +153,8 @@ static uint64_t layout(const cr_world_def *def, uint8_t *block, uint64_t block_s
     cri_arena_init(&w->scratch, scratch_begin, scratch_begin + (uint32_t)scratch);
     bool ok = w->bodies != CR_NO_OFFSET && w->joints != CR_NO_OFFSET && w->events != CR_NO_OFFSET &&
               w->assets != CR_NO_OFFSET && w->coarse != CR_NO_OFFSET && w->warm != CR_NO_OFFSET &&
-              cri_damage_layout(w, block) && cri_soft_layout(w, block);
+              cri_damage_layout(w, block) && cri_soft_layout(w, block) && cri_sensor_layout(w, block) &&
+              cri_touch_layout(w, block);
     return ok ? total : 0;
 }
 
@@ -480,12 +485,13 @@ cr_status cr_world_step(cr_world *w, cr_real dt) {
     w->stats.contact_levels = w->stats.largest_level = w->stats.collision_passes_run = 0;
     w->stats.woken = 0;
     w->stats.frozen = 0;
+    w->stats.sensor_overflow = w->stats.contact_overflow = 0;
     /* state the step did not make (a hostile snapshot with a valid checksum,
      * a host writing into the block) must not reach the broadphase's casts */
     freeze_non_finite(w);
     cr_arena_clear(&w->scratch);
     cri_damage_begin(w);
-    w->event_count = 0;
+    w->event_count = w->sensor_event_count = w->contact_event_count = 0;
 
     cr_step s;
     memset(&s, 0, sizeof s);
@@ -521,6 +527,7 @@ cr_status cr_world_step(cr_world *w, cr_real dt) {
          * the weight they gave back in its velocity (soft/mass_spring.c,
          * rigid_follow) */
         CR_TIMED(w, CR_STAGE_position, cri_sleep_update(&s));
+        CR_TIMED(w, CR_STAGE_events, (cri_contact_events(&s), cri_sensor_events(w))); /* solver/touch.h */
         CR_TIMED(w, CR_STAGE_damage, cri_damage_step(&s));
         w->stats.pairs = s.npairs;
         w->stats.manifolds = s.nm;
