@@ -157,11 +157,11 @@ static uint32_t host_filter(cr_step *s, uint64_t *pairs, uint32_t n) {
     return kept;
 }
 
-static cr_real auto_cell(const cr_step *s) {
+static cr_real auto_cell(const cr_body *bodies, uint32_t nb) {
     cr_real sum = 0;
     int32_t n = 0;
-    for (uint32_t i = 0; i < s->nb; ++i) {
-        const cr_body *b = &s->bodies[i];
+    for (uint32_t i = 0; i < nb; ++i) {
+        const cr_body *b = &bodies[i];
         if (!b->alive || b->type == CR_BODY_STATIC || b->shape.type == CR_SHAPE_PLANE) continue;
         sum += b->bound_radius;
         ++n;
@@ -170,6 +170,10 @@ static cr_real auto_cell(const cr_step *s) {
     cr_real mean_radius = cr_div(sum, cr_from_int(n));
     cr_real cell = cr_mul(mean_radius, CR_R(3)); /* 1.5 x the mean diameter */
     return cr_max(cell, CR_R(0.05));
+}
+
+cr_real cri_broadphase_base_cell(const cr_world *w) {
+    return w->def.broadphase_cell > 0 ? w->def.broadphase_cell : auto_cell(cr_world_bodies_c(w), w->body_high);
 }
 
 /* The bucket of a cell and the range of entries it spans. */
@@ -212,7 +216,7 @@ void cri_broadphase(cr_step *s) {
     uint32_t nlarge = 0, nplanes = 0;
     uint32_t mask = buckets - 1u;
 
-    cr_real base = def->broadphase_cell > 0 ? def->broadphase_cell : auto_cell(s);
+    cr_real base = cri_broadphase_base_cell(w);
     cr_real widest = cr_mul(base, CR_R(2));
     cr_real g_dt2 = cr_mul(cr_v3_len(def->gravity), cr_mul(s->dt, s->dt));
     cr_real grow = CR_CANDIDATE_SLOP + g_dt2;
