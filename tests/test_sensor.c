@@ -59,6 +59,11 @@ static void tally(const trigger_world *t, event_tally *e, uint32_t frame, cr_bod
     }
 }
 
+static void count_line(void *ctx, cr_vec3 a, cr_vec3 b, uint32_t color) {
+    (void)a, (void)b;
+    if (color == CR_DRAW_COLOR_SENSOR) ++*(uint32_t *)ctx;
+}
+
 CR_TEST(sensor_ball_falls_through_with_one_begin_and_one_end) {
     trigger_world t;
     ENSURE(make_trigger(&t, 16));
@@ -71,9 +76,14 @@ CR_TEST(sensor_ball_falls_through_with_one_begin_and_one_end) {
         cr_body_id in[4];
         uint32_t n = cr_sensor_get_overlaps(t.w, t.sensor, in, 4);
         double y = cr_to_double(cr_body_get_transform(t.w, t.ball).p.y);
-        if (y < 2.5 && y > 1.5) { /* the ball's centre is in the box: it must be listed */
+        if (y < 2.5 && y > 1.5) { /* the ball's centre is in the box: it must be listed, and drawn */
             ENSURE(n == 1 && in[0].index1 == t.ball.index1);
             inside_seen = true;
+            uint32_t lines = 0;
+            cr_debug_draw d = cr_default_debug_draw();
+            d.line = count_line;
+            d.context = &lines;
+            ENSURE(cr_world_draw(t.w, &d, CR_DRAW_SENSORS) == CR_OK && lines == 1);
         }
         if (y > 2.8 || y < 1.2) ENSURE(n == 0);
     }

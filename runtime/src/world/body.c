@@ -80,6 +80,13 @@ static cr_status check_body_def(const cr_world *w, const cr_body_def *def) {
     return CR_OK;
 }
 
+/* A dynamic body's mass and the shape's principal moments. */
+static void set_mass_properties(cr_body *b, cr_real mass, cr_vec3 inertia) {
+    b->mass = mass;
+    b->inv_mass = cr_div(CR_R(1), mass);
+    cri_inertia_set(b, inertia, cr_v3_zero());
+}
+
 cr_status cr_body_create(cr_world *w, const cr_body_def *def, cr_body_id *out) {
     if (out == NULL) return CR_ERR_NULL_ARGUMENT;
     memset(out, 0, sizeof *out);
@@ -123,11 +130,7 @@ cr_status cr_body_create(cr_world *w, const cr_body_def *def, cr_body_id *out) {
     b->sensor = def->is_sensor ? 1 : 0;
     b->no_sleep = def->no_sleep ? 1 : 0;
     b->bound_radius = bound_radius;
-    if (def->type == CR_BODY_DYNAMIC) {
-        b->mass = mass;
-        b->inv_mass = cr_div(CR_R(1), mass);
-        cri_inertia_set(b, inertia, cr_v3_zero()); /* the shape's principal moments; checked positive above */
-    }
+    if (def->type == CR_BODY_DYNAMIC) set_mass_properties(b, mass, inertia); /* checked positive above */
     if (def->type != CR_BODY_STATIC) {
         b->v = def->linear_velocity;
         b->w = def->angular_velocity;
@@ -327,12 +330,6 @@ static cr_status shape_mass(cr_world *w, const cr_body *b, cr_body_type type, cr
     return cri_body_mass_refuse(w, type, *mass, *inertia);
 }
 
-static void set_mass_properties(cr_body *b, cr_real mass, cr_vec3 inertia) {
-    b->mass = mass;
-    b->inv_mass = cr_div(CR_R(1), mass);
-    cri_inertia_set(b, inertia, cr_v3_zero());
-}
-
 /* What rested on or against a body whose motion changed must notice: its
  * island, and everything asleep if it was or is static or kinematic (those
  * are in no island), as destroy does. */
@@ -379,7 +376,6 @@ cr_status cr_body_set_mass(cr_world *w, cr_body_id id, cr_real mass) {
     cr_real ratio = cr_div(mass, b->mass);
     cr_vec3 inertia = cr_v3_scale(b->inertia, ratio);
     CR_TRY(cri_body_mass_refuse(w, CR_BODY_DYNAMIC, mass, inertia));
-    if (!cr_vec3_is_finite(inertia)) return cri_refuse(w, CR_ERR_MASS_RANGE, CR_FIELD_BODY_INERTIA);
     cr_vec3 products = cr_v3_scale(b->inertia_products, ratio);
     b->mass = mass;
     b->inv_mass = cr_div(CR_R(1), mass);
