@@ -118,6 +118,22 @@ CR_TEST(scene_parse_grid_variation_is_deterministic) {
 
 /* Our decimal reader must agree with a correctly rounded strtod on every
  * plain decimal, and with IEEE division on small-integer fractions. */
+CR_TEST(scene_parse_filters_and_sensors_reach_the_body_defs) {
+    cr_scene_error e;
+    cr_scene *s = parse_ok(HDR "capacity touches 32 contact_events 16 sensors 8 sensor_events 4\n"
+                               "body trigger static box 1 1 1 sensor category 0x8 mask 6 group -7\n"
+                               "body ball dynamic sphere 0.5 position 0 3 0 category 18446744073709551615 group 12\n",
+                           &e);
+    ENSURE(s != NULL);
+    const cr_body_def *t = &s->bodies[0].def, *b = &s->bodies[1].def;
+    ENSURE(t->is_sensor && !b->is_sensor);
+    ENSURE(t->filter.category_bits == 8 && t->filter.mask_bits == 6 && t->filter.group_index == -7);
+    ENSURE(b->filter.category_bits == ~(uint64_t)0 && b->filter.mask_bits == ~(uint64_t)0 && b->filter.group_index == 12);
+    ENSURE(s->def.touch_capacity == 32 && s->def.contact_event_capacity == 16);
+    ENSURE(s->def.sensor_capacity == 8 && s->def.sensor_event_capacity == 4);
+    cr_scene_free(s);
+}
+
 CR_TEST(scene_numbers_are_read_exactly) {
     uint64_t x = 12345;
     int checked = 0;
@@ -248,7 +264,17 @@ CR_TEST(scene_errors_name_file_line_and_word) {
     ENSURE_ERROR(HDR "impulse 10 ghost 0 1 0\n",
                  "t.scene:2: unknown body 'ghost' in 'impulse' (bodies must be defined before they are used)");
     ENSURE_ERROR(HDR "body a dynamic sphere 1 colour red\n",
-                 "t.scene:2: unknown body attribute 'colour' (material dent position rotate quat velocity spin sleep spawn)");
+                 "t.scene:2: unknown body attribute 'colour' (material dent position rotate quat velocity spin sleep sensor "
+                 "category mask group spawn)");
+    /* filters and sensors */
+    ENSURE_ERROR(HDR "body a dynamic sphere 1 mask 0xfg\n",
+                 "t.scene:2: 'mask' needs a whole number (decimal or 0x hex), got '0xfg'");
+    ENSURE_ERROR(HDR "body a dynamic sphere 1 category\n", "t.scene:2: 'category' needs a whole number (decimal or 0x hex), got ''");
+    ENSURE_ERROR(HDR "body a dynamic sphere 1 category 18446744073709551616\n",
+                 "t.scene:2: 'category' is 18446744073709551616, more than 64 bits");
+    ENSURE_ERROR(HDR "body a dynamic sphere 1 group -x\n", "t.scene:2: 'group' needs a whole number");
+    ENSURE_ERROR(HDR "body a dynamic sphere 1 group 3000000000\n", "t.scene:2: 'group' is 3000000000, must be 0..2147483647");
+    ENSURE_ERROR(HDR "capacity touches 99999999\n", "t.scene:2: 'capacity touches' is 99999999, must be 0..16777216");
     /* dents */
     ENSURE_ERROR(HDR "body a dynamic sphere 1 dent soft\n",
                  "t.scene:2: unknown dent 'soft' (dents must be defined before they are used)");
@@ -265,7 +291,8 @@ CR_TEST(scene_errors_name_file_line_and_word) {
     ENSURE_ERROR(HDR "body a dynamic cone 1\n", "t.scene:2: unknown shape 'cone' (sphere box plane mesh)");
     ENSURE_ERROR(HDR "body a floating sphere 1\n", "t.scene:2: unknown body type 'floating' (static kinematic dynamic)");
     ENSURE_ERROR(HDR "capacity springs 3\n",
-                 "t.scene:2: unknown capacity 'springs' (keys: bodies joints pairs points points_total contacts events assets scratch_kb)");
+                 "t.scene:2: unknown capacity 'springs' (keys: bodies joints pairs points points_total contacts events assets scratch_kb "
+                 "touches contact_events sensors sensor_events)");
     ENSURE_ERROR(HDR "asset a mesh.stl\n", "t.scene:2: asset 'a': 'mesh.stl' is neither a cooked .crb nor an .obj (or .skel) file");
     /* duplicates and misuse */
     ENSURE_ERROR(HDR "body a dynamic sphere 1\nbody a dynamic sphere 1\n", "t.scene:3: body 'a' already defined at line 2");

@@ -47,7 +47,7 @@ static void usage(FILE *out) {
             "usage: crumple run SCENE [--frames N] [--json] [--memory] [--shock on|off] [--cache DIR] [--record FILE]\n"
             "       [--report DIR]\n"
             "       [--render DIR] [--every K] [--size WxH] [--camera C] [--mode M] [--wireframe] [--supersample N]\n"
-            "       [--range MM] [--sheet] [--sheet-frames N] [--dents] [--obj DIR] [--apng FILE] [--fps N]\n"
+            "       [--range MM] [--sheet] [--sheet-frames N] [--dents] [--obj DIR] [--apng FILE] [--fps N] [--overlay LIST]\n"
             "  Steps a scene file (docs/scene-format.md) and prints a summary: memory, overflows, what\n"
             "  damage did to each body, the state hash. Positions are world coordinates, metres.\n"
             "  --frames N       frames to step (default: the scene's `frames`)\n"

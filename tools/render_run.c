@@ -10,6 +10,7 @@
 #include "obj_export.h"
 #include "platform.h"
 #include "png.h"
+#include "render_overlay.h"
 #include "stb_ds.h"
 
 cr_run_pictures_options cr_run_pictures_default_options(void) {
@@ -100,6 +101,12 @@ int cr_run_pictures_option(cr_run_pictures_options *o, int argc, char **argv, in
             return -1;
         }
         o->render.range = mm / 1000.0;
+    } else if (strcmp(a, "--overlay") == 0) {
+        if (!value_of(argc, argv, i, &v)) return -1;
+        if (!cr_render_overlay_parse(v, &o->overlay, err, sizeof err)) {
+            fprintf(stderr, "crumple run: --overlay: %s\n", err);
+            return -1;
+        }
     } else {
         return 0;
     }
@@ -134,7 +141,9 @@ void cr_run_pictures_usage(FILE *out) {
             "                   and each plastic body by example weights: DIR/weights_NAME.png\n"
             "  --obj DIR        write the deformed meshes as DIR/frame_NNNNN.obj\n"
             "  --apng FILE      write the drawn frames (--every, --size, --camera...) as one animated PNG\n"
-            "  --fps N          its frame rate, 1..1000 (default: real time, 1 / (dt x every))\n");
+            "  --fps N          its frame rate, 1..1000 (default: real time, 1 / (dt x every))\n"
+            "  --overlay LIST   draw the runtime's debug draw over each frame: bodies,sleep,contacts,joints,\n"
+            "                   cells,dents,bones,sensors or all (contact points need `capacity touches`)\n");
 }
 
 static int drawn(const cr_run_pictures *p, int32_t f) { return f % p->opt.every == 0 || f == p->frames; }
@@ -188,6 +197,7 @@ static int output(cr_run_pictures *p, const cr_scene *s, const cr_world *w, int3
     if (p->opt.render_dir || p->opt.apng_path) {
         cr_image img;
         if (!cr_render_draw(&scene, &p->camera, &ro, &img)) goto oom;
+        if (p->opt.overlay != 0) cr_render_overlay(&img, &p->camera, w, p->opt.overlay);
         if ((drawn(p, f) && on_sheet(p, f)) || (dented && p->opt.sheet)) {
             char caption[64];
             snprintf(caption, sizeof caption, "%d  %.2f S%s", (int)f, t, dented ? "  DENT" : "");

@@ -2,7 +2,7 @@
  *
  *     crumple run SCENE --render DIR [--every K] [--size WxH] [--camera C]
  *                       [--mode M] [--wireframe] [--range MM] [--sheet [--sheet-frames N]] [--dents]
- *                       [--obj DIR] [--apng FILE [--fps N]]
+ *                       [--obj DIR] [--apng FILE [--fps N]] [--overlay LIST]
  *
  * cmd_run.c hands each unknown option to cr_run_pictures_option, calls
  * cr_run_pictures_begin before the first step, cr_run_pictures_frame after
@@ -45,6 +45,7 @@ typedef struct cr_run_pictures_options {
     cr_render_options render; ///< --size, --camera, --mode, --wireframe, --range
     const char *apng_path;    ///< --apng FILE: the drawn frames as one animated PNG (null: none)
     uint32_t fps;             ///< --fps N: its frame rate (0: real time, 1 / (dt x every))
+    uint32_t overlay;         ///< --overlay LIST: CR_DRAW_* flags drawn over each frame (render_overlay.h; 0: none)
 } cr_run_pictures_options;
 
 /// Defaults: no output, every frame, 480x360, body colours, 12 frames on a sheet.

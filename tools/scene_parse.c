@@ -34,10 +34,13 @@ struct cr_scene_name_ {
 enum { MAX_TOKENS = 64, MAX_LINE = 4096 };
 
 /* Capacity keys of the `capacity` statement, in cr_world_def order. */
-enum { CAP_BODIES, CAP_JOINTS, CAP_PAIRS, CAP_POINTS, CAP_POINTS_TOTAL, CAP_CONTACTS, CAP_EVENTS, CAP_ASSETS, CAP_SCRATCH_KB, CAP_COUNT };
-static const char *const cap_names[CAP_COUNT] = {"bodies", "joints", "pairs", "points", "points_total", "contacts", "events", "assets", "scratch_kb"};
-static const uint32_t cap_max[CAP_COUNT] = {CR_SCENE_MAX_BODIES, 1u << 24, 1u << 24, 4096, 1u << 26, 1u << 24, 1u << 24, 4096, 1u << 22};
-#define CAP_KEYS "bodies joints pairs points points_total contacts events assets scratch_kb"
+enum { CAP_BODIES, CAP_JOINTS, CAP_PAIRS, CAP_POINTS, CAP_POINTS_TOTAL, CAP_CONTACTS, CAP_EVENTS, CAP_ASSETS, CAP_SCRATCH_KB,
+       CAP_TOUCHES, CAP_CONTACT_EVENTS, CAP_SENSORS, CAP_SENSOR_EVENTS, CAP_COUNT };
+static const char *const cap_names[CAP_COUNT] = {"bodies", "joints", "pairs", "points", "points_total", "contacts", "events",
+                                                 "assets", "scratch_kb", "touches", "contact_events", "sensors", "sensor_events"};
+static const uint32_t cap_max[CAP_COUNT] = {CR_SCENE_MAX_BODIES, 1u << 24, 1u << 24, 4096, 1u << 26, 1u << 24, 1u << 24, 4096, 1u << 22,
+                                            1u << 24, 1u << 24, 1u << 24, 1u << 24};
+#define CAP_KEYS "bodies joints pairs points points_total contacts events assets scratch_kb touches contact_events sensors sensor_events"
 
 /* ------------------------------------------------------------ the parser */
 
@@ -105,6 +108,29 @@ static int read_uint(pctx *c, const char *what, uint32_t lo, uint32_t hi, uint32
     if (v < lo || v > hi) return fail(c, "'%s' is %s, must be %u..%u", what, c->tok[c->pos], lo, hi);
     ++c->pos;
     *out = (uint32_t)v;
+    return 0;
+}
+
+/* A 64-bit mask: decimal, or hex after 0x. */
+static int read_bits(pctx *c, const char *what, uint64_t *out) {
+    const char *t = at_end(c) ? "" : c->tok[c->pos];
+    bool hex = t[0] == '0' && (t[1] == 'x' || t[1] == 'X');
+    uint64_t v = 0, base = hex ? 16u : 10u;
+    int n = 0;
+    bool over = false;
+    for (const char *p = hex ? t + 2 : t; *p != '\0'; ++p, ++n) {
+        int digit = *p >= '0' && *p <= '9'            ? *p - '0'
+                    : hex && *p >= 'a' && *p <= 'f' ? *p - 'a' + 10
+                    : hex && *p >= 'A' && *p <= 'F' ? *p - 'A' + 10
+                                                    : -1;
+        if (digit < 0) return fail(c, "'%s' needs a whole number (decimal or 0x hex), got '%s'", what, t);
+        if (v > (UINT64_MAX - (uint64_t)digit) / base) over = true;
+        v = v * base + (uint64_t)digit;
+    }
+    if (n == 0) return fail(c, "'%s' needs a whole number (decimal or 0x hex), got '%s'", what, t);
+    if (over) return fail(c, "'%s' is %s, more than 64 bits", what, t);
+    ++c->pos;
+    *out = v;
     return 0;
 }
 
@@ -667,6 +693,18 @@ static int st_body_or_grid(pctx *c, bool grid) {
             const char *t = at_end(c) ? "" : c->tok[c->pos++];
             if (strcmp(t, "on") != 0 && strcmp(t, "off") != 0) return fail(c, "'sleep' needs on or off, got '%s'", t);
             b.def.no_sleep = strcmp(t, "off") == 0;
+        } else if (strcmp(a, "sensor") == 0) {
+            b.def.is_sensor = true;
+        } else if (strcmp(a, "category") == 0) {
+            if (read_bits(c, a, &b.def.filter.category_bits)) return -1;
+        } else if (strcmp(a, "mask") == 0) {
+            if (read_bits(c, a, &b.def.filter.mask_bits)) return -1;
+        } else if (strcmp(a, "group") == 0) {
+            bool negative = !at_end(c) && c->tok[c->pos][0] == '-';
+            if (negative) ++c->tok[c->pos]; /* the sign, then the magnitude as a whole number */
+            uint32_t g;
+            if (read_uint(c, "group", 0, 0x7fffffffu, &g)) return -1;
+            b.def.filter.group_index = negative ? -(int32_t)g : (int32_t)g;
         } else if (strcmp(a, "spawn") == 0) {
             uint32_t f;
             if (read_uint(c, "spawn", 0, 10000000, &f)) return -1;
@@ -692,9 +730,10 @@ static int st_body_or_grid(pctx *c, bool grid) {
             if (read_uint(c, "seed", 0, 0xffffffffu, &g.seed)) return -1;
         } else if (grid) {
             return fail(c, "unknown grid attribute '%s' (count spacing alternate jitter tilt seed material dent position "
-                           "rotate quat velocity spin sleep spawn)", a);
+                           "rotate quat velocity spin sleep sensor category mask group spawn)", a);
         } else {
-            return fail(c, "unknown body attribute '%s' (material dent position rotate quat velocity spin sleep spawn)", a);
+            return fail(c, "unknown body attribute '%s' (material dent position rotate quat velocity spin sleep sensor category "
+                           "mask group spawn)", a);
         }
     }
     if (b.def.type == CR_BODY_STATIC && b.spawn_frame >= 0 && b.def.shape.type == CR_SHAPE_PLANE)
@@ -1124,6 +1163,10 @@ static int finish(pctx *c) {
     if (c->cap_line[CAP_POINTS_TOTAL]) d->point_capacity = c->cap_value[CAP_POINTS_TOTAL];
     else d->point_capacity = (uint32_t)(points < (1u << 26) ? points : (1u << 26));
     if (c->cap_line[CAP_EVENTS]) d->event_capacity = c->cap_value[CAP_EVENTS];
+    if (c->cap_line[CAP_TOUCHES]) d->touch_capacity = c->cap_value[CAP_TOUCHES];
+    if (c->cap_line[CAP_CONTACT_EVENTS]) d->contact_event_capacity = c->cap_value[CAP_CONTACT_EVENTS];
+    if (c->cap_line[CAP_SENSORS]) d->sensor_capacity = c->cap_value[CAP_SENSORS];
+    if (c->cap_line[CAP_SENSOR_EVENTS]) d->sensor_event_capacity = c->cap_value[CAP_SENSOR_EVENTS];
     /* the world grows its scratch to what its capacities need by itself */
     if (c->cap_line[CAP_SCRATCH_KB]) d->scratch_bytes = c->cap_value[CAP_SCRATCH_KB] * 1024u;
     if (over_block_limit(c, d)) return -1;

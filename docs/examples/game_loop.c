@@ -8,9 +8,11 @@
  *
  * It loads a cooked plate, sizes the world block from the def (printing the
  * memory report), places the plate as modelled, lets it dent, throws two steel
- * balls at it, and in the frame loop reads impact and dent events and the
- * range of deformed vertices a renderer would upload to the GPU.
- * tests/check_install.sh builds and runs it; it exits 1 if nothing dented.
+ * balls at it and a spark whose collision filter ignores the plate, puts a
+ * sensor under the plate, and in the frame loop reads impact, dent and sensor
+ * events and the range of deformed vertices a renderer would upload to the
+ * GPU. tests/check_install.sh builds and runs it; it exits 1 if nothing
+ * dented or the sensor did not see the spark fall through the plate.
  */
 #include <crumple/crumple.h>
 
@@ -119,8 +121,28 @@ int main(int argc, char **argv) {
         if (cr_body_create(world, &bd, &ball) != CR_OK) return 1;
     }
 
+    /* a spark: category 2, colliding with everything but category 1 (the plate's default) */
+    cr_body_def sd = cr_default_body_def();
+    sd.shape.radius = CR_R(0.01);
+    sd.position = cr_v3(0, CR_R(1.2), CR_R(0.05));
+    sd.linear_velocity = cr_v3(0, CR_R(-5), 0);
+    sd.filter.category_bits = 2;
+    sd.filter.mask_bits = ~(uint64_t)1;
+    cr_body_id spark;
+    if (cr_body_create(world, &sd, &spark) != CR_OK) return 1;
+    /* a trigger volume under the plate: reports overlaps, pushes nothing */
+    cr_body_def td = cr_default_body_def();
+    td.type = CR_BODY_STATIC;
+    td.shape.type = CR_SHAPE_BOX;
+    td.shape.half_extents = cr_v3(CR_R(0.3), CR_R(0.1), CR_R(0.3));
+    td.position = cr_v3(0, CR_R(0.5), 0);
+    td.is_sensor = true;
+    td.filter.category_bits = 4; /* sensors obey filters too: the spark must collide with category 4 */
+    cr_body_id trigger;
+    if (cr_body_create(world, &td, &trigger) != CR_OK) return 1;
+
     /* 4. the frame loop */
-    uint32_t impacts = 0, dents = 0, uploaded = 0;
+    uint32_t impacts = 0, dents = 0, uploaded = 0, spark_seen = 0;
     for (int frame = 0; frame < 60; ++frame) {
         cr_world_step(world, CR_R(1.0 / 60.0));
 
@@ -135,6 +157,13 @@ int main(int argc, char **argv) {
                    cr_to_double(de[i].world_point.z), de[i].first_vertex, de[i].last_vertex);
             ++dents;
         }
+        cr_sensor_event se[8];
+        uint32_t ns = cr_world_get_sensor_events(world, se, 8);
+        for (uint32_t i = 0; i < ns && i < 8; ++i)
+            if (se[i].begin && se[i].visitor.index1 == spark.index1) {
+                printf("frame %2d: the spark fell through the plate into the trigger\n", frame);
+                ++spark_seen;
+            }
         /* the renderer's part: upload only the vertices that changed */
         cr_body_mesh mesh;
         if (cr_body_get_mesh(world, plate, &mesh) == CR_OK && mesh.dirty_first <= mesh.dirty_last) {
@@ -146,10 +175,10 @@ int main(int argc, char **argv) {
         }
     }
     cr_memory_stats m = cr_world_memory_stats(world);
-    printf("impacts %u, dents %u, vertices uploaded %u, memory high water %zu of %zu, state %016llx\n", impacts, dents,
-           uploaded, m.high_water, m.capacity, (unsigned long long)cr_world_state_hash(world));
+    printf("impacts %u, dents %u, vertices uploaded %u, spark seen %u, memory high water %zu of %zu, state %016llx\n",
+           impacts, dents, uploaded, spark_seen, m.high_water, m.capacity, (unsigned long long)cr_world_state_hash(world));
     free(block); /* no destroy call: the block is ours */
     free(asset_block);
     free(file);
-    return dents > 0 && uploaded > 0 ? 0 : 1;
+    return dents > 0 && uploaded > 0 && spark_seen == 1 ? 0 : 1;
 }

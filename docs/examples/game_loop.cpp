@@ -4,6 +4,8 @@
 //     c++ -std=c++17 game_loop.cpp -o game_loop $(pkg-config --cflags --libs crumple)
 //     crumple cook data/meshes/plate.obj -o plate.crb && ./game_loop plate.crb
 //
+// It also drops a spark whose collision filter ignores the plate through it
+// into a sensor box, and counts the sensor's begin event.
 // crumple's headers are C with C linkage; include them as they are. The world
 // is one block of the game's memory: when the block goes, the world goes.
 // tests/check_install.sh builds and runs it (both scalar modes).
@@ -100,6 +102,27 @@ int main(int argc, char **argv) {
     cr_body_id ball{};
     if (cr_body_create(world, &bd, &ball) != CR_OK) return 1;
 
+    // a spark whose filter ignores the plate (category 1), and a sensor under the plate that sees it
+    cr_body_def sd = cr_default_body_def();
+    sd.shape.radius = CR_R(0.01);
+    sd.position = cr_v3(0, CR_R(1.2), CR_R(0.05));
+    sd.linear_velocity = cr_v3(0, CR_R(-5), 0);
+    sd.filter.category_bits = 2;
+    sd.filter.mask_bits = ~uint64_t{1};
+    cr_body_id spark{};
+    if (cr_body_create(world, &sd, &spark) != CR_OK) return 1;
+    cr_body_def td = cr_default_body_def();
+    td.type = CR_BODY_STATIC;
+    td.shape.type = CR_SHAPE_BOX;
+    td.shape.half_extents = cr_v3(CR_R(0.3), CR_R(0.1), CR_R(0.3));
+    td.position = cr_v3(0, CR_R(0.5), 0);
+    td.is_sensor = true;
+    td.filter.category_bits = 4;  // sensors obey filters too: the spark must collide with category 4
+    cr_body_id trigger{};
+    if (cr_body_create(world, &td, &trigger) != CR_OK) return 1;
+
+    std::vector<cr_sensor_event> sensed(def.sensor_event_capacity);
+    unsigned spark_seen = 0;
     std::vector<cr_dent_event> dents(def.damage.dent.dents_per_step);
     std::vector<cr_vec3> gpu_positions(plate_asset.view.vertex_count);  // stands in for a vertex buffer
     unsigned total_dents = 0, uploaded = 0;
@@ -107,6 +130,9 @@ int main(int argc, char **argv) {
         cr_world_step(world, CR_R(1.0 / 60.0));
         uint32_t nd = cr_world_get_dent_events(world, dents.data(), static_cast<uint32_t>(dents.size()));
         total_dents += nd;
+        uint32_t ns = cr_world_get_sensor_events(world, sensed.data(), static_cast<uint32_t>(sensed.size()));
+        for (uint32_t i = 0; i < ns && i < sensed.size(); ++i)
+            if (sensed[i].begin && sensed[i].visitor.index1 == spark.index1) ++spark_seen;
         cr_body_mesh mesh{};
         if (cr_body_get_mesh(world, plate, &mesh) == CR_OK && mesh.dirty_first <= mesh.dirty_last) {
             std::copy(mesh.positions + mesh.dirty_first, mesh.positions + mesh.dirty_last + 1,
@@ -116,7 +142,7 @@ int main(int argc, char **argv) {
         }
     }
     cr_transform pose = cr_body_get_transform(world, ball);
-    std::printf("C++: dents %u, vertices uploaded %u, ball at y %.3f m, state %016llx\n", total_dents, uploaded,
-                cr_to_double(pose.p.y), static_cast<unsigned long long>(cr_world_state_hash(world)));
-    return total_dents > 0 && uploaded > 0 ? 0 : 1;
+    std::printf("C++: dents %u, vertices uploaded %u, spark seen %u, ball at y %.3f m, state %016llx\n", total_dents,
+                uploaded, spark_seen, cr_to_double(pose.p.y), static_cast<unsigned long long>(cr_world_state_hash(world)));
+    return total_dents > 0 && uploaded > 0 && spark_seen == 1 ? 0 : 1;
 }

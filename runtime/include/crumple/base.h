@@ -185,7 +185,16 @@ const char *cr_version_string(void);
     X(SOFT_ROLLING_FRICTION, "cr_soft_def.rolling_friction")      \
     X(SQUASH_PRIMITIVES, "cr_squash_set_primitives.primitives")  \
     X(WORLD_DAMAGE_BUDGET, "cr_world_def.damage.budget")         \
-    X(WORLD_DAMAGE_COSTS, "cr_world_def.damage.costs")
+    X(WORLD_DAMAGE_COSTS, "cr_world_def.damage.costs")           \
+    X(BODY_GRAVITY_SCALE, "cr_body_def.gravity_scale")           \
+    X(BODY_LINEAR_DAMPING, "cr_body_def.linear_damping")         \
+    X(BODY_ANGULAR_DAMPING, "cr_body_def.angular_damping")       \
+    X(MASS, "mass")                                              \
+    X(WORLD_SENSOR_CAPACITY, "cr_world_def.sensor_capacity")     \
+    X(WORLD_SENSOR_EVENT_CAPACITY, "cr_world_def.sensor_event_capacity") \
+    X(WORLD_TOUCH_CAPACITY, "cr_world_def.touch_capacity")       \
+    X(WORLD_CONTACT_EVENT_CAPACITY, "cr_world_def.contact_event_capacity") \
+    X(WORLD_HIT_EVENT_SPEED, "cr_world_def.hit_event_speed")
 
 typedef enum cr_field {
 #define CR_X_FIELD_ENUM_(name, text) CR_FIELD_##name,

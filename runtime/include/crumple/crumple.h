@@ -29,6 +29,7 @@ extern "C" {
 #include "damage.h"
 #include "input.h"
 #include "snapshot.h"
+#include "debug_draw.h"
 
 #ifdef __cplusplus
 }

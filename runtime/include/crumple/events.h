@@ -7,8 +7,11 @@
  * it that fast (soft_b names the soft body, body_b is then null).
  * Dent events come from the damage stage: one per dent applied, with the
  * vertex range of the body's mesh that the dent moved (upload that range;
- * cr_body_get_mesh gives the vertices). Both lists are rewritten every step
- * and read in a fixed order.
+ * cr_body_get_mesh gives the vertices). Sensor events (a sensor body began
+ * or stopped overlapping another body) and contact events (two bodies began
+ * or stopped touching, or hit faster than def.hit_event_speed) come from the
+ * end of the solver's part of the step (docs/filters.md). Every list is
+ * rewritten every step and read in a fixed order.
  */
 #ifndef CRUMPLE_EVENTS_H
 #define CRUMPLE_EVENTS_H
@@ -69,6 +72,70 @@ typedef struct cr_dent_event {
 /// at most `capacity` and returns how many there are (at most
 /// def.damage.dent.dents_per_step).
 uint32_t cr_world_get_dent_events(const cr_world *world, cr_dent_event *out, uint32_t capacity);
+
+/// A sensor (cr_body_def.is_sensor) began or stopped overlapping a body.
+/// Sensors see enabled dynamic and kinematic bodies that are not sensors and
+/// whose filters let the pair collide (cr_filter_collides); the overlap is the
+/// same test the narrowphase makes (samples against the signed distance of
+/// the other shape, the damaged surface as it is now).
+typedef struct cr_sensor_event {
+    cr_body_id sensor;   ///< the sensor body
+    cr_body_id visitor;  ///< the body that entered or left (may be stale on an end: it was destroyed)
+    uint32_t begin;      ///< 1: began overlapping in this step; 0: stopped
+} cr_sensor_event;
+
+/// Sensor events of the last step in (sensor slot, visitor slot) order, ends
+/// and begins as they come; writes at most `capacity` and returns how many
+/// there are. Events past def.sensor_event_capacity, and overlaps past
+/// def.sensor_capacity, are counted in stats.sensor_overflow.
+uint32_t cr_world_get_sensor_events(const cr_world *world, cr_sensor_event *out, uint32_t capacity);
+/// The bodies overlapping a sensor after the last step, in slot order;
+/// writes at most `capacity`, returns how many there are (0 for a non-sensor).
+uint32_t cr_sensor_get_overlaps(const cr_world *world, cr_body_id sensor, cr_body_id *out, uint32_t capacity);
+
+typedef enum cr_contact_event_kind {
+    CR_CONTACT_BEGIN, ///< the pair has interference points now and had none after the step before
+    CR_CONTACT_END,   ///< the pair touched after the step before and does not now (or a body went away)
+    CR_CONTACT_HIT    ///< an impact event (cr_impact_event) approaching faster than def.hit_event_speed
+} cr_contact_event_kind;
+
+/// A contact event of the last step (needs def.touch_capacity > 0).
+typedef struct cr_contact_event {
+    uint32_t kind;          ///< cr_contact_event_kind
+    cr_body_id body_a;      ///< the lower slot (hits: the impact event's body_a)
+    cr_body_id body_b;
+    cr_vec3 point;          ///< m, world, end of the step: the deepest point (begin), the impact point (hit); zero on an end
+    cr_vec3 normal;         ///< unit, from body_b towards body_a; zero on an end
+    cr_real speed;          ///< m/s, approach speed of a hit (positive); 0 otherwise
+} cr_contact_event;
+
+/// Contact events of the last step: begins and ends in pair order, then hits
+/// in impact-event order; writes at most `capacity`, returns how many there
+/// are. Past def.contact_event_capacity, or pairs past def.touch_capacity,
+/// are counted in stats.contact_overflow.
+uint32_t cr_world_get_contact_events(const cr_world *world, cr_contact_event *out, uint32_t capacity);
+
+/// Contact points kept per touching pair (cr_contact_data).
+#define CR_CONTACT_POINTS 4u
+
+/// One pair touching a body after the last step (cr_body_get_contacts).
+typedef struct cr_contact_data {
+    cr_body_id body;        ///< the body asked about
+    cr_body_id other;       ///< the body it touches
+    cr_vec3 normal;         ///< unit, world: from `other` towards `body` at the deepest point
+    uint32_t point_count;   ///< points kept (<= CR_CONTACT_POINTS; the solver's first ones: the extremes of the patch, then the deepest)
+    cr_vec3 points[CR_CONTACT_POINTS];          ///< m, world, carried by `body` to the end of the step
+    cr_real separations[CR_CONTACT_POINTS];     ///< m, negative: how deep the point was at the start of the step
+    cr_real normal_impulses[CR_CONTACT_POINTS]; ///< N s, the collision and contact impulses at each point, on `body`
+    cr_real normal_impulse; ///< N s, over every point of the pair (those not kept too)
+    cr_vec3 tangent_impulse;///< N s, friction on `body`, over every point
+} cr_contact_data;
+
+/// The pairs touching `body` after the last step, in the other body's slot
+/// order (pairs of sleeping bodies keep the contacts they fell asleep with);
+/// writes at most `capacity`, returns how many there are. Needs
+/// def.touch_capacity > 0 (0 otherwise).
+uint32_t cr_body_get_contacts(const cr_world *world, cr_body_id body, cr_contact_data *out, uint32_t capacity);
 
 #ifdef __cplusplus
 }

@@ -192,6 +192,14 @@ typedef struct cr_damage_def {
     cr_custom_budget custom;   ///< the game's own model, if any
 } cr_damage_def;
 
+struct cr_body_id;
+/// A game's own pair filter (cr_world_def.pair_filter): called by the
+/// broadphase for each candidate pair whose cr_filter bits let it collide,
+/// in ascending (lower slot, higher slot) order, between the step's start and
+/// any narrowphase work; return false to drop the pair for this step. It must
+/// not call the world.
+typedef bool cr_pair_filter_fn(void *user, struct cr_body_id a, struct cr_body_id b);
+
 /// Host clock used only to fill the time fields of the stats; may be null.
 typedef uint64_t cr_clock_ns_fn(void *user);
 
@@ -214,6 +222,11 @@ typedef struct cr_world_def {
     bool shock_propagation;       ///< seed 002 shock propagation on the last contact sweep
     cr_real broadphase_cell;      ///< m, spatial hash cell edge; 0 = from the mean body size each step
     cr_real event_min_speed;      ///< m/s, collisions approaching slower than this make no impact event (default 0.1)
+    uint32_t sensor_capacity;     ///< sensor overlaps kept at once (default 64; crumple/events.h)
+    uint32_t sensor_event_capacity; ///< sensor begin/end events kept per step (default 64)
+    uint32_t touch_capacity;      ///< touching pairs kept after each step for contact events and cr_body_get_contacts (default 0: neither)
+    uint32_t contact_event_capacity; ///< contact begin/end/hit events kept per step (default 0; needs touch_capacity)
+    cr_real hit_event_speed;      ///< m/s, impacts approaching at least this fast make a hit event (default 1)
     bool sleep;                   ///< let resting islands of bodies sleep (leave the solver) until something touches them (default on)
     cr_real sleep_time;           ///< s, an island sleeps once all its bodies rested this long; a body of a moving island after twice this, if nothing it touches moves (default 0.5)
     cr_real sleep_linear;         ///< m/s, "rested": slower than this at every step of sleep_time (default 0.02)
@@ -226,6 +239,8 @@ typedef struct cr_world_def {
     void *assert_user;
     cr_clock_ns_fn *clock_ns;     ///< optional; stats times are 0 without it
     void *clock_user;
+    cr_pair_filter_fn *pair_filter; ///< optional custom pair filter after the cr_filter bits (a host hook: not state)
+    void *pair_filter_user;
     uint32_t cookie;              ///< set by cr_default_world_def(); checked by create
 } cr_world_def;
 
@@ -379,6 +394,8 @@ typedef struct cr_world_stats {
     uint32_t commands_waiting; ///< deferred commands kept for the next step (queue full or the create was refused)
     cr_stage_stats stage[CR_STAGE_COUNT];
     uint32_t frozen;           ///< bodies whose state became NaN/Inf in the step: frozen (zero velocity, last finite pose)
+    uint32_t sensor_overflow;  ///< sensor overlaps past sensor_capacity + sensor events past sensor_event_capacity
+    uint32_t contact_overflow; ///< touching pairs past touch_capacity + contact events past contact_event_capacity
     uint32_t damage_ops[CR_DAMAGE_OP_COUNT]; ///< items of each damage operation done in the step (what the budget charged)
 } cr_world_stats;
 cr_world_stats cr_world_get_stats(const cr_world *world);

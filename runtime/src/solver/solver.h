@@ -201,6 +201,9 @@ uint64_t cri_contact_graph_scratch(const cr_world_def *def);
 
 /// Fill s->pairs with every pair whose swept bounds overlap, sorted.
 void cri_broadphase(cr_step *s);
+/// m, the broadphase's base cell edge (def.broadphase_cell, or from the mean
+/// moving body size); a step's cell may be up to twice that (broadphase.c).
+cr_real cri_broadphase_base_cell(const cr_world *w);
 
 /* ---- interference.c ---- */
 

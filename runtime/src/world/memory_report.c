@@ -14,6 +14,7 @@
 #include "damage/stage.h"
 #include "damage/models.h"
 #include "soft/mass_spring.h"
+#include "solver/touch.h"
 #include "geometry/surface_copy.h"
 
 #include <string.h>
@@ -62,6 +63,8 @@ uint32_t cr_world_memory_report(const cr_world_def *def, cr_memory_region *out, 
     add(&r, "damage: stage and command queue", "damage.command_capacity", stage);
     add(&r, "alignment", "", 16u);
     add(&r, "soft bodies (particles, springs)", "spring", cri_soft_region_bytes(def));
+    add(&r, "sensor overlaps (twice) and sensor events", "sensor_capacity, sensor_event_capacity", cri_sensor_region_bytes(def));
+    add(&r, "touching pairs (twice) and contact events", "touch_capacity, contact_event_capacity", cri_touch_region_bytes(def));
 
     cr_scratch_plan p;
     cri_scratch_plan_make(def, &p);

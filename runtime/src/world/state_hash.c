@@ -11,16 +11,17 @@
 #include "base/block.h"
 #include "damage/stage.h"
 #include "soft/mass_spring.h"
+#include "solver/touch.h"
 #include "base/hash.h"
 #include "crumple/input.h"
 
 #include <string.h>
 
 static const char state_schema[] =
-    "crumple-state-9;"
+    "crumple-state-10;"
     "world:step_count,body_count;"
     "body:slot,generation,type,position,orientation,linear_velocity,angular_velocity,force,torque,mass,"
-    "asleep,island,sleep_time,no_sleep,finite_position,finite_orientation;"
+    "asleep,island,sleep_time,no_sleep,finite_position,finite_orientation,[filter],[gravity_scale,linear_damping,angular_damping,disabled,sensor],[material];"
     "joint:slot,generation,type,a,b,anchor_a,anchor_b,rest,linear_impulse,angular_impulse,[bending joints: bend_rate,spring_w_end];"
     "surface:body,positions,patch_digest;"
     "dent:body,dent_count,site_point,site_distance,queue_count,[job_phase,job_side,job_row,job_digest];"
@@ -32,7 +33,9 @@ static const char state_schema[] =
     "spring:count,next_body,slot,generation,asleep,sleep_time,positions,velocities;"
     "commands:count,type,body,joint,position;"
     "warm:count,pair,feature,generations,jn,jt;"
-    "event:a,b,point,normal,relative_velocity,normal_speed,impulse";
+    "event:a,b,point,normal,relative_velocity,normal_speed,impulse;"
+    "[sensor:count,sensor,visitor,event_count,begin];"
+    "[touch:count,a,b,generations,normal,points,phi,jn,jn_total,jt_total,event_count,kind,point,speed]";
 
 uint64_t cri_body_hash_into(uint64_t h, const cr_body *b, uint32_t slot) {
     h = cr_hash_u32(h, slot);
@@ -50,7 +53,34 @@ uint64_t cri_body_hash_into(uint64_t h, const cr_body *b, uint32_t slot) {
     h = cr_hash_real(h, b->sleep_time);
     h = cr_hash_u32(h, b->no_sleep);
     h = cr_hash_vec3(h, b->finite_p);
-    return cr_hash_quat(h, b->finite_q);
+    h = cr_hash_quat(h, b->finite_q);
+    /* a filter changes which pairs the step sees; the default one hashes
+     * nothing, so worlds without filters keep their hashes */
+    const cr_filter f = b->filter;
+    if (f.category_bits != 1 || f.mask_bits != ~(uint64_t)0 || f.group_index != 0) {
+        h = cr_hash_u64(h, f.category_bits);
+        h = cr_hash_u64(h, f.mask_bits);
+        h = cr_hash_u32(h, (uint32_t)f.group_index);
+    }
+    /* so does every setting a setter changes; at their defaults they hash nothing */
+    if (b->gravity_scale != CR_R(1) || b->linear_damping != 0 || b->angular_damping != 0 || b->disabled || b->sensor) {
+        h = cr_hash_real(h, b->gravity_scale);
+        h = cr_hash_real(h, b->linear_damping);
+        h = cr_hash_real(h, b->angular_damping);
+        h = cr_hash_u32(h, b->disabled);
+        h = cr_hash_u32(h, b->sensor);
+    }
+    /* a body's material from its def is part of the scene, like its shape;
+     * once a setter changed it, it is state */
+    if (b->material_set) {
+        const cr_material *m = &b->material;
+        h = cr_hash_real(h, m->density);
+        h = cr_hash_real(h, m->restitution);
+        h = cr_hash_real(h, m->friction);
+        h = cr_hash_real(h, m->rolling_friction);
+        h = cr_hash_real(h, m->spinning_friction);
+    }
+    return h;
 }
 
 uint64_t cr_world_state_hash(const cr_world *w) {
@@ -106,7 +136,8 @@ uint64_t cr_world_state_hash(const cr_world *w) {
         h = cr_hash_real(h, ev[i].normal_speed);
         h = cr_hash_real(h, ev[i].impulse);
     }
-    return h;
+    h = cri_sensor_hash(w, h);
+    return cri_touch_hash(w, h);
 }
 
 /* A body's part of the world state hash, on its own. */

@@ -29,6 +29,7 @@
 #include "solver/solver.h"
 #include "damage/stage.h"
 #include "soft/mass_spring.h"
+#include "solver/touch.h"
 #include "base/hash.h"
 #include "base/check.h"
 
@@ -45,6 +46,9 @@ cr_world_def cr_default_world_def(void) {
     d.point_capacity = 4096; /* 16 per body: the pool is most of the scratch (docs/solver.md, "Memory") */
     d.contact_capacity = 2048;
     d.event_capacity = 1024;
+    d.sensor_capacity = 64;
+    d.sensor_event_capacity = 64;
+    d.hit_event_speed = CR_R(1);
     d.asset_capacity = 8;
     d.scratch_bytes = 0;
     d.collision_passes = 5;
@@ -125,7 +129,7 @@ static uint64_t layout(const cr_world_def *def, uint8_t *block, uint64_t block_s
     uint64_t coarse = align16((uint64_t)def->asset_capacity * sizeof(cr_coarse_grid));
     uint64_t warm = align16((uint64_t)def->point_capacity * sizeof(cr_warm_impulse));
     uint64_t persistent_bytes = bodies + joints + events + assets + coarse + warm + cri_damage_region_bytes(def) + 16u +
-                              cri_soft_region_bytes(def);
+                              cri_soft_region_bytes(def) + cri_sensor_region_bytes(def) + cri_touch_region_bytes(def);
     uint64_t scratch = scratch_bytes_of(def);
     uint64_t total = header + persistent_bytes + scratch + 16u;
     if (block == NULL && block_size == UINT64_MAX) return total; /* cr_world_memory_need: no limit */
@@ -149,7 +153,8 @@ static uint64_t layout(const cr_world_def *def, uint8_t *block, uint64_t block_s
     cri_arena_init(&w->scratch, scratch_begin, scratch_begin + (uint32_t)scratch);
     bool ok = w->bodies != CR_NO_OFFSET && w->joints != CR_NO_OFFSET && w->events != CR_NO_OFFSET &&
               w->assets != CR_NO_OFFSET && w->coarse != CR_NO_OFFSET && w->warm != CR_NO_OFFSET &&
-              cri_damage_layout(w, block) && cri_soft_layout(w, block);
+              cri_damage_layout(w, block) && cri_soft_layout(w, block) && cri_sensor_layout(w, block) &&
+              cri_touch_layout(w, block);
     return ok ? total : 0;
 }
 
@@ -315,7 +320,7 @@ static void init_solver_bodies(cr_step *s) {
         sb->rot = cr_mat3_from_quat(b->xf.q);
         if (b->type != CR_BODY_STATIC && b->shape.type != CR_SHAPE_PLANE && (b->w.x != 0 || b->w.y != 0 || b->w.z != 0))
             sb->spin_reach = cr_mul(cr_v3_len(b->w), b->bound_radius);
-        if (b->type == CR_BODY_DYNAMIC && !b->asleep) {
+        if (b->type == CR_BODY_DYNAMIC && !b->asleep && !b->disabled) {
             sb->dynamic = 1;
             sb->inv_mass = b->inv_mass;
             sb->inv_i = cri_inertia_inv_world(b, sb->rot); /* R I^-1 R^T */
@@ -332,12 +337,13 @@ static void velocity_update(cr_step *s) {
         cr_body *b = &s->bodies[i];
         cr_sbody *sb = &s->sb[i];
         if (!b->alive || !sb->dynamic) continue;
-        sb->v = cr_v3_add(sb->v, dv);
+        sb->v = cr_v3_add(sb->v, b->gravity_scale == CR_R(1) ? dv : cr_v3_scale(dv, b->gravity_scale));
         bool has_force = b->force.x != 0 || b->force.y != 0 || b->force.z != 0;
         bool has_torque = b->torque.x != 0 || b->torque.y != 0 || b->torque.z != 0;
         if (has_force) sb->v = cr_v3_mad(sb->v, cr_mul(s->dt, sb->inv_mass), b->force);
         if (has_torque) sb->w = cr_v3_add(sb->w, cr_v3_scale(cr_mat3_mul_v3(sb->inv_i, b->torque), s->dt));
         if (has_force || has_torque) ++commands;
+        cri_body_damp(b, s->dt, &sb->v, &sb->w);
         b->force = cr_v3_zero();
         b->torque = cr_v3_zero();
         ++work;
@@ -421,7 +427,7 @@ static void position_update(cr_world *w, cr_real dt, const cr_sbody *sb) {
     uint32_t work = 0;
     for (uint32_t i = 0; i < w->body_high; ++i) {
         cr_body *b = &bodies[i];
-        if (!b->alive || b->type == CR_BODY_STATIC || b->asleep) continue;
+        if (!b->alive || b->type == CR_BODY_STATIC || b->asleep || b->disabled) continue;
         cr_vec3 p = cr_v3_mad(b->xf.p, dt, b->v);
         if (sb != NULL) p = cr_v3_mad(cr_v3_add(p, sb[i].dx), dt, sb[i].push_v); /* impact time, push-out */
         cr_vec3 spin = b->w;
@@ -452,8 +458,8 @@ static void degraded_step(cr_world *w, cr_real dt) {
     cr_vec3 dv = cr_v3_scale(w->def.gravity, dt);
     for (uint32_t i = 0; i < w->body_high; ++i) {
         cr_body *b = &bodies[i];
-        if (!b->alive || b->type != CR_BODY_DYNAMIC) continue;
-        b->v = cr_v3_add(b->v, dv);
+        if (!b->alive || b->type != CR_BODY_DYNAMIC || b->disabled) continue;
+        b->v = cr_v3_add(b->v, cr_v3_scale(dv, b->gravity_scale));
         b->force = cr_v3_zero();
         b->torque = cr_v3_zero();
     }
@@ -479,12 +485,13 @@ cr_status cr_world_step(cr_world *w, cr_real dt) {
     w->stats.contact_levels = w->stats.largest_level = w->stats.collision_passes_run = 0;
     w->stats.woken = 0;
     w->stats.frozen = 0;
+    w->stats.sensor_overflow = w->stats.contact_overflow = 0;
     /* state the step did not make (a hostile snapshot with a valid checksum,
      * a host writing into the block) must not reach the broadphase's casts */
     freeze_non_finite(w);
     cr_arena_clear(&w->scratch);
     cri_damage_begin(w);
-    w->event_count = 0;
+    w->event_count = w->sensor_event_count = w->contact_event_count = 0;
 
     cr_step s;
     memset(&s, 0, sizeof s);
@@ -520,6 +527,7 @@ cr_status cr_world_step(cr_world *w, cr_real dt) {
          * the weight they gave back in its velocity (soft/mass_spring.c,
          * rigid_follow) */
         CR_TIMED(w, CR_STAGE_position, cri_sleep_update(&s));
+        CR_TIMED(w, CR_STAGE_events, (cri_contact_events(&s), cri_sensor_events(w))); /* solver/touch.h */
         CR_TIMED(w, CR_STAGE_damage, cri_damage_step(&s));
         w->stats.pairs = s.npairs;
         w->stats.manifolds = s.nm;
