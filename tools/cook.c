@@ -73,7 +73,7 @@ void cr_cook_progress_end(cr_cook_progress *p) {
     p->shown = false;
 }
 
-static int check_options(const cr_cook_options *opt, char *err, size_t n) {
+int cr_cook_check_options(const cr_cook_options *opt, char *err, size_t n) {
     if (opt->sdf_pad < 1 || opt->sdf_pad > 64) {
         snprintf(err, n, "--sdf-pad must be between 1 and 64");
         return -1;
@@ -147,7 +147,7 @@ int cr_cook_obj(const char *name, const cr_obj *obj, const cr_cook_options *opt,
     double read_time = out->time.read;
     memset(out, 0, sizeof *out);
     out->time.read = read_time;
-    if (check_options(opt, err, en) != 0) return -1;
+    if (cr_cook_check_options(opt, err, en) != 0) return -1;
 
     /* clean */
     double t0 = cr_cook_now();

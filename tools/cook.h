@@ -64,6 +64,9 @@ typedef struct cr_cook_options {
 } cr_cook_options;
 
 cr_cook_options cr_cook_default_options(void);
+/// 0 when the options are in range, else -1 with the offending option named in err
+/// ("--sdf-res must be between 8 and 1023"); the command turns that into bad usage (exit 2).
+int cr_cook_check_options(const cr_cook_options *opt, char *err, size_t err_size);
 
 /// Progress bar on stderr for work over a second (silent when quiet).
 typedef struct cr_cook_progress {
