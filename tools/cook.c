@@ -158,9 +158,10 @@ static int grid_mass_res(const cr_cook_mesh *m, int sdf_res) {
     double middle = side[0] + side[1] + side[2] - longest - shortest;
     if (!(shortest > 0)) return res;
     double need = ceil(8 * longest / shortest) + 2;
-    double most = cbrt(2097152.0 * longest * longest / (middle * shortest));
-    if (need > most) need = floor(most);
-    return need > res && need < (double)CR_ASSET_MAX_SDF_DIM ? (int)need : res;
+    if (need > CR_ASSET_MAX_SDF_DIM - 1) need = CR_ASSET_MAX_SDF_DIM - 1;
+    /* counted down rather than by cbrt, whose last bit is libm's */
+    while (need > res && need * need * need * (middle / longest) * (shortest / longest) > 2097152.0) need -= 1;
+    return need > res ? (int)need : res;
 }
 
 int cr_cook_obj(const char *name, const cr_obj *obj, const cr_cook_options *opt, cr_cook_result *out, char *err, size_t en) {
