@@ -246,6 +246,28 @@ CR_TEST(cook_shells_nests_turn_as_one) {
     }
 }
 
+/* Two closed boxes that overlap (a union modelled as parts): the surface
+ * integrals would count the overlap twice; the mass is the union's. */
+CR_TEST(cook_shells_crossing_parts_weigh_their_union) {
+    char *s = NULL;
+    tc_box(&s, 0, 0, 0, 1.2, 0.5, 0.7, 1);
+    tc_box(&s, 0.9, -0.2, 0.3, 1.6, 0.3, 1.1, 9);
+    cr_cook_result r;
+    ENSURE(cook_default("parts.obj", s, &r) == 0);
+    double a = 1.2 * 0.5 * 0.7, b = 0.7 * 0.5 * 0.8, overlap = 0.3 * 0.3 * 0.4, truth = a + b - overlap;
+    cr_test_printf("    %u crossing shells: volume %.5f of %.5f (%+.2f %%, %s); the surfaces summed: %.5f\n", r.crossing_shells,
+                   r.mass.volume, truth, 100 * (r.mass.volume / truth - 1), r.mass.from_surface ? "surface" : "grid", a + b);
+    ENSURE(r.crossing_shells == 2 && !r.mass.from_surface);
+    ENSURE_NEAR(r.mass.volume / truth, 1.0, 0.01);
+    cr_asset as;
+    void *block = tc_load(r.bytes, r.size, &as);
+    ENSURE(block != NULL);
+    sign_tally t = sign_check(&as, 60, 29);
+    ENSURE_MSG(t.wrong == 0 && t.checked == 60, "%d of %d signs wrong", t.wrong, t.checked);
+    free(block);
+    cr_cook_result_free(&r);
+}
+
 /* A sliver, closed and open, and a dense open sphere. */
 CR_TEST(cook_slivers_and_dense_meshes) {
     /* closed, 4 mm thick: thinner than a grid cell (17 mm), mass exact from the surface */

@@ -195,10 +195,14 @@ int cr_cook_obj(const char *name, const cr_obj *obj, const cr_cook_options *opt,
         if (mesh.flipped_shells)
             fprintf(stderr, "%s: note: %u shell%s faced inwards and %s reversed: %s\n", name, mesh.flipped_shells,
                     mesh.flipped_shells == 1 ? "" : "s", mesh.flipped_shells == 1 ? "was" : "were", mesh.shell_note);
-        if (mesh.nested_same && !mesh.boundary_edges && !mesh.nonmanifold_edges) /* an open mesh's mass is the grid's anyway */
+        bool open = mesh.boundary_edges || mesh.nonmanifold_edges; /* an open mesh's mass is the grid's anyway */
+        if (mesh.nested_same && !open)
             fprintf(stderr, "%s: note: %u shell%s inside another facing its way (a solid in a solid): mass of the union, "
                             "from a grid\n",
                     name, mesh.nested_same, mesh.nested_same == 1 ? " lies" : "s lie");
+        if (mesh.crossing_shells && !open)
+            fprintf(stderr, "%s: note: %u shells cross each other (overlapping parts): mass of their union, from a grid\n", name,
+                    mesh.crossing_shells);
     }
     /* a soft body's particles want near-equal edges (seed 004's equal masses): remesh when they are not */
     if (opt->soft) {
@@ -228,7 +232,7 @@ int cr_cook_obj(const char *name, const cr_obj *obj, const cr_cook_options *opt,
     cr_cook_progress prog;
     cr_cook_progress_begin(&prog, "mass", opt->quiet);
     cr_cook_mass mass;
-    bool closed = mesh.boundary_edges == 0 && mesh.nonmanifold_edges == 0 && mesh.nested_same == 0;
+    bool closed = mesh.boundary_edges == 0 && mesh.nonmanifold_edges == 0 && mesh.nested_same == 0 && mesh.crossing_shells == 0;
     cr_bvh *bvh = closed ? NULL : cr_bvh_build(mesh.pos, mesh.tri, mesh.triangle_count);
     int mass_res = grid_mass_res(&mesh, opt->sdf_res);
     if (bvh == NULL && !closed) {
@@ -441,6 +445,7 @@ int cr_cook_obj(const char *name, const cr_obj *obj, const cr_cook_options *opt,
     out->agreed_triangles = mesh.agreed_triangles;
     out->flipped_shells = mesh.flipped_shells;
     out->nested_same = mesh.nested_same;
+    out->crossing_shells = mesh.crossing_shells;
     out->welded_vertices = mesh.welded_vertices;
     out->dropped_triangles = mesh.dropped_triangles;
     cr_cook_soft_free(&soft);

@@ -93,6 +93,7 @@ typedef struct cr_cook_mesh {
     uint32_t agreed_triangles; ///< triangles reversed to agree with their neighbours across shared edges
     uint32_t flipped_shells; ///< shells reversed: inside out, or inside one that was
     uint32_t nested_same;    ///< shells inside another that face its way (a solid in a solid: mass from the grid)
+    uint32_t crossing_shells; ///< shells partly inside another (overlapping parts: mass from the grid)
     char shell_note[256];    ///< the outermost reversed shells, named ("shell 2 of 2 (4 triangles, box centre ...)")
 } cr_cook_mesh;
 
@@ -127,7 +128,7 @@ typedef struct cr_cook_result {
     uint32_t sdf_dims[3];
     double sdf_cell;
     uint32_t boundary_edges, nonmanifold_edges, components, welded_vertices, dropped_triangles;
-    uint32_t holes, agreed_triangles, flipped_shells, nested_same; ///< as in cr_cook_mesh
+    uint32_t holes, agreed_triangles, flipped_shells, nested_same, crossing_shells; ///< as in cr_cook_mesh
     cr_cook_redistance_report redistance; ///< what the grid's re-distancing across holes changed
     size_t section_bytes[32];    ///< per section, in the format's order (room for sections to come)
     /* --soft: the remesher's edge-length spread (longest / shortest) before and after, and the springs */
@@ -156,7 +157,7 @@ void cr_cook_mesh_free(cr_cook_mesh *m);
 /// component as any one vertex of it) the way its place among the others
 /// says (cook_shells.c): an outermost shell encloses positive volume, a shell
 /// inside another keeps its way relative to it. Sets shells, flipped_shells,
-/// agreed_triangles, nested_same and shell_note. Returns 0, or -1 out of memory.
+/// agreed_triangles, nested_same, crossing_shells and shell_note. Returns 0, or -1 out of memory.
 int cr_cook_orient_shells(cr_cook_mesh *m, const uint32_t *vertex_root);
 /// Signed volume of a triangle soup by the divergence theorem (m^3).
 double cr_cook_signed_volume(const double *pos, const uint32_t *tri, uint32_t triangle_count);

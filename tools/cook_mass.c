@@ -267,8 +267,8 @@ void cr_cook_mass_properties(const cr_cook_mesh *m, const cr_bvh *bvh, int res, 
         }
     double o[3] = {0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1]), 0.5 * (lo[2] + hi[2])};
     double V, M1[3], M2[3][3];
-    /* a solid inside a solid (cook_shells.c) would count twice in the surface integrals */
-    out->from_surface = m->boundary_edges == 0 && m->nonmanifold_edges == 0 && m->nested_same == 0;
+    /* a solid inside a solid, or crossing shells (cook_shells.c), would count twice in the surface integrals */
+    out->from_surface = m->boundary_edges == 0 && m->nonmanifold_edges == 0 && m->nested_same == 0 && m->crossing_shells == 0;
     if (out->from_surface)
         surface_moments(m, o, &V, M1, M2);
     else if (grid_moments(m, bvh, res, o, &V, M1, M2, prog) != 0)

@@ -12,9 +12,10 @@
  * First, within a shell, triangles that disagree with their neighbours
  * across an edge (a face turned by hand) are reversed to agree, so each
  * shell has one way to face. Then the rule, per shell S:
- *   - S lies inside shell T when T's own winding number at a point of S (the
- *     centroid of S's largest triangle) is above 1/2 in magnitude: that does
- *     not depend on which way T faces;
+ *   - S lies inside shell T when T's own winding number is above 3/4 in
+ *     magnitude at every corner of S (whichever way T faces; corners within
+ *     1/4 of 1/2 are on T's surface, touching, and count neither way). Some
+ *     corners inside and some below 1/4 outside: S and T cross;
  *   - a shell inside no other (an outermost shell) must enclose positive
  *     volume (its signed volume, about its own box centre: exact for a
  *     closed shell, what a person would say for a shell with small holes);
@@ -24,14 +25,13 @@
  *   - a shell inside another keeps the way it faces relative to its
  *     container: facing the other way it is a cavity, the same way a solid
  *     inside a solid (the winding number 2 there is still inside).
- * A solid inside a solid makes the closed-surface integrals count its volume
- * twice; the mesh is then marked so its mass comes from the winding-number
- * grid, which takes the union (cook_mass.c).
+ * A solid inside a solid, or two shells that cross (a union modelled as
+ * overlapping parts), makes the closed-surface integrals count the shared
+ * volume twice; the mesh is then marked so its mass comes from the
+ * winding-number grid, which takes the union (cook_mass.c).
  *
- * Cost: one exact winding number over T's triangles per pair (S, T) whose
- * box contains S's point, so a mesh of many shells side by side costs next
- * to nothing and one of many shells nested in a big one costs its size per
- * nested shell.
+ * Cost: a BVH of T and one fast winding number per corner of S, for each
+ * pair whose boxes overlap, so shells side by side cost next to nothing.
  */
 #include "cook.h"
 
@@ -43,20 +43,13 @@
 typedef struct shell {
     uint32_t first, count;   /* its triangles in the by-shell order */
     double lo[3], hi[3];     /* box */
-    double probe[3];         /* centroid of its largest triangle */
     double volume;           /* signed, about the box centre */
     uint32_t outer;          /* the outermost shell containing it (itself if none) */
     uint32_t inner_of;       /* the innermost shell containing it, UINT32_MAX if none */
     uint32_t depth;          /* how many shells contain it */
     bool turn;               /* to be reversed */
+    bool crosses;            /* some of its corners inside another shell, some outside it */
 } shell;
-
-static double tri_area2(const double *pos, const uint32_t *t) {
-    const double *a = pos + 3 * (size_t)t[0], *b = pos + 3 * (size_t)t[1], *c = pos + 3 * (size_t)t[2];
-    double e[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, f[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
-    double x = e[1] * f[2] - e[2] * f[1], y = e[2] * f[0] - e[0] * f[2], z = e[0] * f[1] - e[1] * f[0];
-    return x * x + y * y + z * z;
-}
 
 static void reverse(uint32_t *t) {
     uint32_t x = t[1];
@@ -156,6 +149,7 @@ int cr_cook_orient_shells(cr_cook_mesh *m, const uint32_t *vertex_root) {
     m->agreed_triangles = (uint32_t)agreed;
     m->flipped_shells = 0;
     m->nested_same = 0;
+    m->crossing_shells = 0;
     m->shell_note[0] = 0;
     /* shells numbered by their first triangle, so the numbers follow the file */
     uint32_t *label = malloc(sizeof(uint32_t) * nv), *tri_shell = malloc(sizeof(uint32_t) * (nt ? nt : 1));
@@ -184,7 +178,6 @@ int cr_cook_orient_shells(cr_cook_mesh *m, const uint32_t *vertex_root) {
     for (uint32_t s = 0; s < ns; ++s) {
         shell *x = &sh[s];
         for (int k = 0; k < 3; ++k) x->lo[k] = INFINITY, x->hi[k] = -INFINITY;
-        double best = -1;
         for (uint32_t i = x->first; i < x->first + x->count; ++i) {
             const uint32_t *t = m->tri + 3 * (size_t)order[i];
             for (int v = 0; v < 3; ++v)
@@ -193,12 +186,6 @@ int cr_cook_orient_shells(cr_cook_mesh *m, const uint32_t *vertex_root) {
                     x->lo[k] = c < x->lo[k] ? c : x->lo[k];
                     x->hi[k] = c > x->hi[k] ? c : x->hi[k];
                 }
-            double a2 = tri_area2(m->pos, t);
-            if (a2 > best) {
-                best = a2;
-                for (int k = 0; k < 3; ++k)
-                    x->probe[k] = (m->pos[3 * (size_t)t[0] + k] + m->pos[3 * (size_t)t[1] + k] + m->pos[3 * (size_t)t[2] + k]) / 3;
-            }
         }
         double o[3] = {0.5 * (x->lo[0] + x->hi[0]), 0.5 * (x->lo[1] + x->hi[1]), 0.5 * (x->lo[2] + x->hi[2])};
         double v6 = 0;
@@ -213,34 +200,51 @@ int cr_cook_orient_shells(cr_cook_mesh *m, const uint32_t *vertex_root) {
         x->outer = s;
         x->inner_of = UINT32_MAX;
     }
-    /* containment pairs (s inside c): only a shell whose box holds the probe can contain it */
+    /* containment pairs (s inside c) and crossings, over the pairs whose boxes overlap */
     uint32_t *pair = NULL, *tmp = NULL;
-    size_t pairs = 0, pair_cap = 0, tmp_cap = 0;
+    size_t pairs = 0, pair_cap = 0;
     int rc = 0;
-    for (uint32_t s = 0; s < ns && ns > 1 && rc == 0; ++s)
-        for (uint32_t c = 0; c < ns && rc == 0; ++c) {
-            const shell *t = &sh[c];
-            const double *p = sh[s].probe;
-            if (c == s || p[0] < t->lo[0] || p[0] > t->hi[0] || p[1] < t->lo[1] || p[1] > t->hi[1] || p[2] < t->lo[2] ||
-                p[2] > t->hi[2])
-                continue;
-            if (tmp_cap < 3 * (size_t)t->count) {
+    for (uint32_t c = 0; c < ns && ns > 1 && rc == 0; ++c) {
+        const shell *t = &sh[c];
+        cr_bvh *bvh = NULL; /* built when a shell's box first meets c's */
+        for (uint32_t s = 0; s < ns && rc == 0; ++s) {
+            const shell *x = &sh[s];
+            bool apart = false;
+            for (int k = 0; k < 3; ++k) apart |= x->hi[k] < t->lo[k] || x->lo[k] > t->hi[k];
+            if (s == c || apart) continue;
+            if (bvh == NULL) {
                 free(tmp);
-                tmp_cap = 3 * (size_t)t->count;
-                if ((tmp = malloc(sizeof(uint32_t) * tmp_cap)) == NULL) rc = -1;
+                tmp = malloc(sizeof(uint32_t) * 3 * (size_t)t->count);
+                if (tmp == NULL) rc = -1;
+                for (uint32_t i = 0; rc == 0 && i < t->count; ++i)
+                    memcpy(tmp + 3 * (size_t)i, m->tri + 3 * (size_t)order[t->first + i], 12);
+                if (rc == 0 && (bvh = cr_bvh_build(m->pos, tmp, t->count)) == NULL) rc = -1;
+                if (rc != 0) break;
             }
+            /* every corner of s: inside c, outside, or on it (|w| near 1/2: touching) */
+            uint32_t in = 0, out = 0;
+            for (uint32_t i = x->first; i < x->first + x->count; ++i)
+                for (int v = 0; v < 3; ++v) {
+                    double w = fabs(cr_bvh_winding(bvh, m->pos + 3 * (size_t)m->tri[3 * (size_t)order[i] + v]));
+                    in += w > 0.75;
+                    out += w < 0.25;
+                }
+            if (in > 0 && out > 0) sh[s].crosses = sh[c].crosses = true;
+            if (in == 0 || out > 0) continue;
             if (pairs == pair_cap) {
                 pair_cap = pair_cap ? 2 * pair_cap : 16;
                 uint32_t *grown = realloc(pair, sizeof(uint32_t) * 2 * pair_cap);
-                if (grown == NULL) rc = -1;
-                else pair = grown;
+                if (grown == NULL) {
+                    rc = -1;
+                    break;
+                }
+                pair = grown;
             }
-            if (rc != 0) break;
-            for (uint32_t i = 0; i < t->count; ++i) memcpy(tmp + 3 * (size_t)i, m->tri + 3 * (size_t)order[t->first + i], 12);
-            if (fabs(cr_winding_exact(m->pos, tmp, t->count, p)) <= 0.5) continue;
             pair[2 * pairs] = s, pair[2 * pairs + 1] = c, ++pairs;
             sh[s].depth++;
         }
+        cr_bvh_free(bvh);
+    }
     free(tmp);
     /* the outermost container (depth 0) and the innermost (deepest), lower numbers on ties */
     for (size_t i = 0; i < pairs && rc == 0; ++i) {
@@ -269,6 +273,7 @@ int cr_cook_orient_shells(cr_cook_mesh *m, const uint32_t *vertex_root) {
     /* a solid inside a solid: the same orientation as its innermost container */
     for (uint32_t s = 0; s < ns && rc == 0; ++s)
         if (sh[s].inner_of != UINT32_MAX && (sh[s].volume > 0) == (sh[sh[s].inner_of].volume > 0)) m->nested_same++;
+    for (uint32_t s = 0; s < ns; ++s) m->crossing_shells += sh[s].crosses;
     m->shells = ns;
     free(sh), free(order), free(tri_shell);
     return rc;
