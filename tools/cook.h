@@ -5,13 +5,15 @@
  * Stages, in order (each timed, see cr_cook_timings):
  *   read      OBJ text -> positions + triangles                   (obj.c)
  *   clean     scale/recentre/normalise, weld, drop degenerate and
- *             duplicate triangles, topology report, orientation    (cook_mesh.c)
+ *             duplicate triangles, topology report                 (cook_mesh.c)
+ *             orientation, shell by shell                          (cook_shells.c)
  *   mass      volume, centre of mass, inertia, principal frame:
  *             from the surface if closed, from a winding-number
  *             occupancy grid if not                                (cook_mass.c)
  *   sdf       signed distance grid in the body frame: exact
  *             distance over a BVH, sign from the fast generalised
- *             winding number                                       (cook_bvh.c, cook_sdf.c)
+ *             winding number, re-distanced across holes            (cook_bvh.c, cook_sdf.c,
+ *                                                                  cook_redistance.c)
  *   surface   normals, sample points, adjacency, geodesic lists    (cook_surface.c)
  *   skin      rig or automatic bones, voxel-geodesic skinning
  *             weights, example poses                               (cook_skin.c)

@@ -4,7 +4,10 @@
  * interpolation reproduces them exactly at the nodes. Each node gets:
  *   |value| = exact distance to the nearest triangle (BVH query, hinted with
  *             the previous node's nearest triangle: neighbours share it);
- *   sign    = negative where the generalised winding number exceeds 1/2.
+ *   sign    = negative where the generalised winding number exceeds 1/2;
+ * then, where the sign changes across a hole with no triangle near, the
+ * magnitude becomes the distance to that change (cook_redistance.c), so an
+ * open mesh's grid is a distance field too.
  *
  * Why the winding number and not a flood fill or ray parity: the shapes we
  * must handle are not watertight (the scanned bunny has holes in its base,
