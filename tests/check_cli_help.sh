@@ -122,6 +122,14 @@ for words in "info /nonexistent.crb" "query /nonexistent.crb --sdf" "render /non
     "$cli" $words >"$tmp/out" 2>"$tmp/err" </dev/null; rc=$?
     [ $rc -eq 1 ] && [ -s "$tmp/err" ] && ok || bad "crumple $words: exit $rc (want 1) or nothing on stderr"
 done
+# an option value out of range is bad usage like any other: exit 2, the command's prefix, no file written
+for opts in "--sdf-res 1" "--sdf-pad 999" "--sdf-pad 0" "--sdf-res 4 --sdf-pad 2" "--geodesic-max 5000"; do
+    rm -f "$tmp/x.crb"
+    # shellcheck disable=SC2086
+    "$cli" cook data/meshes/block.obj -o "$tmp/x.crb" $opts >"$tmp/out" 2>"$tmp/err" </dev/null; rc=$?
+    [ $rc -eq 2 ] && grep -q "^crumple cook: " "$tmp/err" && [ ! -s "$tmp/out" ] && [ ! -e "$tmp/x.crb" ] && ok ||
+        bad "crumple cook $opts: exit $rc (want 2), stderr '$(head -n 1 "$tmp/err")'"
+done
 # a stage benchmark's name says where that benchmark is built, rather than being looked up as a scene
 for name in dent skin bend squash; do
     "$cli" bench $name >"$tmp/out" 2>"$tmp/err" </dev/null; rc=$?

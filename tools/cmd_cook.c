@@ -198,6 +198,11 @@ int cr_cmd_cook(int argc, char **argv) {
     }
     cr_cook_result r;
     char err[1024];
+    if (cr_cook_check_options(&opt, err, sizeof err) != 0) {
+        /* an option out of range is bad usage, found before any file is read */
+        fprintf(stderr, "crumple cook: %s\n", err);
+        return 2;
+    }
     if (po.pieces >= 2 || from_groups) {
         cr_obj obj;
         if (cr_obj_load(in, &obj, err, sizeof err) != 0) {

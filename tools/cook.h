@@ -5,13 +5,15 @@
  * Stages, in order (each timed, see cr_cook_timings):
  *   read      OBJ text -> positions + triangles                   (obj.c)
  *   clean     scale/recentre/normalise, weld, drop degenerate and
- *             duplicate triangles, topology report, orientation    (cook_mesh.c)
+ *             duplicate triangles, topology report                 (cook_mesh.c)
+ *             orientation, shell by shell                          (cook_shells.c)
  *   mass      volume, centre of mass, inertia, principal frame:
  *             from the surface if closed, from a winding-number
  *             occupancy grid if not                                (cook_mass.c)
  *   sdf       signed distance grid in the body frame: exact
  *             distance over a BVH, sign from the fast generalised
- *             winding number                                       (cook_bvh.c, cook_sdf.c)
+ *             winding number, re-distanced across holes            (cook_bvh.c, cook_sdf.c,
+ *                                                                  cook_redistance.c)
  *   surface   normals, sample points, adjacency, geodesic lists    (cook_surface.c)
  *   skin      rig or automatic bones, voxel-geodesic skinning
  *             weights, example poses                               (cook_skin.c)
@@ -64,6 +66,9 @@ typedef struct cr_cook_options {
 } cr_cook_options;
 
 cr_cook_options cr_cook_default_options(void);
+/// 0 when the options are in range, else -1 with the offending option named in err
+/// ("--sdf-res must be between 8 and 1023"); the command turns that into bad usage (exit 2).
+int cr_cook_check_options(const cr_cook_options *opt, char *err, size_t err_size);
 
 /// Progress bar on stderr for work over a second (silent when quiet).
 typedef struct cr_cook_progress {
@@ -84,7 +89,14 @@ typedef struct cr_cook_mesh {
     double frame_s, frame_o[3];  ///< mesh frame = frame_s * (OBJ coordinates) + frame_o
     /* topology report */
     uint32_t welded_vertices, dropped_triangles, boundary_edges, nonmanifold_edges, components;
-    bool flipped;            ///< triangles were inside-out and were all reversed
+    uint32_t holes;          ///< connected loops of boundary edges
+    bool flipped;            ///< some shell was inside out and was reversed (flipped_shells > 0)
+    uint32_t shells;         ///< connected components, as cr_cook_orient_shells numbers them (1 = first in the file)
+    uint32_t agreed_triangles; ///< triangles reversed to agree with their neighbours across shared edges
+    uint32_t flipped_shells; ///< shells reversed: inside out, or inside one that was
+    uint32_t nested_same;    ///< shells inside another that face its way (a solid in a solid: mass from the grid)
+    uint32_t crossing_shells; ///< shells partly inside another (overlapping parts: mass from the grid)
+    char shell_note[256];    ///< the outermost reversed shells, named ("shell 2 of 2 (4 triangles, box centre ...)")
 } cr_cook_mesh;
 
 /// Mass properties for unit density.
@@ -96,6 +108,12 @@ typedef struct cr_cook_mass {
     double q[4];             ///< mesh -> body rotation as a unit quaternion (x y z w)
     bool from_surface;       ///< true: exact surface integrals; false: occupancy grid
 } cr_cook_mass;
+
+/// What re-distancing changed (cook_redistance.c): none of it for a closed mesh.
+typedef struct cr_cook_redistance_report {
+    uint32_t cap_edges;      ///< grid edges the sign changes across with no triangle between their nodes (a hole's cap)
+    uint32_t cap_nodes;      ///< nodes nearer such a cap than any triangle, whose value is now the distance to the cap
+} cr_cook_redistance_report;
 
 /// Per-stage wall times in seconds (not part of the cooked bytes).
 typedef struct cr_cook_timings {
@@ -112,6 +130,8 @@ typedef struct cr_cook_result {
     uint32_t sdf_dims[3];
     double sdf_cell;
     uint32_t boundary_edges, nonmanifold_edges, components, welded_vertices, dropped_triangles;
+    uint32_t holes, agreed_triangles, flipped_shells, nested_same, crossing_shells; ///< as in cr_cook_mesh
+    cr_cook_redistance_report redistance; ///< what the grid's re-distancing across holes changed
     size_t section_bytes[32];    ///< per section, in the format's order (room for sections to come)
     /* --soft: the remesher's edge-length spread (longest / shortest) before and after, and the springs */
     bool soft_remeshed;
@@ -134,6 +154,13 @@ void cr_cook_result_free(cr_cook_result *r);
 /// reverse inside-out meshes. Returns 0 or -1 with a message.
 int cr_cook_clean(const cr_obj *obj, const cr_cook_options *opt, cr_cook_mesh *out, char *err, size_t err_size);
 void cr_cook_mesh_free(cr_cook_mesh *m);
+/// Make the triangles of each shell agree across their shared edges, then
+/// turn each shell (connected component; `vertex_root` gives each vertex's
+/// component as any one vertex of it) the way its place among the others
+/// says (cook_shells.c): an outermost shell encloses positive volume, a shell
+/// inside another keeps its way relative to it. Sets shells, flipped_shells,
+/// agreed_triangles, nested_same, crossing_shells and shell_note. Returns 0, or -1 out of memory.
+int cr_cook_orient_shells(cr_cook_mesh *m, const uint32_t *vertex_root);
 /// Signed volume of a triangle soup by the divergence theorem (m^3).
 double cr_cook_signed_volume(const double *pos, const uint32_t *tri, uint32_t triangle_count);
 
@@ -166,6 +193,7 @@ void cr_cook_mass_properties(const cr_cook_mesh *m, const cr_bvh *bvh, int res, 
 /// values ascending, vectors[k] the unit vector of values[k], right-handed.
 void cr_cook_eigen_sym3(double a[3][3], double values[3], double vectors[3][3]);
 
+
 /// Signed distance grid. `values` is malloc'd, x fastest.
 typedef struct cr_cook_grid {
     double origin[3];
@@ -175,11 +203,21 @@ typedef struct cr_cook_grid {
 } cr_cook_grid;
 /// Lay out the grid around the vertices' bounds (res cells on the longest axis, pad of them padding).
 void cr_cook_grid_layout(const double *pos, uint32_t vertex_count, int res, int pad, cr_cook_grid *g);
-/// Fill grid values: exact unsigned distance, sign from the winding number.
+/// Fill grid values: exact unsigned distance, sign from the winding number,
+/// re-distanced across holes (cr_cook_redistance; rep may be NULL).
 /// `progress` (may be NULL) is called with fractions in [0,1].
 int cr_cook_grid_fill(cr_cook_grid *g, const cr_bvh *bvh, void (*progress)(void *, double), void *user, double *t_dist,
-                      double *t_sign);
+                      double *t_sign, cr_cook_redistance_report *rep);
 void cr_cook_grid_free(cr_cook_grid *g);
+
+/// Signed values from a grid's nodes' exact unsigned distances `dist` (m) and
+/// winding numbers: sign of w > 1/2 (inside, negative), magnitude the distance
+/// to the nearest triangle or to the nearest point where the sign changes
+/// with no triangle there, whichever is nearer, so neighbouring values differ
+/// by at most their spacing. `cell` is the node spacing (m); `value` gets
+/// dims[0] dims[1] dims[2] values, x fastest. Returns 0, or -1 out of memory.
+int cr_cook_redistance(const uint32_t dims[3], double cell, const double *dist, const double *winding, double *value,
+                       cr_cook_redistance_report *rep);
 
 /// Surface data in the body frame.
 typedef struct cr_cook_surface {

@@ -176,36 +176,74 @@ static void surface_moments(const cr_cook_mesh *m, const double o[3], double *V,
     }
 }
 
-/* Grid integrals about `o` with a smoothed occupancy (see the file header). */
-static void grid_moments(const cr_cook_mesh *m, const cr_bvh *bvh, int res, const double o[3], double *V, double M1[3],
-                         double M2[3][3], cr_cook_progress *prog) {
+/* whether a face neighbour of cell (x, y, z) is on the other side of the sign */
+static bool across_sign(const double *sd, const uint32_t dims[3], uint32_t x, uint32_t y, uint32_t z) {
+    size_t c = x + (size_t)dims[0] * (y + (size_t)dims[1] * z);
+    const size_t stride[3] = {1, dims[0], (size_t)dims[0] * dims[1]};
+    const uint32_t at[3] = {x, y, z};
+    for (int k = 0; k < 3; ++k) {
+        if (at[k] > 0 && (sd[c - stride[k]] < 0) != (sd[c] < 0)) return true;
+        if (at[k] + 1 < dims[k] && (sd[c + stride[k]] < 0) != (sd[c] < 0)) return true;
+    }
+    return false;
+}
+
+/* Grid integrals about `o` with a smoothed occupancy (see the file header).
+ * The occupancy reads the same re-distanced field as the grid the asset
+ * stores (cook_redistance.c): across a hole the step sits where the winding
+ * number crosses 1/2 to a fraction of a cell, not at the nearer cell centre,
+ * so a cut-off box bottom costs no half-cell layer of volume. */
+static int grid_moments(const cr_cook_mesh *m, const cr_bvh *bvh, int res, const double o[3], double *V, double M1[3],
+                        double M2[3][3], cr_cook_progress *prog) {
     cr_cook_grid g;
     cr_cook_grid_layout(m->pos, m->vertex_count, res, 1, &g);
     double h = g.cell, h3 = h * h * h;
     *V = 0;
     memset(M1, 0, 3 * sizeof(double));
     memset(M2, 0, 9 * sizeof(double));
+    /* cell centres: dims - 1 cells per axis, as the nodes of a grid of their own */
+    uint32_t dims[3] = {g.dims[0] - 1, g.dims[1] - 1, g.dims[2] - 1};
+    size_t total = (size_t)dims[0] * dims[1] * dims[2];
+    double *dist = malloc(sizeof(double) * total), *wind = malloc(sizeof(double) * total), *sd = malloc(sizeof(double) * total);
+    if (dist == NULL || wind == NULL || sd == NULL) {
+        free(dist), free(wind), free(sd);
+        return -1;
+    }
     /* cells wholly inside: centre beyond half a cell from the surface with a
      * winding number over 1/2. A sheet, flat or curved, has none (its winding
      * number stays within (-1/2, 1/2) off the surface), only the half-cell
      * skin the smoothed step gives it on both sides, which is not volume. */
     bool enclosed = false;
-    /* cell centres: dims - 1 cells per axis */
-    for (uint32_t z = 0; z + 1 < g.dims[2]; ++z) {
-        if (prog) cr_cook_progress_update(prog, (double)z / (g.dims[2] - 1));
-        for (uint32_t y = 0; y + 1 < g.dims[1]; ++y)
-            for (uint32_t x = 0; x + 1 < g.dims[0]; ++x) {
+    for (uint32_t z = 0; z < dims[2]; ++z) {
+        if (prog) cr_cook_progress_update(prog, (double)z / dims[2]);
+        for (uint32_t y = 0; y < dims[1]; ++y)
+            for (uint32_t x = 0; x < dims[0]; ++x) {
+                size_t i = x + (size_t)dims[0] * (y + (size_t)dims[1] * z);
                 double q[3] = {g.origin[0] + (x + 0.5) * h, g.origin[1] + (y + 0.5) * h, g.origin[2] + (z + 0.5) * h};
-                /* beyond half a cell the smoothed step is 0 or 1 whatever the
-                 * exact distance, so the query may stop there */
-                double d = cr_bvh_distance_bounded(bvh, q, 0.5 * h);
-                double w = cr_bvh_winding(bvh, q);
-                double sd = w > 0.5 ? -d : d;
-                double occ = 0.5 - sd / h;
+                /* beyond a cell the smoothed step is 0 or 1 whatever the exact
+                 * distance, and a hole's cap is still told from the surface
+                 * (cr_cook_redistance compares the sum with one cell) */
+                dist[i] = cr_bvh_distance_bounded(bvh, q, h);
+                wind[i] = cr_bvh_winding(bvh, q);
+                if (wind[i] > 0.5 && dist[i] >= 0.5 * h) enclosed = true;
+            }
+    }
+    cr_cook_redistance_report rep;
+    int rc = cr_cook_redistance(dims, h, dist, wind, sd, &rep);
+    for (uint32_t z = 0; z < dims[2] && rc == 0 && enclosed; ++z)
+        for (uint32_t y = 0; y < dims[1]; ++y)
+            for (uint32_t x = 0; x < dims[0]; ++x) {
+                size_t c = x + (size_t)dims[0] * (y + (size_t)dims[1] * z);
+                double occ = 0.5 - sd[c] / h;
                 occ = occ < 0 ? 0 : (occ > 1 ? 1 : occ);
+                /* the smoothed step is for a surface between inside and outside; a
+                 * fin or a decal has outside on both sides (an inner wall inside on
+                 * both), so a cell none of whose neighbours is across the sign keeps
+                 * its side's whole value rather than half a cell of skin */
+                if (occ > 0 && occ < 1 && !across_sign(sd, dims, x, y, z)) occ = sd[c] < 0 ? 1 : 0;
                 if (occ == 0) continue;
-                if (w > 0.5 && d >= 0.5 * h) enclosed = true;
-                double r[3] = {q[0] - o[0], q[1] - o[1], q[2] - o[2]};
+                double r[3] = {g.origin[0] + (x + 0.5) * h - o[0], g.origin[1] + (y + 0.5) * h - o[1],
+                               g.origin[2] + (z + 0.5) * h - o[2]};
                 double dv = occ * h3;
                 *V += dv;
                 for (int i = 0; i < 3; ++i) {
@@ -214,12 +252,8 @@ static void grid_moments(const cr_cook_mesh *m, const cr_bvh *bvh, int res, cons
                     for (int j = 0; j < 3; ++j) M2[i][j] += dv * (r[i] * r[j] + (i == j ? h * h / 12 : 0));
                 }
             }
-    }
-    if (!enclosed) {
-        *V = 0;
-        memset(M1, 0, 3 * sizeof(double));
-        memset(M2, 0, 9 * sizeof(double));
-    }
+    free(dist), free(wind), free(sd);
+    return rc;
 }
 
 void cr_cook_mass_properties(const cr_cook_mesh *m, const cr_bvh *bvh, int res, cr_cook_mass *out, cr_cook_progress *prog) {
@@ -233,16 +267,17 @@ void cr_cook_mass_properties(const cr_cook_mesh *m, const cr_bvh *bvh, int res, 
         }
     double o[3] = {0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1]), 0.5 * (lo[2] + hi[2])};
     double V, M1[3], M2[3][3];
-    out->from_surface = m->boundary_edges == 0 && m->nonmanifold_edges == 0;
+    /* a solid inside a solid, or crossing shells (cook_shells.c), would count twice in the surface integrals */
+    out->from_surface = m->boundary_edges == 0 && m->nonmanifold_edges == 0 && m->nested_same == 0 && m->crossing_shells == 0;
     if (out->from_surface)
         surface_moments(m, o, &V, M1, M2);
-    else
-        grid_moments(m, bvh, res, o, &V, M1, M2, prog);
-    if (!(V > 0)) {
+    else if (grid_moments(m, bvh, res, o, &V, M1, M2, prog) != 0)
+        V = NAN; /* out of memory: cook.c tells this from an empty mesh */
+    if (V == 0 || V < 0) {
         /* a closed surface with no volume (e.g. two coincident sheets): fall back to the grid */
         out->from_surface = false;
         if (bvh == NULL) return; /* the caller builds a BVH and asks again (cook.c) */
-        grid_moments(m, bvh, res, o, &V, M1, M2, prog);
+        if (grid_moments(m, bvh, res, o, &V, M1, M2, prog) != 0) V = NAN;
     }
     out->volume = V;
     double c[3];

@@ -206,8 +206,13 @@ static void uf_union(uint32_t *parent, uint32_t a, uint32_t b) {
         parent[a] = b;
 }
 
-/* Boundary, non-manifold and misoriented edge counts. */
-static void count_edges(const uint32_t *tri, uint32_t nt, uint32_t *boundary, uint32_t *nonmanifold) {
+/* Boundary, non-manifold and misoriented edge counts, and the holes: loops of
+ * boundary edges joined at their vertices. */
+static void count_edges(const uint32_t *tri, uint32_t nt, uint32_t *boundary, uint32_t *nonmanifold, uint32_t *holes,
+                        uint32_t nv) {
+    uint32_t *loop = malloc(sizeof(uint32_t) * nv);
+    uint8_t *on = calloc(nv, 1);
+    for (uint32_t i = 0; i < nv; ++i) loop[i] = i;
     edge_rec *e = malloc(sizeof(edge_rec) * 3 * (size_t)nt);
     for (uint32_t t = 0; t < nt; ++t)
         for (int k = 0; k < 3; ++k) {
@@ -223,13 +228,20 @@ static void count_edges(const uint32_t *tri, uint32_t nt, uint32_t *boundary, ui
         size_t j = i + 1;
         while (j < ne && e[j].lo == e[i].lo && e[j].hi == e[i].hi) ++j;
         size_t c = j - i;
-        if (c == 1)
+        if (c == 1) {
             ++*boundary;
+            uf_union(loop, e[i].lo, e[i].hi);
+            on[e[i].lo] = on[e[i].hi] = 1;
+        }
         else if (c > 2 || e[i].forward == e[i + 1].forward)
             ++*nonmanifold;
         i = j;
     }
     free(e);
+    *holes = 0;
+    for (uint32_t i = 0; i < nv; ++i) *holes += on[i] && uf_find(loop, i) == i;
+    free(loop);
+    free(on);
 }
 
 int cr_cook_clean(const cr_obj *obj, const cr_cook_options *opt, cr_cook_mesh *out, char *err, size_t err_size) {
@@ -350,7 +362,6 @@ int cr_cook_clean(const cr_obj *obj, const cr_cook_options *opt, cr_cook_mesh *o
     out->triangle_count = kept2;
     free(pos), free(rep), free(used);
 
-    count_edges(out->tri, kept2, &out->boundary_edges, &out->nonmanifold_edges);
     uint32_t *parent = malloc(sizeof(uint32_t) * nv);
     for (uint32_t i = 0; i < nv; ++i) parent[i] = i;
     for (uint32_t t = 0; t < kept2; ++t) {
@@ -360,17 +371,16 @@ int cr_cook_clean(const cr_obj *obj, const cr_cook_options *opt, cr_cook_mesh *o
     out->components = 0;
     for (uint32_t i = 0; i < nv; ++i)
         if (uf_find(parent, i) == i) ++out->components;
+    for (uint32_t i = 0; i < nv; ++i) parent[i] = uf_find(parent, i);
+    int rc = cr_cook_orient_shells(out, parent);
     free(parent);
-
-    /* an inside-out mesh has negative volume: reverse every triangle */
-    if (cr_cook_signed_volume(out->pos, out->tri, kept2) < 0) {
-        for (uint32_t t = 0; t < kept2; ++t) {
-            uint32_t x = out->tri[3 * t + 1];
-            out->tri[3 * t + 1] = out->tri[3 * t + 2];
-            out->tri[3 * t + 2] = x;
-        }
-        out->flipped = true;
+    if (rc != 0) {
+        cr_cook_mesh_free(out);
+        return fail_msg(err, err_size, "out of memory");
     }
+    /* counted after orienting: an edge two faces walked the same way is fine once one of them is turned */
+    count_edges(out->tri, kept2, &out->boundary_edges, &out->nonmanifold_edges, &out->holes, nv);
+    out->flipped = out->flipped_shells > 0;
     return 0;
 }
 

@@ -4,7 +4,10 @@
  * interpolation reproduces them exactly at the nodes. Each node gets:
  *   |value| = exact distance to the nearest triangle (BVH query, hinted with
  *             the previous node's nearest triangle: neighbours share it);
- *   sign    = negative where the generalised winding number exceeds 1/2.
+ *   sign    = negative where the generalised winding number exceeds 1/2;
+ * then, where the sign changes across a hole with no triangle near, the
+ * magnitude becomes the distance to that change (cook_redistance.c), so an
+ * open mesh's grid is a distance field too.
  *
  * Why the winding number and not a flood fill or ray parity: the shapes we
  * must handle are not watertight (the scanned bunny has holes in its base,
@@ -59,7 +62,7 @@ void cr_cook_grid_layout(const double *pos, uint32_t n, int res, int pad, cr_coo
 }
 
 int cr_cook_grid_fill(cr_cook_grid *g, const cr_bvh *bvh, void (*progress)(void *, double), void *user, double *t_dist,
-                      double *t_sign) {
+                      double *t_sign, cr_cook_redistance_report *rep) {
     size_t nx = g->dims[0], ny = g->dims[1], nz = g->dims[2];
     size_t total = nx * ny * nz;
     double *dist = malloc(sizeof(double) * total);
@@ -87,17 +90,34 @@ int cr_cook_grid_fill(cr_cook_grid *g, const cr_bvh *bvh, void (*progress)(void 
         if (progress) progress(user, 0.5 * (double)(z + 1) / (double)nz);
     }
     double t1 = cr_cook_now();
+    double *wind = malloc(sizeof(double) * total);
+    if (wind == NULL) {
+        free(dist);
+        free(g->values);
+        g->values = NULL;
+        return -1;
+    }
     for (size_t z = 0; z < nz; ++z) {
         for (size_t y = 0; y < ny; ++y)
             for (size_t x = 0; x < nx; ++x) {
                 double q[3] = {g->origin[0] + (double)x * g->cell, g->origin[1] + (double)y * g->cell,
                                g->origin[2] + (double)z * g->cell};
-                size_t i = x + nx * (y + ny * z);
-                double w = cr_bvh_winding(bvh, q);
-                g->values[i] = (float)(w > 0.5 ? -dist[i] : dist[i]);
+                wind[x + nx * (y + ny * z)] = cr_bvh_winding(bvh, q);
             }
         if (progress) progress(user, 0.5 + 0.5 * (double)(z + 1) / (double)nz);
     }
+    /* the signed values overwrite the distances they are made from */
+    cr_cook_redistance_report r;
+    int rc = cr_cook_redistance(g->dims, g->cell, dist, wind, dist, &r);
+    free(wind);
+    if (rc != 0) {
+        free(dist);
+        free(g->values);
+        g->values = NULL;
+        return -1;
+    }
+    for (size_t i = 0; i < total; ++i) g->values[i] = (float)dist[i];
+    if (rep) *rep = r;
     double t2 = cr_cook_now();
     if (t_dist) *t_dist = t1 - t0;
     if (t_sign) *t_sign = t2 - t1;

@@ -390,7 +390,7 @@ int cr_squash_fit(const double *pos, uint32_t nv, const uint32_t *tri, uint32_t 
     cr_cook_grid_layout(pos, nv, FIT_GRID_RES, 2, &g);
     cr_bvh *bvh = cr_bvh_build(pos, tri, nt);
     double t1, t2;
-    if (bvh == NULL || cr_cook_grid_fill(&g, bvh, NULL, NULL, &t1, &t2) != 0) {
+    if (bvh == NULL || cr_cook_grid_fill(&g, bvh, NULL, NULL, &t1, &t2, NULL) != 0) {
         cr_bvh_free(bvh);
         snprintf(err, en, "out of memory for the fitting grid");
         return -1;
