@@ -183,7 +183,18 @@ const char *cr_version_string(void);
     X(SOFT_CONTACT, "cr_soft_def.friction/restitution")          \
     X(SOFT_VOLUME_TOLERANCE, "cr_soft_def.volume_tolerance")     \
     X(SOFT_ROLLING_FRICTION, "cr_soft_def.rolling_friction")      \
-    X(SQUASH_PRIMITIVES, "cr_squash_set_primitives.primitives")
+    X(SQUASH_PRIMITIVES, "cr_squash_set_primitives.primitives") \
+    X(QUERY_ORIGIN, "origin")                                    \
+    X(QUERY_TRANSLATION, "translation")                          \
+    X(QUERY_CALLBACK, "fn")                                      \
+    X(QUERY_OUT, "out")                                          \
+    X(QUERY_BOUNDS, "lo/hi")                                     \
+    X(QUERY_CENTRE, "centre")                                    \
+    X(QUERY_RADIUS, "radius")                                    \
+    X(QUERY_POSE, "pose")                                        \
+    X(QUERY_HALF_EXTENTS, "half_extents")                        \
+    X(QUERY_POINT, "point")                                      \
+    X(QUERY_BODY, "id")
 
 typedef enum cr_field {
 #define CR_X_FIELD_ENUM_(name, text) CR_FIELD_##name,

@@ -29,6 +29,7 @@ extern "C" {
 #include "damage.h"
 #include "input.h"
 #include "snapshot.h"
+#include "query.h"
 
 #ifdef __cplusplus
 }

@@ -18,6 +18,7 @@
 #include "damage/bend_model.h"
 #include "damage/squash_model.h"
 #include "damage/fracture_model.h"
+#include "query/query_tree.h"
 #include "soft/mass_spring.h"
 #include "geometry/surface_copy.h"
 
@@ -75,6 +76,9 @@ uint32_t cr_world_memory_report(const cr_world_def *def, cr_memory_region *out, 
         damage - surface_memory - dent - example - bend - squash - fracture - custom);
     add(&r, "alignment", "", 16u);
     add(&r, "soft bodies (particles, springs)", "spring", cri_soft_region_bytes(def));
+    uint64_t query = cri_query_region_bytes(def), mesh_trees = (def->query.mesh_tree_bytes + 15u) & ~15u;
+    add(&r, "queries: triangle trees of the assets", "query.mesh_tree_bytes (cr_asset_query_bytes per asset)", mesh_trees);
+    add(&r, "queries: body tree and marks", "body_capacity, asset_capacity", query - mesh_trees);
 
     cr_scratch_plan p;
     cri_scratch_plan_make(def, &p);

@@ -1,0 +1,164 @@
+/* body_tree.c — the tree over the world's bodies that every query walks
+ * first, and the marks that turn what it finds into handle order.
+ *
+ * The tree is rebuilt at the end of every step (the bodies' world boxes
+ * after the damage stage), which costs a sort of the bodies: about 1 % of
+ * the 1000-body pile's step (docs/queries.md). Planes (no finite box) and
+ * bodies with their own surface copy (whose bound may change with any model
+ * call) are not in it but in a short list tested by every query. Any call
+ * that moves, makes or removes a body between steps bumps the world's
+ * query_epoch; a query that finds the tree older than that tests every body
+ * instead — the same answers, in the same order, only slower — until the
+ * next step rebuilds it.
+ *
+ * A query marks its candidates in a bit per body slot and then reads the
+ * bits in slot order, which is what makes callbacks arrive in handle order
+ * whatever the tree looks like.
+ */
+#include "query/query_tree.h"
+#include "query/segment.h"
+
+#include <string.h>
+
+static uint64_t al16(uint64_t x) { return (x + 15u) & ~(uint64_t)15u; }
+
+static uint32_t mark_words(const cr_world_def *def) { return (def->body_capacity + 31u) / 32u; }
+
+uint64_t cri_query_region_bytes(const cr_world_def *def) {
+    uint64_t bc = def->body_capacity;
+    return al16(sizeof(cr_query_region)) + al16((uint64_t)def->asset_capacity * sizeof(cr_mesh_tree)) +
+           al16(def->query.mesh_tree_bytes) + al16(2u * bc * sizeof(cr_tree_node)) + 2u * al16(bc * sizeof(uint32_t)) +
+           al16(2u * bc * sizeof(cr_vec3)) + al16((uint64_t)mark_words(def) * sizeof(uint32_t));
+}
+
+bool cri_query_layout(cr_world *w, uint8_t *block) {
+    const cr_world_def *def = &w->def;
+    uint32_t bc = def->body_capacity;
+    w->query_region = cri_arena_push(&w->persistent, block, (uint32_t)sizeof(cr_query_region), 16);
+    if (w->query_region == CR_NO_OFFSET) return false;
+    cr_query_region *r = cri_query_region(w);
+    uint32_t mesh_trees = cri_arena_push(&w->persistent, block, def->asset_capacity * (uint32_t)sizeof(cr_mesh_tree), 16);
+    uint32_t tree_memory = cri_arena_push(&w->persistent, block, (uint32_t)al16(def->query.mesh_tree_bytes), 16);
+    r->mesh_trees = mesh_trees;
+    cri_arena_init(&r->tree_memory, tree_memory, tree_memory + (uint32_t)al16(def->query.mesh_tree_bytes));
+    r->body_nodes = cri_arena_push(&w->persistent, block, 2u * bc * (uint32_t)sizeof(cr_tree_node), 16);
+    r->body_items = cri_arena_push(&w->persistent, block, bc * (uint32_t)sizeof(uint32_t), 16);
+    r->loose = cri_arena_push(&w->persistent, block, bc * (uint32_t)sizeof(uint32_t), 16);
+    r->body_boxes = cri_arena_push(&w->persistent, block, 2u * bc * (uint32_t)sizeof(cr_vec3), 16);
+    r->marks = cri_arena_push(&w->persistent, block, mark_words(def) * (uint32_t)sizeof(uint32_t), 16);
+    /* zero-sized pushes of an empty def may give no offset; nothing reads them then */
+    return bc == 0 || (r->body_nodes != CR_NO_OFFSET && r->body_items != CR_NO_OFFSET && r->loose != CR_NO_OFFSET &&
+                       r->body_boxes != CR_NO_OFFSET && r->marks != CR_NO_OFFSET);
+}
+
+static void stored_box(const void *ctx, uint32_t slot, cr_vec3 *lo, cr_vec3 *hi) {
+    const cr_vec3 *boxes = ctx;
+    *lo = boxes[2 * slot], *hi = boxes[2 * slot + 1];
+}
+
+void cri_query_rebuild(cr_world *w) {
+    cr_query_region *r = cri_query_region(w);
+    const cr_body *bodies = cr_world_bodies_c(w);
+    uint32_t *items = CR_AT(w, r->body_items, uint32_t), *loose = CR_AT(w, r->loose, uint32_t);
+    cr_vec3 *boxes = CR_AT(w, r->body_boxes, cr_vec3);
+    uint32_t n = 0, nl = 0;
+    for (uint32_t i = 0; i < w->body_high; ++i) {
+        if (!cri_query_answers(w, i)) continue;
+        const cr_body *b = &bodies[i];
+        if (b->shape.type == CR_SHAPE_PLANE || (b->shape.type == CR_SHAPE_MESH && (b->shape.asset & CR_SURFACE_SLOT_FLAG))) {
+            loose[nl++] = i;
+            continue;
+        }
+        cri_query_body_box(w, b, &boxes[2 * i], &boxes[2 * i + 1]);
+        items[n++] = i;
+    }
+    r->node_count = cri_bvh_build(CR_AT(w, r->body_nodes, cr_tree_node), items, n, CR_TREE_LEAF_BODIES, stored_box, boxes);
+    r->item_count = n, r->loose_count = nl;
+    r->built = 1;
+    r->built_epoch = w->query_epoch;
+}
+
+static void mark(uint32_t *bits, uint32_t slot) { bits[slot >> 5] |= 1u << (slot & 31u); }
+
+static bool boxes_meet(cr_vec3 alo, cr_vec3 ahi, cr_vec3 blo, cr_vec3 bhi) {
+    return alo.x <= bhi.x && blo.x <= ahi.x && alo.y <= bhi.y && blo.y <= ahi.y && alo.z <= bhi.z && blo.z <= ahi.z;
+}
+
+/* every answering body, when the tree cannot be trusted */
+static uint32_t mark_all(const cr_world *w, uint32_t *bits) {
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < w->body_high; ++i)
+        if (cri_query_answers(w, i)) mark(bits, i), ++n;
+    return n;
+}
+
+static uint32_t mark_loose(const cr_query_region *r, const cr_world *w, uint32_t *bits) {
+    const uint32_t *loose = CR_AT(w, r->loose, const uint32_t);
+    for (uint32_t i = 0; i < r->loose_count; ++i) mark(bits, loose[i]);
+    return r->loose_count;
+}
+
+uint32_t cri_query_mark_box(const cr_world *w, cr_vec3 lo, cr_vec3 hi) {
+    const cr_query_region *r = cri_query_region(w);
+    uint32_t *bits = CR_AT(w, r->marks, uint32_t);
+    if (!cri_query_tree_valid(w)) return mark_all(w, bits);
+    uint32_t n = mark_loose(r, w, bits);
+    if (r->item_count == 0) return n;
+    const cr_tree_node *nodes = CR_AT(w, r->body_nodes, const cr_tree_node);
+    const uint32_t *items = CR_AT(w, r->body_items, const uint32_t);
+    uint32_t stack[CR_TREE_STACK], top = 0;
+    stack[top++] = 0;
+    while (top > 0) {
+        const cr_tree_node *nd = &nodes[stack[--top]];
+        if (!boxes_meet(lo, hi, nd->lo, nd->hi)) continue;
+        if (nd->count == 0) {
+            stack[top++] = nd->first + 1, stack[top++] = nd->first;
+            continue;
+        }
+        for (uint32_t k = 0; k < nd->count; ++k) mark(bits, items[nd->first + k]), ++n;
+    }
+    return n;
+}
+
+uint32_t cri_query_mark_ray(const cr_world *w, cr_vec3 o, cr_vec3 d) {
+    const cr_query_region *r = cri_query_region(w);
+    uint32_t *bits = CR_AT(w, r->marks, uint32_t);
+    if (!cri_query_tree_valid(w)) return mark_all(w, bits);
+    uint32_t n = mark_loose(r, w, bits);
+    if (r->item_count == 0) return n;
+    cr_segment s = cri_segment(o, d);
+    const cr_tree_node *nodes = CR_AT(w, r->body_nodes, const cr_tree_node);
+    const uint32_t *items = CR_AT(w, r->body_items, const uint32_t);
+    uint32_t stack[CR_TREE_STACK], top = 0;
+    stack[top++] = 0;
+    while (top > 0) {
+        const cr_tree_node *nd = &nodes[stack[--top]];
+        cr_real t0, t1;
+        if (!cri_segment_box(&s, nd->lo, nd->hi, CR_R(1), &t0, &t1)) continue;
+        if (nd->count == 0) {
+            stack[top++] = nd->first + 1, stack[top++] = nd->first;
+            continue;
+        }
+        for (uint32_t k = 0; k < nd->count; ++k) mark(bits, items[nd->first + k]), ++n;
+    }
+    return n;
+}
+
+uint32_t cri_query_next_mark(const cr_world *w, uint32_t from) {
+    uint32_t *bits = CR_AT(w, cri_query_region(w)->marks, uint32_t);
+    uint32_t words = (w->body_high + 31u) / 32u;
+    for (uint32_t k = from >> 5; k < words; ++k) {
+        uint32_t m = bits[k];
+        if (k == from >> 5) m &= ~0u << (from & 31u);
+        if (m == 0) continue;
+        uint32_t bit = 0;
+        while ((m & 1u) == 0) m >>= 1, ++bit;
+        bits[k] &= ~(1u << bit);
+        return k * 32u + bit;
+    }
+    return UINT32_MAX;
+}
+
+void cri_query_clear_marks(const cr_world *w) {
+    memset(CR_AT(w, cri_query_region(w)->marks, uint32_t), 0, (w->body_high + 31u) / 32u * sizeof(uint32_t));
+}
