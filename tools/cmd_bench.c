@@ -7,6 +7,7 @@
  *     crumple bench example             what plasticity adds to the plastic scenes' rigid step
  *     crumple bench fracture            prescoring and the split's cost
  *     crumple bench soft                issue 16's soft pile (make bench-soft: beside Bullet's)
+ *     crumple bench queries             rays and overlaps into the peer pile and rings (make bench-queries)
  *   (the dent-map and re-skin benchmarks time internal stages, which tools
  *   may not reach: they are tests/bench/, `make bench-stages`)
  *
@@ -50,6 +51,7 @@ static void bench_usage(FILE *out) {
                  "       crumple bench example [--rounds N]   (what plasticity adds to the rigid step of example_pachinko and example_car)\n"
                  "       crumple bench fracture [options]   (prescoring 1000 pieces, a resting and a breaking body)\n"
                  "       crumple bench soft [options]   (the soft pile, timed; make bench-soft runs Bullet's beside it)\n"
+                 "       crumple bench queries [options]   (rays and overlaps into the peer pile and rings; make bench-queries runs Bullet's beside it)\n"
                  "  Steps each scene (default: pile rings terrain) N times (default 600) at 1/60 s\n"
                  "  and prints one JSON object per scene: median and max ms per step.\n"
                  "  A SCENE is a name in DIR (default data/scenes) or a path to a .scene file.\n"
@@ -181,6 +183,7 @@ static const struct {
     {"example", cr_bench_plastic}, /* tools/bench_plastic.c */
     {"fracture", cr_bench_fracture}, /* tools/bench_fracture.c */
     {"soft", cr_bench_soft}, /* tools/bench_soft.c */
+    {"queries", cr_bench_queries}, /* tools/bench_queries.c */
 };
 
 /* The stage benchmarks time internal functions the crumple command may not

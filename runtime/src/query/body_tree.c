@@ -1,9 +1,12 @@
 /* body_tree.c — the tree over the world's bodies that every query walks
  * first, and the marks that turn what it finds into handle order.
  *
- * The tree is rebuilt at the end of every step (the bodies' world boxes
- * after the damage stage), which costs a sort of the bodies: about 1 % of
- * the 1000-body pile's step (docs/queries.md). Planes (no finite box) and
+ * At the end of every step (after the damage stage) the tree's boxes are
+ * refitted to where the bodies are now; it is built anew, a sort of the
+ * bodies, when a body was made, removed, moved outside a step or given a
+ * surface copy since the last build, and every CR_TREE_REFITS steps, so the
+ * refitted boxes never grow loose for long (docs/queries.md has the costs).
+ * Planes (no finite box) and
  * bodies with their own surface copy (whose bound may change with any model
  * call) are not in it but in a short list tested by every query. Any call
  * that moves, makes or removes a body between steps bumps the world's
@@ -51,13 +54,40 @@ bool cri_query_layout(cr_world *w, uint8_t *block) {
                        r->body_boxes != CR_NO_OFFSET && r->marks != CR_NO_OFFSET);
 }
 
-static void stored_box(const void *ctx, uint32_t slot, cr_vec3 *lo, cr_vec3 *hi) {
-    const cr_vec3 *boxes = ctx;
-    *lo = boxes[2 * slot], *hi = boxes[2 * slot + 1];
+/* The same bodies as at the last build, moved by the step: new boxes for the
+ * leaves and, children after parents in the node array, for every inner node
+ * from its children's, walking the nodes backwards. */
+static void refit(cr_world *w, cr_query_region *r) {
+    const cr_body *bodies = cr_world_bodies_c(w);
+    cr_tree_node *nodes = CR_AT(w, r->body_nodes, cr_tree_node);
+    const uint32_t *items = CR_AT(w, r->body_items, const uint32_t);
+    cr_vec3 *boxes = CR_AT(w, r->body_boxes, cr_vec3);
+    for (uint32_t k = r->node_count; k-- > 0;) {
+        cr_tree_node *nd = &nodes[k];
+        if (nd->count == 0) {
+            nd->lo = cr_v3_min(nodes[nd->first].lo, nodes[nd->first + 1].lo);
+            nd->hi = cr_v3_max(nodes[nd->first].hi, nodes[nd->first + 1].hi);
+            continue;
+        }
+        for (uint32_t i = 0; i < nd->count; ++i) {
+            uint32_t slot = items[nd->first + i];
+            cri_query_body_box(w, &bodies[slot], &boxes[2 * slot], &boxes[2 * slot + 1]);
+            nd->lo = i ? cr_v3_min(nd->lo, boxes[2 * slot]) : boxes[2 * slot];
+            nd->hi = i ? cr_v3_max(nd->hi, boxes[2 * slot + 1]) : boxes[2 * slot + 1];
+        }
+    }
+    r->refits++;
 }
 
 void cri_query_rebuild(cr_world *w) {
     cr_query_region *r = cri_query_region(w);
+    /* no body made, removed, moved outside a step or given a surface copy since the
+     * last build: the same tree with new boxes, and a new tree every
+     * CR_TREE_REFITS steps, before the refitted boxes grow loose */
+    if (cri_query_tree_valid(w) && r->refits < CR_TREE_REFITS) {
+        refit(w, r);
+        return;
+    }
     const cr_body *bodies = cr_world_bodies_c(w);
     uint32_t *items = CR_AT(w, r->body_items, uint32_t), *loose = CR_AT(w, r->loose, uint32_t);
     cr_vec3 *boxes = CR_AT(w, r->body_boxes, cr_vec3);
@@ -72,10 +102,11 @@ void cri_query_rebuild(cr_world *w) {
         cri_query_body_box(w, b, &boxes[2 * i], &boxes[2 * i + 1]);
         items[n++] = i;
     }
-    r->node_count = cri_bvh_build(CR_AT(w, r->body_nodes, cr_tree_node), items, n, CR_TREE_LEAF_BODIES, stored_box, boxes);
+    r->node_count = cri_bvh_build(CR_AT(w, r->body_nodes, cr_tree_node), items, n, CR_TREE_LEAF_BODIES, NULL, boxes);
     r->item_count = n, r->loose_count = nl;
     r->built = 1;
     r->built_epoch = w->query_epoch;
+    r->refits = 0;
 }
 
 static void mark(uint32_t *bits, uint32_t slot) { bits[slot >> 5] |= 1u << (slot & 31u); }

@@ -24,12 +24,22 @@ typedef struct build {
     uint32_t axis;
 } build;
 
+/* the boxes as an array (lo, hi per item) when there is no function: the body tree's */
+static inline void item_box(const build *b, uint32_t item, cr_vec3 *lo, cr_vec3 *hi) {
+    if (b->box == NULL) {
+        const cr_vec3 *boxes = b->ctx;
+        *lo = boxes[2 * item], *hi = boxes[2 * item + 1];
+        return;
+    }
+    b->box(b->ctx, item, lo, hi);
+}
+
 static cr_real axis_of(cr_vec3 v, uint32_t axis) { return axis == 0 ? v.x : axis == 1 ? v.y : v.z; }
 
 /* twice the item's box centre along the axis (no halving: only the order matters) */
 static cr_real key(const build *b, uint32_t item) {
     cr_vec3 lo, hi;
-    b->box(b->ctx, item, &lo, &hi);
+    item_box(b, item, &lo, &hi);
     return axis_of(lo, b->axis) + axis_of(hi, b->axis);
 }
 
@@ -70,11 +80,11 @@ uint32_t cri_bvh_build(cr_tree_node *nodes, uint32_t *items, uint32_t n, uint32_
     while (top > 0) {
         uint32_t count = stack[--top], first = stack[--top], node = stack[--top];
         cr_vec3 lo, hi, clo, chi;
-        box(ctx, items[first], &lo, &hi);
+        item_box(&b, items[first], &lo, &hi);
         clo = cr_v3_add(lo, hi), chi = clo;
         for (uint32_t i = 1; i < count; ++i) {
             cr_vec3 l, h;
-            box(ctx, items[first + i], &l, &h);
+            item_box(&b, items[first + i], &l, &h);
             lo = cr_v3_min(lo, l), hi = cr_v3_max(hi, h);
             cr_vec3 c = cr_v3_add(l, h);
             clo = cr_v3_min(clo, c), chi = cr_v3_max(chi, c);

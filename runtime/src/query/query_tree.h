@@ -36,6 +36,8 @@ typedef struct cr_tree_node {
 /// Items a leaf holds at most.
 #define CR_TREE_LEAF_TRIANGLES 4u
 #define CR_TREE_LEAF_BODIES 2u
+/// Steps the body tree is refitted before it is built anew.
+#define CR_TREE_REFITS 16u
 /// Depth of a tree walk's stack: a median-split tree over 2^32 items is 33 deep.
 #define CR_TREE_STACK 64u
 
@@ -62,7 +64,7 @@ typedef struct cr_query_region {
     uint32_t built_epoch;    ///< cr_world.query_epoch when the tree was built
     uint32_t built;          ///< 1 once a tree was built
     uint32_t busy;           ///< a query is running (its callback may not start another)
-    uint32_t pad2_;
+    uint32_t refits;         ///< steps the tree was refitted since it was built
 } cr_query_region;
 
 static inline cr_query_region *cri_query_region(const cr_world *w) {
@@ -74,7 +76,7 @@ uint64_t cri_query_region_bytes(const cr_world_def *def);
 bool cri_query_layout(cr_world *w, uint8_t *block);
 /// Build the triangle tree of a newly registered asset slot (if it fits).
 void cri_query_add_asset(cr_world *w, uint32_t slot);
-/// Rebuild the body tree (end of every step).
+/// Refit or rebuild the body tree (end of every step).
 void cri_query_rebuild(cr_world *w);
 
 /* bvh.c */
@@ -82,7 +84,8 @@ void cri_query_rebuild(cr_world *w);
 typedef void cr_item_box_fn(const void *ctx, uint32_t item, cr_vec3 *lo, cr_vec3 *hi);
 /// Nodes a tree over n items with leaves of at most `leaf` items has.
 uint32_t cri_bvh_node_count(uint32_t n, uint32_t leaf);
-/// Build a tree over items[0 .. n-1] (reordered into leaf order); returns the node count.
+/// Build a tree over items[0 .. n-1] (reordered into leaf order); returns the
+/// node count. With box NULL, ctx is the boxes as cr_vec3 lo, hi pairs indexed by item.
 uint32_t cri_bvh_build(cr_tree_node *nodes, uint32_t *items, uint32_t n, uint32_t leaf, cr_item_box_fn *box,
                        const void *ctx);
 

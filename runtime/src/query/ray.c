@@ -63,28 +63,37 @@ static void ray_triangles(const cr_segment *s, const cr_vec3 *pos, const uint32_
     }
     const cr_tree_node *nodes = CR_AT(w, tree->nodes, const cr_tree_node);
     const uint32_t *items = CR_AT(w, tree->triangles, const uint32_t);
+    /* nearer child opened first; each entry keeps where the ray enters its box,
+     * so it is skipped once the best hit is in front of it */
     uint32_t stack[CR_TREE_STACK], top = 0;
-    stack[top++] = 0;
+    cr_real enter[CR_TREE_STACK];
+    cr_real t0, t1;
+    if (cri_segment_box(s, nodes[0].lo, nodes[0].hi, CR_R(1), &t0, &t1)) enter[top] = t0, stack[top++] = 0;
     while (top > 0) {
-        const cr_tree_node *nd = &nodes[stack[--top]];
-        cr_real t0, t1;
-        if (!cri_segment_box(s, nd->lo, nd->hi, h->found ? h->t : CR_R(1), &t0, &t1)) continue;
+        --top;
+        cr_real tmax = h->found ? h->t : CR_R(1);
+        if (enter[top] > tmax) continue;
+        const cr_tree_node *nd = &nodes[stack[top]];
         if (nd->count > 0) {
             for (uint32_t k = 0; k < nd->count; ++k) triangle_hit(s, pos, tri, items[nd->first + k], h);
             continue;
         }
-        /* nearer child last on the stack, so it is opened first */
         const cr_tree_node *l = &nodes[nd->first], *r = &nodes[nd->first + 1];
-        cr_real tl0, tl1, tr0, tr1;
-        bool hl = cri_segment_box(s, l->lo, l->hi, CR_R(1), &tl0, &tl1);
-        bool hr = cri_segment_box(s, r->lo, r->hi, CR_R(1), &tr0, &tr1);
+        cr_real a0, a1, b0, b1;
+        bool hl = cri_segment_box(s, l->lo, l->hi, tmax, &a0, &a1);
+        bool hr = cri_segment_box(s, r->lo, r->hi, tmax, &b0, &b1);
         if (hl && hr) {
-            if (tl0 <= tr0) stack[top++] = nd->first + 1, stack[top++] = nd->first;
-            else stack[top++] = nd->first, stack[top++] = nd->first + 1;
+            if (a0 <= b0) {
+                enter[top] = b0, stack[top++] = nd->first + 1;
+                enter[top] = a0, stack[top++] = nd->first;
+            } else {
+                enter[top] = a0, stack[top++] = nd->first;
+                enter[top] = b0, stack[top++] = nd->first + 1;
+            }
         } else if (hl) {
-            stack[top++] = nd->first;
+            enter[top] = a0, stack[top++] = nd->first;
         } else if (hr) {
-            stack[top++] = nd->first + 1;
+            enter[top] = b0, stack[top++] = nd->first + 1;
         }
     }
 }
@@ -284,25 +293,35 @@ cr_status cr_world_cast_ray_closest(const cr_world *w, cr_vec3 origin, cr_vec3 t
                 consider(&h, out, found);
         const cr_tree_node *nodes = CR_AT(w, r->body_nodes, const cr_tree_node);
         const uint32_t *items = CR_AT(w, r->body_items, const uint32_t);
+        /* each entry keeps where the ray enters its box, so a box is tested once and
+         * skipped when the best hit moved in front of it since it was pushed */
         uint32_t stack[CR_TREE_STACK], top = 0;
-        if (r->item_count > 0) stack[top++] = 0;
+        cr_real enter[CR_TREE_STACK];
+        cr_real t0, t1;
+        if (r->item_count > 0 && cri_segment_box(&ws, nodes[0].lo, nodes[0].hi, *found ? out->fraction : CR_R(1), &t0, &t1))
+            enter[top] = t0, stack[top++] = 0;
         while (top > 0) {
-            const cr_tree_node *nd = &nodes[stack[--top]];
-            cr_real t0, t1;
-            if (!cri_segment_box(&ws, nd->lo, nd->hi, *found ? out->fraction : CR_R(1), &t0, &t1)) continue;
+            --top;
+            cr_real tmax = *found ? out->fraction : CR_R(1);
+            if (enter[top] > tmax) continue;
+            const cr_tree_node *nd = &nodes[stack[top]];
             if (nd->count == 0) {
                 const cr_tree_node *l = &nodes[nd->first], *rr = &nodes[nd->first + 1];
                 cr_real a0, a1, b0, b1;
-                cr_real tmax = *found ? out->fraction : CR_R(1);
                 bool hl = cri_segment_box(&ws, l->lo, l->hi, tmax, &a0, &a1);
                 bool hr = cri_segment_box(&ws, rr->lo, rr->hi, tmax, &b0, &b1);
                 if (hl && hr) {
-                    if (a0 <= b0) stack[top++] = nd->first + 1, stack[top++] = nd->first;
-                    else stack[top++] = nd->first, stack[top++] = nd->first + 1;
+                    if (a0 <= b0) {
+                        enter[top] = b0, stack[top++] = nd->first + 1;
+                        enter[top] = a0, stack[top++] = nd->first;
+                    } else {
+                        enter[top] = a0, stack[top++] = nd->first;
+                        enter[top] = b0, stack[top++] = nd->first + 1;
+                    }
                 } else if (hl) {
-                    stack[top++] = nd->first;
+                    enter[top] = a0, stack[top++] = nd->first;
                 } else if (hr) {
-                    stack[top++] = nd->first + 1;
+                    enter[top] = b0, stack[top++] = nd->first + 1;
                 }
                 continue;
             }

@@ -49,26 +49,28 @@ static inline cr_real cri_segment_cross(cr_real num, cr_real d, cr_real inv) {
     return cr_mul(num, inv);
 }
 
+/* one axis of the slab test: narrows [*enter, *leave]; false once it is empty */
+static inline bool cri_segment_slab(cr_real o, cr_real d, cr_real inv, bool flat, cr_real l, cr_real h, cr_real *enter,
+                                    cr_real *leave) {
+    if (flat) return o >= l - CR_SEGMENT_FLAT && o <= h + CR_SEGMENT_FLAT;
+    cr_real ta = cri_segment_cross(l - o, d, inv), tb = cri_segment_cross(h - o, d, inv);
+    if (ta > tb) {
+        cr_real t = ta;
+        ta = tb, tb = t;
+    }
+    if (ta > *enter) *enter = ta;
+    if (tb < *leave) *leave = tb;
+    return *enter <= *leave;
+}
+
 /// Where the segment is inside lo .. hi: [*t0, *t1] within [0, tmax]; false if nowhere.
 static inline bool cri_segment_box(const cr_segment *s, cr_vec3 lo, cr_vec3 hi, cr_real tmax, cr_real *t0,
                                    cr_real *t1) {
     cr_real enter = 0, leave = tmax;
-    for (int a = 0; a < 3; ++a) {
-        cr_real o = cr_seg_axis(s->o, a), l = cr_seg_axis(lo, a), h = cr_seg_axis(hi, a);
-        if (s->flat[a]) {
-            if (o < l - CR_SEGMENT_FLAT || o > h + CR_SEGMENT_FLAT) return false;
-            continue;
-        }
-        cr_real d = cr_seg_axis(s->d, a);
-        cr_real ta = cri_segment_cross(l - o, d, s->inv[a]), tb = cri_segment_cross(h - o, d, s->inv[a]);
-        if (ta > tb) {
-            cr_real t = ta;
-            ta = tb, tb = t;
-        }
-        if (ta > enter) enter = ta;
-        if (tb < leave) leave = tb;
-        if (enter > leave) return false;
-    }
+    if (!cri_segment_slab(s->o.x, s->d.x, s->inv[0], s->flat[0], lo.x, hi.x, &enter, &leave) ||
+        !cri_segment_slab(s->o.y, s->d.y, s->inv[1], s->flat[1], lo.y, hi.y, &enter, &leave) ||
+        !cri_segment_slab(s->o.z, s->d.z, s->inv[2], s->flat[2], lo.z, hi.z, &enter, &leave))
+        return false;
     *t0 = enter, *t1 = leave;
     return true;
 }
