@@ -577,3 +577,49 @@ CR_TEST(query_refuses_bad_input_naming_the_argument) {
     ENSURE_NEAR(cr_to_double(n.y), 1.0, 1e-3);
     close_scene(&r);
 }
+
+CR_TEST(query_filter_and_disabled_bodies_are_not_hit) {
+    scene_run r;
+    ENSURE(open_scene("pile", &r) == 0);
+    for (int32_t f = 0; f < 30; ++f) ENSURE(step(&r, f) == 0);
+    static cr_body_id ids[4096];
+    uint32_t n = cr_world_get_body_ids(r.w, ids, 4096);
+    /* every other body in category 2; one body disabled */
+    for (uint32_t i = 0; i < n; i += 2) {
+        cr_filter f = cr_body_get_filter(r.w, ids[i]);
+        f.category_bits = 2;
+        ENSURE(cr_body_set_filter(r.w, ids[i], f) == CR_OK);
+    }
+    cr_query_filter only1 = {1u, 1u}, only2 = {1u, 2u};
+    uint32_t hit1 = 0, hit2 = 0, wrong = 0;
+    lcg_state = 99u;
+    for (int k = 0; k < 400; ++k) {
+        dv o, d;
+        aimed_ray(r.w, &o, &d);
+        cr_ray_hit h;
+        bool found;
+        ENSURE(cr_world_cast_ray_closest(r.w, R3(o), R3(d), only1, &h, &found) == CR_OK);
+        if (found) ++hit1, wrong += cr_body_get_filter(r.w, h.body).category_bits != 1;
+        ENSURE(cr_world_cast_ray_closest(r.w, R3(o), R3(d), only2, &h, &found) == CR_OK);
+        if (found) ++hit2, wrong += cr_body_get_filter(r.w, h.body).category_bits != 2;
+    }
+    cr_test_printf("  400 rays: %u hits on category 1, %u on category 2, %u wrong\n", hit1, hit2, wrong);
+    ENSURE(hit1 > 100 && hit2 > 100 && wrong == 0);
+    /* a body the ray would hit first, disabled, lets the ray through to the next */
+    cr_ray_hit h, h2;
+    bool found;
+    cr_vec3 above = cr_body_get_transform(r.w, ids[n / 2]).p;
+    above.y = CR_R(30);
+    ENSURE(cr_world_cast_ray_closest(r.w, above, cr_v3(0, CR_R(-40), 0), cr_default_query_filter(), &h, &found) == CR_OK &&
+           found);
+    ENSURE(cr_body_get_shape(r.w, h.body).type != CR_SHAPE_PLANE);
+    ENSURE(cr_body_set_enabled(r.w, h.body, false) == CR_OK);
+    ENSURE(cr_world_cast_ray_closest(r.w, above, cr_v3(0, CR_R(-40), 0), cr_default_query_filter(), &h2, &found) == CR_OK &&
+           found);
+    ENSURE(h2.body.index1 != h.body.index1 && h2.fraction >= h.fraction);
+    uint32_t none = 0;
+    cr_vec3 c = h.point;
+    ENSURE(cr_world_overlap_sphere(r.w, c, CR_R(0.01), (cr_query_filter){~0ull, ~0ull}, count_fn, &none) == CR_OK);
+    ENSURE(none == 0); /* the disabled body's surface point meets nothing else's within 1 cm */
+    close_scene(&r);
+}

@@ -184,6 +184,10 @@ const char *cr_version_string(void);
     X(SOFT_VOLUME_TOLERANCE, "cr_soft_def.volume_tolerance")     \
     X(SOFT_ROLLING_FRICTION, "cr_soft_def.rolling_friction")      \
     X(SQUASH_PRIMITIVES, "cr_squash_set_primitives.primitives") \
+    X(BODY_GRAVITY_SCALE, "cr_body_def.gravity_scale")           \
+    X(BODY_LINEAR_DAMPING, "cr_body_def.linear_damping")         \
+    X(BODY_ANGULAR_DAMPING, "cr_body_def.angular_damping")       \
+    X(MASS, "mass")                                              \
     X(QUERY_ORIGIN, "origin")                                    \
     X(QUERY_TRANSLATION, "translation")                          \
     X(QUERY_CALLBACK, "fn")                                      \

@@ -57,6 +57,27 @@ typedef struct cr_shape_def {
     uint32_t asset;       ///< mesh: asset slot from cr_world_add_asset
 } cr_shape_def;
 
+/// Which bodies a body collides with (Box2D's semantics, docs/filters.md). A
+/// pair collides when (a.category_bits & b.mask_bits) and (b.category_bits &
+/// a.mask_bits) are both non-zero, except that two bodies with the same
+/// non-zero group_index always collide when it is positive and never when it
+/// is negative. Applied in the broadphase, before any narrowphase work.
+typedef struct cr_filter {
+    uint64_t category_bits; ///< what this body is (default 1)
+    uint64_t mask_bits;     ///< what it collides with (default all bits)
+    int32_t group_index;    ///< same positive group: always collide; same negative group: never (default 0: none)
+} cr_filter;
+
+/// The filter every body starts with: category 1, every mask bit, no group.
+cr_filter cr_default_filter(void);
+
+/// Whether two filters let their bodies collide (the rule above; the
+/// broadphase and the world def's pair_filter hook come after it).
+static inline bool cr_filter_collides(cr_filter a, cr_filter b) {
+    if (a.group_index == b.group_index && a.group_index != 0) return a.group_index > 0;
+    return (a.category_bits & b.mask_bits) != 0 && (b.category_bits & a.mask_bits) != 0;
+}
+
 typedef struct cr_body_def {
     cr_body_type type;
     cr_vec3 position;          ///< m, of the centre of mass
@@ -66,6 +87,12 @@ typedef struct cr_body_def {
     cr_shape_def shape;
     cr_material material;
     bool no_sleep;             ///< never falls asleep, and keeps its island awake (default false: it may sleep)
+    cr_filter filter;          ///< collision filter (cr_default_filter())
+    cr_real gravity_scale;     ///< times the world's gravity on this body (default 1; |scale| <= 1000)
+    cr_real linear_damping;    ///< 1/s, v shrinks by 1 / (1 + dt c) per step (default 0; 0..10000)
+    cr_real angular_damping;   ///< 1/s, the same for the spin (default 0; 0..10000)
+    bool enabled;              ///< false: in the world but out of the step, neither colliding nor moving (default true)
+    bool is_sensor;            ///< reports overlaps (cr_world_get_sensor_events) instead of colliding (default false)
     uint64_t user_data;
     uint32_t cookie;           ///< set by cr_default_body_def(); checked by create
 } cr_body_def;
@@ -118,6 +145,45 @@ cr_body_type cr_body_get_type(const cr_world *world, cr_body_id id);
 /// The body's shape as created (a null handle gives a zero shape).
 cr_shape_def cr_body_get_shape(const cr_world *world, cr_body_id id);
 cr_material cr_body_get_material(const cr_world *world, cr_body_id id);
+/* Setters after creation (docs/filters.md). Each checks its input as
+ * cr_body_create checks the def, naming the field (cr_world_refused_field),
+ * and leaves the body and the world as they were when it refuses. Changing
+ * what a body is made of is refused (CR_ERR_DEF_INVALID) on a body a damage
+ * model owns the mass of (cr_*_attach, bones, fracture pieces' whole). */
+
+/// Make the body static, kinematic or dynamic. A dynamic body takes the mass
+/// and inertia of its shape at its material's density (CR_ERR_MASS_RANGE if
+/// they do not fit, as at create); a static one stops. It and everything
+/// asleep near it wake. A plane stays static (CR_FIELD_BODY_SHAPE_TYPE).
+cr_status cr_body_set_type(cr_world *world, cr_body_id id, cr_body_type type);
+/// Set a dynamic body's mass (kg), scaling its inertia with it (the shape's
+/// mass distribution is kept); field "mass".
+cr_status cr_body_set_mass(cr_world *world, cr_body_id id, cr_real mass);
+/// Replace the material (checked as cr_body_def.material); a new density
+/// gives a dynamic body the mass of its shape at that density.
+cr_status cr_body_set_material(cr_world *world, cr_body_id id, cr_material material);
+/// Times the world's gravity on this body (finite, |scale| <= 1000).
+cr_status cr_body_set_gravity_scale(cr_world *world, cr_body_id id, cr_real scale);
+cr_real cr_body_get_gravity_scale(const cr_world *world, cr_body_id id);
+/// Linear and angular damping, 1/s (0..10000 each).
+cr_status cr_body_set_damping(cr_world *world, cr_body_id id, cr_real linear, cr_real angular);
+cr_real cr_body_get_linear_damping(const cr_world *world, cr_body_id id);
+cr_real cr_body_get_angular_damping(const cr_world *world, cr_body_id id);
+cr_status cr_body_set_user_data(cr_world *world, cr_body_id id, uint64_t user_data);
+/// Take the body out of the step (false) or put it back (true). A disabled
+/// body keeps its pose and velocity, collides with nothing, is not moved,
+/// holds its joints' other bodies as a static body would, and counts for no
+/// sensor; what rested on it wakes.
+cr_status cr_body_set_enabled(cr_world *world, cr_body_id id, bool enabled);
+bool cr_body_is_enabled(const cr_world *world, cr_body_id id);
+/// Whether the body was created as a sensor (cr_body_def.is_sensor).
+bool cr_body_is_sensor(const cr_world *world, cr_body_id id);
+
+/// Change the collision filter; pairs it now excludes stop touching from the
+/// next step on, and the body wakes so pairs it now allows are found.
+cr_status cr_body_set_filter(cr_world *world, cr_body_id id, cr_filter filter);
+/// The body's collision filter (a null handle gives cr_default_filter()).
+cr_filter cr_body_get_filter(const cr_world *world, cr_body_id id);
 
 /// Handles of the live bodies in slot order (a deterministic order); writes at
 /// most `capacity` and returns how many live bodies there are.

@@ -149,6 +149,14 @@ typedef struct cr_damage_def {
     cr_custom_budget custom;   ///< the game's own model, if any
 } cr_damage_def;
 
+struct cr_body_id;
+/// A game's own pair filter (cr_world_def.pair_filter): called by the
+/// broadphase for each candidate pair whose cr_filter bits let it collide,
+/// in ascending (lower slot, higher slot) order, between the step's start and
+/// any narrowphase work; return false to drop the pair for this step. It must
+/// not call the world.
+typedef bool cr_pair_filter_fn(void *user, struct cr_body_id a, struct cr_body_id b);
+
 /// Host clock used only to fill the time fields of the stats; may be null.
 typedef uint64_t cr_clock_ns_fn(void *user);
 
@@ -184,6 +192,8 @@ typedef struct cr_world_def {
     void *assert_user;
     cr_clock_ns_fn *clock_ns;     ///< optional; stats times are 0 without it
     void *clock_user;
+    cr_pair_filter_fn *pair_filter; ///< optional custom pair filter after the cr_filter bits (a host hook: not state)
+    void *pair_filter_user;
     uint32_t cookie;              ///< set by cr_default_world_def(); checked by create
 } cr_world_def;
 

@@ -36,6 +36,8 @@ typedef struct cr_body {
     uint8_t models;       ///< damage models attached (CR_MODEL_* bits)
     uint8_t no_sleep;     ///< never falls asleep, nor lets its island (cr_body_def.no_sleep)
     uint8_t ghost;        ///< out of collision detection: a bending body whose sub-bodies collide for it (damage/bend_model.c)
+    uint8_t disabled;     ///< out of the step: no pairs, no motion (cr_body_set_enabled)
+    uint8_t sensor;       ///< overlaps make sensor events, never contacts (solver/touch_events.c)
     uint32_t joint_count; ///< live joints that name this body
     uint32_t island;      ///< while asleep: the island it fell asleep with (lowest slot in it)
     cr_real sleep_time;   ///< s, how long the body has been slower than the sleep thresholds
@@ -56,6 +58,11 @@ typedef struct cr_body {
     cr_shape_def shape;
     cr_material material;
     uint64_t user_data;
+    cr_filter filter;     ///< collision filter (broadphase.c)
+    cr_real gravity_scale;   ///< times the world's gravity (1: as every body)
+    cr_real linear_damping;  ///< 1/s
+    cr_real angular_damping; ///< 1/s
+    uint32_t material_set;   ///< 1 once cr_body_set_material changed the material: it is hashed from then on
     cr_real soft_depth;   ///< m, how deep other bodies sink into its rest surface before the solver pushes (squash model; 0: rigid)
 } cr_body;
 
@@ -213,6 +220,10 @@ static inline void cri_query_stale(cr_world *w) { ++w->query_epoch; }
 /// Mix one body's state into a hash (the world state hash and the per-body
 /// hashes of replays use this one list, so they can never disagree).
 uint64_t cri_body_hash_into(uint64_t h, const cr_body *b, uint32_t slot);
+
+/// A body's damping over one step (body.c): v and w shrink by 1 / (1 + dt c),
+/// which never reverses them however large dt c is; no-op without damping.
+void cri_body_damp(const cr_body *b, cr_real dt, cr_vec3 *v, cr_vec3 *w);
 
 /// The live body a handle names, or NULL if the handle is null or stale.
 cr_body *cri_world_body(cr_world *w, cr_body_id id);

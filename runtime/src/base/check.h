@@ -73,6 +73,10 @@ cr_status cri_check_position(cr_world *w, cr_vec3 p, cr_field f);
 cr_status cri_world_def_fields(const cr_world_def *def, cr_field *field);
 cr_status cri_body_def_refuse(cr_world *w, const cr_body_def *def);
 cr_status cri_body_mass_refuse(cr_world *w, cr_body_type type, cr_real mass, cr_vec3 inertia);
+/// A material as cr_body_def.material is checked (density only matters for a dynamic body).
+cr_status cri_material_refuse(cr_world *w, const cr_material *m, bool dynamic);
+/// Gravity scale and damping as cr_body_def's are checked.
+cr_status cri_motion_refuse(cr_world *w, cr_real gravity_scale, cr_real linear_damping, cr_real angular_damping);
 cr_status cri_joint_def_refuse(cr_world *w, const cr_joint_def *def);
 
 /// Return the status of `expr` from the enclosing function unless it is CR_OK.

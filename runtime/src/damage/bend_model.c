@@ -281,6 +281,10 @@ static cr_status make_sub_body(cr_world *w, uint32_t parent_index1, uint32_t res
     bd.shape.asset = rest_slot;
     bd.material = p->material;
     bd.no_sleep = p->no_sleep != 0;
+    bd.filter = p->filter; /* a bone collides and moves as its body would */
+    bd.gravity_scale = p->gravity_scale;
+    bd.linear_damping = p->linear_damping;
+    bd.angular_damping = p->angular_damping;
     CR_TRY(cr_body_create(w, &bd, out));
     cr_body *b = &cr_world_bodies(w)[out->index1 - 1];
     b->models |= CR_MODEL_BEND; /* its impacts reach the model */

@@ -80,6 +80,10 @@ static cr_body_def piece_def(const cr_fracture_actor *a, const cr_body *from, ui
     d.material = from->material;
     d.no_sleep = from->no_sleep != 0;
     d.user_data = from->user_data;
+    d.filter = from->filter;
+    d.gravity_scale = from->gravity_scale;
+    d.linear_damping = from->linear_damping;
+    d.angular_damping = from->angular_damping;
     return d;
 }
 

@@ -222,25 +222,19 @@ static bool meets_soft(const cr_world *w, uint32_t slot, const query_shape *q) {
     return false;
 }
 
-static bool passes(const cr_world *w, uint32_t slot, cr_query_filter f) {
-    uint64_t cat, mask;
-    cri_query_body_bits(&cr_world_bodies_c(w)[slot], &cat, &mask);
-    return (cat & f.mask_bits) != 0 && (mask & f.category_bits) != 0;
-}
-
 static cr_status overlap(const cr_world *w, const query_shape *q, cr_query_filter filter, cr_overlap_fn *fn, void *ctx) {
     CR_TRY(cri_query_enter(w));
     bool stop = false;
     cri_query_mark_box(w, q->lo, q->hi);
     for (uint32_t slot = cri_query_next_mark(w, 0); slot != UINT32_MAX; slot = cri_query_next_mark(w, slot)) {
-        if (!passes(w, slot, filter) || !meets_body(w, slot, q)) continue;
+        if (!cri_query_passes(w, slot, filter) || !meets_body(w, slot, q)) continue;
         if (!fn(ctx, (cr_body_id){slot + 1, cr_world_bodies_c(w)[slot].generation}, (cr_soft_id){0, 0})) {
             stop = true;
             break;
         }
     }
     cri_query_clear_marks(w);
-    if (!stop && (filter.mask_bits & 1u) && w->def.spring.body_capacity > 0) {
+    if (!stop && cri_query_passes_soft(filter) && w->def.spring.body_capacity > 0) {
         const cr_soft_region *r = cri_soft_region_c(w);
         for (uint32_t i = 0; i < r->body_high; ++i)
             if (meets_soft(w, i, q) &&

@@ -24,12 +24,12 @@ bool cri_query_answers(const cr_world *w, uint32_t slot) {
     return !b->ghost;
 }
 
-void cri_query_body_bits(const cr_body *b, uint64_t *category, uint64_t *mask) {
-    /* the body side of the filter comes with cr_body_def.filter (issue 27's
-     * filtering); until then every body is category 1 and sees everything */
-    (void)b;
-    *category = 1;
-    *mask = ~(uint64_t)0;
+bool cri_query_passes(const cr_world *w, uint32_t slot, cr_query_filter f) {
+    const cr_body *b = &cr_world_bodies_c(w)[slot];
+    /* a disabled body is out of the world until enabled again; checked here, not in
+     * the tree, since enabling it between steps does not make the tree stale */
+    if (b->disabled) return false;
+    return (b->filter.category_bits & f.mask_bits) != 0 && (b->filter.mask_bits & f.category_bits) != 0;
 }
 
 void cri_query_mesh_local_box(const cr_world *w, const cr_body *b, cr_vec3 *lo, cr_vec3 *hi) {

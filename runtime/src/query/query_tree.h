@@ -97,8 +97,10 @@ const cr_mesh_tree *cri_query_mesh_tree(const cr_world *w, uint32_t slot);
 /// True if the body answers queries: alive, not a sub-body of a bending body
 /// (its owner answers with the skinned mesh), not a parked ghost.
 bool cri_query_answers(const cr_world *w, uint32_t slot);
-/// The body's filter bits (category, mask).
-void cri_query_body_bits(const cr_body *b, uint64_t *category, uint64_t *mask);
+/// True if the body passes the query filter (crumple/query.h) and is enabled.
+bool cri_query_passes(const cr_world *w, uint32_t slot, cr_query_filter f);
+/// Soft bodies have no filter of their own: they pass as the default one (category 1, mask all).
+static inline bool cri_query_passes_soft(cr_query_filter f) { return (f.mask_bits & 1u) != 0 && f.category_bits != 0; }
 /// The world box of a finite body (not a plane): conservative for a surface copy.
 void cri_query_body_box(const cr_world *w, const cr_body *b, cr_vec3 *lo, cr_vec3 *hi);
 /// A mesh body's box in its own frame (m): the cooked bounds, or for a

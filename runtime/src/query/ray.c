@@ -252,15 +252,6 @@ static uint32_t soft_high(const cr_world *w) {
     return w->def.spring.body_capacity == 0 ? 0 : cri_soft_region_c(w)->body_high;
 }
 
-static bool passes_body(const cr_world *w, uint32_t slot, cr_query_filter f) {
-    uint64_t cat, mask;
-    cri_query_body_bits(&cr_world_bodies_c(w)[slot], &cat, &mask);
-    return (cat & f.mask_bits) != 0 && (mask & f.category_bits) != 0;
-}
-
-/* soft bodies have no filter of their own: the default one */
-static bool passes_soft(cr_query_filter f) { return (f.mask_bits & 1u) != 0; }
-
 /* a before b: nearer, then rigid before soft, then lower slot */
 static bool hit_before(const cr_ray_hit *a, const cr_ray_hit *b) {
     if (a->fraction != b->fraction) return a->fraction < b->fraction;
@@ -284,12 +275,12 @@ cr_status cr_world_cast_ray_closest(const cr_world *w, cr_vec3 origin, cr_vec3 t
     cr_ray_hit h;
     if (!cri_query_tree_valid(w)) {
         for (uint32_t i = 0; i < w->body_high; ++i)
-            if (cri_query_answers(w, i) && passes_body(w, i, filter) && ray_body(w, i, &ws, *found ? out->fraction : CR_R(1), &h))
+            if (cri_query_answers(w, i) && cri_query_passes(w, i, filter) && ray_body(w, i, &ws, *found ? out->fraction : CR_R(1), &h))
                 consider(&h, out, found);
     } else {
         const uint32_t *loose = CR_AT(w, r->loose, const uint32_t);
         for (uint32_t i = 0; i < r->loose_count; ++i)
-            if (passes_body(w, loose[i], filter) && ray_body(w, loose[i], &ws, *found ? out->fraction : CR_R(1), &h))
+            if (cri_query_passes(w, loose[i], filter) && ray_body(w, loose[i], &ws, *found ? out->fraction : CR_R(1), &h))
                 consider(&h, out, found);
         const cr_tree_node *nodes = CR_AT(w, r->body_nodes, const cr_tree_node);
         const uint32_t *items = CR_AT(w, r->body_items, const uint32_t);
@@ -327,12 +318,12 @@ cr_status cr_world_cast_ray_closest(const cr_world *w, cr_vec3 origin, cr_vec3 t
             }
             for (uint32_t k = 0; k < nd->count; ++k) {
                 uint32_t slot = items[nd->first + k];
-                if (passes_body(w, slot, filter) && ray_body(w, slot, &ws, *found ? out->fraction : CR_R(1), &h))
+                if (cri_query_passes(w, slot, filter) && ray_body(w, slot, &ws, *found ? out->fraction : CR_R(1), &h))
                     consider(&h, out, found);
             }
         }
     }
-    if (passes_soft(filter))
+    if (cri_query_passes_soft(filter))
         for (uint32_t i = 0; i < soft_high(w); ++i)
             if (ray_soft(w, i, &ws, *found ? out->fraction : CR_R(1), &h)) consider(&h, out, found);
     return CR_OK;
@@ -350,7 +341,7 @@ cr_status cr_world_cast_ray(const cr_world *w, cr_vec3 origin, cr_vec3 translati
     cri_query_mark_ray(w, origin, translation);
     for (uint32_t slot = cri_query_next_mark(w, 0); slot != UINT32_MAX; slot = cri_query_next_mark(w, slot)) {
         cr_ray_hit h;
-        if (!passes_body(w, slot, filter) || !ray_body(w, slot, &ws, tmax, &h)) continue;
+        if (!cri_query_passes(w, slot, filter) || !ray_body(w, slot, &ws, tmax, &h)) continue;
         cr_real k = fn(context, &h);
         if (k == 0) {
             stop = true;
@@ -359,7 +350,7 @@ cr_status cr_world_cast_ray(const cr_world *w, cr_vec3 origin, cr_vec3 translati
         if (k > 0 && k < tmax) tmax = k;
     }
     cri_query_clear_marks(w);
-    if (!stop && passes_soft(filter))
+    if (!stop && cri_query_passes_soft(filter))
         for (uint32_t i = 0; i < soft_high(w); ++i) {
             cr_ray_hit h;
             if (!ray_soft(w, i, &ws, tmax, &h)) continue;

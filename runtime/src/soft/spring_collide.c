@@ -61,7 +61,7 @@ uint32_t cri_soft_rigid_candidates(cr_world *w, const cr_soft_body *sb, cr_real 
     cr_vec3 lo = cr_v3_sub(sb->bounds_min, cr_v3(grow, grow, grow)), hi = cr_v3_add(sb->bounds_max, cr_v3(grow, grow, grow));
     for (uint32_t i = 0; i < w->body_high; ++i) {
         const cr_body *b = &bodies[i];
-        if (!b->alive) continue;
+        if (!b->alive || b->disabled) continue;
         if (b->shape.type != CR_SHAPE_PLANE) {
             cr_real r = b->bound_radius + cr_mul(cr_v3_len(b->v), cr_mul(w->def.spring.max_dt, CR_R(2)));
             cr_vec3 c = b->xf.p;

@@ -28,6 +28,10 @@
  *     bullet) goes to a short "large" list that is tested against every body;
  *     planes are never hashed and are paired with every moving body whose
  *     swept sphere reaches them.
+ *   - Collision filters (cr_filter: docs/filters.md) drop a pair before it is
+ *     counted, so a filtered pair costs neither pair_capacity nor any
+ *     narrowphase work; the world def's pair_filter hook then sees the
+ *     surviving pairs in sorted order, so its calls do not depend on the grid.
  *   - Pairs without an awake dynamic body (except a sleeper next to a moving
  *     kinematic body, which must wake), and jointed pairs that must not
  *     collide, are never reported. Pairs beyond pair_capacity are counted as overflow.
@@ -127,11 +131,28 @@ static void emit(cr_step *s, bp_out *o, uint32_t i, uint32_t j) {
         if (!(A->asleep && moving_kinematic(B)) && !(B->asleep && moving_kinematic(A))) return;
     }
     if (s->nno_collide > 0 && cri_joints_pair_excluded(s, a, b)) return;
+    if (!cr_filter_collides(s->bodies[a].filter, s->bodies[b].filter)) return;
     if (o->n >= o->cap) {
         o->overflow++;
         return;
     }
     o->pairs[o->n++] = cr_pair_key(a, b);
+}
+
+static cr_body_id body_id(const cr_step *s, uint32_t slot) {
+    cr_body_id id = {slot + 1u, s->bodies[slot].generation};
+    return id;
+}
+
+/* The game's pair filter over the sorted pairs, keeping their order. */
+static uint32_t host_filter(cr_step *s, uint64_t *pairs, uint32_t n) {
+    const cr_world_def *def = &s->w->def;
+    uint32_t kept = 0;
+    for (uint32_t k = 0; k < n; ++k) {
+        uint32_t a = (uint32_t)(pairs[k] >> 32), b = (uint32_t)pairs[k];
+        if (def->pair_filter(def->pair_filter_user, body_id(s, a), body_id(s, b))) pairs[kept++] = pairs[k];
+    }
+    return kept;
 }
 
 static cr_real auto_cell(const cr_step *s) {
@@ -200,7 +221,7 @@ void cri_broadphase(cr_step *s) {
         const cr_body *b = &s->bodies[i];
         bp_range *r = &range[i];
         r->kind = BP_NONE;
-        if (!b->alive || b->ghost) continue; /* a bending body: its sub-bodies collide for it */
+        if (!b->alive || b->ghost || b->disabled) continue; /* ghost: a bending body, its sub-bodies collide for it */
         if (b->shape.type == CR_SHAPE_PLANE) {
             r->kind = BP_PLANE;
             planes[nplanes++] = i;
@@ -295,6 +316,7 @@ void cri_broadphase(cr_step *s) {
         }
     }
     cri_sort_u64(out.pairs, CR_AT(w, off_t, uint64_t), out.n);
+    if (def->pair_filter != NULL) out.n = host_filter(s, out.pairs, out.n);
     s->npairs = out.n;
     w->stats.stage[CR_STAGE_broadphase].work = out.n;
     w->stats.stage[CR_STAGE_broadphase].overflow += out.overflow;

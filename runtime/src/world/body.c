@@ -30,6 +30,14 @@ cr_material cr_default_material(void) {
     return m;
 }
 
+cr_filter cr_default_filter(void) {
+    cr_filter f;
+    f.category_bits = 1;
+    f.mask_bits = ~(uint64_t)0;
+    f.group_index = 0;
+    return f;
+}
+
 cr_body_def cr_default_body_def(void) {
     cr_body_def d;
     memset(&d, 0, sizeof d);
@@ -39,6 +47,9 @@ cr_body_def cr_default_body_def(void) {
     d.shape.radius = CR_R(0.5);
     d.shape.half_extents = cr_v3(CR_R(0.5), CR_R(0.5), CR_R(0.5));
     d.material = cr_default_material();
+    d.filter = cr_default_filter();
+    d.gravity_scale = CR_R(1);
+    d.enabled = true;
     d.cookie = CR_BODY_COOKIE;
     return d;
 }
@@ -104,6 +115,12 @@ cr_status cr_body_create(cr_world *w, const cr_body_def *def, cr_body_id *out) {
     b->shape = def->shape;
     b->material = def->material;
     b->user_data = def->user_data;
+    b->filter = def->filter;
+    b->gravity_scale = def->gravity_scale;
+    b->linear_damping = def->linear_damping;
+    b->angular_damping = def->angular_damping;
+    b->disabled = def->enabled ? 0 : 1;
+    b->sensor = def->is_sensor ? 1 : 0;
     b->no_sleep = def->no_sleep ? 1 : 0;
     b->bound_radius = bound_radius;
     if (def->type == CR_BODY_DYNAMIC) {
@@ -282,6 +299,181 @@ cr_shape_def cr_body_get_shape(const cr_world *w, cr_body_id id) {
 cr_material cr_body_get_material(const cr_world *w, cr_body_id id) {
     const cr_body *b = cri_world_body_c(w, id);
     return b ? b->material : cr_default_material();
+}
+
+cr_status cr_body_set_filter(cr_world *w, cr_body_id id, cr_filter filter) {
+    cr_body *b = cri_world_body(w, id);
+    if (b == NULL) return CR_ERR_STALE_HANDLE;
+    b->filter = filter;
+    /* a sleeper is out of the broadphase's awake pairs: wake it so a pair
+     * the new filter allows is found on the next step */
+    cri_world_wake(w, id.index1 - 1);
+    return CR_OK;
+}
+
+cr_filter cr_body_get_filter(const cr_world *w, cr_body_id id) {
+    const cr_body *b = cri_world_body_c(w, id);
+    return b ? b->filter : cr_default_filter();
+}
+
+/* A damage model owns the mass and the type of the bodies it runs on (a
+ * dent's volume, a bone's share of its body): setters leave those alone. */
+static cr_status owned_by_model(cr_world *w, const cr_body *b, cr_field f) {
+    return (b->models != 0 || b->ghost) ? cri_refuse(w, CR_ERR_DEF_INVALID, f) : CR_OK;
+}
+
+/* The mass and inertia of the body's shape at `density`, checked as create checks them. */
+static cr_status shape_mass(cr_world *w, const cr_body *b, cr_body_type type, cr_real density, cr_real *mass,
+                            cr_vec3 *inertia) {
+    cr_real radius;
+    cri_shape_mass(w, &b->shape, density, mass, inertia, &radius);
+    return cri_body_mass_refuse(w, type, *mass, *inertia);
+}
+
+static void set_mass_properties(cr_body *b, cr_real mass, cr_vec3 inertia) {
+    b->mass = mass;
+    b->inv_mass = cr_div(CR_R(1), mass);
+    cri_inertia_set(b, inertia, cr_v3_zero());
+}
+
+/* What rested on or against a body whose motion changed must notice: its
+ * island, and everything asleep if it was or is static or kinematic (those
+ * are in no island), as destroy does. */
+static void wake_around(cr_world *w, uint32_t slot, bool all) {
+    cri_world_wake(w, slot);
+    if (all) cri_world_wake_all(w);
+}
+
+cr_status cr_body_set_type(cr_world *w, cr_body_id id, cr_body_type type) {
+    cr_body *b = cri_world_body(w, id);
+    if (b == NULL) return CR_ERR_STALE_HANDLE;
+    if ((unsigned)type > CR_BODY_DYNAMIC) return cri_refuse(w, CR_ERR_DEF_INVALID, CR_FIELD_BODY_TYPE);
+    if (type == (cr_body_type)b->type) return CR_OK;
+    if (b->shape.type == CR_SHAPE_PLANE) return cri_refuse(w, CR_ERR_DEF_INVALID, CR_FIELD_BODY_SHAPE_TYPE);
+    CR_TRY(owned_by_model(w, b, CR_FIELD_BODY_TYPE));
+    cr_real mass = 0;
+    cr_vec3 inertia = cr_v3_zero();
+    if (type == CR_BODY_DYNAMIC) {
+        CR_TRY(cri_material_refuse(w, &b->material, true)); /* a static body may have density 0 */
+        CR_TRY(shape_mass(w, b, type, b->material.density, &mass, &inertia));
+    }
+    wake_around(w, id.index1 - 1, true);
+    b->type = (uint8_t)type;
+    b->asleep = 0;
+    b->sleep_time = 0;
+    if (type == CR_BODY_DYNAMIC) {
+        set_mass_properties(b, mass, inertia);
+    } else {
+        b->mass = b->inv_mass = 0;
+        b->inertia = b->inv_inertia = b->inertia_products = b->inv_inertia_products = cr_v3_zero();
+        b->force = b->torque = cr_v3_zero();
+    }
+    if (type == CR_BODY_STATIC) b->v = b->w = cr_v3_zero();
+    return CR_OK;
+}
+
+cr_status cr_body_set_mass(cr_world *w, cr_body_id id, cr_real mass) {
+    CR_TRY(cr_check_real(w, mass, CR_FIELD_MASS));
+    cr_body *b = cri_world_body(w, id);
+    if (b == NULL) return CR_ERR_STALE_HANDLE;
+    if (b->type != CR_BODY_DYNAMIC || mass <= 0) return cri_refuse(w, CR_ERR_ARGUMENT_RANGE, CR_FIELD_MASS);
+    CR_TRY(owned_by_model(w, b, CR_FIELD_MASS));
+    /* the shape's distribution at the new mass: inertia scales with mass */
+    cr_real ratio = cr_div(mass, b->mass);
+    cr_vec3 inertia = cr_v3_scale(b->inertia, ratio);
+    CR_TRY(cri_body_mass_refuse(w, CR_BODY_DYNAMIC, mass, inertia));
+    if (!cr_vec3_is_finite(inertia)) return cri_refuse(w, CR_ERR_MASS_RANGE, CR_FIELD_BODY_INERTIA);
+    cr_vec3 products = cr_v3_scale(b->inertia_products, ratio);
+    b->mass = mass;
+    b->inv_mass = cr_div(CR_R(1), mass);
+    cri_inertia_set(b, inertia, products);
+    cri_world_wake(w, id.index1 - 1);
+    return CR_OK;
+}
+
+cr_status cr_body_set_material(cr_world *w, cr_body_id id, cr_material m) {
+    cr_body *b = cri_world_body(w, id);
+    if (b == NULL) return CR_ERR_STALE_HANDLE;
+    bool dynamic = b->type == CR_BODY_DYNAMIC;
+    CR_TRY(cri_material_refuse(w, &m, dynamic));
+    bool new_mass = dynamic && m.density != b->material.density;
+    cr_real mass = 0;
+    cr_vec3 inertia = cr_v3_zero();
+    if (new_mass) {
+        CR_TRY(owned_by_model(w, b, CR_FIELD_BODY_DENSITY));
+        CR_TRY(shape_mass(w, b, CR_BODY_DYNAMIC, m.density, &mass, &inertia));
+        set_mass_properties(b, mass, inertia);
+    }
+    b->material = m;
+    b->material_set = 1;
+    cri_world_wake(w, id.index1 - 1);
+    return CR_OK;
+}
+
+cr_status cr_body_set_gravity_scale(cr_world *w, cr_body_id id, cr_real scale) {
+    cr_body *b = cri_world_body(w, id);
+    if (b == NULL) return CR_ERR_STALE_HANDLE;
+    CR_TRY(cri_motion_refuse(w, scale, b->linear_damping, b->angular_damping));
+    b->gravity_scale = scale;
+    cri_world_wake(w, id.index1 - 1);
+    return CR_OK;
+}
+
+cr_real cr_body_get_gravity_scale(const cr_world *w, cr_body_id id) {
+    const cr_body *b = cri_world_body_c(w, id);
+    return b ? b->gravity_scale : CR_R(1);
+}
+
+cr_status cr_body_set_damping(cr_world *w, cr_body_id id, cr_real linear, cr_real angular) {
+    cr_body *b = cri_world_body(w, id);
+    if (b == NULL) return CR_ERR_STALE_HANDLE;
+    CR_TRY(cri_motion_refuse(w, b->gravity_scale, linear, angular));
+    b->linear_damping = linear;
+    b->angular_damping = angular;
+    return CR_OK;
+}
+
+cr_real cr_body_get_linear_damping(const cr_world *w, cr_body_id id) {
+    const cr_body *b = cri_world_body_c(w, id);
+    return b ? b->linear_damping : 0;
+}
+
+cr_real cr_body_get_angular_damping(const cr_world *w, cr_body_id id) {
+    const cr_body *b = cri_world_body_c(w, id);
+    return b ? b->angular_damping : 0;
+}
+
+void cri_body_damp(const cr_body *b, cr_real dt, cr_vec3 *v, cr_vec3 *w) {
+    if (b->linear_damping > 0) *v = cr_v3_scale(*v, cr_div(CR_R(1), CR_R(1) + cr_mul(dt, b->linear_damping)));
+    if (b->angular_damping > 0) *w = cr_v3_scale(*w, cr_div(CR_R(1), CR_R(1) + cr_mul(dt, b->angular_damping)));
+}
+
+cr_status cr_body_set_user_data(cr_world *w, cr_body_id id, uint64_t user_data) {
+    cr_body *b = cri_world_body(w, id);
+    if (b == NULL) return CR_ERR_STALE_HANDLE;
+    b->user_data = user_data;
+    return CR_OK;
+}
+
+cr_status cr_body_set_enabled(cr_world *w, cr_body_id id, bool enabled) {
+    cr_body *b = cri_world_body(w, id);
+    if (b == NULL) return CR_ERR_STALE_HANDLE;
+    if (enabled == !b->disabled) return CR_OK;
+    wake_around(w, id.index1 - 1, b->type != CR_BODY_DYNAMIC);
+    b->disabled = enabled ? 0 : 1;
+    b->asleep = 0;
+    b->sleep_time = 0;
+    return CR_OK;
+}
+
+bool cr_body_is_enabled(const cr_world *w, cr_body_id id) {
+    const cr_body *b = cri_world_body_c(w, id);
+    return b != NULL && !b->disabled;
+}
+
+bool cr_body_is_sensor(const cr_world *w, cr_body_id id) {
+    const cr_body *b = cri_world_body_c(w, id);
+    return b != NULL && b->sensor;
 }
 
 uint32_t cr_world_get_body_ids(const cr_world *w, cr_body_id *out, uint32_t capacity) {

@@ -103,5 +103,7 @@ cr_status cr_world_snapshot_restore(cr_world *w, const void *buffer, size_t size
     w->def.clock_user = live_def.clock_user;
     w->def.damage.custom.step = live_def.damage.custom.step;
     w->def.damage.custom.user = live_def.damage.custom.user;
+    w->def.pair_filter = live_def.pair_filter;
+    w->def.pair_filter_user = live_def.pair_filter_user;
     return CR_OK;
 }

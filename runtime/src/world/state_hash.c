@@ -17,10 +17,10 @@
 #include <string.h>
 
 static const char state_schema[] =
-    "crumple-state-9;"
+    "crumple-state-10;"
     "world:step_count,body_count;"
     "body:slot,generation,type,position,orientation,linear_velocity,angular_velocity,force,torque,mass,"
-    "asleep,island,sleep_time,no_sleep,finite_position,finite_orientation;"
+    "asleep,island,sleep_time,no_sleep,finite_position,finite_orientation,[filter],[gravity_scale,linear_damping,angular_damping,disabled,sensor],[material];"
     "joint:slot,generation,type,a,b,anchor_a,anchor_b,rest,linear_impulse,angular_impulse,[bending joints: bend_rate,spring_w_end];"
     "surface:body,positions,patch_digest;"
     "dent:body,dent_count,site_point,site_distance,queue_count;"
@@ -50,7 +50,34 @@ uint64_t cri_body_hash_into(uint64_t h, const cr_body *b, uint32_t slot) {
     h = cr_hash_real(h, b->sleep_time);
     h = cr_hash_u32(h, b->no_sleep);
     h = cr_hash_vec3(h, b->finite_p);
-    return cr_hash_quat(h, b->finite_q);
+    h = cr_hash_quat(h, b->finite_q);
+    /* a filter changes which pairs the step sees; the default one hashes
+     * nothing, so worlds without filters keep their hashes */
+    const cr_filter f = b->filter;
+    if (f.category_bits != 1 || f.mask_bits != ~(uint64_t)0 || f.group_index != 0) {
+        h = cr_hash_u64(h, f.category_bits);
+        h = cr_hash_u64(h, f.mask_bits);
+        h = cr_hash_u32(h, (uint32_t)f.group_index);
+    }
+    /* so does every setting a setter changes; at their defaults they hash nothing */
+    if (b->gravity_scale != CR_R(1) || b->linear_damping != 0 || b->angular_damping != 0 || b->disabled || b->sensor) {
+        h = cr_hash_real(h, b->gravity_scale);
+        h = cr_hash_real(h, b->linear_damping);
+        h = cr_hash_real(h, b->angular_damping);
+        h = cr_hash_u32(h, b->disabled);
+        h = cr_hash_u32(h, b->sensor);
+    }
+    /* a body's material from its def is part of the scene, like its shape;
+     * once a setter changed it, it is state */
+    if (b->material_set) {
+        const cr_material *m = &b->material;
+        h = cr_hash_real(h, m->density);
+        h = cr_hash_real(h, m->restitution);
+        h = cr_hash_real(h, m->friction);
+        h = cr_hash_real(h, m->rolling_friction);
+        h = cr_hash_real(h, m->spinning_friction);
+    }
+    return h;
 }
 
 uint64_t cr_world_state_hash(const cr_world *w) {

@@ -78,6 +78,36 @@ cr_status cri_check_position(cr_world *w, cr_vec3 p, cr_field f) {
     return vec3_within(p, CR_POSITION_LIMIT) ? CR_OK : cri_refuse(w, CR_ERR_ARGUMENT_RANGE, f);
 }
 
+static cr_status material_fields(const cr_material *m, bool dynamic, cr_field *field) {
+    CR_DEF_REAL(m->density, m->density <= 0 && dynamic, CR_FIELD_BODY_DENSITY);
+    CR_DEF_REAL(m->restitution, m->restitution < 0, CR_FIELD_BODY_RESTITUTION);
+    CR_DEF_REAL(m->friction, m->friction < 0, CR_FIELD_BODY_FRICTION);
+    CR_DEF_REAL(m->rolling_friction, m->rolling_friction < 0, CR_FIELD_BODY_ROLLING_FRICTION);
+    CR_DEF_REAL(m->spinning_friction, m->spinning_friction < 0, CR_FIELD_BODY_SPINNING_FRICTION);
+    return CR_OK;
+}
+
+/* Limits that keep gravity x scale x dt and 1 + dt x damping well inside
+ * Q32.32 at any step the world accepts. */
+static cr_status motion_fields(cr_real gravity_scale, cr_real linear, cr_real angular, cr_field *field) {
+    CR_DEF_REAL(gravity_scale, cr_abs(gravity_scale) > CR_R(1000), CR_FIELD_BODY_GRAVITY_SCALE);
+    CR_DEF_REAL(linear, linear < 0 || linear > CR_R(10000), CR_FIELD_BODY_LINEAR_DAMPING);
+    CR_DEF_REAL(angular, angular < 0 || angular > CR_R(10000), CR_FIELD_BODY_ANGULAR_DAMPING);
+    return CR_OK;
+}
+
+cr_status cri_material_refuse(cr_world *w, const cr_material *m, bool dynamic) {
+    cr_field f;
+    cr_status s = material_fields(m, dynamic, &f);
+    return s == CR_OK ? CR_OK : cri_refuse(w, s, f);
+}
+
+cr_status cri_motion_refuse(cr_world *w, cr_real gravity_scale, cr_real linear_damping, cr_real angular_damping) {
+    cr_field f;
+    cr_status s = motion_fields(gravity_scale, linear_damping, angular_damping, &f);
+    return s == CR_OK ? CR_OK : cri_refuse(w, s, f);
+}
+
 static cr_status body_def_fields(const cr_world *w, const cr_body_def *def, cr_field *field) {
     *field = CR_FIELD_NONE;
     CR_DEF_RANGE((unsigned)def->type > CR_BODY_DYNAMIC, CR_FIELD_BODY_TYPE);
@@ -96,13 +126,8 @@ static cr_status body_def_fields(const cr_world *w, const cr_body_def *def, cr_f
     CR_DEF_RANGE(def->shape.type == CR_SHAPE_BOX && (he.x <= 0 || he.y <= 0 || he.z <= 0), CR_FIELD_BODY_SHAPE_HALF_EXTENTS);
     CR_DEF_RANGE(def->shape.type == CR_SHAPE_PLANE && def->type != CR_BODY_STATIC, CR_FIELD_BODY_SHAPE_TYPE);
     CR_DEF_RANGE(def->shape.type == CR_SHAPE_MESH && cr_world_asset(w, def->shape.asset) == NULL, CR_FIELD_BODY_SHAPE_ASSET);
-    const cr_material *m = &def->material;
-    CR_DEF_REAL(m->density, m->density <= 0 && def->type == CR_BODY_DYNAMIC, CR_FIELD_BODY_DENSITY);
-    CR_DEF_REAL(m->restitution, m->restitution < 0, CR_FIELD_BODY_RESTITUTION);
-    CR_DEF_REAL(m->friction, m->friction < 0, CR_FIELD_BODY_FRICTION);
-    CR_DEF_REAL(m->rolling_friction, m->rolling_friction < 0, CR_FIELD_BODY_ROLLING_FRICTION);
-    CR_DEF_REAL(m->spinning_friction, m->spinning_friction < 0, CR_FIELD_BODY_SPINNING_FRICTION);
-    return CR_OK;
+    CR_TRY(material_fields(&def->material, def->type == CR_BODY_DYNAMIC, field));
+    return motion_fields(def->gravity_scale, def->linear_damping, def->angular_damping, field);
 }
 
 cr_status cri_body_def_refuse(cr_world *w, const cr_body_def *def) {

@@ -318,7 +318,7 @@ static void init_solver_bodies(cr_step *s) {
         sb->rot = cr_mat3_from_quat(b->xf.q);
         if (b->type != CR_BODY_STATIC && b->shape.type != CR_SHAPE_PLANE && (b->w.x != 0 || b->w.y != 0 || b->w.z != 0))
             sb->spin_reach = cr_mul(cr_v3_len(b->w), b->bound_radius);
-        if (b->type == CR_BODY_DYNAMIC && !b->asleep) {
+        if (b->type == CR_BODY_DYNAMIC && !b->asleep && !b->disabled) {
             sb->dynamic = 1;
             sb->inv_mass = b->inv_mass;
             sb->inv_i = cri_inertia_inv_world(b, sb->rot); /* R I^-1 R^T */
@@ -335,12 +335,13 @@ static void velocity_update(cr_step *s) {
         cr_body *b = &s->bodies[i];
         cr_sbody *sb = &s->sb[i];
         if (!b->alive || !sb->dynamic) continue;
-        sb->v = cr_v3_add(sb->v, dv);
+        sb->v = cr_v3_add(sb->v, b->gravity_scale == CR_R(1) ? dv : cr_v3_scale(dv, b->gravity_scale));
         bool has_force = b->force.x != 0 || b->force.y != 0 || b->force.z != 0;
         bool has_torque = b->torque.x != 0 || b->torque.y != 0 || b->torque.z != 0;
         if (has_force) sb->v = cr_v3_mad(sb->v, cr_mul(s->dt, sb->inv_mass), b->force);
         if (has_torque) sb->w = cr_v3_add(sb->w, cr_v3_scale(cr_mat3_mul_v3(sb->inv_i, b->torque), s->dt));
         if (has_force || has_torque) ++commands;
+        cri_body_damp(b, s->dt, &sb->v, &sb->w);
         b->force = cr_v3_zero();
         b->torque = cr_v3_zero();
         ++work;
@@ -424,7 +425,7 @@ static void position_update(cr_world *w, cr_real dt, const cr_sbody *sb) {
     uint32_t work = 0;
     for (uint32_t i = 0; i < w->body_high; ++i) {
         cr_body *b = &bodies[i];
-        if (!b->alive || b->type == CR_BODY_STATIC || b->asleep) continue;
+        if (!b->alive || b->type == CR_BODY_STATIC || b->asleep || b->disabled) continue;
         cr_vec3 p = cr_v3_mad(b->xf.p, dt, b->v);
         if (sb != NULL) p = cr_v3_mad(cr_v3_add(p, sb[i].dx), dt, sb[i].push_v); /* impact time, push-out */
         cr_vec3 spin = b->w;
@@ -455,8 +456,8 @@ static void degraded_step(cr_world *w, cr_real dt) {
     cr_vec3 dv = cr_v3_scale(w->def.gravity, dt);
     for (uint32_t i = 0; i < w->body_high; ++i) {
         cr_body *b = &bodies[i];
-        if (!b->alive || b->type != CR_BODY_DYNAMIC) continue;
-        b->v = cr_v3_add(b->v, dv);
+        if (!b->alive || b->type != CR_BODY_DYNAMIC || b->disabled) continue;
+        b->v = cr_v3_add(b->v, cr_v3_scale(dv, b->gravity_scale));
         b->force = cr_v3_zero();
         b->torque = cr_v3_zero();
     }
