@@ -563,6 +563,10 @@ CR_TEST(query_refuses_bad_input_naming_the_argument) {
     ENSURE(cr_world_refused_field(r.w) == CR_FIELD_QUERY_POSE);
     ENSURE(cr_world_overlap_aabb(r.w, cr_v3(CR_R(1), 0, 0), cr_v3_zero(), f, count_fn, &hit) == CR_ERR_ARGUMENT_RANGE);
     ENSURE(cr_world_refused_field(r.w) == CR_FIELD_QUERY_BOUNDS);
+    ENSURE(cr_world_cast_sphere(r.w, cr_v3_zero(), 0, cr_v3(CR_R(1), 0, 0), f, &h, &hit) == CR_ERR_ARGUMENT_RANGE);
+    ENSURE(cr_world_refused_field(r.w) == CR_FIELD_QUERY_RADIUS);
+    ENSURE(cr_world_cast_sphere(r.w, cr_v3_zero(), CR_R(1), cr_v3(nan, 0, 0), f, &h, &hit) == CR_ERR_NOT_FINITE);
+    ENSURE(cr_world_refused_field(r.w) == CR_FIELD_QUERY_TRANSLATION);
     cr_real d;
     cr_vec3 n;
     cr_body_id stale = {999, 7};
@@ -622,4 +626,73 @@ CR_TEST(query_filter_and_disabled_bodies_are_not_hit) {
     ENSURE(cr_world_overlap_sphere(r.w, c, CR_R(0.01), (cr_query_filter){~0ull, ~0ull}, count_fn, &none) == CR_OK);
     ENSURE(none == 0); /* the disabled body's surface point meets nothing else's within 1 cm */
     close_scene(&r);
+}
+
+/* ---- sphere casts ---- */
+
+/* the first of `samples` steps along the sweep where the sphere meets a body, by brute-force distance; -1 if none */
+static int brute_sweep(const cr_world *w, dv c, dv d, double r, int samples) {
+    static cr_body_id ids[4096];
+    uint32_t n = cr_world_get_body_ids(w, ids, 4096);
+    for (int i = 0; i <= samples; ++i) {
+        dv p = dadd(c, dscale(d, (double)i / samples));
+        for (uint32_t k = 0; k < n; ++k) {
+            if (!cri_query_answers(w, ids[k].index1 - 1)) continue;
+            cr_shape_def s = cr_body_get_shape(w, ids[k]);
+            if (s.type != CR_SHAPE_PLANE) { /* far bodies first out */
+                dv q = dsub(p, D(cr_body_get_transform(w, ids[k]).p));
+                double reach = cr_to_double(cr_body_get_bound_radius(w, ids[k])) + r;
+                if (ddot(q, q) > reach * reach) continue;
+            }
+            if (brute_dist(w, ids[k], p) <= r) return i;
+        }
+    }
+    return -1;
+}
+
+CR_TEST(query_sphere_casts_match_brute_force) {
+    const char *scenes[] = {"stack", "dent_ball_block", "incline", "pile", "squash_drop"};
+    int bad = 0, hits = 0, casts = 0;
+    lcg_state = 4242u;
+    for (int i = 0; i < 5; ++i) {
+        scene_run r;
+        ENSURE(open_scene(scenes[i], &r) == 0);
+        for (int32_t f = 0; f < 60; ++f) ENSURE(step(&r, f) == 0);
+        uint64_t before = cr_world_state_hash(r.w);
+        for (int k = 0; k < 12; ++k) {
+            dv o, d;
+            aimed_ray(r.w, &o, &d);
+            double radius = 0.05 + 0.5 * rnd();
+            cr_vec3 ro = R3(o), rd = R3(d);
+            o = D(ro), d = D(rd);
+            cr_ray_hit h;
+            bool found;
+            ENSURE(cr_world_cast_sphere(r.w, ro, CR_R(radius), rd, cr_default_query_filter(), &h, &found) == CR_OK);
+            const int samples = 1000;
+            int first = brute_sweep(r.w, o, d, radius, samples);
+            double step_t = 1.0 / samples, len = sqrt(ddot(d, d));
+            double slack = step_t + 3e-3 / len; /* a sample, and 3 mm for the grid's sign and the rounding */
+            bool ok = first < 0 ? (!found || cr_to_double(h.fraction) > 1 - slack)
+                                : found && cr_to_double(h.fraction) >= (first - 1) * step_t - slack &&
+                                      cr_to_double(h.fraction) <= first * step_t + slack;
+            if (found) {
+                ++hits;
+                /* the point is on the body's surface, the centre then is r from it */
+                dv centre = dadd(o, dscale(d, cr_to_double(h.fraction)));
+                dv gap = dsub(centre, D(h.point));
+                if (first > 0 && fabs(sqrt(ddot(gap, gap)) - radius) > 2e-3) ok = false;
+            }
+            if (!ok) {
+                cr_test_printf("  %s: cast %d r %.3f: query %d %.5f, brute first sample %d (%.5f)\n", scenes[i], k, radius,
+                               found, found ? cr_to_double(h.fraction) : -1.0, first, first * step_t);
+                ++bad;
+            }
+            ++casts;
+        }
+        ENSURE(cr_world_state_hash(r.w) == before);
+        close_scene(&r);
+    }
+    cr_test_printf("  %d sphere casts, %d hit, %d differ from the brute-force sweep\n", casts, hits, bad);
+    ENSURE(hits > casts / 2);
+    ENSURE(bad == 0);
 }

@@ -112,6 +112,14 @@ cr_status cr_world_overlap_sphere_all(const cr_world *world, cr_vec3 centre, cr_
 cr_status cr_world_overlap_box_all(const cr_world *world, cr_transform pose, cr_vec3 half_extents,
                                    cr_query_filter filter, cr_overlap_hit *out, uint32_t capacity, uint32_t *count);
 
+/// A sphere (centre m, radius m) swept along translation (m): the first body
+/// it touches. out->fraction is when (0 if it starts touching), point the
+/// touching point on that body's surface, normal the body's outward normal
+/// there (world frame), triangle the mesh triangle touched. *found is false
+/// when the sweep touches nothing. Ties go to the lower handle.
+cr_status cr_world_cast_sphere(const cr_world *world, cr_vec3 centre, cr_real radius, cr_vec3 translation,
+                               cr_query_filter filter, cr_ray_hit *out, bool *found);
+
 /// The signed distance (m, negative inside) from a world point to one rigid
 /// body and the outward unit normal there (world frame): a mesh body's from
 /// its distance grid as it is now (a dented body's patched copy), spheres,
