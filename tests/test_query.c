@@ -529,6 +529,25 @@ CR_TEST(query_calls_leave_the_state_hash_and_find_moved_bodies) {
     close_scene(&r);
 }
 
+/* a callback that asks the world again: the same ray's closest hit */
+typedef struct nested {
+    const cr_world *w;
+    cr_vec3 o, d;
+    uint32_t calls, ok;
+} nested;
+static cr_real nested_fn(void *ctx, const cr_ray_hit *h) {
+    nested *n = ctx;
+    cr_ray_hit c;
+    bool found;
+    ++n->calls;
+    n->ok += cr_world_cast_ray_closest(n->w, n->o, n->d, cr_default_query_filter(), &c, &found) == CR_OK && found &&
+             c.fraction <= h->fraction;
+    uint32_t count = 0;
+    n->ok += cr_world_overlap_sphere(n->w, h->point, CR_R(0.1), cr_default_query_filter(), count_fn, &count) == CR_OK &&
+             count > 0;
+    return CR_R(1);
+}
+
 static cr_real stop_fn(void *ctx, const cr_ray_hit *h) {
     (void)ctx, (void)h;
     return 0;
@@ -572,6 +591,10 @@ CR_TEST(query_refuses_bad_input_naming_the_argument) {
     cr_body_id stale = {999, 7};
     ENSURE(cr_body_query_point(r.w, stale, cr_v3_zero(), &d, &n) == CR_ERR_STALE_HANDLE);
     ENSURE(cr_world_refused_field(r.w) == CR_FIELD_QUERY_BODY);
+    /* a callback may query again */
+    nested nn = {r.w, cr_v3(0, CR_R(20), 0), cr_v3(0, CR_R(-30), 0), 0, 0};
+    ENSURE(cr_world_cast_ray(r.w, nn.o, nn.d, f, nested_fn, &nn) == CR_OK);
+    ENSURE(nn.calls >= 2 && nn.ok == 2 * nn.calls);
     /* a callback that stops ends the query, and the next one starts clean */
     ENSURE(cr_world_cast_ray(r.w, cr_v3(0, CR_R(20), 0), cr_v3(0, CR_R(-30), 0), f, stop_fn, NULL) == CR_OK);
     ENSURE(cr_world_cast_ray_closest(r.w, cr_v3(0, CR_R(20), 0), cr_v3(0, CR_R(-30), 0), f, &h, &hit) == CR_OK && hit);

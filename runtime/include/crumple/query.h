@@ -14,11 +14,12 @@
  *     surface as drawn now (cr_body_get_mesh). A bending body answers with its
  *     skinned mesh under its own handle; its sub-bodies do not answer.
  *   - A query reads the world and changes no state: the state hash is the same
- *     before and after. It allocates nothing. It writes only two things that
- *     are not state: the refused-field note (cr_world_refused_field) and a
- *     bit per body of its own working memory, so queries on one world must
- *     not run at the same time on two threads, nor start from inside a query's
- *     callback (CR_ERR_ARGUMENT_RANGE naming the callback).
+ *     before and after. It allocates nothing: its working memory is a bit per
+ *     body on its own stack (1 KiB), so queries may run on several threads at
+ *     once between steps and a callback may query again. A world of more than
+ *     8192 bodies keeps those bits in its block instead: there, one query at a
+ *     time (a query from a callback gets CR_ERR_ARGUMENT_RANGE naming "fn").
+ *     A refused call writes the refused-field note (cr_world_refused_field).
  *   - Results are deterministic: callbacks see bodies in handle order (rigid
  *     bodies by slot, then soft bodies by slot), arrays are sorted, and ties
  *     between equal fractions go to the lower handle.

@@ -16,10 +16,14 @@
  *
  * A query marks its candidates in a bit per body slot and then reads the
  * bits in slot order, which is what makes callbacks arrive in handle order
- * whatever the tree looks like.
+ * whatever the tree looks like. The bits are on the query's own stack for
+ * worlds of up to CR_QUERY_STACK_BODIES bodies (1 KiB), so queries may run
+ * on several threads at once and a callback may query again; a larger world
+ * keeps them in its block, and then one query at a time.
  */
 #include "query/query_tree.h"
 #include "query/segment.h"
+#include "base/check.h"
 
 #include <string.h>
 
@@ -129,9 +133,8 @@ static uint32_t mark_loose(const cr_query_region *r, const cr_world *w, uint32_t
     return r->loose_count;
 }
 
-uint32_t cri_query_mark_box(const cr_world *w, cr_vec3 lo, cr_vec3 hi) {
+uint32_t cri_query_mark_box(const cr_world *w, uint32_t *bits, cr_vec3 lo, cr_vec3 hi) {
     const cr_query_region *r = cri_query_region(w);
-    uint32_t *bits = CR_AT(w, r->marks, uint32_t);
     if (!cri_query_tree_valid(w)) return mark_all(w, bits);
     uint32_t n = mark_loose(r, w, bits);
     if (r->item_count == 0) return n;
@@ -151,9 +154,8 @@ uint32_t cri_query_mark_box(const cr_world *w, cr_vec3 lo, cr_vec3 hi) {
     return n;
 }
 
-uint32_t cri_query_mark_ray(const cr_world *w, cr_vec3 o, cr_vec3 d) {
+uint32_t cri_query_mark_ray(const cr_world *w, uint32_t *bits, cr_vec3 o, cr_vec3 d) {
     const cr_query_region *r = cri_query_region(w);
-    uint32_t *bits = CR_AT(w, r->marks, uint32_t);
     if (!cri_query_tree_valid(w)) return mark_all(w, bits);
     uint32_t n = mark_loose(r, w, bits);
     if (r->item_count == 0) return n;
@@ -175,8 +177,7 @@ uint32_t cri_query_mark_ray(const cr_world *w, cr_vec3 o, cr_vec3 d) {
     return n;
 }
 
-uint32_t cri_query_next_mark(const cr_world *w, uint32_t from) {
-    uint32_t *bits = CR_AT(w, cri_query_region(w)->marks, uint32_t);
+uint32_t cri_query_next_mark(const cr_world *w, uint32_t *bits, uint32_t from) {
     uint32_t words = (w->body_high + 31u) / 32u;
     for (uint32_t k = from >> 5; k < words; ++k) {
         uint32_t m = bits[k];
@@ -190,6 +191,23 @@ uint32_t cri_query_next_mark(const cr_world *w, uint32_t from) {
     return UINT32_MAX;
 }
 
-void cri_query_clear_marks(const cr_world *w) {
-    memset(CR_AT(w, cri_query_region(w)->marks, uint32_t), 0, (w->body_high + 31u) / 32u * sizeof(uint32_t));
+cr_status cri_query_enter(const cr_world *w, cr_query_marks *m) {
+    uint32_t words = (w->body_high + 31u) / 32u;
+    m->shared = w->def.body_capacity > CR_QUERY_STACK_BODIES;
+    if (!m->shared) {
+        m->bits = m->local;
+        memset(m->local, 0, words * sizeof(uint32_t));
+        return CR_OK;
+    }
+    cr_query_region *r = cri_query_region(w);
+    if (r->busy) return cri_refuse((cr_world *)w, CR_ERR_ARGUMENT_RANGE, CR_FIELD_QUERY_CALLBACK);
+    r->busy = 1;
+    m->bits = CR_AT(w, r->marks, uint32_t);
+    return CR_OK;
+}
+
+void cri_query_leave(const cr_world *w, cr_query_marks *m) {
+    if (!m->shared) return;
+    memset(m->bits, 0, (w->body_high + 31u) / 32u * sizeof(uint32_t));
+    cri_query_region(w)->busy = 0;
 }

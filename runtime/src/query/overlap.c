@@ -223,17 +223,17 @@ static bool meets_soft(const cr_world *w, uint32_t slot, const query_shape *q) {
 }
 
 static cr_status overlap(const cr_world *w, const query_shape *q, cr_query_filter filter, cr_overlap_fn *fn, void *ctx) {
-    CR_TRY(cri_query_enter(w));
+    cr_query_marks m;
+    CR_TRY(cri_query_enter(w, &m));
     bool stop = false;
-    cri_query_mark_box(w, q->lo, q->hi);
-    for (uint32_t slot = cri_query_next_mark(w, 0); slot != UINT32_MAX; slot = cri_query_next_mark(w, slot)) {
+    cri_query_mark_box(w, m.bits, q->lo, q->hi);
+    for (uint32_t slot = cri_query_next_mark(w, m.bits, 0); slot != UINT32_MAX; slot = cri_query_next_mark(w, m.bits, slot)) {
         if (!cri_query_passes(w, slot, filter) || !meets_body(w, slot, q)) continue;
         if (!fn(ctx, (cr_body_id){slot + 1, cr_world_bodies_c(w)[slot].generation}, (cr_soft_id){0, 0})) {
             stop = true;
             break;
         }
     }
-    cri_query_clear_marks(w);
     if (!stop && cri_query_passes_soft(filter) && w->def.spring.body_capacity > 0) {
         const cr_soft_region *r = cri_soft_region_c(w);
         for (uint32_t i = 0; i < r->body_high; ++i)
@@ -241,7 +241,7 @@ static cr_status overlap(const cr_world *w, const query_shape *q, cr_query_filte
                 !fn(ctx, (cr_body_id){0, 0}, (cr_soft_id){i + 1, CR_AT(w, r->bodies, const cr_soft_body)[i].generation}))
                 break;
     }
-    cri_query_leave(w);
+    cri_query_leave(w, &m);
     return CR_OK;
 }
 

@@ -2,8 +2,9 @@
  * (internal): the arguments, and that no other query is running on it.
  *
  * A query takes a const world: it changes no state. The refused-field note
- * and the busy flag it writes are not state (never hashed, never read by a
- * step), which is why writing them through the const pointer is allowed.
+ * (and a large world's candidate bits, body_tree.c) it writes are not state:
+ * never hashed, never read by a step, which is why writing them through the
+ * const pointer is allowed.
  */
 #ifndef CRUMPLE_QUERY_CALL_H
 #define CRUMPLE_QUERY_CALL_H
@@ -38,14 +39,5 @@ static inline cr_status cri_query_check_ray(const cr_world *w, cr_vec3 origin, c
         return cri_query_refuse(w, CR_ERR_ARGUMENT_RANGE, CR_FIELD_QUERY_TRANSLATION);
     return CR_OK;
 }
-
-/// A query with a callback starts: refused while another one runs (a callback that queries).
-static inline cr_status cri_query_enter(const cr_world *w) {
-    cr_query_region *r = cri_query_region(w);
-    if (r->busy) return cri_query_refuse(w, CR_ERR_ARGUMENT_RANGE, CR_FIELD_QUERY_CALLBACK);
-    r->busy = 1;
-    return CR_OK;
-}
-static inline void cri_query_leave(const cr_world *w) { cri_query_region(w)->busy = 0; }
 
 #endif

@@ -57,13 +57,13 @@ typedef struct cr_query_region {
     uint32_t body_items;     ///< offset of uint32_t[body_capacity]: body slots in leaf order
     uint32_t body_boxes;     ///< offset of cr_vec3[2 * body_capacity]: each slot's world box when the tree was built
     uint32_t loose;          ///< offset of uint32_t[body_capacity]: slots tested on every query (planes, surface copies)
-    uint32_t marks;          ///< offset of uint32_t[(body_capacity + 31) / 32]: one query's candidates, cleared after it
+    uint32_t marks;          ///< offset of uint32_t[(body_capacity + 31) / 32]: a large world's query candidates (cri_query_enter)
     uint32_t item_count;     ///< bodies in the tree
     uint32_t loose_count;
     uint32_t node_count;
     uint32_t built_epoch;    ///< cr_world.query_epoch when the tree was built
     uint32_t built;          ///< 1 once a tree was built
-    uint32_t busy;           ///< a query is running (its callback may not start another)
+    uint32_t busy;           ///< a query holds the marks (its callback may not start another)
     uint32_t refits;         ///< steps the tree was refitted since it was built
 } cr_query_region;
 
@@ -108,15 +108,25 @@ void cri_query_body_box(const cr_world *w, const cr_body *b, cr_vec3 *lo, cr_vec
 void cri_query_mesh_local_box(const cr_world *w, const cr_body *b, cr_vec3 *lo, cr_vec3 *hi);
 
 /* body_tree.c */
+/// Bodies a world may have for a query's candidate bits to live on its stack.
+#define CR_QUERY_STACK_BODIES 8192u
+/// One query's candidates: a bit per body slot.
+typedef struct cr_query_marks {
+    uint32_t *bits;
+    bool shared;   ///< the block's bits (a world of more than CR_QUERY_STACK_BODIES bodies)
+    uint32_t local[CR_QUERY_STACK_BODIES / 32u];
+} cr_query_marks;
+/// A query with candidates starts: its bits cleared; refused (naming the
+/// callback) while another query holds a large world's shared bits.
+cr_status cri_query_enter(const cr_world *w, cr_query_marks *m);
+void cri_query_leave(const cr_world *w, cr_query_marks *m);
 /// Mark the candidate bodies whose box meets lo .. hi (world), or every body
 /// if the tree is stale; returns the marked count. Read with cri_query_next_mark.
-uint32_t cri_query_mark_box(const cr_world *w, cr_vec3 lo, cr_vec3 hi);
+uint32_t cri_query_mark_box(const cr_world *w, uint32_t *bits, cr_vec3 lo, cr_vec3 hi);
 /// The same for the bodies whose box the segment o .. o + d (world) meets.
-uint32_t cri_query_mark_ray(const cr_world *w, cr_vec3 o, cr_vec3 d);
-/// Clear every mark (a query that stopped early).
-void cri_query_clear_marks(const cr_world *w);
+uint32_t cri_query_mark_ray(const cr_world *w, uint32_t *bits, cr_vec3 o, cr_vec3 d);
 /// The lowest marked slot at or after `from` (clearing it), or UINT32_MAX.
-uint32_t cri_query_next_mark(const cr_world *w, uint32_t from);
+uint32_t cri_query_next_mark(const cr_world *w, uint32_t *bits, uint32_t from);
 /// True when the body tree can be used.
 static inline bool cri_query_tree_valid(const cr_world *w) {
     const cr_query_region *r = cri_query_region(w);

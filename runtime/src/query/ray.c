@@ -334,12 +334,13 @@ cr_status cr_world_cast_ray(const cr_world *w, cr_vec3 origin, cr_vec3 translati
     if (w == NULL) return CR_ERR_NULL_ARGUMENT;
     if (fn == NULL) return cri_query_refuse(w, CR_ERR_NULL_ARGUMENT, CR_FIELD_QUERY_CALLBACK);
     CR_TRY(cri_query_check_ray(w, origin, translation));
-    CR_TRY(cri_query_enter(w));
+    cr_query_marks m;
+    CR_TRY(cri_query_enter(w, &m));
     cr_segment ws = cri_segment(origin, translation);
     cr_real tmax = CR_R(1);
     bool stop = false;
-    cri_query_mark_ray(w, origin, translation);
-    for (uint32_t slot = cri_query_next_mark(w, 0); slot != UINT32_MAX; slot = cri_query_next_mark(w, slot)) {
+    cri_query_mark_ray(w, m.bits, origin, translation);
+    for (uint32_t slot = cri_query_next_mark(w, m.bits, 0); slot != UINT32_MAX; slot = cri_query_next_mark(w, m.bits, slot)) {
         cr_ray_hit h;
         if (!cri_query_passes(w, slot, filter) || !ray_body(w, slot, &ws, tmax, &h)) continue;
         cr_real k = fn(context, &h);
@@ -349,7 +350,6 @@ cr_status cr_world_cast_ray(const cr_world *w, cr_vec3 origin, cr_vec3 translati
         }
         if (k > 0 && k < tmax) tmax = k;
     }
-    cri_query_clear_marks(w);
     if (!stop && cri_query_passes_soft(filter))
         for (uint32_t i = 0; i < soft_high(w); ++i) {
             cr_ray_hit h;
@@ -358,7 +358,7 @@ cr_status cr_world_cast_ray(const cr_world *w, cr_vec3 origin, cr_vec3 translati
             if (k == 0) break;
             if (k > 0 && k < tmax) tmax = k;
         }
-    cri_query_leave(w);
+    cri_query_leave(w, &m);
     return CR_OK;
 }
 

@@ -203,12 +203,13 @@ cr_status cr_world_cast_sphere(const cr_world *w, cr_vec3 centre, cr_real radius
     CR_TRY(cri_query_check_vec3(w, centre, CR_FIELD_QUERY_CENTRE));
     CR_TRY(cri_query_check_length(w, radius, CR_FIELD_QUERY_RADIUS));
     CR_TRY(cri_query_check_ray(w, centre, translation));
-    CR_TRY(cri_query_enter(w));
+    cr_query_marks m;
+    CR_TRY(cri_query_enter(w, &m));
     /* the candidates: every body whose box meets the box the sphere sweeps */
     cr_vec3 end = cr_v3_add(centre, translation), grow = cr_v3(radius, radius, radius);
-    cri_query_mark_box(w, cr_v3_sub(cr_v3_min(centre, end), grow), cr_v3_add(cr_v3_max(centre, end), grow));
+    cri_query_mark_box(w, m.bits, cr_v3_sub(cr_v3_min(centre, end), grow), cr_v3_add(cr_v3_max(centre, end), grow));
     cr_ray_hit h;
-    for (uint32_t slot = cri_query_next_mark(w, 0); slot != UINT32_MAX; slot = cri_query_next_mark(w, slot))
+    for (uint32_t slot = cri_query_next_mark(w, m.bits, 0); slot != UINT32_MAX; slot = cri_query_next_mark(w, m.bits, slot))
         if (cri_query_passes(w, slot, filter) &&
             sweep_body(w, slot, centre, translation, radius, *found ? out->fraction : CR_R(1), &h) &&
             (!*found || h.fraction < out->fraction))
@@ -218,6 +219,6 @@ cr_status cr_world_cast_sphere(const cr_world *w, cr_vec3 centre, cr_real radius
             if (sweep_soft(w, i, centre, translation, radius, *found ? out->fraction : CR_R(1), &h) &&
                 (!*found || h.fraction < out->fraction))
                 *out = h, *found = true;
-    cri_query_leave(w);
+    cri_query_leave(w, &m);
     return CR_OK;
 }
