@@ -133,8 +133,9 @@ typedef struct cr_spring_budget {
 
 /// Room for the queries (crumple/query.h, docs/queries.md), a field of cr_world_def.
 typedef struct cr_query_def {
-    uint32_t mesh_tree_bytes; ///< the registered assets' triangle trees (cr_asset_query_bytes each; default 256 KiB);
-                              ///< an asset whose tree does not fit is answered triangle by triangle
+    uint32_t mesh_tree_bytes; ///< the registered assets' triangle trees: the sum of cr_asset_query_bytes over the
+                              ///< mesh assets to register (default 0: meshes answer queries triangle by triangle; an
+                              ///< asset whose tree does not fit is answered so too)
 } cr_query_def;
 
 /// The damage stage's memory and every model's capacities (a field of cr_world_def).

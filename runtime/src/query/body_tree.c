@@ -30,12 +30,13 @@
 static uint64_t al16(uint64_t x) { return (x + 15u) & ~(uint64_t)15u; }
 
 static uint32_t mark_words(const cr_world_def *def) { return (def->body_capacity + 31u) / 32u; }
+static uint32_t body_nodes(const cr_world_def *def) { return cri_bvh_node_count(def->body_capacity, CR_TREE_LEAF_BODIES); }
 
 uint64_t cri_query_region_bytes(const cr_world_def *def) {
     uint64_t bc = def->body_capacity;
     return al16(sizeof(cr_query_region)) + al16((uint64_t)def->asset_capacity * sizeof(cr_mesh_tree)) +
-           al16(def->query.mesh_tree_bytes) + al16(2u * bc * sizeof(cr_tree_node)) + 2u * al16(bc * sizeof(uint32_t)) +
-           al16(2u * bc * sizeof(cr_vec3)) + al16((uint64_t)mark_words(def) * sizeof(uint32_t));
+           al16(def->query.mesh_tree_bytes) + al16((uint64_t)body_nodes(def) * sizeof(cr_tree_node)) +
+           al16(bc * sizeof(uint32_t)) + al16((uint64_t)mark_words(def) * sizeof(uint32_t));
 }
 
 bool cri_query_layout(cr_world *w, uint8_t *block) {
@@ -48,14 +49,12 @@ bool cri_query_layout(cr_world *w, uint8_t *block) {
     uint32_t tree_memory = cri_arena_push(&w->persistent, block, (uint32_t)al16(def->query.mesh_tree_bytes), 16);
     r->mesh_trees = mesh_trees;
     cri_arena_init(&r->tree_memory, tree_memory, tree_memory + (uint32_t)al16(def->query.mesh_tree_bytes));
-    r->body_nodes = cri_arena_push(&w->persistent, block, 2u * bc * (uint32_t)sizeof(cr_tree_node), 16);
+    r->body_nodes = cri_arena_push(&w->persistent, block, body_nodes(def) * (uint32_t)sizeof(cr_tree_node), 16);
     r->body_items = cri_arena_push(&w->persistent, block, bc * (uint32_t)sizeof(uint32_t), 16);
-    r->loose = cri_arena_push(&w->persistent, block, bc * (uint32_t)sizeof(uint32_t), 16);
-    r->body_boxes = cri_arena_push(&w->persistent, block, 2u * bc * (uint32_t)sizeof(cr_vec3), 16);
+    r->loose = r->body_items;
     r->marks = cri_arena_push(&w->persistent, block, mark_words(def) * (uint32_t)sizeof(uint32_t), 16);
     /* zero-sized pushes of an empty def may give no offset; nothing reads them then */
-    return bc == 0 || (r->body_nodes != CR_NO_OFFSET && r->body_items != CR_NO_OFFSET && r->loose != CR_NO_OFFSET &&
-                       r->body_boxes != CR_NO_OFFSET && r->marks != CR_NO_OFFSET);
+    return bc == 0 || (r->body_nodes != CR_NO_OFFSET && r->body_items != CR_NO_OFFSET && r->marks != CR_NO_OFFSET);
 }
 
 /* The same bodies as at the last build, moved by the step: new boxes for the
@@ -65,7 +64,6 @@ static void refit(cr_world *w, cr_query_region *r) {
     const cr_body *bodies = cr_world_bodies_c(w);
     cr_tree_node *nodes = CR_AT(w, r->body_nodes, cr_tree_node);
     const uint32_t *items = CR_AT(w, r->body_items, const uint32_t);
-    cr_vec3 *boxes = CR_AT(w, r->body_boxes, cr_vec3);
     for (uint32_t k = r->node_count; k-- > 0;) {
         cr_tree_node *nd = &nodes[k];
         if (nd->count == 0) {
@@ -74,13 +72,18 @@ static void refit(cr_world *w, cr_query_region *r) {
             continue;
         }
         for (uint32_t i = 0; i < nd->count; ++i) {
-            uint32_t slot = items[nd->first + i];
-            cri_query_body_box(w, &bodies[slot], &boxes[2 * slot], &boxes[2 * slot + 1]);
-            nd->lo = i ? cr_v3_min(nd->lo, boxes[2 * slot]) : boxes[2 * slot];
-            nd->hi = i ? cr_v3_max(nd->hi, boxes[2 * slot + 1]) : boxes[2 * slot + 1];
+            cr_vec3 lo, hi;
+            cri_query_body_box(w, &bodies[items[nd->first + i]], &lo, &hi);
+            nd->lo = i ? cr_v3_min(nd->lo, lo) : lo;
+            nd->hi = i ? cr_v3_max(nd->hi, hi) : hi;
         }
     }
     r->refits++;
+}
+
+static void live_box(const void *ctx, uint32_t slot, cr_vec3 *lo, cr_vec3 *hi) {
+    const cr_world *w = ctx;
+    cri_query_body_box(w, &cr_world_bodies_c(w)[slot], lo, hi);
 }
 
 void cri_query_rebuild(cr_world *w) {
@@ -93,21 +96,35 @@ void cri_query_rebuild(cr_world *w) {
         return;
     }
     const cr_body *bodies = cr_world_bodies_c(w);
-    uint32_t *items = CR_AT(w, r->body_items, uint32_t), *loose = CR_AT(w, r->loose, uint32_t);
-    cr_vec3 *boxes = CR_AT(w, r->body_boxes, cr_vec3);
-    uint32_t n = 0, nl = 0;
+    uint32_t *items = CR_AT(w, r->body_items, uint32_t);
+    /* the boxes once each, in the scratch arena's free end (the step is over);
+     * without room there the build asks for them again at every comparison */
+    uint32_t mark_pos = cr_arena_pos(&w->scratch);
+    uint32_t tmp = cri_arena_push_uninit(&w->scratch, 2u * w->body_high * (uint32_t)sizeof(cr_vec3), 16);
+    cr_vec3 *boxes = tmp == CR_NO_OFFSET ? NULL : CR_AT(w, tmp, cr_vec3);
+    /* tree items from the front of the array, planes and surface copies from its end */
+    uint32_t n = 0, nl = 0, cap = w->def.body_capacity;
     for (uint32_t i = 0; i < w->body_high; ++i) {
         if (!cri_query_answers(w, i)) continue;
         const cr_body *b = &bodies[i];
         if (b->shape.type == CR_SHAPE_PLANE || (b->shape.type == CR_SHAPE_MESH && (b->shape.asset & CR_SURFACE_SLOT_FLAG))) {
-            loose[nl++] = i;
+            items[cap - 1 - nl++] = i;
             continue;
         }
-        cri_query_body_box(w, b, &boxes[2 * i], &boxes[2 * i + 1]);
+        if (boxes) cri_query_body_box(w, b, &boxes[2 * i], &boxes[2 * i + 1]);
         items[n++] = i;
     }
-    r->node_count = cri_bvh_build(CR_AT(w, r->body_nodes, cr_tree_node), items, n, CR_TREE_LEAF_BODIES, NULL, boxes);
+    /* the loose slots in ascending order right after the tree's items */
+    for (uint32_t a = cap - nl, b = cap - 1; a < b; ++a, --b) {
+        uint32_t t = items[a];
+        items[a] = items[b], items[b] = t;
+    }
+    memmove(items + n, items + cap - nl, nl * sizeof(uint32_t));
+    r->node_count = boxes ? cri_bvh_build(CR_AT(w, r->body_nodes, cr_tree_node), items, n, CR_TREE_LEAF_BODIES, NULL, boxes)
+                          : cri_bvh_build(CR_AT(w, r->body_nodes, cr_tree_node), items, n, CR_TREE_LEAF_BODIES, live_box, w);
+    cri_arena_pop_to(&w->scratch, mark_pos);
     r->item_count = n, r->loose_count = nl;
+    r->loose = r->body_items + n * (uint32_t)sizeof(uint32_t);
     r->built = 1;
     r->built_epoch = w->query_epoch;
     r->refits = 0;

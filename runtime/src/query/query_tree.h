@@ -35,7 +35,7 @@ typedef struct cr_tree_node {
 
 /// Items a leaf holds at most.
 #define CR_TREE_LEAF_TRIANGLES 4u
-#define CR_TREE_LEAF_BODIES 2u
+#define CR_TREE_LEAF_BODIES 4u
 /// Steps the body tree is refitted before it is built anew.
 #define CR_TREE_REFITS 16u
 /// Depth of a tree walk's stack: a median-split tree over 2^32 items is 33 deep.
@@ -53,10 +53,9 @@ typedef struct cr_query_region {
     uint32_t mesh_trees;     ///< offset of cr_mesh_tree[asset_capacity]
     uint32_t pad_;
     cr_arena tree_memory;    ///< def.query.mesh_tree_bytes for the triangle trees
-    uint32_t body_nodes;     ///< offset of cr_tree_node[2 * body_capacity]
-    uint32_t body_items;     ///< offset of uint32_t[body_capacity]: body slots in leaf order
-    uint32_t body_boxes;     ///< offset of cr_vec3[2 * body_capacity]: each slot's world box when the tree was built
-    uint32_t loose;          ///< offset of uint32_t[body_capacity]: slots tested on every query (planes, surface copies)
+    uint32_t body_nodes;     ///< offset of cr_tree_node[cri_bvh_node_count(body_capacity, CR_TREE_LEAF_BODIES)]
+    uint32_t body_items;     ///< offset of uint32_t[body_capacity]: body slots in leaf order, then the loose ones
+    uint32_t loose;          ///< offset of the slots tested on every query (planes, surface copies), after the tree's
     uint32_t marks;          ///< offset of uint32_t[(body_capacity + 31) / 32]: a large world's query candidates (cri_query_enter)
     uint32_t item_count;     ///< bodies in the tree
     uint32_t loose_count;

@@ -61,7 +61,7 @@ cr_world_def cr_default_world_def(void) {
     d.sleep_angular = CR_R(0.05);
     d.damage = cr_default_damage_def();
     d.spring = cr_default_spring_budget();
-    d.query.mesh_tree_bytes = 256u * 1024u;
+    d.query.mesh_tree_bytes = 0; /* sized from the game's assets (cr_asset_query_bytes): a default would be guessed */
     d.cookie = CR_DEF_COOKIE;
     /* scratch_bytes stays 0: the world sizes its scratch from the capacities
      * (cri_scratch_plan_make), so a def whose capacities change needs nothing else */
