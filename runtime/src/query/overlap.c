@@ -119,15 +119,8 @@ static bool meets_mesh(const cr_world *w, const cr_body *b, const query_shape *q
     cr_transform to_shape = cr_transform_inverse(to_body);
     if (cr_asset_sdf(a, to_body.p, NULL) < 0) return true; /* the shape's centre is inside */
     cr_vec3 ext = q->box ? q->he : cr_v3(q->radius, q->radius, q->radius);
-    cr_vec3 blo, bhi; /* the shape's box in the mesh frame */
-    {
-        cr_mat3 m = cr_mat3_from_quat(to_body.q);
-        cr_vec3 r = cr_v3(cr_mul(cr_abs(m.cx.x), ext.x) + cr_mul(cr_abs(m.cy.x), ext.y) + cr_mul(cr_abs(m.cz.x), ext.z),
-                          cr_mul(cr_abs(m.cx.y), ext.x) + cr_mul(cr_abs(m.cy.y), ext.y) + cr_mul(cr_abs(m.cz.y), ext.z),
-                          cr_mul(cr_abs(m.cx.z), ext.x) + cr_mul(cr_abs(m.cy.z), ext.y) + cr_mul(cr_abs(m.cz.z), ext.z));
-        r = cr_v3_add(r, cr_v3(CR_R(1e-5), CR_R(1e-5), CR_R(1e-5)));
-        blo = cr_v3_sub(to_body.p, r), bhi = cr_v3_add(to_body.p, r);
-    }
+    cr_vec3 r = cri_query_rotated_extent(to_body.q, ext); /* the shape's box in the mesh frame */
+    cr_vec3 blo = cr_v3_sub(to_body.p, r), bhi = cr_v3_add(to_body.p, r);
     const cr_mesh_tree *tree = cri_query_mesh_tree(w, b->shape.asset);
     const uint32_t *tri = a->triangles;
     if (tree == NULL) {
@@ -247,14 +240,7 @@ static cr_status overlap(const cr_world *w, const query_shape *q, cr_query_filte
 
 static void shape_box(query_shape *q) {
     cr_vec3 e = q->box ? q->he : cr_v3(q->radius, q->radius, q->radius);
-    cr_vec3 r = e;
-    if (q->box) {
-        cr_mat3 m = cr_mat3_from_quat(q->pose.q);
-        r = cr_v3(cr_mul(cr_abs(m.cx.x), e.x) + cr_mul(cr_abs(m.cy.x), e.y) + cr_mul(cr_abs(m.cz.x), e.z),
-                  cr_mul(cr_abs(m.cx.y), e.x) + cr_mul(cr_abs(m.cy.y), e.y) + cr_mul(cr_abs(m.cz.y), e.z),
-                  cr_mul(cr_abs(m.cx.z), e.x) + cr_mul(cr_abs(m.cy.z), e.y) + cr_mul(cr_abs(m.cz.z), e.z));
-    }
-    r = cr_v3_add(r, cr_v3(CR_R(1e-5), CR_R(1e-5), CR_R(1e-5)));
+    cr_vec3 r = cri_query_rotated_extent(q->pose.q, e); /* a sphere's pose is unrotated */
     q->lo = cr_v3_sub(q->pose.p, r), q->hi = cr_v3_add(q->pose.p, r);
 }
 

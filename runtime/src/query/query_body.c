@@ -44,17 +44,20 @@ void cri_query_mesh_local_box(const cr_world *w, const cr_body *b, cr_vec3 *lo, 
     *lo = cr_v3(-r, -r, -r), *hi = cr_v3(r, r, r);
 }
 
-/* the world box of a body-frame box: centre moved, half extents through |R| */
-static void rotated_box(cr_transform xf, cr_vec3 lo, cr_vec3 hi, cr_vec3 *wlo, cr_vec3 *whi) {
-    cr_vec3 c = cr_transform_point(xf, cr_v3_scale(cr_v3_add(lo, hi), CR_R(0.5)));
-    cr_vec3 e = cr_v3_scale(cr_v3_sub(hi, lo), CR_R(0.5));
-    cr_mat3 m = cr_mat3_from_quat(xf.q);
+cr_vec3 cri_query_rotated_extent(cr_quat q, cr_vec3 e) {
+    cr_mat3 m = cr_mat3_from_quat(q);
     cr_vec3 r = cr_v3(cr_mul(cr_abs(m.cx.x), e.x) + cr_mul(cr_abs(m.cy.x), e.y) + cr_mul(cr_abs(m.cz.x), e.z),
                       cr_mul(cr_abs(m.cx.y), e.x) + cr_mul(cr_abs(m.cy.y), e.y) + cr_mul(cr_abs(m.cz.y), e.z),
                       cr_mul(cr_abs(m.cx.z), e.x) + cr_mul(cr_abs(m.cy.z), e.y) + cr_mul(cr_abs(m.cz.z), e.z));
-    /* a little slack for the rounding of the rotation (unit quaternions to a few ulps) */
-    r = cr_v3_add(r, cr_v3_scale(cr_v3(e.x + e.y + e.z, e.x + e.y + e.z, e.x + e.y + e.z), CR_R(1e-5)));
-    r = cr_v3_add(r, cr_v3(CR_R(1e-5), CR_R(1e-5), CR_R(1e-5)));
+    /* slack for the rounding of the rotation (unit quaternions to a few ulps) */
+    cr_real slack = cr_mul(e.x + e.y + e.z, CR_R(1e-5)) + CR_R(1e-5);
+    return cr_v3_add(r, cr_v3(slack, slack, slack));
+}
+
+/* the world box of a body-frame box: centre moved, half extents through |R| */
+static void rotated_box(cr_transform xf, cr_vec3 lo, cr_vec3 hi, cr_vec3 *wlo, cr_vec3 *whi) {
+    cr_vec3 c = cr_transform_point(xf, cr_v3_scale(cr_v3_add(lo, hi), CR_R(0.5)));
+    cr_vec3 r = cri_query_rotated_extent(xf.q, cr_v3_scale(cr_v3_sub(hi, lo), CR_R(0.5)));
     *wlo = cr_v3_sub(c, r), *whi = cr_v3_add(c, r);
 }
 

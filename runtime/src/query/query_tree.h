@@ -100,6 +100,8 @@ bool cri_query_answers(const cr_world *w, uint32_t slot);
 bool cri_query_passes(const cr_world *w, uint32_t slot, cr_query_filter f);
 /// Soft bodies have no filter of their own: they pass as the default one (category 1, mask all).
 static inline bool cri_query_passes_soft(cr_query_filter f) { return (f.mask_bits & 1u) != 0 && f.category_bits != 0; }
+/// Half extents (m), along the frame's axes, of a box of half extents e rotated by q, a little grown for rounding.
+cr_vec3 cri_query_rotated_extent(cr_quat q, cr_vec3 e);
 /// The world box of a finite body (not a plane): conservative for a surface copy.
 void cri_query_body_box(const cr_world *w, const cr_body *b, cr_vec3 *lo, cr_vec3 *hi);
 /// A mesh body's box in its own frame (m): the cooked bounds, or for a

@@ -54,6 +54,23 @@ static void triangle_hit(const cr_segment *s, const cr_vec3 *pos, const uint32_t
     h->normal = cr_v3_cross(cr_v3_normalize(cr_v3_sub(b, a)), cr_v3_normalize(cr_v3_sub(c, a)));
 }
 
+/* Push an inner node's children that the segment meets before tmax, the
+ * nearer last so it is opened first; each with where the ray enters it, so
+ * a popped box is skipped, untested, once the best hit is in front of it. */
+static void push_children(const cr_segment *s, const cr_tree_node *nodes, const cr_tree_node *nd, cr_real tmax,
+                          uint32_t *stack, cr_real *enter, uint32_t *top) {
+    const cr_tree_node *l = &nodes[nd->first], *r = &nodes[nd->first + 1];
+    cr_real a0, a1, b0, b1;
+    bool hl = cri_segment_box(s, l->lo, l->hi, tmax, &a0, &a1);
+    bool hr = cri_segment_box(s, r->lo, r->hi, tmax, &b0, &b1);
+    if (hl && hr && a0 > b0) {
+        enter[*top] = a0, stack[(*top)++] = nd->first;
+        hl = false;
+    }
+    if (hr) enter[*top] = b0, stack[(*top)++] = nd->first + 1;
+    if (hl) enter[*top] = a0, stack[(*top)++] = nd->first;
+}
+
 /* the triangles of pos/tri against the segment, through the tree if there is one */
 static void ray_triangles(const cr_segment *s, const cr_vec3 *pos, const uint32_t *tri, uint32_t triangle_count,
                           const cr_world *w, const cr_mesh_tree *tree, best_hit *h) {
@@ -63,8 +80,6 @@ static void ray_triangles(const cr_segment *s, const cr_vec3 *pos, const uint32_
     }
     const cr_tree_node *nodes = CR_AT(w, tree->nodes, const cr_tree_node);
     const uint32_t *items = CR_AT(w, tree->triangles, const uint32_t);
-    /* nearer child opened first; each entry keeps where the ray enters its box,
-     * so it is skipped once the best hit is in front of it */
     uint32_t stack[CR_TREE_STACK], top = 0;
     cr_real enter[CR_TREE_STACK];
     cr_real t0, t1;
@@ -78,23 +93,7 @@ static void ray_triangles(const cr_segment *s, const cr_vec3 *pos, const uint32_
             for (uint32_t k = 0; k < nd->count; ++k) triangle_hit(s, pos, tri, items[nd->first + k], h);
             continue;
         }
-        const cr_tree_node *l = &nodes[nd->first], *r = &nodes[nd->first + 1];
-        cr_real a0, a1, b0, b1;
-        bool hl = cri_segment_box(s, l->lo, l->hi, tmax, &a0, &a1);
-        bool hr = cri_segment_box(s, r->lo, r->hi, tmax, &b0, &b1);
-        if (hl && hr) {
-            if (a0 <= b0) {
-                enter[top] = b0, stack[top++] = nd->first + 1;
-                enter[top] = a0, stack[top++] = nd->first;
-            } else {
-                enter[top] = a0, stack[top++] = nd->first;
-                enter[top] = b0, stack[top++] = nd->first + 1;
-            }
-        } else if (hl) {
-            enter[top] = a0, stack[top++] = nd->first;
-        } else if (hr) {
-            enter[top] = b0, stack[top++] = nd->first + 1;
-        }
+        push_children(s, nodes, nd, tmax, stack, enter, &top);
     }
 }
 
@@ -284,8 +283,6 @@ cr_status cr_world_cast_ray_closest(const cr_world *w, cr_vec3 origin, cr_vec3 t
                 consider(&h, out, found);
         const cr_tree_node *nodes = CR_AT(w, r->body_nodes, const cr_tree_node);
         const uint32_t *items = CR_AT(w, r->body_items, const uint32_t);
-        /* each entry keeps where the ray enters its box, so a box is tested once and
-         * skipped when the best hit moved in front of it since it was pushed */
         uint32_t stack[CR_TREE_STACK], top = 0;
         cr_real enter[CR_TREE_STACK];
         cr_real t0, t1;
@@ -297,23 +294,7 @@ cr_status cr_world_cast_ray_closest(const cr_world *w, cr_vec3 origin, cr_vec3 t
             if (enter[top] > tmax) continue;
             const cr_tree_node *nd = &nodes[stack[top]];
             if (nd->count == 0) {
-                const cr_tree_node *l = &nodes[nd->first], *rr = &nodes[nd->first + 1];
-                cr_real a0, a1, b0, b1;
-                bool hl = cri_segment_box(&ws, l->lo, l->hi, tmax, &a0, &a1);
-                bool hr = cri_segment_box(&ws, rr->lo, rr->hi, tmax, &b0, &b1);
-                if (hl && hr) {
-                    if (a0 <= b0) {
-                        enter[top] = b0, stack[top++] = nd->first + 1;
-                        enter[top] = a0, stack[top++] = nd->first;
-                    } else {
-                        enter[top] = a0, stack[top++] = nd->first;
-                        enter[top] = b0, stack[top++] = nd->first + 1;
-                    }
-                } else if (hl) {
-                    enter[top] = a0, stack[top++] = nd->first;
-                } else if (hr) {
-                    enter[top] = b0, stack[top++] = nd->first + 1;
-                }
+                push_children(&ws, nodes, nd, tmax, stack, enter, &top);
                 continue;
             }
             for (uint32_t k = 0; k < nd->count; ++k) {
