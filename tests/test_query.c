@@ -719,3 +719,61 @@ CR_TEST(query_sphere_casts_match_brute_force) {
     ENSURE(hits > casts / 2);
     ENSURE(bad == 0);
 }
+
+/* ---- box casts ---- */
+
+static bool any_fn(void *ctx, cr_body_id b, cr_soft_id s) {
+    (void)b, (void)s;
+    *(bool *)ctx = true;
+    return false;
+}
+
+CR_TEST(query_box_casts_match_sampled_overlaps) {
+    const char *scenes[] = {"stack", "dent_ball_block", "incline", "pile", "rings"};
+    int bad = 0, hits = 0, casts = 0;
+    lcg_state = 5151u;
+    for (int i = 0; i < 5; ++i) {
+        scene_run r;
+        ENSURE(open_scene(scenes[i], &r) == 0);
+        for (int32_t f = 0; f < 60; ++f) ENSURE(step(&r, f) == 0);
+        uint64_t before = cr_world_state_hash(r.w);
+        for (int k = 0; k < 12; ++k) {
+            dv o, d;
+            aimed_ray(r.w, &o, &d);
+            cr_vec3 he = cr_v3(CR_R(0.05 + 0.4 * rnd()), CR_R(0.05 + 0.4 * rnd()), CR_R(0.05 + 0.4 * rnd()));
+            cr_vec3 axis = cr_v3_normalize(cr_v3(CR_R(rsym(1)), CR_R(rsym(1)), CR_R(1)));
+            cr_transform pose = {R3(o), cr_quat_from_axis_angle(axis, CR_R(rsym(3)))};
+            cr_vec3 rd = R3(d);
+            cr_ray_hit h;
+            bool found;
+            ENSURE(cr_world_cast_box(r.w, pose, he, rd, cr_default_query_filter(), &h, &found) == CR_OK);
+            /* the oracle: the static box overlap at 400 samples along the sweep */
+            const int samples = 400;
+            int first = -1;
+            for (int s = 0; s <= samples && first < 0; ++s) {
+                cr_transform at = pose;
+                at.p = cr_v3_add(pose.p, cr_v3_scale(rd, CR_R((double)s / samples)));
+                bool any = false;
+                ENSURE(cr_world_overlap_box(r.w, at, he, cr_default_query_filter(), any_fn, &any) == CR_OK);
+                if (any) first = s;
+            }
+            double step_t = 1.0 / samples, len = sqrt(ddot(D(rd), D(rd)));
+            double slack = step_t + 2e-3 / len;
+            double t = found ? cr_to_double(h.fraction) : -1;
+            bool ok = first < 0 ? (!found || t > 1 - slack)
+                                : found && t >= (first - 1) * step_t - slack && t <= first * step_t + slack;
+            if (found) ++hits;
+            if (!ok) {
+                cr_test_printf("  %s: box cast %d: query %d %.5f, first overlapping sample %d (%.5f)\n", scenes[i], k,
+                               found, t, first, first * step_t);
+                ++bad;
+            }
+            ++casts;
+        }
+        ENSURE(cr_world_state_hash(r.w) == before);
+        close_scene(&r);
+    }
+    cr_test_printf("  %d box casts, %d hit, %d differ from the sampled overlaps\n", casts, hits, bad);
+    ENSURE(hits > casts / 2);
+    ENSURE(bad == 0);
+}

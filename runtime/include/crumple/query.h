@@ -121,6 +121,12 @@ cr_status cr_world_overlap_box_all(const cr_world *world, cr_transform pose, cr_
 cr_status cr_world_cast_sphere(const cr_world *world, cr_vec3 centre, cr_real radius, cr_vec3 translation,
                                cr_query_filter filter, cr_ray_hit *out, bool *found);
 
+/// A box (half extents m, at pose) swept along translation (m) without
+/// turning: the first body it touches, as cr_world_cast_sphere. The point is
+/// on the plane of contact under the box's centre at that time.
+cr_status cr_world_cast_box(const cr_world *world, cr_transform pose, cr_vec3 half_extents, cr_vec3 translation,
+                            cr_query_filter filter, cr_ray_hit *out, bool *found);
+
 /// The signed distance (m, negative inside) from a world point to one rigid
 /// body and the outward unit normal there (world frame): a mesh body's from
 /// its distance grid as it is now (a dented body's patched copy), spheres,

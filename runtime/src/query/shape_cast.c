@@ -1,5 +1,5 @@
-/* shape_cast.c — a sphere swept along a translation: the first body it
- * touches, when, where and with which normal (crumple/query.h).
+/* shape_cast.c — a sphere or a box swept along a translation: the first
+ * body it touches, when, where and with which normal (crumple/query.h).
  *
  * The swept sphere meets a triangle where the ray of its centre meets the
  * triangle grown by the radius: the face lifted along its normal, the three
@@ -217,6 +217,237 @@ cr_status cr_world_cast_sphere(const cr_world *w, cr_vec3 centre, cr_real radius
     if (cri_query_passes_soft(filter) && w->def.spring.body_capacity > 0)
         for (uint32_t i = 0; i < cri_soft_region_c(w)->body_high; ++i)
             if (sweep_soft(w, i, centre, translation, radius, *found ? out->fraction : CR_R(1), &h) &&
+                (!*found || h.fraction < out->fraction))
+                *out = h, *found = true;
+    cri_query_leave(w, &m);
+    return CR_OK;
+}
+
+/* ---- box casts: the separating axes over time ----
+ *
+ * Two convex shapes, one translating, overlap at time t exactly when their
+ * projections overlap on every separating axis at t; the axes do not turn
+ * while the box only translates, so each gives an interval of t and the
+ * first contact is the latest entry, if it comes before the earliest exit
+ * (Ericson, Real-Time Collision Detection, 5.5.8). Axes: the box's three,
+ * the other shape's faces (a triangle's normal, a box's three) and the
+ * cross products of their edges. A box that starts overlapping hits at 0. */
+
+typedef struct axis_sweep {
+    cr_real enter, leave; ///< fraction interval so far
+    cr_vec3 normal;       ///< the axis of the latest entry, pointing from the target to the box
+    bool never;
+} axis_sweep;
+
+/* num / v as a fraction, clamped to +-2 (the sweep spans [0, 1]) so Q32.32 never overflows */
+static cr_real frac(cr_real num, cr_real v) {
+    if (cr_abs(num) >= 2 * cr_abs(v)) return (num < 0) != (v < 0) ? CR_R(-2) : CR_R(2);
+    return cr_div(num, v);
+}
+
+/* one axis a: the target projects to [lo, hi], the box (centre 0 at t = 0) to +-r, moving v = a . d */
+static void sweep_axis(axis_sweep *s, cr_vec3 a, cr_real lo, cr_real hi, cr_real r, cr_real v) {
+    if (s->never) return;
+    if (v == 0) {
+        if (r < lo || -r > hi) s->never = true;
+        return;
+    }
+    cr_real t0 = v > 0 ? frac(lo - r, v) : frac(hi + r, v), t1 = v > 0 ? frac(hi + r, v) : frac(lo - r, v);
+    if (t0 > s->enter) s->enter = t0, s->normal = v > 0 ? cr_v3_neg(a) : a;
+    if (t1 < s->leave) s->leave = t1;
+    if (s->enter > s->leave) s->never = true;
+}
+
+static cr_real box_radius(cr_vec3 he, cr_vec3 a) {
+    return cr_mul(he.x, cr_abs(a.x)) + cr_mul(he.y, cr_abs(a.y)) + cr_mul(he.z, cr_abs(a.z));
+}
+
+static bool usable_axis(cr_vec3 a) { return cr_v3_dot(a, a) > CR_R(1e-12); }
+
+static void sweep_triangle_axis(axis_sweep *s, cr_vec3 a, const cr_vec3 *v, cr_vec3 he, cr_vec3 d) {
+    if (!usable_axis(a)) return;
+    cr_real p0 = cr_v3_dot(a, v[0]), p1 = cr_v3_dot(a, v[1]), p2 = cr_v3_dot(a, v[2]);
+    sweep_axis(s, a, cr_min(p0, cr_min(p1, p2)), cr_max(p0, cr_max(p1, p2)), box_radius(he, a), cr_v3_dot(a, d));
+}
+
+/* the box (he about the origin, moving d) against triangle v[0..2]; true and *t within [0, tmax] */
+static bool box_triangle(cr_vec3 he, cr_vec3 d, const cr_vec3 *v, cr_real tmax, cr_real *t, cr_vec3 *normal) {
+    axis_sweep s = {CR_R(-2), CR_R(2), {0, 0, 0}, false};
+    const cr_vec3 u[3] = {{CR_R(1), 0, 0}, {0, CR_R(1), 0}, {0, 0, CR_R(1)}};
+    cr_vec3 e[3] = {cr_v3_sub(v[1], v[0]), cr_v3_sub(v[2], v[1]), cr_v3_sub(v[0], v[2])};
+    sweep_triangle_axis(&s, cr_v3_cross(e[0], e[1]), v, he, d);
+    for (int i = 0; i < 3; ++i) sweep_triangle_axis(&s, u[i], v, he, d);
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) sweep_triangle_axis(&s, cr_v3_cross(u[i], e[j]), v, he, d);
+    if (s.never || s.leave < 0 || s.enter > tmax) return false;
+    *t = s.enter < 0 ? 0 : s.enter;
+    *normal = s.enter < 0 ? cr_v3_neg(d) : s.normal;
+    return true;
+}
+
+/* the box against a box of he2 at pose x (in the first box's frame) */
+static bool box_box(cr_vec3 he, cr_vec3 d, cr_transform x, cr_vec3 he2, cr_real tmax, cr_real *t, cr_vec3 *normal) {
+    axis_sweep s = {CR_R(-2), CR_R(2), {0, 0, 0}, false};
+    cr_mat3 m = cr_mat3_from_quat(x.q);
+    const cr_vec3 u[3] = {{CR_R(1), 0, 0}, {0, CR_R(1), 0}, {0, 0, CR_R(1)}};
+    cr_vec3 w[3] = {m.cx, m.cy, m.cz};
+    cr_vec3 axes[15];
+    int n = 0;
+    for (int i = 0; i < 3; ++i) axes[n++] = u[i], axes[n++] = w[i];
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) axes[n++] = cr_v3_cross(u[i], w[j]);
+    for (int k = 0; k < n; ++k) {
+        cr_vec3 a = axes[k];
+        if (!usable_axis(a)) continue;
+        cr_real c = cr_v3_dot(a, x.p);
+        cr_real r2 = cr_mul(he2.x, cr_abs(cr_v3_dot(a, w[0]))) + cr_mul(he2.y, cr_abs(cr_v3_dot(a, w[1]))) +
+                     cr_mul(he2.z, cr_abs(cr_v3_dot(a, w[2])));
+        sweep_axis(&s, a, c - r2, c + r2, box_radius(he, a), cr_v3_dot(a, d));
+    }
+    if (s.never || s.leave < 0 || s.enter > tmax) return false;
+    *t = s.enter < 0 ? 0 : s.enter;
+    *normal = s.enter < 0 ? cr_v3_neg(d) : s.normal;
+    return true;
+}
+
+/* one rigid body against the box at `pose` (half extents he) moving d (world) */
+static bool box_cast_body(const cr_world *w, uint32_t slot, cr_transform pose, cr_vec3 he, cr_vec3 d, cr_real tmax,
+                          cr_ray_hit *out) {
+    const cr_body *b = &cr_world_bodies_c(w)[slot];
+    cr_transform rel = cr_transform_mul(cr_transform_inverse(pose), b->xf); /* the body in the box's frame */
+    cr_vec3 db = cr_quat_inv_rotate(pose.q, d);
+    cr_real t = 0;
+    cr_vec3 n = cr_v3_zero(); /* the body's outward normal, box frame */
+    bool hit = false;
+    uint32_t triangle = UINT32_MAX;
+    switch (b->shape.type) {
+    case CR_SHAPE_SPHERE: {
+        /* the sphere swept the other way against the box's triangles */
+        sweep s = {rel.p, cr_v3_neg(db), b->shape.radius, tmax, false, {0, 0, 0}, {0, 0, 0}, UINT32_MAX};
+        sweep_box(&s, he);
+        if (s.found) hit = true, t = s.t, n = cr_v3_neg(s.normal);
+        break;
+    }
+    case CR_SHAPE_PLANE: {
+        cr_vec3 up = cr_quat_rotate(rel.q, cr_v3(0, CR_R(1), 0));
+        cr_real gap = -cr_v3_dot(up, rel.p) - box_radius(he, up), v = cr_v3_dot(up, db); /* centre height less reach */
+        if (gap <= 0) hit = true, t = 0, n = up;
+        else if (v < 0 && gap <= cr_mul(-v, tmax)) hit = true, t = cr_div(gap, -v), n = up;
+        break;
+    }
+    case CR_SHAPE_BOX:
+        hit = box_box(he, db, rel, b->shape.half_extents, tmax, &t, &n);
+        break;
+    case CR_SHAPE_MESH: {
+        const cr_asset *a = cr_world_asset(w, b->shape.asset);
+        if (a == NULL) break;
+        cr_transform inv = cr_transform_inverse(rel); /* the box in the mesh's frame */
+        cr_segment seg = cri_segment(inv.p, cr_quat_rotate(inv.q, db));
+        cr_vec3 grow = cri_query_rotated_extent(inv.q, he);
+        const cr_mesh_tree *tree = cri_query_mesh_tree(w, b->shape.asset);
+        const cr_tree_node *nodes = tree ? CR_AT(w, tree->nodes, const cr_tree_node) : NULL;
+        const uint32_t *items = tree ? CR_AT(w, tree->triangles, const uint32_t) : NULL;
+        uint32_t stack[CR_TREE_STACK], top = 0, k = 0;
+        if (tree) stack[top++] = 0;
+        for (;;) {
+            uint32_t first = 0, count = 0;
+            if (tree) {
+                if (top == 0) break;
+                const cr_tree_node *nd = &nodes[stack[--top]];
+                cr_real t0, t1;
+                if (!cri_segment_box(&seg, cr_v3_sub(nd->lo, grow), cr_v3_add(nd->hi, grow), hit ? t : tmax, &t0, &t1))
+                    continue;
+                if (nd->count == 0) {
+                    stack[top++] = nd->first + 1, stack[top++] = nd->first;
+                    continue;
+                }
+                first = nd->first, count = nd->count;
+            } else {
+                if (k >= a->triangle_count) break;
+                first = k++, count = 1;
+            }
+            for (uint32_t i = 0; i < count; ++i) {
+                uint32_t tri = tree ? items[first + i] : first + i;
+                const uint32_t *ix = &a->triangles[3 * tri];
+                cr_vec3 v[3] = {cr_transform_point(rel, a->positions[ix[0]]), cr_transform_point(rel, a->positions[ix[1]]),
+                                cr_transform_point(rel, a->positions[ix[2]])};
+                cr_real tt;
+                cr_vec3 nn;
+                if (box_triangle(he, db, v, hit ? t : tmax, &tt, &nn) && (!hit || tt < t))
+                    hit = true, t = tt, n = nn, triangle = tri;
+            }
+        }
+        break;
+    }
+    }
+    if (!hit) return false;
+    n = cr_v3_normalize(n);
+    out->body = (cr_body_id){slot + 1, b->generation};
+    out->soft = (cr_soft_id){0, 0};
+    out->fraction = t;
+    /* on the plane of contact, under the box's centre then */
+    cr_vec3 centre = cr_v3_scale(db, t);
+    out->point = cr_transform_point(pose, cr_v3_sub(centre, cr_v3_scale(n, box_radius(he, n))));
+    out->normal = cr_quat_rotate(pose.q, n);
+    out->triangle = triangle;
+    return true;
+}
+
+static bool box_cast_soft(const cr_world *w, uint32_t slot, cr_transform pose, cr_vec3 he, cr_vec3 d, cr_real tmax,
+                          cr_ray_hit *out) {
+    const cr_soft_region *rg = cri_soft_region_c(w);
+    const cr_soft_body *sb = &CR_AT(w, rg->bodies, const cr_soft_body)[slot];
+    const cr_asset *a = cr_world_asset(w, sb->asset);
+    if (!sb->alive || a == NULL) return false;
+    const cr_particle *p = &CR_AT(w, rg->particles, const cr_particle)[sb->first_particle];
+    cr_vec3 db = cr_quat_inv_rotate(pose.q, d), n = cr_v3_zero();
+    cr_real t = tmax;
+    bool hit = false;
+    uint32_t triangle = 0;
+    for (uint32_t k = 0; k < a->triangle_count; ++k) {
+        const uint32_t *ix = &a->triangles[3 * k];
+        cr_vec3 v[3] = {cr_transform_inv_point(pose, p[ix[0]].x), cr_transform_inv_point(pose, p[ix[1]].x),
+                        cr_transform_inv_point(pose, p[ix[2]].x)};
+        cr_real tt;
+        cr_vec3 nn;
+        if (box_triangle(he, db, v, t, &tt, &nn) && (!hit || tt < t)) hit = true, t = tt, n = nn, triangle = k;
+    }
+    if (!hit) return false;
+    n = cr_v3_normalize(n);
+    out->body = (cr_body_id){0, 0};
+    out->soft = (cr_soft_id){slot + 1, sb->generation};
+    out->fraction = t;
+    out->point = cr_transform_point(pose, cr_v3_sub(cr_v3_scale(db, t), cr_v3_scale(n, box_radius(he, n))));
+    out->normal = cr_quat_rotate(pose.q, n);
+    out->triangle = triangle;
+    return true;
+}
+
+cr_status cr_world_cast_box(const cr_world *w, cr_transform pose, cr_vec3 half_extents, cr_vec3 translation,
+                            cr_query_filter filter, cr_ray_hit *out, bool *found) {
+    if (w == NULL) return CR_ERR_NULL_ARGUMENT;
+    if (out == NULL || found == NULL) return cri_query_refuse(w, CR_ERR_NULL_ARGUMENT, CR_FIELD_QUERY_OUT);
+    *found = false;
+    CR_TRY(cri_query_check_vec3(w, pose.p, CR_FIELD_QUERY_POSE));
+    if (cr_quat_status(pose.q) != CR_OK) return cri_query_refuse(w, cr_quat_status(pose.q), CR_FIELD_QUERY_POSE);
+    CR_TRY(cri_query_check_length(w, half_extents.x, CR_FIELD_QUERY_HALF_EXTENTS));
+    CR_TRY(cri_query_check_length(w, half_extents.y, CR_FIELD_QUERY_HALF_EXTENTS));
+    CR_TRY(cri_query_check_length(w, half_extents.z, CR_FIELD_QUERY_HALF_EXTENTS));
+    CR_TRY(cri_query_check_ray(w, pose.p, translation));
+    pose.q = cr_quat_normalize(pose.q);
+    cr_query_marks m;
+    CR_TRY(cri_query_enter(w, &m));
+    cr_vec3 end = cr_v3_add(pose.p, translation), grow = cri_query_rotated_extent(pose.q, half_extents);
+    cri_query_mark_box(w, m.bits, cr_v3_sub(cr_v3_min(pose.p, end), grow), cr_v3_add(cr_v3_max(pose.p, end), grow));
+    cr_ray_hit h;
+    for (uint32_t slot = cri_query_next_mark(w, m.bits, 0); slot != UINT32_MAX; slot = cri_query_next_mark(w, m.bits, slot))
+        if (cri_query_passes(w, slot, filter) &&
+            box_cast_body(w, slot, pose, half_extents, translation, *found ? out->fraction : CR_R(1), &h) &&
+            (!*found || h.fraction < out->fraction))
+            *out = h, *found = true;
+    if (cri_query_passes_soft(filter) && w->def.spring.body_capacity > 0)
+        for (uint32_t i = 0; i < cri_soft_region_c(w)->body_high; ++i)
+            if (box_cast_soft(w, i, pose, half_extents, translation, *found ? out->fraction : CR_R(1), &h) &&
                 (!*found || h.fraction < out->fraction))
                 *out = h, *found = true;
     cri_query_leave(w, &m);
