@@ -14,6 +14,7 @@
 #   make bench-peers     crumple next to Bullet and ODE on the five peer scenes (docs/peers.md)
 #   make bench-soft      soft_pile in crumple and in Bullet's btSoftBody (docs/mass-spring.md)
 #   make bench-frames    every shipped scene's steps against issue 25's frame budget, float then fixed (docs/frame-budget.md)
+#   make bench-queries   rays and overlaps in crumple and Bullet on the same bodies (docs/queries.md)
 #   make cross           Cortex-M4F libraries (both modes, sizes) and the suite as 32-bit x86
 # Settings below are ?= so that a user can override any of them.
 
@@ -256,6 +257,11 @@ $(PEER_DIR)/layout/pile.txt: tests/peers/peer_scenes.py
 	python3 tests/peers/peer_scenes.py data/scenes data/meshes $(PEER_DIR)/layout
 bench-peers: $(CLI) $(PEER_DIR)/bullet_peer $(PEER_DIR)/ode_peer $(PEER_DIR)/layout/pile.txt
 	python3 tests/peers/bench_peers.py $(CLI) $(PEER_DIR)/bullet_peer $(PEER_DIR)/ode_peer $(PEER_DIR)/layout data/scenes $(PEER_ROUNDS) $(PEER_SCENES)
+
+# issue 27's query benchmark: crumple's rays and overlaps beside Bullet's on the same bodies (docs/queries.md)
+.PHONY: bench-queries
+bench-queries: $(CLI) $(PEER_DIR)/bullet_peer
+	python3 tests/peers/bench_queries.py $(CLI) $(PEER_DIR)/bullet_peer $(PEER_DIR)
 
 # issue 16's soft_pile in crumple and in Bullet's btSoftBody, same meshes (docs/mass-spring.md)
 .PHONY: bench-soft

@@ -1,20 +1,20 @@
 #!/bin/sh
 # check_layers.sh — the runtime's folders are layers of the frame, in this
-# order: base < geometry < solver < soft < damage < world. A file may include
+# order: base < geometry < solver < soft < damage < query < world. A file may include
 # headers of its own folder and of the folders below it, never above it, so
 # a reader never has to look upward and the layers have no include cycle.
 # Prints every offending include as file:line and exits non-zero if any.
 set -u
 rank() {
     case "$1" in
-        base) echo 0 ;; geometry) echo 1 ;; solver) echo 2 ;; soft) echo 3 ;; damage) echo 4 ;; world) echo 5 ;; *) echo -1 ;;
+        base) echo 0 ;; geometry) echo 1 ;; solver) echo 2 ;; soft) echo 3 ;; damage) echo 4 ;; query) echo 5 ;; world) echo 6 ;; *) echo -1 ;;
     esac
 }
 bad=0
 for f in runtime/src/*/*.c runtime/src/*/*.h; do
     own=$(basename "$(dirname "$f")")
     r=$(rank "$own")
-    if [ "$r" -lt 0 ]; then echo "$f: folder '$own' is not a layer (base geometry solver soft damage world)"; bad=$((bad + 1)); continue; fi
+    if [ "$r" -lt 0 ]; then echo "$f: folder '$own' is not a layer (base geometry solver soft damage query world)"; bad=$((bad + 1)); continue; fi
     # '#include "folder/name.h"' lines, with their line numbers
     for hit in $(grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*"[a-z_]*/' "$f" | sed 's/^\([0-9]*\):.*"\([a-z_]*\)\/.*$/\1:\2/'); do
         line=${hit%%:*}
@@ -72,7 +72,7 @@ if [ -d "$O" ]; then
     for o in "$O"/*/*.o; do nm -u "$o" | awk -v f="${o#$O/}" '$2 ~ /^cri?_/ {print $2, f}'; done | sort >"$refs"
     # "user definer symbol" for every reference to a folder above the user's
     up=$(join "$refs" "$defs" | awk '
-        function rank(p) { sub(/\/.*/, "", p); return p == "base" ? 0 : p == "geometry" ? 1 : p == "solver" ? 2 : p == "soft" ? 3 : p == "damage" ? 4 : p == "world" ? 5 : 9 }
+        function rank(p) { sub(/\/.*/, "", p); return p == "base" ? 0 : p == "geometry" ? 1 : p == "solver" ? 2 : p == "soft" ? 3 : p == "damage" ? 4 : p == "query" ? 5 : p == "world" ? 6 : 9 }
         rank($3) > rank($2) { print $2, $3, $1 }') || { echo "layers: the symbol check failed to run"; bad=$((bad + 1)); }
     left=$(echo "$up" | while read -r user def sym; do
         [ -n "$user" ] || continue
@@ -93,4 +93,4 @@ if [ $bad -gt 0 ]; then
     echo "layers: $bad bad include(s) or upward reference(s)"
     exit 1
 fi
-echo "layers: ok (base < geometry < solver < soft < damage < world, in includes and in symbols but the listed debts; tools see crumple/*.h and asset_format.h, implicit_skeleton.h, segmentation.h only)"
+echo "layers: ok (base < geometry < solver < soft < damage < query < world, in includes and in symbols but the listed debts; tools see crumple/*.h and asset_format.h, implicit_skeleton.h, segmentation.h only)"

@@ -79,6 +79,8 @@ int cr_bench_run_option(const char *who, int argc, char **argv, int *i, int32_t 
 char *cr_bench_copy(const char *text, size_t n);
 /// Frees the names and the array of cr_bench_list_scenes.
 void cr_bench_free_names(char **names);
+/// `crumple bench queries`: rays and sphere overlaps into the peer pile and rings (tools/bench_queries.c).
+int cr_bench_queries(int argc, char **argv);
 /// Read and validate a cooked asset with the runtime loader (tools/cmd_info.c); prints "file:0: why" on failure. Caller frees *bytes (crp_free) and *block (free).
 int cr_cli_asset_open(const char *path, uint8_t **bytes, void **block, cr_asset *asset);
 /// `crumple query --sdf` on any stream: "x y z" lines in, signed distances out; 1 and "in_name:line:" on a bad line (tools/cmd_query.c).

@@ -9,6 +9,7 @@
  *     crumple bench soft                issue 16's soft pile (make bench-soft: beside Bullet's)
  *     crumple bench frames              every step of every shipped scene against issue 25's frame budget
  *     crumple bench calibrate           fits the damage budget's cost tables (ps per item) from the scenes' steps
+ *     crumple bench queries             rays and overlaps into the peer pile and rings (make bench-queries)
  *   (the dent-map and re-skin benchmarks time internal stages, which tools
  *   may not reach: they are tests/bench/, `make bench-stages`)
  *
@@ -54,6 +55,7 @@ static void bench_usage(FILE *out) {
                  "       crumple bench soft [options]   (the soft pile, timed; make bench-soft runs Bullet's beside it)\n"
                  "       crumple bench frames [SCENE...] [options]   (every step of every shipped scene: p50/p99/worst, damage, latency)\n"
                  "       crumple bench calibrate [SCENE...] [options]   (fits the damage cost tables, ps per item, from the scenes' steps)\n"
+                 "       crumple bench queries [options]   (rays and overlaps into the peer pile and rings; make bench-queries runs Bullet's beside it)\n"
                  "  Steps each scene (default: pile rings terrain) N times (default 600) at 1/60 s\n"
                  "  and prints one JSON object per scene: median and max ms per step.\n"
                  "  A SCENE is a name in DIR (default data/scenes) or a path to a .scene file.\n"
@@ -216,6 +218,7 @@ static const struct {
     {"fracture", cr_bench_fracture}, /* tools/bench_fracture.c */
     {"frames", cr_bench_frames}, /* tools/bench_frames.c */
     {"soft", cr_bench_soft}, /* tools/bench_soft.c */
+    {"queries", cr_bench_queries}, /* tools/bench_queries.c */
 };
 
 /* The stage benchmarks time internal functions the crumple command may not

@@ -68,6 +68,9 @@ int cr_scene_build(cr_scene *s, cr_world **out, cr_scene_error *err) {
     cr_scene_example_size(s, &def);
     cr_scene_fracture_size(s, &def); /* tools/scene_fracture.c */
     cr_scene_spring_budget(s, &def); /* tools/scene_spring.c */
+    if (def.query.mesh_tree_bytes == 0) /* room for every asset's triangle tree (docs/queries.md) */
+        for (ptrdiff_t i = 0; i < arrlen(s->assets); ++i)
+            if (s->assets[i].view_ != NULL) def.query.mesh_tree_bytes += (uint32_t)cr_asset_query_bytes(s->assets[i].view_);
     def.log = crp_log_hook;
     if (def.clock_ns == NULL) def.clock_ns = crp_clock_hook; /* a caller's own clock (crumple bench frames --clock cpu) is kept */
     cr_world *w = NULL;

@@ -194,7 +194,18 @@ const char *cr_version_string(void);
     X(WORLD_SENSOR_EVENT_CAPACITY, "cr_world_def.sensor_event_capacity") \
     X(WORLD_TOUCH_CAPACITY, "cr_world_def.touch_capacity")       \
     X(WORLD_CONTACT_EVENT_CAPACITY, "cr_world_def.contact_event_capacity") \
-    X(WORLD_HIT_EVENT_SPEED, "cr_world_def.hit_event_speed")
+    X(WORLD_HIT_EVENT_SPEED, "cr_world_def.hit_event_speed") \
+    X(QUERY_ORIGIN, "origin")                                    \
+    X(QUERY_TRANSLATION, "translation")                          \
+    X(QUERY_CALLBACK, "fn")                                      \
+    X(QUERY_OUT, "out")                                          \
+    X(QUERY_BOUNDS, "lo/hi")                                     \
+    X(QUERY_CENTRE, "centre")                                    \
+    X(QUERY_RADIUS, "radius")                                    \
+    X(QUERY_POSE, "pose")                                        \
+    X(QUERY_HALF_EXTENTS, "half_extents")                        \
+    X(QUERY_POINT, "point")                                      \
+    X(QUERY_BODY, "id")
 
 typedef enum cr_field {
 #define CR_X_FIELD_ENUM_(name, text) CR_FIELD_##name,

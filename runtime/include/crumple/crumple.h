@@ -30,6 +30,7 @@ extern "C" {
 #include "input.h"
 #include "snapshot.h"
 #include "debug_draw.h"
+#include "query.h"
 
 #ifdef __cplusplus
 }

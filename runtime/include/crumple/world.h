@@ -131,6 +131,13 @@ typedef struct cr_spring_budget {
     uint32_t work_per_step;      ///< (particles + springs) x substeps per step at most, all soft bodies together
 } cr_spring_budget;
 
+/// Room for the queries (crumple/query.h, docs/queries.md), a field of cr_world_def.
+typedef struct cr_query_def {
+    uint32_t mesh_tree_bytes; ///< the registered assets' triangle trees: the sum of cr_asset_query_bytes over the
+                              ///< mesh assets to register (default 0: meshes answer queries triangle by triangle; an
+                              ///< asset whose tree does not fit is answered so too)
+} cr_query_def;
+
 /// The damage stage's memory and every model's capacities (a field of cr_world_def).
 /* The damage stage's operations. The stage charges every item of each one
  * against the step's budget at its cost in cr_damage_costs (picoseconds of
@@ -233,6 +240,7 @@ typedef struct cr_world_def {
     cr_real sleep_angular;        ///< rad/s, "rested": turning slower than this at every step of sleep_time (default 0.05)
     cr_damage_def damage;         ///< memory and budgets of the damage stage (dents, the game's own model)
     cr_spring_budget spring;      ///< room for mass-spring soft bodies (crumple/spring.h)
+    cr_query_def query;           ///< room for the queries (crumple/query.h)
     cr_log_fn *log;               ///< optional log sink
     void *log_user;
     cr_assert_fn *assert_handler; ///< optional; called when an internal invariant fails

@@ -159,6 +159,9 @@ struct cr_world {
     uint32_t touch_count;
     uint32_t contact_events;   ///< offset of cr_contact_event[def.contact_event_capacity]
     uint32_t contact_event_count;
+    uint32_t query_region;  ///< offset of the queries' cr_query_region (query/query_tree.h): derived, not hashed
+    uint32_t query_epoch;   ///< bumped by every call that moves, makes or removes a body between steps, so the
+                            ///< queries know their body tree is stale (query/body_tree.c); not hashed
     uint64_t step_count;
     cr_world_stats stats;
     uint32_t refused_field; ///< cr_field of the last refused call (validate.c); not state, not hashed
@@ -217,6 +220,10 @@ static inline void cr_slot_release(void *records, size_t stride, uint32_t *free_
     *cr_slot_word_(records, stride, index, 1) = *free_head;
     *free_head = index + 1;
 }
+
+/// A body was moved, made, removed or given a surface copy outside a step:
+/// the queries' body tree (query/body_tree.c) no longer describes the bodies.
+static inline void cri_query_stale(cr_world *w) { ++w->query_epoch; }
 
 /// Mix one body's state into a hash (the world state hash and the per-body
 /// hashes of replays use this one list, so they can never disagree).

@@ -76,6 +76,7 @@ cr_status cri_damage_surface_attach(cr_world *w, uint32_t body_index1, cr_surfac
     r->body_generation = b->generation;
     r->rest_slot = b->shape.asset;
     b->shape.asset = CR_SURFACE_SLOT_FLAG | pick;
+    cri_query_stale(w); /* the body leaves the queries' tree for their list of moving surfaces */
     *out = r;
     return CR_OK;
 }
@@ -85,6 +86,7 @@ void cri_damage_surface_detach(cr_world *w, uint32_t body_index1) {
     if (r == NULL) return;
     cr_world_bodies(w)[body_index1 - 1].shape.asset = r->rest_slot;
     r->body_index1 = 0;
+    cri_query_stale(w);
 }
 
 void cri_damage_surfaces_rebind(cr_world *w) {

@@ -136,6 +136,7 @@ cr_status cr_body_create(cr_world *w, const cr_body_def *def, cr_body_id *out) {
         b->w = def->angular_velocity;
     }
     w->body_count++;
+    cri_query_stale(w);
     out->index1 = index + 1;
     out->generation = b->generation;
     return CR_OK;
@@ -153,6 +154,7 @@ cr_status cr_body_destroy(cr_world *w, cr_body_id id) {
     b->alive = 0;
     cr_slot_release(cr_world_bodies(w), sizeof *b, &w->free_body, id.index1 - 1);
     w->body_count--;
+    cri_query_stale(w);
     return CR_OK;
 }
 
@@ -170,6 +172,7 @@ cr_status cr_body_set_transform(cr_world *w, cr_body_id id, cr_transform t) {
     if (b == NULL) return CR_ERR_STALE_HANDLE;
     b->xf.p = t.p;
     b->xf.q = cr_quat_normalize(t.q);
+    cri_query_stale(w);
     cri_world_wake(w, id.index1 - 1);
     if (b->type != CR_BODY_DYNAMIC) {
         /* a teleported static or kinematic body may leave sleepers hanging in

@@ -13,6 +13,7 @@
 #include "solver/solver.h"
 #include "damage/stage.h"
 #include "damage/models.h"
+#include "query/query_tree.h"
 #include "soft/mass_spring.h"
 #include "solver/touch.h"
 #include "geometry/surface_copy.h"
@@ -65,6 +66,9 @@ uint32_t cr_world_memory_report(const cr_world_def *def, cr_memory_region *out, 
     add(&r, "soft bodies (particles, springs)", "spring", cri_soft_region_bytes(def));
     add(&r, "sensor overlaps (twice) and sensor events", "sensor_capacity, sensor_event_capacity", cri_sensor_region_bytes(def));
     add(&r, "touching pairs (twice) and contact events", "touch_capacity, contact_event_capacity", cri_touch_region_bytes(def));
+    uint64_t query = cri_query_region_bytes(def), mesh_trees = (def->query.mesh_tree_bytes + 15u) & ~15u;
+    add(&r, "queries: triangle trees of the assets", "query.mesh_tree_bytes (cr_asset_query_bytes per asset)", mesh_trees);
+    add(&r, "queries: body tree and marks", "body_capacity, asset_capacity", query - mesh_trees);
 
     cr_scratch_plan p;
     cri_scratch_plan_make(def, &p);

@@ -30,6 +30,7 @@
 #include "damage/stage.h"
 #include "soft/mass_spring.h"
 #include "solver/touch.h"
+#include "query/query_tree.h"
 #include "base/hash.h"
 #include "base/check.h"
 
@@ -64,6 +65,7 @@ cr_world_def cr_default_world_def(void) {
     d.sleep_angular = CR_R(0.05);
     d.damage = cr_default_damage_def();
     d.spring = cr_default_spring_budget();
+    d.query.mesh_tree_bytes = 0; /* sized from the game's assets (cr_asset_query_bytes): a default would be guessed */
     d.cookie = CR_DEF_COOKIE;
     /* scratch_bytes stays 0: the world sizes its scratch from the capacities
      * (cri_scratch_plan_make), so a def whose capacities change needs nothing else */
@@ -129,7 +131,8 @@ static uint64_t layout(const cr_world_def *def, uint8_t *block, uint64_t block_s
     uint64_t coarse = align16((uint64_t)def->asset_capacity * sizeof(cr_coarse_grid));
     uint64_t warm = align16((uint64_t)def->point_capacity * sizeof(cr_warm_impulse));
     uint64_t persistent_bytes = bodies + joints + events + assets + coarse + warm + cri_damage_region_bytes(def) + 16u +
-                              cri_soft_region_bytes(def) + cri_sensor_region_bytes(def) + cri_touch_region_bytes(def);
+                              cri_soft_region_bytes(def) + cri_sensor_region_bytes(def) + cri_touch_region_bytes(def) +
+                              cri_query_region_bytes(def);
     uint64_t scratch = scratch_bytes_of(def);
     uint64_t total = header + persistent_bytes + scratch + 16u;
     if (block == NULL && block_size == UINT64_MAX) return total; /* cr_world_memory_need: no limit */
@@ -154,7 +157,7 @@ static uint64_t layout(const cr_world_def *def, uint8_t *block, uint64_t block_s
     bool ok = w->bodies != CR_NO_OFFSET && w->joints != CR_NO_OFFSET && w->events != CR_NO_OFFSET &&
               w->assets != CR_NO_OFFSET && w->coarse != CR_NO_OFFSET && w->warm != CR_NO_OFFSET &&
               cri_damage_layout(w, block) && cri_soft_layout(w, block) && cri_sensor_layout(w, block) &&
-              cri_touch_layout(w, block);
+              cri_touch_layout(w, block) && cri_query_layout(w, block);
     return ok ? total : 0;
 }
 
@@ -228,6 +231,7 @@ cr_status cr_world_add_asset(cr_world *w, const cr_asset *asset, uint32_t *slot)
                     tmp == CR_NO_OFFSET ? NULL : CR_AT(w, tmp, uint32_t));
     cri_arena_pop_to(&w->scratch, mark);
     *slot = w->asset_count++;
+    cri_query_add_asset(w, *slot);
     return CR_OK;
 }
 
@@ -535,6 +539,7 @@ cr_status cr_world_step(cr_world *w, cr_real dt) {
     }
 
     w->step_count++;
+    cri_query_rebuild(w); /* the queries' body tree, for the calls until the next step */
     w->stats.step_count = w->step_count;
     w->stats.body_count = w->body_count;
     w->stats.joint_count = w->joint_count;
