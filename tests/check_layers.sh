@@ -64,6 +64,9 @@ damage/* | world/world.o | cri_world_log | the host log hook: moves to base/ (is
 solver/joint.o | world/* | cri_world_body cri_world_body_c cri_refuse cri_joint_def_refuse cri_world_log | the same moves
 geometry/shape.o soft/* solver/interference.o | damage/surfaces.o | cri_damage_surface_view | a flagged slot to its surface copy: moves to geometry/ with the copies (issue 26)
 soft/mass_spring.o | world/validate.o | cri_refuse cri_check_position | refusal bookkeeping: moves to base/check.c (issue 25)
+query/* | world/* | cri_refuse cri_world_body_c | the same moves
+solver/sensors.o solver/contact_events.o | world/body.o | cri_world_body_c | handle lookup: moves to base/ (issue 25)
+solver/sensors.o | damage/surfaces.o | cri_damage_surface_view | a flagged slot to its surface copy (issue 26)
 '
 O=${BUILD_PREFIX:-build}/obj/runtime/src
 if [ -d "$O" ]; then
