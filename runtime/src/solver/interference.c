@@ -146,6 +146,7 @@ static void add_point(np_pair *c, cr_vec3 p, cr_vec3 n, cr_real phi, bool of_a, 
     cp.kinv = cri_inverse_k(cp.k);
     cp.phi = c->soft != 0 ? phi + c->soft : phi; /* a squishy body's soft layer (squash model) */
     cp.bounce = CR_R(-1);
+    cp.hit = 0;
     cp.jn = 0;
     cp.jt = cr_v3_zero();
     cp.jp = 0;
