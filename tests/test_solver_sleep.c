@@ -188,13 +188,17 @@ static bool alone(const scene_run *r, ptrdiff_t n, cr_body_id id) {
  * things rolled: since then the fixed-point pile has one box at rest 12.5 m
  * out at 10 s, next to a rolling ball, and the float pile one ball at rest
  * alone 11.7 m out, inside the heap's square (so counted with the balls);
- * both asleep by 10.5 s. */
+ * both asleep by 10.5 s. Asserted at 10.5 s since impacts return e v
+ * (collision.c, docs/solver.md "Restitution"): the pile's restitution is
+ * 0.2, its small knocks now bounce as much as that says instead of losing
+ * (1 + e) g dt / 2 to the step, and the fixed-point heap's last few bodies
+ * fall asleep between 10 and 10.5 s (the float heap by 10 s, as before). */
 CR_TEST(solver_pile_falls_asleep) {
     scene_run r;
     ENSURE(open_scene("pile", &r) == 0);
     ENSURE(r.s->def.sleep);
     ptrdiff_t n = arrlen(r.s->bodies);
-    for (int32_t f = 0; f < 600; ++f) ENSURE(step(&r, f) == 0);
+    for (int32_t f = 0; f < 630; ++f) ENSURE(step(&r, f) == 0);
     int32_t dynamic = 0, asleep = 0, rolling = 0, stopped = 0, heap = 0, heap_awake = 0, other_awake = 0, settling = 0;
     cr_body_id settled[8];
     for (ptrdiff_t i = 0; i < n; ++i) {
@@ -224,7 +228,7 @@ CR_TEST(solver_pile_falls_asleep) {
             ++other_awake;
         }
     }
-    cr_test_printf("    pile at 10 s: %d of %d bodies asleep, %d of the heap's %d awake; %d balls awake alone on the ground "
+    cr_test_printf("    pile at 10.5 s: %d of %d bodies asleep, %d of the heap's %d awake; %d balls awake alone on the ground "
                    "(%d of them slower than 2 cm/s), %d others at rest off the heap, %d others awake\n",
                    asleep, dynamic, heap_awake, heap, rolling, stopped, settling, other_awake);
     ENSURE(dynamic == 1000);
@@ -234,7 +238,7 @@ CR_TEST(solver_pile_falls_asleep) {
     ENSURE(heap > 850);
     ENSURE(rolling < 60);
     ENSURE(settling <= 3);
-    for (int32_t f = 600; f < 660; ++f) ENSURE(step(&r, f) == 0);
+    for (int32_t f = 630; f < 690; ++f) ENSURE(step(&r, f) == 0);
     for (int32_t i = 0; i < settling; ++i) ENSURE(cr_body_is_sleeping(r.w, settled[i])); /* asleep within a second */
     close_scene(&r);
 }

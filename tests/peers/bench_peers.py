@@ -26,6 +26,10 @@ each program prints (and the largest rise each one tracked per step):
            inscribed in it, so meshes that just touch read up to ~0.02 m)
   terrain  spheres below the surface (centre less than 0.25 m above h(x, z)) or
            off the terrain (|x| or |z| > 32 m)
+  bounce   the rebound speed over the impact speed, from the largest rise (the
+           rebound's apex) and the impact speed of the flight every engine draws
+           (its first step takes the start velocity as half a step old), against e = 0.5
+  dominoes dominoes turned past 45 degrees after 10 s (of 10)
 """
 import json
 import math
@@ -34,7 +38,8 @@ import statistics
 import subprocess
 import sys
 
-SCENES = ["pile", "stack", "incline", "rings", "terrain"]
+SCENES = ["pile", "stack", "incline", "rings", "terrain", "bounce", "dominoes"]
+BOUNCE_SPEED, BOUNCE_GAP, BOUNCE_E = 4.4294, 0.01, 0.5  # tests/peers/peer_scenes.py
 R, r = 1.0, 0.25
 
 
@@ -45,7 +50,7 @@ def run(cmd):
 
 def layout_count(path):
     with open(path) as f:
-        return sum(1 for _ in f) - 1
+        return sum(1 for line in f if not line.startswith("velocity")) - 1
 
 
 def rotate(q, v):
@@ -126,6 +131,17 @@ def quality(scene, res):
         off = sum(1 for p in poses if abs(p[0]) > 32 or abs(p[2]) > 32)
         below = sum(1 for p in poses if abs(p[0]) <= 32 and abs(p[2]) <= 32 and p[1] - terrain_height(p[0], p[2]) < 0.25)
         return {"below_surface": below, "off_terrain": off, "text": "below %d, off %d" % (below, off)}
+    if scene == "bounce":
+        # the impact speed of the flight the engines draw: each integrates v += g dt, then x += dt v, so its
+        # positions fly as if the start velocity were half a step old
+        v0 = math.sqrt(BOUNCE_SPEED ** 2 - 2 * 9.81 * BOUNCE_GAP) + 9.81 / 120
+        impact = math.sqrt(v0 * v0 + 2 * 9.81 * BOUNCE_GAP)
+        ratio = math.sqrt(2 * 9.81 * (res["max_rise"] + BOUNCE_GAP)) / impact
+        return {"rebound_ratio": ratio, "text": "rebound %.4f of the impact speed (e %.2f: %+.2f %%)" % (
+            ratio, BOUNCE_E, 100 * (ratio / BOUNCE_E - 1))}
+    if scene == "dominoes":
+        fallen = sum(1 for p in poses if rotate(p[3:7], (0.0, 1.0, 0.0))[1] < math.cos(math.radians(45)))
+        return {"fallen": fallen, "text": "%d of %d dominoes past 45 deg" % (fallen, len(poses))}
     return {"text": ""}
 
 

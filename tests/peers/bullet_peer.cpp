@@ -252,6 +252,8 @@ int main(int argc, char **argv) {
         ci.m_friction = mu;
         ci.m_restitution = e;
         bodies[i] = new btRigidBody(ci);
+        bodies[i]->setLinearVelocity(btVector3((btScalar)b->v[0], (btScalar)b->v[1], (btScalar)b->v[2]));
+        bodies[i]->setAngularVelocity(btVector3((btScalar)b->w[0], (btScalar)b->w[1], (btScalar)b->w[2]));
         if (!sleep) bodies[i]->setActivationState(DISABLE_DEACTIVATION);
         world.addRigidBody(bodies[i]);
     }

@@ -110,6 +110,8 @@ int main(int argc, char **argv) {
         dBodySetPosition(body, b->p[0], b->p[1], b->p[2]);
         dQuaternion q = {b->q[3], b->q[0], b->q[1], b->q[2]}; /* ODE: w x y z */
         dBodySetQuaternion(body, q);
+        dBodySetLinearVel(body, b->v[0], b->v[1], b->v[2]);
+        dBodySetAngularVel(body, b->w[0], b->w[1], b->w[2]);
         bodies[i] = body;
     }
 

@@ -28,6 +28,7 @@ typedef struct peer_body {
     int kind;
     double size[3]; /* sphere: r; box: half extents; torus: R, r */
     double p[3], q[4]; /* x y z w */
+    double v[3], w[3]; /* m/s, rad/s (world) at the start: a `velocity` line after the body */
 } peer_body;
 
 typedef struct peer_layout {
@@ -53,7 +54,18 @@ static int peer_read_layout(const char *path, peer_layout *l) {
     while (fscanf(f, " %15s", kind) == 1) {
         peer_body *b = &l->body[l->count];
         int ok;
+        if (strcmp(kind, "velocity") == 0 && l->count > 0) {
+            peer_body *last = &l->body[l->count - 1];
+            if (fscanf(f, "%lf %lf %lf %lf %lf %lf", &last->v[0], &last->v[1], &last->v[2], &last->w[0], &last->w[1],
+                       &last->w[2]) != 6) {
+                fprintf(stderr, "%s: bad velocity after body %d\n", path, l->count);
+                fclose(f);
+                return 1;
+            }
+            continue;
+        }
         if (l->count >= PEER_MAX_BODIES) break;
+        memset(b, 0, sizeof *b);
         if (strcmp(kind, "sphere") == 0) {
             b->kind = PEER_SPHERE;
             ok = fscanf(f, "%lf", &b->size[0]) == 1;

@@ -4,7 +4,7 @@ for every engine.
 
     python3 tests/peers/peer_scenes.py SCENE_DIR MESH_DIR LAYOUT_DIR
 
-writes SCENE_DIR/peer_{pile,stack,incline,rings,terrain}.scene (crumple's scene
+writes SCENE_DIR/peer_{pile,stack,incline,rings,terrain,bounce,dominoes}.scene (crumple's scene
 format, docs/scene-format.md), MESH_DIR/peer_terrain{0..3}.obj (the terrain's
 four quarters as the closed slabs crumple cooks into signed distance grids) and
 LAYOUT_DIR/{scene}.txt, the same bodies for the Bullet and ODE programs
@@ -13,6 +13,7 @@ LAYOUT_DIR/{scene}.txt, the same bodies for the Bullet and ODE programs
     sphere R  x y z  qx qy qz qw
     box HX HY HZ  x y z  qx qy qz qw
     torus R r  x y z  qx qy qz qw
+    velocity vx vy vz  wx wy wz      (optional, the previous body's start)
 
 after a header line `scene NAME friction MU restitution E` holding the
 *combined* coefficients (each peer sets each body's own to what its product
@@ -94,6 +95,8 @@ def mesh_volume(v, t):
 
 
 TERRAIN_QUARTERS = [(-32, -32), (0, -32), (-32, 0), (0, 0)]
+BOUNCE_SPEED, BOUNCE_GAP = 4.4294, 0.01  # m/s at impact (a 1 m drop), m between the sphere and the ground at the start
+DOMINO_SPIN = 1.5  # rad/s: the first domino's top starts at 0.75 m/s
 
 
 def terrain_height(x, z):
@@ -258,6 +261,39 @@ def build(scene_dir, mesh_dir, layout_dir):
             sc.append("body ball%d_%d dynamic sphere 0.5 material ball position %s 3 %s" % (i, k, g(x), g(z)))
             lay.append("sphere 0.5 %s 3 %s 0 0 0 1" % (g(x), g(z)))
     scenes["terrain"] = (sc, lay)
+
+    # 6. bounce (issue 28): a 0.1 m sphere reaching the ground at 4.4294 m/s (dropped from 1 m), restitution 0.5
+    #    combined; 1 cm above the ground at the start, so the first step is the impact and the largest rise is the
+    #    rebound's apex: rebound speed / impact speed = sqrt(2 g (rise + 0.01)) / 4.4294
+    mu, e = 0.5, 0.5
+    v0 = math.sqrt(BOUNCE_SPEED ** 2 - 2 * 9.81 * BOUNCE_GAP)
+    y = 0.1 + BOUNCE_GAP
+    sc = scene_header("peer_bounce", "a 0.1 m sphere hitting the ground at 4.43 m/s, restitution 0.5.", mu, e)
+    sc += ["material ball density %s restitution %s friction %s" % (g(1.0 / (4.0 / 3.0 * math.pi * 0.1 ** 3)), g(e), g(mu)),
+           "body ground static plane material ball",
+           "body ball dynamic sphere 0.1 material ball position 0 %s 0 velocity 0 %s 0" % (g(y), g(-v0))]
+    lay = ["scene bounce friction %s restitution %s" % (g(mu), g(e)),
+           "sphere 0.1 0 %s 0 0 0 0 1" % g(y), "velocity 0 %s 0 0 0 0" % g(-v0)]
+    scenes["bounce"] = (sc, lay)
+
+    # 7. dominoes (issue 28): ten wooden dominoes 5 x 50 x 20 cm, 30 cm apart, friction 0.5, restitution 0.1, the
+    #    first set tipping about its front edge at DOMINO_SPIN; the figure is how many turned past 45 degrees
+    mu, e = 0.5, 0.1
+    sc = scene_header("peer_dominoes", "ten dominoes 5 x 50 x 20 cm, 30 cm apart, the first tipped over.", mu, e)
+    sc += ["material wood density %s restitution %s friction %s" % (g(1.0 / (0.05 * 0.5 * 0.2)), g(e), g(mu)),
+           "body ground static plane material wood"]
+    lay = ["scene dominoes friction %s restitution %s" % (g(mu), g(e))]
+    for i in range(10):
+        x = 0.3 * i
+        tip = ""
+        if i == 0:  # turning about its front bottom edge: v = w x (centre - edge)
+            w = DOMINO_SPIN
+            tip = " velocity %s %s 0 spin 0 0 %s" % (g(0.25 * w), g(0.025 * w), g(-w))
+        sc.append("body domino%d dynamic box 0.025 0.25 0.1 material wood position %s 0.25 0%s" % (i, g(x), tip))
+        lay.append("box 0.025 0.25 0.1 %s 0.25 0 0 0 0 1" % g(x))
+        if i == 0:
+            lay.append("velocity %s %s 0 0 0 %s" % (g(0.25 * DOMINO_SPIN), g(0.025 * DOMINO_SPIN), g(-DOMINO_SPIN)))
+    scenes["dominoes"] = (sc, lay)
 
     for d in (scene_dir, mesh_dir, layout_dir):
         os.makedirs(d, exist_ok=True)

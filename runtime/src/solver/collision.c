@@ -159,19 +159,64 @@ static cr_real collision_target(const cr_cpoint *p, cr_real floor) {
     return cr_max(p->bounce, floor);
 }
 
+/* m/s^2: the relative normal acceleration gravity gives a point (a minus b
+ * along n): only a dynamic body falls. */
+static cr_real gravity_along(const cr_step *s, const cr_manifold *m, const cr_cpoint *p) {
+    cr_real gn = cr_v3_dot(s->w->def.gravity, p->n);
+    return (s->sb[m->a].dynamic ? gn : 0) - (s->sb[m->b].dynamic ? gn : 0);
+}
+
+/* Whether a point is met approaching now (or already was), and when in the
+ * step it reaches the surface (*hit, s). The velocities the collision passes
+ * see are the last step's chords (x += dt v after v += dt g), half a step
+ * behind: at the start of the step the point approaches at u0 = u_n + a dt/2
+ * and reaches the surface at the first root of phi + u0 t + a t^2/2. A point
+ * with restitution whose own approach would stop short of the surface but
+ * which this step's gravity brings onto it is met too: it hits within the
+ * step, and left to the contact passes it would be stopped on the surface
+ * and bounce a step later from a slower approach. */
+static bool collision_meets(const cr_step *s, const cr_manifold *m, const cr_cpoint *p, cr_real e, cr_real un, cr_real floor,
+                            cr_real *hit) {
+    if (p->bounce >= 0) {
+        *hit = p->hit;
+        return true;
+    }
+    /* an approach no faster than one step of gravity is what the contact
+     * passes leave on a resting body, not an impact: the contact stage
+     * holds it (the seed's point: resting contact has no velocity to
+     * bounce at the start of a step; collision impulses on that noise
+     * made a block on a 30 degree incline creep 1.3 mm in 10 s) */
+    cr_real rest = cr_mul(cr_v3_len(s->w->def.gravity), s->dt);
+    cr_real a = gravity_along(s, m, p);
+    cr_real reach = e > 0 ? floor - cr_mul(a, s->dt) : floor;
+    if (un >= reach - CR_RESTING_SPEED_EPS || un > -rest) return false;
+    *hit = 0;
+    if (p->phi > 0) {
+        cr_real u0 = un + cr_mul(cr_half(a), s->dt);
+        cr_real disc = cr_mul(u0, u0) - cr_mul(a + a, p->phi);
+        cr_real den = disc < 0 ? 0 : -u0 + cr_sqrt(disc);
+        *hit = den > 0 ? cr_min(cr_div(p->phi + p->phi, den), s->dt) : s->dt;
+    }
+    return true;
+}
+
 /* The point is met approaching (or already was): fix its target. False
- * while it is not approaching. */
+ * while it is not approaching. The target is Newton's -e u at the moment of
+ * impact, on the flight the scheme continues from: the velocity update adds
+ * a dt to it and the position update moves by the result, so the target is
+ * the bounce v_b = -e (u0 + a t_hit) minus a (dt/2 + t_hit), which leaves the
+ * chord of the flight after the bounce (impact_time then puts the body where
+ * that flight is at the end of the step). Without the shift a ball came off
+ * the ground g dt/2 (1 + e) short: 2.11 m/s where e v = 2.215. */
 static bool collision_meet(cr_step *s, cr_manifold *m, uint32_t pi, cr_real e, cr_real un, cr_real floor) {
     cr_cpoint *p = &s->pts[pi];
+    cr_real hit;
+    if (!collision_meets(s, m, p, e, un, floor, &hit)) return false;
     if (p->bounce < 0) {
-        /* an approach no faster than one step of gravity is what the contact
-         * passes leave on a resting body, not an impact: the contact stage
-         * holds it (the seed's point: resting contact has no velocity to
-         * bounce at the start of a step; collision impulses on that noise
-         * made a block on a 30 degree incline creep 1.3 mm in 10 s) */
-        cr_real rest = cr_mul(cr_v3_len(s->w->def.gravity), s->dt);
-        if (un >= floor - CR_RESTING_SPEED_EPS || un > -rest) return false; /* not met yet */
-        p->bounce = -cr_mul(e, un);
+        cr_real a = gravity_along(s, m, p);
+        cr_real u_hit = un + cr_mul(a, cr_half(s->dt) + hit);
+        p->hit = hit;
+        p->bounce = e > 0 ? cr_max(-cr_mul(e, u_hit) - cr_mul(a, cr_half(s->dt) + hit), 0) : 0;
         if (un < m->impact_speed) {
             m->impact_speed = un;
             m->impact_point = pi;
@@ -183,6 +228,31 @@ static bool collision_meet(cr_step *s, cr_manifold *m, uint32_t pi, cr_real e, c
             m->impact_local = cr_quat_inv_rotate(s->bodies[m->a].xf.q, cr_v3_mad(p->ra, to_surface, p->n));
         }
     }
+    return true;
+}
+
+/* Seed 002's kinetic friction at one point, for the point's total impulse:
+ * J = J_n (N + mu D) with N . (u_free + K J) = target, u_free the point's
+ * velocity without its own impulse and D the direction of the tangential
+ * impulse that would have made it stick (jst, the static total that left the
+ * cone). The seed takes the friction against the slip before the impulse; a
+ * corner that lands without slipping, off the line of its centre of mass,
+ * starts to slip only under the impulse, and solving the normal alone with
+ * the friction after it left such a corner 2.6 % short of -e u after the
+ * five passes (fixed-point rounds on the direction of the slip after
+ * oscillated). False when there is no such direction or friction would make
+ * the normal response degenerate (N . K (N + mu D) below half of N . K N).
+ * Collision passes only: nothing is frozen, so the cached K holds. */
+static bool kinetic_total(const cr_cpoint *p, cr_vec3 u_free, cr_vec3 jst, cr_real target, cr_real mu, cr_vec3 *total) {
+    cr_real len;
+    cr_vec3 d = cr_v3_normalize_len(jst, &len);
+    if (len <= 0 || mu <= 0) return false;
+    cr_vec3 dir = cr_v3_mad(p->n, mu, d);
+    cr_real knn = cr_v3_dot(p->n, cr_mat3_mul_v3(p->k, p->n));
+    cr_real denom = cr_v3_dot(p->n, cr_mat3_mul_v3(p->k, dir));
+    if (denom <= cr_half(knn)) return false;
+    cr_real jn = cr_max(cr_div(target - cr_v3_dot(u_free, p->n), denom), 0);
+    *total = cr_v3_scale(dir, jn);
     return true;
 }
 
@@ -214,8 +284,23 @@ static cr_real collision_impulse(cr_step *s, cr_manifold *m, uint32_t pi, cr_rea
         if (p->jn > 0) m->flags |= CR_MF_IMPACT;
         return err;
     }
-    /* kinetic: the normal impulse (which may shrink, never below zero), then
-     * the friction that stops the slip, held to the cone's edge */
+    /* kinetic: the point's total impulse at the cone's edge (kinetic_total) */
+    cr_vec3 old = cr_v3_mad(p->jt, p->jn, p->n), total_j;
+    cr_vec3 u_free = cr_v3_sub(u0, cr_mat3_mul_v3(p->k, old));
+    if (m->restitution > 0 && kinetic_total(p, u_free, jst, target, m->friction, &total_j)) {
+        cr_vec3 dj = cr_v3_sub(total_j, old);
+        cr_real dn = cr_v3_dot(total_j, p->n) - p->jn;
+        p->jn += dn;
+        p->jt = cr_v3_mad(total_j, -p->jn, p->n);
+        cri_apply_pair_impulse(s, m->a, m->b, p->ra, p->rb, dj);
+        m->impact_jn += dn;
+        m->impact_j = cr_v3_add(m->impact_j, dj);
+        if (p->jn > 0) m->flags |= CR_MF_IMPACT;
+        return err;
+    }
+    /* or, where friction makes that degenerate, the normal impulse alone
+     * (which may shrink, never below zero), then the friction that stops the
+     * slip, held to the cone's edge */
     cr_real jn = cr_max(p->jn + cr_div(target - un, knn), 0);
     cr_real dn = jn - p->jn;
     if (dn != 0) {
@@ -262,11 +347,29 @@ static void collision_block(cr_step *s, cr_manifold *m, cr_real e) {
     cr_vec3 sum_n = cr_v3_zero(), sum_wa = cr_v3_zero(), sum_wb = cr_v3_zero();
     cr_real sum_err = 0;
     uint32_t k = 0;
+    /* the block is the points that reach the surface with the first one,
+     * within 1 mm of travel (a flat face): a box falling on an edge or a
+     * corner meets its far corners too (they are within the step's reach),
+     * and sharing the landing with them made it bounce as if flat (a corner
+     * landing 10-57 % short of e v); a 5 mm window still took in a mesh's
+     * neighbouring vertices (spot.obj 4-12 % off). The sweeps meet the other
+     * points with the velocities the first impulse leaves. */
+    cr_real first = CR_REAL_MAX, hit, speed = 0;
+    for (uint32_t i = 0; i < m->count; ++i) {
+        const cr_cpoint *p = &s->pts[m->first + i];
+        cr_real un = cr_point_normal_velocity(s, m, p);
+        if (collision_meets(s, m, p, e, un, cr_point_floor(s, p, false), &hit) && hit < first) {
+            first = hit;
+            speed = -un;
+        }
+    }
+    cr_real together = first + cr_min(cr_mul(CR_R(0.25), s->dt), speed > 0 ? cr_div(CR_R(0.001), speed) : 0);
     for (uint32_t i = 0; i < m->count; ++i) {
         cr_cpoint *p = &s->pts[m->first + i];
         cr_real un = cr_point_normal_velocity(s, m, p);
         cr_real floor = cr_point_floor(s, p, false);
-        if (!collision_meet(s, m, m->first + i, e, un, floor)) continue;
+        if (!collision_meets(s, m, p, e, un, floor, &hit) || hit > together) continue;
+        collision_meet(s, m, m->first + i, e, un, floor);
         cr_real err = collision_target(p, floor) - un;
         if (err <= 0) continue;
         sum_err += err;
@@ -487,16 +590,14 @@ uint32_t cri_process_pair(cr_step *s, cr_manifold *m, cr_impulse_law law) {
 
 /* Impact time. The seed's collisions act at the start of the step on the
  * predicted positions, so a point that still had a gap phi > 0 bounces up to
- * one step early: it never travels the gap, and gravity acts on it for the
- * whole step after the bounce instead of the part after the impact. Along
- * the normal of the fastest-approaching point, the pair's relative motion in
- * the step is redone with the bounce at the impact time (phi + u_n t +
- * a t^2 / 2 = 0, a the relative acceleration from gravity), and
- * the difference is handed to the bodies (split by inverse mass) as a
- * velocity change now and a displacement at the position update. A ball
- * dropped from h then bounces to e^2 h, as it should, whatever the gap.
- * Approaches slower than one step of gravity (resting contact) are left
- * alone: there the seed's scheme is exactly what keeps them from bouncing. */
+ * one step early: it never travels the gap, and the position update moves
+ * it up from where it was. collision_meet already gave it the velocity of
+ * the flight after a bounce at the moment of impact; here the bodies are
+ * moved (split by inverse mass, along the normal of the point that reaches
+ * the surface first) to where that flight is at the end of the step: a ball
+ * dropped from h then bounces to e^2 h, whatever the gap. Approaches slower
+ * than one step of gravity (resting contact) are never met, so never moved:
+ * there the seed's scheme is exactly what stops bouncing. */
 /* m/s: how fast spin moves a point of body i, the larger of the start of
  * the step and now; 0 for spheres. */
 static cr_real spin_reach_now(const cr_step *s, uint32_t i) {
@@ -508,12 +609,10 @@ static cr_real spin_reach_now(const cr_step *s, uint32_t i) {
 
 static void impact_time(cr_step *s, const cr_manifold *m) {
     if (!(m->flags & CR_MF_IMPACT) || m->restitution <= 0 || m->impact_speed >= 0) return;
-    const cr_cpoint *p = &s->pts[m->impact_point];
-    if (p->phi <= 0) return;
     cr_sbody *A = &s->sb[m->a], *B = &s->sb[m->b];
     cr_real ia = cr_sbody_moves(A) ? A->inv_mass : 0, ib = cr_sbody_moves(B) ? B->inv_mass : 0;
     if (ia + ib <= 0) return;
-    cr_real u = m->impact_speed, e = m->restitution, dt = s->dt;
+    cr_real dt = s->dt;
     /* The correction is one-dimensional: the pair's relative translation
      * along the normal. When spin, before or after the collision, moves any
      * point of the bodies by a quarter of the approach or more, moving the
@@ -521,46 +620,26 @@ static void impact_time(cr_step *s, const cr_manifold *m) {
      * it put spinning bodies landing at 4-10 m/s up to 36 cm into the
      * ground. The seed's scheme is left as it is then. (A sphere's spin
      * moves no point along a normal.) */
-    if ((spin_reach_now(s, m->a) + spin_reach_now(s, m->b)) * 4 > -u) return;
+    if ((spin_reach_now(s, m->a) + spin_reach_now(s, m->b)) * 4 > -m->impact_speed) return;
     /* The impact is timed by the point that reaches the surface first, not
      * by the fastest one: a tumbling block's fastest point may still be far
-     * off, and timing by it moved the block 28 cm into a 10 cm wall. The
-     * approach of each met point is -bounce / e. */
-    cr_real first = CR_REAL_MAX;
+     * off, and timing by it moved the block 28 cm into a 10 cm wall. */
+    const cr_cpoint *p = NULL;
     for (uint32_t i = 0; i < m->count; ++i) {
         const cr_cpoint *q = &s->pts[m->first + i];
         if (q->bounce <= 0) continue;
         if (q->phi <= 0) return; /* touching at the start: nothing to time */
-        cr_real uq = -cr_div(q->bounce, e);
-        cr_real t = cr_div(q->phi, -uq);
-        if (t < first) {
-            first = t;
-            p = q;
-            u = uq;
-        }
+        if (p == NULL || q->hit < p->hit) p = q;
     }
-    /* relative normal acceleration from gravity: only a body that is not
-     * dynamic on the other side makes one */
-    cr_real ga = A->dynamic ? cr_v3_dot(s->w->def.gravity, p->n) : 0;
-    cr_real gb = B->dynamic ? cr_v3_dot(s->w->def.gravity, p->n) : 0;
-    cr_real a = ga - gb;
-    /* a resting body's approach is at most one step of gravity: no impact to time */
-    if (-u <= cr_mul(cr_abs(a), dt)) return;
-    /* first root of phi + u t + a t^2 / 2 = 0, in the form without cancellation */
-    cr_real disc = cr_mul(u, u) - cr_mul(a + a, p->phi);
-    if (disc < 0) return;
-    cr_real t_hit = cr_min(cr_div(p->phi + p->phi, -u + cr_sqrt(disc)), dt);
-    cr_real tau = dt - t_hit;
-    cr_real v_bounce = -cr_mul(e, u + cr_mul(a, t_hit));
-    cr_real v_end = v_bounce + cr_mul(a, tau);
+    if (p == NULL) return;
+    cr_real a = gravity_along(s, m, p);
+    /* the flight after the bounce: v_b at t_hit, and where it is at the end */
+    cr_real v_bounce = p->bounce + cr_mul(a, cr_half(dt) + p->hit);
+    cr_real tau = dt - p->hit;
     cr_real phi_end = cr_mul(v_bounce, tau) + cr_mul(cr_half(a), cr_mul(tau, tau));
-    /* what the scheme does by itself: bounce to -e u now, gravity for dt */
-    cr_real v_scheme = -cr_mul(e, u) + cr_mul(a, dt);
-    cr_real dv = v_end - v_scheme;
-    cr_real dx = phi_end - p->phi - cr_mul(dt, v_end);
+    /* where the scheme puts it: the target plus a dt, for the whole step */
+    cr_real dx = phi_end - p->phi - cr_mul(dt, p->bounce + cr_mul(a, dt));
     cr_real fa = cr_div(ia, ia + ib), fb = CR_R(1) - fa;
-    A->v = cr_v3_mad(A->v, cr_mul(dv, fa), p->n);
-    B->v = cr_v3_mad(B->v, -cr_mul(dv, fb), p->n);
     A->dx = cr_v3_mad(A->dx, cr_mul(dx, fa), p->n);
     B->dx = cr_v3_mad(B->dx, -cr_mul(dx, fb), p->n);
 }

@@ -120,7 +120,8 @@ typedef struct cr_cpoint {
     cr_mat3 kinv; ///< kg, K^-1 of the same (static friction)
     cr_real phi;  ///< m, signed separation now; negative = penetrating
     uint32_t of_b; ///< 1 if the sample is b's (inside a's SDF), 0 if a's
-    cr_real bounce; ///< m/s, collision target -e u_n fixed when first met approaching; negative until then
+    cr_real bounce; ///< m/s, collision target fixed when first met approaching (collision.c: collision_meet); negative until then
+    cr_real hit;    ///< s, when in the step the point reaches the surface (collision passes; set when met)
     cr_real jn;   ///< N s, normal impulse the collision, then the contact passes applied here
     cr_vec3 jt;   ///< N s, tangential impulse the contact passes applied here
     cr_real jp;   ///< N s, push-out pseudo-impulse (push_out.c)
