@@ -88,19 +88,13 @@ static bool shape_meets_triangle(const query_shape *q, cr_vec3 a, cr_vec3 b, cr_
 
 /* box (he about the origin) against a box (he2 at pose x in the first's frame): 15 separating axes */
 static bool boxes_meet(cr_vec3 he, cr_transform x, cr_vec3 he2) {
-    cr_mat3 m = cr_mat3_from_quat(x.q);
-    const cr_vec3 u[3] = {{CR_R(1), 0, 0}, {0, CR_R(1), 0}, {0, 0, CR_R(1)}};
-    cr_vec3 v[3] = {m.cx, m.cy, m.cz};
     cr_vec3 axes[15];
-    int n = 0;
-    for (int i = 0; i < 3; ++i) axes[n++] = u[i], axes[n++] = v[i];
-    for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) axes[n++] = cr_v3_cross(u[i], v[j]);
-    for (int k = 0; k < n; ++k) {
+    cri_box_pair_axes(x.q, axes);
+    for (int k = 0; k < 15; ++k) {
         cr_vec3 s = axes[k];
         cr_real ra = cr_mul(he.x, cr_abs(s.x)) + cr_mul(he.y, cr_abs(s.y)) + cr_mul(he.z, cr_abs(s.z));
-        cr_real rb = cr_mul(he2.x, cr_abs(cr_v3_dot(s, v[0]))) + cr_mul(he2.y, cr_abs(cr_v3_dot(s, v[1]))) +
-                     cr_mul(he2.z, cr_abs(cr_v3_dot(s, v[2])));
+        cr_real rb = cr_mul(he2.x, cr_abs(cr_v3_dot(s, axes[1]))) + cr_mul(he2.y, cr_abs(cr_v3_dot(s, axes[3]))) +
+                     cr_mul(he2.z, cr_abs(cr_v3_dot(s, axes[5])));
         if (cr_abs(cr_v3_dot(s, x.p)) > ra + rb + CR_R(1e-6)) return false;
     }
     return true;

@@ -40,4 +40,17 @@ static inline cr_status cri_query_check_ray(const cr_world *w, cr_vec3 origin, c
     return CR_OK;
 }
 
+/* The 15 axes that separate two boxes if any does: box one's faces (the
+ * frame's axes) at 0, 2, 4, box two's (rotated by q) at 1, 3, 5, and the
+ * edges' cross products. */
+static inline void cri_box_pair_axes(cr_quat q, cr_vec3 axes[15]) {
+    cr_mat3 m = cr_mat3_from_quat(q);
+    const cr_vec3 u[3] = {{CR_R(1), 0, 0}, {0, CR_R(1), 0}, {0, 0, CR_R(1)}};
+    const cr_vec3 v[3] = {m.cx, m.cy, m.cz};
+    int n = 0;
+    for (int i = 0; i < 3; ++i) axes[n++] = u[i], axes[n++] = v[i];
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) axes[n++] = cr_v3_cross(u[i], v[j]);
+}
+
 #endif

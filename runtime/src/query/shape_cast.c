@@ -288,20 +288,14 @@ static bool box_triangle(cr_vec3 he, cr_vec3 d, const cr_vec3 *v, cr_real tmax, 
 /* the box against a box of he2 at pose x (in the first box's frame) */
 static bool box_box(cr_vec3 he, cr_vec3 d, cr_transform x, cr_vec3 he2, cr_real tmax, cr_real *t, cr_vec3 *normal) {
     axis_sweep s = {CR_R(-2), CR_R(2), {0, 0, 0}, false};
-    cr_mat3 m = cr_mat3_from_quat(x.q);
-    const cr_vec3 u[3] = {{CR_R(1), 0, 0}, {0, CR_R(1), 0}, {0, 0, CR_R(1)}};
-    cr_vec3 w[3] = {m.cx, m.cy, m.cz};
     cr_vec3 axes[15];
-    int n = 0;
-    for (int i = 0; i < 3; ++i) axes[n++] = u[i], axes[n++] = w[i];
-    for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) axes[n++] = cr_v3_cross(u[i], w[j]);
-    for (int k = 0; k < n; ++k) {
+    cri_box_pair_axes(x.q, axes);
+    for (int k = 0; k < 15; ++k) {
         cr_vec3 a = axes[k];
         if (!usable_axis(a)) continue;
         cr_real c = cr_v3_dot(a, x.p);
-        cr_real r2 = cr_mul(he2.x, cr_abs(cr_v3_dot(a, w[0]))) + cr_mul(he2.y, cr_abs(cr_v3_dot(a, w[1]))) +
-                     cr_mul(he2.z, cr_abs(cr_v3_dot(a, w[2])));
+        cr_real r2 = cr_mul(he2.x, cr_abs(cr_v3_dot(a, axes[1]))) + cr_mul(he2.y, cr_abs(cr_v3_dot(a, axes[3]))) +
+                     cr_mul(he2.z, cr_abs(cr_v3_dot(a, axes[5])));
         sweep_axis(&s, a, c - r2, c + r2, box_radius(he, a), cr_v3_dot(a, d));
     }
     if (s.never || s.leave < 0 || s.enter > tmax) return false;
