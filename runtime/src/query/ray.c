@@ -60,7 +60,7 @@ static void triangle_hit(const cr_segment *s, const cr_vec3 *pos, const uint32_t
 static void push_children(const cr_segment *s, const cr_tree_node *nodes, const cr_tree_node *nd, cr_real tmax,
                           uint32_t *stack, cr_real *enter, uint32_t *top) {
     const cr_tree_node *l = &nodes[nd->first], *r = &nodes[nd->first + 1];
-    cr_real a0, a1, b0, b1;
+    cr_real a0 = 0, a1 = 0, b0 = 0, b1 = 0; /* set whenever hl or hr is (the cross compiler cannot see it) */
     bool hl = cri_segment_box(s, l->lo, l->hi, tmax, &a0, &a1);
     bool hr = cri_segment_box(s, r->lo, r->hi, tmax, &b0, &b1);
     if (hl && hr && a0 > b0) {
