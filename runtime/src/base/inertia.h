@@ -45,8 +45,16 @@ static inline cr_vec3 cri_inertia_inv_mul(const cr_body *b, cr_vec3 v) {
 /* Twice the rotational energy w . I w of the body-frame spin w. */
 static inline cr_real cri_inertia_energy(const cr_body *b, cr_vec3 w) {
     cr_vec3 d = b->inertia;
-    if (cri_inertia_principal(b))
+    if (cri_inertia_principal(b)) {
+#if CR_FIXED
+        /* summed as unsigned: a hostile body's energy past Q32.32 wraps instead of being undefined
+         * (the range guards decide what to do with it); the same bits in range */
+        return (cr_real)((uint64_t)cr_mul(d.x, cr_mul(w.x, w.x)) + (uint64_t)cr_mul(d.y, cr_mul(w.y, w.y)) +
+                         (uint64_t)cr_mul(d.z, cr_mul(w.z, w.z)));
+#else
         return cr_mul(d.x, cr_mul(w.x, w.x)) + cr_mul(d.y, cr_mul(w.y, w.y)) + cr_mul(d.z, cr_mul(w.z, w.z));
+#endif
+    }
     return cr_v3_dot(w, cri_inertia_sym_mul(d, b->inertia_products, w));
 }
 
