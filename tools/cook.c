@@ -27,6 +27,7 @@ cr_cook_options cr_cook_default_options(void) {
     o.sdf_res = 64;
     o.sdf_pad = 3;
     o.max_samples = 2048;
+    o.mass_cells = 2097152;
     o.geodesic_max = 16;
     o.soft_spread = 2.5;
     o.soft_internal = 1;
@@ -147,8 +148,15 @@ static int load_back(const char *name, const cr_cook_result *out, char *err, siz
  * 8 cells across the shortest side of the box, because the smoothed step is
  * first order where two faces share a cell: an open slab 1.1 cells thick came
  * out 2.6 % heavy at 30 cells across, 8 cells take that under 0.5 %. At
- * most 2^21 cells, so a needle does not ask for billions. */
-static int grid_mass_res(const cr_cook_mesh *m, int sdf_res) {
+ * most `cells` (2^21 by default), so a needle does not ask for billions. */
+/* the cells cr_cook_grid_layout gives a side `ratio` times the longest when
+ * the longest has `res` cells, one of padding on each end */
+static double layout_cells(double ratio, double res) {
+    double need = ceil(ratio * (res - 2) - 1e-9);
+    return (need < 1 ? 1 : need) + 2;
+}
+
+static int grid_mass_res(const cr_cook_mesh *m, int sdf_res, double cells) {
     int res = sdf_res / 2 < 24 ? 24 : sdf_res / 2;
     double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY}, side[3];
     for (uint32_t i = 0; i < m->vertex_count; ++i)
@@ -159,8 +167,12 @@ static int grid_mass_res(const cr_cook_mesh *m, int sdf_res) {
     if (!(shortest > 0)) return res;
     double need = ceil(8 * longest / shortest) + 2;
     if (need > CR_ASSET_MAX_SDF_DIM - 1) need = CR_ASSET_MAX_SDF_DIM - 1;
-    /* counted down rather than by cbrt, whose last bit is libm's */
-    while (need > res && need * need * need * (middle / longest) * (shortest / longest) > 2097152.0) need -= 1;
+    /* counted down rather than by cbrt, whose last bit is libm's; the cells
+     * are counted as cr_cook_grid_layout (pad 1) lays them out: a needle's
+     * thin sides keep three cells however fine the long one, so a count from
+     * the sides' ratios alone let one through with 2 million */
+    while (need > res && need * layout_cells(middle / longest, need) * layout_cells(shortest / longest, need) > cells)
+        need -= 1;
     return need > res ? (int)need : res;
 }
 
@@ -234,7 +246,7 @@ int cr_cook_obj(const char *name, const cr_obj *obj, const cr_cook_options *opt,
     cr_cook_mass mass;
     bool closed = mesh.boundary_edges == 0 && mesh.nonmanifold_edges == 0 && mesh.nested_same == 0 && mesh.crossing_shells == 0;
     cr_bvh *bvh = closed ? NULL : cr_bvh_build(mesh.pos, mesh.tri, mesh.triangle_count);
-    int mass_res = grid_mass_res(&mesh, opt->sdf_res);
+    int mass_res = grid_mass_res(&mesh, opt->sdf_res, (double)opt->mass_cells);
     if (bvh == NULL && !closed) {
         cr_cook_mesh_free(&mesh);
         snprintf(err, en, "%s: out of memory", name);

@@ -41,6 +41,7 @@ typedef struct cr_cook_options {
     int sdf_res;             ///< grid cells along the longest axis, padding included; default 64
     int sdf_pad;             ///< cells of padding on every side; default 3
     uint32_t max_samples;    ///< cap on collision sample points (farthest-point thinning); 0 = every vertex
+    uint32_t mass_cells;     ///< most cells of the occupancy grid that integrates an open mesh's mass; default 2^21
     double geodesic_radius;  ///< edge-path radius of the geodesic lists; 0 = 0.25 x bounding radius
     uint32_t geodesic_max;   ///< entries kept per vertex, nearest first; default 16
     double geodesic_patch;   ///< > 0: lists per patch of vertices within this edge-path distance of its centre

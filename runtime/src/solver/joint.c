@@ -449,6 +449,14 @@ void cri_joints_pre_stabilise(cr_step *s) {
     w->stats.stage[CR_STAGE_joints].work += work;
 }
 
+/* a + b for energies, saturating: a hostile body's energy past the scalar's
+ * range (or wrapped negative by cri_inertia_energy in fixed point) counts as
+ * CR_REAL_MAX, which restore_energy then leaves alone, instead of overflowing */
+static cr_real energy_sum(cr_real a, cr_real b) {
+    if (a < 0 || b < 0 || a > CR_REAL_MAX - b) return CR_REAL_MAX;
+    return a + b;
+}
+
 /* Twice the kinetic energy (J) of a moving side, its velocities taken from
  * the body (the position update has turned them with the body). */
 static cr_real side_energy(const cr_step *s, const jside *j) {
@@ -457,7 +465,7 @@ static cr_real side_energy(const cr_step *s, const jside *j) {
     j->sb->v = b->v;
     j->sb->w = b->w;
     cr_real rot = cri_inertia_energy(b, cr_quat_inv_rotate(b->xf.q, b->w));
-    return cr_mul(b->mass, cr_v3_dot(b->v, b->v)) + rot;
+    return energy_sum(cr_mul(b->mass, cr_v3_dot(b->v, b->v)), rot);
 }
 
 /* Twice the kinetic energy of a side from the solver body's velocities. */
@@ -465,7 +473,7 @@ static cr_real side_energy_after(const cr_step *s, const jside *j) {
     if (!side_moves(j)) return 0;
     const cr_body *b = &s->bodies[j->sb - s->sb];
     cr_real rot = cri_inertia_energy(b, cr_quat_inv_rotate(b->xf.q, j->sb->w));
-    return cr_mul(b->mass, cr_v3_dot(j->sb->v, j->sb->v)) + rot;
+    return energy_sum(cr_mul(b->mass, cr_v3_dot(j->sb->v, j->sb->v)), rot);
 }
 
 /* The velocity projection at the end of the step takes from a swinging body
@@ -492,7 +500,7 @@ static cr_real side_energy_after(const cr_step *s, const jside *j) {
  * and inertia are the same, so is its energy), and there is no relative
  * motion to give it to. */
 static void restore_energy(cr_step *s, jside *a, jside *b, cr_real e0) {
-    cr_real e1 = side_energy_after(s, a) + side_energy_after(s, b);
+    cr_real e1 = energy_sum(side_energy_after(s, a), side_energy_after(s, b));
     cr_real f = CR_R(1);
     bool lost = e1 > 0 && e1 < e0 && e0 - e1 <= cr_mul(e0, CR_JOINT_RESTORE_MAX);
     cr_vec3 vr = cr_v3_zero(), wr = cr_v3_zero(), c = cr_v3_zero(); /* the rigid motion, and its centre */
@@ -656,7 +664,7 @@ void cri_joints_post_stabilise(cr_step *s) {
             jside a = side_now(s, jt->a);
             jside b = side_now(s, jt->b);
             if (!side_moves(&a) && !side_moves(&b)) continue;
-            cr_real e0 = side_energy(s, &a) + side_energy(s, &b); /* also takes the bodies' velocities */
+            cr_real e0 = energy_sum(side_energy(s, &a), side_energy(s, &b)); /* also takes the bodies' velocities */
             bool plain = true;
             if (it == 0 && jt->type == CR_JOINT_FIXED) post_target(s, jt, &a, &b);
             if (jt->spring_stiffness > 0 || joint_bending(jt)) plain = false; /* their loss is the damping's */
