@@ -405,6 +405,7 @@ typedef struct cr_world_stats {
     uint32_t sensor_overflow;  ///< sensor overlaps past sensor_capacity + sensor events past sensor_event_capacity
     uint32_t contact_overflow; ///< touching pairs past touch_capacity + contact events past contact_event_capacity
     uint32_t damage_ops[CR_DAMAGE_OP_COUNT]; ///< items of each damage operation done in the step (what the budget charged)
+    uint32_t broadphase_tests; ///< the broadphase's work: grid cells looked up + boxes compared (it follows the moving bodies, not the sleeping ones)
 } cr_world_stats;
 cr_world_stats cr_world_get_stats(const cr_world *world);
 

@@ -1,32 +1,48 @@
-/* broadphase.c — candidate pairs from a fixed-capacity uniform spatial hash.
+/* broadphase.c — candidate pairs from a fixed-capacity hierarchical spatial hash.
  *
  * Seed 002 narrows down which bodies may touch with "a uniform spatial
- * partitioning data structure ... implemented using a hash table". Here every
- * body's swept bounding box (start-of-step bounding sphere grown by the motion
- * of one step) is entered into the one grid cell that holds its lower corner;
- * the cell edge is at least every hashed box's extent, so two boxes can only
- * overlap when their cells are neighbours (differ by at most 1 per axis). Cells
- * are hashed into a bucket table rebuilt every step in scratch:
+ * partitioning data structure ... implemented using a hash table". One
+ * uniform cell edge cannot fit every body-size mix: with one cell as wide as
+ * the widest box, a pile of tiny bodies beside a big one crowds hundreds of
+ * bodies into a cell (each tested against each), and a box wider than the
+ * cell has to be tested against every body. So the grid has levels (Mirtich's
+ * hierarchical hash grid): level l has cells base x 2^l, and every body's
+ * swept box (start-of-step bounding sphere grown by one step's motion) is
+ * entered once, in the finest level whose cell it spans at most two of per
+ * axis, under the cell of its lower corner. Inside a level every box is
+ * between a quarter of a cell and one cell wide, so a cell holds a bounded
+ * number of bodies that do not overlap, whatever the mix. Cells of every
+ * level are hashed into one bucket table rebuilt every step in scratch:
  *
  *   1. count the bodies of each bucket, 2. prefix sums, 3. fill the buckets
  *      in body-slot order (a counting sort, so a bucket lists bodies in
  *      ascending slot order on every machine),
- *   4. for each body, the bodies of its own cell after it and every body of
- *      the 13 "forward" neighbour cells (half of the 26, so each pair of
- *      cells, and so each pair of bodies, is looked at once): linear in the
- *      bodies for a bounded density, where entering a box into every cell it
- *      covered (up to 8) met each pair once per shared cell,
+ *   4. each moving body ("active": awake dynamic, or kinematic with a
+ *      velocity) looks up the cells its box reaches, widened by one cell
+ *      below (another box's lower corner may be one cell lower), in its own
+ *      level and in every coarser level that holds a body; a resting body
+ *      (asleep, static, kinematic at rest) looks up only coarser levels that
+ *      hold an active body, for the active bodies there. A pair of the same
+ *      level is found by its active body of the lower slot, a pair of two
+ *      levels by its finer body: each pair once. Two resting bodies are never
+ *      a pair, so a sleeping heap costs one pass over its slots and nothing
+ *      per neighbour,
  *   5. sort the pairs by (lower slot, higher slot).
  *
  * The pairs found are exactly the pairs of overlapping swept boxes, whatever
- * the cell edge, so the sorted output does not depend on how the grid is laid.
+ * the cell edge: the cells a box reaches are computed with the same rounding
+ * as its neighbours', so two boxes that overlap always reach a common cell,
+ * and the sorted output does not depend on how the grid is laid.
+ * stats.broadphase_tests counts the cells looked up and the boxes compared,
+ * the broadphase's work, so tests can see that it follows what moves.
  *
  * Notes
  *   - Nothing is allocated: buckets and pairs are sized from the def (2 buckets
- *     per body slot, pair_capacity pairs).
- *   - A body whose box is wider than 2 x the base cell (a terrain, a giant, a
- *     bullet) goes to a short "large" list that is tested against every body;
- *     planes are never hashed and are paired with every moving body whose
+ *     per body slot, pair_capacity pairs); a step clears the buckets of the
+ *     bodies it hashed, not of the capacity.
+ *   - A box wider than the coarsest level (over 2^20 x the base cell, or
+ *     1e7 m) goes to a short "huge" list compared with every active body;
+ *     planes are never hashed and are paired with every active body whose
  *     swept sphere reaches them.
  *   - Collision filters (cr_filter: docs/filters.md) and sensors (sensors.c
  *     finds their overlaps) drop a pair before it is
@@ -35,28 +51,45 @@
  *     surviving pairs in sorted order, so its calls do not depend on the grid.
  *   - Pairs without an awake dynamic body (except a sleeper next to a moving
  *     kinematic body, which must wake), and jointed pairs that must not
- *     collide, are never reported. Pairs beyond pair_capacity are counted as overflow.
+ *     collide, are never reported. Pairs beyond pair_capacity are counted as
+ *     overflow (planes' pairs are kept first).
  *   - The base cell edge is def.broadphase_cell, or 1.5 x the mean bounding
- *     diameter of the moving bodies; the cell used is the widest hashed box
- *     within 2 x that base (never less than the base).
+ *     diameter of the moving bodies; it only decides how the levels are laid.
  */
 #include "solver/solver.h"
 
 #include <string.h>
 
+/* Levels base x 2^l for l in [BP_LEVEL_MIN, BP_LEVEL_MAX]: 1/4096 of the
+ * base cell (finer than any box, which is at least 2 x CR_CANDIDATE_SLOP
+ * wide for bodies of ordinary size) to 2^20 x it. */
+#define BP_LEVEL_MIN (-12)
+#define BP_LEVEL_MAX 20
+#define BP_LEVELS (BP_LEVEL_MAX - BP_LEVEL_MIN + 1)
+#define BP_CELL_TOP CR_R(1.0e7) /* m: no coarser cell, so cell indices stay far inside the clamp */
+
 typedef struct bp_range {
-    int32_t lo[3], hi[3]; ///< cells covered, inclusive
+    int32_t lo[3];        ///< cell of the lower corner in the body's level
     cr_vec3 bmin, bmax;   ///< m, swept box
-    uint8_t kind;         ///< BP_NONE, BP_HASHED, BP_LARGE, BP_PLANE
-    uint8_t pad_[3];
+    uint8_t kind;         ///< BP_NONE, BP_HASHED, BP_HUGE, BP_PLANE
+    uint8_t level;        ///< level index (l - BP_LEVEL_MIN) of a hashed box
+    uint8_t active;       ///< moves this step: awake dynamic, or kinematic with a velocity
+    uint8_t pad_;
 } bp_range;
 
-enum { BP_NONE, BP_HASHED, BP_LARGE, BP_PLANE };
+enum { BP_NONE, BP_HASHED, BP_HUGE, BP_PLANE };
 
 typedef struct bp_entry {
     int32_t c[3];
     uint32_t body;
 } bp_entry;
+
+/* The levels of this step: cell edges, their inverses, and who is in them. */
+typedef struct bp_levels {
+    cr_real cell[BP_LEVELS], inv[BP_LEVELS];
+    uint32_t count[BP_LEVELS], active[BP_LEVELS];
+    int32_t top; ///< highest usable level index
+} bp_levels;
 
 static uint32_t bucket_count_for(uint32_t entries) {
     uint32_t n = 16;
@@ -71,7 +104,7 @@ uint64_t cri_broadphase_scratch(const cr_world_def *def) {
     b += ((uint64_t)def->body_capacity * sizeof(bp_range) + 15u) & ~15ull;
     b += (entries * sizeof(bp_entry) + 15u) & ~15ull;
     b += ((buckets + 1u) * sizeof(uint32_t) + 15u) & ~15ull;
-    b += ((uint64_t)def->body_capacity * sizeof(uint32_t) + 15u) & ~15ull; /* large list */
+    b += ((uint64_t)def->body_capacity * sizeof(uint32_t) + 15u) & ~15ull; /* active list, then huge list from the top */
     b += ((uint64_t)def->body_capacity * sizeof(uint32_t) + 15u) & ~15ull; /* plane list */
     b += ((uint64_t)def->pair_capacity * sizeof(uint64_t) + 15u) & ~15ull; /* sort buffer */
     return b + 6u * 16u;
@@ -95,8 +128,8 @@ void cri_sort_u64(uint64_t *keys, uint64_t *tmp, uint32_t n) {
     if (src != keys) memcpy(keys, src, (size_t)n * sizeof(uint64_t));
 }
 
-static uint32_t cell_hash(int32_t x, int32_t y, int32_t z, uint32_t mask) {
-    uint32_t h = (uint32_t)x * 73856093u ^ (uint32_t)y * 19349663u ^ (uint32_t)z * 83492791u;
+static uint32_t cell_hash(int32_t x, int32_t y, int32_t z, uint32_t level, uint32_t mask) {
+    uint32_t h = (uint32_t)x * 73856093u ^ (uint32_t)y * 19349663u ^ (uint32_t)z * 83492791u ^ level * 2654435761u;
     h ^= h >> 15;
     return h & mask;
 }
@@ -108,6 +141,12 @@ static int32_t cell_of(cr_real x, cr_real inv_cell) {
     return cr_floor_int(q);
 }
 
+static void cells_of(cr_vec3 p, cr_real inv, int32_t c[3]) {
+    c[0] = cell_of(p.x, inv);
+    c[1] = cell_of(p.y, inv);
+    c[2] = cell_of(p.z, inv);
+}
+
 static bool boxes_overlap(const bp_range *a, const bp_range *b) {
     return a->bmin.x <= b->bmax.x && b->bmin.x <= a->bmax.x && a->bmin.y <= b->bmax.y && b->bmin.y <= a->bmax.y &&
            a->bmin.z <= b->bmax.z && b->bmin.z <= a->bmax.z;
@@ -116,6 +155,7 @@ static bool boxes_overlap(const bp_range *a, const bp_range *b) {
 typedef struct bp_out {
     uint64_t *pairs;
     uint32_t n, cap, overflow;
+    uint32_t tests; ///< cells looked up + boxes compared
 } bp_out;
 
 static bool moving_kinematic(const cr_body *b) {
@@ -176,28 +216,92 @@ cr_real cri_broadphase_base_cell(const cr_world *w) {
     return w->def.broadphase_cell > 0 ? w->def.broadphase_cell : auto_cell(cr_world_bodies_c(w), w->body_high);
 }
 
-/* The bucket of a cell and the range of entries it spans. */
-static void bucket_span(const uint32_t *start, uint32_t k, uint32_t *e0, uint32_t *e1) {
-    *e0 = k == 0 ? 0 : start[k - 1];
-    *e1 = start[k];
+/* Cell edges base x 2^l, by halving and doubling (exact in float). */
+static void levels_make(bp_levels *lv, cr_real base) {
+    const int32_t zero = -BP_LEVEL_MIN;
+    lv->cell[zero] = base;
+    for (int32_t k = zero; k-- > 0;) lv->cell[k] = cr_mul(lv->cell[k + 1], CR_R(0.5));
+    lv->top = zero;
+    for (int32_t k = zero + 1; k < BP_LEVELS && lv->cell[k - 1] <= BP_CELL_TOP; ++k) {
+        lv->cell[k] = cr_mul(lv->cell[k - 1], CR_R(2));
+        lv->top = k;
+    }
+    for (int32_t k = 0; k <= lv->top; ++k) {
+        lv->inv[k] = cr_div(CR_R(1), lv->cell[k]);
+        lv->count[k] = lv->active[k] = 0;
+    }
 }
 
-/* Half of the 26 neighbour offsets: for each pair of opposite offsets, the
- * one whose first non-zero coordinate (z, then y, then x) is positive. */
-static const int8_t forward_cells[13][3] = {
-    {1, 0, 0}, {-1, 1, 0}, {0, 1, 0}, {1, 1, 0},                                         /* dz = 0 */
-    {-1, -1, 1}, {0, -1, 1}, {1, -1, 1}, {-1, 0, 1}, {0, 0, 1}, {1, 0, 1}, {-1, 1, 1}, {0, 1, 1}, {1, 1, 1}, /* dz = 1 */
-};
+/* Does the box reach at most two cells per axis at level k? */
+static bool fits(const bp_range *r, const bp_levels *lv, int32_t k, int32_t lo[3]) {
+    int32_t hi[3];
+    cells_of(r->bmin, lv->inv[k], lo);
+    cells_of(r->bmax, lv->inv[k], hi);
+    return hi[0] - lo[0] <= 1 && hi[1] - lo[1] <= 1 && hi[2] - lo[2] <= 1;
+}
+
+/* The finest level whose cell is at least the box's widest extent and that
+ * the box fits (rounding may push it one level up); -1 when none does. */
+static int32_t level_of(bp_range *r, const bp_levels *lv) {
+    cr_vec3 ext = cr_v3_sub(r->bmax, r->bmin);
+    cr_real wide = cr_max(ext.x, cr_max(ext.y, ext.z));
+    int32_t k = -BP_LEVEL_MIN;
+    while (k < lv->top && wide > lv->cell[k]) ++k;
+    while (k > 0 && wide <= lv->cell[k - 1]) --k;
+    for (; k <= lv->top; ++k)
+        if (fits(r, lv, k, r->lo)) return k;
+    return -1;
+}
+
+typedef struct bp_grid {
+    const bp_entry *entry;
+    const uint32_t *start; ///< bucket k spans [k == 0 ? 0 : start[k-1], start[k])
+    uint32_t mask;
+} bp_grid;
+
+/* Body i against the entries of level k whose lower corner is in the cells
+ * from (its lower corner - 1) to its upper corner. same_level: i's own level,
+ * where an active partner of a lower slot found the pair on its turn;
+ * only_active: i rests, so only the moving bodies there can pair with it. */
+static void scan_level(cr_step *s, bp_out *out, const bp_grid *g, const bp_range *range, const bp_levels *lv,
+                       uint32_t i, int32_t k, bool same_level, bool only_active) {
+    const bp_range *ri = &range[i];
+    int32_t lo[3], hi[3];
+    if (same_level) {
+        for (int a = 0; a < 3; ++a) lo[a] = ri->lo[a];
+        cells_of(ri->bmax, lv->inv[k], hi);
+    } else {
+        cells_of(ri->bmin, lv->inv[k], lo);
+        cells_of(ri->bmax, lv->inv[k], hi);
+    }
+    for (int32_t cz = lo[2] - 1; cz <= hi[2]; ++cz)
+        for (int32_t cy = lo[1] - 1; cy <= hi[1]; ++cy)
+            for (int32_t cx = lo[0] - 1; cx <= hi[0]; ++cx) {
+                uint32_t h = cell_hash(cx, cy, cz, (uint32_t)k, g->mask);
+                uint32_t e0 = h == 0 ? 0 : g->start[h - 1], e1 = g->start[h];
+                out->tests++;
+                for (uint32_t e = e0; e < e1; ++e) {
+                    const bp_entry *eb = &g->entry[e];
+                    if (eb->c[0] != cx || eb->c[1] != cy || eb->c[2] != cz) continue;
+                    const bp_range *rj = &range[eb->body];
+                    if (rj->level != (uint8_t)k || eb->body == i) continue; /* another level shares the bucket */
+                    if (only_active && !rj->active) continue;
+                    if (same_level && rj->active && eb->body < i) continue;
+                    out->tests++;
+                    if (boxes_overlap(ri, rj)) emit(s, out, i, eb->body);
+                }
+            }
+}
 
 void cri_broadphase(cr_step *s) {
     cr_world *w = s->w;
     const cr_world_def *def = &w->def;
     uint32_t mark = cr_arena_pos(&w->scratch);
     uint32_t entry_cap = def->body_capacity;
-    uint32_t buckets = bucket_count_for(entry_cap);
+    uint32_t buckets_cap = bucket_count_for(entry_cap);
     uint32_t off_r = cri_arena_push_uninit(&w->scratch, def->body_capacity * (uint32_t)sizeof(bp_range), 16);
     uint32_t off_e = cri_arena_push_uninit(&w->scratch, entry_cap * (uint32_t)sizeof(bp_entry), 16);
-    uint32_t off_b = cri_arena_push_uninit(&w->scratch, (buckets + 1u) * (uint32_t)sizeof(uint32_t), 16);
+    uint32_t off_b = cri_arena_push_uninit(&w->scratch, (buckets_cap + 1u) * (uint32_t)sizeof(uint32_t), 16);
     uint32_t off_l = cri_arena_push_uninit(&w->scratch, def->body_capacity * (uint32_t)sizeof(uint32_t), 16);
     uint32_t off_p = cri_arena_push_uninit(&w->scratch, def->body_capacity * (uint32_t)sizeof(uint32_t), 16);
     uint32_t off_t = cri_arena_push_uninit(&w->scratch, def->pair_capacity * (uint32_t)sizeof(uint64_t), 16);
@@ -211,18 +315,16 @@ void cri_broadphase(cr_step *s) {
     bp_range *range = CR_AT(w, off_r, bp_range);
     bp_entry *entry = CR_AT(w, off_e, bp_entry);
     uint32_t *start = CR_AT(w, off_b, uint32_t);
-    uint32_t *large = CR_AT(w, off_l, uint32_t);
+    uint32_t *list = CR_AT(w, off_l, uint32_t); /* active bodies from the front, huge boxes from the back */
     uint32_t *planes = CR_AT(w, off_p, uint32_t);
-    uint32_t nlarge = 0, nplanes = 0;
-    uint32_t mask = buckets - 1u;
+    uint32_t nactive = 0, nhuge = 0, nplanes = 0, nhashed = 0;
 
-    cr_real base = cri_broadphase_base_cell(w);
-    cr_real widest = cr_mul(base, CR_R(2));
+    bp_levels lv;
+    levels_make(&lv, cri_broadphase_base_cell(w));
     cr_real g_dt2 = cr_mul(cr_v3_len(def->gravity), cr_mul(s->dt, s->dt));
     cr_real grow = CR_CANDIDATE_SLOP + g_dt2;
 
-    /* swept boxes; the cell must hold the widest box that is hashed */
-    cr_real cell = base;
+    /* swept boxes and their levels */
     for (uint32_t i = 0; i < s->nb; ++i) {
         const cr_body *b = &s->bodies[i];
         bp_range *r = &range[i];
@@ -238,87 +340,92 @@ void cri_broadphase(cr_step *s) {
         cr_vec3 ev = cr_v3(e, e, e);
         r->bmin = cr_v3_sub(cr_v3_min(x0, x1), ev);
         r->bmax = cr_v3_add(cr_v3_max(x0, x1), ev);
-        cr_vec3 ext = cr_v3_sub(r->bmax, r->bmin);
-        cr_real wide = cr_max(ext.x, cr_max(ext.y, ext.z));
-        if (wide > widest) {
-            r->kind = BP_LARGE;
-            large[nlarge++] = i;
-        } else {
-            r->kind = BP_HASHED;
-            if (wide > cell) cell = wide;
+        r->active = s->sb[i].dynamic || moving_kinematic(b);
+        if (r->active) list[nactive++] = i;
+        int32_t k = level_of(r, &lv);
+        if (k < 0) {
+            r->kind = BP_HUGE;
+            list[def->body_capacity - 1u - nhuge++] = i;
+            continue;
         }
+        r->kind = BP_HASHED;
+        r->level = (uint8_t)k;
+        lv.count[k]++;
+        lv.active[k] += r->active;
+        ++nhashed;
     }
-    cr_real inv_cell = cr_div(CR_R(1), cell);
 
-    /* the cell of each hashed box's lower corner; counting sort into buckets in body-slot order */
+    /* counting sort of the hashed boxes into buckets, in body-slot order;
+     * only the buckets this step's boxes need are cleared */
+    uint32_t buckets = bucket_count_for(nhashed);
+    uint32_t mask = buckets - 1u;
     memset(start, 0, (buckets + 1u) * sizeof(uint32_t));
     for (uint32_t i = 0; i < s->nb; ++i) {
-        bp_range *r = &range[i];
-        if (r->kind != BP_HASHED) continue;
-        r->lo[0] = cell_of(r->bmin.x, inv_cell);
-        r->lo[1] = cell_of(r->bmin.y, inv_cell);
-        r->lo[2] = cell_of(r->bmin.z, inv_cell);
-        start[cell_hash(r->lo[0], r->lo[1], r->lo[2], mask) + 1]++;
+        const bp_range *r = &range[i];
+        if (r->kind == BP_HASHED) start[cell_hash(r->lo[0], r->lo[1], r->lo[2], r->level, mask) + 1]++;
     }
     for (uint32_t k = 0; k < buckets; ++k) start[k + 1] += start[k];
     /* fill using start[k] as a cursor; afterwards start[k] is the end of bucket k, i.e. the start of k+1 */
     for (uint32_t i = 0; i < s->nb; ++i) {
         const bp_range *r = &range[i];
         if (r->kind != BP_HASHED) continue;
-        bp_entry *e = &entry[start[cell_hash(r->lo[0], r->lo[1], r->lo[2], mask)]++];
+        bp_entry *e = &entry[start[cell_hash(r->lo[0], r->lo[1], r->lo[2], r->level, mask)]++];
         e->c[0] = r->lo[0];
         e->c[1] = r->lo[1];
         e->c[2] = r->lo[2];
         e->body = i;
     }
-    /* bucket k now spans [k == 0 ? 0 : start[k-1], start[k]) */
 
-    bp_out out = {s->pairs, 0, def->pair_capacity, 0};
-    /* planes first, then the large list, then the hash: when pair_capacity
-     * runs out, the pairs dropped are the hashed ones of the highest slots */
+    bp_out out = {s->pairs, 0, def->pair_capacity, 0, 0};
+    /* planes first: when pair_capacity runs out, the ground's pairs are kept.
+     * A plane is static, so only an active body pairs with it. */
     for (uint32_t p = 0; p < nplanes; ++p) {
         uint32_t i = planes[p];
         const cr_body *pb = &s->bodies[i];
         cr_vec3 n = cr_quat_rotate(pb->xf.q, cr_v3(0, CR_R(1), 0));
-        for (uint32_t j = 0; j < s->nb; ++j) {
+        for (uint32_t a = 0; a < nactive; ++a) {
+            uint32_t j = list[a];
             const cr_body *b = &s->bodies[j];
-            if (!b->alive || range[j].kind == BP_PLANE || range[j].kind == BP_NONE) continue;
             cr_real d = cr_v3_dot(n, cr_v3_sub(b->xf.p, pb->xf.p));
             cr_real approach = cr_mul(s->dt, cr_v3_dot(n, b->v));
             if (approach > 0) approach = 0;
+            out.tests++;
             if (d + approach - b->bound_radius - grow < 0) emit(s, &out, i, j);
         }
     }
 
-    for (uint32_t l = 0; l < nlarge; ++l) {
-        uint32_t i = large[l];
-        for (uint32_t j = 0; j < s->nb; ++j) {
-            const bp_range *rj = &range[j];
-            if (j == i || (rj->kind != BP_HASHED && rj->kind != BP_LARGE)) continue;
-            if (rj->kind == BP_LARGE && j < i) continue; /* that pair came from j's turn */
-            if (boxes_overlap(&range[i], rj)) emit(s, &out, i, j);
+    /* huge boxes: against each other, then against every active body */
+    for (uint32_t h = 0; h < nhuge; ++h) {
+        uint32_t i = list[def->body_capacity - 1u - h];
+        for (uint32_t h2 = h + 1; h2 < nhuge; ++h2) {
+            uint32_t j = list[def->body_capacity - 1u - h2];
+            out.tests++;
+            if ((range[i].active || range[j].active) && boxes_overlap(&range[i], &range[j])) emit(s, &out, i, j);
+        }
+        /* a moving huge body (a rare thing) meets resting bodies too */
+        uint32_t n = range[i].active ? s->nb : nactive;
+        for (uint32_t a = 0; a < n; ++a) {
+            uint32_t j = range[i].active ? a : list[a];
+            if (range[j].kind != BP_HASHED) continue;
+            out.tests++;
+            if (boxes_overlap(&range[i], &range[j])) emit(s, &out, i, j);
         }
     }
-    /* each hashed body: its own cell's later bodies, then the 13 forward
-     * neighbour cells (entries of another cell that shares the bucket are skipped) */
-    for (uint32_t i = 0; i < s->nb; ++i) {
+
+    /* the grid: an active body looks in its own level and every coarser one
+     * that holds a body; a resting body only in coarser levels with an
+     * active body. Slot order, so the emitted order is the same everywhere. */
+    bp_grid g = {entry, start, mask};
+    bool any_active_level = false;
+    for (int32_t k = 0; k <= lv.top; ++k) any_active_level |= lv.active[k] > 0;
+    for (uint32_t i = 0; i < s->nb && any_active_level; ++i) {
         const bp_range *ri = &range[i];
         if (ri->kind != BP_HASHED) continue;
-        for (int32_t n = -1; n < 13; ++n) {
-            int32_t cx = ri->lo[0], cy = ri->lo[1], cz = ri->lo[2];
-            if (n >= 0) {
-                cx += forward_cells[n][0];
-                cy += forward_cells[n][1];
-                cz += forward_cells[n][2];
-            }
-            uint32_t e0, e1;
-            bucket_span(start, cell_hash(cx, cy, cz, mask), &e0, &e1);
-            for (uint32_t e = e0; e < e1; ++e) {
-                const bp_entry *eb = &entry[e];
-                if (n < 0 && eb->body <= i) continue;
-                if (eb->c[0] != cx || eb->c[1] != cy || eb->c[2] != cz) continue;
-                if (boxes_overlap(ri, &range[eb->body])) emit(s, &out, i, eb->body);
-            }
+        int32_t own = ri->level;
+        if (ri->active) scan_level(s, &out, &g, range, &lv, i, own, true, false);
+        for (int32_t k = own + 1; k <= lv.top; ++k) {
+            if (ri->active ? lv.count[k] == 0 : lv.active[k] == 0) continue;
+            scan_level(s, &out, &g, range, &lv, i, k, false, !ri->active);
         }
     }
     cri_sort_u64(out.pairs, CR_AT(w, off_t, uint64_t), out.n);
@@ -326,5 +433,6 @@ void cri_broadphase(cr_step *s) {
     s->npairs = out.n;
     w->stats.stage[CR_STAGE_broadphase].work = out.n;
     w->stats.stage[CR_STAGE_broadphase].overflow += out.overflow;
+    w->stats.broadphase_tests += out.tests;
     cri_arena_pop_to(&w->scratch, mark);
 }

@@ -488,6 +488,7 @@ cr_status cr_world_step(cr_world *w, cr_real dt) {
     w->stats.pairs = w->stats.manifolds = w->stats.points = 0;
     w->stats.contact_levels = w->stats.largest_level = w->stats.collision_passes_run = 0;
     w->stats.woken = 0;
+    w->stats.broadphase_tests = 0;
     w->stats.frozen = 0;
     w->stats.sensor_overflow = w->stats.contact_overflow = 0;
     /* state the step did not make (a hostile snapshot with a valid checksum,
