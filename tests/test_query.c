@@ -111,6 +111,11 @@ static double brute_soft(const cr_world *w, cr_soft_id id, dv o, dv d, cr_vec3 *
     return best;
 }
 
+/* the bodies a default-filter query sees: those that answer, sensors left out */
+static bool brute_answers(const cr_world *w, cr_body_id id) {
+    return cri_query_answers(w, id.index1 - 1) && !cr_body_is_sensor(w, id);
+}
+
 typedef struct brute {
     double t;      /* -1: no hit */
     double second; /* the next body's fraction (to tell near ties) */
@@ -124,7 +129,7 @@ static brute brute_ray(const cr_world *w, dv o, dv d) {
     static cr_vec3 pos[65536];
     uint32_t n = cr_world_get_body_ids(w, ids, 4096);
     for (uint32_t i = 0; i < n && i < 4096; ++i) {
-        if (!cri_query_answers(w, ids[i].index1 - 1)) continue;
+        if (!brute_answers(w, ids[i])) continue;
         double t = brute_body(w, ids[i], o, d);
         if (t < 0) continue;
         if (b.t < 0 || t < b.t) b.second = b.t, b.t = t, b.index1 = ids[i].index1, b.soft = false;
@@ -402,7 +407,7 @@ static int compare_spheres(const cr_world *w, int count, int *found_total, const
         *found_total += (int)got[0];
         uint32_t gi = 0;
         for (uint32_t i = 0; i < n; ++i) {
-            if (!cri_query_answers(w, ids[i].index1 - 1)) continue;
+            if (!brute_answers(w, ids[i])) continue;
             bool listed = gi < got[0] && got[1 + gi] == ids[i].index1;
             if (listed) ++gi;
             double dd = brute_dist(w, ids[i], c);
@@ -524,7 +529,7 @@ CR_TEST(query_calls_leave_the_state_hash_and_find_moved_bodies) {
     hits = 0;
     ENSURE(compare_rays(r.w, 30, &hits, "pile, one body moved") == 0);
     /* a mask that sees nothing hits nothing */
-    cr_query_filter none = {1u, 0u};
+    cr_query_filter none = {1u, 0u, false};
     ENSURE(cr_world_cast_ray_closest(r.w, cr_v3(CR_R(40), CR_R(20), CR_R(40)), cr_v3(0, CR_R(-30), 0), none, &h, &hit) ==
            CR_OK);
     ENSURE(!hit);
@@ -619,7 +624,7 @@ CR_TEST(query_filter_and_disabled_bodies_are_not_hit) {
         f.category_bits = 2;
         ENSURE(cr_body_set_filter(r.w, ids[i], f) == CR_OK);
     }
-    cr_query_filter only1 = {1u, 1u}, only2 = {1u, 2u};
+    cr_query_filter only1 = {1u, 1u, false}, only2 = {1u, 2u, false};
     uint32_t hit1 = 0, hit2 = 0, wrong = 0;
     lcg_state = 99u;
     for (int k = 0; k < 400; ++k) {
@@ -648,8 +653,47 @@ CR_TEST(query_filter_and_disabled_bodies_are_not_hit) {
     ENSURE(h2.body.index1 != h.body.index1 && h2.fraction >= h.fraction);
     uint32_t none = 0;
     cr_vec3 c = h.point;
-    ENSURE(cr_world_overlap_sphere(r.w, c, CR_R(0.01), (cr_query_filter){~0ull, ~0ull}, count_fn, &none) == CR_OK);
+    ENSURE(cr_world_overlap_sphere(r.w, c, CR_R(0.01), (cr_query_filter){~0ull, ~0ull, false}, count_fn, &none) == CR_OK);
     ENSURE(none == 0); /* the disabled body's surface point meets nothing else's within 1 cm */
+    close_scene(&r);
+}
+
+/* A sensor is a trigger volume, not a surface: queries pass through it unless
+ * their filter asks for sensors. */
+static bool hits_trigger(const cr_world *w, cr_body_id trigger, cr_query_filter f, uint32_t *count) {
+    cr_ray_hit all[64];
+    *count = 0;
+    if (cr_world_cast_ray_all(w, cr_v3(CR_R(0.9), CR_R(5), 0), cr_v3(0, CR_R(-6), 0), f, all, 64, count) != CR_OK) return false;
+    for (uint32_t k = 0; k < *count && k < 64; ++k)
+        if (all[k].body.index1 == trigger.index1) return true;
+    return false;
+}
+
+static bool collect_trigger_fn(void *ctx, cr_body_id body, cr_soft_id soft) {
+    (void)soft;
+    *(uint32_t *)ctx += body.index1 != 0 && ((uint32_t *)ctx)[1] == body.index1;
+    return true;
+}
+
+CR_TEST(query_sensors_answer_only_when_the_filter_asks) {
+    scene_run r;
+    ENSURE(open_scene("filter_sensor", &r) == 0);
+    for (int32_t f = 0; f < 120; ++f) ENSURE(step(&r, f) == 0);
+    cr_body_id trigger = r.s->bodies[cr_scene_find_body(r.s, "trigger")].id;
+    ENSURE(cr_body_is_sensor(r.w, trigger));
+    cr_query_filter solid = cr_default_query_filter(), with = solid;
+    with.sensors = true;
+    ENSURE(!solid.sensors);
+    uint32_t n_solid, n_with;
+    ENSURE(!hits_trigger(r.w, trigger, solid, &n_solid));
+    ENSURE(hits_trigger(r.w, trigger, with, &n_with));
+    ENSURE(n_with == n_solid + 1); /* the ground (and any ball below) in both */
+    uint32_t seen[2] = {0, trigger.index1};
+    ENSURE(cr_world_overlap_sphere(r.w, cr_v3(CR_R(0.9), CR_R(0.6), 0), CR_R(0.05), solid, collect_trigger_fn, seen) == CR_OK);
+    ENSURE(seen[0] == 0);
+    ENSURE(cr_world_overlap_sphere(r.w, cr_v3(CR_R(0.9), CR_R(0.6), 0), CR_R(0.05), with, collect_trigger_fn, seen) == CR_OK);
+    ENSURE(seen[0] == 1);
+    cr_test_printf("  a ray down through the trigger: %u hits without sensors, %u with\n", n_solid, n_with);
     close_scene(&r);
 }
 
@@ -662,7 +706,7 @@ static int brute_sweep(const cr_world *w, dv c, dv d, double r, int samples) {
     for (int i = 0; i <= samples; ++i) {
         dv p = dadd(c, dscale(d, (double)i / samples));
         for (uint32_t k = 0; k < n; ++k) {
-            if (!cri_query_answers(w, ids[k].index1 - 1)) continue;
+            if (!brute_answers(w, ids[k])) continue;
             cr_shape_def s = cr_body_get_shape(w, ids[k]);
             if (s.type != CR_SHAPE_PLANE) { /* far bodies first out */
                 dv q = dsub(p, D(cr_body_get_transform(w, ids[k]).p));

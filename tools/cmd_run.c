@@ -209,6 +209,38 @@ static void json_reals(FILE *out, const cr_real *v, int n) {
     fputc(']', out);
 }
 
+/* the scene's rays and overlaps with their hits (docs/scene-format.md "Queries") */
+static void write_queries_json(FILE *out, const cr_scene *s, const cr_world *w) {
+    if (arrlen(s->queries) == 0) return;
+    fprintf(out, ",\n  \"queries\": [");
+    for (ptrdiff_t i = 0; i < arrlen(s->queries); ++i) {
+        const cr_scene_query *q = &s->queries[i];
+        fprintf(out, "%s\n    {\"name\": ", i ? "," : "");
+        json_string(out, q->name);
+        fprintf(out, ", \"kind\": \"%s\", \"shape\": \"%s\", \"frame\": %d, \"asked\": %s, \"hits\": [", cr_scene_query_keyword(q),
+                cr_scene_query_shape(q), (int)q->frame, q->asked ? "true" : "false");
+        for (ptrdiff_t k = 0; k < arrlen(q->hits); ++k) {
+            const cr_scene_query_hit *h = &q->hits[k];
+            char name[CR_SCENE_NAME_MAX + 32];
+            cr_scene_hit_name(s, w, h, name, sizeof name);
+            fprintf(out, "%s{\"body\": ", k ? ", " : "");
+            json_string(out, name);
+            if (q->kind <= CR_SCENE_QUERY_RAY_ALL) {
+                fprintf(out, ", \"point\": ");
+                json_reals(out, &h->point.x, 3);
+                fprintf(out, ", \"normal\": ");
+                json_reals(out, &h->normal.x, 3);
+                fprintf(out, ", \"fraction\": ");
+                json_number(out, cr_to_double(h->fraction));
+                if (h->triangle != UINT32_MAX) fprintf(out, ", \"triangle\": %u", h->triangle);
+            }
+            fputc('}', out);
+        }
+        fprintf(out, "]}");
+    }
+    fprintf(out, "\n  ]");
+}
+
 void cr_run_write_json(FILE *out, const cr_scene *s, const cr_world *w, const cr_run_stats *rs) {
     cr_memory_stats m = cr_world_memory_stats(w);
     fprintf(out, "{\n  \"scene\": ");
@@ -257,7 +289,35 @@ void cr_run_write_json(FILE *out, const cr_scene *s, const cr_world *w, const cr
         fprintf(out, ", \"moved_vertices\": %u}", dmg.moved);
         fputc('}', out);
     }
-    fprintf(out, "%s]\n}\n", first ? "" : "\n  ");
+    fprintf(out, "%s]", first ? "" : "\n  ");
+    write_queries_json(out, s, w);
+    fprintf(out, "\n}\n");
+}
+
+/* a line per scene query: what it found first (rays: where), and how many */
+static void print_queries(const cr_scene *s, const cr_world *w) {
+    for (ptrdiff_t i = 0; i < arrlen(s->queries); ++i) {
+        const cr_scene_query *q = &s->queries[i];
+        printf("%-12s %s at frame %d: ", cr_scene_query_keyword(q), q->name, (int)q->frame);
+        if (!q->asked) {
+            printf("not asked (the run ended before it)\n");
+            continue;
+        }
+        ptrdiff_t n = arrlen(q->hits);
+        if (n == 0) {
+            printf("no hit\n");
+            continue;
+        }
+        char name[CR_SCENE_NAME_MAX + 32];
+        cr_scene_hit_name(s, w, &q->hits[0], name, sizeof name);
+        if (q->kind <= CR_SCENE_QUERY_RAY_ALL)
+            printf("%s at (%.4f, %.4f, %.4f), fraction %.6f", name, cr_to_double(q->hits[0].point.x),
+                   cr_to_double(q->hits[0].point.y), cr_to_double(q->hits[0].point.z), cr_to_double(q->hits[0].fraction));
+        else
+            printf("%s", name);
+        if (n > 1) printf(" and %d more", (int)(n - 1));
+        printf("\n");
+    }
 }
 
 static void print_summary(const cr_scene *s, const cr_world *w, const cr_run_stats *rs) {
@@ -284,6 +344,7 @@ static void print_summary(const cr_scene *s, const cr_world *w, const cr_run_sta
             printf("damage       %s: %u dent%s, deepest %.2f mm, %u vertices moved\n", s->bodies[i].name, d.dents,
                    d.dents == 1 ? "" : "s", d.deepest * 1000.0, d.moved);
     }
+    print_queries(s, w);
     printf("state hash   %016llx\n", (unsigned long long)cr_world_state_hash(w));
 }
 

@@ -180,6 +180,39 @@ typedef struct cr_scene_input {
     cr_quat q;         ///< target orientation
 } cr_scene_input;
 
+/// Kinds of scene query (`ray` and `overlap` lines, tools/scene_query.c).
+typedef enum cr_scene_query_kind {
+    CR_SCENE_QUERY_RAY,     ///< the closest hit along a .. a + b
+    CR_SCENE_QUERY_RAY_ALL, ///< every body along a .. a + b, nearest first (`ray ... all`)
+    CR_SCENE_QUERY_SPHERE,  ///< the bodies meeting the sphere at a of `radius`
+    CR_SCENE_QUERY_BOX,     ///< the bodies meeting the box of half extents b at (a, q)
+    CR_SCENE_QUERY_AABB     ///< the bodies meeting the world box a .. b
+} cr_scene_query_kind;
+
+/// One body a scene query found: for rays also where (overlaps leave point,
+/// normal and fraction 0, triangle UINT32_MAX).
+typedef struct cr_scene_query_hit {
+    cr_body_id body;   ///< null for a soft body
+    cr_soft_id soft;   ///< null for a rigid body
+    cr_vec3 point, normal;
+    cr_real fraction;
+    uint32_t triangle;
+} cr_scene_query_hit;
+
+/// A query the scene asks on the world step `frame` - 1 left (frame 0: as built), before that frame's inputs.
+typedef struct cr_scene_query {
+    char name[CR_SCENE_NAME_MAX];
+    int32_t frame;
+    uint32_t kind;                ///< cr_scene_query_kind
+    int line;
+    cr_vec3 a, b;                 ///< see cr_scene_query_kind
+    cr_real radius;               ///< sphere
+    cr_quat q;                    ///< box
+    cr_query_filter filter;       ///< `category`, `mask`, `sensors`
+    bool asked;                   ///< asked in this run (hits valid)
+    cr_scene_query_hit *hits;     ///< stb_ds array, in the query's order (rays nearest first, overlaps by handle)
+} cr_scene_query;
+
 /// A parsed scene. Arrays are stb_ds arrays (arrlen() gives their length).
 typedef struct cr_scene {
     char path[CR_SCENE_PATH_MAX];  ///< as given to cr_scene_load
@@ -203,6 +236,7 @@ typedef struct cr_scene {
     cr_scene_body *bodies;
     cr_scene_joint *joints;
     cr_scene_input *inputs;        ///< sorted by (frame, seq)
+    cr_scene_query *queries;       ///< rays and overlaps at given frames, in file order
     cr_input *frame_inputs;        ///< runtime inputs the last cr_scene_apply_inputs applied (spawns excepted): what a replay records
     struct cr_scene_name_ *names_; ///< private: body name → index
 } cr_scene;
@@ -302,6 +336,21 @@ typedef struct cr_scene_loop {
 /// loop->each. Returns 0; -1 with *err naming the frame that failed; or the
 /// hook's nonzero value.
 int cr_scene_run(cr_scene *s, cr_world *w, const cr_scene_loop *loop, cr_scene_error *err);
+/* ---- queries at given frames (tools/scene_query.c) ---- */
+/// Ask every query of `frame` not yet asked (cr_scene_run calls it right
+/// after step frame - 1, and before the first frame it steps).
+/// 0, or -1 naming the query's line when the runtime refuses it.
+int cr_scene_ask_queries(cr_scene *s, const cr_world *w, int32_t frame, cr_scene_error *err);
+/// "ray" or "overlap": the query's keyword; its shape: "ray", "ray all", "sphere", "box", "aabb".
+const char *cr_scene_query_keyword(const cr_scene_query *q);
+const char *cr_scene_query_shape(const cr_scene_query *q);
+/// A hit's body by its scene name (see cr_scene_body_label), a soft body by its `soft` name.
+void cr_scene_hit_name(const cr_scene *s, const cr_world *w, const cr_scene_query_hit *h, char *out, size_t size);
+/// A rigid body's scene name; a body the runtime made from a scene body (a
+/// fracture piece, a part) is "NAME/body SLOT"; any other "body#SLOT".
+void cr_scene_body_label(const cr_scene *s, const cr_world *w, cr_body_id id, char *out, size_t size);
+void cr_scene_free_queries(cr_scene *s);
+
 /* ---- example-based plasticity in scenes (tools/scene_example.c) ---- */
 /// `plastic NAME [alpha|beta|gamma|lambda|mu|nu VALUE]...`: tok[0..ntok) are the words after the keyword.
 int cr_scene_plastic_statement(cr_scene *s, int line, char *const *tok, int ntok, cr_scene_error *err);

@@ -1003,6 +1003,86 @@ static int st_soft(pctx *c) {
     return 0;
 }
 
+/* `ray FRAME NAME X Y Z DX DY DZ [all]` and `overlap FRAME NAME sphere|box|aabb ...`,
+ * then the filter words; asked by tools/scene_query.c */
+static int read_query_filter(pctx *c, cr_scene_query *q, bool ray) {
+    while (!at_end(c)) {
+        const char *a = c->tok[c->pos++];
+        if (strcmp(a, "category") == 0) {
+            if (read_bits(c, a, &q->filter.category_bits)) return -1;
+        } else if (strcmp(a, "mask") == 0) {
+            if (read_bits(c, a, &q->filter.mask_bits)) return -1;
+        } else if (strcmp(a, "sensors") == 0) {
+            q->filter.sensors = true;
+        } else if (ray && strcmp(a, "all") == 0) {
+            q->kind = CR_SCENE_QUERY_RAY_ALL;
+        } else {
+            return fail(c, "unknown %s attribute '%s' (%scategory mask sensors)", ray ? "ray" : "overlap", a, ray ? "all " : "");
+        }
+    }
+    return 0;
+}
+
+static int read_query_head(pctx *c, const char *what, cr_scene_query *q) {
+    memset(q, 0, sizeof *q);
+    uint32_t f;
+    char fw[64];
+    snprintf(fw, sizeof fw, "%s frame", what);
+    if (read_uint(c, fw, 0, 10000000, &f)) return -1;
+    if (read_new_name(c, what, 0, q->name)) return -1;
+    for (ptrdiff_t i = 0; i < arrlen(c->s->queries); ++i)
+        if (strcmp(c->s->queries[i].name, q->name) == 0)
+            return fail(c, "query '%s' already defined at line %d", q->name, c->s->queries[i].line);
+    q->frame = (int32_t)f;
+    q->line = c->line;
+    q->q = cr_quat_identity();
+    q->filter = cr_default_query_filter();
+    return 0;
+}
+
+static int st_ray(pctx *c) {
+    cr_scene_query q;
+    if (read_query_head(c, "ray", &q) || read_vec3(c, "ray origin", &q.a) || read_vec3(c, "ray translation", &q.b)) return -1;
+    if (q.b.x == 0 && q.b.y == 0 && q.b.z == 0) return fail(c, "ray '%s' has a zero translation", q.name);
+    q.kind = CR_SCENE_QUERY_RAY;
+    if (read_query_filter(c, &q, true)) return -1;
+    arrput(c->s->queries, q);
+    return 0;
+}
+
+static int st_overlap(pctx *c) {
+    cr_scene_query q;
+    if (read_query_head(c, "overlap", &q)) return -1;
+    const char *shape = at_end(c) ? "" : c->tok[c->pos++];
+    if (strcmp(shape, "sphere") == 0) {
+        q.kind = CR_SCENE_QUERY_SPHERE;
+        if (read_vec3(c, "overlap sphere centre", &q.a) || read_reals(c, "overlap sphere radius", "r", 1, &q.radius)) return -1;
+        if (q.radius <= 0) return fail(c, "overlap '%s': the sphere's radius must be above 0", q.name);
+    } else if (strcmp(shape, "box") == 0 || strcmp(shape, "aabb") == 0) {
+        bool box = shape[0] == 'b';
+        q.kind = box ? CR_SCENE_QUERY_BOX : CR_SCENE_QUERY_AABB;
+        if (read_vec3(c, box ? "overlap box centre" : "overlap aabb low corner", &q.a) ||
+            read_vec3(c, box ? "overlap box half extents" : "overlap aabb high corner", &q.b))
+            return -1;
+        cr_vec3 e = box ? q.b : cr_v3_sub(q.b, q.a);
+        if (e.x < 0 || e.y < 0 || e.z < 0)
+            return fail(c, "overlap '%s': %s", q.name, box ? "half extents must not be negative" : "the high corner is below the low one");
+        if (box && !at_end(c) && strcmp(c->tok[c->pos], "rotate") == 0) {
+            ++c->pos;
+            cr_real r[4];
+            if (read_reals(c, "rotate", "ax ay az degrees", 4, r)) return -1;
+            if (r[0] == 0 && r[1] == 0 && r[2] == 0) return fail(c, "'rotate' needs an axis that is not 0");
+            q.q = axis_degrees(cr_v3(r[0], r[1], r[2]), r[3]);
+        }
+    } else {
+        return fail(c, "overlap '%s' needs a shape: sphere X Y Z R, box X Y Z HX HY HZ [rotate AX AY AZ DEG], aabb X0 Y0 Z0 X1 Y1 Z1%s%s%s",
+                    q.name, *shape ? " (got '" : "", shape, *shape ? "')" : "");
+    }
+    if (read_query_filter(c, &q, false)) return -1;
+    arrput(c->s->queries, q);
+    return 0;
+}
+
 static const statement statements[] = {
     {"gravity", st_gravity}, {"dt", st_dt},         {"frames", st_frames},     {"passes", st_passes},
     {"shock", st_shock},     {"sleep", st_sleep},       {"capacity", st_capacity}, {"cache", st_cache},   {"material", st_material},
@@ -1015,6 +1095,7 @@ static const statement statements[] = {
     {"pose", st_pose},
     {"fracture", st_fracture},
     {"spring", st_spring}, {"soft", st_soft},
+    {"ray", st_ray}, {"overlap", st_overlap},
 };
 
 /* Splits c->buf into words; '#' starts a comment. */
@@ -1275,6 +1356,7 @@ void cr_scene_free(cr_scene *s) {
     arrfree(s->joints);
     arrfree(s->bends);
     arrfree(s->inputs);
+    cr_scene_free_queries(s);
     arrfree(s->frame_inputs);
     shfree(s->names_);
     free(s);

@@ -57,6 +57,11 @@ int cr_scene_run(cr_scene *s, cr_world *w, const cr_scene_loop *loop, cr_scene_e
             count = (uint32_t)(loop->input_first[f + 1] - loop->input_first[f]);
             if (count) in = loop->inputs + loop->input_first[f];
         }
+        /* a scene's rays and overlaps of frame F see the world as step F - 1
+         * left it (frame 0: as built), before frame F's spawns and inputs; each
+         * is asked once, so this asks only the first frame's, the rest being
+         * asked right after the step before theirs, outside the step's time */
+        if (s->queries && cr_scene_ask_queries(s, w, f, err)) return -1;
         uint64_t t0 = crp_clock_ns();
         clock_t c0 = clock();
         if (one_frame(s, w, f, recorded, in, count, err)) return -1;
@@ -64,6 +69,7 @@ int cr_scene_run(cr_scene *s, cr_world *w, const cr_scene_loop *loop, cr_scene_e
         fr.frame = f;
         fr.ms = (double)(crp_clock_ns() - t0) / 1e6;
         fr.cpu_ms = 1000.0 * (double)(clock() - c0) / CLOCKS_PER_SEC;
+        if (s->queries && cr_scene_ask_queries(s, w, f + 1, err)) return -1;
         fr.stats = cr_world_get_stats(w);
         if (loop->stats) cr_run_stats_add(loop->stats, &fr.stats, fr.ms);
         if (loop->each) {

@@ -37,13 +37,15 @@ extern "C" {
 #endif
 
 /// Which bodies a query sees: a body passes when
-/// (body.category_bits & filter.mask_bits) != 0 && (body.mask_bits & filter.category_bits) != 0.
+/// (body.category_bits & filter.mask_bits) != 0 && (body.mask_bits & filter.category_bits) != 0,
+/// and, for a sensor (cr_body_def.is_sensor), only when `sensors` is true.
 typedef struct cr_query_filter {
     uint64_t category_bits; ///< what the query is (default 1)
     uint64_t mask_bits;     ///< what it sees (default all)
+    bool sensors;           ///< sensors answer too (default false: a trigger volume is not a wall to a ray)
 } cr_query_filter;
 
-/// Category 1, mask all bits: every body with the default filter.
+/// Category 1, mask all bits, no sensors: every solid body with the default filter.
 cr_query_filter cr_default_query_filter(void);
 
 /// One place a ray meets a body's surface.

@@ -11,7 +11,7 @@
 #include "geometry/shape.h"
 
 cr_query_filter cr_default_query_filter(void) {
-    cr_query_filter f = {1u, ~(uint64_t)0};
+    cr_query_filter f = {1u, ~(uint64_t)0, false};
     return f;
 }
 

@@ -28,7 +28,7 @@ bool cri_query_passes(const cr_world *w, uint32_t slot, cr_query_filter f) {
     const cr_body *b = &cr_world_bodies_c(w)[slot];
     /* a disabled body is out of the world until enabled again; checked here, not in
      * the tree, since enabling it between steps does not make the tree stale */
-    if (b->disabled) return false;
+    if (b->disabled || (b->sensor && !f.sensors)) return false;
     return (b->filter.category_bits & f.mask_bits) != 0 && (b->filter.mask_bits & f.category_bits) != 0;
 }
 
