@@ -1,9 +1,11 @@
 /* test_filter_scene.c — data/scenes/filter_sensor.scene shows what it
  * claims, run as `crumple run` runs it: the red and blue balls never begin a
  * contact with each other but do with their own colour and the ground, the
- * trigger reports balls passing through it and pushes none, and the
- * pendulum's bob stays a metre from its anchor. */
+ * trigger reports balls passing through it and pushes none, the
+ * pendulum's bob stays a metre from its anchor, and the scene's rays at the
+ * end see the trigger only when they ask for sensors. */
 #include "test_scene_util.h"
+#include "stb_ds.h"
 
 CR_TEST(scene_filter_sensor_claims) {
     scene_run r;
@@ -42,5 +44,19 @@ CR_TEST(scene_filter_sensor_claims) {
     ENSURE(entered > 0);
     ENSURE(worst_length < 0.01);
     ENSURE_NEAR(cr_to_double(cr_body_get_transform(r.w, trigger).p.y), 0.6, 1e-6); /* static: where the scene put it */
+    /* `ray 180 down ... all` and the same with `sensors`: one more hit, the trigger's top */
+    const cr_scene_query *down = &r.s->queries[0], *with = &r.s->queries[1];
+    ENSURE(arrlen(r.s->queries) == 3 && down->asked && with->asked && with->filter.sensors);
+    ENSURE(arrlen(with->hits) == arrlen(down->hits) + 1 && arrlen(down->hits) >= 1);
+    uint32_t trigger_hits = 0;
+    for (ptrdiff_t k = 0; k < arrlen(down->hits); ++k) ENSURE(down->hits[k].body.index1 != trigger.index1);
+    for (ptrdiff_t k = 0; k < arrlen(with->hits); ++k)
+        if (with->hits[k].body.index1 == trigger.index1) {
+            ++trigger_hits;
+            ENSURE_NEAR(cr_to_double(with->hits[k].point.y), 0.9, 1e-4);
+        }
+    ENSURE(trigger_hits == 1 && arrlen(r.s->queries[2].hits) > 1);
+    cr_test_printf("  its rays: %d hits, %d with sensors; the sphere meets %d bodies\n", (int)arrlen(down->hits),
+                   (int)arrlen(with->hits), (int)arrlen(r.s->queries[2].hits));
     close_scene(&r);
 }

@@ -143,7 +143,8 @@ void cr_run_pictures_usage(FILE *out) {
             "  --apng FILE      write the drawn frames (--every, --size, --camera...) as one animated PNG\n"
             "  --fps N          its frame rate, 1..1000 (default: real time, 1 / (dt x every))\n"
             "  --overlay LIST   draw the runtime's debug draw over each frame: bodies,sleep,contacts,joints,\n"
-            "                   cells,dents,bones,sensors or all (contact points need `capacity touches`)\n");
+            "                   cells,dents,bones,sensors,queries (the scene's rays and overlaps, their hits)\n"
+            "                   or all (contact points need `capacity touches`)\n");
 }
 
 static int drawn(const cr_run_pictures *p, int32_t f) { return f % p->opt.every == 0 || f == p->frames; }
@@ -197,7 +198,7 @@ static int output(cr_run_pictures *p, const cr_scene *s, const cr_world *w, int3
     if (p->opt.render_dir || p->opt.apng_path) {
         cr_image img;
         if (!cr_render_draw(&scene, &p->camera, &ro, &img)) goto oom;
-        if (p->opt.overlay != 0) cr_render_overlay(&img, &p->camera, w, p->opt.overlay);
+        if (p->opt.overlay != 0) cr_render_overlay(&img, &p->camera, w, s, p->opt.overlay);
         if ((drawn(p, f) && on_sheet(p, f)) || (dented && p->opt.sheet)) {
             char caption[64];
             snprintf(caption, sizeof caption, "%d  %.2f S%s", (int)f, t, dented ? "  DENT" : "");

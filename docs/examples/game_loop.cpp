@@ -5,7 +5,8 @@
 //     crumple cook data/meshes/plate.obj -o plate.crb && ./game_loop plate.crb
 //
 // It also drops a spark whose collision filter ignores the plate through it
-// into a sensor box, and counts the sensor's begin event.
+// into a sensor box, counts the sensor's begin event, and casts a ray where
+// the ball lands, before and after: it finds the dent's floor.
 // crumple's headers are C with C linkage; include them as they are. The world
 // is one block of the game's memory: when the block goes, the world goes.
 // tests/check_install.sh builds and runs it (both scalar modes).
@@ -102,6 +103,27 @@ int main(int argc, char **argv) {
     cr_body_id ball{};
     if (cr_body_create(world, &bd, &ball) != CR_OK) return 1;
 
+    // the plate's surface under the ball's landing, by a ray down through every
+    // body on the way (the ball is above it): the callback keeps the plate's hit
+    struct plate_hit {
+        cr_body_id plate;
+        cr_real y;
+        bool found;
+    };
+    auto plate_height = [&](plate_hit &h) {
+        h = plate_hit{plate, 0, false};
+        cr_ray_fn *keep_plate = [](void *ctx, const cr_ray_hit *hit) -> cr_real {
+            auto *ph = static_cast<plate_hit *>(ctx);
+            if (hit->body.index1 == ph->plate.index1) ph->y = hit->point.y, ph->found = true;
+            return CR_R(1);  // go on: every body along the ray
+        };
+        return cr_world_cast_ray(world, cr_v3(CR_R(0.05), CR_R(2), CR_R(-0.04)), cr_v3(0, CR_R(-2), 0),
+                                 cr_default_query_filter(), keep_plate, &h) == CR_OK &&
+               h.found;
+    };
+    plate_hit before{}, after{};
+    if (!plate_height(before)) return 1;
+
     // a spark whose filter ignores the plate (category 1), and a sensor under the plate that sees it
     cr_body_def sd = cr_default_body_def();
     sd.shape.radius = CR_R(0.01);
@@ -141,8 +163,10 @@ int main(int argc, char **argv) {
             cr_body_clear_dirty(world, plate);
         }
     }
+    bool in_dent = plate_height(after) && after.y < before.y;  // queries see the dented surface
     cr_transform pose = cr_body_get_transform(world, ball);
-    std::printf("C++: dents %u, vertices uploaded %u, spark seen %u, ball at y %.3f m, state %016llx\n", total_dents,
-                uploaded, spark_seen, cr_to_double(pose.p.y), static_cast<unsigned long long>(cr_world_state_hash(world)));
-    return total_dents > 0 && uploaded > 0 && spark_seen == 1 ? 0 : 1;
+    std::printf("C++: dents %u, vertices uploaded %u, spark seen %u, ball at y %.3f m, ray at the dent %.4f -> %.4f m, state %016llx\n",
+                total_dents, uploaded, spark_seen, cr_to_double(pose.p.y), cr_to_double(before.y), cr_to_double(after.y),
+                static_cast<unsigned long long>(cr_world_state_hash(world)));
+    return total_dents > 0 && uploaded > 0 && spark_seen == 1 && in_dent ? 0 : 1;
 }
