@@ -2,6 +2,8 @@
 # check_promises.sh LIB — what nm can prove about the runtime library:
 #   no heap (malloc/calloc/realloc/free/...), no writable global or static data
 #   (B/b/D/d symbols), no libm transcendentals (determinism across CPUs),
+#   no libc beyond memset, memcpy, memmove and memcmp (README.md says so; gcc
+#   also turns copy loops into them, so a loop does not avoid one),
 #   and every defined external symbol is either declared in a public header
 #   (runtime/include/crumple/) or carries the internal prefix cri_.
 set -u
@@ -21,6 +23,16 @@ public=$( (grep -ohE '\bcr_[A-Za-z0-9_]+[[:space:]]*\(' "$inc"/*.h | sed 's/[[:s
 stray=$(nm -g --defined-only "$lib" | awk 'NF == 3 {print $3}' | sort -u | grep -v '^cri_' |
         grep -vxF "$public")
 [ -z "$stray" ] || { echo "FAIL $lib defines external symbols neither in a public header nor named cri_:"; echo "$stray"; bad=1; }
-undef=$(nm "$lib" | grep ' U ' | awk '{print $2}' | sort -u | grep -v '^cr_' | tr '\n' ' ')
-[ $bad -eq 0 ] && echo "ok   $lib: no heap, no writable data, no libm; external symbols: ${undef:-none}"
+# the libc README promises, and nothing else: every undefined symbol is the
+# library's own (cr_, cri_), one of these, or a compiler helper (__aeabi_*,
+# __udivdi3 on 32-bit targets) or the linker's _GLOBAL_OFFSET_TABLE_
+libc_allowed="memcmp memcpy memmove memset"
+undef=$(nm "$lib" | grep ' U ' | awk '{print $2}' | sort -u | grep -v '^cri\{0,1\}_' | tr '\n' ' ')
+for sym in $undef; do
+    case " $libc_allowed " in *" $sym "*) continue ;; esac
+    case $sym in __*|_GLOBAL_OFFSET_TABLE_) continue ;; esac
+    echo "FAIL $lib needs $sym from libc, which README.md does not list (it says: $libc_allowed)"
+    bad=1
+done
+[ $bad -eq 0 ] && echo "ok   $lib: no heap, no writable data, no libm; libc: ${libc_allowed}; external symbols: ${undef:-none}"
 exit $bad
