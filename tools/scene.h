@@ -61,6 +61,11 @@ void cr_scene_error_format(char *buf, size_t size, const cr_scene_error *e);
 int cr_scene_error_set(cr_scene_error *e, const char *file, int line, const char *fmt, ...);
 /// The same with a va_list, for callers that add their own prefix.
 void cr_scene_error_set_v(cr_scene_error *e, const char *file, int line, const char *fmt, va_list ap);
+/// A refused runtime call in words, naming the def field the runtime named:
+/// `cr_body_def.shape.radius is out of range (CR_ERR_DEF_INVALID)`, or the
+/// status's message and name (and the field, if any) for other refusals.
+/// `f` is cr_world_refused_field() right after the call. Returns buf.
+const char *cr_scene_refusal(char *buf, size_t size, cr_status st, cr_field f);
 
 /// A named material (`material` line). "default" always exists.
 typedef struct cr_scene_material {
