@@ -56,7 +56,10 @@ static uint32_t dent_copy_bytes(const cr_scene *s) {
 
 int cr_scene_build(cr_scene *s, cr_world **out, cr_scene_error *err) {
     *out = NULL;
-    for (ptrdiff_t i = 0; i < arrlen(s->bodies); ++i) memset(&s->bodies[i].id, 0, sizeof s->bodies[i].id);
+    for (ptrdiff_t i = 0; i < arrlen(s->bodies); ++i) {
+        memset(&s->bodies[i].id, 0, sizeof s->bodies[i].id);
+        s->bodies[i].broke_frame = -1;
+    }
     for (ptrdiff_t i = 0; i < arrlen(s->joints); ++i) memset(&s->joints[i].id, 0, sizeof s->joints[i].id);
     if (cr_scene_load_assets(s, err)) return -1;
     cr_world_def def = s->def;
