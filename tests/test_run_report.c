@@ -232,15 +232,7 @@ static char *summary_of(const char *name, scene_run *r) {
         if (step(r, f)) return NULL;
     cr_run_stats rs;
     memset(&rs, 0, sizeof rs);
-    FILE *tmp = tmpfile();
-    if (tmp == NULL) return NULL;
-    cr_run_write_summary(tmp, r->s, r->w, &rs);
-    long n = ftell(tmp);
-    rewind(tmp);
-    char *text = calloc(1, (size_t)n + 1);
-    if (fread(text, 1, (size_t)n, tmp) != (size_t)n) text[0] = '\0';
-    fclose(tmp);
-    return text;
+    return run_output(cr_run_write_summary, r->s, r->w, &rs);
 }
 
 /* issue 28: the report's dent table said 20.000 mm (the dent map's asked-for

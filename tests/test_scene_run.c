@@ -5,9 +5,7 @@
  * the JSON that `crumple run --json` prints must be valid JSON holding the
  * fields docs/scene-format.md promises, with values that match the world.
  */
-#include "test.h"
-#include "scene.h"
-#include "cli.h"
+#include "test_scene_util.h"
 #include "stb_ds.h"
 
 #include <stdlib.h>
@@ -177,15 +175,7 @@ static char *run_json(cr_scene *s, cr_world *w, int frames) {
         cr_world_stats ws = cr_world_get_stats(w);
         cr_run_stats_add(&rs, &ws, 0.25);
     }
-    FILE *tmp = tmpfile();
-    if (tmp == NULL) return NULL;
-    cr_run_write_json(tmp, s, w, &rs);
-    long n = ftell(tmp);
-    rewind(tmp);
-    char *text = calloc(1, (size_t)n + 1);
-    if (fread(text, 1, (size_t)n, tmp) != (size_t)n) text[0] = '\0';
-    fclose(tmp);
-    return text;
+    return run_output(cr_run_write_json, s, w, &rs);
 }
 
 CR_TEST(scene_run_inputs_arrive_on_their_frame) {
@@ -413,15 +403,7 @@ CR_TEST(scene_bench_prints_its_json_line) {
 static char *summary_of(const cr_scene *s, const cr_world *w) {
     cr_run_stats rs;
     memset(&rs, 0, sizeof rs);
-    FILE *tmp = tmpfile();
-    if (tmp == NULL) return NULL;
-    cr_run_write_summary(tmp, s, w, &rs);
-    long n = ftell(tmp);
-    rewind(tmp);
-    char *text = calloc(1, (size_t)n + 1);
-    if (fread(text, 1, (size_t)n, tmp) != (size_t)n) text[0] = '\0';
-    fclose(tmp);
-    return text;
+    return run_output(cr_run_write_summary, s, w, &rs);
 }
 
 /* issue 28: fracture_wall's --json listed 5 bodies where the world had 17

@@ -254,10 +254,9 @@ void cr_run_write_json(FILE *out, const cr_scene *s, const cr_world *w, const cr
         fprintf(out, "%s\n    {\"body\": ", first ? "" : ",");
         first = 0;
         json_string(out, s->bodies[i].name);
-        fprintf(out, ", \"whole\": %s, \"step\": %d, \"time\": ", f.view.whole ? "true" : "false", (int)f.step);
-        json_number(out, f.time);
-        fprintf(out, ", \"pieces\": %u, \"moving\": %u, \"held\": %u, \"bonds\": %u, \"bonds_broken\": %u}",
-                f.view.piece_count, f.moving, f.held, f.view.bond_count, f.view.bonds_broken);
+        char fields[256];
+        cr_run_fracture_json_fields(fields, sizeof fields, &f);
+        fprintf(out, ", %s}", fields);
     }
     fprintf(out, "%s]\n}\n", first ? "" : "\n  ");
 }

@@ -68,6 +68,13 @@ int cr_run_fracture_of(const cr_scene *s, const cr_world *w, uint32_t index, cr_
     return 1;
 }
 
+void cr_run_fracture_json_fields(char *buf, size_t size, const cr_run_fracture *f) {
+    snprintf(buf, size, "\"whole\": %s, \"step\": %d, \"time\": %.9g, \"pieces\": %u, \"moving\": %u, \"held\": %u, \"bonds\": %u, "
+                        "\"bonds_broken\": %u",
+             f->view.whole ? "true" : "false", (int)f->step, f->time, f->view.piece_count, f->moving, f->held, f->view.bond_count,
+             f->view.bonds_broken);
+}
+
 int cr_run_fracture_line(char *buf, size_t size, const cr_scene *s, const cr_world *w, uint32_t index) {
     cr_run_fracture fr, *f = &fr;
     if (!cr_run_fracture_of(s, w, index, f)) return 0;

@@ -317,10 +317,9 @@ static void json_block(page *p, const cr_run_report *r, const cr_scene *s, const
         out(p, "%s{\"body\": ", first ? "" : ", ");
         first = 0;
         out_json_string(p, s->bodies[i].name);
-        out(p, ", \"whole\": %s, \"step\": %d, \"time\": %.9g, \"pieces\": %u, \"moving\": %u, \"held\": %u, \"bonds\": %u, "
-               "\"bonds_broken\": %u}",
-            f.view.whole ? "true" : "false", (int)f.step, f.time, f.view.piece_count, f.moving, f.held, f.view.bond_count,
-            f.view.bonds_broken);
+        char fields[256];
+        cr_run_fracture_json_fields(fields, sizeof fields, &f);
+        out(p, ", %s}", fields);
     }
     out(p, "],\n\"per_frame\": [\n");
     for (size_t f = 0; f < n; ++f) {

@@ -398,6 +398,9 @@ typedef struct cr_run_fracture {
 } cr_run_fracture;
 /// 1 and *out if scene body `index` was made fracturable, else 0.
 int cr_run_fracture_of(const cr_scene *s, const cr_world *w, uint32_t index, cr_run_fracture *out);
+/// Its JSON fields after the body's name, as --json and the report's JSON block write them:
+/// `"whole": false, "step": 83, "time": 1.38333341, "pieces": 12, "moving": 2, "held": 10, "bonds": 17, "bonds_broken": 7`.
+void cr_run_fracture_json_fields(char *buf, size_t size, const cr_run_fracture *f);
 /// One line about it, e.g. `wall: broke at step 83 (t 1.383 s) into 12 pieces (2 moving, 10 held), 7 of 17 bonds broken`,
 /// as the summary and the report print it; 1, or 0 (buf untouched) if the body was not made fracturable.
 int cr_run_fracture_line(char *buf, size_t size, const cr_scene *s, const cr_world *w, uint32_t index);
