@@ -42,6 +42,21 @@ crp_status crp_list_dir(const char *dir, const char *suffix, void (*each)(void *
     return CRP_ERR_UNSUPPORTED;
 }
 
+bool crp_dir_exists(const char *path) {
+    (void)path;
+    return false;
+}
+
+crp_status crp_make_temp_dir(char *out, size_t size) {
+    if (size) out[0] = '\0';
+    return CRP_ERR_UNSUPPORTED;
+}
+
+crp_status crp_remove_dir(const char *dir) {
+    (void)dir;
+    return CRP_ERR_UNSUPPORTED;
+}
+
 /* Cortex-M debug registers (ARMv7-M architecture reference manual, C1.8). */
 #define CRP_DEMCR (*(volatile uint32_t *)0xE000EDFCu)
 #define CRP_DWT_CTRL (*(volatile uint32_t *)0xE0001000u)

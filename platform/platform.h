@@ -10,6 +10,7 @@
 #ifndef CRUMPLE_PLATFORM_H
 #define CRUMPLE_PLATFORM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -45,6 +46,16 @@ crp_status crp_make_dirs(const char *path);
 /// in `suffix` (e.g. ".scene"), in no particular order; CRP_ERR_OPEN if the
 /// folder cannot be read.
 crp_status crp_list_dir(const char *dir, const char *suffix, void (*each)(void *user, const char *name), void *user);
+
+/// True if `path` names an existing folder.
+bool crp_dir_exists(const char *path);
+/// Create a new, empty folder of a unique name under $TMPDIR (else /tmp) and
+/// write its path to out[0..size). CRP_ERR_WRITE if it cannot be made or the
+/// path does not fit.
+crp_status crp_make_temp_dir(char *out, size_t size);
+/// Remove the files directly inside folder `dir`, then the folder (a cache
+/// folder this layer made: no subfolders). CRP_ERR_WRITE if anything stays.
+crp_status crp_remove_dir(const char *dir);
 
 /// Monotonic clock in nanoseconds (cycle-based on bare metal).
 uint64_t crp_clock_ns(void);

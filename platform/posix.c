@@ -202,6 +202,38 @@ crp_status crp_list_dir(const char *dir, const char *suffix, void (*each)(void *
     return CRP_OK;
 }
 
+bool crp_dir_exists(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+crp_status crp_make_temp_dir(char *out, size_t size) {
+    const char *base = getenv("TMPDIR");
+    if (base == NULL || base[0] == '\0') base = "/tmp";
+    int n = snprintf(out, size, "%s/crumple-XXXXXX", base);
+    if (n < 0 || (size_t)n >= size || mkdtemp(out) == NULL) {
+        if (size) out[0] = '\0';
+        return CRP_ERR_WRITE;
+    }
+    return CRP_OK;
+}
+
+crp_status crp_remove_dir(const char *dir) {
+    DIR *d = opendir(dir);
+    if (d == NULL) return CRP_ERR_OPEN;
+    struct dirent *ent;
+    crp_status st = CRP_OK;
+    while ((ent = readdir(d)) != NULL) {
+        if (strcmp(ent->d_name, ".") == 0 || strcmp(ent->d_name, "..") == 0) continue;
+        char path[4096];
+        int n = snprintf(path, sizeof path, "%s/%s", dir, ent->d_name);
+        if (n < 0 || (size_t)n >= sizeof path || unlink(path) != 0) st = CRP_ERR_WRITE;
+    }
+    closedir(d);
+    if (rmdir(dir) != 0) st = CRP_ERR_WRITE;
+    return st;
+}
+
 uint64_t crp_clock_ns(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);

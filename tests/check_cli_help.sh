@@ -8,6 +8,8 @@
 #     help describes every option the command's source accepts (tools/cmd_CMD.c)
 #   - an unknown option is bad usage: exit 2, a message on stderr, nothing on stdout
 #   - a missing input file is a failed work: exit 1, a message on stderr
+#   - `crumple version --help` is help; `crumple replay --verify` run in a
+#     folder without build/cache leaves nothing there
 #   - `crumple bench frames` on one 5-step scene prints its table's columns
 #     and, with --json, one line with its fields (docs/frame-budget.md)
 #   - `crumple bench calibrate` on one short scene prints its table's header
@@ -68,7 +70,10 @@ check_help() {
 
 for c in $commands; do
     case $c in
-        version) "$cli" version --help >/dev/null 2>&1 && ok || bad "crumple version --help" ;;
+        version) check_help version
+                 "$cli" version >"$tmp/out" 2>"$tmp/err"; rc=$?
+                 [ $rc -eq 0 ] && grep -q '^crumple [0-9][0-9.]* (\(float32\|fixed-q32.32\))$' "$tmp/out" && [ ! -s "$tmp/err" ] &&
+                     ok || bad "crumple version: exit $rc, '$(cat "$tmp/out")'" ;;
         bench) check_help bench tools/cmd_bench.c
                check_help "bench cook" tools/bench_cook.c
                check_help "bench frames" tools/bench_frames.c
@@ -130,6 +135,20 @@ for opts in "--sdf-res 1" "--sdf-pad 999" "--sdf-pad 0" "--sdf-res 4 --sdf-pad 2
     [ $rc -eq 2 ] && grep -q "^crumple cook: " "$tmp/err" && [ ! -s "$tmp/out" ] && [ ! -e "$tmp/x.crb" ] && ok ||
         bad "crumple cook $opts: exit $rc (want 2), stderr '$(head -n 1 "$tmp/err")'"
 done
+# replay --verify run from a folder without build/cache cooks its meshes in a temporary folder and
+# leaves nothing behind there (it used to make ./build/cache wherever it was run)
+scene=$(pwd)/data/scenes/dent_ball_block.scene
+mkdir "$tmp/elsewhere"
+if "$cli" run "$scene" --frames 3 --record "$tmp/r.crr" >/dev/null 2>"$tmp/err"; then
+    abs=$cli
+    case $cli in /*) ;; */*) abs=$(pwd)/$cli ;; esac
+    (cd "$tmp/elsewhere" && "$abs" replay "$tmp/r.crr" --verify >"$tmp/out" 2>"$tmp/err"); rc=$?
+    left=$(ls -A "$tmp/elsewhere")
+    [ $rc -eq 0 ] && [ -z "$left" ] && grep -q "3 frames verified" "$tmp/out" && ok ||
+        bad "crumple replay --verify from an empty folder: exit $rc, left '$left' there, '$(cat "$tmp/out" "$tmp/err")'"
+else
+    bad "crumple run $scene --record: $(cat "$tmp/err")"
+fi
 # a stage benchmark's name says where that benchmark is built, rather than being looked up as a scene
 for name in dent skin bend squash; do
     "$cli" bench $name >"$tmp/out" 2>"$tmp/err" </dev/null; rc=$?

@@ -4,8 +4,9 @@
 #      pkg-config files there; a C program built with pkg-config alone (no
 #      path into this tree) links and runs, in both scalar modes
 #   2. the examples of docs/examples/ (C and C++) build the same way and run
-#   3. a scalar-mode mismatch (fixed cflags, float library and the reverse)
-#      fails at link time naming the mode; -ffast-math fails at compile time
+#   3. a scalar-mode mismatch (fixed cflags, float library and the reverse;
+#      one file of a fixed program compiled -DCR_FIXED=0) fails at link time
+#      naming the mode; -ffast-math fails at compile time
 #   4. DESTDIR stages the same files under DESTDIR/PREFIX; `make uninstall`
 #      removes every file install wrote
 # Prints "install: N passed, M failed" last; exits non-zero on a failure.
@@ -107,6 +108,52 @@ elif grep -q "cr_world_create_float32" "$tmp/err"; then
 else
     bad "float code + fixed library failed without naming the mode"
 fi
+# two of a game's files compiled in different modes (the one a game is likeliest to get wrong:
+# a file whose build line lost -DCR_FIXED=1) fail to link on the functions that file calls, not
+# only on cr_world_create; the same two files in one mode link and run
+cat >"$tmp/two_main.c" <<'EOC'
+#include <crumple/crumple.h>
+#include <stdlib.h>
+int game_step(cr_world *w); /* two_step.c */
+int main(void) {
+    cr_world_def def = cr_default_world_def();
+    def.body_capacity = 4;
+    size_t size = cr_world_memory_size(&def);
+    void *block = aligned_alloc(CR_BLOCK_ALIGN, (size + CR_BLOCK_ALIGN - 1) / CR_BLOCK_ALIGN * CR_BLOCK_ALIGN);
+    cr_world *w = NULL;
+    int rc = cr_world_create(&def, block, size, &w) != CR_OK || game_step(w);
+    free(block);
+    return rc;
+}
+EOC
+cat >"$tmp/two_step.c" <<'EOC'
+#include <crumple/crumple.h>
+int game_step(cr_world *w) {
+    cr_body_def bd = cr_default_body_def();
+    bd.position = cr_v3(0, CR_R(2), 0);
+    cr_body_id ball;
+    if (cr_body_create(w, &bd, &ball) != CR_OK) return 1;
+    return cr_world_step(w, CR_R(1.0 / 60.0)) != CR_OK;
+}
+EOC
+for step_mode in 0 1; do
+    if $CC -std=c11 -I"$prefix/include" -DCR_FIXED=1 -c "$tmp/two_main.c" -o "$tmp/two_main.o" 2>"$tmp/err" &&
+       $CC -std=c11 -I"$prefix/include" -DCR_FIXED=$step_mode -c "$tmp/two_step.c" -o "$tmp/two_step.o" 2>"$tmp/err"; then
+        $CC "$tmp/two_main.o" "$tmp/two_step.o" "$prefix/lib/libcrumple-fixed.a" -o "$tmp/two" 2>"$tmp/err"; rc=$?
+        if [ $step_mode = 1 ]; then
+            [ $rc -eq 0 ] && "$tmp/two" && ok "two files, both -DCR_FIXED=1, fixed library: link and run" ||
+                bad "two files in fixed mode did not link or run"
+        elif [ $rc -eq 0 ]; then
+            bad "a -DCR_FIXED=0 file calling cr_body_create/cr_world_step linked into a fixed program"
+        elif grep -q "cr_body_create_float32" "$tmp/err" && grep -q "cr_world_step_float32" "$tmp/err"; then
+            ok "a -DCR_FIXED=0 file in a fixed program: link error naming cr_body_create_float32 and cr_world_step_float32"
+        else
+            bad "the mixed-mode link failed without naming cr_body_create_float32 and cr_world_step_float32"
+        fi
+    else
+        bad "two_main.c / two_step.c (CR_FIXED=$step_mode) did not compile"
+    fi
+done
 # shellcheck disable=SC2046
 if $CC -std=c11 -ffast-math -c "$tmp/game.c" -o "$tmp/fm.o" $(pkg-config --cflags crumple) 2>"$tmp/err"; then
     bad "-ffast-math compiled"

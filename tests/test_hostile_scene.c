@@ -83,3 +83,27 @@ CR_TEST(hostile_world_memory_need_goes_past_the_limit) {
     def.body_capacity = 0;
     ENSURE(cr_world_memory_need(&def) == 0);
 }
+
+/* A body the parser lets through but the runtime refuses (a sphere larger
+ * than CR_SHAPE_LIMIT): the message names the line, the body and the def
+ * field cr_world_refused_field named, not "cr_field says which" (issue 28). */
+CR_TEST(hostile_scene_refused_body_names_the_field) {
+    static const char text[] = "crumple-scene 1\nbody ground static plane\nbody huge dynamic sphere 100000000\n";
+    cr_scene *s = NULL;
+    cr_scene_error e;
+    ENSURE(cr_scene_parse(text, strlen(text), "t.scene", &s, &e) == 0);
+    cr_world *w = NULL;
+    ENSURE(cr_scene_build(s, &w, &e) != 0 && w == NULL);
+    char msg[600];
+    cr_scene_error_format(msg, sizeof msg, &e);
+    ENSURE_MSG(strcmp(msg, "t.scene:3: body 'huge': cannot create: cr_body_def.shape.radius is out of range "
+                           "(CR_ERR_DEF_INVALID)") == 0,
+               "%s", msg);
+    cr_scene_free(s);
+    char buf[256];
+    /* other refusals keep the status's own words, after the field */
+    cr_scene_refusal(buf, sizeof buf, CR_ERR_MASS_RANGE, CR_FIELD_BODY_MASS);
+    ENSURE_MSG(strcmp(buf, "cr_body_def: mass (shape x density): mass or a principal moment is too small: its reciprocal "
+                           "overflows the scalar (CR_ERR_MASS_RANGE)") == 0,
+               "%s", buf);
+}

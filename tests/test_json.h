@@ -7,7 +7,7 @@
 #ifndef CRUMPLE_TEST_JSON_H
 #define CRUMPLE_TEST_JSON_H
 
-#include "scene.h"
+#include "test_scene_util.h"
 #include "stb_ds.h"
 
 #include <stdlib.h>
@@ -162,15 +162,7 @@ static inline char *run_json(cr_scene *s, cr_world *w, int frames) {
         cr_world_stats ws = cr_world_get_stats(w);
         cr_run_stats_add(&rs, &ws, 0.25);
     }
-    FILE *tmp = tmpfile();
-    if (tmp == NULL) return NULL;
-    cr_run_write_json(tmp, s, w, &rs);
-    long n = ftell(tmp);
-    rewind(tmp);
-    char *text = calloc(1, (size_t)n + 1);
-    if (fread(text, 1, (size_t)n, tmp) != (size_t)n) text[0] = '\0';
-    fclose(tmp);
-    return text;
+    return run_output(cr_run_write_json, s, w, &rs);
 }
 
 #endif

@@ -9,15 +9,7 @@
 static char *json_of(scene_run *r) {
     cr_run_stats rs;
     memset(&rs, 0, sizeof rs);
-    FILE *tmp = tmpfile();
-    if (tmp == NULL) return NULL;
-    cr_run_write_json(tmp, r->s, r->w, &rs);
-    long n = ftell(tmp);
-    rewind(tmp);
-    char *text = calloc(1, (size_t)n + 1);
-    if (fread(text, 1, (size_t)n, tmp) != (size_t)n) text[0] = '\0';
-    fclose(tmp);
-    return text;
+    return run_output(cr_run_write_json, r->s, r->w, &rs);
 }
 
 /* The "damage" object of the body named `name`: 0 if found. */

@@ -206,3 +206,95 @@ CR_TEST(run_report_page_draws_its_numbers) {
     snprintf(rm, sizeof rm, "rm -rf %s", dir);
     ENSURE(system(rm) == 0);
 }
+
+/* `crumple run SCENE --report DIR` into a new temporary folder; the page's
+ * text (NULL on failure), the folder in dir[64]. */
+static char *report_of(const char *scene, char dir[64]) {
+    snprintf(dir, 64, "/tmp/crumple_report_XXXXXX");
+    if (mkdtemp(dir) == NULL) return NULL;
+    char *args[] = {"run", (char *)scene, "--report", dir, "--size", "48x36", "--every", "40", "--json"};
+    if (cr_cmd_run(9, args) != 0) return NULL;
+    char path[128];
+    snprintf(path, sizeof path, "%s/index.html", dir);
+    return slurp(path);
+}
+
+static void remove_report(const char *dir) {
+    char rm[160];
+    snprintf(rm, sizeof rm, "rm -rf %s", dir);
+    if (system(rm) != 0) cr_test_printf("    could not remove %s\n", dir);
+}
+
+/* The summary of the same scene stepped here as `crumple run` steps it. */
+static char *summary_of(const char *name, scene_run *r) {
+    if (open_scene(name, r)) return NULL;
+    for (int32_t f = 0; f < r->s->frames; ++f)
+        if (step(r, f)) return NULL;
+    cr_run_stats rs;
+    memset(&rs, 0, sizeof rs);
+    return run_output(cr_run_write_summary, r->s, r->w, &rs);
+}
+
+/* issue 28: the report's dent table said 20.000 mm (the dent map's asked-for
+ * dent distance) where the summary said 18.49 mm (the deepest vertex move).
+ * Now both show the measured move, named so: a scene with one dent shows the
+ * same number in the summary's damage line, the report's dent row and its
+ * end-of-run damage row. */
+CR_TEST(run_report_dent_depth_is_the_summary_s) {
+    char dir[64];
+    char *html = report_of("data/scenes/dent_glancing.scene", dir);
+    ENSURE(html != NULL);
+    scene_run r;
+    char *sum = summary_of("dent_glancing", &r);
+    ENSURE(sum != NULL);
+    const char *line = strstr(sum, "damage       block: 1 dent, deepest vertex move ");
+    ENSURE_MSG(line != NULL, "%s", sum);
+    char mm[32];
+    ENSURE(sscanf(line, "damage       block: 1 dent, deepest vertex move %31s mm", mm) == 1);
+    char want[160];
+    const char *dents = strstr(html, "<table id=\"dents\">");
+    ENSURE(dents != NULL && strstr(dents, "<th>deepest vertex move (mm)</th>") != NULL);
+    snprintf(want, sizeof want, "<td>block</td><td>%s</td>", mm);
+    const char *row = strstr(dents, want);
+    ENSURE_MSG(row != NULL && row < strstr(dents, "</table>"), "the dent row does not say %s mm", mm);
+    snprintf(want, sizeof want, "<tr><td>block</td><td>1</td><td>%s</td>", mm);
+    const char *dmg = strstr(html, "<table id=\"damage\">");
+    ENSURE_MSG(dmg != NULL && strstr(dmg, want) != NULL, "the damage table does not say %s mm", mm);
+    ENSURE(strstr(html, "depth (mm)") == NULL);
+    /* the JSON block names both: what was measured (the number shown) and what the dent map asked for */
+    const char *js = strstr(html, "\"deepest_vertex_move\": ");
+    double moved, asked;
+    ENSURE(js != NULL && sscanf(js, "\"deepest_vertex_move\": %lf, \"dent_distance\": %lf", &moved, &asked) == 2);
+    char shown[32];
+    snprintf(shown, sizeof shown, "%.2f", moved * 1000.0);
+    ENSURE(strcmp(shown, mm) == 0 && asked >= moved);
+    cr_test_printf("    summary and report: deepest vertex move %s mm (the dent map asked for %.2f mm)\n", mm, asked * 1000.0);
+    free(sum), free(html);
+    close_scene(&r);
+    remove_report(dir);
+}
+
+/* issue 28: the report says what broke, when and into how many pieces, in
+ * the summary's words, and lists the pieces' damage under their names. */
+CR_TEST(run_report_says_what_broke) {
+    char dir[64];
+    char *html = report_of("data/scenes/fracture_wall.scene", dir);
+    ENSURE(html != NULL);
+    scene_run r;
+    char *sum = summary_of("fracture_wall", &r);
+    ENSURE(sum != NULL);
+    const char *line = strstr(sum, "fracture     wall: broke at step ");
+    ENSURE_MSG(line != NULL, "%s", sum);
+    char want[200];
+    size_t n = strcspn(line + 13, "\n");
+    snprintf(want, sizeof want, "<table id=\"fractures\"><tr><th>fracture</th></tr>\n<tr><td>%.*s</td></tr>", (int)n, line + 13);
+    ENSURE_MSG(strstr(html, want) != NULL, "the report has no row '%.*s'", (int)n, line + 13);
+    int stepno;
+    ENSURE(sscanf(line, "fracture     wall: broke at step %d", &stepno) == 1);
+    snprintf(want, sizeof want, "\"fractures\": [{\"body\": \"wall\", \"whole\": false, \"step\": %d,", stepno);
+    ENSURE_MSG(strstr(html, want) != NULL, "the JSON block does not say step %d", stepno);
+    ENSURE(strstr(strstr(html, "<table id=\"damage\">"), "<td>wall/piece ") != NULL);
+    free(sum), free(html);
+    close_scene(&r);
+    remove_report(dir);
+}

@@ -5,9 +5,7 @@
  * the JSON that `crumple run --json` prints must be valid JSON holding the
  * fields docs/scene-format.md promises, with values that match the world.
  */
-#include "test.h"
-#include "scene.h"
-#include "cli.h"
+#include "test_scene_util.h"
 #include "stb_ds.h"
 #include "test_json.h"
 
@@ -246,4 +244,78 @@ CR_TEST(scene_bench_prints_its_json_line) {
     tmp = tmpfile();
     ENSURE(cr_bench_scene(tmp, "none", "data/scenes/none.scene", 5) == 1 && ftell(tmp) == 0);
     fclose(tmp);
+}
+
+static char *summary_of(const cr_scene *s, const cr_world *w) {
+    cr_run_stats rs;
+    memset(&rs, 0, sizeof rs);
+    return run_output(cr_run_write_summary, s, w, &rs);
+}
+
+/* issue 28: fracture_wall's --json listed 5 bodies where the world had 17
+ * (the wall's pieces were missing) and nothing said it broke. Every body at
+ * the end is in "bodies" (a piece as "wall/piece I", at its body's pose),
+ * "fractures" says when the wall split and into how many pieces, and the
+ * summary says the same step, time and count. */
+CR_TEST(scene_run_fracture_in_json_and_summary) {
+    cr_scene *s = NULL;
+    cr_scene_error e;
+    ENSURE(cr_scene_load("data/scenes/fracture_wall.scene", &s, &e) == 0);
+    cr_world *w = NULL;
+    ENSURE(cr_scene_build(s, &w, &e) == 0);
+    char *text = run_json(s, w, s->frames);
+    ENSURE(text != NULL);
+    jreader r = {text, 1};
+    jnode root;
+    jvalue(&r, &root, 0);
+    jws(&r);
+    ENSURE_MSG(r.ok && *r.p == '\0', "invalid JSON near byte %d: %.40s", (int)(r.p - text), r.p);
+
+    const jnode *bodies = jget(&root, "bodies");
+    uint32_t in_world = cr_world_get_stats(w).body_count;
+    ENSURE(bodies && bodies->type == J_ARR);
+    ENSURE_MSG(arrlen(bodies->kids) == (ptrdiff_t)in_world, "%d bodies in the JSON, %u in the world", (int)arrlen(bodies->kids),
+               in_world);
+    cr_body_id wall = s->bodies[cr_scene_find_body(s, "wall")].id;
+    int pieces = 0;
+    for (ptrdiff_t i = 0; i < arrlen(bodies->kids); ++i) {
+        const jnode *b = &bodies->kids[i];
+        unsigned k;
+        if (sscanf(jget(b, "name")->str, "wall/piece %u", &k) != 1) continue;
+        ++pieces;
+        const jnode *of = jget(b, "piece_of"), *piece = jget(b, "piece");
+        ENSURE(of && strcmp(of->str, "wall") == 0 && piece && piece->num == k);
+        cr_transform t = cr_body_get_transform(w, cr_fracture_get_piece_body(w, wall, k));
+        const jnode *p = jget(b, "position");
+        ENSURE(jnum_array(p, 3));
+        ENSURE_NEAR(p->kids[0].num, cr_to_double(t.p.x), 1e-6 * (1 + fabs(cr_to_double(t.p.x))));
+        ENSURE_NEAR(p->kids[2].num, cr_to_double(t.p.z), 1e-6 * (1 + fabs(cr_to_double(t.p.z))));
+    }
+    ENSURE_MSG(pieces == 12, "%d wall pieces in the JSON (want 12)", pieces);
+
+    const jnode *fr = jget(&root, "fractures");
+    ENSURE(fr && fr->type == J_ARR && arrlen(fr->kids) == 1);
+    const jnode *f = &fr->kids[0];
+    ENSURE(strcmp(jget(f, "body")->str, "wall") == 0 && jget(f, "whole")->type == J_BOOL && jget(f, "whole")->num == 0);
+    int stepno = (int)jget(f, "step")->num;
+    ENSURE_MSG(stepno > 80 && stepno <= s->frames, "broke at step %d (the third ball is launched at frame 80)", stepno);
+    ENSURE_NEAR(jget(f, "time")->num, stepno * cr_to_double(s->dt), 1e-6);
+    ENSURE(jget(f, "pieces")->num == 12 && jget(f, "moving")->num + jget(f, "held")->num == 12 && jget(f, "moving")->num > 0);
+    ENSURE(jget(f, "bonds_broken")->num > 0 && jget(f, "bonds_broken")->num <= jget(f, "bonds")->num);
+
+    char *sum = summary_of(s, w);
+    ENSURE(sum != NULL);
+    char want[160];
+    snprintf(want, sizeof want, "\nbodies       %u\n", in_world);
+    ENSURE_MSG(strstr(sum, want) != NULL, "%s", sum);
+    snprintf(want, sizeof want, "\nfracture     wall: broke at step %d (t %.3f s) into 12 pieces (%d moving, %d held), %d of %d bonds broken\n",
+             stepno, jget(f, "time")->num, (int)jget(f, "moving")->num, (int)jget(f, "held")->num, (int)jget(f, "bonds_broken")->num,
+             (int)jget(f, "bonds")->num);
+    ENSURE_MSG(strstr(sum, want) != NULL, "no line '%s' in\n%s", want + 1, sum);
+    cr_test_printf("    %s", strstr(sum, "fracture     "));
+    free(sum);
+    jfree(&root);
+    free(text);
+    cr_cli_world_free(w);
+    cr_scene_free(s);
 }

@@ -7,6 +7,7 @@
 #include "scene.h"
 #include "cli.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct scene_run {
@@ -63,6 +64,21 @@ static inline int step(scene_run *r, int32_t frame) {
         return -1;
     }
     return 0;
+}
+
+/* What one of `crumple run`'s writers (cr_run_write_json, cr_run_write_summary)
+ * prints for the world as it is now, as a string to free; NULL on failure. */
+typedef void (*run_writer)(FILE *out, const cr_scene *s, const cr_world *w, const cr_run_stats *rs);
+static inline char *run_output(run_writer write, const cr_scene *s, const cr_world *w, const cr_run_stats *rs) {
+    FILE *tmp = tmpfile();
+    if (tmp == NULL) return NULL;
+    write(tmp, s, w, rs);
+    long n = ftell(tmp);
+    rewind(tmp);
+    char *text = (char *)calloc(1, (size_t)n + 1);
+    if (text != NULL && fread(text, 1, (size_t)n, tmp) != (size_t)n) text[0] = '\0';
+    fclose(tmp);
+    return text;
 }
 
 static inline void close_scene(scene_run *r) {

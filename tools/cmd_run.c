@@ -175,31 +175,6 @@ static void json_number(FILE *out, double v) {
         fputs("null", out);
 }
 
-/* What damage did to a body so far: dents applied, the deepest point of its
- * surface below the cooked shape (m) and how many vertices moved. Bodies
- * without a surface of their own report zeros. */
-typedef struct body_damage {
-    uint32_t dents;
-    double deepest;
-    uint32_t moved;
-} body_damage;
-
-static body_damage damage_of(const cr_world *w, cr_body_id id) {
-    body_damage d = {0, 0.0, 0};
-    cr_body_mesh m;
-    if (cr_body_get_mesh(w, id, &m) != CR_OK || m.positions == m.rest_positions) return d;
-    d.dents = m.dent_count;
-    for (uint32_t v = 0; v < m.vertex_count; ++v) {
-        cr_vec3 p = m.positions[v], r = cr_v3_sub(m.rest_positions[v], m.rest_offset);
-        if (p.x == r.x && p.y == r.y && p.z == r.z) continue;
-        double dx = cr_to_double(p.x - r.x), dy = cr_to_double(p.y - r.y), dz = cr_to_double(p.z - r.z);
-        double len = sqrt(dx * dx + dy * dy + dz * dz);
-        if (len > d.deepest) d.deepest = len;
-        d.moved++;
-    }
-    return d;
-}
-
 static void json_reals(FILE *out, const cr_real *v, int n) {
     fputc('[', out);
     for (int i = 0; i < n; ++i) {
@@ -241,6 +216,41 @@ static void write_queries_json(FILE *out, const cr_scene *s, const cr_world *w) 
     fprintf(out, "\n  ]");
 }
 
+typedef struct json_bodies {
+    FILE *out;
+    const cr_scene *s;
+    const cr_world *w;
+    int first;
+} json_bodies;
+
+/* one entry of "bodies" (cr_run_each_body's callback); a piece also names its parent */
+static void json_body(void *user, const char *name, cr_body_id id, int32_t parent, int32_t piece) {
+    json_bodies *jb = user;
+    FILE *out = jb->out;
+    cr_transform t = cr_body_get_transform(jb->w, id);
+    cr_vec3 v = cr_body_get_linear_velocity(jb->w, id), av = cr_body_get_angular_velocity(jb->w, id);
+    fprintf(out, "%s\n    {\"name\": ", jb->first ? "" : ",");
+    jb->first = 0;
+    json_string(out, name);
+    if (piece >= 0) {
+        fprintf(out, ", \"piece_of\": ");
+        json_string(out, jb->s->bodies[parent].name);
+        fprintf(out, ", \"piece\": %d", (int)piece);
+    }
+    fprintf(out, ", \"position\": ");
+    json_reals(out, &t.p.x, 3);
+    fprintf(out, ", \"orientation\": ");
+    json_reals(out, &t.q.x, 4);
+    fprintf(out, ", \"linear_velocity\": ");
+    json_reals(out, &v.x, 3);
+    fprintf(out, ", \"angular_velocity\": ");
+    json_reals(out, &av.x, 3);
+    cr_run_damage dmg = cr_run_body_damage(jb->w, id, 0, UINT32_MAX);
+    fprintf(out, ", \"damage\": {\"dents\": %u, \"deepest\": ", dmg.dents);
+    json_number(out, dmg.deepest);
+    fprintf(out, ", \"moved_vertices\": %u}}", dmg.moved);
+}
+
 void cr_run_write_json(FILE *out, const cr_scene *s, const cr_world *w, const cr_run_stats *rs) {
     cr_memory_stats m = cr_world_memory_stats(w);
     fprintf(out, "{\n  \"scene\": ");
@@ -266,28 +276,19 @@ void cr_run_write_json(FILE *out, const cr_scene *s, const cr_world *w, const cr
         fputc('}', out);
     }
     fprintf(out, "\n  },\n  \"bodies\": [");
+    json_bodies jb = {out, s, w, 1};
+    cr_run_each_body(s, w, json_body, &jb);
+    fprintf(out, "%s],\n  \"fractures\": [", jb.first ? "" : "\n  ");
     int first = 1;
     for (ptrdiff_t i = 0; i < arrlen(s->bodies); ++i) {
-        const cr_scene_body *b = &s->bodies[i];
-        if (!cr_body_is_valid(w, b->id)) continue;
-        cr_transform t = cr_body_get_transform(w, b->id);
-        cr_vec3 v = cr_body_get_linear_velocity(w, b->id), av = cr_body_get_angular_velocity(w, b->id);
-        fprintf(out, "%s\n    {\"name\": ", first ? "" : ",");
+        cr_run_fracture f;
+        if (!cr_run_fracture_of(s, w, (uint32_t)i, &f)) continue;
+        fprintf(out, "%s\n    {\"body\": ", first ? "" : ",");
         first = 0;
-        json_string(out, b->name);
-        fprintf(out, ", \"position\": ");
-        json_reals(out, &t.p.x, 3);
-        fprintf(out, ", \"orientation\": ");
-        json_reals(out, &t.q.x, 4);
-        fprintf(out, ", \"linear_velocity\": ");
-        json_reals(out, &v.x, 3);
-        fprintf(out, ", \"angular_velocity\": ");
-        json_reals(out, &av.x, 3);
-        body_damage dmg = damage_of(w, b->id);
-        fprintf(out, ", \"damage\": {\"dents\": %u, \"deepest\": ", dmg.dents);
-        json_number(out, dmg.deepest);
-        fprintf(out, ", \"moved_vertices\": %u}", dmg.moved);
-        fputc('}', out);
+        json_string(out, s->bodies[i].name);
+        char fields[256];
+        cr_run_fracture_json_fields(fields, sizeof fields, &f);
+        fprintf(out, ", %s}", fields);
     }
     fprintf(out, "%s]", first ? "" : "\n  ");
     write_queries_json(out, s, w);
@@ -295,57 +296,70 @@ void cr_run_write_json(FILE *out, const cr_scene *s, const cr_world *w, const cr
 }
 
 /* a line per scene query: what it found first (rays: where), and how many */
-static void print_queries(const cr_scene *s, const cr_world *w) {
+static void print_queries(FILE *out, const cr_scene *s, const cr_world *w) {
     for (ptrdiff_t i = 0; i < arrlen(s->queries); ++i) {
         const cr_scene_query *q = &s->queries[i];
-        printf("%-12s %s at frame %d: ", cr_scene_query_keyword(q), q->name, (int)q->frame);
+        fprintf(out, "%-12s %s at frame %d: ", cr_scene_query_keyword(q), q->name, (int)q->frame);
         if (!q->asked) {
-            printf("not asked (the run ended before it)\n");
+            fprintf(out, "not asked (the run ended before it)\n");
             continue;
         }
         ptrdiff_t n = arrlen(q->hits);
         if (n == 0) {
-            printf("no hit\n");
+            fprintf(out, "no hit\n");
             continue;
         }
         char name[CR_SCENE_NAME_MAX + 32];
         cr_scene_hit_name(s, w, &q->hits[0], name, sizeof name);
         if (q->kind <= CR_SCENE_QUERY_RAY_ALL)
-            printf("%s at (%.4f, %.4f, %.4f), fraction %.6f", name, cr_to_double(q->hits[0].point.x),
+            fprintf(out, "%s at (%.4f, %.4f, %.4f), fraction %.6f", name, cr_to_double(q->hits[0].point.x),
                    cr_to_double(q->hits[0].point.y), cr_to_double(q->hits[0].point.z), cr_to_double(q->hits[0].fraction));
         else
-            printf("%s", name);
-        if (n > 1) printf(" and %d more", (int)(n - 1));
-        printf("\n");
+            fprintf(out, "%s", name);
+        if (n > 1) fprintf(out, " and %d more", (int)(n - 1));
+        fprintf(out, "\n");
     }
 }
 
-static void print_summary(const cr_scene *s, const cr_world *w, const cr_run_stats *rs) {
+/* one "damage" line of the summary (cr_run_each_body's callback), for a body its damage moved */
+typedef struct summary_out {
+    FILE *out;
+    const cr_world *w;
+} summary_out;
+
+static void summary_damage(void *user, const char *name, cr_body_id id, int32_t parent, int32_t piece) {
+    const summary_out *so = user;
+    (void)parent, (void)piece;
+    cr_run_damage d = cr_run_body_damage(so->w, id, 0, UINT32_MAX);
+    if (d.moved > 0 || d.dents > 0)
+        fprintf(so->out, "damage       %s: %u dent%s, deepest vertex move %.2f mm, %u vertices moved\n", name, d.dents,
+               d.dents == 1 ? "" : "s", d.deepest * 1000.0, d.moved);
+}
+
+void cr_run_write_summary(FILE *out, const cr_scene *s, const cr_world *w, const cr_run_stats *rs) {
     cr_memory_stats m = cr_world_memory_stats(w);
     cr_world_stats st = cr_world_get_stats(w);
-    printf("scene        %s (%s)\n", s->path, CR_MODE_NAME);
-    printf("frames       %d at dt %.6g s (%.3f ms total, %.4f ms/step mean, %.4f max)\n", (int)rs->frames,
+    fprintf(out, "scene        %s (%s)\n", s->path, CR_MODE_NAME);
+    fprintf(out, "frames       %d at dt %.6g s (%.3f ms total, %.4f ms/step mean, %.4f max)\n", (int)rs->frames,
            cr_to_double(s->dt), rs->step_ms_total, rs->frames ? rs->step_ms_total / rs->frames : 0.0, rs->step_ms_max);
-    printf("bodies       %u\n", st.body_count);
+    fprintf(out, "bodies       %u\n", st.body_count);
     uint32_t nsoft = cr_world_get_soft_ids(w, NULL, 0);
     if (nsoft > 0) { /* soft bodies (issue 16): how many, and how many the soft stage stepped and kept waiting last step */
-        printf("soft bodies  %u (last step: %u stepped, %u waiting; %u soft contacts)\n", nsoft, st.spring.done, st.spring.waiting,
+        fprintf(out, "soft bodies  %u (last step: %u stepped, %u waiting; %u soft contacts)\n", nsoft, st.spring.done, st.spring.waiting,
                st.spring.shrunk);
     }
-    printf("memory       used %zu B, high-water %zu B, capacity %zu B\n", m.used, m.high_water, m.capacity);
+    fprintf(out, "memory       used %zu B, high-water %zu B, capacity %zu B\n", m.used, m.high_water, m.capacity);
     for (int k = 0; k < CR_STAGE_COUNT; ++k)
         if (rs->total[k].overflow)
-            printf("overflow     %s: %llu items did not fit a capacity\n", cr_stage_name((cr_stage)k),
+            fprintf(out, "overflow     %s: %llu items did not fit a capacity\n", cr_stage_name((cr_stage)k),
                    (unsigned long long)rs->total[k].overflow);
-    for (ptrdiff_t i = 0; i < arrlen(s->bodies); ++i) {
-        if (!cr_body_is_valid(w, s->bodies[i].id)) continue;
-        body_damage d = damage_of(w, s->bodies[i].id);
-        if (d.moved > 0 || d.dents > 0)
-            printf("damage       %s: %u dent%s, deepest %.2f mm, %u vertices moved\n", s->bodies[i].name, d.dents,
-                   d.dents == 1 ? "" : "s", d.deepest * 1000.0, d.moved);
-    }
-    print_queries(s, w);
-    printf("state hash   %016llx\n", (unsigned long long)cr_world_state_hash(w));
+    char line[CR_SCENE_NAME_MAX + 160];
+    for (ptrdiff_t i = 0; i < arrlen(s->bodies); ++i)
+        if (cr_run_fracture_line(line, sizeof line, s, w, (uint32_t)i)) fprintf(out, "fracture     %s\n", line);
+    summary_out so = {out, w};
+    cr_run_each_body(s, w, summary_damage, &so);
+    print_queries(out, s, w);
+    fprintf(out, "state hash   %016llx\n", (unsigned long long)cr_world_state_hash(w));
 }
 
 /* --memory: every region of the scene's block, largest first is left to the
@@ -445,7 +459,7 @@ int cr_cmd_run(int argc, char **argv) {
         if (o.json)
             cr_run_write_json(stdout, s, w, &rs);
         else
-            print_summary(s, w, &rs);
+            cr_run_write_summary(stdout, s, w, &rs);
     }
     if (status == 0) {
         if (cr_run_pictures_finish(&pics, !o.json)) status = 1;

@@ -35,6 +35,28 @@ static void usage(FILE *out) {
                  "  2  bad usage: unknown command or option, missing or malformed argument; nothing was done\n");
 }
 
+static void version_usage(FILE *out) {
+    fprintf(out, "usage: crumple version\n"
+                 "  Prints the version and the scalar mode this tool was built in, e.g. '%s'\n"
+                 "  (a replay or cooked asset from the other mode is refused by this tool).\n",
+            cr_version_string());
+}
+
+/* `crumple version [--help]`: it takes no option, so anything else is bad usage */
+static int version(int argc, char **argv) {
+    if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        version_usage(stdout);
+        return 0;
+    }
+    if (argc >= 2) {
+        fprintf(stderr, "crumple version: unknown argument '%s'\n", argv[1]);
+        version_usage(stderr);
+        return 2;
+    }
+    printf("%s\n", cr_version_string());
+    return 0;
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) {
         usage(stderr); /* no command is bad usage */
@@ -44,10 +66,7 @@ int main(int argc, char **argv) {
         usage(stdout);
         return 0;
     }
-    if (strcmp(argv[1], "version") == 0 || strcmp(argv[1], "--version") == 0) {
-        printf("%s\n", cr_version_string());
-        return 0;
-    }
+    if (strcmp(argv[1], "version") == 0 || strcmp(argv[1], "--version") == 0) return version(argc - 1, argv + 1);
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; ++i)
         if (strcmp(argv[1], commands[i].name) == 0) return commands[i].run(argc - 1, argv + 1);
     fprintf(stderr, "crumple: unknown command '%s'\n", argv[1]);

@@ -504,8 +504,8 @@ int cr_run_pictures_dents(const cr_scene *s, const cr_world *w, const char *dir,
         else if (print && squashed)
             printf("squash       %s: %u skin vertices moved, largest %.1f mm -> %s\n", name, sv.zone_vertices, deepest * 1000.0, path);
         else if (print)
-            printf("dent         %s: %u dent%s, deepest %.1f mm -> %s\n", name, bm.dent_count, bm.dent_count == 1 ? "" : "s",
-                   deepest * 1000.0, path);
+            printf("dent         %s: %u dent%s, deepest vertex move %.2f mm -> %s\n", name, bm.dent_count,
+                   bm.dent_count == 1 ? "" : "s", deepest * 1000.0, path);
         if (squashed) {
             /* and in place, with what presses it */
             snprintf(path, sizeof path, "%s/squash_%s_closeup.png", dir, name);

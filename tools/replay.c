@@ -672,7 +672,33 @@ static int verify_frame(void *user, cr_scene *s, cr_world *w, const cr_scene_fra
 
 cr_replay_outcome cr_replay_verify(const cr_replay *r, cr_replay_verdict *v) { return cr_replay_verify_rollback(r, 0, v); }
 
+/* The verifier's cache rule. A replay may come from anyone and be checked
+ * from any folder: its scene's `cache` line (and the path the scene is said
+ * to have had) must not choose where the verifier writes, and a verify run in
+ * a folder that has no build/cache must not leave one behind. So the meshes
+ * it cooks go to ./build/cache when that exists already (the tools' default,
+ * keyed by the mesh bytes, so sharing it is safe and the cooks are kept),
+ * else to a temporary folder that is removed when the verify ends. */
+static cr_replay_outcome verify_in(const cr_replay *r, uint32_t depth, const char *cache, cr_replay_verdict *v);
+
 cr_replay_outcome cr_replay_verify_rollback(const cr_replay *r, uint32_t depth, cr_replay_verdict *v) {
+    char tmp[CR_SCENE_PATH_MAX] = "";
+    const char *cache = "build/cache";
+    if (!crp_dir_exists(cache)) {
+        if (crp_make_temp_dir(tmp, sizeof tmp) != CRP_OK) {
+            memset(v, 0, sizeof *v);
+            v->frame = -1;
+            verdict(v, CR_REPLAY_MISMATCH, "cannot make a temporary cache folder (no ./build/cache here)");
+            return v->outcome;
+        }
+        cache = tmp;
+    }
+    cr_replay_outcome out = verify_in(r, depth, cache, v);
+    if (tmp[0] != '\0') crp_remove_dir(tmp);
+    return out;
+}
+
+static cr_replay_outcome verify_in(const cr_replay *r, uint32_t depth, const char *cache, cr_replay_verdict *v) {
     memset(v, 0, sizeof *v);
     v->frame = -1;
     if (r->fixed != (uint32_t)CR_FIXED) {
@@ -693,12 +719,9 @@ cr_replay_outcome cr_replay_verify_rollback(const cr_replay *r, uint32_t depth, 
         verdict(v, CR_REPLAY_MISMATCH, "mismatched build: the embedded scene does not parse here: %s", why);
         return v->outcome;
     }
-    /* A replay may come from anyone: its scene's `cache` line (and the path
-     * the scene is said to have had) must not choose where the verifier
-     * writes. The replay is fully decoded and checked by now; the only files
-     * it may make are cooked meshes in the verifier's own cache (the default
-     * build/cache, keyed by the mesh bytes, so sharing it is safe). */
-    s->cache_dir[0] = '\0';
+    /* the replay is fully decoded and checked by now; the only files it may
+     * make are cooked meshes in the verifier's own cache (above) */
+    snprintf(s->cache_dir, sizeof s->cache_dir, "%s", cache);
     cr_world *w = NULL;
     if (cr_scene_build(s, &w, &e)) {
         cr_scene_error_format(why, sizeof why, &e);

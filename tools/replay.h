@@ -128,7 +128,9 @@ typedef struct cr_replay_verdict {
 /// Re-simulate a replay: build the world from its embedded scene, then per
 /// frame create the scene's spawns, apply the recorded inputs with
 /// cr_world_apply_inputs, step, and compare the state hash. Stops at the
-/// first differing frame and names the first differing bodies.
+/// first differing frame and names the first differing bodies. Meshes are
+/// cooked into ./build/cache when it exists, else into a temporary folder
+/// that is removed before this returns (never where the replay's scene says).
 cr_replay_outcome cr_replay_verify(const cr_replay *r, cr_replay_verdict *v);
 /// The same, rolling back as a rollback-networking layer does: after each
 /// frame f (from frame depth - 1 on) restore the snapshot taken before frame

@@ -114,8 +114,9 @@ int cr_run_report_frame(cr_run_report *r, const cr_scene *s, const cr_world *w, 
     uint32_t nd = cr_world_get_dent_events(w, ev, 64);
     f.dents = nd;
     for (uint32_t i = 0; i < nd && i < 64; ++i) {
-        cr_report_dent d = {fr->frame, scene_body_of(s, w, ev[i].body), cr_to_double(ev[i].depth), ev[i].first_vertex,
-                            ev[i].last_vertex};
+        cr_report_dent d = {fr->frame, scene_body_of(s, w, ev[i].body), cr_to_double(ev[i].depth),
+                            cr_run_body_damage(w, ev[i].body, ev[i].first_vertex, ev[i].last_vertex).deepest,
+                            ev[i].first_vertex, ev[i].last_vertex};
         arrput(r->dents, d);
     }
     cr_memory_stats m = cr_world_memory_stats(w);
@@ -305,7 +306,20 @@ static void json_block(page *p, const cr_run_report *r, const cr_scene *s, const
         const cr_report_dent *d = &r->dents[i];
         out(p, "%s{\"frame\": %d, \"body\": ", i ? ", " : "", (int)d->frame);
         out_json_string(p, d->body >= 0 ? s->bodies[d->body].name : "");
-        out(p, ", \"depth\": %.9g, \"first_vertex\": %u, \"last_vertex\": %u}", d->depth, d->first_vertex, d->last_vertex);
+        out(p, ", \"deepest_vertex_move\": %.9g, \"dent_distance\": %.9g, \"first_vertex\": %u, \"last_vertex\": %u}",
+            d->deepest, d->dent_distance, d->first_vertex, d->last_vertex);
+    }
+    out(p, "],\n\"fractures\": [");
+    int first = 1;
+    for (ptrdiff_t i = 0; i < arrlen(s->bodies); ++i) {
+        cr_run_fracture f;
+        if (!cr_run_fracture_of(s, w, (uint32_t)i, &f)) continue;
+        out(p, "%s{\"body\": ", first ? "" : ", ");
+        first = 0;
+        out_json_string(p, s->bodies[i].name);
+        char fields[256];
+        cr_run_fracture_json_fields(fields, sizeof fields, &f);
+        out(p, ", %s}", fields);
     }
     out(p, "],\n\"per_frame\": [\n");
     for (size_t f = 0; f < n; ++f) {
@@ -322,6 +336,22 @@ static void json_block(page *p, const cr_run_report *r, const cr_scene *s, const
             (unsigned long long)fr->high_water, (unsigned long long)fr->hash);
     }
     out(p, "\n]}\n</script>\n");
+}
+
+typedef struct damage_rows {
+    page *p;
+    const cr_world *w;
+} damage_rows;
+
+/* a row of the end-of-run damage table (cr_run_each_body's callback), for a body its damage moved, as the summary */
+static void damage_row(void *user, const char *name, cr_body_id id, int32_t parent, int32_t piece) {
+    damage_rows *dr = user;
+    (void)parent, (void)piece;
+    cr_run_damage d = cr_run_body_damage(dr->w, id, 0, UINT32_MAX);
+    if (d.moved == 0 && d.dents == 0) return;
+    out(dr->p, "<tr><td>");
+    out_escaped(dr->p, name);
+    out(dr->p, "</td><td>%u</td><td>%.2f</td><td>%u</td></tr>\n", d.dents, d.deepest * 1000.0, d.moved);
 }
 
 int cr_run_report_finish(cr_run_report *r, const cr_scene *s, const cr_world *w, const char *apng_path, int print) {
@@ -389,13 +419,28 @@ int cr_run_report_finish(cr_run_report *r, const cr_scene *s, const cr_world *w,
 
     out(&p, "<h2>Events</h2>\n");
     events_chart(&p, r);
-    out(&p, "<table id=\"dents\"><tr><th>frame</th><th>body</th><th>depth (mm)</th><th>vertices</th></tr>\n");
+    /* measured moves, as the summary prints them: the dent map's asked-for dent
+     * distance (in the JSON block) is deeper than any vertex gets where no
+     * vertex sits at the dent's centre */
+    out(&p, "<table id=\"dents\"><tr><th>step</th><th>body</th><th>deepest vertex move (mm)</th><th>vertices</th></tr>\n");
     for (ptrdiff_t i = 0; i < arrlen(r->dents); ++i) {
         const cr_report_dent *d = &r->dents[i];
         out(&p, "<tr><td>%d</td><td>", (int)d->frame + 1);
         out_escaped(&p, d->body >= 0 ? s->bodies[d->body].name : "?");
-        out(&p, "</td><td>%.3f</td><td>%u..%u</td></tr>\n", d->depth * 1000.0, d->first_vertex, d->last_vertex);
+        out(&p, "</td><td>%.2f</td><td>%u..%u</td></tr>\n", d->deepest * 1000.0, d->first_vertex, d->last_vertex);
     }
+    out(&p, "</table>\n<table id=\"fractures\"><tr><th>fracture</th></tr>\n");
+    char line[CR_SCENE_NAME_MAX + 160];
+    for (ptrdiff_t i = 0; i < arrlen(s->bodies); ++i) {
+        if (!cr_run_fracture_line(line, sizeof line, s, w, (uint32_t)i)) continue;
+        out(&p, "<tr><td>");
+        out_escaped(&p, line);
+        out(&p, "</td></tr>\n");
+    }
+    out(&p, "</table>\n<h2>Damage at the end</h2>\n<table id=\"damage\"><tr><th>body</th><th>dents</th>"
+            "<th>deepest vertex move (mm)</th><th>vertices moved</th></tr>\n");
+    damage_rows rows_at_end = {&p, w};
+    cr_run_each_body(s, w, damage_row, &rows_at_end);
     out(&p, "</table>\n");
 
     out(&p, "<h2>State hashes</h2>\n<details><summary>%zu frames: the trail a replay is checked against</summary>\n"

@@ -7,7 +7,10 @@
  *   - each per-step work count against its capacity from the world def
  *   - memory over time (used and high water against the block), and the
  *     block region by region (cr_world_memory_report)
- *   - the events timeline: impacts per frame, every dent (frame, body, depth)
+ *   - the events timeline: impacts per frame, every dent (frame, body, the
+ *     deepest vertex move in its vertices), every fracture (when, how many
+ *     pieces), and each body's damage at the end: the numbers and names the
+ *     summary prints (tools/run_bodies.c)
  *   - the state-hash trail, one hash per frame
  *   - the world's settings (its def)
  *   - all the numbers above as JSON in <script type="application/json"
@@ -39,7 +42,8 @@ typedef struct cr_report_frame {
 typedef struct cr_report_dent {
     int32_t frame;
     int32_t body; ///< scene body index, -1 if not a scene body
-    double depth; ///< m
+    double dent_distance; ///< m, the dent map's dent distance at the centre (cr_dent_event.depth): what was asked
+    double deepest;       ///< m, the deepest vertex move in the dent's vertices after its step: what the surface did
     uint32_t first_vertex, last_vertex;
 } cr_report_dent;
 

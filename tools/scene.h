@@ -61,6 +61,11 @@ void cr_scene_error_format(char *buf, size_t size, const cr_scene_error *e);
 int cr_scene_error_set(cr_scene_error *e, const char *file, int line, const char *fmt, ...);
 /// The same with a va_list, for callers that add their own prefix.
 void cr_scene_error_set_v(cr_scene_error *e, const char *file, int line, const char *fmt, va_list ap);
+/// A refused runtime call in words, naming the def field the runtime named:
+/// `cr_body_def.shape.radius is out of range (CR_ERR_DEF_INVALID)`, or the
+/// status's message and name (and the field, if any) for other refusals.
+/// `f` is cr_world_refused_field() right after the call. Returns buf.
+const char *cr_scene_refusal(char *buf, size_t size, cr_status st, cr_field f);
 
 /// A named material (`material` line). "default" always exists.
 typedef struct cr_scene_material {
@@ -140,6 +145,7 @@ typedef struct cr_scene_body {
     int32_t spawn_frame;          ///< -1: created by cr_scene_build; else by a spawn input
     int line;
     cr_body_id id;                ///< handle in the built world; null until created
+    int32_t broke_frame;          ///< a fracturing body: the frame whose step split it into pieces (cr_scene_run), -1 while whole
 } cr_scene_body;
 
 /// A joint between two bodies (`joint` line), created by cr_scene_build.
@@ -346,8 +352,9 @@ const char *cr_scene_query_keyword(const cr_scene_query *q);
 const char *cr_scene_query_shape(const cr_scene_query *q);
 /// A hit's body by its scene name (see cr_scene_body_label), a soft body by its `soft` name.
 void cr_scene_hit_name(const cr_scene *s, const cr_world *w, const cr_scene_query_hit *h, char *out, size_t size);
-/// A rigid body's scene name; a body the runtime made from a scene body (a
-/// fracture piece, a part) is "NAME/body SLOT"; any other "body#SLOT".
+/// A rigid body's scene name; a fracture piece "NAME/piece K" as every output
+/// names it; another body the runtime made from a scene body (a bending
+/// part) "NAME/body SLOT"; any other "body#SLOT".
 void cr_scene_body_label(const cr_scene *s, const cr_world *w, cr_body_id id, char *out, size_t size);
 void cr_scene_free_queries(cr_scene *s);
 
@@ -411,8 +418,49 @@ typedef struct cr_run_stats {
 /// Add one frame's world stats and measured step time to the totals.
 void cr_run_stats_add(cr_run_stats *rs, const cr_world_stats *ws, double step_ms);
 
+/* ---- the bodies a run ends with (tools/run_bodies.c) ---- */
+
+/// Called for each body that exists: `name` is the scene body's, or
+/// `PARENT/piece I` for piece I of a fractured scene body; `parent` the scene
+/// body index; `piece` -1 for a scene body itself.
+typedef void (*cr_run_body_fn)(void *user, const char *name, cr_body_id id, int32_t parent, int32_t piece);
+/// Every body of `w` that a scene line made, in scene order, each fractured
+/// one followed by its pieces that are bodies (what `crumple run` prints).
+void cr_run_each_body(const cr_scene *s, const cr_world *w, cr_run_body_fn fn, void *user);
+
+/// What damage did to a body's surface: dents applied, the deepest vertex
+/// move (m, the largest distance of a vertex from where it was cooked) and
+/// the vertices not where they were cooked, over vertices [first, last]
+/// (0, UINT32_MAX: all). Zeros for a body without a surface of its own.
+typedef struct cr_run_damage {
+    uint32_t dents;
+    double deepest;   ///< m
+    uint32_t moved;
+} cr_run_damage;
+cr_run_damage cr_run_body_damage(const cr_world *w, cr_body_id id, uint32_t first, uint32_t last);
+
+/// How a fracturing scene body ended (cr_run_fracture_of).
+typedef struct cr_run_fracture {
+    cr_fracture_view view;  ///< pieces, bonds, bonds broken, whole
+    int32_t step;           ///< 1-based step that split it (frame + 1), 0 while whole
+    double time;            ///< s, at the end of that step (step x dt)
+    uint32_t moving, held;  ///< pieces that are dynamic bodies / static (held to an anchor)
+} cr_run_fracture;
+/// 1 and *out if scene body `index` was made fracturable, else 0.
+int cr_run_fracture_of(const cr_scene *s, const cr_world *w, uint32_t index, cr_run_fracture *out);
+/// Its JSON fields after the body's name, as --json and the report's JSON block write them:
+/// `"whole": false, "step": 83, "time": 1.38333341, "pieces": 12, "moving": 2, "held": 10, "bonds": 17, "bonds_broken": 7`.
+void cr_run_fracture_json_fields(char *buf, size_t size, const cr_run_fracture *f);
+/// One line about it, e.g. `wall: broke at step 83 (t 1.383 s) into 12 pieces (2 moving, 10 held), 7 of 17 bonds broken`,
+/// as the summary and the report print it; 1, or 0 (buf untouched) if the body was not made fracturable.
+int cr_run_fracture_line(char *buf, size_t size, const cr_scene *s, const cr_world *w, uint32_t index);
+
 /// The JSON object `crumple run --json` prints (docs/scene-format.md gives the contract).
 void cr_run_write_json(FILE *out, const cr_scene *s, const cr_world *w, const cr_run_stats *rs);
+/// The summary `crumple run` prints without --json: scene, frames, bodies,
+/// memory, overflows, each fracturing body (cr_run_fracture_format), each
+/// damaged body (dents, deepest vertex move, vertices moved), state hash.
+void cr_run_write_summary(FILE *out, const cr_scene *s, const cr_world *w, const cr_run_stats *rs);
 
 /* ---- crumple bench (tools/cmd_bench.c) ---- */
 

@@ -20,23 +20,20 @@ int cr_scene_create_body(cr_scene *s, cr_world *w, uint32_t index, int line, cr_
         def.shape.asset = s->assets[b->asset].slot;
         cr_scene_mesh_placement(s->assets[b->asset].view_, &def.position, &def.orientation);
     }
+    char why[256];
     cr_status st = cr_body_create(w, &def, &b->id);
     if (st != CR_OK)
-        return cr_scene_error_set(err, s->path, line, "body '%s': cannot create: %s (%s)", b->name, cr_status_message(st), cr_status_name(st));
-    if (b->squash && (st = cr_squash_attach(w, b->id, &b->squash_def)) != CR_OK) {
+        return cr_scene_error_set(err, s->path, line, "body '%s': cannot create: %s", b->name,
+                                  cr_scene_refusal(why, sizeof why, st, cr_world_refused_field(w)));
+    const char *verb = NULL;
+    if (b->squash && (st = cr_squash_attach(w, b->id, &b->squash_def)) != CR_OK) verb = "squash";
+    if (verb == NULL && b->dents && (st = cr_dent_attach(w, b->id, &b->dent)) != CR_OK) verb = "dent";
+    if (verb == NULL && b->bends && (st = cr_bend_attach(w, b->id, &b->bend)) != CR_OK) verb = "bend";
+    if (verb != NULL) {
+        cr_scene_refusal(why, sizeof why, st, cr_world_refused_field(w));
         cr_body_destroy(w, b->id);
         memset(&b->id, 0, sizeof b->id);
-        return cr_scene_error_set(err, s->path, line, "body '%s': cannot squash: %s (%s)", b->name, cr_status_message(st), cr_status_name(st));
-    }
-    if (b->dents && (st = cr_dent_attach(w, b->id, &b->dent)) != CR_OK) {
-        cr_body_destroy(w, b->id);
-        memset(&b->id, 0, sizeof b->id);
-        return cr_scene_error_set(err, s->path, line, "body '%s': cannot dent: %s (%s)", b->name, cr_status_message(st), cr_status_name(st));
-    }
-    if (b->bends && (st = cr_bend_attach(w, b->id, &b->bend)) != CR_OK) {
-        cr_body_destroy(w, b->id);
-        memset(&b->id, 0, sizeof b->id);
-        return cr_scene_error_set(err, s->path, line, "body '%s': cannot bend: %s (%s)", b->name, cr_status_message(st), cr_status_name(st));
+        return cr_scene_error_set(err, s->path, line, "body '%s': cannot %s: %s", b->name, verb, why);
     }
     if (cr_scene_example_attach(s, w, index, line, err)) return -1;
     return cr_scene_fracture_attach(s, w, index, line, err); /* tools/scene_fracture.c */
@@ -59,7 +56,10 @@ static uint32_t dent_copy_bytes(const cr_scene *s) {
 
 int cr_scene_build(cr_scene *s, cr_world **out, cr_scene_error *err) {
     *out = NULL;
-    for (ptrdiff_t i = 0; i < arrlen(s->bodies); ++i) memset(&s->bodies[i].id, 0, sizeof s->bodies[i].id);
+    for (ptrdiff_t i = 0; i < arrlen(s->bodies); ++i) {
+        memset(&s->bodies[i].id, 0, sizeof s->bodies[i].id);
+        s->bodies[i].broke_frame = -1;
+    }
     for (ptrdiff_t i = 0; i < arrlen(s->joints); ++i) memset(&s->joints[i].id, 0, sizeof s->joints[i].id);
     if (cr_scene_load_assets(s, err)) return -1;
     cr_world_def def = s->def;
@@ -107,9 +107,10 @@ int cr_scene_build(cr_scene *s, cr_world **out, cr_scene_error *err) {
         if (j->body_b >= 0) def.body_b = s->bodies[j->body_b].id;
         st = cr_joint_create(w, &def, &j->id);
         if (st != CR_OK) {
+            char why[256];
+            cr_scene_refusal(why, sizeof why, st, cr_world_refused_field(w));
             cr_cli_world_free(w);
-            return cr_scene_error_set(err, s->path, j->line, "joint '%s': cannot create: %s (%s)", j->name, cr_status_message(st),
-                             cr_status_name(st));
+            return cr_scene_error_set(err, s->path, j->line, "joint '%s': cannot create: %s", j->name, why);
         }
     }
     if (cr_scene_spring_create(s, w, err)) { /* soft bodies after the rigid ones (tools/scene_spring.c) */

@@ -237,10 +237,10 @@ int cr_scene_example_attach(cr_scene *s, cr_world *w, uint32_t index, int line, 
     if (!b->plastic) return 0;
     cr_status st = cr_example_attach(w, b->id, &b->plastic_def);
     if (st == CR_OK) return 0;
-    cr_field f = cr_world_refused_field(w);
+    char why[256];
+    cr_scene_refusal(why, sizeof why, st, cr_world_refused_field(w));
     cr_body_destroy(w, b->id);
     memset(&b->id, 0, sizeof b->id);
-    return plastic_error(err, s->path, line, "body '%s': cannot deform by examples: %s (%s%s%s)%s", b->name,
-                         cr_status_message(st), cr_status_name(st), f != CR_FIELD_NONE ? ", " : "", cr_field_name(f),
+    return plastic_error(err, s->path, line, "body '%s': cannot deform by examples: %s%s", b->name, why,
                          st == CR_ERR_DEF_INVALID ? "; does its asset have a rig and example poses (data/rigs, data/poses)?" : "");
 }

@@ -316,9 +316,9 @@ int cr_scene_fracture_attach(cr_scene *s, cr_world *w, uint32_t index, int line,
     d.first_piece_asset = a->first_piece_slot;
     cr_status st = cr_fracture_attach(w, b->id, &d);
     if (st == CR_OK) return 0;
-    cr_field f = cr_world_refused_field(w);
+    char why[256];
+    cr_scene_refusal(why, sizeof why, st, cr_world_refused_field(w));
     cr_body_destroy(w, b->id);
     memset(&b->id, 0, sizeof b->id);
-    return ferr(err, s->path, line, "body '%s': cannot fracture: %s (%s%s%s)", b->name, cr_status_message(st), cr_status_name(st),
-                f != CR_FIELD_NONE ? ", " : "", cr_field_name(f));
+    return ferr(err, s->path, line, "body '%s': cannot fracture: %s", b->name, why);
 }

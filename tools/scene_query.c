@@ -109,10 +109,21 @@ void cr_scene_body_label(const cr_scene *s, const cr_world *w, cr_body_id id, ch
     uint64_t u = cr_body_get_user_data(w, id);
     if (u >= 1 && u <= (uint64_t)arrlen(s->bodies)) {
         const cr_scene_body *b = &s->bodies[u - 1];
-        if (b->id.index1 == id.index1 && b->id.generation == id.generation)
+        if (b->id.index1 == id.index1 && b->id.generation == id.generation) {
             snprintf(out, size, "%s", b->name);
-        else
-            snprintf(out, size, "%s/body %u", b->name, id.index1 - 1);
+            return;
+        }
+        /* a piece is named as every output names it (tools/run_bodies.c) */
+        cr_fracture_view v;
+        if (b->fractures && cr_fracture_get(w, b->id, &v) == CR_OK)
+            for (uint32_t k = 0; k < v.piece_count; ++k) {
+                cr_body_id pb = cr_fracture_get_piece_body(w, b->id, k);
+                if (pb.index1 == id.index1 && pb.generation == id.generation) {
+                    snprintf(out, size, "%s/piece %u", b->name, (unsigned)k);
+                    return;
+                }
+            }
+        snprintf(out, size, "%s/body %u", b->name, id.index1 - 1);
         return;
     }
     snprintf(out, size, "body#%u", id.index1 - 1);

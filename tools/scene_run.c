@@ -12,6 +12,7 @@
 #include "scene.h"
 #include "cli.h"
 #include "scene_squash.h"
+#include "stb_ds.h"
 
 #include <time.h>
 
@@ -47,6 +48,18 @@ static int one_frame(cr_scene *s, cr_world *w, int32_t frame, bool recorded, con
     return 0;
 }
 
+/* The frame a fracturing body split in, kept on its scene body: the world
+ * says only whether it is whole now, and every output (summary, --json,
+ * report) says when it broke. */
+static void note_fractures(cr_scene *s, const cr_world *w, int32_t frame) {
+    for (ptrdiff_t i = 0; i < arrlen(s->bodies); ++i) {
+        cr_scene_body *b = &s->bodies[i];
+        cr_fracture_view v;
+        if (!b->fractures || b->broke_frame >= 0 || cr_body_id_is_null(b->id)) continue;
+        if (cr_fracture_get(w, b->id, &v) == CR_OK && !v.whole) b->broke_frame = frame;
+    }
+}
+
 int cr_scene_run(cr_scene *s, cr_world *w, const cr_scene_loop *loop, cr_scene_error *err) {
     for (int32_t f = loop->from; f < loop->to; ++f) {
         bool recorded = loop->input_first != NULL;
@@ -65,6 +78,7 @@ int cr_scene_run(cr_scene *s, cr_world *w, const cr_scene_loop *loop, cr_scene_e
         uint64_t t0 = crp_clock_ns();
         clock_t c0 = clock();
         if (one_frame(s, w, f, recorded, in, count, err)) return -1;
+        note_fractures(s, w, f);
         cr_scene_frame fr;
         fr.frame = f;
         fr.ms = (double)(crp_clock_ns() - t0) / 1e6;

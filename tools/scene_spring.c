@@ -238,10 +238,9 @@ static int create_soft(cr_scene *s, cr_world *w, cr_scene_soft *b, cr_scene_erro
     cr_scene_mesh_placement(s->assets[b->asset].view_, &def.transform.p, &def.transform.q);
     cr_status st = cr_soft_create(w, &def, &b->id);
     if (st != CR_OK) {
-        cr_field f = cr_world_refused_field(w);
-        return cr_scene_error_set(err, s->path, b->line, "soft body '%s': cannot create: %s (%s%s%s)", b->name,
-                                  cr_status_message(st), cr_status_name(st), f != CR_FIELD_NONE ? ", " : "",
-                                  f != CR_FIELD_NONE ? cr_field_name(f) : "");
+        char why[256];
+        return cr_scene_error_set(err, s->path, b->line, "soft body '%s': cannot create: %s", b->name,
+                                  cr_scene_refusal(why, sizeof why, st, cr_world_refused_field(w)));
     }
     return 0;
 }
@@ -277,10 +276,9 @@ int cr_scene_spring_inputs(cr_scene *s, cr_world *w, int32_t frame, cr_scene_err
         if (st == CR_ERR_STALE_HANDLE)
             return cr_scene_error_set(err, s->path, in->line, "soft body '%s' is not in the world at frame %d", b->name, frame);
         if (st != CR_OK) {
-            cr_field f = cr_world_refused_field(w);
-            return cr_scene_error_set(err, s->path, in->line, "'%s' on soft body '%s' at frame %d: %s (%s%s%s)", what, b->name,
-                                      frame, cr_status_message(st), cr_status_name(st), f != CR_FIELD_NONE ? ", " : "",
-                                      f != CR_FIELD_NONE ? cr_field_name(f) : "");
+            char why[256];
+            return cr_scene_error_set(err, s->path, in->line, "'%s' on soft body '%s' at frame %d: %s", what, b->name, frame,
+                                      cr_scene_refusal(why, sizeof why, st, cr_world_refused_field(w)));
         }
     }
     return 0;

@@ -202,9 +202,11 @@ int cr_scene_squash_pose(cr_scene *s, cr_world *w, int32_t frame, cr_scene_error
         }
         cr_status st = cr_squash_set_primitives(w, id, prims, n);
         free(prims);
-        if (st != CR_OK)
-            return cr_scene_error_set(err, s->path, p->line, "pose: cannot pose body '%s': %s (%s)", s->bodies[p->body].name,
-                                      cr_status_message(st), cr_status_name(st));
+        if (st != CR_OK) {
+            char why[256];
+            return cr_scene_error_set(err, s->path, p->line, "pose: cannot pose body '%s': %s", s->bodies[p->body].name,
+                                      cr_scene_refusal(why, sizeof why, st, cr_world_refused_field(w)));
+        }
     }
     return 0;
 }

@@ -43,6 +43,17 @@
 #include "base.h"
 #include "vecmath.h"
 
+/* Link names carry the scalar mode (CR_LINK_NAME, crumple/real.h), so code
+ * compiled in the other mode fails to link instead of misreading every cr_real. */
+#define cr_asset_check_name CR_LINK_NAME(cr_asset_check_name)
+#define cr_asset_check_message CR_LINK_NAME(cr_asset_check_message)
+#define cr_asset_memory_size CR_LINK_NAME(cr_asset_memory_size)
+#define cr_asset_load CR_LINK_NAME(cr_asset_load)
+#define cr_asset_piece_bytes CR_LINK_NAME(cr_asset_piece_bytes)
+#define cr_asset_body_pose CR_LINK_NAME(cr_asset_body_pose)
+#define cr_asset_checksum CR_LINK_NAME(cr_asset_checksum)
+#define cr_asset_sdf CR_LINK_NAME(cr_asset_sdf)
+
 #ifdef __cplusplus
 extern "C" {
 #endif

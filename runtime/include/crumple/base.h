@@ -24,6 +24,15 @@
 #include <stdint.h>
 #include <stdbool.h>
 
+#include "real.h" /* CR_LINK_NAME */
+
+/* Link names carry the scalar mode (CR_LINK_NAME, crumple/real.h), so code
+ * compiled in the other mode fails to link instead of misreading every cr_real. */
+#define cr_status_name CR_LINK_NAME(cr_status_name)
+#define cr_status_message CR_LINK_NAME(cr_status_message)
+#define cr_version_string CR_LINK_NAME(cr_version_string)
+#define cr_field_name CR_LINK_NAME(cr_field_name)
+
 #ifdef __cplusplus
 extern "C" {
 #endif

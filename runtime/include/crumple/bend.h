@@ -50,6 +50,16 @@
 #include "joint.h"
 #include "dent.h"
 
+/* Link names carry the scalar mode (CR_LINK_NAME, crumple/real.h), so code
+ * compiled in the other mode fails to link instead of misreading every cr_real. */
+#define cr_default_bend_def CR_LINK_NAME(cr_default_bend_def)
+#define cr_bend_attach CR_LINK_NAME(cr_bend_attach)
+#define cr_bend_get_bone_count CR_LINK_NAME(cr_bend_get_bone_count)
+#define cr_bend_get_sub_body CR_LINK_NAME(cr_bend_get_sub_body)
+#define cr_bend_get_joint CR_LINK_NAME(cr_bend_get_joint)
+#define cr_bend_is_sub_body CR_LINK_NAME(cr_bend_is_sub_body)
+#define cr_default_bend_budget CR_LINK_NAME(cr_default_bend_budget)
+
 #ifdef __cplusplus
 extern "C" {
 #endif

@@ -16,6 +16,53 @@
 
 #include "world.h"
 
+/* Link names carry the scalar mode (CR_LINK_NAME, crumple/real.h), so code
+ * compiled in the other mode fails to link instead of misreading every cr_real. */
+#define cr_default_filter CR_LINK_NAME(cr_default_filter)
+#define cr_default_material CR_LINK_NAME(cr_default_material)
+#define cr_default_body_def CR_LINK_NAME(cr_default_body_def)
+#define cr_body_create CR_LINK_NAME(cr_body_create)
+#define cr_body_create_as_modelled CR_LINK_NAME(cr_body_create_as_modelled)
+#define cr_body_destroy CR_LINK_NAME(cr_body_destroy)
+#define cr_body_is_valid CR_LINK_NAME(cr_body_is_valid)
+#define cr_body_get_transform CR_LINK_NAME(cr_body_get_transform)
+#define cr_body_set_transform CR_LINK_NAME(cr_body_set_transform)
+#define cr_body_get_linear_velocity CR_LINK_NAME(cr_body_get_linear_velocity)
+#define cr_body_get_angular_velocity CR_LINK_NAME(cr_body_get_angular_velocity)
+#define cr_body_set_velocity CR_LINK_NAME(cr_body_set_velocity)
+#define cr_body_apply_impulse CR_LINK_NAME(cr_body_apply_impulse)
+#define cr_body_apply_force CR_LINK_NAME(cr_body_apply_force)
+#define cr_body_apply_torque CR_LINK_NAME(cr_body_apply_torque)
+#define cr_body_get_inertia CR_LINK_NAME(cr_body_get_inertia)
+#define cr_body_get_inertia_products CR_LINK_NAME(cr_body_get_inertia_products)
+#define cr_body_get_bound_radius CR_LINK_NAME(cr_body_get_bound_radius)
+#define cr_body_is_sleeping CR_LINK_NAME(cr_body_is_sleeping)
+#define cr_body_wake CR_LINK_NAME(cr_body_wake)
+#define cr_body_get_point_velocity CR_LINK_NAME(cr_body_get_point_velocity)
+#define cr_body_get_mass CR_LINK_NAME(cr_body_get_mass)
+#define cr_body_get_user_data CR_LINK_NAME(cr_body_get_user_data)
+#define cr_body_get_type CR_LINK_NAME(cr_body_get_type)
+#define cr_body_get_shape CR_LINK_NAME(cr_body_get_shape)
+#define cr_body_get_material CR_LINK_NAME(cr_body_get_material)
+#define cr_body_set_type CR_LINK_NAME(cr_body_set_type)
+#define cr_body_set_mass CR_LINK_NAME(cr_body_set_mass)
+#define cr_body_set_material CR_LINK_NAME(cr_body_set_material)
+#define cr_body_set_gravity_scale CR_LINK_NAME(cr_body_set_gravity_scale)
+#define cr_body_get_gravity_scale CR_LINK_NAME(cr_body_get_gravity_scale)
+#define cr_body_set_damping CR_LINK_NAME(cr_body_set_damping)
+#define cr_body_get_linear_damping CR_LINK_NAME(cr_body_get_linear_damping)
+#define cr_body_get_angular_damping CR_LINK_NAME(cr_body_get_angular_damping)
+#define cr_body_set_user_data CR_LINK_NAME(cr_body_set_user_data)
+#define cr_body_set_enabled CR_LINK_NAME(cr_body_set_enabled)
+#define cr_body_is_enabled CR_LINK_NAME(cr_body_is_enabled)
+#define cr_body_is_sensor CR_LINK_NAME(cr_body_is_sensor)
+#define cr_body_set_filter CR_LINK_NAME(cr_body_set_filter)
+#define cr_body_get_filter CR_LINK_NAME(cr_body_get_filter)
+#define cr_world_get_body_ids CR_LINK_NAME(cr_world_get_body_ids)
+#define cr_body_get_mesh CR_LINK_NAME(cr_body_get_mesh)
+#define cr_body_clear_dirty CR_LINK_NAME(cr_body_clear_dirty)
+#define cr_body_get_asset CR_LINK_NAME(cr_body_get_asset)
+
 #ifdef __cplusplus
 extern "C" {
 #endif

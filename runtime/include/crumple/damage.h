@@ -24,6 +24,17 @@
 #include "joint.h"
 #include "events.h"
 
+/* Link names carry the scalar mode (CR_LINK_NAME, crumple/real.h), so code
+ * compiled in the other mode fails to link instead of misreading every cr_real. */
+#define cr_custom_attach CR_LINK_NAME(cr_custom_attach)
+#define cr_custom_detach CR_LINK_NAME(cr_custom_detach)
+#define cr_custom_get_state CR_LINK_NAME(cr_custom_get_state)
+#define cr_damage_defer_body_create CR_LINK_NAME(cr_damage_defer_body_create)
+#define cr_damage_defer_body_destroy CR_LINK_NAME(cr_damage_defer_body_destroy)
+#define cr_damage_defer_joint_create CR_LINK_NAME(cr_damage_defer_joint_create)
+#define cr_damage_defer_joint_destroy CR_LINK_NAME(cr_damage_defer_joint_destroy)
+#define cr_default_damage_def CR_LINK_NAME(cr_default_damage_def)
+
 #ifdef __cplusplus
 extern "C" {
 #endif

@@ -15,6 +15,11 @@
 
 #include "body.h"
 
+/* Link names carry the scalar mode (CR_LINK_NAME, crumple/real.h), so code
+ * compiled in the other mode fails to link instead of misreading every cr_real. */
+#define cr_default_debug_draw CR_LINK_NAME(cr_default_debug_draw)
+#define cr_world_draw CR_LINK_NAME(cr_world_draw)
+
 #ifdef __cplusplus
 extern "C" {
 #endif

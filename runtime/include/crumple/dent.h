@@ -32,6 +32,12 @@
 
 #include "body.h"
 
+/* Link names carry the scalar mode (CR_LINK_NAME, crumple/real.h), so code
+ * compiled in the other mode fails to link instead of misreading every cr_real. */
+#define cr_default_dent_def CR_LINK_NAME(cr_default_dent_def)
+#define cr_dent_attach CR_LINK_NAME(cr_dent_attach)
+#define cr_default_dent_budget CR_LINK_NAME(cr_default_dent_budget)
+
 #ifdef __cplusplus
 extern "C" {
 #endif

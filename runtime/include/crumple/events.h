@@ -18,6 +18,15 @@
 
 #include "body.h"
 
+/* Link names carry the scalar mode (CR_LINK_NAME, crumple/real.h), so code
+ * compiled in the other mode fails to link instead of misreading every cr_real. */
+#define cr_world_get_events CR_LINK_NAME(cr_world_get_events)
+#define cr_world_get_dent_events CR_LINK_NAME(cr_world_get_dent_events)
+#define cr_world_get_sensor_events CR_LINK_NAME(cr_world_get_sensor_events)
+#define cr_sensor_get_overlaps CR_LINK_NAME(cr_sensor_get_overlaps)
+#define cr_world_get_contact_events CR_LINK_NAME(cr_world_get_contact_events)
+#define cr_body_get_contacts CR_LINK_NAME(cr_body_get_contacts)
+
 #ifdef __cplusplus
 extern "C" {
 #endif

@@ -34,6 +34,13 @@
 
 #include "body.h"
 
+/* Link names carry the scalar mode (CR_LINK_NAME, crumple/real.h), so code
+ * compiled in the other mode fails to link instead of misreading every cr_real. */
+#define cr_default_example_def CR_LINK_NAME(cr_default_example_def)
+#define cr_example_attach CR_LINK_NAME(cr_example_attach)
+#define cr_example_get CR_LINK_NAME(cr_example_get)
+#define cr_default_example_budget CR_LINK_NAME(cr_default_example_budget)
+
 #ifdef __cplusplus
 extern "C" {
 #endif

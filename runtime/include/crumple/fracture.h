@@ -43,6 +43,16 @@
 
 #include "body.h"
 
+/* Link names carry the scalar mode (CR_LINK_NAME, crumple/real.h), so code
+ * compiled in the other mode fails to link instead of misreading every cr_real. */
+#define cr_default_fracture_def CR_LINK_NAME(cr_default_fracture_def)
+#define cr_fracture_attach CR_LINK_NAME(cr_fracture_attach)
+#define cr_fracture_apply_damage CR_LINK_NAME(cr_fracture_apply_damage)
+#define cr_fracture_get CR_LINK_NAME(cr_fracture_get)
+#define cr_fracture_get_bond_health CR_LINK_NAME(cr_fracture_get_bond_health)
+#define cr_fracture_get_piece_body CR_LINK_NAME(cr_fracture_get_piece_body)
+#define cr_default_fracture_budget CR_LINK_NAME(cr_default_fracture_budget)
+
 #ifdef __cplusplus
 extern "C" {
 #endif

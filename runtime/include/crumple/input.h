@@ -30,6 +30,15 @@
 
 #include "body.h"
 
+/* Link names carry the scalar mode (CR_LINK_NAME, crumple/real.h), so code
+ * compiled in the other mode fails to link instead of misreading every cr_real. */
+#define cr_input_compare CR_LINK_NAME(cr_input_compare)
+#define cr_world_apply_inputs CR_LINK_NAME(cr_world_apply_inputs)
+#define cr_body_state_hash CR_LINK_NAME(cr_body_state_hash)
+#define cr_world_body_hashes CR_LINK_NAME(cr_world_body_hashes)
+#define cr_body_hashes_diff CR_LINK_NAME(cr_body_hashes_diff)
+#define cr_state_layout_id CR_LINK_NAME(cr_state_layout_id)
+
 #ifdef __cplusplus
 extern "C" {
 #endif

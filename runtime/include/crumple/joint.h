@@ -29,6 +29,28 @@
 
 #include "body.h"
 
+/* Link names carry the scalar mode (CR_LINK_NAME, crumple/real.h), so code
+ * compiled in the other mode fails to link instead of misreading every cr_real. */
+#define cr_default_joint_def CR_LINK_NAME(cr_default_joint_def)
+#define cr_joint_create CR_LINK_NAME(cr_joint_create)
+#define cr_joint_destroy CR_LINK_NAME(cr_joint_destroy)
+#define cr_joint_is_valid CR_LINK_NAME(cr_joint_is_valid)
+#define cr_world_get_joint_count CR_LINK_NAME(cr_world_get_joint_count)
+#define cr_joint_get_type CR_LINK_NAME(cr_joint_get_type)
+#define cr_joint_get_body_a CR_LINK_NAME(cr_joint_get_body_a)
+#define cr_joint_get_body_b CR_LINK_NAME(cr_joint_get_body_b)
+#define cr_joint_get_anchor_a CR_LINK_NAME(cr_joint_get_anchor_a)
+#define cr_joint_get_anchor_b CR_LINK_NAME(cr_joint_get_anchor_b)
+#define cr_joint_get_axis_a CR_LINK_NAME(cr_joint_get_axis_a)
+#define cr_joint_get_axis_b CR_LINK_NAME(cr_joint_get_axis_b)
+#define cr_joint_get_relative_orientation CR_LINK_NAME(cr_joint_get_relative_orientation)
+#define cr_joint_get_rest_orientation CR_LINK_NAME(cr_joint_get_rest_orientation)
+#define cr_joint_set_rest_orientation CR_LINK_NAME(cr_joint_set_rest_orientation)
+#define cr_joint_get_hinge_angle CR_LINK_NAME(cr_joint_get_hinge_angle)
+#define cr_joint_get_linear_impulse CR_LINK_NAME(cr_joint_get_linear_impulse)
+#define cr_joint_get_angular_impulse CR_LINK_NAME(cr_joint_get_angular_impulse)
+#define cr_joint_get_user_data CR_LINK_NAME(cr_joint_get_user_data)
+
 #ifdef __cplusplus
 extern "C" {
 #endif

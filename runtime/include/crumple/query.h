@@ -32,6 +32,23 @@
 #include "body.h"
 #include "spring.h"
 
+/* Link names carry the scalar mode (CR_LINK_NAME, crumple/real.h), so code
+ * compiled in the other mode fails to link instead of misreading every cr_real. */
+#define cr_default_query_filter CR_LINK_NAME(cr_default_query_filter)
+#define cr_world_cast_ray_closest CR_LINK_NAME(cr_world_cast_ray_closest)
+#define cr_world_cast_ray CR_LINK_NAME(cr_world_cast_ray)
+#define cr_world_cast_ray_all CR_LINK_NAME(cr_world_cast_ray_all)
+#define cr_world_overlap_aabb CR_LINK_NAME(cr_world_overlap_aabb)
+#define cr_world_overlap_sphere CR_LINK_NAME(cr_world_overlap_sphere)
+#define cr_world_overlap_box CR_LINK_NAME(cr_world_overlap_box)
+#define cr_world_overlap_aabb_all CR_LINK_NAME(cr_world_overlap_aabb_all)
+#define cr_world_overlap_sphere_all CR_LINK_NAME(cr_world_overlap_sphere_all)
+#define cr_world_overlap_box_all CR_LINK_NAME(cr_world_overlap_box_all)
+#define cr_world_cast_sphere CR_LINK_NAME(cr_world_cast_sphere)
+#define cr_world_cast_box CR_LINK_NAME(cr_world_cast_box)
+#define cr_body_query_point CR_LINK_NAME(cr_body_query_point)
+#define cr_asset_query_bytes CR_LINK_NAME(cr_asset_query_bytes)
+
 #ifdef __cplusplus
 extern "C" {
 #endif

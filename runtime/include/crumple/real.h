@@ -43,21 +43,34 @@ extern "C" {
 #error "crumple: CR_FIXED must be 0 (float) or 1 (Q32.32 fixed point)"
 #endif
 
-/* The scalar mode is part of the link names. A game compiled with one
- * CR_FIXED and linked with the other mode's library (libcrumple.a is float,
- * libcrumple-fixed.a is fixed) fails at link time with an undefined
- * reference that names the mode it expected, e.g.
- *     undefined reference to `cr_world_create_fixed_q32'
- * instead of running with every cr_real misread. Every game calls these. */
+/* The scalar mode is part of every link name. Each public header renames
+ * each function it declares, `#define cr_world_step CR_LINK_NAME(cr_world_step)`,
+ * so the library and the game's objects refer to cr_world_step_float32 or
+ * cr_world_step_fixed_q32. A game compiled with one CR_FIXED and linked with
+ * the other mode's library (libcrumple.a is float, libcrumple-fixed.a is
+ * fixed), or two of its files compiled in different modes, fail at link time
+ * with an undefined reference that names the mode expected, e.g.
+ *     undefined reference to `cr_body_create_fixed_q32'
+ * instead of running with every cr_real misread. Both modes carry a suffix,
+ * so the mismatch fails whichever way round it is (docs/scalar.md).
+ * tests/check_promises.sh fails if the library defines a public function
+ * without its mode's suffix. The static inline helpers (cr_mul, cr_v3_*) are
+ * compiled into the caller and keep their names. */
 #if CR_FIXED
-#define cr_world_create cr_world_create_fixed_q32
-#define cr_world_memory_size cr_world_memory_size_fixed_q32
-#define cr_asset_load cr_asset_load_fixed_q32
+#define CR_LINK_NAME(name) name##_fixed_q32
 #else
-#define cr_world_create cr_world_create_float32
-#define cr_world_memory_size cr_world_memory_size_float32
-#define cr_asset_load cr_asset_load_float32
+#define CR_LINK_NAME(name) name##_float32
 #endif
+#define cr_div CR_LINK_NAME(cr_div)
+#define cr_from_float CR_LINK_NAME(cr_from_float)
+#define cr_mul_soft_ CR_LINK_NAME(cr_mul_soft_)
+#define cr_sqrt CR_LINK_NAME(cr_sqrt)
+#define cr_rsqrt CR_LINK_NAME(cr_rsqrt)
+#define cr_sin CR_LINK_NAME(cr_sin)
+#define cr_cos CR_LINK_NAME(cr_cos)
+#define cr_atan2 CR_LINK_NAME(cr_atan2)
+#define cr_exp CR_LINK_NAME(cr_exp)
+#define cr_log CR_LINK_NAME(cr_log)
 
 #if CR_FIXED
 

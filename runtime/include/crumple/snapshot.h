@@ -22,6 +22,13 @@
 
 #include "world.h"
 
+/* Link names carry the scalar mode (CR_LINK_NAME, crumple/real.h), so code
+ * compiled in the other mode fails to link instead of misreading every cr_real. */
+#define cr_world_snapshot_size CR_LINK_NAME(cr_world_snapshot_size)
+#define cr_world_snapshot_save CR_LINK_NAME(cr_world_snapshot_save)
+#define cr_world_snapshot_restore CR_LINK_NAME(cr_world_snapshot_restore)
+#define cr_world_layout_hash CR_LINK_NAME(cr_world_layout_hash)
+
 #ifdef __cplusplus
 extern "C" {
 #endif

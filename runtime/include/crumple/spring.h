@@ -37,6 +37,22 @@
 
 #include "events.h"
 
+/* Link names carry the scalar mode (CR_LINK_NAME, crumple/real.h), so code
+ * compiled in the other mode fails to link instead of misreading every cr_real. */
+#define cr_default_spring_budget CR_LINK_NAME(cr_default_spring_budget)
+#define cr_default_soft_def CR_LINK_NAME(cr_default_soft_def)
+#define cr_soft_create CR_LINK_NAME(cr_soft_create)
+#define cr_soft_destroy CR_LINK_NAME(cr_soft_destroy)
+#define cr_soft_get_positions CR_LINK_NAME(cr_soft_get_positions)
+#define cr_soft_get_velocities CR_LINK_NAME(cr_soft_get_velocities)
+#define cr_soft_get_normals CR_LINK_NAME(cr_soft_get_normals)
+#define cr_soft_get_state CR_LINK_NAME(cr_soft_get_state)
+#define cr_soft_apply_impulse CR_LINK_NAME(cr_soft_apply_impulse)
+#define cr_soft_apply_body_impulse CR_LINK_NAME(cr_soft_apply_body_impulse)
+#define cr_soft_set_velocity CR_LINK_NAME(cr_soft_set_velocity)
+#define cr_world_get_soft_ids CR_LINK_NAME(cr_world_get_soft_ids)
+#define cr_soft_get_asset CR_LINK_NAME(cr_soft_get_asset)
+
 #ifdef __cplusplus
 extern "C" {
 #endif

@@ -34,6 +34,15 @@
 
 #include "body.h"
 
+/* Link names carry the scalar mode (CR_LINK_NAME, crumple/real.h), so code
+ * compiled in the other mode fails to link instead of misreading every cr_real. */
+#define cr_default_squash_primitive CR_LINK_NAME(cr_default_squash_primitive)
+#define cr_default_squash_def CR_LINK_NAME(cr_default_squash_def)
+#define cr_squash_attach CR_LINK_NAME(cr_squash_attach)
+#define cr_squash_set_primitives CR_LINK_NAME(cr_squash_set_primitives)
+#define cr_squash_get CR_LINK_NAME(cr_squash_get)
+#define cr_default_squash_budget CR_LINK_NAME(cr_default_squash_budget)
+
 #ifdef __cplusplus
 extern "C" {
 #endif

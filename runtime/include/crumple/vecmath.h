@@ -11,6 +11,9 @@
 
 #include "real.h"
 
+/* link names carry the scalar mode (CR_LINK_NAME, crumple/real.h) */
+#define cr_v3_len_wide_ CR_LINK_NAME(cr_v3_len_wide_)
+
 #ifdef __cplusplus
 extern "C" {
 #endif

@@ -29,6 +29,30 @@
 #include "base.h"
 #include "vecmath.h"
 
+/* Link names carry the scalar mode (CR_LINK_NAME, crumple/real.h), so code
+ * compiled in the other mode fails to link instead of misreading every cr_real. */
+#define cr_damage_op_name CR_LINK_NAME(cr_damage_op_name)
+#define cr_default_damage_costs CR_LINK_NAME(cr_default_damage_costs)
+#define cr_default_world_def CR_LINK_NAME(cr_default_world_def)
+#define cr_world_memory_size CR_LINK_NAME(cr_world_memory_size)
+#define cr_world_memory_need CR_LINK_NAME(cr_world_memory_need)
+#define cr_world_scratch_size CR_LINK_NAME(cr_world_scratch_size)
+#define cr_world_memory_report CR_LINK_NAME(cr_world_memory_report)
+#define cr_asset_damage_bytes CR_LINK_NAME(cr_asset_damage_bytes)
+#define cr_world_create CR_LINK_NAME(cr_world_create)
+#define cr_world_def_check CR_LINK_NAME(cr_world_def_check)
+#define cr_world_refused_field CR_LINK_NAME(cr_world_refused_field)
+#define cr_world_get_def CR_LINK_NAME(cr_world_get_def)
+#define cr_world_set_gravity CR_LINK_NAME(cr_world_set_gravity)
+#define cr_world_set_shock_propagation CR_LINK_NAME(cr_world_set_shock_propagation)
+#define cr_world_add_asset CR_LINK_NAME(cr_world_add_asset)
+#define cr_world_get_asset CR_LINK_NAME(cr_world_get_asset)
+#define cr_world_memory_stats CR_LINK_NAME(cr_world_memory_stats)
+#define cr_stage_name CR_LINK_NAME(cr_stage_name)
+#define cr_world_get_stats CR_LINK_NAME(cr_world_get_stats)
+#define cr_world_step CR_LINK_NAME(cr_world_step)
+#define cr_world_state_hash CR_LINK_NAME(cr_world_state_hash)
+
 #ifdef __cplusplus
 extern "C" {
 #endif

@@ -422,7 +422,7 @@ cr_status cr_soft_destroy(cr_world *w, cr_soft_id id) {
     cr_particle *p = cri_soft_particles(w);
     cr_spring *s = cri_soft_springs(w);
     /* close the gap: later bodies' particles and springs move down, in place */
-    /* copied forward one record at a time (the library uses no memmove) */
+    /* copied forward one record at a time: particles and anchors are two arrays moved by one index */
     cr_vec3 *an = cri_soft_anchors(w);
     for (uint32_t i = p0; i + np < r->particle_count; ++i) p[i] = p[i + np], an[i] = an[i + np];
     for (uint32_t i = s0; i + ns < r->spring_count; ++i) s[i] = s[i + ns];
