@@ -273,6 +273,80 @@ CR_TEST(memory_run_memory_adds_the_resident_assets) {
     cr_scene_free(s);
 }
 
+/* The plate cooked for dents only (`crumple cook --models rigid,dent`): the
+ * sections only soft bodies and example plasticity read are left out, the
+ * loader takes it, and two balls dent it to the same bits as the full asset. */
+static uint64_t dent_plate_hash(const cr_asset *plate, size_t *block_bytes) {
+    cr_world_def def = cr_default_world_def();
+    def.body_capacity = 4;
+    def.asset_capacity = 1;
+    def.damage.dent.body_capacity = 1;
+    def.damage.dent.max_cells = 48;
+    def.damage.surface_bytes = (uint32_t)cr_asset_damage_bytes(plate);
+    size_t size = cr_world_memory_size(&def);
+    *block_bytes = size;
+    void *block = aligned_alloc(CR_BLOCK_ALIGN, (size + CR_BLOCK_ALIGN - 1) / CR_BLOCK_ALIGN * CR_BLOCK_ALIGN);
+    cr_world *w = NULL;
+    uint32_t slot;
+    cr_body_id pid, id;
+    uint64_t h = 0;
+    if (block == NULL || cr_world_create(&def, block, size, &w) != CR_OK || cr_world_add_asset(w, plate, &slot) != CR_OK)
+        goto done;
+    cr_body_def pd = cr_default_body_def();
+    pd.type = CR_BODY_STATIC, pd.shape.type = CR_SHAPE_MESH, pd.shape.asset = slot;
+    cr_dent_def dd = cr_default_dent_def();
+    dd.threshold_speed = CR_R(1);
+    if (cr_body_create(w, &pd, &pid) != CR_OK || cr_dent_attach(w, pid, &dd) != CR_OK) goto done;
+    for (int i = 0; i < 2; ++i) {
+        cr_body_def bd = cr_default_body_def();
+        bd.shape.radius = CR_R(0.02);
+        bd.material.density = CR_R(7800);
+        bd.position = cr_v3(i ? CR_R(0.06) : CR_R(-0.06), CR_R(0.2), 0);
+        bd.linear_velocity = cr_v3(0, CR_R(-5), 0);
+        if (cr_body_create(w, &bd, &id) != CR_OK) goto done;
+    }
+    for (int f = 0; f < 40; ++f) cr_world_step(w, CR_R(1.0 / 60.0));
+    cr_body_mesh m;
+    if (cr_body_get_mesh(w, pid, &m) != CR_OK || m.dent_count < 2) goto done;
+    h = 1469598103934665603ull;
+    const uint8_t *p = (const uint8_t *)m.positions;
+    for (size_t k = 0; k < m.vertex_count * sizeof(cr_vec3); ++k) h = (h ^ p[k]) * 1099511628211ull;
+done:
+    free(block);
+    return h;
+}
+
+CR_TEST(memory_dent_only_asset_leaves_out_what_dents_never_read) {
+    plate_asset full;
+    ENSURE(cook_plate(&full));
+    cr_cook_options opt = cr_cook_default_options();
+    opt.quiet = true;
+    const char *bad;
+    size_t bad_len;
+    ENSURE(cr_cook_models_leave_out("rigid,dent", &opt.leave_out, &bad, &bad_len) == 0);
+    ENSURE(opt.leave_out == (CR_COOK_LEAVE_ADJACENCY | CR_COOK_LEAVE_GEODESICS));
+    ENSURE(cr_cook_models_leave_out("dent,blob", &opt.leave_out, &bad, &bad_len) != 0 && bad_len == 4 && strncmp(bad, "blob", 4) == 0);
+    ENSURE(cr_cook_models_leave_out("example,soft", &opt.leave_out, &bad, &bad_len) == 0 && opt.leave_out == 0);
+    ENSURE(cr_cook_models_leave_out("dent", &opt.leave_out, &bad, &bad_len) == 0);
+    cr_cook_result lean;
+    char err[512];
+    ENSURE(cr_cook_file("data/meshes/plate.obj", NULL, &opt, &lean, err, sizeof err) == 0);
+    cr_asset a;
+    void *ablock = tc_load(lean.bytes, lean.size, &a);
+    ENSURE(ablock != NULL);
+    ENSURE(a.adjacency_start == NULL && a.geodesic_start == NULL && a.geodesic_count == 0);
+    /* what was left out is what the file lost, but for the sections' 16-byte padding */
+    ENSURE(lean.size + lean.left_out_bytes + 64 >= full.cooked.size && lean.size + lean.left_out_bytes <= full.cooked.size + 64);
+    cr_test_printf("  the plate for dents: %.3f MiB resident, the full asset %.3f MiB (left out %.3f MiB)\n", lean.size / MIB,
+                   full.cooked.size / MIB, lean.left_out_bytes / MIB);
+    size_t b1, b2;
+    uint64_t h_full = dent_plate_hash(&full.a, &b1), h_lean = dent_plate_hash(&a, &b2);
+    ENSURE(h_full != 0 && h_full == h_lean && b1 == b2);
+    free(ablock);
+    cr_cook_result_free(&lean);
+    free_plate(&full);
+}
+
 /* cr_asset_damage_bytes is exactly what attaching takes: that many bytes of
  * surface memory fit one body, 16 fewer do not. */
 CR_TEST(memory_asset_damage_bytes_is_what_attach_takes) {

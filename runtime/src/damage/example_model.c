@@ -266,7 +266,8 @@ cr_status cri_example_model_attach(cr_world *w, uint32_t body_index1, const cr_e
             return cri_refuse(w, CR_ERR_DEF_INVALID, reals[i].f);
     }
     const cr_asset *a = cri_damage_rest_asset(w, b->shape.asset);
-    if (a == NULL || a->bone_count == 0 || a->example_count < 2) return CR_ERR_DEF_INVALID;
+    /* an asset cooked without geodesic lists (`crumple cook --models` without example) cannot spread an impulse */
+    if (a == NULL || a->bone_count == 0 || a->example_count < 2 || a->geodesic_start == NULL) return CR_ERR_DEF_INVALID;
     if (a->vertex_count > bd->max_vertices || a->example_count > bd->max_examples) return CR_ERR_CAPACITY;
     uint32_t pick = bd->body_capacity;
     for (uint32_t i = 0; i < bd->body_capacity && pick == bd->body_capacity; ++i)

@@ -353,7 +353,12 @@ static cr_asset_check check_layout(parsed *ps, const void *bytes, size_t size, c
     if (ps->adjacency_count > CR_ASSET_MAX_NEIGHBORS) return fail(e, CR_ASSET_COUNT_LIMIT, info_tag, CR_AI_ADJACENCY_COUNT);
     if (ps->geodesic_count > CR_ASSET_MAX_NEIGHBORS) return fail(e, CR_ASSET_COUNT_LIMIT, info_tag, CR_AI_GEODESIC_COUNT);
     if (ps->patch_count > ps->vertex_count) return fail(e, CR_ASSET_COUNT_LIMIT, info_tag, CR_AI_GEODESIC_PATCHES);
-    ps->geodesic_lists = ps->patch_count ? ps->patch_count : ps->vertex_count;
+    /* a cooker may leave the neighbourhoods out (`crumple cook --models`):
+     * empty start sections with no entries; the models that read them refuse
+     * such an asset at attach */
+    bool no_geodesics = ps->sec[CR_ASEC_GEOS].count == 0 && ps->geodesic_count == 0 && ps->patch_count == 0;
+    bool no_adjacency = ps->sec[CR_ASEC_ADJS].count == 0 && ps->adjacency_count == 0;
+    ps->geodesic_lists = no_geodesics ? 0 : ps->patch_count ? ps->patch_count : ps->vertex_count;
     if (ps->bone_count > CR_ASSET_MAX_BONES) return fail(e, CR_ASSET_COUNT_LIMIT, info_tag, CR_AI_BONE_COUNT);
     if (ps->bone_count == 0 ? ps->example_count != 0 : (ps->example_count < 1 || ps->example_count > CR_ASSET_MAX_EXAMPLES))
         return fail(e, CR_ASSET_COUNT_LIMIT, info_tag, CR_AI_EXAMPLE_COUNT);
@@ -367,9 +372,9 @@ static cr_asset_check check_layout(parsed *ps, const void *bytes, size_t size, c
         [CR_ASEC_SMPV] = ps->sample_count,
         [CR_ASEC_SMPP] = ps->sample_count,
         [CR_ASEC_SDFV] = ps->node_count,
-        [CR_ASEC_ADJS] = ps->vertex_count + 1,
+        [CR_ASEC_ADJS] = no_adjacency ? 0 : ps->vertex_count + 1,
         [CR_ASEC_ADJI] = ps->adjacency_count,
-        [CR_ASEC_GEOS] = ps->geodesic_lists + 1,
+        [CR_ASEC_GEOS] = no_geodesics ? 0 : ps->geodesic_lists + 1,
         [CR_ASEC_GEOI] = ps->geodesic_count,
         [CR_ASEC_GEOD] = ps->geodesic_count,
         [CR_ASEC_BONE] = ps->bone_count,
@@ -450,6 +455,7 @@ static cr_asset_check check_bend_moments(const parsed *ps, cr_asset_error *e) {
  * not `per_vertex`: a patch's list holds its centre, a vertex's never itself). */
 static cr_asset_check check_csr(const parsed *ps, cr_asset_section_id start_id, cr_asset_section_id item_id, bool ascending,
                                 uint32_t lists, bool per_vertex, cr_asset_error *e) {
+    if (ps->sec[start_id].count == 0) return CR_ASSET_OK; /* left out (no entries either: the count check) */
     const uint8_t *st = sec_ptr(ps, start_id), *it = sec_ptr(ps, item_id);
     uint32_t n = lists, total = ps->sec[item_id].count;
     if (rd_u32(st) != 0) return fail(e, CR_ASSET_BAD_CSR, section_tag(start_id), 0);
@@ -772,8 +778,8 @@ static uint64_t section_block_bytes(const parsed *ps, const plan_t *p, cr_asset_
     case CR_ASEC_SPRP: return real * round16((uint64_t)ps->sec[CR_ASEC_SPRP].count * sizeof(cr_real));
     case CR_ASEC_TRIS: return u32 * round16((uint64_t)ps->triangle_count * 12u);
     case CR_ASEC_SMPV: return u32 * round16((uint64_t)ps->sample_count * 4u);
-    case CR_ASEC_ADJS: return u32 * round16(((uint64_t)ps->vertex_count + 1) * 4u);
-    case CR_ASEC_GEOS: return u32 * round16(((uint64_t)ps->geodesic_lists + 1) * 4u);
+    case CR_ASEC_ADJS: return u32 * round16((uint64_t)ps->sec[CR_ASEC_ADJS].count * 4u);
+    case CR_ASEC_GEOS: return u32 * round16((uint64_t)ps->sec[CR_ASEC_GEOS].count * 4u);
     case CR_ASEC_GPAT: return u32 * round16((uint64_t)ps->sec[CR_ASEC_GPAT].count * 4u);
     case CR_ASEC_ADJI: return u32 * round16((uint64_t)ps->adjacency_count * 4u);
     case CR_ASEC_GEOI: return u32 * round16((uint64_t)ps->geodesic_count * 4u);
@@ -942,11 +948,11 @@ static void build_view(const parsed *ps, const plan_t *pl, uint8_t *block, cr_as
     a->bounds_max = rd_vec3(info + CR_AI_BOUNDS_MAX);
     a->bound_radius = rd_real(info + CR_AI_BOUND_RADIUS);
 
-    a->adjacency_start = u32_array(ps, pl, &bp, CR_ASEC_ADJS, ps->vertex_count + 1ull);
+    a->adjacency_start = u32_array(ps, pl, &bp, CR_ASEC_ADJS, ps->sec[CR_ASEC_ADJS].count);
     a->adjacency = u32_array(ps, pl, &bp, CR_ASEC_ADJI, ps->adjacency_count);
     a->geodesic_count = ps->geodesic_count;
     a->geodesic_radius = rd_real(info + CR_AI_GEODESIC_RADIUS);
-    a->geodesic_start = u32_array(ps, pl, &bp, CR_ASEC_GEOS, ps->geodesic_lists + 1ull);
+    a->geodesic_start = u32_array(ps, pl, &bp, CR_ASEC_GEOS, ps->sec[CR_ASEC_GEOS].count);
     a->geodesic_patch_count = ps->patch_count;
     a->geodesic_patch_radius = rd_real(info + CR_AI_GEODESIC_PATCH_RADIUS);
     a->geodesic_patch = u32_array(ps, pl, &bp, CR_ASEC_GPAT, ps->sec[CR_ASEC_GPAT].count);
