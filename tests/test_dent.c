@@ -54,7 +54,7 @@ CR_TEST(dent_head_on_sphere_depth_and_support) {
     cr_dent d;
     cri_dent_build(&d, &p, &imp, &ball, cells, cell, scratch);
     uint32_t first, last;
-    uint32_t moved = cri_dent_apply(&d, &p, v, PLATE * PLATE, &first, &last);
+    uint32_t moved = cri_dent_apply(&d, &p, v, PLATE * PLATE, &first, &last, NULL);
     ENSURE(moved > 0 && first <= last);
     double deepest = 0;
     for (int i = 0; i < PLATE * PLATE; ++i) {
@@ -86,7 +86,7 @@ CR_TEST(dent_glancing_is_sheared_toward_velocity) {
     cri_dent_build(&d, &p, &imp, &ball, cells, cell, scratch);
     ENSURE_NEAR(cr_to_double(d.cos_theta), 0.5, 1e-4);
     uint32_t first, last;
-    cri_dent_apply(&d, &p, v, PLATE * PLATE, &first, &last);
+    cri_dent_apply(&d, &p, v, PLATE * PLATE, &first, &last, NULL);
     double lead = 0, trail = 0, sum_dx = 0;
     int row = PLATE / 2;
     for (int i = 0; i < PLATE; ++i) {
@@ -122,7 +122,7 @@ CR_TEST(dent_mesh_projectile_leaves_its_shape) {
     cri_dent_build(&d, &p, &imp, &cube, cells, cell, scratch);
     ENSURE(d.zbuffer_work > 0);
     uint32_t first, last;
-    cri_dent_apply(&d, &p, v, PLATE * PLATE, &first, &last);
+    cri_dent_apply(&d, &p, v, PLATE * PLATE, &first, &last, NULL);
     int c = PLATE / 2;
     /* inside the square footprint: close to full depth at the corner region too */
     double centre = -cr_to_double(v[c * PLATE + c].y);

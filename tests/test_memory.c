@@ -3,6 +3,7 @@
  * and runs in it without running short, and a default world is small.
  * (docs/solver.md, "Memory", has the sizing rules and the measured figures.) */
 #include "test_scene_util.h"
+#include "test_memory_doc.h"
 
 #define MIB (1024.0 * 1024.0)
 
@@ -16,6 +17,7 @@ CR_TEST(memory_pile_world_fits_8_mib_and_runs_in_it) {
      * impact time per interference point (8 bytes x 12000), the bodies' filters and setters and
      * the queries' body tree: 8.25 MiB until the memory issue (26) shrinks the point pool */
     ENSURE(block <= (CR_FIXED ? 8448u : 8192u) * 1024u);
+    ENSURE_MEMORY_DOC("the 1000-body pile", block);
     /* the landing and the first settling are when the most pairs and points meet */
     uint64_t short_of_room = 0;
     uint32_t most_points = 0;
@@ -39,4 +41,5 @@ CR_TEST(memory_default_world_has_no_fixed_scratch) {
     size_t block = cr_world_memory_size(&d);
     cr_test_printf("  default def (256 bodies): block %.2f MiB\n", block / MIB);
     ENSURE(block > 0 && block <= 3u * 1024u * 1024u); /* 1.3 MiB in float, 2.4 in fixed (8-byte reals) */
+    ENSURE_MEMORY_DOC("`cr_default_world_def()`", block);
 }

@@ -2,7 +2,13 @@
  * (issue 18): the block region by region from the def, the damage bytes of an
  * asset, the issue's targets (5 bodies and a 9k-vertex dentable plate in
  * 2 MiB), and a mesh body placed "as modelled" from its level transform. */
+#define _POSIX_C_SOURCE 200809L
 #include "test_cook_util.h"
+#include "test_memory_doc.h"
+#include "cli.h"
+#include "scene.h"
+
+#include <unistd.h>
 
 #define MIB (1024.0 * 1024.0)
 
@@ -146,6 +152,7 @@ CR_TEST(memory_five_bodies_and_a_dentable_plate_fit_2_mib) {
                    plate.a.vertex_count, size / MIB, def.damage.surface_bytes / MIB);
     print_report(&def);
     ENSURE(size > 0 && size <= 2u * 1024u * 1024u);
+    ENSURE_MEMORY_DOC("5 bodies and the", size);
 
     void *block = aligned_alloc(CR_BLOCK_ALIGN, (size + CR_BLOCK_ALIGN - 1) / CR_BLOCK_ALIGN * CR_BLOCK_ALIGN);
     cr_world *w = NULL;
@@ -188,6 +195,156 @@ CR_TEST(memory_five_bodies_and_a_dentable_plate_fit_2_mib) {
     ENSURE(short_of_room == 0);
     free(block);
     free_plate(&plate);
+}
+
+/* What a game keeps resident for a cooked asset, section by section: the
+ * file's bytes and the load block's, adding up to the file and to
+ * cr_asset_memory_size, each section saying who reads it. */
+CR_TEST(memory_resident_report_adds_up_to_the_file_and_the_load_block) {
+    plate_asset plate;
+    ENSURE(cook_plate(&plate));
+    cr_asset_section_bytes sec[40];
+    uint32_t n = cr_asset_resident_report(plate.cooked.bytes, plate.cooked.size, sec, 40);
+    ENSURE(n > 8 && n <= 40);
+    uint64_t file = 0, block = 0, geodesic = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+        file += sec[i].file_bytes, block += sec[i].block_bytes;
+        ENSURE(strlen(sec[i].tag) == 4 && sec[i].what != NULL && sec[i].read_by != NULL);
+        if (strncmp(sec[i].tag, "GEO", 3) == 0) {
+            geodesic += sec[i].file_bytes + sec[i].block_bytes;
+            ENSURE(strcmp(sec[i].read_by, "example plasticity") == 0);
+        }
+        cr_test_printf("    %s %9llu file %9llu block  %-28s read by %s\n", sec[i].tag, (unsigned long long)sec[i].file_bytes,
+                       (unsigned long long)sec[i].block_bytes, sec[i].what, sec[i].read_by);
+    }
+    cr_test_printf("  the plate resident: %.3f MiB file + %.3f MiB block, geodesic lists %.3f MiB of it\n", file / MIB,
+                   block / MIB, geodesic / MIB);
+    ENSURE(file == plate.cooked.size);
+    ENSURE(block == cr_asset_memory_size(plate.cooked.bytes, plate.cooked.size));
+    ENSURE(geodesic > 0);
+    /* fewer slots than sections: the count says how many there are */
+    ENSURE(cr_asset_resident_report(plate.cooked.bytes, plate.cooked.size, sec, 2) == n);
+    /* not an asset: nothing */
+    uint8_t junk[400] = {0};
+    ENSURE(cr_asset_resident_report(junk, sizeof junk, sec, 40) == 0);
+    ENSURE(cr_asset_resident_report(NULL, 0, sec, 40) == 0);
+    free_plate(&plate);
+}
+
+/* `crumple run SCENE --memory` ends with the whole bill: the block and the
+ * assets resident beside it, each asset's file and load blocks. */
+CR_TEST(memory_run_memory_adds_the_resident_assets) {
+    char path[] = "/tmp/crumple_memory_XXXXXX";
+    int fd = mkstemp(path);
+    ENSURE(fd >= 0);
+    fflush(stdout);
+    int saved = dup(1);
+    ENSURE(saved >= 0 && dup2(fd, 1) >= 0);
+    char *args[] = {"run", "data/scenes/dent_bunny.scene", "--memory"};
+    int rc = cr_cmd_run(3, args);
+    fflush(stdout);
+    dup2(saved, 1);
+    close(saved);
+    close(fd);
+    ENSURE(rc == 0);
+    FILE *f = fopen(path, "r");
+    ENSURE(f != NULL);
+    char line[512];
+    unsigned long long total = 0, assets_seen = 0;
+    while (fgets(line, sizeof line, f) != NULL) {
+        if (strncmp(line, "total ", 6) == 0) ENSURE(sscanf(line + 6, " %llu", &total) == 1);
+        if (strstr(line, "  asset ") != NULL && strstr(line, ": file ") != NULL) ++assets_seen; /* "asset NAME: file ..." */
+    }
+    fclose(f);
+    remove(path);
+    /* the same bill from the scene: the block plus each asset's file and load block */
+    cr_scene *s = NULL;
+    cr_scene_error e;
+    cr_world *w = NULL;
+    ENSURE(cr_scene_load("data/scenes/dent_bunny.scene", &s, &e) == 0 && cr_scene_build(s, &w, &e) == 0);
+    cr_world_def def = cr_world_get_def(w);
+    uint64_t want = cr_world_memory_size(&def);
+    for (ptrdiff_t i = 0; i < arrlen(s->assets); ++i) want += s->assets[i].size_ + cr_asset_memory_size(s->assets[i].bytes_, s->assets[i].size_);
+    cr_test_printf("  dent_bunny --memory: %llu assets, total %.3f MiB (the block %.3f MiB)\n", assets_seen, total / MIB,
+                   cr_world_memory_size(&def) / MIB);
+    ENSURE(assets_seen == (unsigned long long)arrlen(s->assets) && assets_seen >= 2);
+    ENSURE(total == want);
+    cr_cli_world_free(w);
+    cr_scene_free(s);
+}
+
+/* The plate cooked for dents only (`crumple cook --models rigid,dent`): the
+ * sections only soft bodies and example plasticity read are left out, the
+ * loader takes it, and two balls dent it to the same bits as the full asset. */
+static uint64_t dent_plate_hash(const cr_asset *plate, size_t *block_bytes) {
+    cr_world_def def = cr_default_world_def();
+    def.body_capacity = 4;
+    def.asset_capacity = 1;
+    def.damage.dent.body_capacity = 1;
+    def.damage.dent.max_cells = 48;
+    def.damage.surface_bytes = (uint32_t)cr_asset_damage_bytes(plate);
+    size_t size = cr_world_memory_size(&def);
+    *block_bytes = size;
+    void *block = aligned_alloc(CR_BLOCK_ALIGN, (size + CR_BLOCK_ALIGN - 1) / CR_BLOCK_ALIGN * CR_BLOCK_ALIGN);
+    cr_world *w = NULL;
+    uint32_t slot;
+    cr_body_id pid, id;
+    uint64_t h = 0;
+    if (block == NULL || cr_world_create(&def, block, size, &w) != CR_OK || cr_world_add_asset(w, plate, &slot) != CR_OK)
+        goto done;
+    cr_body_def pd = cr_default_body_def();
+    pd.type = CR_BODY_STATIC, pd.shape.type = CR_SHAPE_MESH, pd.shape.asset = slot;
+    cr_dent_def dd = cr_default_dent_def();
+    dd.threshold_speed = CR_R(1);
+    if (cr_body_create(w, &pd, &pid) != CR_OK || cr_dent_attach(w, pid, &dd) != CR_OK) goto done;
+    for (int i = 0; i < 2; ++i) {
+        cr_body_def bd = cr_default_body_def();
+        bd.shape.radius = CR_R(0.02);
+        bd.material.density = CR_R(7800);
+        bd.position = cr_v3(i ? CR_R(0.06) : CR_R(-0.06), CR_R(0.2), 0);
+        bd.linear_velocity = cr_v3(0, CR_R(-5), 0);
+        if (cr_body_create(w, &bd, &id) != CR_OK) goto done;
+    }
+    for (int f = 0; f < 40; ++f) cr_world_step(w, CR_R(1.0 / 60.0));
+    cr_body_mesh m;
+    if (cr_body_get_mesh(w, pid, &m) != CR_OK || m.dent_count < 2) goto done;
+    h = 1469598103934665603ull;
+    const uint8_t *p = (const uint8_t *)m.positions;
+    for (size_t k = 0; k < m.vertex_count * sizeof(cr_vec3); ++k) h = (h ^ p[k]) * 1099511628211ull;
+done:
+    free(block);
+    return h;
+}
+
+CR_TEST(memory_dent_only_asset_leaves_out_what_dents_never_read) {
+    plate_asset full;
+    ENSURE(cook_plate(&full));
+    cr_cook_options opt = cr_cook_default_options();
+    opt.quiet = true;
+    const char *bad;
+    size_t bad_len;
+    ENSURE(cr_cook_models_leave_out("rigid,dent", &opt.leave_out, &bad, &bad_len) == 0);
+    ENSURE(opt.leave_out == (CR_COOK_LEAVE_ADJACENCY | CR_COOK_LEAVE_GEODESICS));
+    ENSURE(cr_cook_models_leave_out("dent,blob", &opt.leave_out, &bad, &bad_len) != 0 && bad_len == 4 && strncmp(bad, "blob", 4) == 0);
+    ENSURE(cr_cook_models_leave_out("example,soft", &opt.leave_out, &bad, &bad_len) == 0 && opt.leave_out == 0);
+    ENSURE(cr_cook_models_leave_out("dent", &opt.leave_out, &bad, &bad_len) == 0);
+    cr_cook_result lean;
+    char err[512];
+    ENSURE(cr_cook_file("data/meshes/plate.obj", NULL, &opt, &lean, err, sizeof err) == 0);
+    cr_asset a;
+    void *ablock = tc_load(lean.bytes, lean.size, &a);
+    ENSURE(ablock != NULL);
+    ENSURE(a.adjacency_start == NULL && a.geodesic_start == NULL && a.geodesic_count == 0);
+    /* what was left out is what the file lost, but for the sections' 16-byte padding */
+    ENSURE(lean.size + lean.left_out_bytes + 64 >= full.cooked.size && lean.size + lean.left_out_bytes <= full.cooked.size + 64);
+    cr_test_printf("  the plate for dents: %.3f MiB resident, the full asset %.3f MiB (left out %.3f MiB)\n", lean.size / MIB,
+                   full.cooked.size / MIB, lean.left_out_bytes / MIB);
+    size_t b1, b2;
+    uint64_t h_full = dent_plate_hash(&full.a, &b1), h_lean = dent_plate_hash(&a, &b2);
+    ENSURE(h_full != 0 && h_full == h_lean && b1 == b2);
+    free(ablock);
+    cr_cook_result_free(&lean);
+    free_plate(&full);
 }
 
 /* cr_asset_damage_bytes is exactly what attaching takes: that many bytes of

@@ -22,7 +22,7 @@ static void usage(FILE *f) {
             "       [--weld D] [--max-samples N] [--geodesic-radius R] [--geodesic-max N] [--geodesic-patch P] [--rig FILE | --bones auto:N]\n"
             "       [--bend] [--poses FILE] [--skeleton FILE | --fit-skeleton N] [--pieces N|groups] [--piece-seed S] [--pieces-near X,Y,Z]\n"
             "       [--gap D] [--piece-sdf-res N] [--soft] [--soft-spread R] [--soft-edge L] [--soft-internal N]\n"
-            "       [--soft-masses equal|area] [--timings] [--quiet]\n"
+            "       [--soft-masses equal|area] [--models LIST] [--timings] [--quiet]\n"
             "  Cooks an OBJ mesh into a validated binary asset (docs/asset-format.md), in the body frame:\n"
             "  centre of mass at the origin, axes along the principal moments (`crumple info` prints mesh_to_body).\n"
             "  --sdf-res N            grid cells along the longest axis, padding included (default 64)\n"
@@ -55,6 +55,8 @@ static void usage(FILE *f) {
             "  --soft-edge L          the remesher's edge length, m (default: the mean edge)\n"
             "  --soft-internal N      internal springs: chords cast per vertex through a closed body (0-5, default 1)\n"
             "  --soft-masses M        particle masses: equal (default, the seed's) or area\n"
+            "  --models LIST          the models bodies of this asset will get (rigid,dent,bend,example,squash,\n"
+            "                         fracture,soft): sections none of them reads are left out and named (default all)\n"
             "  --timings              print the time of each stage\n"
             "  --quiet                no report and no progress bar on stderr\n");
 }
@@ -125,6 +127,15 @@ int cr_cmd_cook(int argc, char **argv) {
             bad = parse_double_arg(v, &opt.geodesic_radius) || opt.geodesic_radius < 0, ++i;
         } else if (strcmp(a, "--geodesic-max") == 0 && v) {
             bad = parse_u32_arg(v, &opt.geodesic_max), ++i;
+        } else if (strcmp(a, "--models") == 0 && v) {
+            const char *word;
+            size_t len;
+            if (cr_cook_models_leave_out(v, &opt.leave_out, &word, &len) != 0) {
+                fprintf(stderr, "crumple cook: --models: unknown model '%.*s' (rigid dent bend example squash fracture soft)\n",
+                        (int)len, word);
+                return 2;
+            }
+            ++i;
         } else if (strcmp(a, "--geodesic-patch") == 0 && v) {
             bad = parse_double_arg(v, &opt.geodesic_patch) || opt.geodesic_patch < 0, ++i;
         } else if (strcmp(a, "--rig") == 0 && v) {
@@ -245,6 +256,10 @@ int cr_cmd_cook(int argc, char **argv) {
                     100.0 * (double)geo / (double)r.size, r.section_bytes[CR_ASEC_GEOI] / 4,
                     r.section_bytes[CR_ASEC_GEOS] / 4 - 1, r.section_bytes[CR_ASEC_GPAT] ? ", one per patch" : ", one per vertex");
     }
+    if (!opt.quiet && opt.leave_out)
+        fprintf(stderr, "%s: left out %llu bytes no model in --models reads:%s%s\n", out, (unsigned long long)r.left_out_bytes,
+                (opt.leave_out & CR_COOK_LEAVE_ADJACENCY) ? " ADJS ADJI (soft bodies)" : "",
+                (opt.leave_out & CR_COOK_LEAVE_GEODESICS) ? " GEOS GEOI GEOD GPAT (example plasticity)" : "");
     if (!opt.quiet && opt.soft)
         fprintf(stderr, "%s: soft: %u particles, %u structural, %u bending, %u internal springs; edge-length spread %.3g%s\n",
                 out, r.vertex_count, r.soft_structural, r.soft_bending, r.soft_internal, r.soft_spread_after,

@@ -119,7 +119,7 @@ int cr_cmd_info(int argc, char **argv) {
                cr_to_double(a.surface_area), m2b_p[0], m2b_p[1], m2b_p[2], m2b_q[0], m2b_q[1], m2b_q[2], m2b_q[3]);
         printf("  \"adjacency_entries\": %u,\n  \"geodesic\": {\"entries\": %u, \"radius\": %.9g, \"patches\": %u, "
                "\"patch_radius\": %.9g},\n",
-               a.adjacency_start[a.vertex_count], a.geodesic_count, cr_to_double(a.geodesic_radius), a.geodesic_patch_count,
+               a.adjacency_start ? a.adjacency_start[a.vertex_count] : 0, a.geodesic_count, cr_to_double(a.geodesic_radius), a.geodesic_patch_count,
                cr_to_double(a.geodesic_patch_radius));
         printf("  \"bones\": [");
         for (uint32_t b = 0; b < a.bone_count; ++b)
@@ -142,7 +142,7 @@ int cr_cmd_info(int argc, char **argv) {
                cr_to_double(a.inertia.x), cr_to_double(a.inertia.y), cr_to_double(a.inertia.z), cr_to_double(a.surface_area));
         printf("  frame      mesh->body p (%.6g %.6g %.6g) q (%.6g %.6g %.6g %.6g)\n", m2b_p[0], m2b_p[1], m2b_p[2], m2b_q[0],
                m2b_q[1], m2b_q[2], m2b_q[3]);
-        printf("  neighbours %u adjacency, %u geodesic entries (radius %.6g", a.adjacency_start[a.vertex_count],
+        printf("  neighbours %u adjacency, %u geodesic entries (radius %.6g", a.adjacency_start ? a.adjacency_start[a.vertex_count] : 0,
                a.geodesic_count, cr_to_double(a.geodesic_radius));
         if (a.geodesic_patch_count > 0)
             printf("; one list per patch: %u patches, radius %.6g", a.geodesic_patch_count, cr_to_double(a.geodesic_patch_radius));

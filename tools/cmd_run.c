@@ -364,14 +364,50 @@ void cr_run_write_summary(FILE *out, const cr_scene *s, const cr_world *w, const
 
 /* --memory: every region of the scene's block, largest first is left to the
  * reader; block order keeps the report comparable between scenes. */
+static int cmp_section_bytes(const void *x, const void *y) {
+    const cr_asset_section_bytes *a = x, *b = y;
+    uint64_t sa = a->file_bytes + a->block_bytes, sb = b->file_bytes + b->block_bytes;
+    return sa < sb ? 1 : sa > sb ? -1 : strcmp(a->tag, b->tag);
+}
+
+/* One asset's resident bytes (its file, its load block, its prescored pieces'
+ * load blocks) with its three largest sections and who reads them; returns the total. */
+static uint64_t print_asset_resident(const cr_scene_asset *a) {
+    cr_asset_section_bytes sec[48];
+    uint32_t n = cr_asset_resident_report(a->bytes_, a->size_, sec, 48);
+    if (n > 48) n = 48;
+    uint64_t file = a->size_, block = cr_asset_memory_size(a->bytes_, a->size_), pieces = 0;
+    for (uint32_t k = 0; a->view_ != NULL && k < a->view_->piece_count; ++k) {
+        const void *pb;
+        size_t ps;
+        if (cr_asset_piece_bytes(a->view_, a->bytes_, a->size_, k, &pb, &ps) == CR_OK) pieces += cr_asset_memory_size(pb, ps);
+    }
+    printf("%12llu  asset %s: file %llu, load block %llu", (unsigned long long)(file + block + pieces), a->name,
+           (unsigned long long)file, (unsigned long long)block);
+    if (pieces) printf(", its pieces' load blocks %llu", (unsigned long long)pieces);
+    printf("\n");
+    qsort(sec, n, sizeof sec[0], cmp_section_bytes);
+    for (uint32_t i = 0; i < n && i < 3; ++i)
+        printf("%12s  %12llu  %s %s (read by %s)\n", "", (unsigned long long)(sec[i].file_bytes + sec[i].block_bytes), sec[i].tag,
+               sec[i].what, sec[i].read_by);
+    return file + block + pieces;
+}
+
 static void print_memory(const cr_scene *s, const cr_world *w) {
     cr_world_def def = cr_world_get_def(w);
     cr_memory_region r[CR_MEMORY_REGION_MAX];
     uint32_t n = cr_world_memory_report(&def, r, CR_MEMORY_REGION_MAX);
+    size_t size = cr_world_memory_size(&def);
     printf("scene        %s (%s)\n", s->path, CR_MODE_NAME);
-    printf("block        %zu bytes (%.3f MiB)\n", cr_world_memory_size(&def), cr_world_memory_size(&def) / 1048576.0);
+    printf("block        %zu bytes (%.3f MiB)\n", size, size / 1048576.0);
     for (uint32_t i = 0; i < n && i < CR_MEMORY_REGION_MAX; ++i)
         printf("%12llu  %-72s %s\n", (unsigned long long)r[i].bytes, r[i].name, r[i].field);
+    /* what the game keeps beside the block: the cooked assets the world reads in place */
+    uint64_t assets = 0;
+    printf("assets       resident beside the block (the world reads them in place)\n");
+    for (ptrdiff_t i = 0; i < arrlen(s->assets); ++i) assets += print_asset_resident(&s->assets[i]);
+    printf("total        %llu bytes (%.3f MiB): block %.3f MiB + assets %.3f MiB\n", (unsigned long long)(size + assets),
+           (double)(size + assets) / 1048576.0, size / 1048576.0, (double)assets / 1048576.0);
 }
 
 static bool argv_has(int argc, char **argv, const char *opt) {

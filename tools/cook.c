@@ -119,6 +119,45 @@ int cr_cook_check_options(const cr_cook_options *opt, char *err, size_t n) {
 /* The cooker never hands out a file the runtime would refuse: the bytes are
  * loaded back with the runtime's own loader (in this build's scalar mode) and
  * a refusal is the cook's error, so nothing is written. */
+/* What no model of the game reads is not written (cr_cook_options.leave_out):
+ * the surface's lists are dropped just before writing, after every stage
+ * that reads them; out->left_out_bytes says what that saved. */
+static void leave_out_sections(cr_cook_surface *s, uint32_t nv, uint32_t leave_out, cr_cook_result *out) {
+    out->left_out_bytes = 0;
+    if ((leave_out & CR_COOK_LEAVE_ADJACENCY) && s->adj_start != NULL) {
+        out->left_out_bytes += ((uint64_t)nv + 1 + s->adj_count) * 4u;
+        free(s->adj_start), free(s->adj);
+        s->adj_start = s->adj = NULL, s->adj_count = 0;
+    }
+    if ((leave_out & CR_COOK_LEAVE_GEODESICS) && s->geo_start != NULL) {
+        uint64_t lists = s->geo_patch_count ? s->geo_patch_count : nv;
+        out->left_out_bytes += (lists + 1 + 2ull * s->geo_count + (s->geo_patch_count ? nv : 0)) * 4u;
+        free(s->geo_start), free(s->geo), free(s->geo_dist), free(s->geo_patch);
+        s->geo_start = s->geo = s->geo_patch = NULL, s->geo_dist = NULL;
+        s->geo_count = 0, s->geo_patch_count = 0, s->geo_radius = 0, s->geo_patch_radius = 0;
+    }
+}
+
+int cr_cook_models_leave_out(const char *list, uint32_t *leave_out, const char **bad, size_t *bad_len) {
+    static const char *const models[] = {"rigid", "dent", "bend", "example", "squash", "fracture", "soft"};
+    bool soft = false, example = false;
+    const char *p = list;
+    for (;;) {
+        size_t n = strcspn(p, ",");
+        size_t k = 0;
+        while (k < sizeof models / sizeof models[0] && !(strlen(models[k]) == n && strncmp(models[k], p, n) == 0)) ++k;
+        if (k == sizeof models / sizeof models[0]) {
+            *bad = p, *bad_len = n;
+            return -1;
+        }
+        soft = soft || k == 6, example = example || k == 3;
+        if (p[n] == '\0') break;
+        p += n + 1;
+    }
+    *leave_out = (soft ? 0u : CR_COOK_LEAVE_ADJACENCY) | (example ? 0u : CR_COOK_LEAVE_GEODESICS);
+    return 0;
+}
+
 static int load_back(const char *name, const cr_cook_result *out, char *err, size_t en) {
     size_t need = cr_asset_memory_size(out->bytes, out->size);
     size_t rounded = (need + CR_BLOCK_ALIGN - 1) / CR_BLOCK_ALIGN * CR_BLOCK_ALIGN;
@@ -416,6 +455,7 @@ int cr_cook_obj(const char *name, const cr_obj *obj, const cr_cook_options *opt,
         a.soft = &soft;
         out->soft_structural = soft.structural, out->soft_bending = soft.bending, out->soft_internal = soft.internal;
     }
+    leave_out_sections(&surf, mesh.vertex_count, opt->leave_out, out);
     char werr[256];
     rc = cr_cook_write(&a, &out->bytes, &out->size, out->section_bytes, werr, sizeof werr);
     if (rc != 0) snprintf(err, en, "%s: %s", name, werr);

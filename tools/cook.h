@@ -64,7 +64,18 @@ typedef struct cr_cook_options {
     uint32_t soft_internal;  ///< internal chords cast per vertex of a closed mesh (0 none, at most 5); default 1
     bool soft_area_masses;   ///< particle mass a third of its triangles' area; false: equal (the seed's)
     bool bend;               ///< a rigged asset: cook bending's segmentation (BNDT, BNDN, BNDM; tools/cook_bend.c)
+    uint32_t leave_out;      ///< CR_COOK_LEAVE_* bits: sections no model of the game will read (`--models`); 0 = keep all
 } cr_cook_options;
+
+/// Sections a cooker may leave out of an asset (`crumple cook --models LIST`):
+/// the loader accepts them empty and the models that read them refuse such
+/// an asset at attach (docs/asset-format.md).
+#define CR_COOK_LEAVE_ADJACENCY 1u ///< ADJS, ADJI: read only by soft bodies built from a mesh
+#define CR_COOK_LEAVE_GEODESICS 2u ///< GEOS, GEOI, GEOD, GPAT: read only by example plasticity
+/// The leave_out bits for a comma-separated list of the models a game will
+/// attach (rigid dent bend example squash fracture soft); 0, or -1 with
+/// *bad pointing at the word it does not know.
+int cr_cook_models_leave_out(const char *list, uint32_t *leave_out, const char **bad, size_t *bad_len);
 
 cr_cook_options cr_cook_default_options(void);
 /// 0 when the options are in range, else -1 with the offending option named in err
@@ -134,6 +145,7 @@ typedef struct cr_cook_result {
     uint32_t holes, agreed_triangles, flipped_shells, nested_same, crossing_shells; ///< as in cr_cook_mesh
     cr_cook_redistance_report redistance; ///< what the grid's re-distancing across holes changed
     size_t section_bytes[32];    ///< per section, in the format's order (room for sections to come)
+    uint64_t left_out_bytes;     ///< what cr_cook_options.leave_out saved
     /* --soft: the remesher's edge-length spread (longest / shortest) before and after, and the springs */
     bool soft_remeshed;
     double soft_spread_before, soft_spread_after;

@@ -150,16 +150,16 @@ int cr_cook_write(const cr_cook_asset *a, uint8_t **bytes, size_t *size, size_t 
             count = g->dims[0] * g->dims[1] * g->dims[2];
             for (uint32_t i = 0; i < count; ++i) put_f32f(&o, g->values[i]);
             break;
-        case CR_ASEC_ADJS:
-            count = nv + 1;
-            for (uint32_t i = 0; i <= nv; ++i) put_u32(&o, s->adj_start[i]);
+        case CR_ASEC_ADJS: /* empty when left out (cr_cook_options.leave_out) */
+            count = s->adj_start ? nv + 1 : 0;
+            for (uint32_t i = 0; i < count; ++i) put_u32(&o, s->adj_start[i]);
             break;
         case CR_ASEC_ADJI:
             count = s->adj_count;
             for (uint32_t i = 0; i < count; ++i) put_u32(&o, s->adj[i]);
             break;
         case CR_ASEC_GEOS:
-            count = (s->geo_patch_count ? s->geo_patch_count : nv) + 1;
+            count = s->geo_start ? (s->geo_patch_count ? s->geo_patch_count : nv) + 1 : 0;
             for (uint32_t i = 0; i < count; ++i) put_u32(&o, s->geo_start[i]);
             break;
         case CR_ASEC_GEOI:

@@ -186,13 +186,14 @@ int main(int argc, char **argv) {
                 printf("frame %2d: the spark fell through the plate into the trigger\n", frame);
                 ++spark_seen;
             }
-        /* the renderer's part: upload only the vertices that changed */
+        /* the renderer's part: upload only the vertices that changed, range by range */
         cr_body_mesh mesh;
-        if (cr_body_get_mesh(world, plate, &mesh) == CR_OK && mesh.dirty_first <= mesh.dirty_last) {
-            uint32_t count = mesh.dirty_last - mesh.dirty_first + 1;
-            /* e.g. glBufferSubData(GL_ARRAY_BUFFER, first * stride, count * stride, ...) from
-             * mesh.positions[first..] and mesh.normals[first..] (body frame: draw with the body's transform) */
-            uploaded += count;
+        if (cr_body_get_mesh(world, plate, &mesh) == CR_OK && mesh.dirty_range_count > 0) {
+            for (uint32_t r = 0; r < mesh.dirty_range_count; ++r) {
+                /* e.g. glBufferSubData(GL_ARRAY_BUFFER, first * stride, count * stride, ...) from
+                 * mesh.positions[first..] and mesh.normals[first..] (body frame: draw with the body's transform) */
+                uploaded += mesh.dirty_ranges[r].count;
+            }
             cr_body_clear_dirty(world, plate);
         }
     }

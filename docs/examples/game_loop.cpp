@@ -156,10 +156,13 @@ int main(int argc, char **argv) {
         for (uint32_t i = 0; i < ns && i < sensed.size(); ++i)
             if (sensed[i].begin && sensed[i].visitor.index1 == spark.index1) ++spark_seen;
         cr_body_mesh mesh{};
-        if (cr_body_get_mesh(world, plate, &mesh) == CR_OK && mesh.dirty_first <= mesh.dirty_last) {
-            std::copy(mesh.positions + mesh.dirty_first, mesh.positions + mesh.dirty_last + 1,
-                      gpu_positions.begin() + mesh.dirty_first);
-            uploaded += mesh.dirty_last - mesh.dirty_first + 1;
+        if (cr_body_get_mesh(world, plate, &mesh) == CR_OK && mesh.dirty_range_count > 0) {
+            for (uint32_t r = 0; r < mesh.dirty_range_count; ++r) {  // exactly what moved, a range at a time
+                const cr_vertex_range &range = mesh.dirty_ranges[r];
+                std::copy(mesh.positions + range.first, mesh.positions + range.first + range.count,
+                          gpu_positions.begin() + range.first);
+                uploaded += range.count;
+            }
             cr_body_clear_dirty(world, plate);
         }
     }

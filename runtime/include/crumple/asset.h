@@ -263,6 +263,23 @@ typedef struct cr_asset {
 /// section table is not valid; the load call then says why).
 size_t cr_asset_memory_size(const void *bytes, size_t size);
 
+/// One section of a cooked asset as a game keeps it resident beside its
+/// world block: the file's bytes (the view reads them in place) and the load
+/// block's converted copy (cr_asset_memory_size is the sum of block_bytes).
+typedef struct cr_asset_section_bytes {
+    char tag[5];            ///< the section's tag, "VPOS", ...; "HEAD" for header, table and padding
+    uint64_t file_bytes;    ///< bytes of the file
+    uint64_t block_bytes;   ///< bytes of the load block (0 where the file is used in place: float, little-endian)
+    const char *what;       ///< what it holds, e.g. "geodesic neighbours"
+    const char *read_by;    ///< which parts of the runtime read it, e.g. "example plasticity"
+} cr_asset_section_bytes;
+
+/// The resident bytes of a cooked asset section by section (those with any
+/// bytes, then "HEAD"), at most `capacity` into `out`; returns how many
+/// there are (0 when the bytes are not an asset). The file bytes add up to
+/// `size`, the block bytes to cr_asset_memory_size.
+uint32_t cr_asset_resident_report(const void *bytes, size_t size, cr_asset_section_bytes *out, uint32_t capacity);
+
 /// Validate a cooked asset completely, then fill `out` with a view of it.
 /// `block` (aligned to CR_BLOCK_ALIGN) receives converted arrays. On failure
 /// returns CR_ERR_BAD_ASSET (or CR_ERR_NULL_ARGUMENT / CR_ERR_BLOCK_TOO_SMALL /

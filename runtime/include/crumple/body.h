@@ -236,6 +236,20 @@ cr_filter cr_body_get_filter(const cr_world *world, cr_body_id id);
 /// most `capacity` and returns how many live bodies there are.
 uint32_t cr_world_get_body_ids(const cr_world *world, cr_body_id *out, uint32_t capacity);
 
+/// Vertices [first, first + count) of a mesh: what a renderer uploads.
+typedef struct cr_vertex_range {
+    uint32_t first;
+    uint32_t count;
+} cr_vertex_range;
+
+/// Most ranges a dirty list holds (cr_body_mesh, cr_dent_event). Ranges
+/// closer than CR_DIRTY_RANGE_GAP vertices are merged (one upload of a few
+/// unchanged vertices is cheaper than another call); past the most, the two
+/// neighbours with the smallest gap are merged, so the list stays exact where
+/// it can and always covers every moved vertex.
+#define CR_DIRTY_RANGE_MAX 64
+#define CR_DIRTY_RANGE_GAP 4
+
 /// A body's current surface: a dented body's own copy (crumple/dent.h), else its cooked asset's.
 typedef struct cr_body_mesh {
     uint32_t vertex_count;
@@ -252,12 +266,14 @@ typedef struct cr_body_mesh {
     uint32_t dirty_first;       ///< first vertex changed since the last cr_body_clear_dirty
     uint32_t dirty_last;        ///< last one; first > last when nothing changed
     uint32_t dent_count;        ///< dents applied so far
+    uint32_t dirty_range_count; ///< the changed vertices exactly, as ranges in ascending order:
+    cr_vertex_range dirty_ranges[CR_DIRTY_RANGE_MAX]; ///< within dirty_first..dirty_last (see CR_DIRTY_RANGE_GAP)
 } cr_body_mesh;
 
 /// The body's current surface: a dented body's own copy, or the cooked
 /// asset's for other mesh bodies. CR_ERR_DEF_INVALID for analytic shapes.
 cr_status cr_body_get_mesh(const cr_world *world, cr_body_id id, cr_body_mesh *out);
-/// Forget the dirty vertex range once the host has uploaded it.
+/// Forget the dirty vertex ranges once the host has uploaded them.
 cr_status cr_body_clear_dirty(cr_world *world, cr_body_id id);
 /// The asset a mesh body collides with now: its own dented copy (same
 /// triangles, moved vertices, patched grid) or the cooked asset; NULL for

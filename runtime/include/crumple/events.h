@@ -75,6 +75,8 @@ typedef struct cr_dent_event {
     uint32_t first_vertex;  ///< vertices [first_vertex, last_vertex] of the body's mesh moved
     uint32_t last_vertex;   ///< (first > last: the dent moved no vertex)
     cr_soft_id other_soft;  ///< the soft body that made the dent (`other` is then null); null otherwise
+    uint32_t range_count;   ///< the vertices this dent moved, exactly, as ranges in ascending
+    cr_vertex_range ranges[CR_DIRTY_RANGE_MAX]; ///< order (merged as cr_body_mesh's dirty ranges are)
 } cr_dent_event;
 
 /// Dent events of the last step, in the order the dents were applied; writes

@@ -115,7 +115,7 @@ static uint32_t dent_bone(cr_world *w, uint32_t rec, uint32_t bone, const cr_bod
     cr_vec3 *before = (cr_vec3 *)sc.skin_weight; /* 4 reals per vertex of room: 3 are enough */
     memcpy(before, pos, view->vertex_count * sizeof(cr_vec3));
     uint32_t first, last;
-    uint32_t moved = cri_dent_apply(&dent, def, pos, view->vertex_count, &first, &last);
+    uint32_t moved = cri_dent_apply(&dent, def, pos, view->vertex_count, &first, &last, NULL);
     work += 2 * view->vertex_count;
     if (moved == 0) return work;
     const uint8_t *sbone = cri_bend_skin_bone(w, rec);

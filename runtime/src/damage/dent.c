@@ -254,7 +254,7 @@ cr_vec3 cri_dent_displacement(const cr_dent *d, const cr_dent_def *p, cr_vec3 po
 }
 
 uint32_t cri_dent_apply(const cr_dent *d, const cr_dent_def *p, cr_vec3 *vertices, uint32_t count, uint32_t *first,
-                       uint32_t *last) {
+                       uint32_t *last, cr_vertex_ranges *ranges) {
     uint32_t moved = 0;
     *first = count;
     *last = 0;
@@ -262,7 +262,11 @@ uint32_t cri_dent_apply(const cr_dent *d, const cr_dent_def *p, cr_vec3 *vertice
     for (uint32_t i = 0; i < count; ++i) {
         cr_vec3 disp;
         if (!displacement(d, p, cr_v3_sub(vertices[i], d->point), support2, inv_d, &disp)) continue;
-        vertices[i] = cr_v3_add(vertices[i], disp);
+        cr_vec3 p = cr_v3_add(vertices[i], disp);
+        /* a displacement below the rounding leaves the vertex where it was:
+         * counted (the budget's charges stay as they were) but not uploaded */
+        if (ranges != NULL && (p.x != vertices[i].x || p.y != vertices[i].y || p.z != vertices[i].z)) cri_ranges_add(ranges, i, i);
+        vertices[i] = p;
         if (i < *first) *first = i;
         *last = i;
         ++moved;

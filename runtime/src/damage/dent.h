@@ -15,6 +15,7 @@
 #ifndef CRUMPLE_DENT_INTERNAL_H
 #define CRUMPLE_DENT_INTERNAL_H
 
+#include "geometry/vertex_ranges.h"
 #include "damage/dent_map.h"
 #include "crumple/dent.h"
 
@@ -100,8 +101,9 @@ void cri_dent_build(cr_dent *out, const cr_dent_def *p, const cr_dent_impact *im
 cr_vec3 cri_dent_displacement(const cr_dent *d, const cr_dent_def *p, cr_vec3 point);
 
 /// Displace target vertices by the dent (with attenuation into the body and
-/// the glancing shear). Returns how many moved; [*first, *last] brackets them.
+/// the glancing shear). Returns how many moved; [*first, *last] brackets them
+/// and `moved` (may be NULL) gets them exactly.
 uint32_t cri_dent_apply(const cr_dent *d, const cr_dent_def *p, cr_vec3 *vertices, uint32_t count, uint32_t *first,
-                       uint32_t *last);
+                       uint32_t *last, cr_vertex_ranges *moved);
 
 #endif

@@ -540,7 +540,7 @@ static cr_vec3 dent_move(const void *ctx, cr_vec3 p) {
  * old one at its undented place, so k hits make the dent one hit of the
  * summed distance would make, not k dents stacked on each other. */
 static uint32_t apply_deepening(const cr_dent *now, const cr_dent *old, const cr_dent_def *def, cr_vec3 *pos,
-                                const cr_vec3 *rest, uint32_t count, uint32_t *first, uint32_t *last) {
+                                const cr_vec3 *rest, uint32_t count, uint32_t *first, uint32_t *last, cr_vertex_ranges *ranges) {
     uint32_t moved = 0;
     *first = count, *last = 0;
     for (uint32_t i = 0; i < count; ++i) {
@@ -553,6 +553,7 @@ static uint32_t apply_deepening(const cr_dent *now, const cr_dent *old, const cr
         pos[i] = p;
         if (i < *first) *first = i;
         *last = i;
+        cri_ranges_add(ranges, i, i);
         ++moved;
     }
     return moved;
@@ -854,19 +855,21 @@ static void commit_side(cr_world *w, cr_dent_active *act, dent_side *s, dent_sli
     cr_asset *view = cr_surface_copy_view(copy, block);
     const cr_dent *old = act->progressive ? &act->old : NULL;
     uint32_t first, last, moved, units = 0;
+    cr_vertex_ranges ranges;
+    cri_ranges_clear(&ranges);
     if (old != NULL) {
         const cr_asset *rest = cr_world_asset(w, copy->rest_slot);
         moved = apply_deepening(&s->dent, old, &s->rec->def, cr_surface_copy_positions(copy, block), rest->positions,
-                                view->vertex_count, &first, &last);
+                                view->vertex_count, &first, &last, &ranges);
     } else {
         moved = cri_dent_apply(&s->dent, &s->rec->def, cr_surface_copy_positions(copy, block), view->vertex_count, &first,
-                              &last);
+                              &last, &ranges);
     }
     cri_damage_charge(&sl->meter, CR_DAMAGE_OP_dent_vertex, view->vertex_count);
     cri_damage_charge(&sl->meter, CR_DAMAGE_OP_dent_vertex_moved, moved);
     units += view->vertex_count;
     if (moved > 0) {
-        cri_surface_copy_mark(copy, first, last);
+        cri_surface_copy_mark_ranges(copy, &ranges);
         uint32_t r = cri_surface_copy_refresh(copy, block, &s->target->bound_radius);
         cri_damage_charge(&sl->meter, CR_DAMAGE_OP_dent_refresh, r);
         units += r;
@@ -911,6 +914,7 @@ static void commit_side(cr_world *w, cr_dent_active *act, dent_side *s, dent_sli
         e->depth = s->dent.distance;
         e->first_vertex = moved ? first : 1;
         e->last_vertex = moved ? last : 0;
+        e->range_count = cri_ranges_export(&ranges, e->ranges);
     }
     if (act->progressive) s->rec->sites[act->site].distance = s->dent.distance;
     else remember_site(s);

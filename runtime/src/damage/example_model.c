@@ -266,7 +266,8 @@ cr_status cri_example_model_attach(cr_world *w, uint32_t body_index1, const cr_e
             return cri_refuse(w, CR_ERR_DEF_INVALID, reals[i].f);
     }
     const cr_asset *a = cri_damage_rest_asset(w, b->shape.asset);
-    if (a == NULL || a->bone_count == 0 || a->example_count < 2) return CR_ERR_DEF_INVALID;
+    /* an asset cooked without geodesic lists (`crumple cook --models` without example) cannot spread an impulse */
+    if (a == NULL || a->bone_count == 0 || a->example_count < 2 || a->geodesic_start == NULL) return CR_ERR_DEF_INVALID;
     if (a->vertex_count > bd->max_vertices || a->example_count > bd->max_examples) return CR_ERR_CAPACITY;
     uint32_t pick = bd->body_capacity;
     for (uint32_t i = 0; i < bd->body_capacity && pick == bd->body_capacity; ++i)
@@ -1029,7 +1030,8 @@ static uint32_t fade_and_skin(cr_world *w, uint32_t ri) {
         cri_arena_pop_to(&w->scratch, mark);
         return work;
     }
-    if (moved) cri_surface_copy_mark(copy, first, last);
+    if (moved && moved_bits != NULL) cri_surface_copy_mark_bits(copy, moved_bits, first, last);
+    else if (moved) cri_surface_copy_mark(copy, first, last);
     cr_vec3 *grid_pos = grid_pos_of(w, ri);
     /* the grid's scan of every vertex waits until the commits' lags add up to
      * a patch's threshold; at the fade's end it takes what it still owes */
@@ -1047,8 +1049,10 @@ static uint32_t fade_and_skin(cr_world *w, uint32_t ri) {
         const cr_vec3 frame = copy->frame_shift;
         work += follow_mass(w, b, copy, rest, grid_pos, &r->shifted);
         /* a shift moves every vertex, by a subtraction that rounds: the normals are summed again */
-        if (frame.x != copy->frame_shift.x || frame.y != copy->frame_shift.y || frame.z != copy->frame_shift.z)
+        if (frame.x != copy->frame_shift.x || frame.y != copy->frame_shift.y || frame.z != copy->frame_shift.z) {
             moved_bits = NULL, shape = true;
+            cri_surface_copy_mark(copy, 0, r->vertex_count - 1);
+        }
         shape = shape || r->shifted != was;
         r->mass_lag = 0;
     }
@@ -1057,6 +1061,7 @@ static uint32_t fade_and_skin(cr_world *w, uint32_t ri) {
          * skinning at the final frame: the fade ends on eq. 3's bits */
         first = r->vertex_count, last = 0;
         work += reskin(w, ri, copy, rest, NULL, NULL, 0, &first, &last, NULL);
+        cri_surface_copy_mark(copy, first, last);
         r->shifted = 0;
         moved_bits = NULL; /* every vertex moved */
         shape = true;

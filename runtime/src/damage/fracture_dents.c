@@ -87,21 +87,22 @@ void cri_fracture_dents_carry(cr_world *w, cr_fracture_actor *a, uint32_t k) {
     }
     carry c = {now, whole_rest->positions, near, n, reach, p->pose};
     cr_vec3 *pos = cr_surface_copy_positions(to, block);
-    uint32_t first = UINT32_MAX, last = 0;
+    cr_vertex_ranges moved;
+    cri_ranges_clear(&moved);
     cr_real most = 0;
     cr_vec3 mlo = cr_v3(CR_REAL_MAX, CR_REAL_MAX, CR_REAL_MAX), mhi = cr_v3(-CR_REAL_MAX, -CR_REAL_MAX, -CR_REAL_MAX);
     for (uint32_t i = 0; i < piece_rest->vertex_count; ++i) {
         cr_vec3 d = carried(&c, piece_rest->positions[i]);
         if (d.x == 0 && d.y == 0 && d.z == 0) continue;
         pos[i] = cr_v3_add(piece_rest->positions[i], d);
-        first = i < first ? i : first, last = i;
+        cri_ranges_add(&moved, i, i);
         most = cr_max(most, cr_v3_len(d));
         mlo = cr_v3_min(mlo, piece_rest->positions[i]), mhi = cr_v3_max(mhi, piece_rest->positions[i]);
     }
     w->stats.fracture.work += piece_rest->vertex_count;
-    if (first == UINT32_MAX) return;
+    if (moved.count == 0) return;
     cr_body *b = cri_world_body(w, p->body);
-    cri_surface_copy_mark(to, first, last);
+    cri_surface_copy_mark_ranges(to, &moved);
     w->stats.fracture.work += cri_surface_copy_refresh(to, block, &b->bound_radius);
     uint32_t nodes = piece_rest->sdf_dims[0] * piece_rest->sdf_dims[1] * piece_rest->sdf_dims[2];
     uint32_t soff = cri_arena_push(&w->scratch, block, nodes * (uint32_t)sizeof(cr_real), 16);

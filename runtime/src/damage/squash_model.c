@@ -667,15 +667,17 @@ static uint32_t squash_body(cr_world *w, uint32_t ri, cr_real dt) {
     skin.zone_dir = CR_AT(w, sc, cr_vec3);
     skin.zone_capacity = bd->zone_vertices;
     uint32_t *prev = zone_of(w, ri);
-    uint32_t first = r->vertex_count, last = 0;
-    for (uint32_t k = 0; k < r->zone_count; ++k) first = prev[k] < first ? prev[k] : first, last = prev[k] > last ? prev[k] : last;
+    /* the vertices that move: the zone before (going back) and after (deformed) */
+    cr_vertex_ranges moved;
+    cri_ranges_clear(&moved);
+    for (uint32_t k = 0; k < r->zone_count; ++k) cri_ranges_add(&moved, prev[k], prev[k]);
     cri_squash_result res = cri_squash_deform(&prm, &skin, others, n, prev, r->zone_count);
     work += res.work;
     if (res.zone_dropped > 0) w->stats.squash.shrunk++;
     memcpy(prev, skin.zone, res.zone_count * sizeof(uint32_t));
     r->zone_count = res.zone_count;
-    for (uint32_t k = 0; k < res.zone_count; ++k) first = prev[k] < first ? prev[k] : first, last = prev[k] > last ? prev[k] : last;
-    if (first <= last) cri_surface_copy_mark(copy, first, last);
+    for (uint32_t k = 0; k < res.zone_count; ++k) cri_ranges_add(&moved, prev[k], prev[k]);
+    cri_surface_copy_mark_ranges(copy, &moved);
     r->volume = r->volume_rest + res.dv;
     r->volume_compressed = r->volume_rest + res.dv_compressed;
     r->bulge_scale = res.ring.on ? res.ring.bulge : res.scale; /* with the ring on, res.scale is the ring's */

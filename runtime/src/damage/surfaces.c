@@ -128,8 +128,11 @@ cr_status cr_body_get_mesh(const cr_world *w, cr_body_id id, cr_body_mesh *out) 
     out->rest_positions = rest->positions;
     out->rest_offset = r ? r->frame_shift : cr_v3_zero();
     out->triangles = view->triangles;
-    out->dirty_first = r ? r->dirty_first : 1;
-    out->dirty_last = r ? r->dirty_last : 0;
+    out->dirty_first = 1, out->dirty_last = 0, out->dirty_range_count = 0;
+    if (r != NULL) {
+        cri_ranges_span(&r->dirty, &out->dirty_first, &out->dirty_last);
+        out->dirty_range_count = cri_ranges_export(&r->dirty, out->dirty_ranges);
+    }
     out->dent_count = cri_dent_model_dent_count(w, id.index1);
     return CR_OK;
 }
@@ -138,7 +141,7 @@ cr_status cr_body_clear_dirty(cr_world *w, cr_body_id id) {
     if (w == NULL) return CR_ERR_NULL_ARGUMENT;
     if (cri_world_body(w, id) == NULL) return CR_ERR_STALE_HANDLE;
     cr_surface_copy *r = cri_damage_surface_of(w, id.index1);
-    if (r != NULL) r->dirty_first = 1, r->dirty_last = 0;
+    if (r != NULL) cri_ranges_clear(&r->dirty);
     return CR_OK;
 }
 

@@ -353,7 +353,12 @@ static cr_asset_check check_layout(parsed *ps, const void *bytes, size_t size, c
     if (ps->adjacency_count > CR_ASSET_MAX_NEIGHBORS) return fail(e, CR_ASSET_COUNT_LIMIT, info_tag, CR_AI_ADJACENCY_COUNT);
     if (ps->geodesic_count > CR_ASSET_MAX_NEIGHBORS) return fail(e, CR_ASSET_COUNT_LIMIT, info_tag, CR_AI_GEODESIC_COUNT);
     if (ps->patch_count > ps->vertex_count) return fail(e, CR_ASSET_COUNT_LIMIT, info_tag, CR_AI_GEODESIC_PATCHES);
-    ps->geodesic_lists = ps->patch_count ? ps->patch_count : ps->vertex_count;
+    /* a cooker may leave the neighbourhoods out (`crumple cook --models`):
+     * empty start sections with no entries; the models that read them refuse
+     * such an asset at attach */
+    bool no_geodesics = ps->sec[CR_ASEC_GEOS].count == 0 && ps->geodesic_count == 0 && ps->patch_count == 0;
+    bool no_adjacency = ps->sec[CR_ASEC_ADJS].count == 0 && ps->adjacency_count == 0;
+    ps->geodesic_lists = no_geodesics ? 0 : ps->patch_count ? ps->patch_count : ps->vertex_count;
     if (ps->bone_count > CR_ASSET_MAX_BONES) return fail(e, CR_ASSET_COUNT_LIMIT, info_tag, CR_AI_BONE_COUNT);
     if (ps->bone_count == 0 ? ps->example_count != 0 : (ps->example_count < 1 || ps->example_count > CR_ASSET_MAX_EXAMPLES))
         return fail(e, CR_ASSET_COUNT_LIMIT, info_tag, CR_AI_EXAMPLE_COUNT);
@@ -367,9 +372,9 @@ static cr_asset_check check_layout(parsed *ps, const void *bytes, size_t size, c
         [CR_ASEC_SMPV] = ps->sample_count,
         [CR_ASEC_SMPP] = ps->sample_count,
         [CR_ASEC_SDFV] = ps->node_count,
-        [CR_ASEC_ADJS] = ps->vertex_count + 1,
+        [CR_ASEC_ADJS] = no_adjacency ? 0 : ps->vertex_count + 1,
         [CR_ASEC_ADJI] = ps->adjacency_count,
-        [CR_ASEC_GEOS] = ps->geodesic_lists + 1,
+        [CR_ASEC_GEOS] = no_geodesics ? 0 : ps->geodesic_lists + 1,
         [CR_ASEC_GEOI] = ps->geodesic_count,
         [CR_ASEC_GEOD] = ps->geodesic_count,
         [CR_ASEC_BONE] = ps->bone_count,
@@ -450,6 +455,7 @@ static cr_asset_check check_bend_moments(const parsed *ps, cr_asset_error *e) {
  * not `per_vertex`: a patch's list holds its centre, a vertex's never itself). */
 static cr_asset_check check_csr(const parsed *ps, cr_asset_section_id start_id, cr_asset_section_id item_id, bool ascending,
                                 uint32_t lists, bool per_vertex, cr_asset_error *e) {
+    if (ps->sec[start_id].count == 0) return CR_ASSET_OK; /* left out (no entries either: the count check) */
     const uint8_t *st = sec_ptr(ps, start_id), *it = sec_ptr(ps, item_id);
     uint32_t n = lists, total = ps->sec[item_id].count;
     if (rd_u32(st) != 0) return fail(e, CR_ASSET_BAD_CSR, section_tag(start_id), 0);
@@ -757,37 +763,115 @@ typedef struct plan_t {
 
 static uint64_t round16(uint64_t x) { return (x + 15u) & ~(uint64_t)15u; }
 
+/* Block bytes the view's copy of one section takes (0 where the view uses
+ * the file's bytes in place); plan() is their sum, so the resident report
+ * and the load agree byte for byte. */
+static uint64_t section_block_bytes(const parsed *ps, const plan_t *p, cr_asset_section_id id) {
+    const uint64_t real = p->alias_real ? 0 : 1, u32 = p->alias_u32 ? 0 : 1;
+    switch (id) {
+    case CR_ASEC_VPOS:
+    case CR_ASEC_VNRM: return real * round16((uint64_t)ps->vertex_count * sizeof(cr_vec3));
+    case CR_ASEC_SMPP: return real * round16((uint64_t)ps->sample_count * sizeof(cr_vec3));
+    case CR_ASEC_SDFV: return real * round16((uint64_t)ps->node_count * sizeof(cr_real));
+    case CR_ASEC_GEOD: return real * round16((uint64_t)ps->geodesic_count * sizeof(cr_real));
+    case CR_ASEC_SKNW: return real * round16((uint64_t)ps->sec[CR_ASEC_SKNW].count * 4u * sizeof(cr_real));
+    case CR_ASEC_SPRP: return real * round16((uint64_t)ps->sec[CR_ASEC_SPRP].count * sizeof(cr_real));
+    case CR_ASEC_TRIS: return u32 * round16((uint64_t)ps->triangle_count * 12u);
+    case CR_ASEC_SMPV: return u32 * round16((uint64_t)ps->sample_count * 4u);
+    case CR_ASEC_ADJS: return u32 * round16((uint64_t)ps->sec[CR_ASEC_ADJS].count * 4u);
+    case CR_ASEC_GEOS: return u32 * round16((uint64_t)ps->sec[CR_ASEC_GEOS].count * 4u);
+    case CR_ASEC_GPAT: return u32 * round16((uint64_t)ps->sec[CR_ASEC_GPAT].count * 4u);
+    case CR_ASEC_ADJI: return u32 * round16((uint64_t)ps->adjacency_count * 4u);
+    case CR_ASEC_GEOI: return u32 * round16((uint64_t)ps->geodesic_count * 4u);
+    case CR_ASEC_BONE: return round16((uint64_t)ps->bone_count * sizeof(cr_asset_bone));
+    case CR_ASEC_EXMP: return round16((uint64_t)ps->sec[CR_ASEC_EXMP].count * sizeof(cr_transform));
+    case CR_ASEC_SQSK: return round16((uint64_t)ps->sec[CR_ASEC_SQSK].count * sizeof(cr_squash_primitive));
+    case CR_ASEC_FRCP: return round16((uint64_t)ps->sec[CR_ASEC_FRCP].count * sizeof(cr_asset_piece));
+    case CR_ASEC_FRCB: return round16((uint64_t)ps->sec[CR_ASEC_FRCB].count * sizeof(cr_asset_bond));
+    case CR_ASEC_SPRS: return round16((uint64_t)ps->sec[CR_ASEC_SPRS].count * sizeof(cr_asset_spring));
+    case CR_ASEC_BNDM: return round16((uint64_t)ps->sec[CR_ASEC_BNDM].count * sizeof(cr_asset_bone_moments));
+    default: return 0;
+    }
+}
+
 static plan_t plan(const parsed *ps) {
     plan_t p;
     p.alias_u32 = host_is_little_endian() && ((uintptr_t)ps->b & 3u) == 0;
     p.alias_real = p.alias_u32 && !CR_FIXED && sizeof(cr_real) == 4 && sizeof(cr_vec3) == 12;
     uint64_t n = 16; /* never 0: 0 means "not an asset" */
-    if (!p.alias_real) {
-        n += round16((uint64_t)ps->vertex_count * sizeof(cr_vec3)) * 2; /* positions, normals */
-        n += round16((uint64_t)ps->sample_count * sizeof(cr_vec3));
-        n += round16((uint64_t)ps->node_count * sizeof(cr_real));
-        n += round16((uint64_t)ps->geodesic_count * sizeof(cr_real));
-        n += round16((uint64_t)ps->sec[CR_ASEC_SKNW].count * 4u * sizeof(cr_real));
-    }
-    if (!p.alias_u32) {
-        n += round16((uint64_t)ps->triangle_count * 12u);
-        n += round16((uint64_t)ps->sample_count * 4u);
-        n += round16(((uint64_t)ps->vertex_count + 1) * 4u);   /* adjacency starts */
-        n += round16(((uint64_t)ps->geodesic_lists + 1) * 4u); /* geodesic starts */
-        n += round16((uint64_t)ps->sec[CR_ASEC_GPAT].count * 4u);
-        n += round16((uint64_t)ps->adjacency_count * 4u);
-        n += round16((uint64_t)ps->geodesic_count * 4u);
-    }
-    n += round16((uint64_t)ps->bone_count * sizeof(cr_asset_bone));
-    n += round16((uint64_t)ps->sec[CR_ASEC_EXMP].count * sizeof(cr_transform));
-    n += round16((uint64_t)ps->sec[CR_ASEC_SQSK].count * sizeof(cr_squash_primitive));
-    n += round16((uint64_t)ps->sec[CR_ASEC_FRCP].count * sizeof(cr_asset_piece));
-    n += round16((uint64_t)ps->sec[CR_ASEC_FRCB].count * sizeof(cr_asset_bond));
-    n += round16((uint64_t)ps->sec[CR_ASEC_SPRS].count * sizeof(cr_asset_spring));
-    n += round16((uint64_t)ps->sec[CR_ASEC_BNDM].count * sizeof(cr_asset_bone_moments));
-    if (!p.alias_real) n += round16((uint64_t)ps->sec[CR_ASEC_SPRP].count * sizeof(cr_real));
+    for (int id = 0; id < CR_ASSET_SECTION_COUNT; ++id) n += section_block_bytes(ps, &p, (cr_asset_section_id)id);
     p.bytes = n;
     return p;
+}
+
+/* what each section holds and which parts of the runtime read it (grep of
+ * runtime/src: an asset for a body that never gets a model can leave that
+ * model's sections empty) */
+static const char *section_use(cr_asset_section_id id, const char **what) {
+    static const struct {
+        const char *what, *readers;
+    } use[CR_ASSET_SECTION_COUNT] = {
+        [CR_ASEC_INFO] = {"counts and scalars", "load"},
+        [CR_ASEC_VPOS] = {"vertex positions", "collision, queries, drawing, every surface model"},
+        [CR_ASEC_VNRM] = {"vertex normals", "drawing, every surface model"},
+        [CR_ASEC_TRIS] = {"triangles", "queries, drawing, mass, every surface model"},
+        [CR_ASEC_SMPV] = {"sample vertex indices", "collision, surface models"},
+        [CR_ASEC_SMPP] = {"collision sample points", "collision"},
+        [CR_ASEC_SDFV] = {"signed distance grid", "collision, queries, surface models"},
+        [CR_ASEC_ADJS] = {"one-ring starts", "soft bodies"},
+        [CR_ASEC_ADJI] = {"one-ring neighbours", "soft bodies"},
+        [CR_ASEC_GEOS] = {"geodesic list starts", "example plasticity"},
+        [CR_ASEC_GEOI] = {"geodesic neighbours", "example plasticity"},
+        [CR_ASEC_GEOD] = {"geodesic distances", "example plasticity"},
+        [CR_ASEC_BONE] = {"bones", "bending, example plasticity"},
+        [CR_ASEC_SKNI] = {"skin bone indices", "bending, example plasticity"},
+        [CR_ASEC_SKNW] = {"skin weights", "bending, example plasticity"},
+        [CR_ASEC_EXMP] = {"example poses", "example plasticity"},
+        [CR_ASEC_SQSK] = {"squash skeleton", "squash"},
+        [CR_ASEC_SQIV] = {"squash isovalue", "squash"},
+        [CR_ASEC_FRCP] = {"fracture pieces", "fracture"},
+        [CR_ASEC_FRCB] = {"fracture bonds", "fracture"},
+        [CR_ASEC_FRCA] = {"fracture pieces' assets", "fracture (each piece loaded as its own asset)"},
+        [CR_ASEC_SPRP] = {"particle masses", "soft bodies"},
+        [CR_ASEC_SPRS] = {"springs", "soft bodies"},
+        [CR_ASEC_GPAT] = {"geodesic patches", "example plasticity"},
+        [CR_ASEC_BNDT] = {"bending triangle bones", "bending"},
+        [CR_ASEC_BNDN] = {"bending grid node bones", "bending"},
+        [CR_ASEC_BNDM] = {"bending bone moments", "bending"},
+    };
+    *what = use[id].what;
+    return use[id].readers;
+}
+
+uint32_t cr_asset_resident_report(const void *bytes, size_t size, cr_asset_section_bytes *out, uint32_t capacity) {
+    parsed ps;
+    if (bytes == NULL || check_layout(&ps, bytes, size, NULL) != CR_ASSET_OK) return 0;
+    plan_t p = plan(&ps);
+    uint32_t n = 0;
+    uint64_t in_sections = 0;
+    for (int id = 0; id < CR_ASSET_SECTION_COUNT; ++id) {
+        uint64_t file = ps.sec[id].size, block = section_block_bytes(&ps, &p, (cr_asset_section_id)id);
+        in_sections += file;
+        if (file == 0 && block == 0) continue;
+        if (n < capacity && out != NULL) {
+            cr_asset_section_bytes *r = &out[n];
+            uint32_t tag = section_tag((cr_asset_section_id)id);
+            for (int k = 0; k < 4; ++k) r->tag[k] = (char)(tag >> (8 * k) & 0xffu);
+            r->tag[4] = '\0';
+            r->file_bytes = file, r->block_bytes = block;
+            r->read_by = section_use((cr_asset_section_id)id, &r->what);
+        }
+        ++n;
+    }
+    /* the header, the section table, the padding between sections and the block's own 16 */
+    if (n < capacity && out != NULL) {
+        cr_asset_section_bytes *r = &out[n];
+        memcpy(r->tag, "HEAD", 5);
+        r->file_bytes = size - in_sections, r->block_bytes = 16;
+        r->what = "header, section table, padding";
+        r->read_by = "load";
+    }
+    return n + 1;
 }
 
 size_t cr_asset_memory_size(const void *bytes, size_t size) {
@@ -864,11 +948,11 @@ static void build_view(const parsed *ps, const plan_t *pl, uint8_t *block, cr_as
     a->bounds_max = rd_vec3(info + CR_AI_BOUNDS_MAX);
     a->bound_radius = rd_real(info + CR_AI_BOUND_RADIUS);
 
-    a->adjacency_start = u32_array(ps, pl, &bp, CR_ASEC_ADJS, ps->vertex_count + 1ull);
+    a->adjacency_start = u32_array(ps, pl, &bp, CR_ASEC_ADJS, ps->sec[CR_ASEC_ADJS].count);
     a->adjacency = u32_array(ps, pl, &bp, CR_ASEC_ADJI, ps->adjacency_count);
     a->geodesic_count = ps->geodesic_count;
     a->geodesic_radius = rd_real(info + CR_AI_GEODESIC_RADIUS);
-    a->geodesic_start = u32_array(ps, pl, &bp, CR_ASEC_GEOS, ps->geodesic_lists + 1ull);
+    a->geodesic_start = u32_array(ps, pl, &bp, CR_ASEC_GEOS, ps->sec[CR_ASEC_GEOS].count);
     a->geodesic_patch_count = ps->patch_count;
     a->geodesic_patch_radius = rd_real(info + CR_AI_GEODESIC_PATCH_RADIUS);
     a->geodesic_patch = u32_array(ps, pl, &bp, CR_ASEC_GPAT, ps->sec[CR_ASEC_GPAT].count);

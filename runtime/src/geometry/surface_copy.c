@@ -59,7 +59,7 @@ uint32_t cri_surface_copy_shift(cr_surface_copy *c, uint8_t *block, const cr_ass
 
 void cri_surface_copy_init(cr_surface_copy *c, uint8_t *block, uint32_t region, const cr_asset *rest) {
     region_layout(rest, c, region);
-    c->dirty_first = 1, c->dirty_last = 0;
+    cri_ranges_clear(&c->dirty);
     c->changes = 0;
     c->patch_digest = 0;
     c->frame_shift = cr_v3_zero();
@@ -72,14 +72,18 @@ void cri_surface_copy_init(cr_surface_copy *c, uint8_t *block, uint32_t region, 
     cri_surface_copy_bind(c, block, rest);
 }
 
-void cri_surface_copy_mark(cr_surface_copy *c, uint32_t first, uint32_t last) {
-    if (first > last) return;
-    if (c->dirty_first > c->dirty_last) {
-        c->dirty_first = first, c->dirty_last = last;
-        return;
+void cri_surface_copy_mark(cr_surface_copy *c, uint32_t first, uint32_t last) { cri_ranges_add(&c->dirty, first, last); }
+
+void cri_surface_copy_mark_ranges(cr_surface_copy *c, const cr_vertex_ranges *moved) { cri_ranges_add_all(&c->dirty, moved); }
+
+void cri_surface_copy_mark_bits(cr_surface_copy *c, const uint32_t *bits, uint32_t first, uint32_t last) {
+    for (uint32_t v = first; v <= last && v >= first; ++v) {
+        if ((v & 31u) == 0 && bits[v >> 5] == 0) { /* a word of unmoved vertices */
+            v += 31;
+            continue;
+        }
+        if (bits[v >> 5] >> (v & 31u) & 1u) cri_ranges_add(&c->dirty, v, v);
     }
-    if (first < c->dirty_first) c->dirty_first = first;
-    if (last > c->dirty_last) c->dirty_last = last;
 }
 
 /* A triangle's area-weighted normal, as every vertex normal sums it. */

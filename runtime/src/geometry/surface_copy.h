@@ -19,6 +19,7 @@
 #define CRUMPLE_SURFACE_COPY_H
 
 #include "crumple/asset.h"
+#include "geometry/vertex_ranges.h"
 
 typedef struct cr_surface_copy {
     uint32_t body_index1;    ///< owner body slot + 1; 0: free (its region stays for a body of the same size)
@@ -31,9 +32,9 @@ typedef struct cr_surface_copy {
     uint32_t sdf;            ///< offset of cr_real[nodes]
     uint32_t region;         ///< offset of the whole allocation (0: none yet)
     uint32_t region_bytes;
-    uint32_t dirty_first, dirty_last; ///< vertices changed since the host last cleared them (first > last: none)
     uint32_t changes;        ///< times a model moved the surface
     uint32_t pad_;
+    cr_vertex_ranges dirty;  ///< vertices changed since the host last cleared them
     uint64_t patch_digest;   ///< hash of every grid value ever patched (the grid's part of the state hash)
     cr_vec3 frame_shift;     ///< m, where the body frame's origin moved in the cooked frame (a model that
                              ///< keeps it at the changing centre of mass): positions and grid sit at -shift
@@ -54,8 +55,12 @@ static inline cr_vec3 *cr_surface_copy_positions(const cr_surface_copy *c, uint8
     return (cr_vec3 *)(block + c->positions);
 }
 
-/// Widen the dirty range by [first, last].
+/// Add vertices [first, last] to the dirty ranges.
 void cri_surface_copy_mark(cr_surface_copy *c, uint32_t first, uint32_t last);
+/// Add exactly these ranges.
+void cri_surface_copy_mark_ranges(cr_surface_copy *c, const cr_vertex_ranges *moved);
+/// Add the vertices in first..last whose bit is set in `bits`.
+void cri_surface_copy_mark_bits(cr_surface_copy *c, const uint32_t *bits, uint32_t first, uint32_t last);
 /// Normals, collision samples and bounds after vertices moved. Returns the
 /// work (triangles + vertices visited); *bound_radius gets the new radius.
 uint32_t cri_surface_copy_refresh(cr_surface_copy *c, uint8_t *block, cr_real *bound_radius);
