@@ -48,6 +48,7 @@
 #define cr_asset_check_name CR_LINK_NAME(cr_asset_check_name)
 #define cr_asset_check_message CR_LINK_NAME(cr_asset_check_message)
 #define cr_asset_memory_size CR_LINK_NAME(cr_asset_memory_size)
+#define cr_asset_resident_report CR_LINK_NAME(cr_asset_resident_report)
 #define cr_asset_load CR_LINK_NAME(cr_asset_load)
 #define cr_asset_piece_bytes CR_LINK_NAME(cr_asset_piece_bytes)
 #define cr_asset_body_pose CR_LINK_NAME(cr_asset_body_pose)

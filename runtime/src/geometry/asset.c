@@ -808,8 +808,9 @@ static plan_t plan(const parsed *ps) {
  * runtime/src: an asset for a body that never gets a model can leave that
  * model's sections empty) */
 static const char *section_use(cr_asset_section_id id, const char **what) {
+    /* the strings inline, so the table is read-only data without relocations */
     static const struct {
-        const char *what, *readers;
+        char what[32], readers[64];
     } use[CR_ASSET_SECTION_COUNT] = {
         [CR_ASEC_INFO] = {"counts and scalars", "load"},
         [CR_ASEC_VPOS] = {"vertex positions", "collision, queries, drawing, every surface model"},
