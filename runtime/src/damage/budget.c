@@ -30,11 +30,17 @@ cr_damage_costs cr_default_damage_costs(void) {
     memset(&c, 0, sizeof c);
 #if CR_FIXED
     static const uint32_t ps[CR_DAMAGE_OP_COUNT] = {
-        115808, 6224, 45547, 412837, 16031, 4275, 42749, 274240, 366010, 0, 20000, 9536, 12011, 48306, 19493, 1000,
+        115808, 6224, 45547, 412837, 16031, 4275, 42749, 274240, 366010, 0, 20000, 9536, 12011, 48306,
+        /* fracture: bond, stress, island, piece, carry_corner, carry_vertex, carry_node, carry_moved, refresh */
+        20000, 20000, 10000, 20000000, 10000, 200000, 200000, 600000, 12000,
+        1000,
     };
 #else
     static const uint32_t ps[CR_DAMAGE_OP_COUNT] = {
-        31976, 12498, 10001, 182208, 5502, 2352, 23516, 40154, 260349, 0, 10000, 4020, 4093, 17663, 12701, 1000,
+        31976, 12498, 10001, 182208, 5502, 2352, 23516, 40154, 260349, 0, 10000, 4020, 4093, 17663,
+        /* fracture: bond, stress, island, piece, carry_corner, carry_vertex, carry_node, carry_moved, refresh */
+        10000, 10000, 5000, 10000000, 5000, 100000, 100000, 300000, 6000,
+        1000,
     };
 #endif
     memcpy(c.ps, ps, sizeof c.ps);

@@ -27,6 +27,7 @@
 #include "damage/stage.h"
 #include "base/inertia.h"
 #include "damage/dent_model.h"
+#include "damage/fracture_model.h"
 #include "base/check.h"
 #include "damage/dent.h"
 #include "base/hash.h"
@@ -944,6 +945,12 @@ void cri_dent_model_step(cr_world *w, const cr_damage_input *in) {
         dent_side sides[2];
         uint32_t n = job_sides(w, j, sides);
         if (act->phase == DENT_IDLE) {
+            /* a fracture piece still taking its whole's dents over would have
+             * this dent overwritten: the job waits until they are carried
+             * (fracture_carry.c; a few steps) */
+            bool carrying = false;
+            for (uint32_t k = 0; k < n; ++k) carrying = carrying || cri_fracture_carry_pending(w, sides[k].rec->body_index1);
+            if (carrying) break;
             memset(act, 0, sizeof *act);
             if (n == 0) { /* its bodies went away while it waited */
                 job_done(w, act);
