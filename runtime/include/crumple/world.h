@@ -170,7 +170,7 @@ typedef struct cr_query_def {
     X(fracture_piece, "a piece made a body: its def and commands, its blow, its dent record and surface copy")           \
     X(fracture_carry_corner, "a corner of the whole's dented surface kept, at the split, for its pieces")              \
     X(fracture_carry_vertex, "a piece vertex given the whole's dent (its nearest kept corner), planned or committed")   \
-    X(fracture_carry_node, "a grid node of a piece's carried-dent patch (probed and staged)")                          \
+    X(fracture_carry_node, "a grid node of a piece's carried-dent patch: its nearest kept corner, its staged value")   \
     X(fracture_carry_moved, "a grid node the carried dent moved: its pre-image iteration and trilinear read")           \
     X(fracture_refresh, "a triangle, vertex or sample of a piece's refresh when its carried dent commits")              \
     X(custom_work, "a unit the game's own model reports (the game sets what it costs)")

@@ -240,15 +240,16 @@ static bool patch_rows(cr_world *w, cr_fracture_carry *c, cr_fracture_piece *p, 
     carry k = carry_of(w, p);
     cr_real *staged = CR_AT(w, CR_DAMAGE(w)->fracture.staged, cr_real);
     const uint64_t row = (uint64_t)(b->hi[0] - b->lo[0] + 1);
-    /* admitted as if every node of the row were probed; charged at what it did */
-    const uint64_t row_ps = cri_damage_cost_ps(w, CR_DAMAGE_OP_fracture_carry_node, row) +
-                            cri_damage_cost_ps(w, CR_DAMAGE_OP_fracture_carry_vertex, row);
+    /* every node of a row is probed (its nearest kept corner); a moved one
+     * also takes the pre-image iteration: admitted at the probes, charged
+     * at what the row did, so a step passes its allowance by at most one
+     * row's moved nodes */
+    const uint64_t row_ps = cri_damage_cost_ps(w, CR_DAMAGE_OP_fracture_carry_node, row);
     while (!cri_surface_patch_box_done(b)) {
         if (!cri_fracture_fits(fm, row_ps)) return false;
         cr_surface_patch_count n = {0, 0, 0};
         cri_surface_patch_box_rows(b, to, (const uint8_t *)w, carried, &k, staged, 1, &n);
-        cri_damage_charge(&fm->m, CR_DAMAGE_OP_fracture_carry_node, row);
-        cri_damage_charge(&fm->m, CR_DAMAGE_OP_fracture_carry_vertex, n.probed);
+        cri_damage_charge(&fm->m, CR_DAMAGE_OP_fracture_carry_node, n.probed);
         cri_damage_charge(&fm->m, CR_DAMAGE_OP_fracture_carry_moved, n.moved);
         cri_fracture_slice_ran(fm);
     }

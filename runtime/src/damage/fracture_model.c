@@ -81,13 +81,13 @@ uint64_t cri_fracture_model_region_bytes(const cr_world_def *def) {
            al16(((uint64_t)b->carry_corners + 1) * sizeof(uint32_t)) + al16((uint64_t)b->carry_nodes * sizeof(cr_real)) + 176u;
 }
 
-/* per step: a load per piece, and u32 scratch for islands and the stress
+/* per step: a load per piece, a blow velocity per piece, and u32 scratch for islands and the stress
  * estimate's adjacency (pieces + 1 starts, two entries per bond, a parent per piece) */
 uint64_t cri_fracture_model_scratch_bytes(const cr_world_def *def) {
     const cr_fracture_budget *b = &def->damage.fracture;
     if (b->body_capacity == 0) return 0;
-    return al16((uint64_t)b->piece_capacity * sizeof(cr_vec3)) +
-           al16(((uint64_t)2 * b->piece_capacity + 1 + 2ull * b->bond_capacity) * sizeof(uint32_t)) + 48u;
+    return 2 * al16((uint64_t)b->piece_capacity * sizeof(cr_vec3)) +
+           al16(((uint64_t)2 * b->piece_capacity + 1 + 2ull * b->bond_capacity) * sizeof(uint32_t)) + 64u;
 }
 
 bool cri_fracture_model_layout(cr_world *w, uint8_t *block) {
@@ -399,12 +399,40 @@ void cri_fracture_committed(cr_world *w, uint32_t since_step) {
     if (latency > st->latency_max) st->latency_max = latency;
 }
 
+/* Slice: an actor's islands and, if they ask for it, its split queued
+ * (fracture_pieces.c), admitted at their most. False: it waits (counted). */
+static bool split_actor(cr_world *w, const cr_damage_input *in, cr_fracture_actor *a, uint32_t i, const cr_asset *whole,
+                        uint32_t *u32, cr_vec3 *blow, uint32_t *islands_left, uint32_t *pieces_left, cr_fracture_meter *fm) {
+    const cr_fracture_budget *fb = &w->def.damage.fracture;
+    uint32_t cost = a->piece_count + a->bond_count;
+    uint64_t ps = cri_damage_cost_ps(w, CR_DAMAGE_OP_fracture_island, cost) +
+                  cri_damage_cost_ps(w, CR_DAMAGE_OP_fracture_piece, a->piece_count);
+    if (u32 == NULL || blow == NULL || (cost > *islands_left && *islands_left < fb->islands_per_step) ||
+        !cri_fracture_fits(fm, ps)) {
+        w->stats.fracture.waiting++;
+        return false;
+    }
+    *islands_left = cost > *islands_left ? 0 : *islands_left - cost;
+    cri_fracture_islands(w, a, whole, u32);
+    cri_damage_charge(&fm->m, CR_DAMAGE_OP_fracture_island, cost);
+    uint32_t wait = 0, over = 0;
+    uint32_t made = cri_fracture_spawn(w, a, i, whole, in, blow + a->piece_first, *pieces_left, in->dt, fm, &wait, &over);
+    cri_fracture_slice_ran(fm);
+    *pieces_left -= made;
+    w->stats.fracture.waiting += wait;
+    w->stats.fracture.over_capacity += over;
+    if (wait == 0 && over == 0) a->dirty = 0;
+    return true;
+}
+
 /* The step. Every loop is charged to the stage's meter at its operation's
  * cost (budget.h); the model's own caps (bonds_per_step, islands_per_step,
  * pieces_per_step) stay as upper limits. The oldest work goes first: a
- * break's pieces taking over its dents (fracture_carry.c), then the hits
- * that waited, then this step's. A slice that does not fit what is left of
- * the budget waits for the next step, unless it is the step's first. */
+ * break's pieces taking over its dents (fracture_carry.c), then splits that
+ * waited since an earlier step, then the hits that waited, then this step's
+ * hits, loads and splits. A slice that does not fit what is left of the
+ * budget waits for the next step, unless it is the step's first, so the
+ * oldest work always moves on. */
 void cri_fracture_model_step(cr_world *w, const cr_damage_input *in) {
     const cr_real dt = in->dt;
     const cr_fracture_budget *fb = &w->def.damage.fracture;
@@ -413,9 +441,25 @@ void cri_fracture_model_step(cr_world *w, const cr_damage_input *in) {
     cr_fracture_actor *actors = cri_fracture_actors(w);
     cr_fracture_meter fm = {cri_damage_meter(w, in->allowance), 0, 0, 0};
     uint32_t work = 0;
+    uint32_t loads_off = cri_arena_push(&w->scratch, (uint8_t *)w, fb->piece_capacity * (uint32_t)sizeof(cr_vec3), 16);
+    uint32_t blow_off = cri_arena_push(&w->scratch, (uint8_t *)w, fb->piece_capacity * (uint32_t)sizeof(cr_vec3), 16);
+    uint32_t u32_off = cri_arena_push(&w->scratch, (uint8_t *)w,
+                                      (2 * fb->piece_capacity + 1 + 2 * fb->bond_capacity) * (uint32_t)sizeof(uint32_t), 16);
+    cr_vec3 *load = loads_off == CR_NO_OFFSET ? NULL : CR_AT(w, loads_off, cr_vec3);
+    cr_vec3 *blow = blow_off == CR_NO_OFFSET ? NULL : CR_AT(w, blow_off, cr_vec3);
+    uint32_t *u32 = u32_off == CR_NO_OFFSET ? NULL : CR_AT(w, u32_off, uint32_t);
+    if (load) memset(load, 0, fb->piece_capacity * sizeof(cr_vec3));
+    uint32_t islands_left = fb->islands_per_step, pieces_left = fb->pieces_per_step;
     /* 0. the dents of a break that split in an earlier step */
     cri_fracture_carry_step(w, &fm);
-    /* 1. hits that waited, oldest first */
+    /* 1. splits that waited since an earlier step, in record order */
+    for (uint32_t i = 0; i < fb->body_capacity; ++i) {
+        cr_fracture_actor *a = &actors[i];
+        if (a->origin_index1 == 0 || !a->dirty || a->splitting || a->dirty_step >= (uint32_t)w->step_count) continue;
+        const cr_asset *whole = cr_world_asset(w, a->asset);
+        if (whole != NULL) split_actor(w, in, a, i, whole, u32, blow, &islands_left, &pieces_left, &fm);
+    }
+    /* 2. hits that waited, oldest first */
     while (r->queue_count > 0) {
         cr_fracture_hit h = *queue_at(w, 0);
         cr_fracture_actor *a = &actors[h.actor];
@@ -432,22 +476,15 @@ void cri_fracture_model_step(cr_world *w, const cr_damage_input *in) {
             cri_fracture_slice_ran(&fm);
         }
     }
-    /* 2. bodies in slot order */
-    uint32_t loads_off = cri_arena_push(&w->scratch, (uint8_t *)w, fb->piece_capacity * (uint32_t)sizeof(cr_vec3), 16);
-    uint32_t u32_off = cri_arena_push(&w->scratch, (uint8_t *)w,
-                                      (2 * fb->piece_capacity + 1 + 2 * fb->bond_capacity) * (uint32_t)sizeof(uint32_t), 16);
-    cr_vec3 *load = loads_off == CR_NO_OFFSET ? NULL : CR_AT(w, loads_off, cr_vec3);
-    uint32_t *u32 = u32_off == CR_NO_OFFSET ? NULL : CR_AT(w, u32_off, uint32_t);
-    if (load) memset(load, 0, fb->piece_capacity * sizeof(cr_vec3));
+    /* 3. bodies in slot order */
     for (uint32_t slot = 0; slot < in->body_high; ++slot) {
         const cr_body *b = &cr_world_bodies(w)[slot];
         if (b->alive && (b->models & CR_MODEL_FRACTURE)) body_inputs(w, in, slot, load, dt, &work, &fm);
     }
-    /* 3. actors in record order */
-    uint32_t islands_left = fb->islands_per_step, pieces_left = fb->pieces_per_step;
+    /* 4. actors in record order (one split in 1. is done for this step) */
     for (uint32_t i = 0; i < fb->body_capacity; ++i) {
         cr_fracture_actor *a = &actors[i];
-        if (a->origin_index1 == 0) continue;
+        if (a->origin_index1 == 0 || a->splitting) continue;
         const cr_asset *whole = cr_world_asset(w, a->asset);
         if (whole == NULL) continue;
         uint32_t jn = cri_fracture_joint_loads(w, a, whole, dt);
@@ -459,27 +496,7 @@ void cri_fracture_model_step(cr_world *w, const cr_damage_input *in) {
             work += sn;
             cri_damage_charge(&fm.m, CR_DAMAGE_OP_fracture_stress, sn);
         }
-        if (!a->dirty || a->splitting) continue;
-        uint32_t cost = a->piece_count + a->bond_count;
-        /* the island search and the split are one slice: admitted at their most */
-        uint64_t ps = cri_damage_cost_ps(w, CR_DAMAGE_OP_fracture_island, cost) +
-                      cri_damage_cost_ps(w, CR_DAMAGE_OP_fracture_piece, a->piece_count);
-        if (u32 == NULL || load == NULL || (cost > islands_left && islands_left < fb->islands_per_step) ||
-            !cri_fracture_fits(&fm, ps)) {
-            w->stats.fracture.waiting++;
-            continue;
-        }
-        islands_left = cost > islands_left ? 0 : islands_left - cost;
-        cri_fracture_islands(w, a, whole, u32);
-        cri_damage_charge(&fm.m, CR_DAMAGE_OP_fracture_island, cost);
-        uint32_t wait = 0, over = 0;
-        /* the loads of this actor's pieces are spent (its stress pass ran): their room is the blow's scratch */
-        uint32_t made = cri_fracture_spawn(w, a, i, whole, in, load + a->piece_first, pieces_left, dt, &fm, &wait, &over);
-        cri_fracture_slice_ran(&fm);
-        pieces_left -= made;
-        w->stats.fracture.waiting += wait;
-        w->stats.fracture.over_capacity += over;
-        if (wait == 0 && over == 0) a->dirty = 0;
+        if (a->dirty && load != NULL) split_actor(w, in, a, i, whole, u32, blow, &islands_left, &pieces_left, &fm);
     }
     cri_fracture_slice_ran(&fm); /* the inputs, joint loads and stress passes since the last slice */
     cr_model_stats *st = &w->stats.fracture;
