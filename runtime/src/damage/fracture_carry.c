@@ -63,27 +63,48 @@ static void scan_cell(const carry *k, uint32_t cell, cr_vec3 x, cr_real *best, u
 
 /* the displacement at a point of the piece (piece frame in and out): the
  * nearest kept corner strictly within reach, the lowest index among equals.
- * (Visiting the point's own cell first and skipping cells farther than the
- * best so far was tried: the same picks, no faster on the wall, whose
- * corners crowd its faces; not kept.) */
+ * Cells are searched in rings around the point's own cell; a corner in ring
+ * k lies at least (k - 1) cells from the point along some axis, so once
+ * rings 0..r are searched and (r cells - slack)^2 passes the best distance
+ * so far, no farther corner can win or tie (slack: a thousandth of a cell,
+ * far more than the rounding of the cell indices), and the search stops. */
 static cr_vec3 carried(const void *ctx, cr_vec3 p) {
     const carry *k = ctx;
     const cr_fracture_carry *c = k->c;
     cr_vec3 x = cr_transform_point(k->pose, p);
     const cr_real px[3] = {x.x, x.y, x.z}, lo[3] = {c->lo.x, c->lo.y, c->lo.z};
-    int32_t a[3], b[3];
+    int32_t o[3], a[3], b[3];
     for (int i = 0; i < 3; ++i) {
         /* every corner within reach lies in these cells: rounding is monotone, so q > x - reach gives cell(q) >= cell(x - reach) */
         a[i] = cell_of(px[i] - c->reach, lo[i], c->inv_cell), b[i] = cell_of(px[i] + c->reach, lo[i], c->inv_cell);
         if (b[i] < 0 || a[i] > c->dims[i] - 1) return cr_v3_zero();
         a[i] = clampi(a[i], 0, c->dims[i] - 1), b[i] = clampi(b[i], 0, c->dims[i] - 1);
+        o[i] = cell_of(px[i], lo[i], c->inv_cell);
     }
     cr_real best = cr_mul(c->reach, c->reach);
     uint32_t pick = UINT32_MAX, pick_index = UINT32_MAX;
-    for (int32_t z = a[2]; z <= b[2]; ++z)
-        for (int32_t y = a[1]; y <= b[1]; ++y)
-            for (int32_t xx = a[0]; xx <= b[0]; ++xx)
-                scan_cell(k, (uint32_t)((z * c->dims[1] + y) * c->dims[0] + xx), x, &best, &pick, &pick_index);
+    const cr_real slack = cr_mul(c->cell, CR_R(0.001));
+    for (int32_t r = 0;; ++r) {
+        for (int32_t z = o[2] - r; z <= o[2] + r; ++z) {
+            if (z < a[2] || z > b[2]) continue;
+            const bool zface = z == o[2] - r || z == o[2] + r;
+            for (int32_t y = o[1] - r; y <= o[1] + r; ++y) {
+                if (y < a[1] || y > b[1]) continue;
+                const bool face = zface || y == o[1] - r || y == o[1] + r;
+                /* off the ring's faces only its two x ends are in the ring */
+                const int32_t step = face || r == 0 ? 1 : 2 * r;
+                for (int32_t xx = o[0] - r; xx <= o[0] + r; xx += step) {
+                    if (xx < a[0] || xx > b[0]) continue;
+                    scan_cell(k, (uint32_t)((z * c->dims[1] + y) * c->dims[0] + xx), x, &best, &pick, &pick_index);
+                }
+            }
+        }
+        cr_real gap = cr_mul(cr_from_int(r), c->cell) - slack;
+        if (gap > 0 && cr_mul(gap, gap) > best) break;
+        if (o[0] - r <= a[0] && o[0] + r >= b[0] && o[1] - r <= a[1] && o[1] + r >= b[1] && o[2] - r <= a[2] &&
+            o[2] + r >= b[2])
+            break; /* the rings have covered every cell within reach */
+    }
     if (pick == UINT32_MAX) return cr_v3_zero();
     return cr_quat_inv_rotate(k->pose.q, k->move[pick]);
 }
@@ -134,13 +155,15 @@ bool cri_fracture_carry_begin(cr_world *w, cr_fracture_actor *a, uint32_t actor_
         w->stats.fracture.shrunk++; /* no room to keep them: the pieces go on undented */
         return false;
     }
-    /* buckets at least `reach` wide, no more of them than corners of room */
-    cr_real cell = reach;
+    /* buckets half the reach wide (a lookup then mostly ends after the 27
+     * cells around its own), fewer than corners of room; one more cell per
+     * axis than the box needs, so no corner's cell is ever clamped */
+    cr_real cell = cr_half(reach);
     int32_t dims[3];
     for (;;) {
         cr_real inv = cr_div(CR_R(1), cell);
         uint64_t cells = 1;
-        dims[0] = cell_of(hi.x, lo.x, inv) + 1, dims[1] = cell_of(hi.y, lo.y, inv) + 1, dims[2] = cell_of(hi.z, lo.z, inv) + 1;
+        dims[0] = cell_of(hi.x, lo.x, inv) + 2, dims[1] = cell_of(hi.y, lo.y, inv) + 2, dims[2] = cell_of(hi.z, lo.z, inv) + 2;
         for (int k = 0; k < 3; ++k) cells *= (uint64_t)(dims[k] < 1 ? 1 : dims[k]);
         if (cells <= fb->carry_corners) break;
         cell = cell + cell;
