@@ -107,8 +107,8 @@ uint32_t cri_fracture_spawn(cr_world *w, cr_fracture_actor *a, uint32_t actor_in
     if (whole_now) {
         if (islands < 2) return 0;
         n = count, destroys = 1;
-        /* a dented whole lives on to the end of the step, so its pieces can take its dents over */
-        if (cri_fracture_dents_keep(w, a)) destroys = 0;
+        /* a dented whole's dents are kept for its pieces below (fracture_carry.c), so it goes like any other */
+        cri_fracture_dents_keep(w, a);
     } else {
         for (uint32_t k = 0; k < count; ++k) n += pc[k].is_static && pc[k].mapped && !pc[k].held;
         destroys = a->dent_pieces ? 0 : n; /* dented, the old bodies go after their dents moved over (adopt) */
@@ -153,7 +153,7 @@ uint32_t cri_fracture_spawn(cr_world *w, cr_fracture_actor *a, uint32_t actor_in
         const cr_body *b = &cr_world_bodies_c(w)[a->whole_index1 - 1];
         cr_transform xf = b->xf;
         cr_vec3 v = b->v, spin = b->w;
-        if (!a->dent_pieces) cr_damage_defer_body_destroy(w, id_of(w, a->whole_index1));
+        cr_damage_defer_body_destroy(w, id_of(w, a->whole_index1));
         for (uint32_t k = 0; k < count; ++k) {
             pc[k].is_static = pc[k].held;
             pc[k].respawning = 1;
@@ -240,10 +240,5 @@ void cri_fracture_pieces_adopt(cr_world *w, cr_fracture_actor *a, uint32_t actor
     a->spawned = bodies;
     /* its pieces are bodies: the break is done, unless their dents are still to come (fracture_carry.c) */
     if (!pending && CR_DAMAGE(w)->fracture.carry.actor1 != actor_index + 1) cri_fracture_committed(w, a->dirty_step);
-    if (a->whole_index1 != 0 && a->dent_pieces) {
-        /* the pieces took the whole's dents: now it goes (its detach sees the split) */
-        cr_body_id whole = id_of(w, a->whole_index1);
-        cr_body_destroy(w, whole);
-    }
     if (!pending) a->splitting = 0;
 }
