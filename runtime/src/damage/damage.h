@@ -151,7 +151,7 @@ typedef struct cr_fracture_region {
     uint32_t carry_index;  ///< offset of uint32_t[carry_corners]: their vertex indices (ties go to the lowest)
     uint32_t carry_cells;  ///< offset of uint32_t[carry_corners + 1]: each bucket's first corner
     uint32_t staged;       ///< offset of cr_real[carry_nodes]: the patch's new values until it commits
-    uint32_t pad_;
+    uint32_t carry_local;  ///< offset of cr_vec3[carry_corners]: the dents in the frame of the piece being carried
     cr_fracture_carry carry;
 } cr_fracture_region;
 

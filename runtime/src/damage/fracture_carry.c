@@ -39,7 +39,8 @@
 enum { FRACTURE_CARRY_PLAN = 0, FRACTURE_CARRY_ROWS = 1, FRACTURE_CARRY_COMMIT = 2 };
 
 typedef struct carry {
-    const cr_vec3 *rest, *move;  /* kept corners: cooked place and dent, whole frame, bucket order */
+    const cr_vec3 *rest;         /* kept corners' cooked places, whole frame, bucket order */
+    const cr_vec3 *local;        /* their dents in the piece's frame (rotated once per piece) */
     const uint32_t *index;       /* their vertex indices */
     const uint32_t *cells;       /* bucket starts [cells + 1] */
     const cr_fracture_carry *c;
@@ -105,13 +106,12 @@ static cr_vec3 carried(const void *ctx, cr_vec3 p) {
             o[2] + r >= b[2])
             break; /* the rings have covered every cell within reach */
     }
-    if (pick == UINT32_MAX) return cr_v3_zero();
-    return cr_quat_inv_rotate(k->pose.q, k->move[pick]);
+    return pick == UINT32_MAX ? cr_v3_zero() : k->local[pick];
 }
 
 static carry carry_of(const cr_world *w, const cr_fracture_piece *p) {
     const cr_fracture_region *r = &CR_DAMAGE(w)->fracture;
-    carry k = {CR_AT(w, r->carry_rest, const cr_vec3), CR_AT(w, r->carry_move, const cr_vec3),
+    carry k = {CR_AT(w, r->carry_rest, const cr_vec3), CR_AT(w, r->carry_local, const cr_vec3),
                CR_AT(w, r->carry_index, const uint32_t), CR_AT(w, r->carry_cells, const uint32_t), &r->carry, p->pose};
     return k;
 }
@@ -230,7 +230,15 @@ static void carry_done(cr_world *w, cr_fracture_actor *a) {
 /* Slice: the piece's vertices' moves, nothing written; its patch box planned. */
 static bool plan_piece(cr_world *w, cr_fracture_carry *c, cr_fracture_piece *p, cr_surface_copy *to,
                        const cr_asset *rest, cr_fracture_meter *fm) {
-    if (!cri_fracture_fits(fm, cri_damage_cost_ps(w, CR_DAMAGE_OP_fracture_carry_vertex, rest->vertex_count))) return false;
+    if (!cri_fracture_fits(fm, cri_damage_cost_ps(w, CR_DAMAGE_OP_fracture_carry_vertex, rest->vertex_count) +
+                                   cri_damage_cost_ps(w, CR_DAMAGE_OP_fracture_carry_corner, c->corners)))
+        return false;
+    /* the dents in this piece's frame, once, instead of at every lookup (the same bits) */
+    const cr_fracture_region *r = &CR_DAMAGE(w)->fracture;
+    const cr_vec3 *move = CR_AT(w, r->carry_move, const cr_vec3);
+    cr_vec3 *local = CR_AT(w, r->carry_local, cr_vec3);
+    for (uint32_t i = 0; i < c->corners; ++i) local[i] = cr_quat_inv_rotate(p->pose.q, move[i]);
+    cri_damage_charge(&fm->m, CR_DAMAGE_OP_fracture_carry_corner, c->corners);
     carry k = carry_of(w, p);
     c->first = UINT32_MAX, c->last = 0, c->most = 0;
     c->mlo = cr_v3(CR_REAL_MAX, CR_REAL_MAX, CR_REAL_MAX), c->mhi = cr_v3(-CR_REAL_MAX, -CR_REAL_MAX, -CR_REAL_MAX);

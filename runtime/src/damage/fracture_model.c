@@ -77,8 +77,8 @@ uint64_t cri_fracture_model_region_bytes(const cr_world_def *def) {
            al16((uint64_t)b->bond_capacity * sizeof(cr_fracture_bond)) +
            al16((uint64_t)def->body_capacity * sizeof(cr_fracture_slot)) +
            al16((uint64_t)b->queue_capacity * sizeof(cr_fracture_hit)) +
-           2 * al16((uint64_t)b->carry_corners * sizeof(cr_vec3)) + al16((uint64_t)b->carry_corners * sizeof(uint32_t)) +
-           al16(((uint64_t)b->carry_corners + 1) * sizeof(uint32_t)) + al16((uint64_t)b->carry_nodes * sizeof(cr_real)) + 176u;
+           3 * al16((uint64_t)b->carry_corners * sizeof(cr_vec3)) + al16((uint64_t)b->carry_corners * sizeof(uint32_t)) +
+           al16(((uint64_t)b->carry_corners + 1) * sizeof(uint32_t)) + al16((uint64_t)b->carry_nodes * sizeof(cr_real)) + 192u;
 }
 
 /* per step: a load per piece, a blow velocity per piece, and u32 scratch for islands and the stress
@@ -106,10 +106,11 @@ bool cri_fracture_model_layout(cr_world *w, uint8_t *block) {
     r->carry_index = cri_arena_push(&w->persistent, block, b->carry_corners * (uint32_t)sizeof(uint32_t) + 16, 16);
     r->carry_cells = cri_arena_push(&w->persistent, block, (b->carry_corners + 1) * (uint32_t)sizeof(uint32_t), 16);
     r->staged = cri_arena_push(&w->persistent, block, b->carry_nodes * (uint32_t)sizeof(cr_real) + 16, 16);
+    r->carry_local = cri_arena_push(&w->persistent, block, b->carry_corners * (uint32_t)sizeof(cr_vec3) + 16, 16);
     return r->actors != CR_NO_OFFSET && r->pieces != CR_NO_OFFSET && r->bonds != CR_NO_OFFSET &&
            r->slots != CR_NO_OFFSET && r->queue != CR_NO_OFFSET && r->carry_rest != CR_NO_OFFSET &&
            r->carry_move != CR_NO_OFFSET && r->carry_index != CR_NO_OFFSET && r->carry_cells != CR_NO_OFFSET &&
-           r->staged != CR_NO_OFFSET;
+           r->staged != CR_NO_OFFSET && r->carry_local != CR_NO_OFFSET;
 }
 
 cr_fracture_actor *cri_fracture_actors(const cr_world *w) {
