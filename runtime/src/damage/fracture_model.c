@@ -5,16 +5,23 @@
  * Memory: actor records, a piece pool and a bond pool sized by the world
  * def's damage.fracture; an actor takes a range of each at attach. A freed
  * actor keeps its ranges so the next attach that fits reuses them (no
- * compaction: offsets written into queued commands must stay valid).
+ * compaction: offsets written into queued commands must stay valid). Plus
+ * one break's carried dents (fracture_carry.c: carry_corners, carry_nodes).
  *
- * One step, in this order (every loop counted against the def's budgets):
- *   1. hits that waited for bond budget, oldest first;
- *   2. each body with the model, in slot order: its impacts damage the bonds
+ * One step, in this order, the oldest work first; every loop is charged to
+ * the damage stage's one budget per item (the fracture_* operations) and a
+ * slice that does not fit what is left waits for the next step (the step's
+ * first slice always runs, so nothing waits for ever); the def's own caps
+ * stay as upper limits:
+ *   0. a break whose pieces are taking over its whole's dents (fracture_carry.c);
+ *   1. splits that waited since an earlier step;
+ *   2. hits that waited, oldest first;
+ *   3. each body with the model, in slot order: its impacts damage the bonds
  *      near them (in the whole body's frame), its contacts are loads;
- *   3. each actor, in record order: joint loads, the stress estimate, and if
+ *   4. each actor, in record order: joint loads, the stress estimate, and if
  *      bonds broke its islands and the bodies they need (fracture_pieces.c).
- * The world applies the queued creates at the end of the step; then the new
- * piece bodies join the model (cri_fracture_model_after_commands).
+ * The world applies the queued destroys and creates at the end of the step;
+ * then the new piece bodies join the model (cri_fracture_model_after_commands).
  */
 #include "damage/stage.h"
 #include "damage/fracture_model.h"

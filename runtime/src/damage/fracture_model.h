@@ -16,7 +16,7 @@
 #include "damage/budget.h"
 
 /* The contract every model exports is declared in damage/models.h.
- * Its step: Impacts and game damage into bond health, stress, islands, pieces queued as bodies; fills cr_world_stats.fracture.
+ * Its step: A break's dents carried onto its pieces, impacts and game damage into bond health, stress, islands, pieces queued as bodies, all charged to the stage's budget; fills cr_world_stats.fracture.
  * Its after_commands: After the deferred commands: the pieces made bodies join the model. */
 #include "crumple/fracture.h"
 #include "crumple/asset.h"

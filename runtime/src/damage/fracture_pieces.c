@@ -26,8 +26,11 @@
  * leaving as approaching: it stopped dead in one step.
  *
  * Room is checked before anything is queued: the command queue, the world's
- * free body and joint slots, and the step's piece budget. A split that does
- * not fit waits whole (counted), so nothing is ever half split.
+ * free body and joint slots, the step's piece budget, and for a dented whole
+ * the carry (one break's dents at a time, fracture_carry.c). A split that
+ * does not fit waits whole (counted), so nothing is ever half split. A dented
+ * whole goes like any other: its dents are kept for its pieces as the split
+ * is queued, and its pieces take them over in the steps after.
  */
 #include "damage/stage.h"
 #include "damage/fracture_model.h"
