@@ -103,6 +103,10 @@ CR_TEST(fracture_wall_dents_then_breaks) {
     ENSURE(b.hash == a.hash);
     ENSURE(fracture_wall(&c, 70));
     ENSURE_MSG(c.hash == a.hash, "through a snapshot: %016llx vs %016llx", (unsigned long long)c.hash, (unsigned long long)a.hash);
+    /* saved while the break's dents are being carried onto its pieces (frames 83-95 at the default budget) */
+    ENSURE(fracture_wall(&c, 88));
+    ENSURE_MSG(c.hash == a.hash, "through a snapshot mid-carry: %016llx vs %016llx", (unsigned long long)c.hash,
+               (unsigned long long)a.hash);
 }
 
 static int fracture_beam(const char *scene, cr_fracture_view *v) {
