@@ -362,10 +362,10 @@ loaded:;
         else
             printf("prescoring %s into %u pieces (%u bonds): %.2f s wall, %.2f s CPU (cut %.2f s, pieces cooked %.2f s; wall times)\n",
                    mesh ? mesh : "a 2 x 1.5 x 0.3 m wall", n, whole.bond_count, rep.time_total, cook_cpu, rep.time_cut, rep.time_cook);
-        printf("whole, resting: %.1f us per step (the same body without fracture: %.1f us); damage stage %.1f us, %u work\n",
+        printf("whole, resting: %.1f us per step (the same body without fracture: %.1f us); damage stage %.1f us, %u ns charged\n",
                whole_ns / 1e3, plain_ns / 1e3, whole_dmg / 1e3, whole_work);
         printf("whole, awake under its load (sleep off, 120 steps after 60): %.1f us per step (without fracture: %.1f us); damage stage %.1f us, "
-               "%.1f work per step\n", awake_ns / 1e3, awake_plain_ns / 1e3, awake_dmg / 1e3, (double)awake_work / 120);
+               "%.1f ns charged per step\n", awake_ns / 1e3, awake_plain_ns / 1e3, awake_dmg / 1e3, (double)awake_work / 120);
         printf("the split (%u bonds broken, %u bodies made): damage stage %.3f ms (islands, spawning, creating the bodies), step %.3f ms\n",
                v.bonds_broken, v.pieces_spawned, split_dmg / 1e6, split_ns / 1e6);
         printf("after: %u pieces falling, %.1f us per step\n", v.pieces_spawned, after_ns / 1e3);

@@ -251,7 +251,7 @@ void cr_scene_fracture_size(const cr_scene *s, cr_world_def *def) {
     for (ptrdiff_t i = 0; i < arrlen(s->assets); ++i)
         if (s->assets[i].pieces_) assets_pieces += s->assets[i].pieces_->count;
     def->asset_capacity += assets_pieces;
-    uint32_t bodies = 0, pieces = 0, bonds = 0, most = 0, dent_pieces = 0;
+    uint32_t bodies = 0, pieces = 0, bonds = 0, most = 0, dent_pieces = 0, corners = 0, nodes = 0;
     uint64_t dent_bytes = 0;
     for (ptrdiff_t i = 0; i < arrlen(s->bodies); ++i) {
         const cr_scene_body *b = &s->bodies[i];
@@ -263,7 +263,13 @@ void cr_scene_fracture_size(const cr_scene *s, cr_world_def *def) {
         most = a->piece_count > most ? a->piece_count : most;
         if (b->dents && s->assets[b->asset].pieces_) {
             dent_pieces += a->piece_count;
-            for (uint32_t k = 0; k < s->assets[b->asset].pieces_->count; ++k) dent_bytes += copy_bytes(&s->assets[b->asset].pieces_->view[k]);
+            for (uint32_t k = 0; k < s->assets[b->asset].pieces_->count; ++k) {
+                const cr_asset *v = &s->assets[b->asset].pieces_->view[k];
+                dent_bytes += copy_bytes(v);
+                uint32_t n = v->sdf_dims[0] * v->sdf_dims[1] * v->sdf_dims[2];
+                nodes = n > nodes ? n : nodes;
+            }
+            corners = a->vertex_count > corners ? a->vertex_count : corners;
         }
     }
     if (bodies == 0) return;
@@ -273,6 +279,9 @@ void cr_scene_fracture_size(const cr_scene *s, cr_world_def *def) {
     fb->piece_capacity = pieces < 2 ? 2 : pieces;
     fb->bond_capacity = bonds < 1 ? 1 : bonds;
     if (most > fb->pieces_per_step) fb->pieces_per_step = most;
+    /* room to carry a dented whole's dents onto its pieces (fracture_carry.c): all its corners, a whole piece grid */
+    if (corners > fb->carry_corners) fb->carry_corners = corners;
+    if (nodes > fb->carry_nodes) fb->carry_nodes = nodes;
     def->body_capacity += pieces;  /* every piece a body of its own */
     def->joint_capacity += bonds;  /* a fixed joint per unbroken bond of a moving island */
     def->pair_capacity += 8 * pieces, def->contact_capacity += 8 * pieces; /* the parser's 8 per body */

@@ -128,6 +128,9 @@ typedef struct cr_fracture_budget {
     uint32_t islands_per_step; ///< support-graph pieces + bonds visited finding islands per step
     uint32_t pieces_per_step;  ///< pieces made bodies per step (a body splits whole or waits)
     uint32_t queue_capacity;   ///< impacts waiting for a later step
+    uint32_t carry_corners;    ///< corners of a dented whole's surface kept at its split for its pieces' dents
+                               ///< (one break's at a time; a bigger dented whole splits undented, counted shrunk)
+    uint32_t carry_nodes;      ///< a piece's carried-dent grid patch staged between steps (nodes)
 } cr_fracture_budget;
 
 /// A damage model the game writes itself (crumple/damage.h): called once per
@@ -185,7 +188,15 @@ typedef struct cr_query_def {
     X(example_work, "a unit of the example model's own count (cr_world_stats.example.done and docs)")                 \
     X(bend_work, "a unit of the bending model's own count")                                                            \
     X(squash_work, "a unit of the squash model's own count")                                                           \
-    X(fracture_work, "a unit of the fracture model's own count")                                                       \
+    X(fracture_bond, "a bond an impact's sweep or the joint-load pass looked at")                                       \
+    X(fracture_stress, "a piece or bond of a stress sweep, a contact of the whole's load test")                         \
+    X(fracture_island, "a piece or bond visited finding a whole's islands")                                             \
+    X(fracture_piece, "a piece made a body: its def and commands, its blow, its dent record and surface copy")           \
+    X(fracture_carry_corner, "a corner of the whole's dented surface kept, at the split, for its pieces")              \
+    X(fracture_carry_vertex, "a piece vertex given the whole's dent (its nearest kept corner), planned or committed")   \
+    X(fracture_carry_node, "a grid node of a piece's carried-dent patch: its nearest kept corner, its staged value")   \
+    X(fracture_carry_moved, "a grid node the carried dent moved: its pre-image iteration and trilinear read")           \
+    X(fracture_refresh, "a triangle, vertex or sample of a piece's refresh when its carried dent commits")              \
     X(custom_work, "a unit the game's own model reports (the game sets what it costs)")
 
 typedef enum cr_damage_op {

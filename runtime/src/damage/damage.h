@@ -116,6 +116,26 @@ typedef struct cr_squash_region {
     uint32_t cooked;       ///< offset of cr_squash_primitive[max_primitives] per record: the skeleton as attached (posing starts there)
     uint32_t next_body;    ///< the record the next step starts at (no body waits for ever)
 } cr_squash_region;
+/// The break whose pieces are taking over its whole's dents, slice by slice
+/// (fracture_carry.c). Plain data in the region: it survives a byte copy.
+typedef struct cr_fracture_carry {
+    uint32_t actor1;       ///< actor record + 1 whose pieces carry, 0: none in flight
+    uint32_t piece;        ///< the piece being carried (pieces before it are done)
+    uint32_t phase;        ///< FRACTURE_CARRY_PLAN, _ROWS or _COMMIT (fracture_carry.c)
+    uint32_t corners;      ///< corners kept (the whole's corners near its dents)
+    int32_t dims[3];       ///< cells of the corners' bucket grid
+    uint32_t box_ok;       ///< the piece's patch box was planned
+    uint32_t first, last;  ///< the piece's moved vertex range (plan)
+    uint64_t break_step;   ///< the step its bonds broke: the latency's start
+    cr_real reach;         ///< m: a piece corner takes the nearest kept corner within this
+    cr_real cell;          ///< m: the bucket grid's cells (at least `reach` wide)
+    cr_real inv_cell;      ///< 1/m
+    cr_real most;          ///< m: the piece's largest carried move (plan)
+    cr_vec3 lo;            ///< m, whole frame: the bucket grid's corner
+    cr_vec3 mlo, mhi;      ///< the piece's moved corners' box (plan), piece frame
+    cr_surface_patch_box box; ///< the piece's grid patch, its staged values in `staged`
+} cr_fracture_carry;
+
 /// The fracture model's part of the block (fracture_model.c).
 typedef struct cr_fracture_region {
     uint32_t actors;       ///< offset of cr_fracture_actor[fracture.body_capacity]
@@ -126,7 +146,13 @@ typedef struct cr_fracture_region {
     uint32_t bonds_used;
     uint32_t queue;        ///< offset of cr_fracture_hit[fracture.queue_capacity], a ring
     uint32_t queue_head, queue_count;
-    uint32_t pad_;
+    uint32_t carry_rest;   ///< offset of cr_vec3[carry_corners]: the kept corners' cooked places, bucket order
+    uint32_t carry_move;   ///< offset of cr_vec3[carry_corners]: their dents (dented - cooked), bucket order
+    uint32_t carry_index;  ///< offset of uint32_t[carry_corners]: their vertex indices (ties go to the lowest)
+    uint32_t carry_cells;  ///< offset of uint32_t[carry_corners + 1]: each bucket's first corner
+    uint32_t staged;       ///< offset of cr_real[carry_nodes]: the patch's new values until it commits
+    uint32_t carry_local;  ///< offset of cr_vec3[carry_corners]: the dents in the frame of the piece being carried
+    cr_fracture_carry carry;
 } cr_fracture_region;
 
 /// The custom model's part of the block (custom_model.c).

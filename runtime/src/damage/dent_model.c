@@ -27,6 +27,7 @@
 #include "damage/stage.h"
 #include "base/inertia.h"
 #include "damage/dent_model.h"
+#include "damage/fracture_model.h"
 #include "base/check.h"
 #include "damage/dent.h"
 #include "base/hash.h"
@@ -943,11 +944,28 @@ void cri_dent_model_step(cr_world *w, const cr_damage_input *in) {
     cri_damage_charge(&sl.meter, CR_DAMAGE_OP_dent_plan_triangle, plan_units);
     if (plan_units > 0) slice_ran(&sl, plan_units), sl.slices = 0; /* the job's first slice still runs */
     cr_model_stats *st = &w->stats.dent;
+    uint32_t put_back = 0; /* jobs put back in a row (their target still takes a fracture's dents over) */
     while (reg->queue_count > 0 && sl.commits < bd->dents_per_step) {
         cr_dent_job *j = &queue[reg->queue_head];
         dent_side sides[2];
         uint32_t n = job_sides(w, j, sides);
         if (act->phase == DENT_IDLE) {
+            /* a fracture piece still taking its whole's dents over would have
+             * this dent overwritten: the job goes to the back of the queue
+             * (fracture_carry.c; the carry is done within some steps), and
+             * the jobs behind it go on; once every waiting job was put back
+             * this step, the rest wait for the next */
+            bool carrying = false;
+            for (uint32_t k = 0; k < n; ++k) carrying = carrying || cri_fracture_carry_pending(w, sides[k].rec->body_index1);
+            if (carrying) {
+                if (++put_back >= reg->queue_count) break;
+                cr_dent_job later = *j;
+                job_done(w, act);
+                queue[(reg->queue_head + reg->queue_count) % bd->queue_capacity] = later;
+                reg->queue_count++;
+                continue;
+            }
+            put_back = 0;
             memset(act, 0, sizeof *act);
             if (n == 0) { /* its bodies went away while it waited */
                 job_done(w, act);

@@ -5,16 +5,23 @@
  * Memory: actor records, a piece pool and a bond pool sized by the world
  * def's damage.fracture; an actor takes a range of each at attach. A freed
  * actor keeps its ranges so the next attach that fits reuses them (no
- * compaction: offsets written into queued commands must stay valid).
+ * compaction: offsets written into queued commands must stay valid). Plus
+ * one break's carried dents (fracture_carry.c: carry_corners, carry_nodes).
  *
- * One step, in this order (every loop counted against the def's budgets):
- *   1. hits that waited for bond budget, oldest first;
- *   2. each body with the model, in slot order: its impacts damage the bonds
+ * One step, in this order, the oldest work first; every loop is charged to
+ * the damage stage's one budget per item (the fracture_* operations) and a
+ * slice that does not fit what is left waits for the next step (the step's
+ * first slice always runs, so nothing waits for ever); the def's own caps
+ * stay as upper limits:
+ *   0. a break whose pieces are taking over its whole's dents (fracture_carry.c);
+ *   1. splits that waited since an earlier step;
+ *   2. hits that waited, oldest first;
+ *   3. each body with the model, in slot order: its impacts damage the bonds
  *      near them (in the whole body's frame), its contacts are loads;
- *   3. each actor, in record order: joint loads, the stress estimate, and if
+ *   4. each actor, in record order: joint loads, the stress estimate, and if
  *      bonds broke its islands and the bodies they need (fracture_pieces.c).
- * The world applies the queued creates at the end of the step; then the new
- * piece bodies join the model (cri_fracture_model_after_commands).
+ * The world applies the queued destroys and creates at the end of the step;
+ * then the new piece bodies join the model (cri_fracture_model_after_commands).
  */
 #include "damage/stage.h"
 #include "damage/fracture_model.h"
@@ -35,6 +42,8 @@ cr_fracture_budget cr_default_fracture_budget(void) {
     b.islands_per_step = 1u << 16;
     b.pieces_per_step = 1024;
     b.queue_capacity = 64;
+    b.carry_corners = 4096;
+    b.carry_nodes = 1u << 14;
     return b;
 }
 
@@ -53,7 +62,7 @@ cr_fracture_def cr_default_fracture_def(void) {
 
 static cr_status check_budget(const cr_fracture_budget *b) {
     if (b->body_capacity > 4096 || b->piece_capacity > (1u << 20) || b->bond_capacity > (1u << 22) ||
-        b->queue_capacity > (1u << 16))
+        b->queue_capacity > (1u << 16) || b->carry_corners > (1u << 22) || b->carry_nodes > (1u << 24))
         return CR_ERR_DEF_INVALID;
     if (b->body_capacity > 0 && (b->piece_capacity < 2 || b->bond_capacity == 0 || b->bonds_per_step == 0 ||
                                  b->islands_per_step == 0 || b->pieces_per_step == 0 || b->queue_capacity == 0))
@@ -74,16 +83,18 @@ uint64_t cri_fracture_model_region_bytes(const cr_world_def *def) {
            al16((uint64_t)b->piece_capacity * sizeof(cr_fracture_piece)) +
            al16((uint64_t)b->bond_capacity * sizeof(cr_fracture_bond)) +
            al16((uint64_t)def->body_capacity * sizeof(cr_fracture_slot)) +
-           al16((uint64_t)b->queue_capacity * sizeof(cr_fracture_hit)) + 80u;
+           al16((uint64_t)b->queue_capacity * sizeof(cr_fracture_hit)) +
+           3 * al16((uint64_t)b->carry_corners * sizeof(cr_vec3)) + al16((uint64_t)b->carry_corners * sizeof(uint32_t)) +
+           al16(((uint64_t)b->carry_corners + 1) * sizeof(uint32_t)) + al16((uint64_t)b->carry_nodes * sizeof(cr_real)) + 192u;
 }
 
-/* per step: a load per piece, and u32 scratch for islands and the stress
+/* per step: a load per piece, a blow velocity per piece, and u32 scratch for islands and the stress
  * estimate's adjacency (pieces + 1 starts, two entries per bond, a parent per piece) */
 uint64_t cri_fracture_model_scratch_bytes(const cr_world_def *def) {
     const cr_fracture_budget *b = &def->damage.fracture;
     if (b->body_capacity == 0) return 0;
-    return al16((uint64_t)b->piece_capacity * sizeof(cr_vec3)) +
-           al16(((uint64_t)2 * b->piece_capacity + 1 + 2ull * b->bond_capacity) * sizeof(uint32_t)) + 48u;
+    return 2 * al16((uint64_t)b->piece_capacity * sizeof(cr_vec3)) +
+           al16(((uint64_t)2 * b->piece_capacity + 1 + 2ull * b->bond_capacity) * sizeof(uint32_t)) + 64u;
 }
 
 bool cri_fracture_model_layout(cr_world *w, uint8_t *block) {
@@ -96,8 +107,17 @@ bool cri_fracture_model_layout(cr_world *w, uint8_t *block) {
     r->bonds = cri_arena_push(&w->persistent, block, b->bond_capacity * (uint32_t)sizeof(cr_fracture_bond), 16);
     r->slots = cri_arena_push(&w->persistent, block, w->def.body_capacity * (uint32_t)sizeof(cr_fracture_slot), 16);
     r->queue = cri_arena_push(&w->persistent, block, b->queue_capacity * (uint32_t)sizeof(cr_fracture_hit), 16);
+    /* a dented whole's corners kept for its pieces, and a piece's staged patch (fracture_carry.c) */
+    r->carry_rest = cri_arena_push(&w->persistent, block, b->carry_corners * (uint32_t)sizeof(cr_vec3) + 16, 16);
+    r->carry_move = cri_arena_push(&w->persistent, block, b->carry_corners * (uint32_t)sizeof(cr_vec3) + 16, 16);
+    r->carry_index = cri_arena_push(&w->persistent, block, b->carry_corners * (uint32_t)sizeof(uint32_t) + 16, 16);
+    r->carry_cells = cri_arena_push(&w->persistent, block, (b->carry_corners + 1) * (uint32_t)sizeof(uint32_t), 16);
+    r->staged = cri_arena_push(&w->persistent, block, b->carry_nodes * (uint32_t)sizeof(cr_real) + 16, 16);
+    r->carry_local = cri_arena_push(&w->persistent, block, b->carry_corners * (uint32_t)sizeof(cr_vec3) + 16, 16);
     return r->actors != CR_NO_OFFSET && r->pieces != CR_NO_OFFSET && r->bonds != CR_NO_OFFSET &&
-           r->slots != CR_NO_OFFSET && r->queue != CR_NO_OFFSET;
+           r->slots != CR_NO_OFFSET && r->queue != CR_NO_OFFSET && r->carry_rest != CR_NO_OFFSET &&
+           r->carry_move != CR_NO_OFFSET && r->carry_index != CR_NO_OFFSET && r->carry_cells != CR_NO_OFFSET &&
+           r->staged != CR_NO_OFFSET && r->carry_local != CR_NO_OFFSET;
 }
 
 cr_fracture_actor *cri_fracture_actors(const cr_world *w) {
@@ -134,6 +154,7 @@ void cri_fracture_break_bond(cr_world *w, cr_fracture_actor *a, uint32_t k) {
     b->broken = 1;
     b->health = 0;
     a->broken++;
+    if (!a->dirty) a->dirty_step = (uint32_t)w->step_count; /* the break's latency counts from here */
     a->dirty = 1;
     w->stats.fracture.done++;
     if (!cr_joint_id_is_null(b->joint) && cr_joint_is_valid(w, b->joint) &&
@@ -282,7 +303,8 @@ cr_status cr_fracture_apply_damage(cr_world *w, cr_body_id id, cr_vec3 world_poi
 
 /* Step 2's per-body part: impacts damage bonds while the budget lasts (the
  * rest waits in the queue behind what waits already), contacts are loads. */
-static void body_inputs(cr_world *w, const cr_damage_input *in, uint32_t slot, cr_vec3 *load, cr_real dt, uint32_t *work) {
+static void body_inputs(cr_world *w, const cr_damage_input *in, uint32_t slot, cr_vec3 *load, cr_real dt, uint32_t *work,
+                        cr_fracture_meter *fm) {
     const cr_fracture_slot *s = &cri_fracture_slots(w)[slot];
     if (s->actor1 == 0) return;
     cr_fracture_actor *a = &cri_fracture_actors(w)[s->actor1 - 1];
@@ -300,10 +322,15 @@ static void body_inputs(cr_world *w, const cr_damage_input *in, uint32_t slot, c
             cri_fracture_slots(w)[im->other.index1 - 1].actor1 == s->actor1)
             continue;
         cr_vec3 p = cr_transform_point(to_whole, im->point);
-        if (CR_DAMAGE(w)->fracture.queue_count > 0 || (*work > 0 && *work + a->bond_count > budget))
+        if (CR_DAMAGE(w)->fracture.queue_count > 0 || (*work > 0 && *work + a->bond_count > budget) ||
+            !cri_fracture_fits(fm, cri_damage_cost_ps(w, CR_DAMAGE_OP_fracture_bond, a->bond_count)))
             enqueue(w, s->actor1 - 1, p, im->impulse);
-        else
-            *work += cri_fracture_impact(w, a, whole, p, im->impulse);
+        else {
+            uint32_t n = cri_fracture_impact(w, a, whole, p, im->impulse);
+            *work += n;
+            cri_damage_charge(&fm->m, CR_DAMAGE_OP_fracture_bond, n);
+            cri_fracture_slice_ran(fm);
+        }
     }
     if (a->def.stress_iterations == 0 || load == NULL) return;
     if (s->piece == CR_FRACTURE_WHOLE && b->asleep) {
@@ -325,6 +352,7 @@ static void body_inputs(cr_world *w, const cr_damage_input *in, uint32_t slot, c
             sum = cr_v3_mad(sum, in->contacts[i].impulse, in->contacts[i].normal);
         }
         *work += 1 + in->contact_start[slot + 1] - in->contact_start[slot];
+        cri_damage_charge(&fm->m, CR_DAMAGE_OP_fracture_stress, 1 + in->contact_start[slot + 1] - in->contact_start[slot]);
         a->calm = total + total <= cr_mul(cr_mul(a->def.strength, a->min_area), dt);
         if (a->calm) return;
         /* Loads that could break a bond, but the same loads as the last pass
@@ -355,70 +383,135 @@ static void body_inputs(cr_world *w, const cr_damage_input *in, uint32_t slot, c
                 if (d < best) best = d, k = j;
             }
             *work += a->piece_count;
+            cri_damage_charge(&fm->m, CR_DAMAGE_OP_fracture_stress, a->piece_count);
         }
         cr_vec3 jw = cr_quat_rotate(b->xf.q, cr_v3_scale(c->normal, c->impulse));
         load[a->piece_first + k] = cr_v3_add(load[a->piece_first + k], jw);
     }
 }
 
+bool cri_fracture_fits(const cr_fracture_meter *fm, uint64_t ps) { return fm->slices == 0 || cri_damage_fits(&fm->m, ps); }
+
+void cri_fracture_slice_ran(cr_fracture_meter *fm) {
+    uint64_t ps = fm->m.spent_ps - fm->mark_ps;
+    if (ps > fm->largest_ps) fm->largest_ps = ps;
+    fm->mark_ps = fm->m.spent_ps;
+    fm->slices++;
+}
+
+void cri_fracture_committed(cr_world *w, uint32_t since_step) {
+    uint32_t latency = (uint32_t)w->step_count - since_step;
+    cr_model_stats *st = &w->stats.fracture;
+    st->committed++;
+    st->latency_sum += latency;
+    if (latency > st->latency_max) st->latency_max = latency;
+}
+
+/* Slice: an actor's islands and, if they ask for it, its split queued
+ * (fracture_pieces.c), admitted at their most. False: it waits (counted). */
+static bool split_actor(cr_world *w, const cr_damage_input *in, cr_fracture_actor *a, uint32_t i, const cr_asset *whole,
+                        uint32_t *u32, cr_vec3 *blow, uint32_t *islands_left, uint32_t *pieces_left, cr_fracture_meter *fm) {
+    const cr_fracture_budget *fb = &w->def.damage.fracture;
+    uint32_t cost = a->piece_count + a->bond_count;
+    uint64_t ps = cri_damage_cost_ps(w, CR_DAMAGE_OP_fracture_island, cost) +
+                  cri_damage_cost_ps(w, CR_DAMAGE_OP_fracture_piece, a->piece_count);
+    if (u32 == NULL || blow == NULL || (cost > *islands_left && *islands_left < fb->islands_per_step) ||
+        !cri_fracture_fits(fm, ps)) {
+        w->stats.fracture.waiting++;
+        return false;
+    }
+    *islands_left = cost > *islands_left ? 0 : *islands_left - cost;
+    cri_fracture_islands(w, a, whole, u32);
+    cri_damage_charge(&fm->m, CR_DAMAGE_OP_fracture_island, cost);
+    uint32_t wait = 0, over = 0;
+    uint32_t made = cri_fracture_spawn(w, a, i, whole, in, blow + a->piece_first, *pieces_left, in->dt, fm, &wait, &over);
+    cri_fracture_slice_ran(fm);
+    *pieces_left -= made;
+    w->stats.fracture.waiting += wait;
+    w->stats.fracture.over_capacity += over;
+    if (wait == 0 && over == 0) a->dirty = 0;
+    return true;
+}
+
+/* The step. Every loop is charged to the stage's meter at its operation's
+ * cost (budget.h); the model's own caps (bonds_per_step, islands_per_step,
+ * pieces_per_step) stay as upper limits. The oldest work goes first: a
+ * break's pieces taking over its dents (fracture_carry.c), then splits that
+ * waited since an earlier step, then the hits that waited, then this step's
+ * hits, loads and splits. A slice that does not fit what is left of the
+ * budget waits for the next step, unless it is the step's first, so the
+ * oldest work always moves on. */
 void cri_fracture_model_step(cr_world *w, const cr_damage_input *in) {
     const cr_real dt = in->dt;
     const cr_fracture_budget *fb = &w->def.damage.fracture;
     if (fb->body_capacity == 0) return;
     cr_fracture_region *r = &CR_DAMAGE(w)->fracture;
     cr_fracture_actor *actors = cri_fracture_actors(w);
+    cr_fracture_meter fm = {cri_damage_meter(w, in->allowance), 0, 0, 0};
     uint32_t work = 0;
-    /* 1. hits that waited, oldest first */
+    uint32_t loads_off = cri_arena_push(&w->scratch, (uint8_t *)w, fb->piece_capacity * (uint32_t)sizeof(cr_vec3), 16);
+    uint32_t blow_off = cri_arena_push(&w->scratch, (uint8_t *)w, fb->piece_capacity * (uint32_t)sizeof(cr_vec3), 16);
+    uint32_t u32_off = cri_arena_push(&w->scratch, (uint8_t *)w,
+                                      (2 * fb->piece_capacity + 1 + 2 * fb->bond_capacity) * (uint32_t)sizeof(uint32_t), 16);
+    cr_vec3 *load = loads_off == CR_NO_OFFSET ? NULL : CR_AT(w, loads_off, cr_vec3);
+    cr_vec3 *blow = blow_off == CR_NO_OFFSET ? NULL : CR_AT(w, blow_off, cr_vec3);
+    uint32_t *u32 = u32_off == CR_NO_OFFSET ? NULL : CR_AT(w, u32_off, uint32_t);
+    if (load) memset(load, 0, fb->piece_capacity * sizeof(cr_vec3));
+    uint32_t islands_left = fb->islands_per_step, pieces_left = fb->pieces_per_step;
+    /* 0. the dents of a break that split in an earlier step */
+    cri_fracture_carry_step(w, &fm);
+    /* 1. splits that waited since an earlier step, in record order */
+    for (uint32_t i = 0; i < fb->body_capacity; ++i) {
+        cr_fracture_actor *a = &actors[i];
+        if (a->origin_index1 == 0 || !a->dirty || a->splitting || a->dirty_step >= (uint32_t)w->step_count) continue;
+        const cr_asset *whole = cr_world_asset(w, a->asset);
+        if (whole != NULL) split_actor(w, in, a, i, whole, u32, blow, &islands_left, &pieces_left, &fm);
+    }
+    /* 2. hits that waited, oldest first */
     while (r->queue_count > 0) {
         cr_fracture_hit h = *queue_at(w, 0);
         cr_fracture_actor *a = &actors[h.actor];
         const cr_asset *whole = a->origin_index1 ? cr_world_asset(w, a->asset) : NULL;
-        if (whole != NULL && work > 0 && work + a->bond_count > fb->bonds_per_step) break;
+        if (whole != NULL && ((work > 0 && work + a->bond_count > fb->bonds_per_step) ||
+                              !cri_fracture_fits(&fm, cri_damage_cost_ps(w, CR_DAMAGE_OP_fracture_bond, a->bond_count))))
+            break;
         r->queue_head = (r->queue_head + 1) % fb->queue_capacity;
         r->queue_count--;
-        if (whole != NULL) work += cri_fracture_impact(w, a, whole, h.point, h.impulse);
+        if (whole != NULL) {
+            uint32_t n = cri_fracture_impact(w, a, whole, h.point, h.impulse);
+            work += n;
+            cri_damage_charge(&fm.m, CR_DAMAGE_OP_fracture_bond, n);
+            cri_fracture_slice_ran(&fm);
+        }
     }
-    /* 2. bodies in slot order */
-    uint32_t loads_off = cri_arena_push(&w->scratch, (uint8_t *)w, fb->piece_capacity * (uint32_t)sizeof(cr_vec3), 16);
-    uint32_t u32_off = cri_arena_push(&w->scratch, (uint8_t *)w,
-                                      (2 * fb->piece_capacity + 1 + 2 * fb->bond_capacity) * (uint32_t)sizeof(uint32_t), 16);
-    cr_vec3 *load = loads_off == CR_NO_OFFSET ? NULL : CR_AT(w, loads_off, cr_vec3);
-    uint32_t *u32 = u32_off == CR_NO_OFFSET ? NULL : CR_AT(w, u32_off, uint32_t);
-    if (load) memset(load, 0, fb->piece_capacity * sizeof(cr_vec3));
+    /* 3. bodies in slot order */
     for (uint32_t slot = 0; slot < in->body_high; ++slot) {
         const cr_body *b = &cr_world_bodies(w)[slot];
-        if (b->alive && (b->models & CR_MODEL_FRACTURE)) body_inputs(w, in, slot, load, dt, &work);
+        if (b->alive && (b->models & CR_MODEL_FRACTURE)) body_inputs(w, in, slot, load, dt, &work, &fm);
     }
-    /* 3. actors in record order */
-    uint32_t islands_left = fb->islands_per_step, pieces_left = fb->pieces_per_step;
+    /* 4. actors in record order (one split in 1. is done for this step) */
     for (uint32_t i = 0; i < fb->body_capacity; ++i) {
         cr_fracture_actor *a = &actors[i];
-        if (a->origin_index1 == 0) continue;
+        if (a->origin_index1 == 0 || a->splitting) continue;
         const cr_asset *whole = cr_world_asset(w, a->asset);
         if (whole == NULL) continue;
-        work += cri_fracture_joint_loads(w, a, whole, dt);
+        uint32_t jn = cri_fracture_joint_loads(w, a, whole, dt);
+        work += jn;
+        cri_damage_charge(&fm.m, CR_DAMAGE_OP_fracture_bond, jn);
         if (a->def.stress_iterations > 0 && load != NULL && u32 != NULL) {
             uint32_t left = work < fb->bonds_per_step ? fb->bonds_per_step - work : 0;
-            work += cri_fracture_stress(w, a, whole, load, dt, left, u32);
+            uint32_t sn = cri_fracture_stress(w, a, whole, load, dt, left, u32);
+            work += sn;
+            cri_damage_charge(&fm.m, CR_DAMAGE_OP_fracture_stress, sn);
         }
-        if (!a->dirty || a->splitting) continue;
-        uint32_t cost = a->piece_count + a->bond_count;
-        if (u32 == NULL || load == NULL || (cost > islands_left && islands_left < fb->islands_per_step)) {
-            w->stats.fracture.waiting++;
-            continue;
-        }
-        islands_left = cost > islands_left ? 0 : islands_left - cost;
-        cri_fracture_islands(w, a, whole, u32);
-        uint32_t wait = 0, over = 0;
-        /* the loads of this actor's pieces are spent (its stress pass ran): their room is the blow's scratch */
-        uint32_t made = cri_fracture_spawn(w, a, whole, in, load + a->piece_first, pieces_left, dt, &wait, &over);
-        pieces_left -= made;
-        w->stats.fracture.waiting += wait;
-        w->stats.fracture.over_capacity += over;
-        if (wait == 0 && over == 0) a->dirty = 0;
+        if (a->dirty && load != NULL) split_actor(w, in, a, i, whole, u32, blow, &islands_left, &pieces_left, &fm);
     }
-    w->stats.fracture.work = cri_damage_charge_count(w, CR_DAMAGE_OP_fracture_work, work);
-    w->stats.fracture.waiting += r->queue_count;
+    cri_fracture_slice_ran(&fm); /* the inputs, joint loads and stress passes since the last slice */
+    cr_model_stats *st = &w->stats.fracture;
+    st->work = cri_damage_spent_ns(&fm.m);
+    st->largest_slice = (uint32_t)((fm.largest_ps + 999u) / 1000u);
+    st->waiting += r->queue_count;
+    if (r->carry.actor1 != 0) st->waiting++; /* a break's dents still being carried */
 }
 
 void cri_fracture_model_after_commands(cr_world *w) {
@@ -449,7 +542,7 @@ uint64_t cri_fracture_model_hash(const cr_world *w, uint64_t h) {
         }
     }
     if (fb->body_capacity > 0 && CR_DAMAGE(w)->fracture.queue_count > 0) h = cr_hash_u32(h, CR_DAMAGE(w)->fracture.queue_count);
-    return h;
+    return fb->body_capacity > 0 ? cri_fracture_carry_hash(w, h) : h;
 }
 
 cr_status cr_fracture_get(const cr_world *w, cr_body_id id, cr_fracture_view *out) {

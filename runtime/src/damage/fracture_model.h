@@ -6,15 +6,17 @@
  *   fracture_islands.c islands of the support graph (union-find)
  *   fracture_pieces.c  pieces become bodies (deferred commands), and join the model
  *   fracture_blow.c    the blow that frees a static actor's pieces: their velocities, the strikers' share
- *   fracture_dents.c   dents before the break, carried over to the pieces
+ *   fracture_dents.c   dents before the break: the pieces dent, a static piece's dent kept when freed
+ *   fracture_carry.c   the whole's dents carried onto its pieces, slice by slice within the budget
  */
 #ifndef CRUMPLE_FRACTURE_MODEL_H
 #define CRUMPLE_FRACTURE_MODEL_H
 
 #include "damage/models.h"
+#include "damage/budget.h"
 
 /* The contract every model exports is declared in damage/models.h.
- * Its step: Impacts and game damage into bond health, stress, islands, pieces queued as bodies; fills cr_world_stats.fracture.
+ * Its step: A break's dents carried onto its pieces, impacts and game damage into bond health, stress, islands, pieces queued as bodies, all charged to the stage's budget; fills cr_world_stats.fracture.
  * Its after_commands: After the deferred commands: the pieces made bodies join the model. */
 #include "crumple/fracture.h"
 #include "crumple/asset.h"
@@ -44,7 +46,7 @@ typedef struct cr_fracture_actor {
     uint8_t calm;             ///< this step the whole's loads cannot break its weakest bond: no stress pass (set per step)
     uint8_t settled;          ///< the last stress pass converged and overloaded no bond: while the loads stay, it stands
     uint8_t pad3_[2];
-    uint32_t pad2_;
+    uint32_t dirty_step;      ///< the step bonds broke since its islands were last found: a break's latency starts here
     cr_vec3 load_sum;         ///< N s, whole frame: the sum of the loads (contacts + weight) the last stress pass saw (fracture_model.c)
     cr_real min_area;         ///< m^2, the smallest bond: loads below strength x this cannot break one
     cr_fracture_def def;
@@ -63,7 +65,8 @@ typedef struct cr_fracture_piece {
     uint8_t mapped;           ///< its body is in the slot map with the model bit
     uint8_t respawning;       ///< a create for it is queued (its old body's destroy breaks nothing)
     uint8_t held;             ///< its island holds an anchor (last island search)
-    uint8_t pad_[3];
+    uint8_t carrying;         ///< a body that waits for the whole's dents (fracture_carry.c); no dent job starts on it meanwhile
+    uint8_t pad_[2];
     cr_body_id old_body;      ///< a dented static body being replaced by a moving one: destroyed once its dents moved over
 } cr_fracture_piece;
 
@@ -100,6 +103,20 @@ uint32_t cri_fracture_bond_offset(const cr_world *w, const cr_fracture_actor *a,
 /// Break bond k: count it, mark the islands for a search, let go of its joint.
 void cri_fracture_break_bond(cr_world *w, cr_fracture_actor *a, uint32_t k);
 
+/* ---- fracture_model.c: the step's meter ---- */
+/// The model's step against the stage's budget: a slice runs if it fits what
+/// is left, or if it is the step's first (so no work waits for ever).
+typedef struct cr_fracture_meter {
+    cr_damage_meter m;
+    uint32_t slices;          ///< slices run this step
+    uint64_t mark_ps, largest_ps;
+} cr_fracture_meter;
+bool cri_fracture_fits(const cr_fracture_meter *fm, uint64_t ps);
+/// A slice ran: its charges since the last mark are one slice.
+void cri_fracture_slice_ran(cr_fracture_meter *fm);
+/// A break's pieces are bodies with their dents: count it and its latency.
+void cri_fracture_committed(cr_world *w, uint32_t since_step);
+
 /* ---- fracture_bonds.c ---- */
 /// Damage every unbroken bond near `point` (whole frame) by an impulse; returns work (bonds looked at).
 uint32_t cri_fracture_impact(cr_world *w, cr_fracture_actor *a, const cr_asset *whole, cr_vec3 point, cr_real impulse);
@@ -123,8 +140,10 @@ void cri_fracture_pieces_init(cr_world *w, cr_fracture_actor *a, const cr_asset 
 /// pieces cut off from every anchor). Returns pieces queued, or 0 when it
 /// must wait (*wait set) or the world has no room (*over set to pieces left attached).
 /// `in` is this step's impacts (the blow on a static actor), `scratch` room for a vector per piece.
-uint32_t cri_fracture_spawn(cr_world *w, cr_fracture_actor *a, const cr_asset *whole, const cr_damage_input *in,
-                            cr_vec3 *scratch, uint32_t piece_budget, cr_real dt, uint32_t *wait, uint32_t *over);
+/// Charged to `fm`: the pieces queued, their blow, the corners kept for their dents.
+uint32_t cri_fracture_spawn(cr_world *w, cr_fracture_actor *a, uint32_t actor_index, const cr_asset *whole,
+                            const cr_damage_input *in, cr_vec3 *scratch, uint32_t piece_budget, cr_real dt,
+                            cr_fracture_meter *fm, uint32_t *wait, uint32_t *over);
 /// The pieces whose bodies were made this step join the model (slot map, model bit).
 void cri_fracture_pieces_adopt(cr_world *w, cr_fracture_actor *a, uint32_t actor_index);
 
@@ -135,12 +154,26 @@ void cri_fracture_pieces_adopt(cr_world *w, cr_fracture_actor *a, uint32_t actor
 /// they could not take. Call only once the split is sure to be queued.
 void cri_fracture_blow(cr_world *w, cr_fracture_actor *a, const cr_asset *whole, const cr_damage_input *in, cr_vec3 *vel);
 
+/* ---- fracture_carry.c ---- */
+/// At the split of a dented whole (its body still there): keep the corners of
+/// its surface near its dents for its pieces. False: no dent to carry, or no room (counted shrunk).
+bool cri_fracture_carry_begin(cr_world *w, cr_fracture_actor *a, uint32_t actor_index, cr_fracture_meter *fm);
+/// Whether a break's carry is in flight (one at a time: another dented whole's split waits).
+bool cri_fracture_carry_busy(const cr_world *w);
+/// Slices of the carry in flight while the meter allows; a piece's patch
+/// is staged and commits whole with its vertices.
+void cri_fracture_carry_step(cr_world *w, cr_fracture_meter *fm);
+/// Whether body_index1 is a piece still waiting for its carried dents.
+bool cri_fracture_carry_pending(const cr_world *w, uint32_t body_index1);
+/// The carry's state into the hash.
+uint64_t cri_fracture_carry_hash(const cr_world *w, uint64_t h);
+
 /* ---- fracture_dents.c ---- */
 /// At the split: remember whether the whole dents and how (true: it does, and
 /// its destroy waits until its pieces took its dents over).
 bool cri_fracture_dents_keep(cr_world *w, cr_fracture_actor *a);
-/// Piece k, just made a body: dent it like the whole and carry the whole's dents over.
-void cri_fracture_dents_carry(cr_world *w, cr_fracture_actor *a, uint32_t k);
+/// Piece k, just made a body: dent it like the whole (its dents carried later, fracture_carry.c).
+bool cri_fracture_dents_attach(cr_world *w, cr_fracture_actor *a, uint32_t k);
 /// Piece k, just made a moving body in place of its static one (old_body):
 /// destroy the old body and give the new one its dented surface and grid.
 void cri_fracture_dents_replace(cr_world *w, cr_fracture_actor *a, uint32_t k);

@@ -26,8 +26,11 @@
  * leaving as approaching: it stopped dead in one step.
  *
  * Room is checked before anything is queued: the command queue, the world's
- * free body and joint slots, and the step's piece budget. A split that does
- * not fit waits whole (counted), so nothing is ever half split.
+ * free body and joint slots, the step's piece budget, and for a dented whole
+ * the carry (one break's dents at a time, fracture_carry.c). A split that
+ * does not fit waits whole (counted), so nothing is ever half split. A dented
+ * whole goes like any other: its dents are kept for its pieces as the split
+ * is queued, and its pieces take them over in the steps after.
  */
 #include "damage/stage.h"
 #include "damage/fracture_model.h"
@@ -87,8 +90,9 @@ static cr_body_def piece_def(const cr_fracture_actor *a, const cr_body *from, ui
     return d;
 }
 
-uint32_t cri_fracture_spawn(cr_world *w, cr_fracture_actor *a, const cr_asset *whole, const cr_damage_input *in,
-                            cr_vec3 *scratch, uint32_t piece_budget, cr_real dt, uint32_t *wait, uint32_t *over) {
+uint32_t cri_fracture_spawn(cr_world *w, cr_fracture_actor *a, uint32_t actor_index, const cr_asset *whole,
+                            const cr_damage_input *in, cr_vec3 *scratch, uint32_t piece_budget, cr_real dt,
+                            cr_fracture_meter *fm, uint32_t *wait, uint32_t *over) {
     cr_fracture_piece *pc = cri_fracture_pieces(w, a);
     cr_fracture_bond *bonds = cri_fracture_bonds(w, a);
     const bool whole_now = a->whole_index1 != 0;
@@ -106,8 +110,8 @@ uint32_t cri_fracture_spawn(cr_world *w, cr_fracture_actor *a, const cr_asset *w
     if (whole_now) {
         if (islands < 2) return 0;
         n = count, destroys = 1;
-        /* a dented whole lives on to the end of the step, so its pieces can take its dents over */
-        if (cri_fracture_dents_keep(w, a)) destroys = 0;
+        /* a dented whole's dents are kept for its pieces below (fracture_carry.c), so it goes like any other */
+        cri_fracture_dents_keep(w, a);
     } else {
         for (uint32_t k = 0; k < count; ++k) n += pc[k].is_static && pc[k].mapped && !pc[k].held;
         destroys = a->dent_pieces ? 0 : n; /* dented, the old bodies go after their dents moved over (adopt) */
@@ -118,7 +122,12 @@ uint32_t cri_fracture_spawn(cr_world *w, cr_fracture_actor *a, const cr_asset *w
         if (bonds[k].broken || pc[g->a].held || pc[g->b].held) continue;
         joints += whole_now || (pc[g->a].is_static && pc[g->a].mapped);
     }
-    if (n > piece_budget || cri_damage_commands_room(w) < destroys + n + joints) {
+    /* one break's dents are carried at a time (fracture_carry.c): a dented
+     * whole waits whole meanwhile, and so do this actor's static pieces
+     * while its own pieces still take their dents over */
+    bool carry_wait = a->dent_pieces && cri_fracture_carry_busy(w) &&
+                      (whole_now || CR_DAMAGE(w)->fracture.carry.actor1 == actor_index + 1);
+    if (n > piece_budget || cri_damage_commands_room(w) < destroys + n + joints || carry_wait) {
         *wait = 1;
         return 0;
     }
@@ -127,11 +136,27 @@ uint32_t cri_fracture_spawn(cr_world *w, cr_fracture_actor *a, const cr_asset *w
         return 0;
     }
     const uint32_t joint_field = (uint32_t)offsetof(cr_fracture_bond, joint);
+    /* what becoming bodies costs, charged now for the end of the step's
+     * commands and adopt: per piece its def, blow, create and dent record;
+     * a dented static piece's surface and grid moved to its new body */
+    cri_damage_charge(&fm->m, CR_DAMAGE_OP_fracture_piece, n);
+    cri_damage_charge(&fm->m, CR_DAMAGE_OP_fracture_stress, count); /* the held-island marks above */
+    if (!whole_now && a->dent_pieces)
+        for (uint32_t k = 0; k < count; ++k) {
+            if (!(pc[k].is_static && pc[k].mapped && !pc[k].held)) continue;
+            const cr_surface_copy *sc = cri_damage_surface_of(w, pc[k].body.index1);
+            const cr_asset *v = sc != NULL ? cr_world_asset(w, sc->rest_slot) : NULL;
+            if (v != NULL)
+                cri_damage_charge(&fm->m, CR_DAMAGE_OP_fracture_refresh,
+                                  (uint64_t)v->triangle_count + 3ull * v->vertex_count + v->sample_count +
+                                      (uint64_t)v->sdf_dims[0] * v->sdf_dims[1] * v->sdf_dims[2]);
+        }
+    if (whole_now && a->dent_pieces) cri_fracture_carry_begin(w, a, actor_index, fm);
     if (whole_now) {
         const cr_body *b = &cr_world_bodies_c(w)[a->whole_index1 - 1];
         cr_transform xf = b->xf;
         cr_vec3 v = b->v, spin = b->w;
-        if (!a->dent_pieces) cr_damage_defer_body_destroy(w, id_of(w, a->whole_index1));
+        cr_damage_defer_body_destroy(w, id_of(w, a->whole_index1));
         for (uint32_t k = 0; k < count; ++k) {
             pc[k].is_static = pc[k].held;
             pc[k].respawning = 1;
@@ -210,15 +235,13 @@ void cri_fracture_pieces_adopt(cr_world *w, cr_fracture_actor *a, uint32_t actor
             p->mapped = 1;
             p->respawning = 0;
             if (a->dent_pieces && p->old_body.index1 != 0) cri_fracture_dents_replace(w, a, k);
-            else if (a->dent_pieces) cri_fracture_dents_carry(w, a, k);
+            else if (a->dent_pieces && cri_fracture_dents_attach(w, a, k))
+                p->carrying = CR_DAMAGE(w)->fracture.carry.actor1 == actor_index + 1 && k >= CR_DAMAGE(w)->fracture.carry.piece;
         }
         bodies += p->mapped;
     }
     a->spawned = bodies;
-    if (a->whole_index1 != 0 && a->dent_pieces) {
-        /* the pieces took the whole's dents: now it goes (its detach sees the split) */
-        cr_body_id whole = id_of(w, a->whole_index1);
-        cr_body_destroy(w, whole);
-    }
+    /* its pieces are bodies: the break is done, unless their dents are still to come (fracture_carry.c) */
+    if (!pending && CR_DAMAGE(w)->fracture.carry.actor1 != actor_index + 1) cri_fracture_committed(w, a->dirty_step);
     if (!pending) a->splitting = 0;
 }

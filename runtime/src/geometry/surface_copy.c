@@ -303,7 +303,14 @@ uint32_t cri_surface_patch_box_rows(cr_surface_patch_box *b, const cr_surface_co
                 n.linear++;
             } else {
                 cr_vec3 pre = cr_v3_sub(node, d);
-                for (int it = 1; it < CR_PATCH_INVERSE_STEPS; ++it) pre = cr_v3_sub(node, disp(ctx, pre));
+                for (int it = 1; it < CR_PATCH_INVERSE_STEPS; ++it) {
+                    cr_vec3 next = cr_v3_sub(node, disp(ctx, pre));
+                    /* a fixed point reached exactly stays (disp is a function): the
+                     * same bits with fewer reads, often for a piecewise-constant
+                     * field such as a fracture piece's carried dents */
+                    if (next.x == pre.x && next.y == pre.y && next.z == pre.z) break;
+                    pre = next;
+                }
                 cr_vec3 u = cr_v3_scale(cr_v3_sub(pre, view->sdf_origin), view->sdf_inv_cell);
                 v = sample_box(base, nx, nxy, b->c0, b->size, u, view->sdf_cell);
                 n.moved++;

@@ -28,7 +28,7 @@ static const char state_schema[] =
     "example:body,restitution,weights,pending,queue_count;"
     "bend:body,bones,skinned,splits,dirty,dent_count,[rest_surface],[weights,owners],sub_body,joint,centre,segment,parent,cluster,quiet,[rel],samples,nodes,skin,queue;"
     "squash:body,zone_count,zone,volume,bulge_scale,model_bias,widen,posed,[posed_grid_digest,sweep,sweep_again,sweep_next,posed_rest],[sculpt_grid,deepest];"
-    "fracture:actor,whole,broken,spawned,bond_health,piece_body,stress_u,queue_count;"
+    "fracture:actor,whole,broken,spawned,bond_health,piece_body,stress_u,queue_count,carry_actor,carry_piece,carry_phase,carry_row;"
     "custom:body,state;"
     "spring:count,next_body,slot,generation,asleep,sleep_time,positions,velocities;"
     "commands:count,type,body,joint,position;"
