@@ -3,8 +3,9 @@
  *
  * An .obj asset is cooked with the cooker's library (tools/cook.h) into
  * `<cache>/<asset name>-<key>.crb`, where the key is a 64-bit FNV-1a hash of
- * the OBJ bytes, the cook options the scene sets, the asset format version
- * and the crumple version. An unchanged mesh is therefore cooked once; an
+ * the OBJ bytes, the cook options the scene sets (with the sections left
+ * out because none of the scene's bodies reads them), the asset format
+ * version and the crumple version. An unchanged mesh is therefore cooked once; an
  * edited one gets a new file. A cached file that no longer validates is
  * cooked again. Either way the bytes are checked completely by the runtime's
  * cr_asset_load before the world sees them.
@@ -22,6 +23,7 @@
 #include "cook.h"
 #include "asset_format.h"
 #include "cook_fracture.h"
+#include "scene_spring.h"
 #include "stb_ds.h"
 
 #include <stdarg.h>
@@ -84,6 +86,19 @@ static int load_view(cr_scene_asset *a, const char *path, char *why, size_t why_
     return 0;
 }
 
+/* The sections no body of the scene reads (tools/cook.h CR_COOK_LEAVE_*):
+ * adjacency only for soft bodies made from the asset, geodesic lists only
+ * for plastic bodies or an asset cooked with example poses. A scene asset
+ * is then as lean as `crumple cook --models` would make it; the dropped
+ * sections are never read, so every state stays bit for bit the same. */
+static uint32_t unread_sections(const cr_scene *s, const cr_scene_asset *a, const cr_cook_options *opt) {
+    int32_t index = (int32_t)(a - s->assets);
+    bool soft = a->soft, plastic = opt->poses_path != NULL;
+    for (ptrdiff_t i = 0; i < arrlen(s->softs); ++i) soft = soft || s->softs[i].asset == index;
+    for (ptrdiff_t i = 0; i < arrlen(s->bodies); ++i) plastic = plastic || (s->bodies[i].plastic && s->bodies[i].asset == index);
+    return (soft ? 0u : CR_COOK_LEAVE_ADJACENCY) | (plastic ? 0u : CR_COOK_LEAVE_GEODESICS);
+}
+
 static int load_one(cr_scene *s, cr_scene_asset *a, cr_scene_error *err) {
     char why[600];
     size_t n = strlen(a->path);
@@ -126,6 +141,8 @@ static int load_one(cr_scene *s, cr_scene_asset *a, cr_scene_error *err) {
     cr_cook_pieces_options po; /* a .cook file saying --pieces: cooked prescored (tools/scene_fracture.c) */
     int prescored = cr_scene_fracture_cook_options(a->path, &po, why, sizeof why);
     if (prescored < 0) return asset_error(s, a, err, "%s", why);
+    opt.leave_out = prescored ? 0u : unread_sections(s, a, &opt);
+    if (opt.leave_out) key = fnv1a_u64(key, 0x6c65616eull ^ ((uint64_t)opt.leave_out << 32)); /* "lean" */
     const char *dir = s->cache_dir[0] ? s->cache_dir : "build/cache";
     char cached[CR_SCENE_PATH_MAX + 96];
     snprintf(cached, sizeof cached, "%s/%s-%016llx.crb", dir, a->name, (unsigned long long)key);
