@@ -347,6 +347,38 @@ CR_TEST(memory_dent_only_asset_leaves_out_what_dents_never_read) {
     free_plate(&full);
 }
 
+/* A scene cooks each .obj asset with only the sections its bodies read: the
+ * dent scene's plate and bunny have neither geodesics nor adjacency, the
+ * plastic barrel keeps its geodesics, the soft ball its adjacency. */
+static int scene_assets(const char *name, bool *adjacency, bool *geodesics) {
+    char path[256];
+    snprintf(path, sizeof path, "data/scenes/%s.scene", name);
+    cr_scene *s = NULL;
+    cr_scene_error e;
+    if (cr_scene_load(path, &s, &e) || cr_scene_load_assets(s, &e)) {
+        cr_scene_error_print(stdout, &e);
+        cr_scene_free(s);
+        return -1;
+    }
+    *adjacency = *geodesics = false;
+    for (ptrdiff_t i = 0; i < arrlen(s->assets); ++i) {
+        *adjacency = *adjacency || s->assets[i].view_->adjacency_start != NULL;
+        *geodesics = *geodesics || s->assets[i].view_->geodesic_start != NULL;
+    }
+    cr_scene_free(s);
+    return 0;
+}
+
+CR_TEST(memory_scenes_cook_only_the_sections_their_bodies_read) {
+    bool adj, geo;
+    ENSURE(scene_assets("dent_bunny", &adj, &geo) == 0);
+    ENSURE_MSG(!adj && !geo, "dent_bunny's assets: adjacency %d, geodesics %d (no body reads them)", adj, geo);
+    ENSURE(scene_assets("example_bounce", &adj, &geo) == 0);
+    ENSURE_MSG(!adj && geo, "example_bounce's barrel: adjacency %d, geodesics %d", adj, geo);
+    ENSURE(scene_assets("soft_drop", &adj, &geo) == 0);
+    ENSURE_MSG(adj && !geo, "soft_drop's ball: adjacency %d, geodesics %d", adj, geo);
+}
+
 /* cr_asset_damage_bytes is exactly what attaching takes: that many bytes of
  * surface memory fit one body, 16 fewer do not. */
 CR_TEST(memory_asset_damage_bytes_is_what_attach_takes) {

@@ -138,6 +138,10 @@ static void leave_out_sections(cr_cook_surface *s, uint32_t nv, uint32_t leave_o
     }
 }
 
+uint32_t cr_cook_leave_out_unless(bool soft, bool example) {
+    return (soft ? 0u : CR_COOK_LEAVE_ADJACENCY) | (example ? 0u : CR_COOK_LEAVE_GEODESICS);
+}
+
 int cr_cook_models_leave_out(const char *list, uint32_t *leave_out, const char **bad, size_t *bad_len) {
     static const char *const models[] = {"rigid", "dent", "bend", "example", "squash", "fracture", "soft"};
     bool soft = false, example = false;
@@ -154,7 +158,7 @@ int cr_cook_models_leave_out(const char *list, uint32_t *leave_out, const char *
         if (p[n] == '\0') break;
         p += n + 1;
     }
-    *leave_out = (soft ? 0u : CR_COOK_LEAVE_ADJACENCY) | (example ? 0u : CR_COOK_LEAVE_GEODESICS);
+    *leave_out = cr_cook_leave_out_unless(soft, example);
     return 0;
 }
 

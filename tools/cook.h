@@ -72,6 +72,9 @@ typedef struct cr_cook_options {
 /// an asset at attach (docs/asset-format.md).
 #define CR_COOK_LEAVE_ADJACENCY 1u ///< ADJS, ADJI: read only by soft bodies built from a mesh
 #define CR_COOK_LEAVE_GEODESICS 2u ///< GEOS, GEOI, GEOD, GPAT: read only by example plasticity
+/// The leave_out bits when soft bodies (`soft`) or example plasticity
+/// (`example`) will, or will not, be made from the asset.
+uint32_t cr_cook_leave_out_unless(bool soft, bool example);
 /// The leave_out bits for a comma-separated list of the models a game will
 /// attach (rigid dent bend example squash fracture soft); 0, or -1 with
 /// *bad pointing at the word it does not know.

@@ -96,7 +96,7 @@ static uint32_t unread_sections(const cr_scene *s, const cr_scene_asset *a, cons
     bool soft = a->soft, plastic = opt->poses_path != NULL;
     for (ptrdiff_t i = 0; i < arrlen(s->softs); ++i) soft = soft || s->softs[i].asset == index;
     for (ptrdiff_t i = 0; i < arrlen(s->bodies); ++i) plastic = plastic || (s->bodies[i].plastic && s->bodies[i].asset == index);
-    return (soft ? 0u : CR_COOK_LEAVE_ADJACENCY) | (plastic ? 0u : CR_COOK_LEAVE_GEODESICS);
+    return cr_cook_leave_out_unless(soft, plastic);
 }
 
 static int load_one(cr_scene *s, cr_scene_asset *a, cr_scene_error *err) {
